@@ -1,0 +1,93 @@
+/* events.h: the in-memory event table every reader produces and every trainer reads.
+ *
+ * An event is (src, dst, t, edge features, label). Rows are sorted by time (stable:
+ * equal timestamps keep file order) and node ids are dense 0..N-1; the original id of
+ * each dense id is kept in node_ids. Dense ids are assigned in increasing order of
+ * original id, so files whose ids are already 0..N-1 (JODIE, TGL) keep them.
+ *
+ * Snapshot datasets (PyG-Temporal json) are events too: each snapshot p contributes
+ * its edges with t = p and the edge weight as a 1-dim edge feature; per-snapshot node
+ * features and targets live in period_x / period_y.
+ *
+ * Ownership: a table owns its arrays (malloc'd), unless it was loaded from a .dgnn
+ * file, in which case the arrays point into a read-only mapping (map != NULL) and must
+ * not be written. dgnn_events_free releases either kind. */
+#ifndef DGNN_EVENTS_H
+#define DGNN_EVENTS_H
+
+#include "dgnn/base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    int64_t num_events;  /* E */
+    int64_t num_nodes;   /* N */
+    int32_t *src;        /* (E) dense node ids */
+    int32_t *dst;        /* (E) */
+    double *t;           /* (E) timestamps, non-decreasing */
+    int64_t edge_dim;    /* d_e; 0 if no edge features */
+    float *efeat;        /* (E, d_e) or NULL */
+    int32_t *label;      /* (E) event labels (JODIE state label) or NULL */
+    int8_t *ext_roll;    /* (E) TGL split column (0 train, 1 val, 2 test) or NULL */
+    int64_t *node_ids;   /* (N) original id of each dense id, or NULL for the identity */
+    int64_t node_dim;    /* d_n; 0 if no static node features */
+    float *nfeat;        /* (N, d_n) or NULL */
+    int bipartite;       /* 1 if no node is both a source and a destination */
+
+    /* snapshot datasets only (num_periods == 0 otherwise) */
+    int64_t num_periods; /* P: number of snapshots; events of snapshot p have t == p */
+    int64_t period_x_dim;/* features per node per snapshot, 0 if none */
+    float *period_x;     /* (P, N, period_x_dim) or NULL */
+    int64_t period_y_dim;/* targets per node per snapshot, 0 if none */
+    float *period_y;     /* (P, N, period_y_dim) or NULL */
+
+    /* backing storage */
+    void *map;           /* mmap'd .dgnn file, or NULL when arrays are malloc'd */
+    size_t map_len;
+} dgnn_events;
+
+/* Zeroes the struct. */
+void dgnn_events_init(dgnn_events *ev);
+/* Releases every array (or the mapping) and zeroes the struct. Safe on a zeroed struct. */
+void dgnn_events_free(dgnn_events *ev);
+
+/* Allocates src/dst/t (and efeat when edge_dim > 0, label when with_label) for E
+ * events, uninitialised. Returns DGNN_ENOMEM (with a message) on failure. */
+int dgnn_events_alloc(dgnn_events *ev, int64_t num_events, int64_t edge_dim, int with_label,
+                      dgnn_err *err);
+
+/* ---- building a table from raw rows (used by every text reader) ---------- */
+/* Readers append raw rows with original int64 ids into a builder, then call
+ * dgnn_builder_finish, which stably sorts by time, remaps ids densely (in increasing
+ * original id), detects bipartiteness and fills the table. */
+typedef struct {
+    int64_t n, cap;
+    int64_t *src, *dst;  /* (n) original ids */
+    double *t;           /* (n) */
+    int64_t edge_dim;
+    float *efeat;        /* (n, edge_dim) */
+    int has_label;
+    int32_t *label;      /* (n) */
+    int has_ext_roll;
+    int8_t *ext_roll;    /* (n) */
+} dgnn_builder;
+
+void dgnn_builder_init(dgnn_builder *b, int64_t edge_dim, int has_label, int has_ext_roll);
+/* Appends one row; efeat may be NULL when edge_dim == 0. Returns DGNN_ENOMEM on failure. */
+int dgnn_builder_push(dgnn_builder *b, int64_t src, int64_t dst, double t, const float *efeat,
+                      int32_t label, int8_t ext_roll, dgnn_err *err);
+/* Moves the rows into ev (which must be zeroed) and frees the builder.
+ * num_nodes_hint: if > 0 and every original id is in [0, hint), ids are kept as they
+ * are and N = hint (for files that declare their node count, e.g. with node features). */
+int dgnn_builder_finish(dgnn_builder *b, dgnn_events *ev, int64_t num_nodes_hint, dgnn_err *err);
+void dgnn_builder_free(dgnn_builder *b);
+
+/* Recomputes ev->bipartite from src/dst. */
+int dgnn_events_detect_bipartite(const dgnn_events *ev);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,229 @@
+/* events.c: the event table and the builder every text reader fills.
+ * The builder owns the three normalisations every format needs: a stable sort by
+ * time, dense node ids (in increasing original id) and bipartite detection. */
+#include "dgnn/events.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+void dgnn_events_init(dgnn_events *ev) { memset(ev, 0, sizeof *ev); }
+
+void dgnn_events_free(dgnn_events *ev) {
+    if (!ev) return;
+    if (ev->map) {
+        munmap(ev->map, ev->map_len);
+    } else {
+        free(ev->src);
+        free(ev->dst);
+        free(ev->t);
+        free(ev->efeat);
+        free(ev->label);
+        free(ev->ext_roll);
+        free(ev->node_ids);
+        free(ev->nfeat);
+        free(ev->period_x);
+        free(ev->period_y);
+    }
+    memset(ev, 0, sizeof *ev);
+}
+
+int dgnn_events_alloc(dgnn_events *ev, int64_t E, int64_t edge_dim, int with_label, dgnn_err *err) {
+    size_t e = (size_t)(E > 0 ? E : 0);
+    ev->num_events = E;
+    ev->edge_dim = edge_dim;
+    ev->src = malloc((e ? e : 1) * sizeof(int32_t));
+    ev->dst = malloc((e ? e : 1) * sizeof(int32_t));
+    ev->t = malloc((e ? e : 1) * sizeof(double));
+    ev->efeat = edge_dim > 0 ? malloc((e ? e : 1) * (size_t)edge_dim * sizeof(float)) : NULL;
+    ev->label = with_label ? malloc((e ? e : 1) * sizeof(int32_t)) : NULL;
+    if (!ev->src || !ev->dst || !ev->t || (edge_dim > 0 && !ev->efeat) || (with_label && !ev->label)) {
+        dgnn_events_free(ev);
+        return dgnn_err_set(err, DGNN_ENOMEM, "out of memory allocating %lld events", (long long)E);
+    }
+    return DGNN_OK;
+}
+
+int dgnn_events_detect_bipartite(const dgnn_events *ev) {
+    if (ev->num_nodes == 0) return 0;
+    uint8_t *role = calloc((size_t)ev->num_nodes, 1); /* bit 1: source, bit 2: destination */
+    if (!role) return 0;
+    for (int64_t i = 0; i < ev->num_events; i++) {
+        role[ev->src[i]] |= 1;
+        role[ev->dst[i]] |= 2;
+    }
+    int bip = 1;
+    for (int64_t v = 0; v < ev->num_nodes; v++)
+        if (role[v] == 3) { bip = 0; break; }
+    free(role);
+    return bip;
+}
+
+/* ---- builder -------------------------------------------------------------- */
+
+void dgnn_builder_init(dgnn_builder *b, int64_t edge_dim, int has_label, int has_ext_roll) {
+    memset(b, 0, sizeof *b);
+    b->edge_dim = edge_dim;
+    b->has_label = has_label;
+    b->has_ext_roll = has_ext_roll;
+}
+
+void dgnn_builder_free(dgnn_builder *b) {
+    free(b->src);
+    free(b->dst);
+    free(b->t);
+    free(b->efeat);
+    free(b->label);
+    free(b->ext_roll);
+    memset(b, 0, sizeof *b);
+}
+
+static int grow(void **p, int64_t cap, size_t elem) {
+    void *q = realloc(*p, (size_t)cap * elem);
+    if (!q) return -1;
+    *p = q;
+    return 0;
+}
+
+int dgnn_builder_push(dgnn_builder *b, int64_t src, int64_t dst, double t, const float *efeat,
+                      int32_t label, int8_t ext_roll, dgnn_err *err) {
+    if (b->n == b->cap) {
+        int64_t cap = b->cap ? b->cap * 2 : 1024;
+        if (grow((void **)&b->src, cap, sizeof(int64_t)) || grow((void **)&b->dst, cap, sizeof(int64_t)) ||
+            grow((void **)&b->t, cap, sizeof(double)) ||
+            (b->edge_dim > 0 && grow((void **)&b->efeat, cap, (size_t)b->edge_dim * sizeof(float))) ||
+            (b->has_label && grow((void **)&b->label, cap, sizeof(int32_t))) ||
+            (b->has_ext_roll && grow((void **)&b->ext_roll, cap, sizeof(int8_t))))
+            return dgnn_err_set(err, DGNN_ENOMEM, "out of memory after %lld rows", (long long)b->n);
+        b->cap = cap;
+    }
+    int64_t i = b->n++;
+    b->src[i] = src;
+    b->dst[i] = dst;
+    b->t[i] = t;
+    if (b->edge_dim > 0) {
+        float *row = b->efeat + i * b->edge_dim;
+        if (efeat) memcpy(row, efeat, (size_t)b->edge_dim * sizeof(float));
+        else memset(row, 0, (size_t)b->edge_dim * sizeof(float));
+    }
+    if (b->has_label) b->label[i] = label;
+    if (b->has_ext_roll) b->ext_roll[i] = ext_roll;
+    return DGNN_OK;
+}
+
+/* Stable merge sort of an index permutation by key (timestamps). */
+static void merge_sort_idx(int64_t *idx, int64_t *tmp, int64_t n, const double *key) {
+    for (int64_t w = 1; w < n; w *= 2) {
+        for (int64_t lo = 0; lo < n; lo += 2 * w) {
+            int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            int64_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) tmp[k++] = key[idx[j]] < key[idx[i]] ? idx[j++] : idx[i++];
+            while (i < mid) tmp[k++] = idx[i++];
+            while (j < hi) tmp[k++] = idx[j++];
+        }
+        memcpy(idx, tmp, (size_t)n * sizeof(int64_t));
+    }
+}
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int64_t find_id(const int64_t *ids, int64_t n, int64_t key) {
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (ids[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+int dgnn_builder_finish(dgnn_builder *b, dgnn_events *ev, int64_t num_nodes_hint, dgnn_err *err) {
+    int64_t n = b->n;
+    int rc = DGNN_OK;
+    int64_t *idx = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    int64_t *tmp = malloc((size_t)(n > 0 ? 2 * n : 1) * sizeof(int64_t));
+    if (!idx || !tmp) {
+        rc = dgnn_err_set(err, DGNN_ENOMEM, "out of memory sorting %lld events", (long long)n);
+        goto done;
+    }
+    for (int64_t i = 0; i < n; i++) idx[i] = i;
+    int sorted = 1;
+    for (int64_t i = 1; i < n && sorted; i++) sorted = b->t[i - 1] <= b->t[i];
+    if (!sorted) merge_sort_idx(idx, tmp, n, b->t);
+
+    /* node ids: keep them when a node count is declared and every id fits */
+    int64_t max_id = -1, min_id = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t a = b->src[i], c = b->dst[i];
+        if (a > max_id) max_id = a;
+        if (c > max_id) max_id = c;
+        if (a < min_id) min_id = a;
+        if (c < min_id) min_id = c;
+    }
+    int64_t *uniq = NULL, nu = 0;
+    int keep_ids = num_nodes_hint > 0 && min_id >= 0 && max_id < num_nodes_hint;
+    if (!keep_ids) {
+        uniq = tmp; /* 2n slots */
+        for (int64_t i = 0; i < n; i++) {
+            uniq[2 * i] = b->src[i];
+            uniq[2 * i + 1] = b->dst[i];
+        }
+        qsort(uniq, (size_t)(2 * n), sizeof(int64_t), cmp_i64);
+        for (int64_t i = 0; i < 2 * n; i++)
+            if (nu == 0 || uniq[nu - 1] != uniq[i]) uniq[nu++] = uniq[i];
+        if (nu > INT32_MAX) {
+            rc = dgnn_err_set(err, DGNN_EUNSUPPORTED, "%lld distinct nodes: more than 2^31-1 is not supported",
+                              (long long)nu);
+            goto done;
+        }
+    }
+    if (keep_ids && num_nodes_hint > INT32_MAX) {
+        rc = dgnn_err_set(err, DGNN_EUNSUPPORTED, "node count %lld: more than 2^31-1 is not supported",
+                          (long long)num_nodes_hint);
+        goto done;
+    }
+    if ((rc = dgnn_events_alloc(ev, n, b->edge_dim, b->has_label, err)) != DGNN_OK) goto done;
+    if (b->has_ext_roll) {
+        ev->ext_roll = malloc((size_t)(n ? n : 1));
+        if (!ev->ext_roll) {
+            dgnn_events_free(ev);
+            rc = dgnn_err_set(err, DGNN_ENOMEM, "out of memory");
+            goto done;
+        }
+    }
+    ev->num_nodes = keep_ids ? num_nodes_hint : nu;
+    for (int64_t k = 0; k < n; k++) {
+        int64_t i = idx[k];
+        ev->src[k] = (int32_t)(keep_ids ? b->src[i] : find_id(uniq, nu, b->src[i]));
+        ev->dst[k] = (int32_t)(keep_ids ? b->dst[i] : find_id(uniq, nu, b->dst[i]));
+        ev->t[k] = b->t[i];
+        if (b->edge_dim > 0)
+            memcpy(ev->efeat + k * b->edge_dim, b->efeat + i * b->edge_dim, (size_t)b->edge_dim * sizeof(float));
+        if (b->has_label) ev->label[k] = b->label[i];
+        if (b->has_ext_roll) ev->ext_roll[k] = b->ext_roll[i];
+    }
+    /* keep the id mapping unless it is the identity */
+    int identity = keep_ids;
+    if (!keep_ids) {
+        identity = 1;
+        for (int64_t v = 0; v < nu && identity; v++) identity = uniq[v] == v;
+        if (!identity) {
+            ev->node_ids = malloc((size_t)(nu ? nu : 1) * sizeof(int64_t));
+            if (!ev->node_ids) {
+                dgnn_events_free(ev);
+                rc = dgnn_err_set(err, DGNN_ENOMEM, "out of memory");
+                goto done;
+            }
+            memcpy(ev->node_ids, uniq, (size_t)nu * sizeof(int64_t));
+        }
+    }
+    ev->bipartite = dgnn_events_detect_bipartite(ev);
+done:
+    free(idx);
+    free(tmp);
+    dgnn_builder_free(b);
+    return rc;
+}

@@ -1,0 +1,59 @@
+/* check.h: the tiny test harness every test program uses. CHECK records a failure
+ * (with file and line) and goes on; check_done() prints "N passed, N failed" for the
+ * program and returns its exit status (non-zero on any failure). */
+#ifndef DGNN_TEST_CHECK_H
+#define DGNN_TEST_CHECK_H
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int check_pass_ = 0, check_fail_ = 0;
+
+#define CHECK(cond)                                                                   \
+    do {                                                                              \
+        if (cond) check_pass_++;                                                      \
+        else {                                                                        \
+            check_fail_++;                                                            \
+            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);           \
+        }                                                                             \
+    } while (0)
+
+#define CHECK_MSG(cond, ...)                                                          \
+    do {                                                                              \
+        if (cond) check_pass_++;                                                      \
+        else {                                                                        \
+            check_fail_++;                                                            \
+            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);           \
+            fprintf(stderr, __VA_ARGS__);                                             \
+            fputc('\n', stderr);                                                      \
+        }                                                                             \
+    } while (0)
+
+#define CHECK_NEAR(a, b, tol) CHECK_MSG(fabs((double)(a) - (double)(b)) <= (tol), "%g vs %g", (double)(a), (double)(b))
+
+static inline int check_done(void) {
+    printf("%d passed, %d failed\n", check_pass_, check_fail_);
+    return check_fail_ ? 1 : 0;
+}
+
+/* Returns the path of a shared dataset, or NULL (after printing why) if the shared
+ * data folder is absent: the caller then skips that part. */
+static inline const char *check_data(char *buf, size_t cap, const char *rel) {
+    snprintf(buf, cap, "%s/%s", DGNN_DATA_DIR, rel);
+    if (access(buf, R_OK) != 0) {
+        printf("skip: %s not found (shared data folder absent)\n", buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* Writes text to a fresh temporary file and returns its path (static buffer per call site). */
+static inline void check_write_file(const char *path, const char *text, size_t len) {
+    FILE *f = fopen(path, "wb");
+    if (!f) { perror(path); exit(2); }
+    fwrite(text, 1, len, f);
+    fclose(f);
+}
+#endif
