@@ -1,0 +1,113 @@
+/* load.c: the one entry point commands use to read a dataset, whatever its format.
+ * Detection order: a folder is a TGL dataset; the .dgnn magic; a '{' (json) is PyG-T;
+ * a TGL header (",src,dst,time..."); a header line whose first field is not a number
+ * is JODIE; anything else is an edge list. --format overrides all of it. */
+#include "dgnn/io.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+dgnn_load_opts dgnn_load_opts_default(void) {
+    dgnn_load_opts o;
+    memset(&o, 0, sizeof o);
+    o.format = DGNN_FMT_AUTO;
+    o.bipartite = -1;
+    return o;
+}
+
+const char *dgnn_format_name(dgnn_format f) {
+    switch (f) {
+    case DGNN_FMT_JODIE: return "jodie";
+    case DGNN_FMT_TGL: return "tgl";
+    case DGNN_FMT_EDGELIST: return "edgelist";
+    case DGNN_FMT_PGT: return "pgt";
+    case DGNN_FMT_BINARY: return "dgnn";
+    default: return "auto";
+    }
+}
+
+/* Reads the first line (up to cap-1 bytes) after a UTF-8 BOM and leading comment lines
+ * of an edge list; returns the number of bytes read (0 on failure). */
+static size_t first_line(FILE *f, char *buf, size_t cap) {
+    size_t n = fread(buf, 1, cap - 1, f);
+    buf[n] = '\0';
+    if (n >= 3 && (unsigned char)buf[0] == 0xEF && (unsigned char)buf[1] == 0xBB && (unsigned char)buf[2] == 0xBF)
+        memmove(buf, buf + 3, n - 2), n -= 3;
+    char *nl = strpbrk(buf, "\r\n");
+    if (nl) *nl = '\0';
+    return n;
+}
+
+dgnn_format dgnn_detect_format(const char *path) {
+    struct stat st;
+    if (stat(path, &st) != 0) return DGNN_FMT_AUTO;
+    if (S_ISDIR(st.st_mode)) return DGNN_FMT_TGL;
+    FILE *f = fopen(path, "rb");
+    if (!f) return DGNN_FMT_AUTO;
+    char buf[4096];
+    size_t n = first_line(f, buf, sizeof buf);
+    fclose(f);
+    if (n >= 8 && memcmp(buf, DGNN_BIN_MAGIC, 8) == 0) return DGNN_FMT_BINARY;
+    const char *p = buf;
+    while (isspace((unsigned char)*p)) p++;
+    if (*p == '{' || *p == '[') return DGNN_FMT_PGT;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (strcmp(base, "edges.csv") == 0 || (p[0] == ',' && strstr(p, "src") && strstr(p, "dst")))
+        return DGNN_FMT_TGL;
+    /* a header line: first field starts with a letter and there are >= 4 comma fields */
+    if (isalpha((unsigned char)p[0]) && p[0] != '%') {
+        int commas = 0;
+        for (const char *q = p; *q; q++) commas += *q == ',';
+        if (commas >= 3) return DGNN_FMT_JODIE;
+    }
+    return DGNN_FMT_EDGELIST;
+}
+
+int dgnn_load(dgnn_events *ev, const char *path, const dgnn_load_opts *opts, dgnn_err *err) {
+    dgnn_load_opts def = dgnn_load_opts_default();
+    if (!opts) opts = &def;
+    dgnn_events_init(ev);
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return dgnn_err_set(err, DGNN_EIO, "%s: cannot open: %s", path, strerror(errno));
+    dgnn_format f = opts->format != DGNN_FMT_AUTO ? opts->format : dgnn_detect_format(path);
+    int rc;
+    switch (f) {
+    case DGNN_FMT_JODIE: rc = dgnn_read_jodie(ev, path, err); break;
+    case DGNN_FMT_TGL: rc = dgnn_read_tgl(ev, path, opts->edge_feat, opts->node_feat, err); break;
+    case DGNN_FMT_EDGELIST: rc = dgnn_read_edgelist(ev, path, opts->columns, err); break;
+    case DGNN_FMT_PGT: rc = dgnn_read_pgt(ev, path, err); break;
+    case DGNN_FMT_BINARY: rc = dgnn_load_binary(ev, path, 1, err); break;
+    default: return dgnn_err_set(err, DGNN_EIO, "%s: cannot read the file", path);
+    }
+    if (rc != DGNN_OK) {
+        dgnn_events_free(ev);
+        return rc;
+    }
+    if (opts->columns && f != DGNN_FMT_EDGELIST) {
+        dgnn_events_free(ev);
+        return dgnn_err_set(err, DGNN_EINVAL, "%s: --columns applies to edge lists, but this is a %s file",
+                            path, dgnn_format_name(f));
+    }
+    if (opts->bipartite == 1 && !ev->bipartite) {
+        /* name one offending node so the user can check the file */
+        int64_t bad = -1;
+        uint8_t *role = calloc((size_t)(ev->num_nodes ? ev->num_nodes : 1), 1);
+        if (role) {
+            for (int64_t i = 0; i < ev->num_events; i++) role[ev->src[i]] |= 1, role[ev->dst[i]] |= 2;
+            for (int64_t v = 0; v < ev->num_nodes && bad < 0; v++) if (role[v] == 3) bad = v;
+            free(role);
+        }
+        long long orig = bad >= 0 && ev->node_ids ? (long long)ev->node_ids[bad] : (long long)bad;
+        dgnn_events_free(ev);
+        return dgnn_err_set(err, DGNN_EFORMAT,
+                            "%s: declared bipartite (--bipartite), but node %lld is both a source and a destination",
+                            path, orig);
+    }
+    if (opts->bipartite == 0) ev->bipartite = 0;
+    return DGNN_OK;
+}
