@@ -1,2 +1,94 @@
+/* main.c: the dgnn command: dispatches to subcommands, each with its own --help. */
+#include <omp.h>
 #include <stdio.h>
-int main(void) { puts("dgnn"); return 0; }
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *help;
+} subcommand;
+
+static const subcommand k_cmds[] = {
+    {"info", cmd_info, "print a dataset's size, time span, degrees and events over time"},
+    {"convert", cmd_convert, "convert a text dataset to the binary .dgnn format"},
+    {"gen", cmd_gen, "generate a synthetic event stream (streams to disk)"},
+    {"bench", cmd_bench, "run a benchmark and print its figures (bench sampler | bench gen)"},
+    {"train", NULL, "train a model               (not yet implemented: issues #3, #4)"},
+    {"eval", NULL, "evaluate a checkpoint       (not yet implemented: issue #3)"},
+    {"schedule", NULL, "DyGNeX snapshot scheduling  (not yet implemented: issue #6)"},
+    {"simulate", NULL, "cluster simulator           (not yet implemented: issue #6)"},
+    {NULL, NULL, NULL},
+};
+
+static void usage(FILE *f) {
+    fprintf(f, "dgnn %s: train dynamic graph neural networks\n\n"
+               "usage: dgnn COMMAND [options]   (dgnn COMMAND --help for its options)\n\ncommands:\n",
+            DGNN_VERSION);
+    for (const subcommand *c = k_cmds; c->name; c++) fprintf(f, "  %-10s %s\n", c->name, c->help);
+    fprintf(f, "\nData formats read by every command: JODIE csv, TGL edges.csv (+ .npy features),\n"
+               "SNAP/KONECT edge lists, PyTorch Geometric Temporal json, and dgnn's binary .dgnn.\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(name, "--version") == 0) {
+        printf("dgnn %s\n", DGNN_VERSION);
+        return 0;
+    }
+    for (const subcommand *c = k_cmds; c->name; c++) {
+        if (strcmp(c->name, name) != 0) continue;
+        if (!c->fn) {
+            fprintf(stderr, "dgnn %s: not yet implemented in this version (see `dgnn --help`)\n", name);
+            return 2;
+        }
+        return c->fn(argc - 2, argv + 2);
+    }
+    fprintf(stderr, "dgnn: unknown command '%s' (see dgnn --help)\n", name);
+    return 2;
+}
+
+int cli_load(const char *cmd, const char *path, const cli_load_flags *f, dgnn_events *ev) {
+    dgnn_load_opts o = dgnn_load_opts_default();
+    if (f->format && strcmp(f->format, "auto") != 0) {
+        static const struct { const char *n; dgnn_format f; } fm[] = {
+            {"jodie", DGNN_FMT_JODIE}, {"tgl", DGNN_FMT_TGL}, {"edgelist", DGNN_FMT_EDGELIST},
+            {"pgt", DGNN_FMT_PGT}, {"dgnn", DGNN_FMT_BINARY}};
+        int found = 0;
+        for (size_t i = 0; i < sizeof fm / sizeof fm[0]; i++)
+            if (strcmp(f->format, fm[i].n) == 0) o.format = fm[i].f, found = 1;
+        if (!found) {
+            fprintf(stderr, "dgnn %s: --format: unknown format '%s' (auto, jodie, tgl, edgelist, pgt, dgnn)\n", cmd, f->format);
+            return 2;
+        }
+    }
+    if (f->bipartite && f->not_bipartite) {
+        fprintf(stderr, "dgnn %s: --bipartite and --not-bipartite contradict each other\n", cmd);
+        return 2;
+    }
+    o.columns = f->columns;
+    o.bipartite = f->bipartite ? 1 : f->not_bipartite ? 0 : -1;
+    o.edge_feat = f->edge_feat;
+    o.node_feat = f->node_feat;
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    if (dgnn_load(ev, path, &o, &err) != DGNN_OK) {
+        fprintf(stderr, "dgnn %s: %s\n", cmd, err.msg);
+        return 1;
+    }
+    return 0;
+}
+
+void cli_set_threads(int64_t threads) {
+    if (threads > 0) omp_set_num_threads((int)threads);
+}

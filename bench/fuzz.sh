@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# fuzz.sh: builds the libFuzzer harnesses (fuzz/fuzz_text.c, fuzz/fuzz_binary.c) with
+# clang + AddressSanitizer + UndefinedBehaviorSanitizer, seeds their corpora from small
+# hand-made files and the first lines of the shared datasets, runs each for
+# FUZZ_SECONDS and prints the run summary. See fuzz/README.md.
+#
+#   bench/fuzz.sh                 # both targets, 60 s each
+#   FUZZ_SECONDS=600 bench/fuzz.sh text
+#
+# Environment: FUZZ_SECONDS (default 60), FUZZ_OUT (build/corpus folder, default
+# build-fuzz), CC (default clang), DGNN_DATA_DIR (default ../shared/data), FUZZ_JOBS
+# (parallel fuzzing processes per target, default 1).
+#
+# The library sources are compiled here directly (not through cmake), each with
+# -fsanitize=fuzzer-no-link, into an archive: the linker then pulls in only the objects
+# the harness needs, so unrelated modules (BLAS, METIS, MPI) are not required. A source
+# that does not compile is skipped with a warning. Exit status: non-zero if a target
+# found a crash (its input is saved as FUZZ_OUT/artifacts/<target>-crash-*).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${FUZZ_OUT:-$ROOT/build-fuzz}
+SECS=${FUZZ_SECONDS:-60}
+JOBS=${FUZZ_JOBS:-1}
+CC=${CC:-clang}
+DATA=${DGNN_DATA_DIR:-$ROOT/../shared/data}
+TARGETS=${*:-text binary}
+
+SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+CFLAGS="-g -O1 -std=gnu11 -Wall -Wextra -fopenmp -I$ROOT/include $(pkg-config --cflags libcjson 2>/dev/null || true)"
+LIBS="-fopenmp $(pkg-config --libs libcjson 2>/dev/null || true) -lm"
+
+mkdir -p "$OUT/obj" "$OUT/artifacts"
+echo "== building into $OUT"
+rm -f "$OUT"/obj/*.o "$OUT/libdgnn_fuzz.a"
+for src in "$ROOT"/src/base/*.c "$ROOT"/src/data/*.c; do
+    obj="$OUT/obj/$(basename "$(dirname "$src")")_$(basename "${src%.c}").o"
+    if ! $CC $CFLAGS $SAN -fsanitize=fuzzer-no-link -c "$src" -o "$obj" 2>"$obj.log"; then
+        echo "warning: skipped $src (does not compile; see $obj.log)"
+        rm -f "$obj"
+    fi
+done
+ar rcs "$OUT/libdgnn_fuzz.a" "$OUT"/obj/*.o
+for t in $TARGETS; do
+    $CC $CFLAGS $SAN -fsanitize=fuzzer "$ROOT/fuzz/fuzz_$t.c" "$OUT/libdgnn_fuzz.a" $LIBS -o "$OUT/fuzz_$t"
+done
+
+# ---- seeds ----
+seed_text() {
+    local d="$OUT/seeds_text"
+    rm -rf "$d"
+    mkdir -p "$d"
+    printf 'user,item,timestamp,state_label,f1,f2\n0,3,5.0,0,0.5,1.5\n1,4,2.0,1,2.5,3.5\n2,3,5.0,0,4.5,5.5\n' >"$d/jodie.csv"
+    printf '\xef\xbb\xbfuser_id,item_id,timestamp,state_label,comma_separated_list_of_features\r\n0,0,10,0,1,2,3\r\n1,0,20,1,4,5,6\r\n' >"$d/jodie_upstream.csv"
+    printf ',src,dst,time,ext_roll\n0,1,3,20.0,0\n1,0,4,10.0,0\n2,2,3,20.0,1\n3,1,4,5.5,2\n' >"$d/tgl.csv"
+    printf 'Unnamed: 0,int_roll,time,dst,src,ext_roll\n0,1,1,1,0,0\n1,0,2,0,1,2\n' >"$d/tgl_extra.csv"
+    printf '# Directed graph\n%% c\n\n100\t200\t12.25\n  300   100  1.5e1 \n200 300 12.25\n' >"$d/snap.txt"
+    printf '%% sym unweighted\n%% 3 3 3\n1 2 1 1000\n2 3 -1 999\n1 3 2.5 1001\n' >"$d/konect.txt"
+    printf '5, 6, 10, 1407470400\r\n6,5,-10,1376539200\r\n' >"$d/bitcoin.csv"
+    printf '2.5 1 9 2 7.5 0 -1\n1.5 2 9 1 8.5 1 -2\n' >"$d/columns7.txt"
+    printf 'u,i,ts,label\n0,1,nan,0\n0,1,1e999,0\n-1,2,3,0\n' >"$d/bad.csv"
+    for f in wikipedia/wikipedia.csv collegemsg/CollegeMsg.txt bitcoin-alpha/soc-sign-bitcoinalpha.csv; do
+        [ -r "$DATA/$f" ] && head -n 40 "$DATA/$f" >"$d/head_$(basename "$f")"
+    done
+    return 0
+}
+seed_binary() {
+    local d="$OUT/seeds_binary"
+    rm -rf "$d"
+    mkdir -p "$d"
+    $CC $CFLAGS $SAN -DFUZZ_SEED_MAIN "$ROOT/fuzz/fuzz_binary.c" "$OUT/libdgnn_fuzz.a" $LIBS -o "$OUT/seedgen_binary"
+    "$OUT/seedgen_binary" "$d"
+}
+
+# ---- run ----
+status=0
+for t in $TARGETS; do
+    "seed_$t"
+    corpus="$OUT/corpus_$t"
+    mkdir -p "$corpus"
+    log="$OUT/fuzz_$t.log"
+    echo "== fuzz_$t: ${SECS}s, corpus $corpus (+ seeds), log $log"
+    par=""
+    [ "$JOBS" -gt 1 ] && par="-jobs=$JOBS -workers=$JOBS"
+    set +e
+    (cd "$OUT" && ./fuzz_$t -max_total_time="$SECS" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+        $par -print_final_stats=1 \
+        -artifact_prefix="$OUT/artifacts/$t-" "$corpus" "$OUT/seeds_$t") >"$log" 2>&1
+    rc=$?
+    set -e
+    if [ "$JOBS" -gt 1 ]; then cat "$OUT"/fuzz-*.log >>"$log" 2>/dev/null; rm -f "$OUT"/fuzz-*.log; fi
+    # summary: the last status line, the final stats, and any crash report
+    grep -E '^#[0-9]+' "$log" | tail -n 1 || true
+    grep -E '^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)' "$log" || true
+    grep -E '^Done [0-9]+ runs' "$log" || true
+    if [ $rc -ne 0 ]; then
+        status=1
+        echo "!! fuzz_$t stopped with status $rc: crash report:"
+        grep -E -A 25 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error|fuzz_(text|binary): ' "$log" | head -n 60
+        ls "$OUT"/artifacts/"$t"-* 2>/dev/null
+    else
+        echo "fuzz_$t: no crash in ${SECS}s"
+    fi
+done
+exit $status

@@ -1,0 +1,93 @@
+/* fuzz_text.c: libFuzzer harness for the text readers (JODIE csv, TGL edges.csv, SNAP /
+ * KONECT edge lists). Build and run with bench/fuzz.sh (see fuzz/README.md).
+ *
+ * The readers take paths, so each input is written to a file in a private temporary
+ * folder (in /dev/shm when it exists: no disk traffic). The folder holds nothing else,
+ * so the TGL reader finds no feature files beside the csv. Every reader runs on every
+ * input; a failure must come with a status and a message, and a success must give a
+ * table whose invariants hold (ids in [0, N), finite non-decreasing timestamps, finite
+ * features): a violation aborts, so libFuzzer records it like a crash. Memory errors
+ * and leaks are caught by AddressSanitizer / LeakSanitizer. */
+#include "dgnn/io.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char g_dir[128];
+static char g_path[192];
+
+static void remove_temp(void) {
+    unlink(g_path);
+    rmdir(g_dir);
+}
+
+static void setup(void) {
+    if (g_dir[0]) return;
+    snprintf(g_dir, sizeof g_dir, "%s/dgnn_fuzz_text_XXXXXX", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
+    if (!mkdtemp(g_dir)) {
+        perror("mkdtemp");
+        abort();
+    }
+    snprintf(g_path, sizeof g_path, "%s/input.csv", g_dir);
+    atexit(remove_temp);
+}
+
+static void die(const char *reader, const char *what) {
+    fprintf(stderr, "fuzz_text: %s returned a broken table: %s\n", reader, what);
+    abort();
+}
+
+/* The invariants every successful read must hold. */
+static void check_table(const char *reader, const dgnn_events *ev) {
+    if (ev->num_events <= 0 || ev->num_nodes <= 0) die(reader, "empty table returned as success");
+    if (!ev->src || !ev->dst || !ev->t) die(reader, "missing arrays");
+    for (int64_t i = 0; i < ev->num_events; i++) {
+        if (ev->src[i] < 0 || ev->src[i] >= ev->num_nodes || ev->dst[i] < 0 || ev->dst[i] >= ev->num_nodes)
+            die(reader, "node id out of range");
+        if (!isfinite(ev->t[i])) die(reader, "non-finite timestamp");
+        if (i && ev->t[i] < ev->t[i - 1]) die(reader, "timestamps not sorted");
+    }
+    if ((ev->edge_dim > 0) != (ev->efeat != NULL)) die(reader, "edge_dim and efeat disagree");
+    for (int64_t i = 0; i < ev->num_events * ev->edge_dim; i++)
+        if (!isfinite(ev->efeat[i])) die(reader, "non-finite edge feature");
+    if (ev->node_ids)
+        for (int64_t v = 1; v < ev->num_nodes; v++)
+            if (ev->node_ids[v] <= ev->node_ids[v - 1]) die(reader, "node_ids not increasing");
+    if (ev->ext_roll)
+        for (int64_t i = 0; i < ev->num_events; i++)
+            if (ev->ext_roll[i] < 0 || ev->ext_roll[i] > 2) die(reader, "ext_roll outside 0..2");
+}
+
+static void check_result(const char *reader, int rc, dgnn_events *ev, const dgnn_err *err) {
+    if (rc == DGNN_OK) check_table(reader, ev);
+    else {
+        if (rc > 0 || err->code != rc || err->msg[0] == '\0') die(reader, "failure without a status and message");
+        if (ev->num_events != 0 || ev->src != NULL) die(reader, "table not left empty after a failure");
+    }
+    dgnn_events_free(ev);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    setup();
+    FILE *f = fopen(g_path, "wb");
+    if (!f) abort();
+    if (size && fwrite(data, 1, size, f) != size) abort();
+    fclose(f);
+
+    dgnn_events ev;
+    dgnn_err err;
+    memset(&err, 0, sizeof err);
+    check_result("dgnn_read_jodie", dgnn_read_jodie(&ev, g_path, &err), &ev, &err);
+    memset(&err, 0, sizeof err);
+    check_result("dgnn_read_tgl", dgnn_read_tgl(&ev, g_path, NULL, NULL, &err), &ev, &err);
+    /* edge lists: by column count, and two --columns layouts that use every role */
+    static const char *layouts[] = {NULL, "src,dst,weight,ts", "skip,ts,src,dst,feat,label,feat"};
+    for (size_t k = 0; k < sizeof layouts / sizeof layouts[0]; k++) {
+        memset(&err, 0, sizeof err);
+        check_result("dgnn_read_edgelist", dgnn_read_edgelist(&ev, g_path, layouts[k], &err), &ev, &err);
+    }
+    return 0;
+}

@@ -1,0 +1,118 @@
+/* args.c: see args.h. Accepts "--name value" and "--name=value"; "--" ends options. */
+#include "args.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const arg_opt *find_opt(const arg_spec *s, const char *name, size_t len) {
+    for (const arg_opt *o = s->opts; o && o->name; o++)
+        if (strlen(o->name) == len && strncmp(o->name, name, len) == 0) return o;
+    return NULL;
+}
+
+void args_print_help(const arg_spec *s) {
+    printf("usage: %s\n\n%s\n", s->usage, s->summary);
+    if (s->opts && s->opts->name) printf("\noptions:\n");
+    for (const arg_opt *o = s->opts; o && o->name; o++) {
+        char left[64];
+        if (o->kind == ARG_FLAG) snprintf(left, sizeof left, "--%s", o->name);
+        else snprintf(left, sizeof left, "--%s %s", o->name, o->metavar ? o->metavar : "X");
+        printf("  %-26s %s\n", left, o->help);
+    }
+    printf("  %-26s %s\n", "--help", "show this help");
+}
+
+static int parse_value(const arg_spec *s, const arg_opt *o, const char *v) {
+    char *end = NULL;
+    errno = 0;
+    switch (o->kind) {
+    case ARG_INT: {
+        long long x = strtoll(v, &end, 10);
+        /* accept 1e6-style and 10M-style counts: users type them for event counts */
+        if (end && (*end == 'e' || *end == 'E' || *end == '.')) {
+            double d = strtod(v, &end);
+            if (*end == '\0' && errno == 0 && d == floor(d) && fabs(d) < 9.2e18) x = (long long)d;
+            else end = (char *)v;
+        } else if (end && end != v && end[1] == '\0' && (*end == 'k' || *end == 'K' || *end == 'M' || *end == 'G')) {
+            long long m = *end == 'G' ? 1000000000LL : *end == 'M' ? 1000000LL : 1000LL;
+            x *= m;
+            end++;
+        }
+        if (end == v || *end != '\0' || errno == ERANGE) {
+            fprintf(stderr, "dgnn %s: --%s expects an integer, got '%s'\n", s->cmd, o->name, v);
+            return -1;
+        }
+        *(int64_t *)o->dest = x;
+        return 0;
+    }
+    case ARG_DOUBLE: {
+        double x = strtod(v, &end);
+        if (end == v || *end != '\0' || errno == ERANGE || !isfinite(x)) {
+            fprintf(stderr, "dgnn %s: --%s expects a number, got '%s'\n", s->cmd, o->name, v);
+            return -1;
+        }
+        *(double *)o->dest = x;
+        return 0;
+    }
+    case ARG_STRING: *(const char **)o->dest = v; return 0;
+    case ARG_FLAG: *(int *)o->dest = 1; return 0;
+    }
+    return -1;
+}
+
+int args_parse(arg_spec *s, int argc, char **argv) {
+    s->npos = 0;
+    int only_pos = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!only_pos && strcmp(a, "--") == 0) { only_pos = 1; continue; }
+        if (!only_pos && (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)) {
+            args_print_help(s);
+            return 1;
+        }
+        if (!only_pos && a[0] == '-' && a[1] == '-') {
+            const char *name = a + 2, *eq = strchr(name, '=');
+            size_t len = eq ? (size_t)(eq - name) : strlen(name);
+            const arg_opt *o = find_opt(s, name, len);
+            if (!o) {
+                fprintf(stderr, "dgnn %s: unknown option '%.*s' (see dgnn %s --help)\n", s->cmd, (int)len + 2, a, s->cmd);
+                return -1;
+            }
+            if (o->kind == ARG_FLAG) {
+                if (eq) {
+                    fprintf(stderr, "dgnn %s: --%s takes no value\n", s->cmd, o->name);
+                    return -1;
+                }
+                *(int *)o->dest = 1;
+                continue;
+            }
+            const char *v = eq ? eq + 1 : NULL;
+            if (!v) {
+                if (i + 1 >= argc) {
+                    fprintf(stderr, "dgnn %s: --%s needs a value (%s)\n", s->cmd, o->name, o->metavar ? o->metavar : "X");
+                    return -1;
+                }
+                v = argv[++i];
+            }
+            if (parse_value(s, o, v) != 0) return -1;
+            continue;
+        }
+        if (!only_pos && a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "dgnn %s: unknown option '%s' (see dgnn %s --help)\n", s->cmd, a, s->cmd);
+            return -1;
+        }
+        if (s->npos >= s->max_pos || s->npos >= 8) {
+            fprintf(stderr, "dgnn %s: unexpected argument '%s' (usage: %s)\n", s->cmd, a, s->usage);
+            return -1;
+        }
+        s->pos[s->npos++] = a;
+    }
+    if (s->npos < s->min_pos) {
+        fprintf(stderr, "dgnn %s: missing argument (usage: %s)\n", s->cmd, s->usage);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,37 @@
+/* cli.h: what the subcommands share: their entry points and the dataset-loading flags
+ * every command that reads data accepts (--format, --columns, --bipartite, ...). */
+#ifndef DGNN_CLI_H
+#define DGNN_CLI_H
+
+#include "args.h"
+#include "dgnn/io.h"
+
+int cmd_info(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_gen_bench(int argc, char **argv);
+
+/* Flags for reading a dataset; embed in a command's option table with CLI_LOAD_OPTS(x). */
+typedef struct {
+    const char *format;
+    const char *columns;
+    int bipartite, not_bipartite;
+    const char *edge_feat, *node_feat;
+} cli_load_flags;
+
+#define CLI_LOAD_OPTS(f)                                                                          \
+    {"format", ARG_STRING, &(f).format, "FMT", "input format: auto (default), jodie, tgl, edgelist, pgt, dgnn"}, \
+    {"columns", ARG_STRING, &(f).columns, "LIST", "edge-list column roles, e.g. src,dst,ts or src,dst,weight,ts"}, \
+    {"bipartite", ARG_FLAG, &(f).bipartite, NULL, "declare the stream bipartite (checked)"},   \
+    {"not-bipartite", ARG_FLAG, &(f).not_bipartite, NULL, "treat the stream as not bipartite"}, \
+    {"edge-feat", ARG_STRING, &(f).edge_feat, "NPY", "TGL: edge features .npy (default: beside edges.csv)"}, \
+    {"node-feat", ARG_STRING, &(f).node_feat, "NPY", "TGL: node features .npy (default: beside edges.csv)"}
+
+/* Loads path with the flags; on failure prints "dgnn CMD: MESSAGE" and returns non-zero. */
+int cli_load(const char *cmd, const char *path, const cli_load_flags *f, dgnn_events *ev);
+
+/* Sets the OpenMP thread count when threads > 0. */
+void cli_set_threads(int64_t threads);
+
+#endif

@@ -1,0 +1,274 @@
+/* npy.c: reads a NumPy .npy array of float32 or float64 as float32 (dgnn_read_npy).
+ * Used for TGL's edge_features.npy / node_features.npy.
+ *
+ * Format (numpy.lib.format): "\x93NUMPY", major, minor, header length (uint16 LE for
+ * v1, uint32 LE for v2/v3), then an ASCII python dict literal such as
+ *   {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }
+ * padded with spaces and '\n', then the raw data. The dict is parsed with a small,
+ * bounded parser (it is untrusted input); only the three keys numpy writes are known.
+ * The data size is checked against the file size before anything is allocated, so a
+ * header claiming a huge shape fails cleanly. NaN/inf values are rejected: downstream
+ * layers would silently spread them. */
+#include "dgnn/io.h"
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "npy.c reads little-endian '<f4'/'<f8' data directly: add byte swapping for big-endian hosts"
+#endif
+
+/* A cursor over the header dict text. */
+typedef struct {
+    const char *p, *end;
+} cur;
+
+static void skip_ws(cur *c) {
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r')) c->p++;
+}
+
+static int eat(cur *c, char ch) {
+    skip_ws(c);
+    if (c->p < c->end && *c->p == ch) {
+        c->p++;
+        return 1;
+    }
+    return 0;
+}
+
+/* A quoted string ('...' or "..."); returns its bounds in [*s, *s + *n). */
+static int parse_str(cur *c, const char **s, size_t *n) {
+    skip_ws(c);
+    if (c->p >= c->end || (*c->p != '\'' && *c->p != '"')) return 0;
+    char q = *c->p++;
+    const char *a = c->p;
+    while (c->p < c->end && *c->p != q) c->p++;
+    if (c->p >= c->end) return 0;
+    *s = a;
+    *n = (size_t)(c->p - a);
+    c->p++;
+    return 1;
+}
+
+static int parse_word(cur *c, const char *w) {
+    skip_ws(c);
+    size_t n = strlen(w);
+    if ((size_t)(c->end - c->p) >= n && memcmp(c->p, w, n) == 0) {
+        c->p += n;
+        return 1;
+    }
+    return 0;
+}
+
+/* A tuple of non-negative ints: "()", "(5,)", "(5, 3)"; up to 8 dims kept. */
+static int parse_shape(cur *c, int64_t *dims, int *ndim) {
+    *ndim = 0;
+    if (!eat(c, '(')) return 0;
+    for (;;) {
+        skip_ws(c);
+        if (eat(c, ')')) return 1;
+        if (c->p >= c->end || *c->p < '0' || *c->p > '9') return 0;
+        int64_t v = 0;
+        while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
+            int dgt = *c->p++ - '0';
+            if (v > (INT64_MAX - dgt) / 10) return 0; /* overflow */
+            v = v * 10 + dgt;
+        }
+        if (c->p < c->end && *c->p == 'L') c->p++; /* python 2 longs */
+        if (*ndim >= 8) return 0;
+        dims[(*ndim)++] = v;
+        if (eat(c, ',')) continue;
+        return eat(c, ')');
+    }
+}
+
+int dgnn_read_npy(const char *path, float **out, int64_t *rows, int64_t *cols, dgnn_err *err) {
+    *out = NULL;
+    *rows = *cols = 0;
+    int rc = DGNN_OK;
+    char *hdr = NULL;
+    float *data = NULL;
+    double *chunk = NULL;
+    if (!path) return dgnn_err_set(err, DGNN_EINVAL, "no .npy path given");
+    FILE *f = fopen(path, "rb");
+    if (!f) return dgnn_err_set(err, DGNN_EIO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || S_ISDIR(st.st_mode)) {
+        fclose(f);
+        return dgnn_err_set(err, DGNN_EIO, "%s: not a readable file", path);
+    }
+    int64_t fsize = (int64_t)st.st_size;
+
+    unsigned char pre[12];
+    if (fread(pre, 1, 8, f) != 8 || memcmp(pre, "\x93NUMPY", 6) != 0) {
+        rc = dgnn_err_set(err, DGNN_EFORMAT, "%s: not a .npy file (no \\x93NUMPY magic at the start)", path);
+        goto done;
+    }
+    int major = pre[6], minor = pre[7];
+    if (major < 1 || major > 3) {
+        rc = dgnn_err_set(err, DGNN_EVERSION, "%s: .npy format version %d.%d is not supported (1.0, 2.0 and 3.0 are)",
+                          path, major, minor);
+        goto done;
+    }
+    int lensz = major == 1 ? 2 : 4;
+    if (fread(pre + 8, 1, (size_t)lensz, f) != (size_t)lensz) {
+        rc = dgnn_err_set(err, DGNN_EFORMAT, "%s: truncated .npy header", path);
+        goto done;
+    }
+    uint64_t hlen = major == 1 ? (uint64_t)pre[8] | (uint64_t)pre[9] << 8
+                               : (uint64_t)pre[8] | (uint64_t)pre[9] << 8 | (uint64_t)pre[10] << 16 |
+                                     (uint64_t)pre[11] << 24;
+    if (hlen > (1u << 20)) {
+        rc = dgnn_err_set(err, DGNN_EFORMAT, "%s: .npy header length %llu is implausible (over 1 MiB)", path,
+                          (unsigned long long)hlen);
+        goto done;
+    }
+    hdr = malloc((size_t)hlen + 1);
+    if (!hdr) {
+        rc = dgnn_err_set(err, DGNN_ENOMEM, "%s: out of memory", path);
+        goto done;
+    }
+    if (fread(hdr, 1, (size_t)hlen, f) != (size_t)hlen) {
+        rc = dgnn_err_set(err, DGNN_EFORMAT, "%s: truncated .npy header (%llu bytes announced)", path,
+                          (unsigned long long)hlen);
+        goto done;
+    }
+    hdr[hlen] = '\0';
+
+    /* the dict */
+    const char *descr = NULL;
+    size_t descr_n = 0;
+    int fortran = -1, ndim = -1;
+    int64_t dims[8];
+    cur c = {hdr, hdr + hlen};
+    if (!eat(&c, '{')) {
+        rc = dgnn_err_set(err, DGNN_EFORMAT, "%s: .npy header is not a dict: '{' expected", path);
+        goto done;
+    }
+    for (;;) {
+        if (eat(&c, '}')) break;
+        const char *key;
+        size_t kn;
+        if (!parse_str(&c, &key, &kn) || !eat(&c, ':')) {
+            rc = dgnn_err_set(err, DGNN_EFORMAT, "%s: .npy header: malformed dict (expected 'key': value)", path);
+            goto done;
+        }
+        int ok;
+        if (kn == 5 && memcmp(key, "descr", 5) == 0) ok = parse_str(&c, &descr, &descr_n);
+        else if (kn == 13 && memcmp(key, "fortran_order", 13) == 0)
+            ok = parse_word(&c, "False") ? (fortran = 0, 1) : parse_word(&c, "True") ? (fortran = 1, 1) : 0;
+        else if (kn == 5 && memcmp(key, "shape", 5) == 0) ok = parse_shape(&c, dims, &ndim);
+        else {
+            char k[64];
+            snprintf(k, sizeof k, "%.*s", (int)(kn < 40 ? kn : 40), key);
+            rc = dgnn_err_set(err, DGNN_EFORMAT, "%s: .npy header: unknown key '%s'", path, k);
+            goto done;
+        }
+        if (!ok) {
+            char k[64];
+            snprintf(k, sizeof k, "%.*s", (int)kn, key);
+            rc = dgnn_err_set(err, DGNN_EFORMAT, "%s: .npy header: malformed value for '%s'", path, k);
+            goto done;
+        }
+        if (!eat(&c, ',')) {
+            if (eat(&c, '}')) break;
+            rc = dgnn_err_set(err, DGNN_EFORMAT, "%s: .npy header: ',' or '}' expected", path);
+            goto done;
+        }
+    }
+    if (!descr || fortran < 0 || ndim < 0) {
+        rc = dgnn_err_set(err, DGNN_EFORMAT, "%s: .npy header lacks '%s'", path,
+                          !descr ? "descr" : fortran < 0 ? "fortran_order" : "shape");
+        goto done;
+    }
+    int esz = descr_n == 3 && memcmp(descr, "<f4", 3) == 0 ? 4 : descr_n == 3 && memcmp(descr, "<f8", 3) == 0 ? 8 : 0;
+    if (!esz) {
+        char d[64];
+        snprintf(d, sizeof d, "%.*s", (int)(descr_n < 40 ? descr_n : 40), descr);
+        rc = dgnn_err_set(err, DGNN_EUNSUPPORTED,
+                          "%s: .npy dtype '%s' is not supported: save as float32 ('<f4') or float64 ('<f8'), "
+                          "e.g. np.save(path, a.astype(np.float32))",
+                          path, d);
+        goto done;
+    }
+    if (fortran) {
+        rc = dgnn_err_set(err, DGNN_EUNSUPPORTED,
+                          "%s: .npy array is in Fortran order: save a C-ordered copy (np.ascontiguousarray)", path);
+        goto done;
+    }
+    if (ndim < 1 || ndim > 2) {
+        rc = dgnn_err_set(err, DGNN_EFORMAT, "%s: .npy array has %d dimensions, expected 1 (n,) or 2 (n, d)", path,
+                          ndim);
+        goto done;
+    }
+    int64_t r = dims[0], k = ndim == 2 ? dims[1] : 1;
+    int64_t data_off = 8 + lensz + (int64_t)hlen;
+    int64_t avail = fsize - data_off;
+    /* count <= avail / esz keeps every product below int64 range */
+    if (k > 0 && r > (avail > 0 ? avail : 0) / esz / k) {
+        rc = dgnn_err_set(err, DGNN_EFORMAT,
+                          "%s: truncated .npy data: shape (%lld, %lld) needs more than the %lld bytes in the file",
+                          path, (long long)r, (long long)k, (long long)(avail > 0 ? avail : 0));
+        goto done;
+    }
+    int64_t count = r * k;
+    if (count * esz != avail) {
+        rc = dgnn_err_set(err, DGNN_EFORMAT,
+                          "%s: .npy data is %lld bytes but shape (%lld, %lld) of %d-byte values needs %lld", path,
+                          (long long)avail, (long long)r, (long long)k, esz, (long long)(count * esz));
+        goto done;
+    }
+    data = malloc((size_t)(count > 0 ? count : 1) * sizeof(float));
+    if (!data) {
+        rc = dgnn_err_set(err, DGNN_ENOMEM, "%s: out of memory for %lld values", path, (long long)count);
+        goto done;
+    }
+    if (esz == 4) {
+        if (fread(data, 4, (size_t)count, f) != (size_t)count) {
+            rc = dgnn_err_set(err, DGNN_EIO, "%s: read error: %s", path, strerror(errno ? errno : EIO));
+            goto done;
+        }
+    } else {
+        enum { CHUNK = 1 << 16 };
+        chunk = malloc(CHUNK * sizeof(double));
+        if (!chunk) {
+            rc = dgnn_err_set(err, DGNN_ENOMEM, "%s: out of memory", path);
+            goto done;
+        }
+        for (int64_t i = 0; i < count;) {
+            size_t m = (size_t)(count - i < CHUNK ? count - i : CHUNK);
+            if (fread(chunk, 8, m, f) != m) {
+                rc = dgnn_err_set(err, DGNN_EIO, "%s: read error: %s", path, strerror(errno ? errno : EIO));
+                goto done;
+            }
+            for (size_t j = 0; j < m; j++, i++) {
+                if (fabs(chunk[j]) > FLT_MAX && isfinite(chunk[j])) {
+                    rc = dgnn_err_set(err, DGNN_EFORMAT, "%s: row %lld, column %lld: value %g overflows float32", path,
+                                      (long long)(i / k), (long long)(i % k), chunk[j]);
+                    goto done;
+                }
+                data[i] = (float)chunk[j];
+            }
+        }
+    }
+    for (int64_t i = 0; i < count; i++)
+        if (!isfinite(data[i])) {
+            rc = dgnn_err_set(err, DGNN_EFORMAT, "%s: row %lld, column %lld: %s value (features must be finite)", path,
+                              (long long)(i / k), (long long)(i % k), isnan(data[i]) ? "NaN" : "infinite");
+            goto done;
+        }
+    *out = data;
+    data = NULL;
+    *rows = r;
+    *cols = ndim == 2 ? k : 1;
+done:
+    free(hdr);
+    free(chunk);
+    free(data);
+    fclose(f);
+    return rc;
+}

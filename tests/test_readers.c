@@ -1,0 +1,680 @@
+/* test_readers.c: the text readers (JODIE csv, TGL edges.csv + .npy, SNAP/KONECT edge
+ * lists) and the .npy reader, on hand-made files written to a temporary folder.
+ *
+ * Good files are checked against hand-computed tables (time sort stability, id
+ * remapping, features, labels, CRLF, BOM, comments, fractional timestamps, csv vs
+ * whitespace, --columns). Each bad file checks the status code AND that the message
+ * names the file, the line and the field, and that the table is left empty. The three
+ * shared datasets are checked for their known counts (skipped when absent). */
+#include "check.h"
+#include "dgnn/io.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+/* ---- temp files ---------------------------------------------------------- */
+
+static char g_dir[256];
+static char g_made[256][320]; /* every file/folder created, removed at the end */
+static int g_nmade = 0;
+
+/* Path of name inside the temp folder (rotating static buffers: valid for a while). */
+static const char *P(const char *name) {
+    static char bufs[16][320];
+    static int k = 0;
+    char *b = bufs[k++ % 16];
+    snprintf(b, sizeof bufs[0], "%s/%s", g_dir, name);
+    return b;
+}
+
+static void remember(const char *path) {
+    for (int i = 0; i < g_nmade; i++)
+        if (strcmp(g_made[i], path) == 0) return;
+    if (g_nmade < 256) snprintf(g_made[g_nmade++], sizeof g_made[0], "%s", path);
+}
+
+/* Writes text (NUL-terminated) to name in the temp folder and returns its path. */
+static const char *W(const char *name, const char *text) {
+    const char *p = P(name);
+    check_write_file(p, text, strlen(text));
+    remember(p);
+    return p;
+}
+
+static const char *MKDIR(const char *name) {
+    const char *p = P(name);
+    mkdir(p, 0700);
+    remember(p);
+    return p;
+}
+
+static void cleanup(void) {
+    for (int i = g_nmade - 1; i >= 0; i--) { /* files before the folders that hold them */
+        struct stat st;
+        if (stat(g_made[i], &st) == 0 && !S_ISDIR(st.st_mode)) unlink(g_made[i]);
+    }
+    for (int i = g_nmade - 1; i >= 0; i--) rmdir(g_made[i]);
+    rmdir(g_dir);
+}
+
+/* ---- .npy files written byte by byte --------------------------------------- */
+
+/* Writes a .npy file: version major (1, 2 or 3), raw header dict text, then `nbytes` of data. */
+static const char *write_npy_raw(const char *name, int major, const char *dict, const void *data, size_t nbytes) {
+    const char *p = P(name);
+    FILE *f = fopen(p, "wb");
+    if (!f) { perror(p); exit(2); }
+    size_t pre = major == 1 ? 10 : 12, dl = strlen(dict);
+    size_t total = pre + dl + 1;
+    size_t pad = (64 - total % 64) % 64; /* numpy aligns the data to 64 bytes */
+    size_t hlen = dl + pad + 1;
+    fputc(0x93, f);
+    fputs("NUMPY", f);
+    fputc(major, f);
+    fputc(0, f);
+    fputc((int)(hlen & 0xff), f);
+    fputc((int)((hlen >> 8) & 0xff), f);
+    if (major != 1) {
+        fputc((int)((hlen >> 16) & 0xff), f);
+        fputc((int)((hlen >> 24) & 0xff), f);
+    }
+    fputs(dict, f);
+    for (size_t i = 0; i < pad; i++) fputc(' ', f);
+    fputc('\n', f);
+    const unsigned char *b = data;
+    for (size_t i = 0; i < nbytes; i++) fputc(b[i], f); /* little-endian host: bytes as in memory */
+    fclose(f);
+    remember(p);
+    return p;
+}
+
+static const char *write_npy_f4(const char *name, int major, const float *v, int64_t rows, int64_t cols, int one_d) {
+    char dict[128];
+    if (one_d) snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%lld,), }", (long long)rows);
+    else snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%lld, %lld), }",
+                  (long long)rows, (long long)cols);
+    return write_npy_raw(name, major, dict, v, (size_t)(rows * cols) * 4);
+}
+
+static const char *write_npy_f8(const char *name, int major, const double *v, int64_t rows, int64_t cols, int one_d) {
+    char dict[128];
+    if (one_d) snprintf(dict, sizeof dict, "{'descr': '<f8', 'fortran_order': False, 'shape': (%lld,), }", (long long)rows);
+    else snprintf(dict, sizeof dict, "{'descr': '<f8', 'fortran_order': False, 'shape': (%lld, %lld), }",
+                  (long long)rows, (long long)cols);
+    return write_npy_raw(name, major, dict, v, (size_t)(rows * cols) * 8);
+}
+
+/* ---- expectations ------------------------------------------------------------ */
+
+/* Records a failure reported at the caller's line. */
+static void fail_at(int line, const char *fmt, ...) {
+    check_fail_++;
+    fprintf(stderr, "FAIL %s:%d: ", __FILE__, line);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+/* A failed read: status `code`, the message names the file (basename), "file:line:"
+ * when line > 0, "'field'" when field != NULL, and `also` when != NULL; ev is empty. */
+static void bad_(int line, int rc, const dgnn_err *e, const dgnn_events *ev, int code, const char *path, int fline,
+                 const char *field, const char *also) {
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    char want[400];
+    int ok = 1;
+    if (rc != code) {
+        fail_at(line, "status %d (%s), expected %d; message: %s", rc, dgnn_status_str(rc), code, e->msg);
+        return;
+    }
+    if (e->code != code) ok = 0, fail_at(line, "err.code %d != %d", e->code, code);
+    if (!strstr(e->msg, base)) ok = 0, fail_at(line, "message lacks file name '%s': %s", base, e->msg);
+    if (fline > 0) {
+        snprintf(want, sizeof want, "%s:%d:", base, fline);
+        if (!strstr(e->msg, want)) ok = 0, fail_at(line, "message lacks '%s': %s", want, e->msg);
+    }
+    if (field) {
+        snprintf(want, sizeof want, "field '%s'", field);
+        if (!strstr(e->msg, want)) ok = 0, fail_at(line, "message lacks \"%s\": %s", want, e->msg);
+    }
+    if (also && !strstr(e->msg, also)) ok = 0, fail_at(line, "message lacks \"%s\": %s", also, e->msg);
+    if (ev && (ev->num_events != 0 || ev->src != NULL || ev->num_nodes != 0))
+        ok = 0, fail_at(line, "table not left empty after an error");
+    if (ok) check_pass_++;
+}
+#define BAD(rc, err, ev, code, path, fline, field, also) bad_(__LINE__, rc, err, ev, code, path, fline, field, also)
+
+static void same_i32_(int line, const int32_t *got, const int32_t *want, int64_t n, const char *what) {
+    if (!got) { fail_at(line, "%s: NULL", what); return; }
+    for (int64_t i = 0; i < n; i++)
+        if (got[i] != want[i]) { fail_at(line, "%s[%lld] = %d, expected %d", what, (long long)i, got[i], want[i]); return; }
+    check_pass_++;
+}
+static void same_f32_(int line, const float *got, const float *want, int64_t n, const char *what) {
+    if (!got) { fail_at(line, "%s: NULL", what); return; }
+    for (int64_t i = 0; i < n; i++)
+        if (got[i] != want[i]) { fail_at(line, "%s[%lld] = %g, expected %g", what, (long long)i, got[i], want[i]); return; }
+    check_pass_++;
+}
+static void same_f64_(int line, const double *got, const double *want, int64_t n, const char *what) {
+    if (!got) { fail_at(line, "%s: NULL", what); return; }
+    for (int64_t i = 0; i < n; i++)
+        if (got[i] != want[i]) { fail_at(line, "%s[%lld] = %.17g, expected %.17g", what, (long long)i, got[i], want[i]); return; }
+    check_pass_++;
+}
+#define SAME_I32(got, ...) do { const int32_t w_[] = {__VA_ARGS__}; same_i32_(__LINE__, got, w_, (int64_t)(sizeof w_ / sizeof w_[0]), #got); } while (0)
+#define SAME_F32(got, ...) do { const float w_[] = {__VA_ARGS__}; same_f32_(__LINE__, got, w_, (int64_t)(sizeof w_ / sizeof w_[0]), #got); } while (0)
+#define SAME_F64(got, ...) do { const double w_[] = {__VA_ARGS__}; same_f64_(__LINE__, got, w_, (int64_t)(sizeof w_ / sizeof w_[0]), #got); } while (0)
+
+/* ---- JODIE ----------------------------------------------------------------- */
+
+static int jodie(dgnn_events *ev, const char *path, dgnn_err *e) { return dgnn_read_jodie(ev, path, e); }
+
+static void test_jodie_good(void) {
+    dgnn_events ev;
+    dgnn_err e = {0};
+    /* features, labels, unsorted times with a tie (rows 1 and 3 at t=5 keep file order) */
+    const char *p = W("j1.csv", "user,item,timestamp,state_label,f1,f2\n"
+                                "0,3,5.0,0,0.5,1.5\n"
+                                "1,4,2.0,1,2.5,3.5\n"
+                                "2,3,5.0,0,4.5,5.5\n"
+                                "0,4,1.0,0,6.5,-7.5e1\n");
+    int rc = jodie(&ev, p, &e);
+    CHECK_MSG(rc == 0, "%s", e.msg);
+    CHECK(ev.num_events == 4 && ev.num_nodes == 5 && ev.edge_dim == 2 && ev.bipartite == 1);
+    CHECK(ev.node_ids == NULL); /* ids 0..4 already dense */
+    CHECK(ev.ext_roll == NULL && ev.nfeat == NULL);
+    SAME_I32(ev.src, 0, 1, 0, 2);
+    SAME_I32(ev.dst, 4, 4, 3, 3);
+    SAME_F64(ev.t, 1.0, 2.0, 5.0, 5.0);
+    SAME_I32(ev.label, 0, 1, 0, 0);
+    SAME_F32(ev.efeat, 6.5f, -75.0f, 2.5f, 3.5f, 0.5f, 1.5f, 4.5f, 5.5f);
+    dgnn_events_free(&ev);
+
+    /* upstream JODIE layout: 5-name header for d=3 features, CRLF, BOM, users and items
+     * in separate id spaces (both from 0): items are shifted past the users */
+    p = W("j2.csv", "\xEF\xBB\xBFuser_id,item_id,timestamp,state_label,comma_separated_list_of_features\r\n"
+                    "0,0,10,0,1,2,3\r\n"
+                    "1,0,20,1,4,5,6\r\n"
+                    "1,1,30,0,7,8,9\r\n");
+    rc = jodie(&ev, p, &e);
+    CHECK_MSG(rc == 0, "%s", e.msg);
+    CHECK(ev.num_events == 3 && ev.num_nodes == 4 && ev.edge_dim == 3 && ev.bipartite == 1);
+    SAME_I32(ev.src, 0, 1, 1);
+    SAME_I32(ev.dst, 2, 2, 3);
+    SAME_I32(ev.label, 0, 1, 0);
+    SAME_F32(ev.efeat, 1, 2, 3, 4, 5, 6, 7, 8, 9);
+    dgnn_events_free(&ev);
+
+    /* wikipedia-like: 4 names, 4 columns, no features; sparse ids are remapped in
+     * increasing original id; blank lines (also trailing, and with spaces) are skipped */
+    p = W("j3.csv", "u,i,ts,label\n20,100,0.5,0\n\n10,100,0.25,1\n  \n20,300,0.75,0\n\n");
+    rc = jodie(&ev, p, &e);
+    CHECK_MSG(rc == 0, "%s", e.msg);
+    CHECK(ev.num_events == 3 && ev.num_nodes == 4 && ev.edge_dim == 0 && ev.efeat == NULL);
+    SAME_I32(ev.src, 0, 1, 1);
+    SAME_I32(ev.dst, 2, 2, 3);
+    SAME_F64(ev.t, 0.25, 0.5, 0.75);
+    CHECK(ev.node_ids && ev.node_ids[0] == 10 && ev.node_ids[1] == 20 && ev.node_ids[2] == 100 &&
+          ev.node_ids[3] == 300);
+    dgnn_events_free(&ev);
+
+    /* a very long line (5,000 features, ~25 KB): no fixed line buffer */
+    size_t cap = 64 + 2 * 5000 * 8;
+    char *txt = malloc(cap);
+    size_t o = (size_t)snprintf(txt, cap, "user,item,timestamp,state_label,features\n0,1,7,0");
+    for (int k = 0; k < 5000; k++) o += (size_t)snprintf(txt + o, cap - o, ",%d.5", k);
+    o += (size_t)snprintf(txt + o, cap - o, "\n0,1,8,0");
+    for (int k = 0; k < 5000; k++) o += (size_t)snprintf(txt + o, cap - o, ",%d", -k);
+    snprintf(txt + o, cap - o, "\n");
+    p = W("jlong.csv", txt);
+    free(txt);
+    rc = jodie(&ev, p, &e);
+    CHECK_MSG(rc == 0, "%s", e.msg);
+    CHECK(ev.num_events == 2 && ev.edge_dim == 5000);
+    if (rc == 0) {
+        CHECK(ev.efeat[0] == 0.5f && ev.efeat[4999] == 4999.5f && ev.efeat[5000 + 4999] == -4999.0f);
+    }
+    dgnn_events_free(&ev);
+}
+
+static void test_jodie_bad(void) {
+    dgnn_events ev;
+    dgnn_err e = {0};
+    const char *H = "user,item,timestamp,state_label\n";
+    char buf[512];
+#define JB(name, body, code, line, field, also)                         \
+    do {                                                                \
+        snprintf(buf, sizeof buf, "%s%s", H, body);                     \
+        const char *p_ = W(name, buf);                                  \
+        BAD(jodie(&ev, p_, &e), &e, &ev, code, p_, line, field, also);  \
+    } while (0)
+    JB("jb_missing.csv", "0,1,1,0\n0,1,2\n", DGNN_EFORMAT, 3, NULL, "expected 4 fields");
+    JB("jb_extra.csv", "0,1,1,0\n0,1,2,0,9\n", DGNN_EFORMAT, 3, NULL, "got 5");
+    JB("jb_user.csv", "0,1,1,0\nabc,1,2,0\n", DGNN_EFORMAT, 3, "user", "'abc'");
+    JB("jb_item_neg.csv", "0,-1,1,0\n", DGNN_EFORMAT, 2, "item", "negative");
+    JB("jb_user_ovf.csv", "99999999999999999999,1,1,0\n", DGNN_EFORMAT, 2, "user", "overflows int64");
+    JB("jb_id_float.csv", "0,1.5,1,0\n", DGNN_EFORMAT, 2, "item", "not an integer");
+    JB("jb_empty_field.csv", "0,,1,0\n", DGNN_EFORMAT, 2, "item", "empty field");
+    JB("jb_ts_text.csv", "0,1,1,0\n0,1,x1,0\n", DGNN_EFORMAT, 3, "timestamp", "'x1'");
+    JB("jb_ts_nan.csv", "0,1,nan,0\n", DGNN_EFORMAT, 2, "timestamp", "NaN");
+    JB("jb_ts_inf.csv", "0,1,1,0\n0,1,2,0\n0,1,-inf,0\n", DGNN_EFORMAT, 4, "timestamp", "infinite");
+    JB("jb_ts_infinity.csv", "0,1,Infinity,0\n", DGNN_EFORMAT, 2, "timestamp", "infinite");
+    JB("jb_ts_ovf.csv", "0,1,1e999,0\n", DGNN_EFORMAT, 2, "timestamp", "overflows");
+    JB("jb_ts_trail.csv", "0,1,12abc,0\n", DGNN_EFORMAT, 2, "timestamp", "not a number");
+    JB("jb_label.csv", "0,1,1,0.5\n", DGNN_EFORMAT, 2, "state_label", "not an integer");
+    JB("jb_label_big.csv", "0,1,1,4294967296\n", DGNN_EFORMAT, 2, "state_label", "out of range");
+#undef JB
+    /* features: the feature name and its column */
+    const char *p = W("jb_feat_nan.csv", "u,i,ts,label,a,b\n0,1,1,0,1,2\n0,1,2,0,3,NaN\n");
+    BAD(jodie(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 3, "f2", "(column 6)");
+    p = W("jb_feat_ovf.csv", "u,i,ts,label,a\n0,1,1,0,1e39\n");
+    BAD(jodie(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 2, "f1", "float32");
+    /* a long bad field is shown truncated */
+    p = W("jb_long.csv", "u,i,ts,label\n0,1,aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa,0\n");
+    BAD(jodie(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 2, "timestamp", "...");
+    CHECK(strlen(e.msg) < 200 && !strstr(e.msg, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+    /* layout errors */
+    p = W("jb_empty.csv", "");
+    BAD(jodie(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 0, NULL, "empty file");
+    p = W("jb_header_only.csv", "user,item,timestamp,state_label\n\n");
+    BAD(jodie(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 0, NULL, "only a header");
+    p = W("jb_no_header.csv", "0,1,1,0\n0,2,2,0\n");
+    BAD(jodie(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 1, NULL, "not a header");
+    p = W("jb_short_header.csv", "user,item,timestamp\n0,1,1,0\n");
+    BAD(jodie(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 1, NULL, "at least 4");
+    p = W("jb_header_mismatch.csv", "u,i,ts,label,a,b\n0,1,1,0,5\n");
+    BAD(jodie(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 2, NULL, "names 6 columns");
+    p = W("jb_feat_count.csv", "u,i,ts,label,a,b\n0,1,1,0,5,6\n0,1,1,0,5\n");
+    BAD(jodie(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 3, NULL, "2 features");
+    /* I/O */
+    p = P("does_not_exist.csv");
+    BAD(jodie(&ev, p, &e), &e, &ev, DGNN_EIO, p, 0, NULL, "No such file");
+    p = MKDIR("a_folder.csv");
+    BAD(jodie(&ev, p, &e), &e, &ev, DGNN_EIO, p, 0, NULL, "folder");
+}
+
+/* ---- npy ------------------------------------------------------------------- */
+
+static void test_npy(void) {
+    dgnn_err e = {0};
+    float *v = NULL;
+    int64_t r = -1, c = -1;
+    const float f4[6] = {1.5f, -2, 3, 4.25f, 5, 6};
+    const double f8[3] = {0.1, -1e30, 7};
+    const char *p = write_npy_f4("a.npy", 1, f4, 2, 3, 0);
+    CHECK_MSG(dgnn_read_npy(p, &v, &r, &c, &e) == 0, "%s", e.msg);
+    CHECK(r == 2 && c == 3);
+    SAME_F32(v, 1.5f, -2, 3, 4.25f, 5, 6);
+    free(v);
+    p = write_npy_f8("b.npy", 2, f8, 3, 1, 1);
+    CHECK_MSG(dgnn_read_npy(p, &v, &r, &c, &e) == 0, "%s", e.msg);
+    CHECK(r == 3 && c == 1);
+    SAME_F32(v, (float)0.1, -1e30f, 7);
+    free(v);
+    p = write_npy_f4("c.npy", 3, f4, 3, 2, 0);
+    CHECK_MSG(dgnn_read_npy(p, &v, &r, &c, &e) == 0, "%s", e.msg);
+    CHECK(r == 3 && c == 2 && v && v[5] == 6);
+    free(v);
+    p = write_npy_raw("empty_rows.npy", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 4), }", NULL, 0);
+    CHECK_MSG(dgnn_read_npy(p, &v, &r, &c, &e) == 0, "%s", e.msg);
+    CHECK(r == 0 && c == 4 && v != NULL);
+    free(v);
+    /* key order and quotes as another writer might put them */
+    p = write_npy_raw("keys.npy", 1, "{\"shape\": (2,3), \"fortran_order\": False, \"descr\": \"<f4\"}", f4, 24);
+    CHECK_MSG(dgnn_read_npy(p, &v, &r, &c, &e) == 0, "%s", e.msg);
+    CHECK(r == 2 && c == 3);
+    free(v);
+
+#define NB(path, code, also)                                                              \
+    do {                                                                                  \
+        v = (float *)1;                                                                   \
+        int rc_ = dgnn_read_npy(path, &v, &r, &c, &e);                                    \
+        BAD(rc_, &e, NULL, code, path, 0, NULL, also);                                    \
+        CHECK(v == NULL);                                                                 \
+    } while (0)
+    NB(W("nb_text.npy", "hello, this is not numpy\n"), DGNN_EFORMAT, "magic");
+    NB(W("nb_short.npy", "\x93NUM"), DGNN_EFORMAT, "magic");
+    p = write_npy_raw("nb_v4.npy", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", f4, 4);
+    {   /* patch the major version byte to 4 */
+        FILE *f = fopen(p, "r+b");
+        fseek(f, 6, SEEK_SET);
+        fputc(4, f);
+        fclose(f);
+    }
+    NB(p, DGNN_EVERSION, "version 4.0");
+    NB(write_npy_raw("nb_i4.npy", 1, "{'descr': '<i4', 'fortran_order': False, 'shape': (1,), }", f4, 4),
+       DGNN_EUNSUPPORTED, "'<i4'");
+    NB(write_npy_raw("nb_be.npy", 1, "{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }", f4, 4),
+       DGNN_EUNSUPPORTED, "'>f4'");
+    NB(write_npy_raw("nb_u1.npy", 1, "{'descr': '|u1', 'fortran_order': False, 'shape': (4,), }", f4, 4),
+       DGNN_EUNSUPPORTED, "'|u1'");
+    NB(write_npy_raw("nb_fortran.npy", 1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", f4, 24),
+       DGNN_EUNSUPPORTED, "Fortran");
+    NB(write_npy_raw("nb_3d.npy", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2, 3), }", f4, 24),
+       DGNN_EFORMAT, "3 dimensions");
+    NB(write_npy_raw("nb_scalar.npy", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (), }", f4, 4),
+       DGNN_EFORMAT, "0 dimensions");
+    NB(write_npy_raw("nb_trunc.npy", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", f4, 20),
+       DGNN_EFORMAT, "truncated");
+    NB(write_npy_raw("nb_extra.npy", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 3), }", f4, 24),
+       DGNN_EFORMAT, "needs 12");
+    NB(write_npy_raw("nb_huge.npy", 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (1152921504606846976, 1024), }",
+                     f4, 24),
+       DGNN_EFORMAT, "truncated");
+    NB(write_npy_raw("nb_dimovf.npy", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }",
+                     f4, 4),
+       DGNN_EFORMAT, "'shape'");
+    NB(write_npy_raw("nb_noshape.npy", 1, "{'descr': '<f4', 'fortran_order': False, }", f4, 4), DGNN_EFORMAT,
+       "lacks 'shape'");
+    NB(write_npy_raw("nb_nodict.npy", 1, "descr: f4", f4, 4), DGNN_EFORMAT, "not a dict");
+    NB(write_npy_raw("nb_badkey.npy", 1, "{'descr': '<f4', 'order': False, 'shape': (1,), }", f4, 4), DGNN_EFORMAT,
+       "unknown key 'order'");
+    NB(write_npy_raw("nb_unterminated.npy", 1, "{'descr': '<f4", f4, 4), DGNN_EFORMAT, "'descr'");
+    {
+        float bad[4] = {1, 2, NAN, 4};
+        NB(write_npy_f4("nb_nan.npy", 1, bad, 2, 2, 0), DGNN_EFORMAT, "row 1, column 0: NaN");
+        double big[2] = {1, 1e300};
+        NB(write_npy_f8("nb_f8ovf.npy", 1, big, 2, 1, 1), DGNN_EFORMAT, "overflows float32");
+        double inf[2] = {INFINITY, 1};
+        NB(write_npy_f8("nb_inf.npy", 1, inf, 1, 2, 0), DGNN_EFORMAT, "infinite");
+    }
+    { /* header length announced past the end of the file */
+        const char *q = P("nb_hdrtrunc.npy");
+        check_write_file(q, "\x93NUMPY\x01\x00\xff\x00{'descr'", 18);
+        remember(q);
+        NB(q, DGNN_EFORMAT, "truncated .npy header");
+    }
+    NB(P("missing.npy"), DGNN_EIO, "No such file");
+#undef NB
+}
+
+/* ---- TGL ------------------------------------------------------------------- */
+
+static void test_tgl_good(void) {
+    dgnn_events ev;
+    dgnn_err e = {0};
+    /* a TGL folder: edges.csv (unsorted), edge_features.npy (f4), node_features.npy (f8) */
+    MKDIR("tgl1");
+    W("tgl1/edges.csv", ",src,dst,time,ext_roll\n"
+                        "0,1,3,20.0,0\n"
+                        "1,0,4,10.0,0\n"
+                        "2,2,3,20.0,1\n"
+                        "3,1,4,5.5,2\n");
+    const float ef[8] = {10, 11, 20, 21, 30, 31, 40, 41}; /* row i = event i of the file */
+    write_npy_f4("tgl1/edge_features.npy", 1, ef, 4, 2, 0);
+    double nf[18];
+    for (int i = 0; i < 18; i++) nf[i] = i + 0.5;
+    write_npy_f8("tgl1/node_features.npy", 1, nf, 6, 3, 0); /* 6 nodes: id 5 has no event */
+    int rc = dgnn_read_tgl(&ev, P("tgl1"), NULL, NULL, &e);
+    CHECK_MSG(rc == 0, "%s", e.msg);
+    CHECK(ev.num_events == 4 && ev.num_nodes == 6 && ev.edge_dim == 2 && ev.node_dim == 3);
+    SAME_I32(ev.src, 1, 0, 1, 2);
+    SAME_I32(ev.dst, 4, 4, 3, 3);
+    SAME_F64(ev.t, 5.5, 10, 20, 20);
+    SAME_F32(ev.efeat, 40, 41, 20, 21, 10, 11, 30, 31);
+    CHECK(ev.ext_roll && ev.ext_roll[0] == 2 && ev.ext_roll[1] == 0 && ev.ext_roll[2] == 0 && ev.ext_roll[3] == 1);
+    CHECK(ev.nfeat && ev.nfeat[0] == 0.5f && ev.nfeat[17] == 17.5f);
+    CHECK(ev.node_ids == NULL && ev.label == NULL && ev.bipartite == 1);
+    dgnn_events_free(&ev);
+
+    /* the csv path itself: the features beside it are found too */
+    rc = dgnn_read_tgl(&ev, P("tgl1/edges.csv"), NULL, NULL, &e);
+    CHECK_MSG(rc == 0, "%s", e.msg);
+    CHECK(ev.num_events == 4 && ev.num_nodes == 6 && ev.edge_dim == 2 && ev.node_dim == 3);
+    dgnn_events_free(&ev);
+
+    /* explicit feature files: 1-d f8 edge features (v2 header), no node features
+     * (N then comes from the ids); header without the index and ext_roll columns, CRLF, BOM */
+    const double w[3] = {0.25, 0.5, 0.75};
+    const char *efp = write_npy_f8("w.npy", 2, w, 3, 1, 1);
+    const char *p = W("plain.csv", "\xEF\xBB\xBFsrc,dst,time\r\n7,9,3\r\n9,7,1.5\r\n7,8,3\r\n");
+    rc = dgnn_read_tgl(&ev, p, efp, NULL, &e);
+    CHECK_MSG(rc == 0, "%s", e.msg);
+    CHECK(ev.num_events == 3 && ev.num_nodes == 3 && ev.edge_dim == 1 && ev.node_dim == 0 && ev.ext_roll == NULL);
+    SAME_I32(ev.src, 2, 0, 0);
+    SAME_I32(ev.dst, 0, 2, 1);
+    SAME_F32(ev.efeat, 0.5f, 0.25f, 0.75f);
+    CHECK(ev.node_ids && ev.node_ids[0] == 7 && ev.node_ids[2] == 9);
+    dgnn_events_free(&ev);
+
+    /* pandas extras: a named index and an int_roll column, in another order */
+    p = W("extra.csv", "Unnamed: 0,int_roll,time,dst,src,ext_roll\n0,1,1,1,0,0\n1,0,2,0,1,2\n");
+    rc = dgnn_read_tgl(&ev, p, NULL, NULL, &e);
+    CHECK_MSG(rc == 0, "%s", e.msg);
+    CHECK(ev.num_events == 2 && ev.num_nodes == 2 && ev.ext_roll && ev.ext_roll[1] == 2 && ev.bipartite == 0);
+    SAME_I32(ev.src, 0, 1);
+    dgnn_events_free(&ev);
+}
+
+static void test_tgl_bad(void) {
+    dgnn_events ev;
+    dgnn_err e = {0};
+    const char *H = ",src,dst,time,ext_roll\n";
+    char buf[512];
+#define TB(name, body, code, line, field, also)                                            \
+    do {                                                                                   \
+        snprintf(buf, sizeof buf, "%s%s", H, body);                                        \
+        const char *p_ = W(name, buf);                                                     \
+        BAD(dgnn_read_tgl(&ev, p_, NULL, NULL, &e), &e, &ev, code, p_, line, field, also); \
+    } while (0)
+    TB("tb_missing.csv", "0,1,2,1.0,0\n1,1,2,1.0\n", DGNN_EFORMAT, 3, NULL, "expected 5 fields");
+    TB("tb_extra.csv", "0,1,2,1.0,0,7\n", DGNN_EFORMAT, 2, NULL, "got 6");
+    TB("tb_src.csv", "0,one,2,1.0,0\n", DGNN_EFORMAT, 2, "src", "'one'");
+    TB("tb_dst_neg.csv", "0,1,-2,1.0,0\n", DGNN_EFORMAT, 2, "dst", "negative");
+    TB("tb_dst_ovf.csv", "0,1,9223372036854775808,1.0,0\n", DGNN_EFORMAT, 2, "dst", "overflows");
+    TB("tb_time_nan.csv", "0,1,2,1.0,0\n1,1,2,nan,0\n", DGNN_EFORMAT, 3, "time", "NaN");
+    TB("tb_time_inf.csv", "0,1,2,inf,0\n", DGNN_EFORMAT, 2, "time", "infinite");
+    TB("tb_time_ovf.csv", "0,1,2,-1e400,0\n", DGNN_EFORMAT, 2, "time", "overflows");
+    TB("tb_roll.csv", "0,1,2,1.0,3\n", DGNN_EFORMAT, 2, "ext_roll", "out of range");
+    TB("tb_roll_text.csv", "0,1,2,1.0,train\n", DGNN_EFORMAT, 2, "ext_roll", "'train'");
+    TB("tb_header_only.csv", "", DGNN_EFORMAT, 0, NULL, "only a header");
+#undef TB
+    const char *p = W("tb_empty.csv", "");
+    BAD(dgnn_read_tgl(&ev, p, NULL, NULL, &e), &e, &ev, DGNN_EFORMAT, p, 0, NULL, "empty file");
+    p = W("tb_nodst.csv", ",src,destination,time\n0,1,2,3\n");
+    BAD(dgnn_read_tgl(&ev, p, NULL, NULL, &e), &e, &ev, DGNN_EFORMAT, p, 1, NULL, "no 'dst' column");
+    p = W("tb_twice.csv", ",src,dst,time,src\n0,1,2,3,4\n");
+    BAD(dgnn_read_tgl(&ev, p, NULL, NULL, &e), &e, &ev, DGNN_EFORMAT, p, 1, NULL, "twice");
+    p = W("tb_noheader.csv", "0,1,2,3.0,0\n");
+    BAD(dgnn_read_tgl(&ev, p, NULL, NULL, &e), &e, &ev, DGNN_EFORMAT, p, 1, NULL, "not a header");
+    p = MKDIR("tgl_empty_folder");
+    BAD(dgnn_read_tgl(&ev, p, NULL, NULL, &e), &e, &ev, DGNN_EIO, P("tgl_empty_folder/edges.csv"), 0, NULL,
+        "No such file");
+
+    /* feature files that do not fit the csv */
+    const float ef[6] = {1, 2, 3, 4, 5, 6};
+    const char *three = write_npy_f4("tb_ef3.npy", 1, ef, 3, 2, 0);
+    p = W("tb_4ev.csv", ",src,dst,time,ext_roll\n0,0,1,1,0\n1,0,1,2,0\n2,0,1,3,0\n3,0,1,4,0\n");
+    BAD(dgnn_read_tgl(&ev, p, three, NULL, &e), &e, &ev, DGNN_EFORMAT, p, 5, NULL, "has only 3 rows");
+    p = W("tb_2ev.csv", ",src,dst,time,ext_roll\n0,0,1,1,0\n1,0,1,2,0\n");
+    BAD(dgnn_read_tgl(&ev, p, three, NULL, &e), &e, &ev, DGNN_EFORMAT, p, 0, NULL, "tb_ef3.npy has 3 rows");
+    const char *nodes2 = write_npy_f4("tb_nf2.npy", 1, ef, 2, 3, 0); /* 2 nodes: ids 0, 1 */
+    p = W("tb_idbig.csv", ",src,dst,time,ext_roll\n0,0,1,1,0\n1,1,2,2,0\n");
+    BAD(dgnn_read_tgl(&ev, p, NULL, nodes2, &e), &e, &ev, DGNN_EFORMAT, p, 3, "dst", "2 rows of the node features");
+    /* a bad feature file is reported as such */
+    BAD(dgnn_read_tgl(&ev, p, W("tb_bad.npy", "not numpy"), NULL, &e), &e, &ev, DGNN_EFORMAT, P("tb_bad.npy"), 0,
+        NULL, "magic");
+    BAD(dgnn_read_tgl(&ev, p, P("tb_missing.npy"), NULL, &e), &e, &ev, DGNN_EIO, P("tb_missing.npy"), 0, NULL,
+        "No such file");
+}
+
+/* ---- edge lists ------------------------------------------------------------- */
+
+static void test_edgelist_good(void) {
+    dgnn_events ev;
+    dgnn_err e = {0};
+    /* SNAP-like: '#' and '%' comments, blank lines, tabs and runs of spaces, sparse ids,
+     * fractional and exponent timestamps, unsorted with ties kept in file order */
+    const char *p = W("e1.txt", "# Directed graph\n"
+                                "% another comment\n"
+                                "\n"
+                                "100\t200\t12.25\n"
+                                "  300   100  1.5e1 \n"
+                                "   # indented comment\n"
+                                "200 300 12.25\n"
+                                "100 300 3\n"
+                                "\t\n");
+    int rc = dgnn_read_edgelist(&ev, p, NULL, &e);
+    CHECK_MSG(rc == 0, "%s", e.msg);
+    CHECK(ev.num_events == 4 && ev.num_nodes == 3 && ev.edge_dim == 0 && ev.label == NULL && ev.bipartite == 0);
+    SAME_I32(ev.src, 0, 0, 1, 2);
+    SAME_I32(ev.dst, 2, 1, 2, 0);
+    SAME_F64(ev.t, 3, 12.25, 12.25, 15);
+    CHECK(ev.node_ids && ev.node_ids[0] == 100 && ev.node_ids[1] == 200 && ev.node_ids[2] == 300);
+    dgnn_events_free(&ev);
+
+    /* KONECT: '% sym unweighted' header lines, 4 columns src dst weight ts */
+    p = W("out.konect", "% sym unweighted\n% 3 3 3\n1 2 1 1000\n2 3 -1 999\n1 3 2.5 1001\n");
+    rc = dgnn_read_edgelist(&ev, p, NULL, &e);
+    CHECK_MSG(rc == 0, "%s", e.msg);
+    CHECK(ev.num_events == 3 && ev.num_nodes == 3 && ev.edge_dim == 1);
+    SAME_I32(ev.src, 1, 0, 0);
+    SAME_I32(ev.dst, 2, 1, 2);
+    SAME_F32(ev.efeat, -1, 1, 2.5f);
+    SAME_F64(ev.t, 999, 1000, 1001);
+    dgnn_events_free(&ev);
+
+    /* csv with a BOM, CRLF, spaces after commas (bitcoin-alpha layout: SRC,DST,RATING,TIME) */
+    p = W("e3.csv", "\xEF\xBB\xBF" "5, 6, 10, 1407470400\r\n6,5,-10,1376539200\r\n");
+    rc = dgnn_read_edgelist(&ev, p, NULL, &e);
+    CHECK_MSG(rc == 0, "%s", e.msg);
+    CHECK(ev.num_events == 2 && ev.num_nodes == 2 && ev.edge_dim == 1);
+    SAME_I32(ev.src, 1, 0);
+    SAME_F32(ev.efeat, -10, 10);
+    SAME_F64(ev.t, 1376539200, 1407470400);
+    dgnn_events_free(&ev);
+
+    /* --columns: any order; weight goes first among the features, then the feats */
+    p = W("e4.txt", "2.5 1 9 2 7.5 0 -1\n1.5 2 9 1 8.5 1 -2\n");
+    rc = dgnn_read_edgelist(&ev, p, "ts, src,skip,dst,feat,label,weight", &e);
+    CHECK_MSG(rc == 0, "%s", e.msg);
+    CHECK(ev.num_events == 2 && ev.num_nodes == 2 && ev.edge_dim == 2);
+    SAME_I32(ev.src, 1, 0);
+    SAME_I32(ev.dst, 0, 1);
+    SAME_F64(ev.t, 1.5, 2.5);
+    SAME_F32(ev.efeat, -2, 8.5f, -1, 7.5f);
+    SAME_I32(ev.label, 1, 0);
+    dgnn_events_free(&ev);
+
+    /* 2 columns made usable: --columns names a third as ts (5 columns, two feats) */
+    p = W("e5.csv", "0,1,3,0.5,0.25\n");
+    rc = dgnn_read_edgelist(&ev, p, "src,dst,ts,feat,feat", &e);
+    CHECK_MSG(rc == 0, "%s", e.msg);
+    CHECK(ev.num_events == 1 && ev.edge_dim == 2);
+    SAME_F32(ev.efeat, 0.5f, 0.25f);
+    dgnn_events_free(&ev);
+}
+
+static void test_edgelist_bad(void) {
+    dgnn_events ev;
+    dgnn_err e = {0};
+    const char *p;
+#define EB(name, body, cols, code, line, field, also)                                      \
+    do {                                                                                   \
+        p = W(name, body);                                                                 \
+        BAD(dgnn_read_edgelist(&ev, p, cols, &e), &e, &ev, code, p, line, field, also);    \
+    } while (0)
+    EB("eb_2col.txt", "% c\n1 2\n", NULL, DGNN_EFORMAT, 2, NULL, "no timestamp column");
+    CHECK(strstr(e.msg, "--columns") != NULL);
+    EB("eb_5col.txt", "1 2 3 4 5\n", NULL, DGNN_EFORMAT, 1, NULL, "--columns");
+    EB("eb_missing.txt", "1 2 3\n1 2 4\n1 2\n", NULL, DGNN_EFORMAT, 3, NULL, "expected 3 fields (as on line 1), got 2");
+    EB("eb_extra.csv", "# h\n1,2,3\n1,2,3,4\n", NULL, DGNN_EFORMAT, 3, NULL, "got 4");
+    EB("eb_mixed.csv", "1,2,3\n1 2 3\n", NULL, DGNN_EFORMAT, 2, NULL, "got 1");
+    EB("eb_ts.txt", "1 2 3\n1 2 abc\n", NULL, DGNN_EFORMAT, 2, "ts", "(column 3): not a number: 'abc'");
+    EB("eb_ts_nan.txt", "1 2 NAN\n", NULL, DGNN_EFORMAT, 1, "ts", "NaN");
+    EB("eb_ts_inf.csv", "1,2,1\n1,2,+INF\n", NULL, DGNN_EFORMAT, 2, "ts", "infinite");
+    EB("eb_ts_ovf.txt", "1 2 1e309\n", NULL, DGNN_EFORMAT, 1, "ts", "overflows");
+    EB("eb_weight.txt", "1 2 nan 5\n", NULL, DGNN_EFORMAT, 1, "weight", "(column 3)");
+    EB("eb_src_neg.txt", "-1 2 3\n", NULL, DGNN_EFORMAT, 1, "src", "negative");
+    EB("eb_src_ovf.txt", "9223372036854775808 2 3\n", NULL, DGNN_EFORMAT, 1, "src", "overflows int64");
+    EB("eb_dst_float.txt", "1 2.0 3\n", NULL, DGNN_EFORMAT, 1, "dst", "not an integer");
+    EB("eb_header.txt", "src dst ts\n1 2 3\n", NULL, DGNN_EFORMAT, 1, NULL, "header");
+    EB("eb_label.txt", "1 2 3 x\n", "src,dst,ts,label", DGNN_EFORMAT, 1, "label", "'x'");
+    EB("eb_feat.txt", "1 2 3 1e40\n", "src,dst,ts,feat", DGNN_EFORMAT, 1, "feat", "float32");
+    EB("eb_colcount.txt", "% x\n1 2 3\n", "src,dst,weight,ts", DGNN_EFORMAT, 2, NULL, "names 4");
+    EB("eb_empty.txt", "", NULL, DGNN_EFORMAT, 0, NULL, "empty file");
+    EB("eb_comments.txt", "\xEF\xBB\xBF% only\n# comments\n\n  \n", NULL, DGNN_EFORMAT, 0, NULL, "only comments");
+    /* a NUL byte inside a field */
+    p = P("eb_nul2.txt");
+    check_write_file(p, "1 2 3\n1 2 4\0x\n", 14);
+    remember(p);
+    BAD(dgnn_read_edgelist(&ev, p, NULL, &e), &e, &ev, DGNN_EFORMAT, p, 2, "ts", "not a number: '4?x'");
+    /* bad --columns strings */
+    EB("eb_role.txt", "1 2 3\n", "src,dst,time", DGNN_EINVAL, 0, NULL, "unknown role 'time'");
+    EB("eb_nots.txt", "1 2 3\n", "src,dst,weight", DGNN_EINVAL, 0, NULL, "exactly one 'ts'");
+    EB("eb_2src.txt", "1 2 3\n", "src,src,ts", DGNN_EINVAL, 0, NULL, "exactly one 'src'");
+    EB("eb_2w.txt", "1 2 3 4\n", "src,dst,weight,weight,ts", DGNN_EINVAL, 0, NULL, "at most one 'weight'");
+    EB("eb_emptyrole.txt", "1 2 3\n", "src,,dst,ts", DGNN_EINVAL, 0, NULL, "unknown role ''");
+#undef EB
+    p = P("missing.txt");
+    BAD(dgnn_read_edgelist(&ev, p, NULL, &e), &e, &ev, DGNN_EIO, p, 0, NULL, "No such file");
+}
+
+/* ---- the shared datasets ---------------------------------------------------- */
+
+static void test_shared(void) {
+    char buf[512];
+    dgnn_events ev;
+    dgnn_err e = {0};
+    const char *p = check_data(buf, sizeof buf, "wikipedia/wikipedia.csv");
+    if (p) {
+        double t0 = dgnn_now();
+        int rc = dgnn_read_jodie(&ev, p, &e);
+        double dt = dgnn_now() - t0;
+        CHECK_MSG(rc == 0, "%s", e.msg);
+        CHECK(ev.num_events == 157474 && ev.num_nodes == 9227 && ev.edge_dim == 0 && ev.bipartite == 1);
+        CHECK(ev.node_ids == NULL && ev.label != NULL);
+        int64_t pos = 0;
+        for (int64_t i = 0; i < ev.num_events; i++) pos += ev.label[i] == 1;
+        CHECK_MSG(pos == 217, "%lld positive labels", (long long)pos);
+        int sorted = 1;
+        for (int64_t i = 1; i < ev.num_events; i++) sorted &= ev.t[i - 1] <= ev.t[i];
+        CHECK(sorted);
+        printf("wikipedia.csv: %lld events read in %.3f s\n", (long long)ev.num_events, dt);
+        CHECK_MSG(dt < 5.0, "%.3f s", dt); /* ~0.1 s in Release; loose for sanitizer builds */
+        dgnn_events_free(&ev);
+    }
+    p = check_data(buf, sizeof buf, "collegemsg/CollegeMsg.txt");
+    if (p) {
+        int rc = dgnn_read_edgelist(&ev, p, NULL, &e);
+        CHECK_MSG(rc == 0, "%s", e.msg);
+        CHECK(ev.num_events == 59835 && ev.num_nodes == 1899 && ev.edge_dim == 0);
+        CHECK(ev.node_ids && ev.node_ids[0] == 1); /* 1-based ids are remapped */
+        dgnn_events_free(&ev);
+    }
+    p = check_data(buf, sizeof buf, "bitcoin-alpha/soc-sign-bitcoinalpha.csv");
+    if (p) {
+        int rc = dgnn_read_edgelist(&ev, p, NULL, &e);
+        CHECK_MSG(rc == 0, "%s", e.msg);
+        CHECK(ev.num_events == 24186 && ev.num_nodes == 3783 && ev.edge_dim == 1);
+        int sorted = 1, in_range = 1;
+        for (int64_t i = 0; i < ev.num_events; i++) {
+            if (i) sorted &= ev.t[i - 1] <= ev.t[i];
+            in_range &= ev.efeat[i] >= -10 && ev.efeat[i] <= 10 && ev.efeat[i] != 0;
+        }
+        CHECK(sorted && in_range);
+        dgnn_events_free(&ev);
+    }
+}
+
+int main(void) {
+    snprintf(g_dir, sizeof g_dir, "/tmp/dgnn_readers_XXXXXX");
+    if (!mkdtemp(g_dir)) {
+        perror("mkdtemp");
+        return 2;
+    }
+    test_jodie_good();
+    test_jodie_bad();
+    test_npy();
+    test_tgl_good();
+    test_tgl_bad();
+    test_edgelist_good();
+    test_edgelist_bad();
+    test_shared();
+    cleanup();
+    return check_done();
+}

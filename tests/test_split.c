@@ -1,0 +1,232 @@
+/* test_split.c: numpy-exact quantiles (hand-computed values, including a case where
+ * numpy's upper-end interpolation differs from the naive formula in the last bit),
+ * time and ext_roll splits and TGN's new-node masks on hand-made tables, the protocol's
+ * invariants for random held-out samples, bad inputs, and the Wikipedia counts TGN
+ * prints (23,621 validation and test events), when the shared data is present. */
+#include "check.h"
+#include "dgnn/io.h"
+#include "dgnn/split.h"
+
+/* The hand table:
+ *   e0 0->1 t1   e1 2->3 t2   e2 0->3 t3   e3 4->5 t4   e4 1->2 t5
+ *   e5 0->1 t6   e6 2->3 t7   e7 6->1 t8   e8 3->7 t9   e9 0->2 t10
+ * N = 10 (nodes 8 and 9 never appear). */
+static void hand_table(dgnn_events *ev) {
+    dgnn_err err;
+    dgnn_events_init(ev);
+    if (dgnn_events_alloc(ev, 10, 0, 0, &err)) exit(2);
+    ev->num_nodes = 10;
+    int32_t s[10] = {0, 2, 0, 4, 1, 0, 2, 6, 3, 0}, d[10] = {1, 3, 3, 5, 2, 1, 3, 1, 7, 2};
+    for (int e = 0; e < 10; e++) {
+        ev->src[e] = s[e];
+        ev->dst[e] = d[e];
+        ev->t[e] = e + 1;
+    }
+}
+
+static void test_quantile(void) {
+    double a[4] = {1, 2, 3, 4};
+    CHECK(dgnn_quantile_sorted(a, 4, 0.0) == 1.0);
+    CHECK(dgnn_quantile_sorted(a, 4, 1.0) == 4.0);
+    CHECK(dgnn_quantile_sorted(a, 4, 0.5) == 2.5);
+    CHECK_NEAR(dgnn_quantile_sorted(a, 4, 0.70), 3.1, 1e-12);  /* index 2.1 */
+    CHECK_NEAR(dgnn_quantile_sorted(a, 4, 0.85), 3.55, 1e-12); /* index 2.55 */
+    double b[11];
+    for (int i = 0; i < 11; i++) b[i] = 10.0 * i;
+    CHECK(dgnn_quantile_sorted(b, 11, 0.70) == 70.0); /* 10 * 0.7 == 7.0 exactly in doubles */
+    CHECK(dgnn_quantile_sorted(b, 11, 0.85) == 85.0); /* index 8.5: midpoint */
+    double one[1] = {42};
+    CHECK(dgnn_quantile_sorted(one, 1, 0.7) == 42);
+    /* numpy.quantile([0, 7], 0.85): gamma 0.85 >= 0.5, so numpy computes
+     * 7 - 7 * (1 - 0.85) = 5.949999999999999, where 0 + 7 * 0.85 gives 5.95. */
+    double c[2] = {0, 7};
+    volatile double g = 0.85;
+    CHECK(dgnn_quantile_sorted(c, 2, 0.85) == 7.0 - 7.0 * (1.0 - g));
+    CHECK(dgnn_quantile_sorted(c, 2, 0.85) != 7.0 * g);
+    /* ties */
+    double t[10] = {1, 1, 1, 1, 2, 2, 2, 2, 2, 3};
+    CHECK(dgnn_quantile_sorted(t, 10, 0.70) == 2.0 && dgnn_quantile_sorted(t, 10, 0.85) == 2.0);
+}
+
+static void test_time_split(void) {
+    dgnn_err err;
+    dgnn_events ev;
+    hand_table(&ev);
+    dgnn_split s;
+    dgnn_split_opts o = dgnn_split_opts_default();
+    CHECK(o.mode == DGNN_SPLIT_BY_TIME && o.val_q == 0.70 && o.test_q == 0.85 && o.new_node_frac == 0.1 && o.seed == 2020);
+
+    /* transductive: val_time 7.3, test_time 8.65; new nodes {6, 7} */
+    o.new_node_frac = 0;
+    CHECK(dgnn_split_make(&s, &ev, &o, &err) == DGNN_OK);
+    CHECK_NEAR(s.val_time, 7.3, 1e-12);
+    CHECK_NEAR(s.test_time, 8.65, 1e-12);
+    uint8_t want0[10] = {1, 1, 1, 1, 1, 1, 1, DGNN_SPLIT_VAL | DGNN_SPLIT_NEW_VAL, DGNN_SPLIT_TEST | DGNN_SPLIT_NEW_TEST,
+                         DGNN_SPLIT_TEST};
+    CHECK(memcmp(s.mask, want0, 10) == 0);
+    CHECK(s.n_train == 7 && s.n_val == 1 && s.n_test == 2 && s.n_new_val == 1 && s.n_new_test == 1);
+    CHECK(s.n_nodes_seen == 8 && s.n_held_out == 0 && s.n_new_nodes == 2 && s.new_node[6] && s.new_node[7]);
+    CHECK(!s.new_node[8] && !s.new_node[0]);
+    CHECK(s.train_end == 7 && s.val_end == 8);
+    int64_t *idx, n;
+    CHECK(dgnn_split_indices(&idx, &n, &s, DGNN_SPLIT_VAL | DGNN_SPLIT_TEST, &err) == DGNN_OK);
+    CHECK(n == 3 && idx[0] == 7 && idx[1] == 8 && idx[2] == 9);
+    free(idx);
+    CHECK(dgnn_split_indices(&idx, &n, &s, DGNN_SPLIT_NEW_TEST, &err) == DGNN_OK);
+    CHECK(n == 1 && idx[0] == 8);
+    free(idx);
+    dgnn_split_free(&s);
+
+    /* everything held out that can be: later nodes {0,1,2,3,6,7} (6 < floor(1 * 8));
+     * training keeps only e3 (4->5); every val/test event touches a new node */
+    o.new_node_frac = 1.0;
+    CHECK(dgnn_split_make(&s, &ev, &o, &err) == DGNN_OK);
+    uint8_t want1[10] = {0, 0, 0, 1, 0, 0, 0, DGNN_SPLIT_VAL | DGNN_SPLIT_NEW_VAL, DGNN_SPLIT_TEST | DGNN_SPLIT_NEW_TEST,
+                         DGNN_SPLIT_TEST | DGNN_SPLIT_NEW_TEST};
+    CHECK(memcmp(s.mask, want1, 10) == 0);
+    CHECK(s.n_held_out == 6 && s.n_new_nodes == 6 && s.n_train == 1 && s.n_new_test == 2);
+    CHECK(s.held_out[0] && s.held_out[1] && s.held_out[2] && s.held_out[3] && s.held_out[6] && s.held_out[7]);
+    CHECK(!s.held_out[4] && !s.held_out[5] && !s.held_out[8]);
+    CHECK(s.train_end == 7 && s.val_end == 8); /* periods, not the reduced train set */
+    dgnn_split_free(&s);
+
+    /* 2 held-out nodes (floor(0.25 * 8)): check the protocol's invariants for many
+     * seeds, against a direct recomputation; seeds must pick different sets */
+    o.new_node_frac = 0.25;
+    int later[10] = {1, 1, 1, 1, 0, 0, 1, 1, 0, 0};
+    int picked[10] = {0}, distinct_sets = 0;
+    unsigned seen_sets[64] = {0};
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        o.seed = seed;
+        CHECK(dgnn_split_make(&s, &ev, &o, &err) == DGNN_OK);
+        int ok = s.n_held_out == 2;
+        unsigned set = 0;
+        int cnt = 0;
+        for (int v = 0; v < 10; v++) {
+            if (s.held_out[v]) { ok &= later[v]; picked[v]++; set |= 1u << v; cnt++; }
+        }
+        ok &= cnt == 2;
+        /* recompute train / new nodes / masks from held_out */
+        int in_train[10] = {0};
+        for (int e = 0; e < 10; e++) {
+            int tr = e < 7 && !s.held_out[ev.src[e]] && !s.held_out[ev.dst[e]];
+            ok &= ((s.mask[e] & DGNN_SPLIT_TRAIN) != 0) == tr;
+            if (tr) in_train[ev.src[e]] = in_train[ev.dst[e]] = 1;
+        }
+        for (int v = 0; v < 10; v++) ok &= s.new_node[v] == (v < 8 && !in_train[v]);
+        for (int e = 7; e < 10; e++) {
+            int nn = s.new_node[ev.src[e]] || s.new_node[ev.dst[e]];
+            ok &= e == 7 ? s.mask[e] == (DGNN_SPLIT_VAL | (nn ? DGNN_SPLIT_NEW_VAL : 0))
+                         : s.mask[e] == (DGNN_SPLIT_TEST | (nn ? DGNN_SPLIT_NEW_TEST : 0));
+        }
+        CHECK_MSG(ok, "seed %llu", (unsigned long long)seed);
+        int known = 0;
+        for (int i = 0; i < distinct_sets; i++) known |= seen_sets[i] == set;
+        if (!known && distinct_sets < 64) seen_sets[distinct_sets++] = set;
+        /* same seed, same split */
+        dgnn_split s2;
+        CHECK(dgnn_split_make(&s2, &ev, &o, &err) == DGNN_OK);
+        CHECK(memcmp(s.mask, s2.mask, 10) == 0 && memcmp(s.held_out, s2.held_out, 10) == 0);
+        dgnn_split_free(&s2);
+        dgnn_split_free(&s);
+    }
+    CHECK_MSG(distinct_sets >= 5, "%d distinct held-out sets over 40 seeds", distinct_sets);
+    for (int v = 0; v < 10; v++) CHECK_MSG(later[v] ? picked[v] > 0 : picked[v] == 0, "node %d picked %d times", v, picked[v]);
+
+    /* bad inputs */
+    o = dgnn_split_opts_default();
+    o.val_q = 0.9;
+    CHECK(dgnn_split_make(&s, &ev, &o, &err) == DGNN_EINVAL && s.mask == NULL);
+    o = dgnn_split_opts_default();
+    o.new_node_frac = 1.5;
+    CHECK(dgnn_split_make(&s, &ev, &o, &err) == DGNN_EINVAL);
+    CHECK(dgnn_split_make(&s, &ev, NULL, &err) == DGNN_OK && s.n_held_out == 0); /* floor(0.1 * 8) = 0 */
+    dgnn_split_free(&s);
+    ev.t[4] = 0;
+    CHECK(dgnn_split_make(&s, &ev, NULL, &err) == DGNN_EINVAL);
+    CHECK_MSG(strstr(err.msg, "event 4") != NULL, "%s", err.msg);
+    ev.t[4] = 5;
+    o = dgnn_split_opts_default();
+    o.mode = DGNN_SPLIT_BY_EXT_ROLL; /* the table has no ext_roll column */
+    CHECK(dgnn_split_make(&s, &ev, &o, &err) == DGNN_EINVAL);
+    ev.num_events = 0;
+    CHECK(dgnn_split_make(&s, &ev, NULL, &err) == DGNN_EINVAL);
+    ev.num_events = 10;
+    dgnn_events_free(&ev);
+
+    /* tie-heavy times: val_time == test_time == 2, so nothing in val */
+    dgnn_events_init(&ev);
+    CHECK(dgnn_events_alloc(&ev, 10, 0, 0, &err) == DGNN_OK);
+    ev.num_nodes = 2;
+    double t[10] = {1, 1, 1, 1, 2, 2, 2, 2, 2, 3};
+    for (int e = 0; e < 10; e++) { ev.src[e] = 0; ev.dst[e] = 1; ev.t[e] = t[e]; }
+    o = dgnn_split_opts_default();
+    o.new_node_frac = 0;
+    CHECK(dgnn_split_make(&s, &ev, &o, &err) == DGNN_OK);
+    CHECK(s.val_time == 2 && s.test_time == 2 && s.n_train == 9 && s.n_val == 0 && s.n_test == 1);
+    CHECK(s.train_end == 9 && s.val_end == 9 && s.n_new_test == 0);
+    dgnn_split_free(&s);
+    dgnn_events_free(&ev);
+}
+
+static void test_ext_roll_split(void) {
+    dgnn_err err;
+    dgnn_events ev;
+    hand_table(&ev);
+    ev.ext_roll = malloc(10);
+    int8_t roll[10] = {0, 0, 0, 0, 0, 1, 1, 2, 2, 2};
+    memcpy(ev.ext_roll, roll, 10);
+    dgnn_split_opts o = dgnn_split_opts_default();
+    o.mode = DGNN_SPLIT_BY_EXT_ROLL;
+    o.new_node_frac = 0;
+    dgnn_split s;
+    CHECK(dgnn_split_make(&s, &ev, &o, &err) == DGNN_OK);
+    /* train e0..e4 covers nodes 0..5; new nodes {6, 7} appear only in test */
+    uint8_t want[10] = {1, 1, 1, 1, 1, 2, 2, DGNN_SPLIT_TEST | DGNN_SPLIT_NEW_TEST, DGNN_SPLIT_TEST | DGNN_SPLIT_NEW_TEST,
+                        DGNN_SPLIT_TEST};
+    CHECK(memcmp(s.mask, want, 10) == 0);
+    CHECK(isnan(s.val_time) && s.n_train == 5 && s.n_val == 2 && s.n_test == 3 && s.n_new_val == 0 && s.n_new_test == 2);
+    CHECK(s.train_end == 5 && s.val_end == 7);
+    dgnn_split_free(&s);
+    ev.ext_roll[6] = 3;
+    CHECK(dgnn_split_make(&s, &ev, &o, &err) == DGNN_EINVAL);
+    CHECK_MSG(strstr(err.msg, "event 6") && strstr(err.msg, "ext_roll"), "%s", err.msg);
+    dgnn_events_free(&ev);
+}
+
+/* TGN on Wikipedia prints 23,621 validation and 23,621 test interactions (they only
+ * depend on the quantiles) and holds out int(0.1 * 9227) = 922 nodes. */
+static void test_wikipedia(void) {
+    char buf[512];
+    const char *path = check_data(buf, sizeof buf, "wikipedia/wikipedia.csv");
+    if (!path) return;
+    dgnn_err err;
+    dgnn_events ev;
+    dgnn_events_init(&ev);
+    if (dgnn_read_jodie(&ev, path, &err) != DGNN_OK) {
+        CHECK_MSG(0, "reading %s: %s", path, err.msg);
+        return;
+    }
+    dgnn_split s;
+    CHECK(dgnn_split_make(&s, &ev, NULL, &err) == DGNN_OK);
+    CHECK_MSG(s.n_val == 23621 && s.n_test == 23621, "val %lld test %lld", (long long)s.n_val, (long long)s.n_test);
+    CHECK(s.train_end == 157474 - 2 * 23621 && s.val_end == 157474 - 23621);
+    CHECK(s.n_nodes_seen == 9227 && s.n_held_out == 922);
+    /* training loses the held-out nodes' edges (TGN prints 81,029 with Python's rng) */
+    CHECK_MSG(s.n_train > 70000 && s.n_train < 95000, "train %lld", (long long)s.n_train);
+    CHECK(s.n_new_val > 0 && s.n_new_val < s.n_val && s.n_new_test > 0 && s.n_new_test < s.n_test);
+    printf("wikipedia: val_time %.17g test_time %.17g train %lld val %lld test %lld new_val %lld new_test %lld "
+           "new nodes %lld\n",
+           s.val_time, s.test_time, (long long)s.n_train, (long long)s.n_val, (long long)s.n_test,
+           (long long)s.n_new_val, (long long)s.n_new_test, (long long)s.n_new_nodes);
+    dgnn_split_free(&s);
+    dgnn_events_free(&ev);
+}
+
+int main(void) {
+    test_quantile();
+    test_time_split();
+    test_ext_roll_split();
+    test_wikipedia();
+    return check_done();
+}
