@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# cli_basic.sh DGNN DATA_DIR: the dgnn command end to end: help, flag errors, gen ->
+# info -> convert -> info round trip, bad input (clear message, non-zero exit, no
+# crash), and the counts of the shared datasets (skipped when absent).
+set -u
+dgnn=$1
+data=${2:-}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# expect_rc RC CMD...: runs CMD, checks the exit status; output in $tmp/out
+expect_rc() {
+  local want=$1; shift
+  "$@" > "$tmp/out" 2>&1; local rc=$?
+  if [ "$rc" = "$want" ]; then ok; else bad "exit $rc (want $want): $*"; sed 's/^/    /' "$tmp/out" | head -5; fi
+}
+has() { if grep -qF -- "$1" "$tmp/out"; then ok; else bad "output lacks '$1'"; sed 's/^/    /' "$tmp/out" | head -5; fi; }
+
+# help and flag errors
+expect_rc 0 "$dgnn" --help; has "info"; has "not yet implemented"
+for c in info convert gen bench; do expect_rc 0 "$dgnn" $c --help; has "usage: dgnn"; done
+expect_rc 2 "$dgnn"
+expect_rc 2 "$dgnn" frobnicate; has "unknown command 'frobnicate'"
+expect_rc 2 "$dgnn" train; has "not yet implemented"
+expect_rc 2 "$dgnn" info --frob x.csv; has "unknown option '--frob'"
+expect_rc 2 "$dgnn" info --bins; has "--bins needs a value"
+expect_rc 2 "$dgnn" info --bins abc x.csv; has "expects an integer, got 'abc'"
+expect_rc 2 "$dgnn" info; has "missing argument"
+expect_rc 2 "$dgnn" gen --events 10; has "--out FILE is required"
+expect_rc 2 "$dgnn" gen --events -5 --out "$tmp/x.dgnn"; has "events"
+expect_rc 2 "$dgnn" gen --wibble 3 --out "$tmp/x.dgnn"; has "wibble"
+
+# gen -> info -> convert -> info: identical figures
+expect_rc 0 "$dgnn" gen --events 20000 --nodes 500 --seed 3 --out "$tmp/g.dgnn"; has "20,000 events"
+expect_rc 0 "$dgnn" info --json "$tmp/g.dgnn"; has '"events":	20000'; cp "$tmp/out" "$tmp/a.json"
+expect_rc 0 "$dgnn" gen --events 20000 --nodes 500 --seed 3 --bipartite --out "$tmp/g.csv"
+expect_rc 0 "$dgnn" info "$tmp/g.csv"; has "bipartite     yes"
+expect_rc 0 "$dgnn" convert "$tmp/g.csv" "$tmp/g2.dgnn"
+expect_rc 0 "$dgnn" info --json "$tmp/g.csv"; sed '/"path"/d;/"format"/d' "$tmp/out" > "$tmp/c.json"
+expect_rc 0 "$dgnn" info --json "$tmp/g2.dgnn"; sed '/"path"/d;/"format"/d' "$tmp/out" > "$tmp/d.json"
+if cmp -s "$tmp/c.json" "$tmp/d.json"; then ok; else bad "info differs between csv and its .dgnn"; fi
+
+# bad input: clear message naming file, line and field; exit 1; never a crash
+printf 'u,i,ts,label\n0,5,1,0\n1,6,abc,0\n' > "$tmp/bad.csv"
+expect_rc 1 "$dgnn" info "$tmp/bad.csv"; has "bad.csv:3"; has "timestamp"
+printf '1 2 3\n4 5 nan\n' > "$tmp/nan.txt"
+expect_rc 1 "$dgnn" info "$tmp/nan.txt"; has "nan.txt:2"
+printf '1 2 3\n4 5\n' > "$tmp/short.txt"
+expect_rc 1 "$dgnn" info "$tmp/short.txt"; has "short.txt:2"
+: > "$tmp/empty.txt"
+expect_rc 1 "$dgnn" info "$tmp/empty.txt"; has "empty.txt"
+expect_rc 1 "$dgnn" info "$tmp/missing.csv"; has "missing.csv"
+head -c 1000 "$tmp/g.dgnn" > "$tmp/trunc.dgnn"
+expect_rc 1 "$dgnn" info "$tmp/trunc.dgnn"; has "trunc.dgnn"
+printf 'DGNNDATAxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' > "$tmp/junk.dgnn"
+expect_rc 1 "$dgnn" info "$tmp/junk.dgnn"; has "junk.dgnn"
+printf '\xef\xbb\xbf1 2 3\r\n2 3 4.5\r\n' > "$tmp/bom.txt"
+expect_rc 0 "$dgnn" info "$tmp/bom.txt"; has "2 events / 3 nodes"
+expect_rc 0 "$dgnn" info --columns dst,src,ts "$tmp/bom.txt"; has "2 events / 3 nodes"; has "time span     3 .. 4.5"
+expect_rc 1 "$dgnn" info --bipartite "$tmp/bom.txt"; has "declared bipartite"
+
+# the shared datasets: exact counts
+if [ -n "$data" ] && [ -d "$data" ]; then
+  expect_rc 0 "$dgnn" info "$data/wikipedia/wikipedia.csv"; has "wikipedia.csv: 157,474 events / 9,227 nodes"; has "bipartite     yes"
+  expect_rc 0 "$dgnn" info "$data/collegemsg/CollegeMsg.txt"; has "CollegeMsg.txt: 59,835 events / 1,899 nodes"
+  expect_rc 0 "$dgnn" info --snapshot-seconds 1200000 "$data/bitcoin-alpha/soc-sign-bitcoinalpha.csv"
+  has "soc-sign-bitcoinalpha.csv: 24,186 events / 3,783 nodes"; has "snapshots     137 (0 empty): 2..1431 events"
+  expect_rc 0 "$dgnn" info "$data/pgt/twitter_tennis_rg17.json"; has "40,839 events / 1,000 nodes"
+  expect_rc 0 "$dgnn" bench sampler --seconds 0.2 "$data/wikipedia/wikipedia.csv"; has "uniform roots/s"
+else
+  echo "skip: shared data folder '$data' absent: dataset counts not checked"
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
