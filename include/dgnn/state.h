@@ -1,0 +1,65 @@
+/* state.h: the node state of memory-based TGNNs: memory, its last-update time and a
+ * mailbox, indexed by node id. State, not parameters (DESIGN.md, convention 2): it is
+ * not trained by Adam, it is reset at every epoch start, and it is what the next batch
+ * reads from what this batch wrote (the dependency DepBloom loosens).
+ *
+ * Mailbox: `slots` mails per node in a ring (TGN: 1, APAN: 10), each of mail_dim floats
+ * with its time. Writes from a batch are grouped by node first (a stable sort by node
+ * id, so "last" means last in the order given), then each node's group is reduced by
+ * the aggregator ("last" keeps the last mail, "mean" their mean and the latest time) and
+ * pushed into that node's ring: one writer per node, no races (DESIGN.md, convention 9). */
+#ifndef DGNN_STATE_H
+#define DGNN_STATE_H
+
+#include "dgnn/base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { DGNN_AGG_LAST = 0, DGNN_AGG_MEAN = 1 } dgnn_aggregator;
+
+typedef struct {
+    int64_t num_nodes; /* N */
+    int64_t mem_dim;   /* M */
+    int64_t mail_dim;  /* D */
+    int64_t slots;     /* S */
+    float *mem;        /* (N, M) */
+    double *mem_t;     /* (N) time of the last memory update, 0 after reset */
+    float *mail;       /* (N, S, D) ring of mails */
+    double *mail_t;    /* (N, S) */
+    int32_t *mail_n;   /* (N) valid mails, 0..S */
+    int32_t *mail_head;/* (N) ring slot the next mail goes to */
+    /* scratch for grouping writes by node, grown on demand */
+    int64_t scratch_cap;
+    int64_t *scratch;
+} dgnn_state;
+
+int dgnn_state_init(dgnn_state *s, int64_t num_nodes, int64_t mem_dim, int64_t mail_dim, int64_t slots,
+                    dgnn_err *err);
+void dgnn_state_free(dgnn_state *s);
+/* Zero memory, times and mailboxes (epoch start). */
+void dgnn_state_reset(dgnn_state *s);
+/* dst = src (same sizes, asserted): for backing up memory around an evaluation. */
+void dgnn_state_copy(dgnn_state *dst, const dgnn_state *src);
+
+/* out (n, M) = memory rows of nodes (n); nodes < 0 give zero rows. */
+void dgnn_state_gather_mem(float *out, const dgnn_state *s, const int32_t *nodes, int64_t n);
+/* Memory rows of n DISTINCT nodes (asserted in debug builds) = rows (n, M), times t (n). */
+void dgnn_state_set_mem(dgnn_state *s, const int32_t *nodes, const float *rows, const double *t, int64_t n);
+/* Pushes n mails (n, D) with times t (n) for nodes (n, repeats allowed), grouped per
+ * node by the aggregator (see above). */
+void dgnn_state_push_mails(dgnn_state *s, const int32_t *nodes, const float *mails, const double *t, int64_t n,
+                           dgnn_aggregator agg);
+/* The most recent mail of a node (NULL if it has none) and its time. */
+const float *dgnn_state_last_mail(const dgnn_state *s, int32_t node, double *t);
+/* Drops every mail of the n nodes. */
+void dgnn_state_clear_mails(dgnn_state *s, const int32_t *nodes, int64_t n);
+
+/* Bytes of the state (memory + mailboxes), for reports and checkpoints. */
+int64_t dgnn_state_bytes(const dgnn_state *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,65 @@
+/* test_state.c: the node state store: mails grouped per node by "last" and "mean",
+ * ring order with several slots, memory gather/set, reset and copy. */
+#include "check.h"
+#include "dgnn/state.h"
+
+int main(void) {
+    dgnn_state s, b;
+    dgnn_err e;
+    CHECK(dgnn_state_init(&s, 5, 2, 3, 2, &e) == DGNN_OK);
+    CHECK(dgnn_state_init(&b, 5, 2, 3, 1, &e) == DGNN_OK);
+    CHECK(dgnn_state_init(&b, 5, 2, 3, 0, &e) == DGNN_EINVAL);
+    /* node 3 gets mails 0, 2, 3 (in that order); node 1 gets mail 1 */
+    int32_t nodes[4] = {3, 1, 3, 3};
+    float mails[12] = {1, 1, 1, 2, 2, 2, 3, 3, 3, 9, 9, 9};
+    double t[4] = {1, 2, 5, 4};
+    dgnn_state_push_mails(&s, nodes, mails, t, 4, DGNN_AGG_LAST);
+    double tm;
+    const float *m = dgnn_state_last_mail(&s, 3, &tm);
+    CHECK(m && m[0] == 9 && m[2] == 9 && tm == 4); /* last in the given order, not latest time */
+    m = dgnn_state_last_mail(&s, 1, &tm);
+    CHECK(m && m[1] == 2 && tm == 2);
+    CHECK(dgnn_state_last_mail(&s, 0, NULL) == NULL);
+    CHECK(s.mail_n[3] == 1 && s.mail_n[1] == 1);
+    /* mean: node 3's second mail = mean of its three, time = the latest */
+    dgnn_state_push_mails(&s, nodes, mails, t, 4, DGNN_AGG_MEAN);
+    m = dgnn_state_last_mail(&s, 3, &tm);
+    CHECK(m && fabsf(m[0] - 13.0f / 3) < 1e-6f && tm == 5);
+    CHECK(s.mail_n[3] == 2);
+    /* a third push wraps the ring of 2 slots: the oldest (the "last" mail 9) goes */
+    int32_t one = 3;
+    float m3[3] = {7, 7, 7};
+    double t3 = 6;
+    dgnn_state_push_mails(&s, &one, m3, &t3, 1, DGNN_AGG_LAST);
+    CHECK(s.mail_n[3] == 2);
+    int found9 = 0;
+    for (int k = 0; k < 2; k++) found9 |= s.mail[(3 * 2 + k) * 3] == 9;
+    CHECK(!found9);
+    m = dgnn_state_last_mail(&s, 3, &tm);
+    CHECK(m && m[0] == 7 && tm == 6);
+    dgnn_state_clear_mails(&s, &one, 1);
+    CHECK(dgnn_state_last_mail(&s, 3, NULL) == NULL && s.mail_n[1] == 2);
+
+    /* memory */
+    int32_t set_nodes[2] = {4, 0};
+    float rows[4] = {1, 2, 3, 4};
+    double rt[2] = {10, 11};
+    dgnn_state_set_mem(&s, set_nodes, rows, rt, 2);
+    int32_t q[3] = {0, -1, 4};
+    float out[6];
+    dgnn_state_gather_mem(out, &s, q, 3);
+    CHECK(out[0] == 3 && out[1] == 4 && out[2] == 0 && out[3] == 0 && out[4] == 1 && out[5] == 2);
+    CHECK(s.mem_t[4] == 10 && s.mem_t[0] == 11);
+    dgnn_state c;
+    CHECK(dgnn_state_init(&c, 5, 2, 3, 2, &e) == DGNN_OK);
+    dgnn_state_copy(&c, &s);
+    CHECK(c.mem[8] == 1 && c.mail_n[1] == 2 && c.mem_t[0] == 11);
+    dgnn_state_reset(&s);
+    CHECK(s.mem[8] == 0 && s.mail_n[1] == 0 && s.mem_t[0] == 0 && dgnn_state_last_mail(&s, 1, NULL) == NULL);
+    CHECK(c.mem[8] == 1); /* the copy is independent */
+    CHECK(dgnn_state_bytes(&s) > 0);
+    dgnn_state_free(&s);
+    dgnn_state_free(&b);
+    dgnn_state_free(&c);
+    return check_done();
+}
