@@ -4,7 +4,7 @@
 #   scripts/install-deps.sh          build + test dependencies
 #   scripts/install-deps.sh --fuzz   also clang and its fuzzer runtime (bench/fuzz.sh)
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config libopenblas-dev libmetis-dev libglpk-dev libcjson-dev
+pkgs=(build-essential cmake pkg-config libopenblas-openmp-dev libmetis-dev libglpk-dev libcjson-dev
       libopenmpi-dev openmpi-bin)
 if [ "${1:-}" = "--fuzz" ]; then pkgs+=(clang libclang-rt-14-dev); fi
 missing=()

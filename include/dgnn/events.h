@@ -84,6 +84,12 @@ int dgnn_builder_push(dgnn_builder *b, int64_t src, int64_t dst, double t, const
 int dgnn_builder_finish(dgnn_builder *b, dgnn_events *ev, int64_t num_nodes_hint, dgnn_err *err);
 void dgnn_builder_free(dgnn_builder *b);
 
+/* out (zeroed by the call) = the events e with (mask[e] & bits) != 0, in order, with
+ * their edge features and labels; node ids, node features and the node count are
+ * kept (a subset shares the id space of its table). out owns its arrays. */
+int dgnn_events_subset(dgnn_events *out, const dgnn_events *ev, const uint8_t *mask, uint8_t bits,
+                       dgnn_err *err);
+
 /* Recomputes ev->bipartite from src/dst. */
 int dgnn_events_detect_bipartite(const dgnn_events *ev);
 

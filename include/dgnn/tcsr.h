@@ -41,6 +41,11 @@ typedef struct {
 int dgnn_tcsr_build(dgnn_tcsr *g, const dgnn_events *ev, int64_t max_event, int directed, dgnn_err *err);
 
 /* Releases the arrays and zeroes g. Safe on a zeroed struct. */
+/* The same over only the events e < max_event with (mask[e] & bits) != 0 (mask NULL:
+ * all), e.g. the training events of a split (DGNN_SPLIT_TRAIN). Event ids stay those of
+ * the table. */
+int dgnn_tcsr_build_masked(dgnn_tcsr *g, const dgnn_events *ev, int64_t max_event, const uint8_t *mask,
+                           uint8_t bits, int directed, dgnn_err *err);
 void dgnn_tcsr_free(dgnn_tcsr *g);
 
 /* Number of entries of node v with time strictly before t (binary search): the

@@ -1,7 +1,9 @@
 /* main.c: the dgnn command: dispatches to subcommands, each with its own --help. */
 #include <omp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -16,7 +18,7 @@ static const subcommand k_cmds[] = {
     {"convert", cmd_convert, "convert a text dataset to the binary .dgnn format"},
     {"gen", cmd_gen, "generate a synthetic event stream (streams to disk)"},
     {"bench", cmd_bench, "run a benchmark and print its figures (bench sampler | bench gen)"},
-    {"train", NULL, "train a model               (not yet implemented: issues #3, #4)"},
+    {"train", cmd_train, "train a memory-based TGNN (tgn, jodie); snapshot models not yet implemented"},
     {"eval", NULL, "evaluate a checkpoint       (not yet implemented: issue #3)"},
     {"schedule", NULL, "DyGNeX snapshot scheduling  (not yet implemented: issue #6)"},
     {"simulate", NULL, "cluster simulator           (not yet implemented: issue #6)"},
@@ -32,7 +34,28 @@ static void usage(FILE *f) {
                "SNAP/KONECT edge lists, PyTorch Geometric Temporal json, and dgnn's binary .dgnn.\n");
 }
 
+/* OpenBLAS picks its kernels from the CPU model; on virtual machines that report a
+ * generic "Intel Xeon Processor" it falls back to its SSE3 (Prescott) kernels, 4-5x
+ * slower in sgemm than the AVX-512 ones the CPU supports. OpenBLAS reads
+ * OPENBLAS_CORETYPE once, when it is loaded, so when the variable is unset we set it
+ * from the CPU's features and re-execute ourselves (once: the variable is then set). */
+static void choose_blas_kernels(char **argv) {
+    if (getenv("OPENBLAS_CORETYPE")) return;
+    const char *core = NULL;
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+        core = "SkylakeX";
+    else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        core = "Haswell";
+    if (!core) return;
+    setenv("OPENBLAS_CORETYPE", core, 1);
+    execv("/proc/self/exe", argv);
+    /* exec failed: go on with OpenBLAS's own choice */
+}
+
 int main(int argc, char **argv) {
+    choose_blas_kernels(argv);
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -227,3 +227,25 @@ done:
     dgnn_builder_free(b);
     return rc;
 }
+
+int dgnn_events_subset(dgnn_events *out, const dgnn_events *ev, const uint8_t *mask, uint8_t bits, dgnn_err *err) {
+    dgnn_events_init(out);
+    int64_t n = 0;
+    for (int64_t e = 0; e < ev->num_events; e++) n += (mask[e] & bits) != 0;
+    int rc = dgnn_events_alloc(out, n, ev->edge_dim, ev->label != NULL, err);
+    if (rc) return rc;
+    out->num_nodes = ev->num_nodes;
+    const int64_t de = ev->edge_dim;
+    int64_t k = 0;
+    for (int64_t e = 0; e < ev->num_events; e++) {
+        if (!(mask[e] & bits)) continue;
+        out->src[k] = ev->src[e];
+        out->dst[k] = ev->dst[e];
+        out->t[k] = ev->t[e];
+        if (de > 0) memcpy(out->efeat + k * de, ev->efeat + e * de, (size_t)de * sizeof(float));
+        if (ev->label) out->label[k] = ev->label[e];
+        k++;
+    }
+    out->bipartite = ev->bipartite;
+    return DGNN_OK;
+}

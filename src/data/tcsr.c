@@ -38,6 +38,11 @@ static int pick_chunks(int64_t E, int64_t N) {
 }
 
 int dgnn_tcsr_build(dgnn_tcsr *g, const dgnn_events *ev, int64_t max_event, int directed, dgnn_err *err) {
+    return dgnn_tcsr_build_masked(g, ev, max_event, NULL, 0, directed, err);
+}
+
+int dgnn_tcsr_build_masked(dgnn_tcsr *g, const dgnn_events *ev, int64_t max_event, const uint8_t *mask,
+                           uint8_t bits, int directed, dgnn_err *err) {
     memset(g, 0, sizeof *g);
     if (max_event > ev->num_events)
         return dgnn_err_set(err, DGNN_EINVAL, "temporal CSR: max_event %lld exceeds the %lld events of the table",
@@ -85,6 +90,7 @@ int dgnn_tcsr_build(dgnn_tcsr *g, const dgnn_events *ev, int64_t max_event, int 
         int64_t lo = E * c / C, hi = E * (c + 1) / C;
         int64_t *my = cnt + (size_t)c * (size_t)N;
         for (int64_t e = lo; e < hi; e++) {
+            if (mask && !(mask[e] & bits)) continue;
             my[src[e]]++;
             if (!directed && dst[e] != src[e]) my[dst[e]]++;
         }
@@ -125,6 +131,7 @@ int dgnn_tcsr_build(dgnn_tcsr *g, const dgnn_events *ev, int64_t max_event, int 
         int64_t lo = E * c / C, hi = E * (c + 1) / C;
         int64_t *my = cnt + (size_t)c * (size_t)N;
         for (int64_t e = lo; e < hi; e++) {
+            if (mask && !(mask[e] & bits)) continue;
             int32_t u = src[e], v = dst[e];
             int64_t p = rowptr[u] + my[u]++;
             nbr[p] = v;

@@ -1,0 +1,89 @@
+/* checkpoint.h: checkpoint files: named byte sections, each with a checksum, written
+ * atomically.
+ *
+ * A trainer stores what resuming needs as sections ("params", "adam.m", "adam.v",
+ * "adam.step", "state.memory", "rng", "stream", "config", ...): the module does not
+ * interpret them. A reader gets each back by name, 64-byte aligned, so a float slab
+ * can be used in place or copied with one memcpy.
+ *
+ * File layout (little-endian; DESIGN.md, convention 8):
+ *     0  char[8] magic "DGNNCKPT"
+ *     8  u32     version (1)
+ *    12  u32     number of sections S
+ *    16  u64     offset of the section table
+ *    24  u64     file size in bytes
+ *    32  24 bytes reserved, zero
+ *    56  u64     header checksum: XXH64 of bytes [0, 56) followed by the table
+ *    64  the sections' bytes, each starting at a multiple of 64 (zero padding between)
+ *   then the table, at a multiple of 64: S entries of 80 bytes:
+ *          char[56] name (NUL-terminated, NUL-padded), u64 offset, u64 bytes,
+ *          u64 checksum (XXH64 of the section's bytes: dgnn_bin_checksum)
+ * The table comes last so that the writer can stream each section to disk as it is
+ * added, without holding or copying the blobs.
+ *
+ * Atomicity: the writer writes a temporary file in the same folder (so rename is
+ * atomic), fsyncs it, renames it over the path, then fsyncs the folder. A crash or a
+ * failure at any point leaves either the previous checkpoint or the new one, complete;
+ * a failed write removes its temporary file.
+ *
+ * Errors name the file and, for corruption, the section:
+ *   "checkpoint run/ckpt.bin is corrupted (section 'params' checksum mismatch); delete it
+ *    or resume from another". Opening verifies every checksum, so a checkpoint that
+ * opens is entirely intact. */
+#ifndef DGNN_CHECKPOINT_H
+#define DGNN_CHECKPOINT_H
+
+#include "dgnn/base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DGNN_CKPT_MAGIC "DGNNCKPT"
+#define DGNN_CKPT_VERSION 1
+#define DGNN_CKPT_NAME_MAX 56 /* including the terminating NUL */
+
+/* ---- writing ---- */
+typedef struct dgnn_ckpt_writer dgnn_ckpt_writer; /* opaque */
+
+/* Creates the temporary file beside path. On failure *out is NULL and nothing is left
+ * on disk (e.g. the folder does not exist: DGNN_EIO naming it). */
+int dgnn_ckpt_writer_open(dgnn_ckpt_writer **out, const char *path, dgnn_err *err);
+/* Writes one section: name (1..55 chars, unique in the file), bytes of data (data may
+ * be NULL when bytes == 0). data need not outlive the call. After a failure the writer
+ * only accepts _commit (which then fails, naming the first error) or _abort. */
+int dgnn_ckpt_writer_add(dgnn_ckpt_writer *w, const char *name, const void *data, size_t bytes, dgnn_err *err);
+/* Writes the table and header, fsyncs, renames over path, fsyncs the folder. Frees w
+ * whatever the outcome; on failure the temporary file is removed and a previous file
+ * at path is untouched. bytes_out (may be NULL) receives the file size. */
+int dgnn_ckpt_writer_commit(dgnn_ckpt_writer *w, int64_t *bytes_out, dgnn_err *err);
+/* Gives up: removes the temporary file and frees w. Safe on NULL. */
+void dgnn_ckpt_writer_abort(dgnn_ckpt_writer *w);
+
+/* ---- reading ---- */
+typedef struct dgnn_ckpt dgnn_ckpt; /* opaque */
+
+/* Maps path read-only and checks the header, the table and every section's checksum.
+ * Errors: DGNN_EIO (cannot open), DGNN_EFORMAT (not a checkpoint: bad magic),
+ * DGNN_EVERSION (another format version), DGNN_ECHECKSUM (corrupted or truncated). */
+int dgnn_ckpt_open(dgnn_ckpt **out, const char *path, dgnn_err *err);
+/* The section called name: *data points into the mapping (64-byte aligned, valid until
+ * dgnn_ckpt_close), *bytes its length. A missing section is DGNN_EFORMAT naming it. */
+int dgnn_ckpt_get(const dgnn_ckpt *c, const char *name, const void **data, size_t *bytes, dgnn_err *err);
+/* Copies section name into dst, which must be exactly `bytes` long: a size mismatch is
+ * DGNN_EFORMAT ("... has 400 bytes, expected 800: written by another configuration"). */
+int dgnn_ckpt_read(const dgnn_ckpt *c, const char *name, void *dst, size_t bytes, dgnn_err *err);
+/* 1 if the section exists (for optional sections), else 0. */
+int dgnn_ckpt_has(const dgnn_ckpt *c, const char *name);
+/* Sections in file order, for listing. */
+int dgnn_ckpt_count(const dgnn_ckpt *c);
+const char *dgnn_ckpt_name(const dgnn_ckpt *c, int i);
+/* The path the checkpoint was opened from. */
+const char *dgnn_ckpt_path(const dgnn_ckpt *c);
+/* Unmaps and frees. Safe on NULL. */
+void dgnn_ckpt_close(dgnn_ckpt *c);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,164 @@
+/* linear.c: the fully connected layer (out = inp W^T + b through OpenBLAS sgemm), the
+ * parameter initialisers every model uses, and TGL's edge predictor (the MLP link
+ * predictor built from three linear layers).
+ *
+ * W is (Dout, Din) row-major, PyTorch's layout: the forward product is
+ * sgemm(NoTrans, Trans), and both backward products need no transposed copy. */
+#include <cblas.h>
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+#include "dgnn/nn.h"
+
+/* ---- initialisers ------------------------------------------------------- */
+
+void dgnn_init_uniform(float *x, int64_t n, float lo, float hi, dgnn_rng *rng) {
+    for (int64_t i = 0; i < n; i++) x[i] = (float)(lo + (hi - lo) * dgnn_rng_uniform(rng));
+}
+
+void dgnn_init_normal(float *x, int64_t n, float mean, float std, dgnn_rng *rng) {
+    for (int64_t i = 0; i < n; i++) x[i] = (float)(mean + std * dgnn_rng_normal(rng));
+}
+
+void dgnn_init_const(float *x, int64_t n, float v) {
+    for (int64_t i = 0; i < n; i++) x[i] = v;
+}
+
+void dgnn_init_xavier_uniform(float *W, int64_t Din, int64_t Dout, dgnn_rng *rng) {
+    float a = (float)sqrt(6.0 / (double)(Din + Dout));
+    dgnn_init_uniform(W, Din * Dout, -a, a, rng);
+}
+
+void dgnn_init_xavier_normal(float *W, int64_t Din, int64_t Dout, dgnn_rng *rng) {
+    dgnn_init_normal(W, Din * Dout, 0.0f, (float)sqrt(2.0 / (double)(Din + Dout)), rng);
+}
+
+void dgnn_linear_init(float *W, float *b, int64_t Din, int64_t Dout, dgnn_rng *rng) {
+    /* torch: kaiming_uniform_(a = sqrt(5)) on W gives bound 1/sqrt(fan_in); the bias
+     * uses the same bound. */
+    float a = Din > 0 ? (float)(1.0 / sqrt((double)Din)) : 0.0f;
+    dgnn_init_uniform(W, Din * Dout, -a, a, rng);
+    if (b) dgnn_init_uniform(b, Dout, -a, a, rng);
+}
+
+/* ---- linear --------------------------------------------------------------- */
+
+void dgnn_linear_forward(float *out, const float *inp, const float *W, const float *b, int64_t B,
+                         int64_t Din, int64_t Dout) {
+    if (B <= 0 || Dout <= 0) return;
+    DGNN_ASSERT(B <= INT_MAX && Din <= INT_MAX && Dout <= INT_MAX); /* cblas takes int sizes */
+    DGNN_ASSERT(out != inp);
+    if (b) {
+#pragma omp parallel for if (B * Dout > 65536)
+        for (int64_t i = 0; i < B; i++) memcpy(out + i * Dout, b, (size_t)Dout * sizeof(float));
+    }
+    if (Din <= 0) { /* sgemm with K = 0 would be legal, but some BLAS check lda >= 1 */
+        if (!b) memset(out, 0, (size_t)(B * Dout) * sizeof(float));
+        return;
+    }
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)B, (int)Dout, (int)Din, 1.0f, inp, (int)Din,
+                W, (int)Din, b ? 1.0f : 0.0f, out, (int)Dout);
+}
+
+void dgnn_linear_backward(float *dinp, float *dW, float *db, const float *dout, const float *inp,
+                          const float *W, int64_t B, int64_t Din, int64_t Dout) {
+    if (B <= 0 || Dout <= 0) return;
+    DGNN_ASSERT(B <= INT_MAX && Din <= INT_MAX && Dout <= INT_MAX);
+    if (dinp && Din > 0) /* dinp (B, Din) += dout (B, Dout) @ W (Dout, Din) */
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)B, (int)Din, (int)Dout, 1.0f, dout,
+                    (int)Dout, W, (int)Din, 1.0f, dinp, (int)Din);
+    if (dW && Din > 0) /* dW (Dout, Din) += dout^T (Dout, B) @ inp (B, Din) */
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)Dout, (int)Din, (int)B, 1.0f, dout,
+                    (int)Dout, inp, (int)Din, 1.0f, dW, (int)Din);
+    if (db) {
+        /* Column sums in row order (fixed order: no dependence on the thread count);
+         * parallel over blocks of columns, which are disjoint outputs. */
+        const int64_t CB = 64;
+#pragma omp parallel for if (B * Dout > 65536)
+        for (int64_t c0 = 0; c0 < Dout; c0 += CB) {
+            int64_t c1 = c0 + CB < Dout ? c0 + CB : Dout;
+            for (int64_t i = 0; i < B; i++) {
+                const float *row = dout + i * Dout;
+                for (int64_t c = c0; c < c1; c++) db[c] += row[c];
+            }
+        }
+    }
+}
+
+/* ---- TGL's edge predictor -------------------------------------------------- */
+
+int64_t dgnn_edgepred_layout(dgnn_edgepred_params *p, float *slab, int64_t D, int64_t Hd,
+                             int with_bd) {
+    int64_t n = 0;
+    float *base = slab;
+#define TAKE(field, count)                              \
+    do {                                                \
+        if (p) p->field = base ? base + n : NULL;       \
+        n += (count);                                   \
+    } while (0)
+    TAKE(Ws, Hd * D);
+    TAKE(bs, Hd);
+    TAKE(Wd, Hd * D);
+    if (with_bd) TAKE(bd, Hd);
+    else if (p) p->bd = NULL;
+    TAKE(Wo, Hd);
+    TAKE(bo, 1);
+#undef TAKE
+    return n;
+}
+
+void dgnn_edgepred_init(dgnn_edgepred_params *p, int64_t D, int64_t Hd, dgnn_rng *rng) {
+    dgnn_linear_init(p->Ws, p->bs, D, Hd, rng);
+    dgnn_linear_init(p->Wd, p->bd, D, Hd, rng);
+    dgnn_linear_init(p->Wo, p->bo, Hd, 1, rng);
+}
+
+void dgnn_edgepred_forward(float *logits, float *saved, const float *h_src, const float *h_dst,
+                           const dgnn_edgepred_params *p, int64_t Be, int64_t nneg, int64_t D,
+                           int64_t Hd) {
+    int64_t R = (1 + nneg) * Be; /* scored pairs */
+    float *hs = saved;           /* (Be, Hd) */
+    float *act = saved + Be * Hd;/* (R, Hd) */
+    dgnn_linear_forward(hs, h_src, p->Ws, p->bs, Be, D, Hd);
+    dgnn_linear_forward(act, h_dst, p->Wd, p->bd, R, D, Hd);
+#pragma omp parallel for if (R * Hd > 65536)
+    for (int64_t r = 0; r < R; r++) {
+        const float *s = hs + (r % Be) * Hd; /* row j*Be + i pairs with source i */
+        float *a = act + r * Hd;
+        for (int64_t c = 0; c < Hd; c++) {
+            float x = a[c] + s[c];
+            a[c] = x > 0 ? x : 0;
+        }
+    }
+    dgnn_linear_forward(logits, act, p->Wo, p->bo, R, Hd, 1);
+}
+
+void dgnn_edgepred_backward(float *dh_src, float *dh_dst, dgnn_edgepred_params *dp, float *scratch,
+                            const float *dlogits, const float *saved, const float *h_src,
+                            const float *h_dst, const dgnn_edgepred_params *p, int64_t Be,
+                            int64_t nneg, int64_t D, int64_t Hd) {
+    int64_t R = (1 + nneg) * Be;
+    const float *act = saved + Be * Hd;
+    float *dact = scratch;           /* (R, Hd) */
+    float *dhs = scratch + R * Hd;   /* (Be, Hd) */
+    memset(dact, 0, (size_t)(R * Hd) * sizeof(float));
+    dgnn_linear_backward(dact, dp->Wo, dp->bo, dlogits, act, p->Wo, R, Hd, 1);
+#pragma omp parallel for if (R * Hd > 65536)
+    for (int64_t r = 0; r < R; r++)
+        for (int64_t c = 0; c < Hd; c++)
+            if (!(act[r * Hd + c] > 0)) dact[r * Hd + c] = 0;
+    /* The source projection's gradient sums over the positive and every negative that
+     * reused it: rows i, Be + i, 2 Be + i, ... (fixed order). */
+#pragma omp parallel for if (R * Hd > 65536)
+    for (int64_t i = 0; i < Be; i++) {
+        float *d = dhs + i * Hd;
+        memcpy(d, dact + i * Hd, (size_t)Hd * sizeof(float));
+        for (int64_t j = 1; j <= nneg; j++) {
+            const float *s = dact + (j * Be + i) * Hd;
+            for (int64_t c = 0; c < Hd; c++) d[c] += s[c];
+        }
+    }
+    dgnn_linear_backward(dh_dst, dp->Wd, p->bd ? dp->bd : NULL, dact, h_dst, p->Wd, R, D, Hd);
+    dgnn_linear_backward(dh_src, dp->Ws, dp->bs, dhs, h_src, p->Ws, Be, D, Hd);
+}

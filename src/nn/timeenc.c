@@ -1,0 +1,107 @@
+/* timeenc.c: the TGAT time encoding cos(dt * w + b) used by TGN, TGL, APAN, DyRep,
+ * with learnable frequencies w and phases b (d dims), initialised as TGN/TGL:
+ * w = 1 / 10^linspace(0, 9, d), b = 0.
+ *
+ * Precision: dt is seconds (up to ~1e8 in real datasets) and w[0] = 1, so the phase
+ * dt * w + b is formed in double, reduced modulo pi and evaluated by a polynomial in
+ * double, so results are right to float rounding (~1e-7) for any dt. (PyTorch forms the phase in float; at dt ~ 1e6 its phase error is
+ * ~0.1 rad for w = 1, which only matters for the highest frequencies.)
+ *
+ * Speed: TGN evaluates this for every sampled (root, neighbour) pair, 600,000 values
+ * per batch of its preset, forward and again (sin) backward. libm's cosf/sinf on
+ * unreduced arguments cost ~15 ns each there, a large part of the attention layer's
+ * time; the branch-free reduction and polynomials below cost a few ns and vectorise. tests/test_nn_time.c checks them against libm's double cos/sin. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "dgnn/nn.h"
+
+/* x = n pi + y with n an integer and |y| <= pi/2; returns y and sets *sign to
+ * (-1)^n, so that cos x = sign * cos y and sin x = sign * sin y. Pure double
+ * arithmetic without branches or integer conversions, so that loops over it
+ * vectorise: rounding to the nearest integer is the 1.5 * 2^52 trick (exact for
+ * |v| < 2^51), and the parity of n comes from floor(n / 2) = round(n / 2 - 1/4). */
+static inline double reduce_pi(double x, double *sign) {
+    const double MAGIC = 6755399441055744.0;
+    const double INV_PI = 0.31830988618379067154;
+    /* pi in two parts (the second corrects the first's rounding), so that for |x| up
+     * to ~1e8 the reduced argument is off by ~1e-8 at most. */
+    const double PI_HI = 3.14159265346825122833;
+    const double PI_LO = 1.21542010130123844986e-10;
+    double n = (x * INV_PI + MAGIC) - MAGIC;
+    double half = (n * 0.5 - 0.25 + MAGIC) - MAGIC;
+    *sign = 1.0 - 2.0 * (n - 2.0 * half);
+    return (x - n * PI_HI) - n * PI_LO;
+}
+
+/* Taylor series of cos and sin on |y| <= pi/2, through y^12 and y^13: the first
+ * omitted terms are below 7e-9, well under float rounding. */
+static inline float cos_fast(double x) {
+    double sign, y = reduce_pi(x, &sign), z = y * y;
+    double c = 1.0 + z * (-1.0 / 2 + z * (1.0 / 24 + z * (-1.0 / 720 + z * (1.0 / 40320 +
+               z * (-1.0 / 3628800 + z * (1.0 / 479001600))))));
+    return (float)(sign * c);
+}
+
+static inline float sin_fast(double x) {
+    double sign, y = reduce_pi(x, &sign), z = y * y;
+    double s = y * (1.0 + z * (-1.0 / 6 + z * (1.0 / 120 + z * (-1.0 / 5040 + z * (1.0 / 362880 +
+               z * (-1.0 / 39916800 + z * (1.0 / 6227020800.0)))))));
+    return (float)(sign * s);
+}
+
+void dgnn_timeenc_init(float *w, float *b, int64_t d) {
+    for (int64_t j = 0; j < d; j++) {
+        double e = d > 1 ? 9.0 * (double)j / (double)(d - 1) : 0.0;
+        w[j] = (float)(1.0 / pow(10.0, e));
+        if (b) b[j] = 0.0f;
+    }
+}
+
+void dgnn_timeenc_forward(float *out, const float *dt, const float *w, const float *b, int64_t N,
+                          int64_t d) {
+#pragma omp parallel for if (N * d > 16384)
+    for (int64_t i = 0; i < N; i++) {
+        float t = dt[i];
+        float *o = out + i * d;
+        /* two copies of the loop so that neither has a branch (it vectorises) */
+        if (b) {
+            for (int64_t j = 0; j < d; j++) o[j] = cos_fast((double)t * w[j] + b[j]);
+        } else {
+            for (int64_t j = 0; j < d; j++) o[j] = cos_fast((double)t * w[j]);
+        }
+    }
+}
+
+void dgnn_timeenc_backward(float *dw, float *db, const float *dout, const float *dt,
+                           const float *w, const float *b, int64_t N, int64_t d) {
+    if (!dw && !db) return;
+    /* d cos(dt w + b) = -sin(dt w + b) * (dt for w, 1 for b). Each column is a sum
+     * over rows, accumulated in double in row order; column blocks are disjoint
+     * outputs, so they run in parallel without changing the result. */
+    const int64_t CB = 16;
+#pragma omp parallel for if (N * d > 16384)
+    for (int64_t j0 = 0; j0 < d; j0 += CB) {
+        int64_t j1 = j0 + CB < d ? j0 + CB : d;
+        const int64_t m = j1 - j0;
+        double aw[16] = {0}, ab[16] = {0}, wl[16] = {0}, bl[16] = {0};
+        for (int64_t j = 0; j < m; j++) { /* local copies: the inner loop has no branch */
+            wl[j] = w[j0 + j];
+            bl[j] = b ? b[j0 + j] : 0.0;
+        }
+        for (int64_t i = 0; i < N; i++) {
+            const double t = dt[i];
+            const float *g = dout + i * d + j0;
+            for (int64_t j = 0; j < m; j++) {
+                double s = -(double)g[j] * sin_fast(t * wl[j] + bl[j]);
+                aw[j] += s * t;
+                ab[j] += s;
+            }
+        }
+        for (int64_t j = j0; j < j1; j++) {
+            if (dw) dw[j] += (float)aw[j - j0];
+            if (db) db[j] += (float)ab[j - j0];
+        }
+    }
+}

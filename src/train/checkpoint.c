@@ -1,0 +1,409 @@
+/* checkpoint.c: atomic checkpoint files of named, checksummed sections. Layout and
+ * guarantees in checkpoint.h. The checksum is the .dgnn format's (XXH64, seed 0). */
+#include "dgnn/checkpoint.h"
+
+#include "dgnn/io.h" /* dgnn_bin_checksum */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define HDR_SIZE 64
+#define HDR_CSUM_AT 56
+#define ENTRY_SIZE 80
+#define ALIGN 64
+#define MAX_SECTIONS 65536 /* a sanity bound for reading: far above any trainer's needs */
+
+static void put32(unsigned char *p, uint32_t x) { for (int i = 0; i < 4; i++) p[i] = (unsigned char)(x >> (8 * i)); }
+static void put64(unsigned char *p, uint64_t x) { for (int i = 0; i < 8; i++) p[i] = (unsigned char)(x >> (8 * i)); }
+static uint32_t get32(const unsigned char *p) {
+    uint32_t x = 0;
+    for (int i = 3; i >= 0; i--) x = (x << 8) | p[i];
+    return x;
+}
+static uint64_t get64(const unsigned char *p) {
+    uint64_t x = 0;
+    for (int i = 7; i >= 0; i--) x = (x << 8) | p[i];
+    return x;
+}
+static uint64_t align_up(uint64_t x) { return (x + ALIGN - 1) & ~(uint64_t)(ALIGN - 1); }
+
+/* The header checksum covers the header (up to the checksum field) and the table, so
+ * neither a count nor a section's offset, size or checksum can change unnoticed. */
+static uint64_t header_checksum(const unsigned char *hdr, const unsigned char *table, size_t table_bytes) {
+    unsigned char *buf = dgnn_xmalloc(HDR_CSUM_AT + table_bytes);
+    memcpy(buf, hdr, HDR_CSUM_AT);
+    if (table_bytes) memcpy(buf + HDR_CSUM_AT, table, table_bytes);
+    uint64_t h = dgnn_bin_checksum(buf, HDR_CSUM_AT + table_bytes);
+    free(buf);
+    return h;
+}
+
+/* ======================================================================== writer */
+
+typedef struct {
+    char name[DGNN_CKPT_NAME_MAX];
+    uint64_t off, bytes, csum;
+} entry;
+
+struct dgnn_ckpt_writer {
+    char *path, *tmp;
+    int fd;
+    uint64_t end; /* bytes written so far (next section starts at align_up(end)) */
+    entry *e;
+    int n, cap;
+    int failed;     /* an add failed: the file is incomplete */
+    dgnn_err first; /* ... and why */
+};
+
+static int write_all(int fd, const void *buf, size_t n) {
+    const char *p = buf;
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Writes zeros up to `to` (the alignment padding). */
+static int pad_to(dgnn_ckpt_writer *w, uint64_t to) {
+    static const unsigned char zeros[ALIGN];
+    if (to > w->end) {
+        if (write_all(w->fd, zeros, (size_t)(to - w->end)) != 0) return -1;
+        w->end = to;
+    }
+    return 0;
+}
+
+static void writer_free(dgnn_ckpt_writer *w) {
+    if (w->fd >= 0) close(w->fd);
+    if (w->tmp) unlink(w->tmp);
+    free(w->path);
+    free(w->tmp);
+    free(w->e);
+    free(w);
+}
+
+void dgnn_ckpt_writer_abort(dgnn_ckpt_writer *w) {
+    if (w) writer_free(w);
+}
+
+int dgnn_ckpt_writer_open(dgnn_ckpt_writer **out, const char *path, dgnn_err *err) {
+    *out = NULL;
+    dgnn_ckpt_writer *w = calloc(1, sizeof *w);
+    if (!w) return dgnn_err_set(err, DGNN_ENOMEM, "checkpoint %s: out of memory", path);
+    w->fd = -1;
+    size_t len = strlen(path);
+    w->path = malloc(len + 1);
+    w->tmp = malloc(len + 16);
+    if (!w->path || !w->tmp) {
+        free(w->path), free(w->tmp), free(w);
+        return dgnn_err_set(err, DGNN_ENOMEM, "checkpoint %s: out of memory", path);
+    }
+    memcpy(w->path, path, len + 1);
+    /* the temporary file sits beside path so that rename() is atomic (same filesystem) */
+    snprintf(w->tmp, len + 16, "%s.tmp.XXXXXX", path);
+    w->fd = mkstemp(w->tmp);
+    if (w->fd < 0) {
+        int e = errno;
+        free(w->tmp);
+        w->tmp = NULL; /* nothing to unlink */
+        writer_free(w);
+        return dgnn_err_set(err, DGNN_EIO, "cannot write checkpoint %s: %s (does its folder exist and is it writable?)",
+                            path, strerror(e));
+    }
+    fchmod(w->fd, 0644); /* mkstemp creates 0600 */
+    /* the header is written last, at commit; reserve its place */
+    static const unsigned char zeros[HDR_SIZE];
+    if (write_all(w->fd, zeros, HDR_SIZE) != 0) {
+        int e = errno;
+        writer_free(w);
+        return dgnn_err_set(err, DGNN_EIO, "cannot write checkpoint %s: %s", path, strerror(e));
+    }
+    w->end = HDR_SIZE;
+    *out = w;
+    return DGNN_OK;
+}
+
+int dgnn_ckpt_writer_add(dgnn_ckpt_writer *w, const char *name, const void *data, size_t bytes, dgnn_err *err) {
+    if (w->failed) return dgnn_err_set(err, w->first.code, "%s", w->first.msg);
+    size_t nl = name ? strlen(name) : 0;
+    if (nl == 0 || nl >= DGNN_CKPT_NAME_MAX)
+        return dgnn_err_set(err, DGNN_EINVAL, "checkpoint %s: section name '%s' must have 1 to %d characters", w->path,
+                            name ? name : "(null)", DGNN_CKPT_NAME_MAX - 1);
+    for (int i = 0; i < w->n; i++)
+        if (strcmp(w->e[i].name, name) == 0)
+            return dgnn_err_set(err, DGNN_EINVAL, "checkpoint %s: section '%s' added twice", w->path, name);
+    if (bytes > 0 && !data)
+        return dgnn_err_set(err, DGNN_EINVAL, "checkpoint %s: section '%s': no data for %zu bytes", w->path, name, bytes);
+    if (w->n == w->cap) {
+        int cap = w->cap ? 2 * w->cap : 16;
+        entry *e = realloc(w->e, (size_t)cap * sizeof *e);
+        if (!e) return dgnn_err_set(err, DGNN_ENOMEM, "checkpoint %s: out of memory", w->path);
+        w->e = e;
+        w->cap = cap;
+    }
+    uint64_t off = align_up(w->end);
+    if (pad_to(w, off) != 0 || write_all(w->fd, data, bytes) != 0) {
+        int e = errno;
+        w->failed = 1;
+        dgnn_err_set(&w->first, DGNN_EIO, "cannot write checkpoint %s (section '%s', %zu bytes): %s", w->path, name,
+                     bytes, strerror(e));
+        return dgnn_err_set(err, DGNN_EIO, "%s", w->first.msg);
+    }
+    w->end = off + bytes;
+    entry *e = &w->e[w->n++];
+    memset(e, 0, sizeof *e);
+    memcpy(e->name, name, nl);
+    e->off = off;
+    e->bytes = bytes;
+    e->csum = dgnn_bin_checksum(data, bytes);
+    return DGNN_OK;
+}
+
+/* fsync of the folder holding path: makes the rename itself durable. */
+static int fsync_dir_of(const char *path) {
+    const char *slash = strrchr(path, '/');
+    char *dir;
+    if (!slash) dir = strdup(".");
+    else if (slash == path) dir = strdup("/");
+    else dir = strndup(path, (size_t)(slash - path));
+    if (!dir) return -1;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    free(dir);
+    if (fd < 0) return -1;
+    int rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
+int dgnn_ckpt_writer_commit(dgnn_ckpt_writer *w, int64_t *bytes_out, dgnn_err *err) {
+    if (w->failed) {
+        int rc = dgnn_err_set(err, w->first.code, "%s", w->first.msg);
+        writer_free(w);
+        return rc;
+    }
+    uint64_t table_off = align_up(w->end);
+    size_t table_bytes = (size_t)w->n * ENTRY_SIZE;
+    unsigned char *table = dgnn_xcalloc(table_bytes ? table_bytes : 1, 1);
+    for (int i = 0; i < w->n; i++) {
+        unsigned char *t = table + (size_t)i * ENTRY_SIZE;
+        memcpy(t, w->e[i].name, DGNN_CKPT_NAME_MAX); /* NUL-padded by the memset in add */
+        put64(t + 56, w->e[i].off);
+        put64(t + 64, w->e[i].bytes);
+        put64(t + 72, w->e[i].csum);
+    }
+    uint64_t size = table_off + table_bytes;
+    unsigned char hdr[HDR_SIZE] = {0};
+    memcpy(hdr, DGNN_CKPT_MAGIC, 8);
+    put32(hdr + 8, DGNN_CKPT_VERSION);
+    put32(hdr + 12, (uint32_t)w->n);
+    put64(hdr + 16, table_off);
+    put64(hdr + 24, size);
+    put64(hdr + HDR_CSUM_AT, header_checksum(hdr, table, table_bytes));
+
+    const char *step = "write";
+    int ok = pad_to(w, table_off) == 0 && write_all(w->fd, table, table_bytes) == 0;
+    if (ok) ok = pwrite(w->fd, hdr, HDR_SIZE, 0) == HDR_SIZE;
+    if (ok) step = "fsync", ok = fsync(w->fd) == 0;
+    if (ok) step = "close", ok = close(w->fd) == 0, w->fd = -1;
+    if (ok) step = "rename", ok = rename(w->tmp, w->path) == 0;
+    free(table);
+    if (!ok) {
+        int e = errno;
+        int rc = dgnn_err_set(err, DGNN_EIO, "cannot write checkpoint %s (%s of %s): %s; the previous file, if any, is untouched",
+                              w->path, step, w->tmp, strerror(e));
+        writer_free(w); /* removes the temporary file */
+        return rc;
+    }
+    free(w->tmp);
+    w->tmp = NULL; /* renamed: nothing to unlink */
+    /* the new file is complete and in place; a failing folder fsync only weakens
+     * durability across a power loss, which we report */
+    int rc = DGNN_OK;
+    if (fsync_dir_of(w->path) != 0)
+        rc = dgnn_err_set(err, DGNN_EIO, "checkpoint %s written, but syncing its folder failed: %s", w->path,
+                          strerror(errno));
+    if (bytes_out) *bytes_out = (int64_t)size;
+    writer_free(w);
+    return rc;
+}
+
+/* ======================================================================== reader */
+
+struct dgnn_ckpt {
+    char *path;
+    unsigned char *map;
+    size_t size;
+    int n;
+    entry *e;
+};
+
+void dgnn_ckpt_close(dgnn_ckpt *c) {
+    if (!c) return;
+    if (c->map) munmap(c->map, c->size);
+    free(c->path);
+    free(c->e);
+    free(c);
+}
+
+#define CORRUPT(...) \
+    do { \
+        char why_[512]; \
+        snprintf(why_, sizeof why_, __VA_ARGS__); \
+        rc = dgnn_err_set(err, DGNN_ECHECKSUM, "checkpoint %s is corrupted (%s); delete it or resume from another", path, \
+                          why_); \
+        goto fail; \
+    } while (0)
+
+int dgnn_ckpt_open(dgnn_ckpt **out, const char *path, dgnn_err *err) {
+    *out = NULL;
+    int rc = DGNN_OK;
+    dgnn_ckpt *c = calloc(1, sizeof *c);
+    if (!c) return dgnn_err_set(err, DGNN_ENOMEM, "checkpoint %s: out of memory", path);
+    c->path = strdup(path);
+    if (!c->path) {
+        free(c);
+        return dgnn_err_set(err, DGNN_ENOMEM, "checkpoint %s: out of memory", path);
+    }
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        rc = dgnn_err_set(err, DGNN_EIO, "cannot open checkpoint %s: %s", path, strerror(errno));
+        goto fail;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        rc = dgnn_err_set(err, DGNN_EIO, "cannot open checkpoint %s: %s", path, strerror(errno));
+        close(fd);
+        goto fail;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        rc = dgnn_err_set(err, DGNN_EIO, "cannot open checkpoint %s: not a regular file", path);
+        goto fail;
+    }
+    c->size = (size_t)st.st_size;
+    if (c->size > 0) {
+        void *m = mmap(NULL, c->size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m == MAP_FAILED) {
+            rc = dgnn_err_set(err, DGNN_EIO, "cannot map checkpoint %s: %s", path, strerror(errno));
+            close(fd);
+            goto fail;
+        }
+        c->map = m;
+    }
+    close(fd);
+
+    const unsigned char *m = c->map;
+    const uint64_t size = c->size;
+    if (size >= 8 && memcmp(m, DGNN_CKPT_MAGIC, 8) != 0) {
+        rc = dgnn_err_set(err, DGNN_EFORMAT, "%s is not a dgnn checkpoint (bad magic); give the path of a checkpoint file", path);
+        goto fail;
+    }
+    if (size < HDR_SIZE) CORRUPT("truncated: %llu bytes, shorter than the %d-byte header", (unsigned long long)size, HDR_SIZE);
+    uint32_t version = get32(m + 8);
+    if (version != DGNN_CKPT_VERSION) {
+        rc = dgnn_err_set(err, DGNN_EVERSION,
+                          "checkpoint %s has format version %u; this build reads version %d: resume with the dgnn that wrote it, "
+                          "or start a new run",
+                          path, version, DGNN_CKPT_VERSION);
+        goto fail;
+    }
+    uint32_t nsec = get32(m + 12);
+    uint64_t table_off = get64(m + 16), file_size = get64(m + 24);
+    /* the table's place comes from the not yet verified header: if it does not fit in
+     * the file, say why as precisely as the header allows */
+    if (nsec > MAX_SECTIONS || table_off < HDR_SIZE || table_off > size || (uint64_t)nsec * ENTRY_SIZE > size - table_off) {
+        if (file_size != size && nsec <= MAX_SECTIONS && table_off >= HDR_SIZE && table_off + (uint64_t)nsec * ENTRY_SIZE == file_size)
+            CORRUPT("truncated: %llu bytes, the header says %llu", (unsigned long long)size, (unsigned long long)file_size);
+        CORRUPT("header checksum mismatch");
+    }
+    size_t table_bytes = (size_t)nsec * ENTRY_SIZE;
+    const unsigned char *table = m + table_off;
+    if (header_checksum(m, table, table_bytes) != get64(m + HDR_CSUM_AT)) CORRUPT("header checksum mismatch");
+    if (file_size != size)
+        CORRUPT("%s: %llu bytes, the header says %llu", size < file_size ? "truncated" : "trailing bytes",
+                (unsigned long long)size, (unsigned long long)file_size);
+
+    c->n = (int)nsec;
+    c->e = calloc(nsec ? nsec : 1, sizeof *c->e);
+    if (!c->e) {
+        rc = dgnn_err_set(err, DGNN_ENOMEM, "checkpoint %s: out of memory", path);
+        goto fail;
+    }
+    for (uint32_t i = 0; i < nsec; i++) {
+        const unsigned char *t = table + (size_t)i * ENTRY_SIZE;
+        entry *e = &c->e[i];
+        memcpy(e->name, t, DGNN_CKPT_NAME_MAX);
+        if (e->name[DGNN_CKPT_NAME_MAX - 1] != '\0' || e->name[0] == '\0')
+            CORRUPT("section %u has an invalid name", i);
+        e->off = get64(t + 56);
+        e->bytes = get64(t + 64);
+        e->csum = get64(t + 72);
+        if (e->off < HDR_SIZE || e->off % ALIGN != 0 || e->off > table_off || e->bytes > table_off - e->off)
+            CORRUPT("section '%s' lies outside the data area", e->name);
+        for (uint32_t j = 0; j < i; j++)
+            if (strcmp(c->e[j].name, e->name) == 0) CORRUPT("section '%s' appears twice", e->name);
+    }
+    /* every section is verified now, so that a checkpoint that opens is entirely intact */
+    for (int i = 0; i < c->n; i++)
+        if (dgnn_bin_checksum(m + c->e[i].off, (size_t)c->e[i].bytes) != c->e[i].csum)
+            CORRUPT("section '%s' checksum mismatch", c->e[i].name);
+    *out = c;
+    return DGNN_OK;
+fail:
+    dgnn_ckpt_close(c);
+    return rc;
+}
+
+static const entry *find(const dgnn_ckpt *c, const char *name) {
+    for (int i = 0; i < c->n; i++)
+        if (strcmp(c->e[i].name, name) == 0) return &c->e[i];
+    return NULL;
+}
+
+int dgnn_ckpt_get(const dgnn_ckpt *c, const char *name, const void **data, size_t *bytes, dgnn_err *err) {
+    const entry *e = find(c, name);
+    if (!e) {
+        *data = NULL;
+        *bytes = 0;
+        return dgnn_err_set(err, DGNN_EFORMAT,
+                            "checkpoint %s has no section '%s': it was written by another model or version; resume "
+                            "from a matching checkpoint",
+                            c->path, name);
+    }
+    *data = c->map + e->off;
+    *bytes = (size_t)e->bytes;
+    return DGNN_OK;
+}
+
+int dgnn_ckpt_read(const dgnn_ckpt *c, const char *name, void *dst, size_t bytes, dgnn_err *err) {
+    const void *data;
+    size_t n;
+    int rc = dgnn_ckpt_get(c, name, &data, &n, err);
+    if (rc) return rc;
+    if (n != bytes)
+        return dgnn_err_set(err, DGNN_EFORMAT,
+                            "checkpoint %s: section '%s' has %zu bytes, expected %zu: it was written with another "
+                            "configuration (model sizes, dataset); resume with the same options",
+                            c->path, name, n, bytes);
+    if (bytes) memcpy(dst, data, bytes);
+    return DGNN_OK;
+}
+
+int dgnn_ckpt_has(const dgnn_ckpt *c, const char *name) { return find(c, name) != NULL; }
+int dgnn_ckpt_count(const dgnn_ckpt *c) { return c->n; }
+const char *dgnn_ckpt_name(const dgnn_ckpt *c, int i) {
+    DGNN_ASSERT(i >= 0 && i < c->n);
+    return c->e[i].name;
+}
+const char *dgnn_ckpt_path(const dgnn_ckpt *c) { return c->path; }

@@ -1,0 +1,466 @@
+/* event_train.c: the training loop of memory-based TGNNs (see train_event.h for the
+ * protocol). One batch = forward, BCE loss, backward, commit of the node state, Adam
+ * step: the commit comes before the step because the TGN code writes memories and
+ * mails inside its forward pass, with the parameters of that pass.
+ *
+ * Randomness: dropout (and the uniform sampler) draw from one rng whose state is
+ * checkpointed; negatives are drawn from streams keyed by (seed, epoch, batch), so
+ * they are reproduced without any state. One seed, one result. */
+#include "dgnn/train_event.h"
+
+#include <errno.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "dgnn/checkpoint.h"
+#include "dgnn/metrics.h"
+#include "dgnn/negative.h"
+#include "dgnn/optim.h"
+#include "dgnn/params.h"
+
+dgnn_event_train_cfg dgnn_event_train_cfg_default(void) {
+    dgnn_event_train_cfg c;
+    memset(&c, 0, sizeof c);
+    c.model = dgnn_tgnn_cfg_default(DGNN_TGNN_TGN);
+    c.batch = 200;
+    c.epochs = 10;
+    c.lr = 1e-4;
+    c.patience = 5;
+    c.eval_negatives = 9;
+    c.neg = DGNN_NEG_DST;
+    c.split = dgnn_split_opts_default();
+    c.seed = 0;
+    c.progress = 1;
+    return c;
+}
+
+/* Everything one run holds. */
+typedef struct {
+    const dgnn_events *ev;
+    const dgnn_event_train_cfg *cfg;
+    dgnn_split split;
+    dgnn_events train, val, test, new_val, new_test; /* subsets of ev */
+    dgnn_tcsr g_train, g_full;
+    int32_t *train_dst, *full_dst; /* negative pools (DGNN_NEG_DST) */
+    int64_t n_train_dst, n_full_dst;
+    dgnn_tgnn *model;
+    dgnn_params *p;
+    dgnn_adam opt;
+    dgnn_rng rng;
+    dgnn_state st, st_backup, st_best;
+    float *best_params;
+    int have_best;
+    /* batch buffers */
+    int32_t *neg, *neg_t; /* (K B) sampler layout (B, K) and the model's (K, B) */
+    float *logits, *dlogits, *labels;
+    int64_t cap;
+} run_t;
+
+static uint64_t stream_seed(uint64_t seed, int64_t a, int64_t b) {
+    return dgnn_hash64(dgnn_hash64(seed ^ 0x6e656761ULL) + (uint64_t)a * 0x9e3779b97f4a7c15ULL + (uint64_t)b);
+}
+
+static void ensure_batch(run_t *r, int64_t B, int64_t K) {
+    int64_t need = B * (1 + K);
+    if (need <= r->cap) return;
+    r->neg = dgnn_xrealloc(r->neg, (size_t)need * sizeof(int32_t));
+    r->neg_t = dgnn_xrealloc(r->neg_t, (size_t)need * sizeof(int32_t));
+    r->logits = dgnn_xrealloc(r->logits, (size_t)need * sizeof(float));
+    r->dlogits = dgnn_xrealloc(r->dlogits, (size_t)need * sizeof(float));
+    r->labels = dgnn_xrealloc(r->labels, (size_t)need * sizeof(float));
+    r->cap = need;
+}
+
+/* K negatives for each of B events into r->neg_t in the model's (K, B) layout. */
+static int draw_negatives(run_t *r, int64_t B, int64_t K, int full, uint64_t seed, dgnn_err *err) {
+    int rc;
+    if (r->cfg->neg == DGNN_NEG_ALL)
+        rc = dgnn_neg_uniform(r->neg, B, (int)K, r->ev->num_nodes, seed, err);
+    else if (full)
+        rc = dgnn_neg_from_set(r->neg, B, (int)K, r->full_dst, r->n_full_dst, seed, err);
+    else
+        rc = dgnn_neg_from_set(r->neg, B, (int)K, r->train_dst, r->n_train_dst, seed, err);
+    if (rc) return rc;
+    for (int64_t i = 0; i < B; i++)
+        for (int64_t j = 0; j < K; j++) r->neg_t[j * B + i] = r->neg[i * K + j];
+    return DGNN_OK;
+}
+
+/* One training epoch over r->train; returns the mean batch loss. */
+static int train_epoch(run_t *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err) {
+    const dgnn_event_train_cfg *c = r->cfg;
+    const dgnn_events *tr = &r->train;
+    const int64_t bs = c->batch;
+    int64_t nb = (tr->num_events + bs - 1) / bs;
+    if (c->max_train_batches > 0 && nb > c->max_train_batches) nb = c->max_train_batches;
+    dgnn_state_reset(&r->st);
+    dgnn_progress pg;
+    char label[64];
+    snprintf(label, sizeof label, "epoch %lld train", (long long)epoch);
+    if (c->progress) dgnn_progress_begin(&pg, label, nb * bs > tr->num_events ? tr->num_events : nb * bs);
+    double loss_sum = 0, flops = 0, t0 = dgnn_now();
+    int64_t events = 0;
+    for (int64_t b = 0; b < nb; b++) {
+        int64_t e0 = b * bs, B = e0 + bs <= tr->num_events ? bs : tr->num_events - e0;
+        ensure_batch(r, B, 1);
+        int rc = draw_negatives(r, B, 1, 0, stream_seed(c->seed, epoch, b), err);
+        if (rc) return rc;
+        dgnn_params_zero_grad(r->p);
+        rc = dgnn_tgnn_forward(r->model, r->logits, &r->st, &r->g_train, r->train.efeat, tr, e0, B, r->neg_t, 1,
+                               &r->rng, err);
+        if (rc) return rc;
+        for (int64_t i = 0; i < 2 * B; i++) r->labels[i] = i < B ? 1.0f : 0.0f;
+        /* the TGN code's loss: mean BCE of the positives + mean BCE of the negatives */
+        double loss = 2.0 * dgnn_bce_logits_forward(NULL, r->logits, r->labels, 2 * B);
+        memset(r->dlogits, 0, (size_t)(2 * B) * sizeof(float));
+        dgnn_bce_logits_backward(r->dlogits, r->logits, r->labels, 2 * B, 2.0f);
+        dgnn_tgnn_backward(r->model, r->dlogits);
+        dgnn_tgnn_commit(r->model, &r->st, tr);
+        dgnn_adam_step_params(&r->opt, r->p);
+        flops += dgnn_tgnn_last_flops(r->model);
+        if (!isfinite(loss))
+            return dgnn_err_set(err, DGNN_EINVAL, "epoch %lld batch %lld: the loss is not finite (%g); try a lower --lr",
+                                (long long)epoch, (long long)b, loss);
+        loss_sum += loss;
+        events += B;
+        if (c->progress) {
+            char extra[48];
+            snprintf(extra, sizeof extra, "loss %.4f", loss_sum / (double)(b + 1));
+            dgnn_progress_update(&pg, events, extra);
+        }
+    }
+    if (c->progress) dgnn_progress_end(&pg);
+    er->train_loss = nb > 0 ? loss_sum / (double)nb : NAN;
+    er->train_seconds = dgnn_now() - t0;
+    er->train_events = events;
+    er->flops = flops;
+    return DGNN_OK;
+}
+
+/* Evaluates the events of `part` in batches, committing the state as it goes.
+ * AP and AUC are averaged over batches (positives against the first negative of each
+ * event); with K > 0, *mrr gets the mean reciprocal rank against K negatives. */
+static int evaluate(run_t *r, const dgnn_events *part, uint64_t seed_base, int64_t K, double *ap, double *auc,
+                    double *mrr, const char *what, dgnn_err *err) {
+    const int64_t bs = r->cfg->batch;
+    if (K < 1) K = 1;
+    int64_t nb = (part->num_events + bs - 1) / bs;
+    double ap_sum = 0, auc_sum = 0, rr_sum = 0;
+    int64_t n_ap = 0, n_rr = 0;
+    dgnn_progress pg;
+    if (r->cfg->progress) dgnn_progress_begin(&pg, what, part->num_events);
+    for (int64_t b = 0; b < nb; b++) {
+        int64_t e0 = b * bs, B = e0 + bs <= part->num_events ? bs : part->num_events - e0;
+        ensure_batch(r, B, K);
+        int rc = draw_negatives(r, B, K, 1, stream_seed(seed_base, -1, b), err);
+        if (rc) return rc;
+        rc = dgnn_tgnn_forward(r->model, r->logits, &r->st, &r->g_full, r->ev->efeat, part, e0, B, r->neg_t, K, NULL,
+                               err);
+        if (rc) return rc;
+        dgnn_tgnn_commit(r->model, &r->st, part);
+        double a, u;
+        dgnn_metric_ap_auc_pn(r->logits, B, r->logits + B, B, &a, &u);
+        if (isfinite(a)) ap_sum += a, auc_sum += u, n_ap++;
+        if (mrr) {
+            /* the model's (K, B) negative blocks to the metric's (B, K) rows */
+            for (int64_t i = 0; i < B; i++)
+                for (int64_t j = 0; j < K; j++) r->dlogits[i * K + j] = r->logits[(1 + j) * B + i];
+            rr_sum += dgnn_metric_mrr(r->logits, r->dlogits, B, K) * (double)B;
+            n_rr += B;
+        }
+        if (r->cfg->progress) dgnn_progress_update(&pg, e0 + B, NULL);
+    }
+    if (r->cfg->progress) dgnn_progress_end(&pg);
+    *ap = n_ap ? ap_sum / (double)n_ap : NAN;
+    *auc = n_ap ? auc_sum / (double)n_ap : NAN;
+    if (mrr) *mrr = n_rr ? rr_sum / (double)n_rr : NAN;
+    return DGNN_OK;
+}
+
+/* ---- checkpoints ------------------------------------------------------------
+ * One file, <dir>/checkpoint.dgnnckpt, rewritten atomically after every epoch. It
+ * holds what the rest of the run depends on: parameters and Adam state, the node
+ * state after validation (the test starts from it), the best epoch's parameters and
+ * state, the dropout rng, the results so far, and a fingerprint of the settings that
+ * must not change on --resume (model, sizes, batch, learning rate, seed, data). */
+
+typedef struct {
+    uint64_t fingerprint;
+    int64_t epochs_done, best_epoch, bad_rounds;
+    double best_ap;
+    int64_t early_stopped, have_best;
+    dgnn_adam opt;
+    dgnn_rng rng;
+} ckpt_meta;
+
+static uint64_t fingerprint(const run_t *r) {
+    const dgnn_event_train_cfg *c = r->cfg;
+    uint64_t h = dgnn_params_layout_hash(r->p);
+    const dgnn_tgnn_cfg *m = &c->model;
+    uint64_t v[] = {(uint64_t)m->kind, (uint64_t)m->mem_dim, (uint64_t)m->time_dim, (uint64_t)m->emb_dim,
+                    (uint64_t)m->neighbors, (uint64_t)m->heads, (uint64_t)m->attn, (uint64_t)m->uniform_sampler,
+                    m->seed, (uint64_t)c->batch, (uint64_t)c->neg, c->seed, (uint64_t)r->ev->num_events,
+                    (uint64_t)r->ev->num_nodes, (uint64_t)(c->lr * 1e12), (uint64_t)(m->dropout * 1e6),
+                    (uint64_t)c->max_train_batches};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) h = dgnn_hash64(h ^ v[i]);
+    return h;
+}
+
+static int state_sections(dgnn_ckpt_writer *w, const char *prefix, const dgnn_state *s, dgnn_err *err) {
+    char name[64];
+    int64_t N = s->num_nodes;
+    struct { const char *n; const void *p; size_t b; } sec[] = {
+        {"mem", s->mem, (size_t)(N * s->mem_dim) * sizeof(float)},
+        {"mem_t", s->mem_t, (size_t)N * sizeof(double)},
+        {"mail", s->mail, (size_t)(N * s->slots * s->mail_dim) * sizeof(float)},
+        {"mail_t", s->mail_t, (size_t)(N * s->slots) * sizeof(double)},
+        {"mail_n", s->mail_n, (size_t)N * sizeof(int32_t)},
+        {"mail_head", s->mail_head, (size_t)N * sizeof(int32_t)}};
+    for (size_t i = 0; i < sizeof sec / sizeof sec[0]; i++) {
+        snprintf(name, sizeof name, "%s.%s", prefix, sec[i].n);
+        int rc = dgnn_ckpt_writer_add(w, name, sec[i].p, sec[i].b, err);
+        if (rc) return rc;
+    }
+    return DGNN_OK;
+}
+
+static int state_read(const dgnn_ckpt *c, const char *prefix, dgnn_state *s, dgnn_err *err) {
+    char name[64];
+    int64_t N = s->num_nodes;
+    struct { const char *n; void *p; size_t b; } sec[] = {
+        {"mem", s->mem, (size_t)(N * s->mem_dim) * sizeof(float)},
+        {"mem_t", s->mem_t, (size_t)N * sizeof(double)},
+        {"mail", s->mail, (size_t)(N * s->slots * s->mail_dim) * sizeof(float)},
+        {"mail_t", s->mail_t, (size_t)(N * s->slots) * sizeof(double)},
+        {"mail_n", s->mail_n, (size_t)N * sizeof(int32_t)},
+        {"mail_head", s->mail_head, (size_t)N * sizeof(int32_t)}};
+    for (size_t i = 0; i < sizeof sec / sizeof sec[0]; i++) {
+        snprintf(name, sizeof name, "%s.%s", prefix, sec[i].n);
+        int rc = dgnn_ckpt_read(c, name, sec[i].p, sec[i].b, err);
+        if (rc) return rc;
+    }
+    return DGNN_OK;
+}
+
+static void ckpt_path(char *buf, size_t cap, const char *dir) { snprintf(buf, cap, "%s/checkpoint.dgnnckpt", dir); }
+
+static int save_checkpoint(run_t *r, const ckpt_meta *meta, const dgnn_event_train_result *res, dgnn_err *err) {
+    char path[4096];
+    if (mkdir(r->cfg->checkpoint, 0777) != 0 && errno != EEXIST)
+        return dgnn_err_set(err, DGNN_EIO, "%s: cannot create the checkpoint folder: %s", r->cfg->checkpoint,
+                            strerror(errno));
+    ckpt_path(path, sizeof path, r->cfg->checkpoint);
+    dgnn_ckpt_writer *w;
+    int rc = dgnn_ckpt_writer_open(&w, path, err);
+    if (rc) return rc;
+    size_t pb = (size_t)r->p->total * sizeof(float);
+    if (!rc) rc = dgnn_ckpt_writer_add(w, "meta", meta, sizeof *meta, err);
+    if (!rc) rc = dgnn_ckpt_writer_add(w, "params", r->p->value, pb, err);
+    if (!rc) rc = dgnn_ckpt_writer_add(w, "adam.m", r->p->m, pb, err);
+    if (!rc) rc = dgnn_ckpt_writer_add(w, "adam.v", r->p->v, pb, err);
+    if (!rc) rc = dgnn_ckpt_writer_add(w, "results", res, sizeof *res, err);
+    if (!rc) rc = state_sections(w, "state", &r->st, err);
+    if (!rc && r->have_best) rc = dgnn_ckpt_writer_add(w, "best.params", r->best_params, pb, err);
+    if (!rc && r->have_best) rc = state_sections(w, "best", &r->st_best, err);
+    if (rc) {
+        dgnn_ckpt_writer_abort(w);
+        return rc;
+    }
+    return dgnn_ckpt_writer_commit(w, NULL, err);
+}
+
+static int load_checkpoint(run_t *r, ckpt_meta *meta, dgnn_event_train_result *res, dgnn_err *err) {
+    char path[4096];
+    ckpt_path(path, sizeof path, r->cfg->checkpoint);
+    dgnn_ckpt *c;
+    int rc = dgnn_ckpt_open(&c, path, err);
+    if (rc) return rc;
+    size_t pb = (size_t)r->p->total * sizeof(float);
+    rc = dgnn_ckpt_read(c, "meta", meta, sizeof *meta, err);
+    if (!rc && meta->fingerprint != fingerprint(r))
+        rc = dgnn_err_set(err, DGNN_EINVAL,
+                          "%s was written by a run with other settings (model, sizes, batch, lr, seed or data); "
+                          "--resume needs the same ones, or start afresh without --resume", path);
+    if (!rc) rc = dgnn_ckpt_read(c, "params", r->p->value, pb, err);
+    if (!rc) rc = dgnn_ckpt_read(c, "adam.m", r->p->m, pb, err);
+    if (!rc) rc = dgnn_ckpt_read(c, "adam.v", r->p->v, pb, err);
+    if (!rc) rc = dgnn_ckpt_read(c, "results", res, sizeof *res, err);
+    if (!rc) rc = state_read(c, "state", &r->st, err);
+    if (!rc && meta->have_best) rc = dgnn_ckpt_read(c, "best.params", r->best_params, pb, err);
+    if (!rc && meta->have_best) rc = state_read(c, "best", &r->st_best, err);
+    dgnn_ckpt_close(c);
+    if (rc) return rc;
+    r->opt = meta->opt;
+    r->rng = meta->rng;
+    r->have_best = (int)meta->have_best;
+    return DGNN_OK;
+}
+
+/* ---- the run ------------------------------------------------------------------ */
+
+static void run_free(run_t *r) {
+    dgnn_split_free(&r->split);
+    dgnn_events_free(&r->train);
+    dgnn_events_free(&r->val);
+    dgnn_events_free(&r->test);
+    dgnn_events_free(&r->new_val);
+    dgnn_events_free(&r->new_test);
+    dgnn_tcsr_free(&r->g_train);
+    dgnn_tcsr_free(&r->g_full);
+    free(r->train_dst);
+    free(r->full_dst);
+    dgnn_tgnn_free(r->model);
+    dgnn_state_free(&r->st);
+    dgnn_state_free(&r->st_backup);
+    dgnn_state_free(&r->st_best);
+    free(r->best_params);
+    free(r->neg);
+    free(r->neg_t);
+    free(r->logits);
+    free(r->dlogits);
+    free(r->labels);
+}
+
+static int run_setup(run_t *r, const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_err *err) {
+    memset(r, 0, sizeof *r);
+    r->ev = ev;
+    r->cfg = c;
+    if (c->batch < 1 || c->epochs < 0 || c->lr <= 0 || c->patience < 1 || c->eval_negatives < 0)
+        return dgnn_err_set(err, DGNN_EINVAL,
+                            "training: need --batch >= 1, --epochs >= 0, --lr > 0, --patience >= 1, "
+                            "--eval-negatives >= 0");
+    if (ev->num_events < 2) return dgnn_err_set(err, DGNN_EINVAL, "training needs at least 2 events");
+    if (c->epochs > 1024) return dgnn_err_set(err, DGNN_EINVAL, "--epochs: at most 1024");
+    int rc = dgnn_split_make(&r->split, ev, &c->split, err);
+    if (rc) return rc;
+    const uint8_t *mk = r->split.mask;
+    if ((rc = dgnn_events_subset(&r->train, ev, mk, DGNN_SPLIT_TRAIN, err)) ||
+        (rc = dgnn_events_subset(&r->val, ev, mk, DGNN_SPLIT_VAL, err)) ||
+        (rc = dgnn_events_subset(&r->test, ev, mk, DGNN_SPLIT_TEST, err)) ||
+        (rc = dgnn_events_subset(&r->new_val, ev, mk, DGNN_SPLIT_NEW_VAL, err)) ||
+        (rc = dgnn_events_subset(&r->new_test, ev, mk, DGNN_SPLIT_NEW_TEST, err)))
+        return rc;
+    if (r->train.num_events == 0) return dgnn_err_set(err, DGNN_EINVAL, "the split left no training events");
+    if ((rc = dgnn_tcsr_build(&r->g_train, &r->train, -1, 0, err)) ||
+        (rc = dgnn_tcsr_build(&r->g_full, ev, -1, 0, err)))
+        return rc;
+    if ((rc = dgnn_neg_dst_set(&r->train_dst, &r->n_train_dst, &r->train, -1, err)) ||
+        (rc = dgnn_neg_dst_set(&r->full_dst, &r->n_full_dst, ev, -1, err)))
+        return rc;
+    if ((rc = dgnn_tgnn_init(&r->model, &c->model, ev->num_nodes, ev->edge_dim, err))) return rc;
+    r->p = dgnn_tgnn_params(r->model);
+    const int64_t D = dgnn_tgnn_mail_dim(r->model), M = c->model.mem_dim, N = ev->num_nodes;
+    if ((rc = dgnn_state_init(&r->st, N, M, D, 1, err)) || (rc = dgnn_state_init(&r->st_backup, N, M, D, 1, err)) ||
+        (rc = dgnn_state_init(&r->st_best, N, M, D, 1, err)))
+        return rc;
+    r->best_params = dgnn_xmalloc((size_t)r->p->total * sizeof(float));
+    r->opt = dgnn_adam_default(c->lr);
+    dgnn_rng_seed2(&r->rng, c->seed, 0x64726f70 /* "drop" */);
+    return DGNN_OK;
+}
+
+int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_event_train_result *res,
+                     dgnn_err *err) {
+    memset(res, 0, sizeof *res);
+    int prev_threads = omp_get_max_threads();
+    if (c->threads > 0) omp_set_num_threads((int)c->threads);
+    run_t r;
+    int rc = run_setup(&r, ev, c, err);
+    if (rc) goto done;
+    res->n_train = r.train.num_events, res->n_val = r.val.num_events, res->n_test = r.test.num_events;
+    res->n_new_val = r.new_val.num_events, res->n_new_test = r.new_test.num_events;
+    res->num_params = r.p->nparams;
+    ckpt_meta meta;
+    memset(&meta, 0, sizeof meta);
+    meta.fingerprint = fingerprint(&r);
+    meta.best_ap = -INFINITY;
+    if (c->resume) {
+        if (!c->checkpoint) {
+            rc = dgnn_err_set(err, DGNN_EINVAL, "--resume needs --checkpoint DIR");
+            goto done;
+        }
+        if ((rc = load_checkpoint(&r, &meta, res, err))) goto done;
+        dgnn_log("resumed from %s after epoch %lld\n", c->checkpoint, (long long)meta.epochs_done);
+    }
+    double train_seconds = 0;
+    int64_t train_events = 0;
+    for (int64_t i = 0; i < res->num_epochs; i++) {
+        train_seconds += res->epochs[i].train_seconds;
+        train_events += res->epochs[i].train_events;
+    }
+    for (int64_t epoch = meta.epochs_done + 1; epoch <= c->epochs && !meta.early_stopped; epoch++) {
+        dgnn_epoch_result *er = &res->epochs[epoch - 1];
+        memset(er, 0, sizeof *er);
+        er->epoch = epoch;
+        double t0 = dgnn_now();
+        if ((rc = train_epoch(&r, epoch, er, err))) goto done;
+        train_seconds += er->train_seconds;
+        train_events += er->train_events;
+        er->val_ap = er->val_auc = er->val_new_ap = er->val_new_auc = NAN;
+        if (!c->skip_eval) {
+            /* validation from the memory training left; new-node validation from the same */
+            dgnn_state_copy(&r.st_backup, &r.st);
+            if ((rc = evaluate(&r, &r.val, c->seed + 1, 1, &er->val_ap, &er->val_auc, NULL, "validation", err)))
+                goto done;
+            dgnn_state_copy(&r.st_best /* scratch until the comparison below */, &r.st);
+            dgnn_state_copy(&r.st, &r.st_backup);
+            if ((rc = evaluate(&r, &r.new_val, c->seed + 2, 1, &er->val_new_ap, &er->val_new_auc, NULL,
+                               "new-node validation", err)))
+                goto done;
+            dgnn_state_copy(&r.st, &r.st_best); /* the post-validation state goes on */
+        }
+        er->seconds = dgnn_now() - t0;
+        res->num_epochs = epoch;
+        dgnn_log("epoch %lld: train loss %.4f, val AP %.4f AUC %.4f, new-node val AP %.4f, %.1f s (train %.1f s, "
+                 "%.0f events/s)\n",
+                 (long long)epoch, er->train_loss, er->val_ap, er->val_auc, er->val_new_ap, er->seconds,
+                 er->train_seconds, er->train_seconds > 0 ? (double)er->train_events / er->train_seconds : 0.0);
+        /* early stopping on validation AP (the TGN code's EarlyStopMonitor) */
+        if (!c->skip_eval) {
+            if (er->val_ap > meta.best_ap + 1e-10) {
+                meta.best_ap = er->val_ap;
+                meta.best_epoch = epoch;
+                meta.bad_rounds = 0;
+                memcpy(r.best_params, r.p->value, (size_t)r.p->total * sizeof(float));
+                dgnn_state_copy(&r.st_best, &r.st);
+                r.have_best = 1;
+            } else if (++meta.bad_rounds >= c->patience) {
+                meta.early_stopped = 1;
+                dgnn_log("early stop: no better validation AP for %lld epochs; back to epoch %lld\n",
+                         (long long)c->patience, (long long)meta.best_epoch);
+            }
+        }
+        meta.epochs_done = epoch;
+        meta.have_best = r.have_best;
+        meta.opt = r.opt;
+        meta.rng = r.rng;
+        res->best_epoch = meta.best_epoch;
+        res->early_stopped = (int)meta.early_stopped;
+        if (c->checkpoint && (rc = save_checkpoint(&r, &meta, res, err))) goto done;
+    }
+    if (meta.early_stopped && r.have_best) {
+        memcpy(r.p->value, r.best_params, (size_t)r.p->total * sizeof(float));
+        dgnn_state_copy(&r.st, &r.st_best);
+    }
+    res->test_ap = res->test_auc = res->test_new_ap = res->test_new_auc = res->test_mrr = NAN;
+    if (!c->skip_eval && res->num_epochs > 0) {
+        dgnn_state_copy(&r.st_backup, &r.st);
+        if ((rc = evaluate(&r, &r.test, c->seed + 3, c->eval_negatives, &res->test_ap, &res->test_auc,
+                           c->eval_negatives > 0 ? &res->test_mrr : NULL, "test", err)))
+            goto done;
+        dgnn_state_copy(&r.st, &r.st_backup);
+        if ((rc = evaluate(&r, &r.new_test, c->seed + 4, 1, &res->test_new_ap, &res->test_new_auc, NULL,
+                           "new-node test", err)))
+            goto done;
+    }
+    res->train_events_per_second = train_seconds > 0 ? (double)train_events / train_seconds : 0;
+    res->peak_rss_mb = dgnn_peak_rss_mb();
+done:
+    run_free(&r);
+    omp_set_num_threads(prev_threads);
+    return rc;
+}
