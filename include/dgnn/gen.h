@@ -13,6 +13,8 @@
  *    `bursts` short windows of `burst_rate` times the rate;
  *  - edge features (edge_dim > 0) are a per-(source community, destination community)
  *    mean plus uniform noise;
+ *  - with probability session, an event continues the previous event's source (bursts
+ *    of activity by one node, close in time, as a user's edit session);
  *  - labels (JODIE's state_label) are rare, about label_rate of the events, and 5x more
  *    likely on events that leave the source's community (a node "changing state").
  *
@@ -50,6 +52,8 @@ typedef struct {
     double burst_rate;     /* "burst-rate"  rate multiplier inside a burst (default 10) */
     double burst_len;      /* "burst-len"   seconds per burst; 0 = duration / 200 (default 0) */
     double label_rate;     /* "label-rate"  fraction of positive labels (default 0.002) */
+    double session;        /* "session"     an event's source is the previous event's source
+                              (a burst of activity, as a user's edit session) (default 0) */
     int progress;          /* "progress"    0/1: progress bar labelled "gen" on stderr (default 0) */
 } dgnn_gen_opts;
 

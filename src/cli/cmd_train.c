@@ -22,6 +22,8 @@ static int builtin_dataset(dgnn_events *ev) {
     o.num_nodes = 2000;
     o.bipartite = 1;
     o.seed = 7;
+    o.repeat_prob = 0.8; /* sessions of repeated interactions: the temporal locality that */
+    o.session = 0.8;     /* memory-based models exploit on real streams (wikipedia, reddit) */
     dgnn_err err;
     dgnn_err_clear(&err);
     if (dgnn_gen_events(ev, &o, &err) != DGNN_OK) {
@@ -271,9 +273,11 @@ int cmd_train(int argc, char **argv) {
         return 1;
     }
     if (!c.skip_eval)
-        printf("test AP %.4f  AUC %.4f  new-node AP %.4f  new-node AUC %.4f  MRR %.4f  (best epoch %lld of %lld)\n",
+        printf("test AP %.4f  AUC %.4f  new-node AP %.4f  new-node AUC %.4f  MRR %.4f  (%s epoch %lld; best val AP: "
+               "epoch %lld)\n",
                res->test_ap, res->test_auc, res->test_new_ap, res->test_new_auc, res->test_mrr,
-               (long long)res->best_epoch, (long long)res->num_epochs);
+               res->early_stopped ? "early-stopped, back to" : "after", 
+               (long long)(res->early_stopped ? res->best_epoch : res->num_epochs), (long long)res->best_epoch);
     printf("training: %.0f events/s, peak RSS %.0f MB\n", res->train_events_per_second, res->peak_rss_mb);
     if (out) rc = write_json(out, model, dataset, preset, &c, res, &ev);
     free(res);

@@ -49,6 +49,7 @@ dgnn_gen_opts dgnn_gen_opts_default(void) {
     o.bursts = 4;
     o.burst_rate = 10.0;
     o.label_rate = 0.002;
+    o.session = 0.0;
     return o;
 }
 
@@ -80,6 +81,7 @@ static const gen_optdef OPTS[] = {
     {"burst-rate", OPT_DOUBLE, OFF(burst_rate), "rate multiplier inside a burst"},
     {"burst-len", OPT_DOUBLE, OFF(burst_len), "seconds per burst (0 = duration / 200)"},
     {"label-rate", OPT_DOUBLE, OFF(label_rate), "fraction of events with a positive label"},
+    {"session", OPT_DOUBLE, OFF(session), "probability that an event continues the previous event's source"},
     {"progress", OPT_BOOL, OFF(progress), "1: show a progress bar"},
 };
 #undef OFF
@@ -188,6 +190,7 @@ int dgnn_gen_check(const dgnn_gen_opts *o, dgnn_err *err) {
     if (!(o->burst_rate >= 0 && o->burst_rate <= 1e6)) BAD("option 'burst-rate' must be in [0, 1e6], got %g", o->burst_rate);
     if (!(o->burst_len >= 0 && o->burst_len <= o->duration)) BAD("option 'burst-len' must be in [0, duration], got %g", o->burst_len);
     if (!(o->label_rate >= 0 && o->label_rate <= 1)) BAD("option 'label-rate' must be in [0, 1], got %g", o->label_rate);
+    if (!(o->session >= 0 && o->session < 1)) BAD("option 'session' must be in [0, 1), got %g", o->session);
 #undef BAD
     return DGNN_OK;
 }
@@ -254,6 +257,7 @@ typedef struct {
     alias_cell *ccell;          /* (Dn) per-community samplers, indices local to the community */
     int32_t *comm;              /* (N) community of each node */
     int32_t *ring;              /* (S, R) recent distinct partners, most recent first */
+    int32_t last_src;           /* source of the previous event (sessions) */
     uint8_t *rlen;              /* (S) */
     double *cum;                /* (RATE_BINS + 1) cumulative rate */
     float *fa, *fb;             /* (C, edge_dim) feature means of source / destination community */
@@ -419,7 +423,11 @@ static void gen_chunk(gen_state *g, int64_t n, int32_t *src, int32_t *dst, doubl
         if (ts < g->t_prev) ts = g->t_prev; /* rounding must never reorder */
         g->t_prev = ts;
         t[i] = ts;
-        src[i] = (int32_t)alias_draw(g->scell, g->S, dgnn_rng_u64(r)); /* source by activity */
+        /* source: the previous event's (a session goes on), else by activity; no draw
+         * when session == 0, so streams without sessions are unchanged */
+        if (o->session > 0 && g->k > 0 && unit(r) < o->session) src[i] = g->last_src;
+        else src[i] = (int32_t)alias_draw(g->scell, g->S, dgnn_rng_u64(r));
+        g->last_src = src[i];
     }
     enum { AHEAD = 8 };
     for (int64_t i = 0; i < n; i++) {
