@@ -67,7 +67,7 @@ int main(void) {
 
     /* a checkpoint of other settings is refused */
     dgnn_event_train_cfg other = part;
-    other.lr = 1e-3;
+    other.lr = 5e-4;
     dgnn_err_clear(&err);
     CHECK(dgnn_event_train(&ev, &other, &b, &err) == DGNN_EINVAL);
     CHECK(strstr(err.msg, "other settings") != NULL);
