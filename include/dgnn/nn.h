@@ -424,6 +424,13 @@ void dgnn_tattn_reference(float *out, dgnn_tattn_dinput *din, dgnn_tattn_params 
                           const dgnn_tattn_params *p, const dgnn_tattn_cfg *c,
                           const float *att_mask, const float *drop_mask);
 
+/* ======================================================================== */
+/* Peak (peak.c)                                                              */
+/* ======================================================================== */
+/* GFLOP/s of (n x n) @ (n x n) sgemm over about `seconds`, with the current OpenMP
+ * thread count: the reference figure benchmarks print achieved GFLOP/s against. */
+double dgnn_sgemm_gflops(int64_t n, double seconds);
+
 #ifdef __cplusplus
 }
 #endif

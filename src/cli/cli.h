@@ -11,6 +11,7 @@ int cmd_convert(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_train(int argc, char **argv);
+int cmd_train_bench(int argc, char **argv);
 int cmd_gen_bench(int argc, char **argv);
 
 /* Flags for reading a dataset; embed in a command's option table with CLI_LOAD_OPTS(x). */

@@ -68,11 +68,13 @@ int cmd_bench(int argc, char **argv) {
         fprintf(f, "usage: dgnn bench NAME [options]\n\nbenchmarks:\n"
                    "  sampler DATA   temporal neighbour sampler: root queries per second, 1..T threads\n"
                    "  gen            synthetic generator: events per second and peak memory\n"
+                   "  train          one training epoch: events/s, GFLOP/s against sgemm peak, peak RSS\n"
                    "(dgnn bench NAME --help for options)\n");
         return argc < 1 ? 2 : 0;
     }
     if (strcmp(argv[0], "sampler") == 0) return bench_sampler(argc - 1, argv + 1);
     if (strcmp(argv[0], "gen") == 0) return cmd_gen_bench(argc - 1, argv + 1);
-    fprintf(stderr, "dgnn bench: unknown benchmark '%s' (sampler, gen)\n", argv[0]);
+    if (strcmp(argv[0], "train") == 0) return cmd_train_bench(argc - 1, argv + 1);
+    fprintf(stderr, "dgnn bench: unknown benchmark '%s' (sampler, gen, train)\n", argv[0]);
     return 2;
 }

@@ -5,6 +5,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,7 +134,9 @@ static int apply_preset(const char *preset, dgnn_event_train_cfg *c) {
     return -1;
 }
 
-int cmd_train(int argc, char **argv) {
+/* `dgnn train` and `dgnn bench train` (bench = 1: one epoch of training only by default,
+ * then the throughput table against sgemm peak measured in the same run). */
+static int train_main(int argc, char **argv, int bench) {
     cli_load_flags lf = {0};
     const char *model = "tgn", *data = NULL, *preset = "tgn-paper", *out = NULL, *ckpt = NULL;
     const char *sampler = NULL, *negs = NULL, *attn = NULL;
@@ -171,7 +174,9 @@ int cmd_train(int argc, char **argv) {
         {"quiet", ARG_FLAG, &quiet, NULL, "no progress bar"},
         {NULL, 0, NULL, NULL, NULL},
     };
-    arg_spec spec = {.cmd = "train", .usage = "dgnn train [--model tgn|jodie] [--data FILE] [options]",
+    arg_spec spec = {.cmd = bench ? "bench train" : "train",
+                     .usage = bench ? "dgnn bench train [--model tgn|jodie] [--data FILE] [options]"
+                                    : "dgnn train [--model tgn|jodie] [--data FILE] [options]",
                      .summary = "Trains a memory-based temporal GNN with the TGN code's protocol: chronological\n"
                                 "70/15/15 split, 10% of later nodes held out as new nodes, Adam, one negative per\n"
                                 "event, early stopping on validation AP; prints validation per epoch and test AP,\n"
@@ -241,7 +246,8 @@ int cmd_train(int argc, char **argv) {
     c.model.seed = (uint64_t)seed + 1;
     c.threads = threads;
     c.max_train_batches = max_batches;
-    c.skip_eval = no_eval;
+    c.skip_eval = no_eval || bench;
+    if (bench && epochs < 0) c.epochs = 1;
     c.checkpoint = ckpt;
     c.resume = resume;
     c.progress = !quiet;
@@ -262,6 +268,15 @@ int cmd_train(int argc, char **argv) {
     dgnn_log("%s on %s: %s events, %s nodes, preset %s, batch %lld, %lld epochs\n", model, dataset,
              dgnn_fmt_count(a, sizeof a, ev.num_events), dgnn_fmt_count(b, sizeof b, ev.num_nodes), preset,
              (long long)c.batch, (long long)c.epochs);
+    double peak1 = 0, peakT = 0;
+    int nthreads = threads > 0 ? (int)threads : omp_get_max_threads();
+    if (bench) {
+        /* the dense-math peak on this machine, now: 1 thread, then the run's threads */
+        omp_set_num_threads(1);
+        peak1 = dgnn_sgemm_gflops(1024, 1.0);
+        omp_set_num_threads(nthreads);
+        peakT = dgnn_sgemm_gflops(1024, 1.0);
+    }
     dgnn_event_train_result *res = dgnn_xcalloc(1, sizeof *res);
     dgnn_err err;
     dgnn_err_clear(&err);
@@ -279,8 +294,26 @@ int cmd_train(int argc, char **argv) {
                res->early_stopped ? "early-stopped, back to" : "after", 
                (long long)(res->early_stopped ? res->best_epoch : res->num_epochs), (long long)res->best_epoch);
     printf("training: %.0f events/s, peak RSS %.0f MB\n", res->train_events_per_second, res->peak_rss_mb);
+    if (bench) {
+        printf("\n%-6s %10s %12s %14s %12s %10s %10s\n", "epoch", "train s", "events", "events/s", "GFLOP", "GFLOP/s",
+               "of peak");
+        for (int64_t i = 0; i < res->num_epochs; i++) {
+            const dgnn_epoch_result *e = &res->epochs[i];
+            double gf = e->train_seconds > 0 ? e->flops / 1e9 / e->train_seconds : 0;
+            printf("%-6lld %10.2f %12lld %14.0f %12.1f %10.1f %9.1f%%\n", (long long)e->epoch, e->train_seconds,
+                   (long long)e->train_events, e->train_seconds > 0 ? (double)e->train_events / e->train_seconds : 0,
+                   e->flops / 1e9, gf, peakT > 0 ? 100 * gf / peakT : 0);
+        }
+        printf("sgemm 1024^3 peak measured now: %.1f GFLOP/s on 1 thread, %.1f GFLOP/s on %d threads\n", peak1, peakT,
+               nthreads);
+        printf("peak RSS %.0f MB; GFLOP counts the dense products executed (forward, backward ~2x forward)\n",
+               res->peak_rss_mb);
+    }
     if (out) rc = write_json(out, model, dataset, preset, &c, res, &ev);
     free(res);
     dgnn_events_free(&ev);
     return rc;
 }
+
+int cmd_train(int argc, char **argv) { return train_main(argc, argv, 0); }
+int cmd_train_bench(int argc, char **argv) { return train_main(argc, argv, 1); }
