@@ -7,8 +7,8 @@ int main(void) {
     dgnn_state s, b;
     dgnn_err e;
     CHECK(dgnn_state_init(&s, 5, 2, 3, 2, &e) == DGNN_OK);
-    CHECK(dgnn_state_init(&b, 5, 2, 3, 1, &e) == DGNN_OK);
     CHECK(dgnn_state_init(&b, 5, 2, 3, 0, &e) == DGNN_EINVAL);
+    CHECK(dgnn_state_init(&b, 5, 2, 3, 1, &e) == DGNN_OK);
     /* node 3 gets mails 0, 2, 3 (in that order); node 1 gets mail 1 */
     int32_t nodes[4] = {3, 1, 3, 3};
     float mails[12] = {1, 1, 1, 2, 2, 2, 3, 3, 3, 9, 9, 9};
