@@ -210,37 +210,44 @@ static uint64_t fingerprint(const run_t *r) {
     return h;
 }
 
-static int state_sections(dgnn_ckpt_writer *w, const char *prefix, const dgnn_state *s, dgnn_err *err) {
-    char name[64];
+/* The node state as checkpoint sections: one table for writing and reading. */
+typedef struct {
+    const char *name;
+    void *data;
+    size_t bytes;
+} state_section;
+
+static int state_table(state_section *sec, const dgnn_state *s) {
     int64_t N = s->num_nodes;
-    struct { const char *n; const void *p; size_t b; } sec[] = {
-        {"mem", s->mem, (size_t)(N * s->mem_dim) * sizeof(float)},
-        {"mem_t", s->mem_t, (size_t)N * sizeof(double)},
-        {"mail", s->mail, (size_t)(N * s->slots * s->mail_dim) * sizeof(float)},
-        {"mail_t", s->mail_t, (size_t)(N * s->slots) * sizeof(double)},
-        {"mail_n", s->mail_n, (size_t)N * sizeof(int32_t)},
-        {"mail_head", s->mail_head, (size_t)N * sizeof(int32_t)}};
-    for (size_t i = 0; i < sizeof sec / sizeof sec[0]; i++) {
-        snprintf(name, sizeof name, "%s.%s", prefix, sec[i].n);
-        int rc = dgnn_ckpt_writer_add(w, name, sec[i].p, sec[i].b, err);
+    state_section t[] = {{"mem", s->mem, (size_t)(N * s->mem_dim) * sizeof(float)},
+                         {"mem_t", s->mem_t, (size_t)N * sizeof(double)},
+                         {"mail", s->mail, (size_t)(N * s->slots * s->mail_dim) * sizeof(float)},
+                         {"mail_t", s->mail_t, (size_t)(N * s->slots) * sizeof(double)},
+                         {"mail_n", s->mail_n, (size_t)N * sizeof(int32_t)},
+                         {"mail_head", s->mail_head, (size_t)N * sizeof(int32_t)}};
+    memcpy(sec, t, sizeof t);
+    return (int)(sizeof t / sizeof t[0]);
+}
+
+static int state_sections(dgnn_ckpt_writer *w, const char *prefix, const dgnn_state *s, dgnn_err *err) {
+    state_section sec[8];
+    int n = state_table(sec, s);
+    for (int i = 0; i < n; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s.%s", prefix, sec[i].name);
+        int rc = dgnn_ckpt_writer_add(w, name, sec[i].data, sec[i].bytes, err);
         if (rc) return rc;
     }
     return DGNN_OK;
 }
 
 static int state_read(const dgnn_ckpt *c, const char *prefix, dgnn_state *s, dgnn_err *err) {
-    char name[64];
-    int64_t N = s->num_nodes;
-    struct { const char *n; void *p; size_t b; } sec[] = {
-        {"mem", s->mem, (size_t)(N * s->mem_dim) * sizeof(float)},
-        {"mem_t", s->mem_t, (size_t)N * sizeof(double)},
-        {"mail", s->mail, (size_t)(N * s->slots * s->mail_dim) * sizeof(float)},
-        {"mail_t", s->mail_t, (size_t)(N * s->slots) * sizeof(double)},
-        {"mail_n", s->mail_n, (size_t)N * sizeof(int32_t)},
-        {"mail_head", s->mail_head, (size_t)N * sizeof(int32_t)}};
-    for (size_t i = 0; i < sizeof sec / sizeof sec[0]; i++) {
-        snprintf(name, sizeof name, "%s.%s", prefix, sec[i].n);
-        int rc = dgnn_ckpt_read(c, name, sec[i].p, sec[i].b, err);
+    state_section sec[8];
+    int n = state_table(sec, s);
+    for (int i = 0; i < n; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s.%s", prefix, sec[i].name);
+        int rc = dgnn_ckpt_read(c, name, sec[i].data, sec[i].bytes, err);
         if (rc) return rc;
     }
     return DGNN_OK;
