@@ -1,21 +1,56 @@
-/* tgnn.h: memory-based temporal GNNs (TGN, JODIE) over the node state store.
+/* tgnn.h: memory-based temporal GNNs (TGN, JODIE, DyRep, APAN) over the node state store.
  *
  * One batch of B consecutive events follows TGL's / the TGN code's semantics
  * (DESIGN.md, "What it computes"):
  *  1. roots = [src (B); dst (B); nneg negatives per event (nneg blocks of B)], all at
  *     the event times;
- *  2. TGN: the k most recent neighbours of every root strictly before its time;
+ *  2. TGN: the k most recent neighbours of every root strictly before its time; DyRep
+ *     and APAN: of the 2B true src/dst roots only (APAN: where its mails go);
  *  3. every node involved (roots and neighbours) reads its memory; a node with a
  *     pending mail gets its memory updated in the forward pass:
- *     mem' = GRU(mail, mem) (TGN) or RNN(mail, mem) (JODIE), where a mail is
+ *     mem' = GRU(mail, mem) (TGN) or RNN(mail, mem) (JODIE, DyRep), where a mail is
  *     [mem_self, mem_other, edge features, time_enc(t - t_mem_self)] written by an
- *     earlier batch; gradients flow into the updater, not into stored state;
+ *     earlier batch (DyRep: [mem_self, emb_other, ...], see below); gradients flow
+ *     into the updater, not into stored state;
  *  4. embedding: TGN = temporal attention over the neighbours' updated memories;
- *     JODIE = time projection mem' * (1 + w dt + b);
+ *     JODIE = time projection mem' * (1 + w dt + b); DyRep = mem' itself (APAN's
+ *     steps 3, 4 and 6 differ: see below);
  *  5. link predictor on (src, dst) and (src, negative) pairs, binary cross-entropy;
  *  6. commit (after backward, before the optimizer step, as the TGN code does): the
  *     batch's true src/dst nodes store mem' (cleared mail), then each event writes a
  *     mail for its src and its dst ("last" per node), read by the NEXT batch.
+ *
+ * DyRep, as the TGN code runs it (--memory_updater rnn --dyrep
+ * --use_destination_embedding_in_message; TGL ships no DyRep config): TGN's steps
+ * with an RNN updater, the updated memory as the embedding, and one difference in
+ * the mail: "mem_other" is replaced by the other endpoint's temporal-attention
+ * embedding over ITS k most recent neighbours (TGN's attention layer, computed in the
+ * forward pass for the 2B true src/dst roots). That embedding only enters stored
+ * mails, which are constants for later batches, so (as in the TGN code) no gradient
+ * reaches the attention layer or the time encoding: they stay as initialised, a
+ * fixed random message function. emb_dim must equal mem_dim.
+ *
+ * APAN, as TGL's config/APAN.yml (deliver_to: neighbors, memory_update: transformer,
+ * mailbox_size 10, arch identity). Mails have NO time part: [mem_self, mem_other,
+ * edge features] (2M + de floats), and a node keeps its last `mail_slots` mails in a
+ * ring. Every root r (node v at time t, negatives included) computes
+ *     q = Wq mem_v + bq;   k_s, v_s = Wk|Wv [mail_s; time_enc(t - t_mail_s)] + b
+ *     a = multi-head attention of q over ALL slots s (LeakyReLU(0.2) scores, softmax,
+ *         attention dropout; empty slots are zero mails at time 0, as in TGL, which
+ *         does not mask them)
+ *     mem' = ReLU(dropout(W_mlp LayerNorm(a + mem_v) + b_mlp))
+ *     embedding = LayerNorm(mem') (TGL's IdentityNormLayer), predictor = TGL's
+ *     EdgePredictor (separate src and dst biases).
+ * Since mem' depends on the root time, rows are distinct (node, time) pairs, not
+ * distinct nodes. Commit (TGL's MailBox.update_memory / update_mailbox, deliver_to
+ * neighbors, mail_combine last): each true src/dst root stores mem' and t (roots in
+ * order, the last write wins); the mail of root i is [mem'_i, mem'_partner, edge
+ * features] at the event time; it goes to root i's node AND to every sampled neighbour
+ * of root i; of all deliveries to one node in this batch only the last, in the order
+ * [src roots, dst roots, then the neighbour deliveries root by root], is pushed into
+ * its ring (so a node that is also someone's neighbour keeps the neighbour's mail, as
+ * in TGL's unique/scatter on CPU). Mails are never cleared. No gradient reaches stored
+ * state. emb_dim must equal mem_dim.
  *
  * Parameters live in one slab (params.h). The workspace is allocated once for the
  * largest batch seen and reused. */
@@ -32,23 +67,25 @@
 extern "C" {
 #endif
 
-typedef enum { DGNN_TGNN_TGN = 0, DGNN_TGNN_JODIE = 1 } dgnn_tgnn_kind;
+typedef enum { DGNN_TGNN_TGN = 0, DGNN_TGNN_JODIE = 1, DGNN_TGNN_DYREP = 2, DGNN_TGNN_APAN = 3 } dgnn_tgnn_kind;
 
 typedef struct {
     dgnn_tgnn_kind kind;
     int64_t mem_dim;      /* M: memory width (TGN paper 172, TGL 100) */
     int64_t time_dim;     /* time encoding width (100) */
     int64_t emb_dim;      /* embedding width: TGN's code uses M (its node-feature width) */
-    int64_t neighbors;    /* k sampled neighbours (TGN: 10) */
+    int64_t neighbors;    /* k sampled neighbours (TGN, DyRep: attention; APAN: mail delivery) (10) */
     int64_t heads;        /* attention heads (2) */
-    dgnn_attn_kind attn;  /* DGNN_ATTN_TGN (the TGN code) or DGNN_ATTN_TGL */
-    float dropout;        /* attention dropout (TGN 0.1, TGL 0.2) */
+    dgnn_attn_kind attn;  /* DGNN_ATTN_TGN (the TGN code) or DGNN_ATTN_TGL (TGN, DyRep) */
+    float dropout;        /* attention dropout (TGN 0.1, TGL 0.2); APAN: also the updater's dropout */
+    int64_t mail_slots;   /* APAN's mailbox size (TGL: 10); the others keep one mail */
     int uniform_sampler;  /* 0: most recent (TGN), 1: uniform */
     uint64_t seed;        /* initialisation and dropout */
 } dgnn_tgnn_cfg;
 
-/* TGN with the original TGN code's defaults (memory 172, time 100, 10 neighbours,
- * 2 heads, dropout 0.1). */
+/* TGN, JODIE, DyRep: the original TGN code's defaults (memory 172, time 100, 10
+ * neighbours, 2 heads, dropout 0.1). APAN: TGL's APAN.yml (memory = embedding 100,
+ * time 100, 10 neighbours, 2 heads, dropout 0.1, 10 mail slots). */
 dgnn_tgnn_cfg dgnn_tgnn_cfg_default(dgnn_tgnn_kind kind);
 
 typedef struct dgnn_tgnn dgnn_tgnn;
@@ -59,8 +96,11 @@ int dgnn_tgnn_init(dgnn_tgnn **out, const dgnn_tgnn_cfg *cfg, int64_t num_nodes,
 void dgnn_tgnn_free(dgnn_tgnn *m);
 dgnn_params *dgnn_tgnn_params(dgnn_tgnn *m);
 const dgnn_tgnn_cfg *dgnn_tgnn_config(const dgnn_tgnn *m);
-/* Mail width (2M + edge_dim + time_dim), for the state store. */
+/* Mail width, for the state store: 2M + edge_dim + time_dim (TGN, JODIE, DyRep) or
+ * 2M + edge_dim (APAN). */
 int64_t dgnn_tgnn_mail_dim(const dgnn_tgnn *m);
+/* Mailbox slots per node, for the state store: cfg.mail_slots for APAN, else 1. */
+int64_t dgnn_tgnn_mail_slots(const dgnn_tgnn *m);
 
 /* One batch: events [e0, e0 + B) of ev, negatives neg (nneg * B) with neg[j*B + i]
  * the j-th negative of event i. Writes logits ((1 + nneg) * B): block 0 the positives,

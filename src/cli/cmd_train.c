@@ -56,6 +56,7 @@ static int write_json(const char *path, const char *model, const char *dataset, 
     cJSON_AddNumberToObject(cfg, "emb_dim", (double)c->model.emb_dim);
     cJSON_AddNumberToObject(cfg, "neighbors", (double)c->model.neighbors);
     cJSON_AddNumberToObject(cfg, "heads", (double)c->model.heads);
+    cJSON_AddNumberToObject(cfg, "mail_slots", (double)c->model.mail_slots);
     cJSON_AddStringToObject(cfg, "attention", c->model.attn == DGNN_ATTN_TGN ? "tgn" : "tgl");
     cJSON_AddNumberToObject(cfg, "dropout", c->model.dropout);
     cJSON_AddStringToObject(cfg, "sampler", c->model.uniform_sampler ? "uniform" : "recent");
@@ -115,8 +116,16 @@ static int write_json(const char *path, const char *model, const char *dataset, 
     return 0;
 }
 
-static int apply_preset(const char *preset, dgnn_event_train_cfg *c) {
+static int apply_preset(const char *preset, dgnn_tgnn_kind kind, dgnn_event_train_cfg *c) {
     if (strcmp(preset, "tgn-paper") == 0) return 0; /* the defaults */
+    if (strcmp(preset, "tgl") == 0 && kind == DGNN_TGNN_APAN) {
+        /* TGL's config/APAN.yml */
+        c->model = dgnn_tgnn_cfg_default(DGNN_TGNN_APAN);
+        c->batch = 600;
+        c->lr = 1e-4;
+        c->neg = DGNN_NEG_ALL;
+        return 0;
+    }
     if (strcmp(preset, "tgl") == 0) {
         /* TGL's config/TGN.yml */
         c->batch = 600;
@@ -138,14 +147,14 @@ static int apply_preset(const char *preset, dgnn_event_train_cfg *c) {
  * then the throughput table against sgemm peak measured in the same run). */
 static int train_main(int argc, char **argv, int bench) {
     cli_load_flags lf = {0};
-    const char *model = "tgn", *data = NULL, *preset = "tgn-paper", *out = NULL, *ckpt = NULL;
+    const char *model = "tgn", *data = NULL, *preset = NULL, *out = NULL, *ckpt = NULL;
     const char *sampler = NULL, *negs = NULL, *attn = NULL;
-    int64_t epochs = -1, batch = -1, threads = 0, patience = -1, evalneg = -1, seed = 0, mem = -1, tdim = -1,
+    int64_t slots = -1, epochs = -1, batch = -1, threads = 0, patience = -1, evalneg = -1, seed = 0, mem = -1, tdim = -1,
             emb = -1, nbrs = -1, heads = -1, max_batches = 0;
     double lr = -1, dropout = -1, new_frac = -1;
     int resume = 0, quiet = 0, no_eval = 0;
     arg_opt opts[] = {
-        {"model", ARG_STRING, &model, "M", "tgn (default) or jodie; dyrep, apan and the snapshot models: not yet"},
+        {"model", ARG_STRING, &model, "M", "tgn (default), jodie, dyrep or apan; snapshot models: not yet"},
         {"data", ARG_STRING, &data, "FILE", "dataset (any format); default: the built-in synthetic stream"},
         CLI_LOAD_OPTS(lf),
         {"preset", ARG_STRING, &preset, "P", "tgn-paper (default: the TGN code's defaults) or tgl (TGL's TGN.yml)"},
@@ -161,6 +170,7 @@ static int train_main(int argc, char **argv, int bench) {
         {"emb-dim", ARG_INT, &emb, "N", "embedding width (tgn-paper: = mem-dim, as the TGN code)"},
         {"neighbors", ARG_INT, &nbrs, "K", "sampled neighbours per node (10)"},
         {"heads", ARG_INT, &heads, "H", "attention heads (2)"},
+        {"mail-slots", ARG_INT, &slots, "N", "APAN: mails kept per node (10)"},
         {"dropout", ARG_DOUBLE, &dropout, "P", "attention dropout (tgn-paper 0.1, tgl 0.2)"},
         {"sampler", ARG_STRING, &sampler, "S", "recent (default) or uniform neighbour sampling"},
         {"negatives", ARG_STRING, &negs, "N", "dst (destination set, tgn-paper) or all (all nodes, tgl)"},
@@ -175,13 +185,14 @@ static int train_main(int argc, char **argv, int bench) {
         {NULL, 0, NULL, NULL, NULL},
     };
     arg_spec spec = {.cmd = bench ? "bench train" : "train",
-                     .usage = bench ? "dgnn bench train [--model tgn|jodie] [--data FILE] [options]"
-                                    : "dgnn train [--model tgn|jodie] [--data FILE] [options]",
+                     .usage = bench ? "dgnn bench train [--model tgn|jodie|dyrep|apan] [--data FILE] [options]"
+                                    : "dgnn train [--model tgn|jodie|dyrep|apan] [--data FILE] [options]",
                      .summary = "Trains a memory-based temporal GNN with the TGN code's protocol: chronological\n"
                                 "70/15/15 split, 10% of later nodes held out as new nodes, Adam, one negative per\n"
                                 "event, early stopping on validation AP; prints validation per epoch and test AP,\n"
-                                "AUC, new-node AP and MRR. dyrep, apan and the snapshot models (evolvegcn-o, ...)\n"
-                                "are not implemented yet.",
+                                "AUC, new-node AP and MRR. Presets: tgn-paper (the TGN code's defaults; default for\n"
+                                "tgn, jodie, dyrep) and tgl (TGL's TGN.yml, or APAN.yml for apan; default for apan).\n"
+                                "The snapshot models (evolvegcn-o, ...) are not implemented yet.",
                      .opts = opts, .min_pos = 0, .max_pos = 0};
     int rc = args_parse(&spec, argc, argv);
     if (rc) return rc > 0 ? 0 : 2;
@@ -189,16 +200,19 @@ static int train_main(int argc, char **argv, int bench) {
     dgnn_event_train_cfg c = dgnn_event_train_cfg_default();
     if (strcmp(model, "tgn") == 0) c.model.kind = DGNN_TGNN_TGN;
     else if (strcmp(model, "jodie") == 0) c.model.kind = DGNN_TGNN_JODIE;
-    else if (!strcmp(model, "dyrep") || !strcmp(model, "apan") || !strncmp(model, "evolvegcn", 9) ||
+    else if (strcmp(model, "dyrep") == 0) c.model.kind = DGNN_TGNN_DYREP;
+    else if (strcmp(model, "apan") == 0) c.model.kind = DGNN_TGNN_APAN;
+    else if (!strncmp(model, "evolvegcn", 9) ||
              !strcmp(model, "tgcn") || !strcmp(model, "gcrn-gru") || !strcmp(model, "wdgcn")) {
-        fprintf(stderr, "dgnn train: --model %s is not implemented yet (available: tgn, jodie)\n", model);
+        fprintf(stderr, "dgnn train: --model %s is not implemented yet (available: tgn, jodie, dyrep, apan)\n", model);
         return 2;
     } else {
-        fprintf(stderr, "dgnn train: --model: unknown model '%s' (tgn, jodie)\n", model);
+        fprintf(stderr, "dgnn train: --model: unknown model '%s' (tgn, jodie, dyrep, apan)\n", model);
         return 2;
     }
     dgnn_tgnn_kind kind = c.model.kind;
-    if (apply_preset(preset, &c) != 0) {
+    if (!preset) preset = kind == DGNN_TGNN_APAN ? "tgl" : "tgn-paper";
+    if (apply_preset(preset, kind, &c) != 0) {
         fprintf(stderr, "dgnn train: --preset: unknown preset '%s' (tgn-paper, tgl)\n", preset);
         return 2;
     }
@@ -212,7 +226,8 @@ static int train_main(int argc, char **argv, int bench) {
     if (tdim >= 0) c.model.time_dim = tdim;
     if (emb >= 0) c.model.emb_dim = emb;
     else if (mem >= 0 && strcmp(preset, "tgn-paper") == 0) c.model.emb_dim = mem; /* the TGN code: emb = memory */
-    if (kind == DGNN_TGNN_JODIE) c.model.emb_dim = c.model.mem_dim;
+    if (kind != DGNN_TGNN_TGN) c.model.emb_dim = c.model.mem_dim; /* the embedding is the (projected) memory */
+    if (slots >= 0) c.model.mail_slots = slots;
     if (nbrs >= 0) c.model.neighbors = nbrs;
     if (heads >= 0) c.model.heads = heads;
     if (dropout >= 0) c.model.dropout = (float)dropout;

@@ -1,5 +1,6 @@
-/* tgnn.c: memory-based temporal GNNs (TGN, JODIE): parameters, one batch's forward,
- * backward and state commit (see include/dgnn/tgnn.h for the semantics).
+/* tgnn.c: memory-based temporal GNNs (TGN, JODIE, DyRep): parameters, one batch's
+ * forward, backward and state commit (see include/dgnn/tgnn.h for the semantics);
+ * APAN's model-specific parts are in apan.c (the struct is in tgnn_internal.h).
  *
  * The batch is laid out so that every dense product runs over distinct rows:
  *  - the R = (2 + nneg) B roots and their P valid sampled neighbours are mapped to U
@@ -7,69 +8,16 @@
  *  - only the Um <= U nodes with a pending mail run the memory updater;
  *  - attention projects each distinct node's memory once (nn.h's fast path), and only
  *    the time encoding per (root, neighbour) pair.
+ * DyRep is TGN's path with an RNN updater, the updated memory as embedding, and the
+ * attention run over the 2B true src/dst roots only, for their mails (no backward:
+ * nothing downstream of it is differentiated).
  * The forward saves everything backward and commit need in the workspace, which grows
  * to the largest batch seen and is then reused: no allocation per batch. */
-#include "dgnn/tgnn.h"
-
 #include <stdlib.h>
 #include <string.h>
 
 #include "dgnn/sampler.h"
-
-struct dgnn_tgnn {
-    dgnn_tgnn_cfg cfg;
-    int64_t N, de, M, T, D, emb;
-    dgnn_params p;
-    int i_te_w, i_te_b, i_Wih, i_Whh, i_bih, i_bhh, i_attn, i_pred, i_jw, i_jb;
-    dgnn_tattn_cfg acfg;
-    dgnn_tattn_params ap, dap;
-    dgnn_edgepred_params pp, dpp;
-    int gates; /* 3: GRU, 1: RNN */
-
-    /* node map: rowof[v] is valid when stamp[v] == cur_stamp */
-    int32_t *stamp, *rowof;
-    int32_t cur_stamp;
-
-    /* workspace capacities and arrays (R roots, P pairs, U nodes) */
-    int64_t capR, capP, capU;
-    int32_t *roots;     /* (R) */
-    double *root_t;     /* (R) */
-    int32_t *s_nbr;     /* (R, k) sampler output */
-    int64_t *s_eid;     /* (R, k) */
-    double *s_ts;       /* (R, k) */
-    int32_t *s_cnt;     /* (R) */
-    int64_t *off;       /* (R+1) */
-    int32_t *row_root;  /* (R) U-row of each root */
-    int32_t *nbr_row;   /* (P) U-row of each pair's neighbour */
-    int64_t *pair_eid;  /* (P) */
-    float *pair_dt;     /* (P) root time - neighbour event time */
-    float *pair_e;      /* (P, de) edge features of each pair */
-    int32_t *unodes;    /* (U) node id of each row */
-    int32_t *mrow;      /* (U) rows with a pending mail: first Um entries */
-    float *h;           /* (U, M) memory after the in-forward update */
-    double *h_t;        /* (U) its time */
-    float *xm, *hm;     /* (U, D), (U, M) updater inputs of the Um rows */
-    float *hout;        /* (U, M) updater output */
-    float *upd_saved;   /* (U, 6M) GRU gates */
-    float *h_root;      /* (R, M) */
-    float *te;          /* (P, T) */
-    float *te0;         /* (T) */
-    float *jdt;         /* (R) JODIE's normalised time difference */
-    float *emb_out;     /* (R, emb) */
-    float *pred_saved;  /* edgepred saved */
-    float *attn_slab;   /* tattn saved + scratch */
-    int64_t attn_slab_n;
-    dgnn_tattn_saved as;
-    /* backward scratch */
-    float *demb, *dh_root, *dh, *dte, *dte0, *dhm, *upd_scratch, *pred_scratch;
-    /* commit: time differences (R >= 2B) and their encodings (R, T) */
-    float *c_dt, *c_te;
-
-    /* the last batch */
-    int64_t e0, B, nneg, R, P, U, Um;
-    int backward_ran;
-    double flops;
-};
+#include "tgnn_internal.h"
 
 dgnn_tgnn_cfg dgnn_tgnn_cfg_default(dgnn_tgnn_kind kind) {
     dgnn_tgnn_cfg c;
@@ -84,12 +32,18 @@ dgnn_tgnn_cfg dgnn_tgnn_cfg_default(dgnn_tgnn_kind kind) {
     c.dropout = 0.1f;
     c.uniform_sampler = 0;
     c.seed = 1;
+    c.mail_slots = 10; /* APAN's; the others keep one mail */
+    if (kind == DGNN_TGNN_APAN) { /* TGL's config/APAN.yml */
+        c.mem_dim = c.emb_dim = 100;
+        c.attn = DGNN_ATTN_TGL;
+    }
     return c;
 }
 
 dgnn_params *dgnn_tgnn_params(dgnn_tgnn *m) { return &m->p; }
 const dgnn_tgnn_cfg *dgnn_tgnn_config(const dgnn_tgnn *m) { return &m->cfg; }
 int64_t dgnn_tgnn_mail_dim(const dgnn_tgnn *m) { return m->D; }
+int64_t dgnn_tgnn_mail_slots(const dgnn_tgnn *m) { return m->cfg.kind == DGNN_TGNN_APAN ? m->apan.S : 1; }
 double dgnn_tgnn_last_flops(const dgnn_tgnn *m) { return m->flops; }
 
 static void free_workspace(dgnn_tgnn *m) {
@@ -99,6 +53,7 @@ static void free_workspace(dgnn_tgnn *m) {
                     m->pred_saved, m->attn_slab, m->demb, m->dh_root, m->dh, m->dte, m->dhm,
                     m->upd_scratch, m->pred_scratch, m->c_dt, m->c_te};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
+    tgnn_apan_free(m);
 }
 
 void dgnn_tgnn_free(dgnn_tgnn *m) {
@@ -112,12 +67,18 @@ void dgnn_tgnn_free(dgnn_tgnn *m) {
     free(m);
 }
 
-#define GROW(ptr, n) ((ptr) = dgnn_xrealloc((ptr), (size_t)((n) > 0 ? (n) : 1) * sizeof(*(ptr))))
+#define GROW TGNN_GROW
+
+static int uses_attention(dgnn_tgnn_kind kind) { return kind == DGNN_TGNN_TGN || kind == DGNN_TGNN_DYREP; }
 
 /* Sizes the workspace for R roots (P <= R k pairs, U <= R + P nodes). */
 static void ensure(dgnn_tgnn *m, int64_t R) {
     if (R <= m->capR) return;
-    const int64_t k = m->cfg.kind == DGNN_TGNN_TGN ? m->cfg.neighbors : 0;
+    if (m->cfg.kind == DGNN_TGNN_APAN) {
+        tgnn_apan_ensure(m, R);
+        return;
+    }
+    const int64_t k = uses_attention(m->cfg.kind) ? m->cfg.neighbors : 0;
     const int64_t P = R * k, U = R + P, M = m->M, T = m->T, D = m->D, E = m->emb;
     GROW(m->roots, R);
     GROW(m->root_t, R);
@@ -154,7 +115,7 @@ static void ensure(dgnn_tgnn *m, int64_t R) {
     GROW(m->upd_scratch, U * 6 * M);
     GROW(m->c_dt, R);
     GROW(m->c_te, R * T);
-    if (m->cfg.kind == DGNN_TGNN_TGN) {
+    if (uses_attention(m->cfg.kind)) {
         int64_t n = dgnn_tattn_saved_layout(&m->as, NULL, &m->acfg, R, P, U, P);
         GROW(m->attn_slab, n);
         m->attn_slab_n = n;
@@ -163,24 +124,45 @@ static void ensure(dgnn_tgnn *m, int64_t R) {
     m->capR = R, m->capP = P, m->capU = U;
 }
 
+static const char *kind_name(dgnn_tgnn_kind kind) {
+    switch (kind) {
+    case DGNN_TGNN_TGN: return "tgn";
+    case DGNN_TGNN_JODIE: return "jodie";
+    case DGNN_TGNN_DYREP: return "dyrep";
+    case DGNN_TGNN_APAN: return "apan";
+    }
+    return "?";
+}
+
 int dgnn_tgnn_init(dgnn_tgnn **out, const dgnn_tgnn_cfg *cfg, int64_t N, int64_t de, dgnn_err *err) {
     *out = NULL;
+    const dgnn_tgnn_kind kind = cfg->kind;
+    if (kind != DGNN_TGNN_TGN && kind != DGNN_TGNN_JODIE && kind != DGNN_TGNN_DYREP && kind != DGNN_TGNN_APAN)
+        return dgnn_err_set(err, DGNN_EINVAL, "model: unknown kind %d", (int)kind);
     if (cfg->mem_dim < 1 || cfg->time_dim < 1 || cfg->emb_dim < 1)
         return dgnn_err_set(err, DGNN_EINVAL, "model: --mem-dim, --time-dim and --emb-dim must be >= 1");
-    if (cfg->kind == DGNN_TGNN_TGN && cfg->neighbors < 1)
-        return dgnn_err_set(err, DGNN_EINVAL, "model tgn: --neighbors must be >= 1 (got %lld)",
+    if (kind != DGNN_TGNN_JODIE && cfg->neighbors < 1)
+        return dgnn_err_set(err, DGNN_EINVAL, "model %s: --neighbors must be >= 1 (got %lld)", kind_name(kind),
                             (long long)cfg->neighbors);
     if (cfg->dropout < 0 || cfg->dropout >= 1)
         return dgnn_err_set(err, DGNN_EINVAL, "model: --dropout must be in [0, 1) (got %g)", (double)cfg->dropout);
-    if (cfg->kind == DGNN_TGNN_JODIE && cfg->emb_dim != cfg->mem_dim)
-        return dgnn_err_set(err, DGNN_EINVAL, "model jodie: the embedding is the projected memory, so --emb-dim "
-                                              "must equal --mem-dim (%lld)", (long long)cfg->mem_dim);
+    if (kind != DGNN_TGNN_TGN && cfg->emb_dim != cfg->mem_dim)
+        return dgnn_err_set(err, DGNN_EINVAL,
+                            "model %s: the embedding is the (projected or normalised) memory, so --emb-dim must "
+                            "equal --mem-dim (%lld)", kind_name(kind), (long long)cfg->mem_dim);
+    if (kind == DGNN_TGNN_APAN && (cfg->heads < 1 || cfg->mem_dim % cfg->heads != 0))
+        return dgnn_err_set(err, DGNN_EINVAL, "model apan: --heads (%lld) must divide --mem-dim (%lld)",
+                            (long long)cfg->heads, (long long)cfg->mem_dim);
+    if (kind == DGNN_TGNN_APAN && (cfg->mail_slots < 1 || cfg->mail_slots > 1024))
+        return dgnn_err_set(err, DGNN_EINVAL, "model apan: --mail-slots must be in [1, 1024] (got %lld)",
+                            (long long)cfg->mail_slots);
     dgnn_tgnn *m = dgnn_xcalloc(1, sizeof *m);
     m->cfg = *cfg;
     m->N = N, m->de = de, m->M = cfg->mem_dim, m->T = cfg->time_dim, m->emb = cfg->emb_dim;
-    m->D = 2 * m->M + de + m->T;
-    m->gates = cfg->kind == DGNN_TGNN_TGN ? 3 : 1;
-    if (cfg->kind == DGNN_TGNN_TGN) {
+    /* TGL's APAN mail has no time part: the updater encodes t - t_mail when it reads */
+    m->D = kind == DGNN_TGNN_APAN ? 2 * m->M + de : 2 * m->M + de + m->T;
+    m->gates = kind == DGNN_TGNN_TGN ? 3 : 1;
+    if (uses_attention(kind)) {
         m->acfg = (dgnn_tattn_cfg){.kind = cfg->attn, .dn = m->M, .de = de, .dt = m->T, .heads = cfg->heads,
                                    .dout = m->emb, .attn_dropout = cfg->dropout, .dropout = cfg->dropout};
         int rc = dgnn_tattn_check(&m->acfg, err);
@@ -194,19 +176,25 @@ int dgnn_tgnn_init(dgnn_tgnn **out, const dgnn_tgnn_cfg *cfg, int64_t N, int64_t
     dgnn_params_init(p);
     m->i_te_w = dgnn_params_add1(p, "time_enc.w", m->T);
     m->i_te_b = dgnn_params_add1(p, "time_enc.b", m->T);
-    m->i_Wih = dgnn_params_add(p, "memory_updater.W_ih", G, m->D);
-    m->i_Whh = dgnn_params_add(p, "memory_updater.W_hh", G, M);
-    m->i_bih = dgnn_params_add1(p, "memory_updater.b_ih", G);
-    m->i_bhh = dgnn_params_add1(p, "memory_updater.b_hh", G);
-    m->i_attn = m->i_jw = m->i_jb = -1;
-    if (cfg->kind == DGNN_TGNN_TGN) {
-        m->i_attn = dgnn_params_add1(p, "attention", dgnn_tattn_params_layout(&m->ap, NULL, &m->acfg));
+    m->i_Wih = m->i_Whh = m->i_bih = m->i_bhh = m->i_attn = m->i_jw = m->i_jb = -1;
+    if (kind == DGNN_TGNN_APAN) {
+        tgnn_apan_declare(m);
     } else {
+        m->i_Wih = dgnn_params_add(p, "memory_updater.W_ih", G, m->D);
+        m->i_Whh = dgnn_params_add(p, "memory_updater.W_hh", G, M);
+        m->i_bih = dgnn_params_add1(p, "memory_updater.b_ih", G);
+        m->i_bhh = dgnn_params_add1(p, "memory_updater.b_hh", G);
+    }
+    if (uses_attention(kind)) {
+        m->i_attn = dgnn_params_add1(p, "attention", dgnn_tattn_params_layout(&m->ap, NULL, &m->acfg));
+    } else if (kind == DGNN_TGNN_JODIE) {
         m->i_jw = dgnn_params_add1(p, "time_projection.w", M);
         m->i_jb = dgnn_params_add1(p, "time_projection.b", M);
     }
-    /* TGN's affinity score is MergeLayer(emb, emb, emb, 1): one bias on fc1 */
-    m->i_pred = dgnn_params_add1(p, "link_predictor", dgnn_edgepred_layout(&m->pp, NULL, m->emb, m->emb, 0));
+    /* TGN's affinity score is MergeLayer(emb, emb, emb, 1): one bias on fc1; TGL's
+     * EdgePredictor (APAN) has src_fc and dst_fc, a bias each */
+    const int with_bd = kind == DGNN_TGNN_APAN;
+    m->i_pred = dgnn_params_add1(p, "link_predictor", dgnn_edgepred_layout(&m->pp, NULL, m->emb, m->emb, with_bd));
     int rc = dgnn_params_alloc(p, err);
     if (rc) {
         dgnn_params_free(p);
@@ -216,17 +204,20 @@ int dgnn_tgnn_init(dgnn_tgnn **out, const dgnn_tgnn_cfg *cfg, int64_t N, int64_t
     dgnn_rng rng;
     dgnn_rng_seed(&rng, cfg->seed);
     dgnn_timeenc_init(dgnn_params_get(p, m->i_te_w), dgnn_params_get(p, m->i_te_b), m->T);
-    dgnn_rnn_cell_init(dgnn_params_get(p, m->i_Wih), dgnn_params_get(p, m->i_Whh), dgnn_params_get(p, m->i_bih),
-                       dgnn_params_get(p, m->i_bhh), m->D, M, m->gates, &rng);
-    if (cfg->kind == DGNN_TGNN_TGN) {
+    if (kind == DGNN_TGNN_APAN)
+        tgnn_apan_init_values(m, &rng);
+    else
+        dgnn_rnn_cell_init(dgnn_params_get(p, m->i_Wih), dgnn_params_get(p, m->i_Whh), dgnn_params_get(p, m->i_bih),
+                           dgnn_params_get(p, m->i_bhh), m->D, M, m->gates, &rng);
+    if (uses_attention(kind)) {
         dgnn_tattn_params_layout(&m->ap, dgnn_params_get(p, m->i_attn), &m->acfg);
         dgnn_tattn_params_layout(&m->dap, dgnn_params_grad(p, m->i_attn), &m->acfg);
         dgnn_tattn_init(&m->ap, &m->acfg, &rng);
-    } else {
+    } else if (kind == DGNN_TGNN_JODIE) {
         dgnn_jodie_init(dgnn_params_get(p, m->i_jw), dgnn_params_get(p, m->i_jb), M, &rng);
     }
-    dgnn_edgepred_layout(&m->pp, dgnn_params_get(p, m->i_pred), m->emb, m->emb, 0);
-    dgnn_edgepred_layout(&m->dpp, dgnn_params_grad(p, m->i_pred), m->emb, m->emb, 0);
+    dgnn_edgepred_layout(&m->pp, dgnn_params_get(p, m->i_pred), m->emb, m->emb, with_bd);
+    dgnn_edgepred_layout(&m->dpp, dgnn_params_grad(p, m->i_pred), m->emb, m->emb, with_bd);
     dgnn_edgepred_init(&m->pp, m->emb, m->emb, &rng);
 
     m->stamp = dgnn_xcalloc((size_t)(N > 0 ? N : 1), sizeof(int32_t));
@@ -247,10 +238,8 @@ static inline int32_t node_row(dgnn_tgnn *m, int32_t v) {
     return m->rowof[v];
 }
 
-/* Steps 1-3: roots, neighbours, distinct nodes, in-forward memory update. */
-static int gather_and_update(dgnn_tgnn *m, const dgnn_state *st, const dgnn_tcsr *g, const float *g_efeat,
-                             const dgnn_events *ev, const int32_t *neg, dgnn_rng *rng, dgnn_err *err) {
-    const int64_t B = m->B, R = m->R, M = m->M, D = m->D, k = m->cfg.neighbors;
+int tgnn_set_roots(dgnn_tgnn *m, const dgnn_events *ev, const int32_t *neg, dgnn_err *err) {
+    const int64_t B = m->B, R = m->R;
     for (int64_t i = 0; i < R; i++) {
         int64_t blk = i / B, e = m->e0 + i % B;
         m->roots[i] = blk == 0 ? ev->src[e] : blk == 1 ? ev->dst[e] : neg[(blk - 2) * B + i % B];
@@ -259,33 +248,49 @@ static int gather_and_update(dgnn_tgnn *m, const dgnn_state *st, const dgnn_tcsr
             return dgnn_err_set(err, DGNN_EINVAL, "batch at event %lld: node %d outside [0, %lld)", (long long)e,
                                 m->roots[i], (long long)m->N);
     }
-    m->P = 0;
+    return DGNN_OK;
+}
+
+int tgnn_sample(dgnn_tgnn *m, const dgnn_tcsr *g, dgnn_rng *rng, dgnn_err *err) {
+    const int64_t R = m->R, Rs = m->Rs, k = m->cfg.neighbors;
     m->off[0] = 0;
-    if (m->cfg.kind == DGNN_TGNN_TGN) {
+    if (Rs > 0) {
         int rc;
         if (m->cfg.uniform_sampler) {
             uint64_t seed = rng ? dgnn_rng_u64(rng) : dgnn_hash64(m->cfg.seed ^ (uint64_t)m->e0);
-            rc = dgnn_sample_uniform(m->s_nbr, m->s_eid, m->s_ts, m->s_cnt, g, m->roots, m->root_t, R, (int)k, seed,
+            rc = dgnn_sample_uniform(m->s_nbr, m->s_eid, m->s_ts, m->s_cnt, g, m->roots, m->root_t, Rs, (int)k, seed,
                                      err);
         } else {
-            rc = dgnn_sample_recent(m->s_nbr, m->s_eid, m->s_ts, m->s_cnt, g, m->roots, m->root_t, R, (int)k, err);
+            rc = dgnn_sample_recent(m->s_nbr, m->s_eid, m->s_ts, m->s_cnt, g, m->roots, m->root_t, Rs, (int)k, err);
         }
         if (rc) return rc;
-        for (int64_t i = 0; i < R; i++) m->off[i + 1] = m->off[i] + m->s_cnt[i];
-        m->P = m->off[R];
-    } else {
-        for (int64_t i = 0; i < R; i++) m->off[i + 1] = 0;
     }
-    /* distinct nodes: roots first, then neighbours */
+    for (int64_t i = 0; i < R; i++) m->off[i + 1] = m->off[i] + (i < Rs ? m->s_cnt[i] : 0);
+    m->P = m->off[R];
+    return DGNN_OK;
+}
+
+void tgnn_new_stamp(dgnn_tgnn *m) {
     m->cur_stamp++;
     if (m->cur_stamp == INT32_MAX) { /* wrap: clear once every 2^31 batches */
         memset(m->stamp, 0, (size_t)m->N * sizeof(int32_t));
         m->cur_stamp = 1;
     }
+}
+
+/* Steps 1-3: roots, neighbours, distinct nodes, in-forward memory update. */
+static int gather_and_update(dgnn_tgnn *m, const dgnn_state *st, const dgnn_tcsr *g, const float *g_efeat,
+                             const dgnn_events *ev, const int32_t *neg, dgnn_rng *rng, dgnn_err *err) {
+    const int64_t R = m->R, Rs = m->Rs, M = m->M, D = m->D, k = m->cfg.neighbors;
+    int rc = tgnn_set_roots(m, ev, neg, err);
+    if (!rc) rc = tgnn_sample(m, g, rng, err);
+    if (rc) return rc;
+    /* distinct nodes: roots first, then neighbours */
+    tgnn_new_stamp(m);
     m->U = 0;
     for (int64_t i = 0; i < R; i++) m->row_root[i] = node_row(m, m->roots[i]);
-    for (int64_t i = 0; i < R; i++) {
-        for (int64_t j = 0; j < m->s_cnt[i] && m->cfg.kind == DGNN_TGNN_TGN; j++) {
+    for (int64_t i = 0; i < Rs; i++) {
+        for (int64_t j = 0; j < m->s_cnt[i]; j++) {
             int64_t pair = m->off[i] + j, q = i * k + j;
             m->nbr_row[pair] = node_row(m, m->s_nbr[q]);
             m->pair_eid[pair] = m->s_eid[q];
@@ -339,33 +344,42 @@ int dgnn_tgnn_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, const d
     DGNN_ASSERT(st->mem_dim == m->M && st->mail_dim == m->D && st->num_nodes == m->N);
     DGNN_ASSERT(ev->edge_dim == m->de);
     m->e0 = e0, m->B = B, m->nneg = nneg, m->R = B * (2 + nneg);
+    const dgnn_tgnn_kind kind = m->cfg.kind;
+    m->Rs = kind == DGNN_TGNN_TGN ? m->R : kind == DGNN_TGNN_JODIE ? 0 : 2 * B;
     m->backward_ran = 0;
-    m->flops = 0;
+    m->flops = m->flops_nograd = 0;
     ensure(m, m->R);
+    if (kind == DGNN_TGNN_APAN) return tgnn_apan_forward(m, logits, st, g, ev, neg, rng, err);
     int rc = gather_and_update(m, st, g, g_efeat, ev, neg, rng, err);
     if (rc) return rc;
-    const int64_t R = m->R, M = m->M, T = m->T, E = m->emb, P = m->P;
+    const int64_t R = m->R, Rs = m->Rs, M = m->M, T = m->T, E = m->emb, P = m->P;
     dgnn_params *p = &m->p;
     for (int64_t i = 0; i < R; i++)
         memcpy(m->h_root + i * M, m->h + (int64_t)m->row_root[i] * M, (size_t)M * sizeof(float));
-    if (m->cfg.kind == DGNN_TGNN_TGN) {
+    if (uses_attention(kind)) {
+        /* TGN: the embedding of every root; DyRep: of the 2B true roots, for their mails */
         const float *w = dgnn_params_get(p, m->i_te_w), *b = dgnn_params_get(p, m->i_te_b);
         float zero = 0;
         dgnn_timeenc_forward(m->te0, &zero, w, b, 1, T);
         dgnn_timeenc_forward(m->te, m->pair_dt, w, b, P, T);
-        dgnn_tattn_input in = {.B = R, .h_root = m->h_root, .te0 = m->te0, .off = m->off, .Un = m->U,
+        dgnn_tattn_input in = {.B = Rs, .h_root = m->h_root, .te0 = m->te0, .off = m->off, .Un = m->U,
                                .h_nbr = m->h, .nbr_row = m->nbr_row, .Ue = P,
                                .e_feat = m->de > 0 ? m->pair_e : NULL, .edge_row = NULL, .te = m->te};
         dgnn_tattn_forward(m->emb_out, &m->as, &in, &m->ap, &m->acfg, rng);
         const int64_t Ea = dgnn_tattn_E(&m->acfg), dn = M, dq = M + T, dk = M + m->de + T;
-        m->flops += 2.0 * (double)R * dq * Ea                              /* query */
-                    + 2.0 * 2.0 * (double)m->U * dn * Ea                   /* node part of k, v */
-                    + 2.0 * 2.0 * (double)P * (dk - dn) * Ea               /* edge + time part of k, v */
-                    + 2.0 * 2.0 * (double)P * Ea                           /* scores and weighted sum */
-                    + 2.0 * (double)R * Ea * Ea                            /* out projection */
-                    + 2.0 * (double)R * (Ea + dn) * dgnn_tattn_hidden(&m->acfg) /* merge fc1 */
-                    + 2.0 * (double)R * dn * E;                            /* merge fc2 */
-    } else {
+        double f = 2.0 * (double)Rs * dq * Ea                              /* query */
+                   + 2.0 * 2.0 * (double)m->U * dn * Ea                   /* node part of k, v */
+                   + 2.0 * 2.0 * (double)P * (dk - dn) * Ea               /* edge + time part of k, v */
+                   + 2.0 * 2.0 * (double)P * Ea                           /* scores and weighted sum */
+                   + 2.0 * (double)Rs * Ea * Ea                           /* out projection */
+                   + 2.0 * (double)Rs * (Ea + dn) * dgnn_tattn_hidden(&m->acfg) /* merge fc1 */
+                   + 2.0 * (double)Rs * dn * E;                           /* merge fc2 */
+        m->flops += f;
+        if (kind == DGNN_TGNN_DYREP) m->flops_nograd += f;
+    }
+    if (kind == DGNN_TGNN_DYREP) {
+        /* the embedding is the updated memory (E == M): h_root feeds the predictor */
+    } else if (kind == DGNN_TGNN_JODIE) {
         for (int64_t i = 0; i < R; i++) {
             double t = m->root_t[i], tm = m->h_t[m->row_root[i]];
             dgnn_jodie_dt_tgl(m->jdt + i, &t, &tm, 1);
@@ -373,20 +387,34 @@ int dgnn_tgnn_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, const d
         dgnn_jodie_forward(m->emb_out, m->h_root, m->jdt, dgnn_params_get(p, m->i_jw), dgnn_params_get(p, m->i_jb),
                            R, M);
     }
-    dgnn_edgepred_forward(logits, m->pred_saved, m->emb_out, m->emb_out + B * E, &m->pp, B, nneg, E, E);
+    const float *emb = kind == DGNN_TGNN_DYREP ? m->h_root : m->emb_out; /* (R, E) */
+    dgnn_edgepred_forward(logits, m->pred_saved, emb, emb + B * E, &m->pp, B, nneg, E, E);
     m->flops += 2.0 * (double)B * E * E + 2.0 * (double)B * (1 + nneg) * E * E + 2.0 * (double)B * (1 + nneg) * E;
     return DGNN_OK;
 }
 
 void dgnn_tgnn_backward(dgnn_tgnn *m, const float *dlogits) {
+    const dgnn_tgnn_kind kind = m->cfg.kind;
+    if (kind == DGNN_TGNN_APAN) {
+        tgnn_apan_backward(m, dlogits);
+        m->backward_ran = 1;
+        return;
+    }
     const int64_t B = m->B, R = m->R, M = m->M, T = m->T, E = m->emb, P = m->P, U = m->U, Um = m->Um, D = m->D;
     dgnn_params *p = &m->p;
-    memset(m->demb, 0, (size_t)(R * E) * sizeof(float));
-    dgnn_edgepred_backward(m->demb, m->demb + B * E, &m->dpp, m->pred_scratch, dlogits, m->pred_saved, m->emb_out,
-                           m->emb_out + B * E, &m->pp, B, m->nneg, E, E);
     memset(m->dh_root, 0, (size_t)(R * M) * sizeof(float));
     memset(m->dh, 0, (size_t)(U * M) * sizeof(float));
-    if (m->cfg.kind == DGNN_TGNN_TGN) {
+    if (kind == DGNN_TGNN_DYREP) {
+        /* the predictor read the updated memory directly; the attention fed only the
+         * mails (constants for later batches): nothing to differentiate there */
+        dgnn_edgepred_backward(m->dh_root, m->dh_root + B * M, &m->dpp, m->pred_scratch, dlogits, m->pred_saved,
+                               m->h_root, m->h_root + B * M, &m->pp, B, m->nneg, E, E);
+    } else {
+        memset(m->demb, 0, (size_t)(R * E) * sizeof(float));
+        dgnn_edgepred_backward(m->demb, m->demb + B * E, &m->dpp, m->pred_scratch, dlogits, m->pred_saved,
+                               m->emb_out, m->emb_out + B * E, &m->pp, B, m->nneg, E, E);
+    }
+    if (kind == DGNN_TGNN_TGN) {
         memset(m->dte, 0, (size_t)(P * T) * sizeof(float));
         memset(m->dte0, 0, (size_t)T * sizeof(float));
         dgnn_tattn_input in = {.B = R, .h_root = m->h_root, .te0 = m->te0, .off = m->off, .Un = U,
@@ -399,7 +427,7 @@ void dgnn_tgnn_backward(dgnn_tgnn *m, const float *dlogits) {
         float zero = 0;
         dgnn_timeenc_backward(dw, db, m->dte, m->pair_dt, w, b, P, T);
         dgnn_timeenc_backward(dw, db, m->dte0, &zero, w, b, 1, T);
-    } else {
+    } else if (kind == DGNN_TGNN_JODIE) {
         dgnn_jodie_backward(m->dh_root, dgnn_params_grad(p, m->i_jw), dgnn_params_grad(p, m->i_jb), m->demb,
                             m->h_root, m->jdt, dgnn_params_get(p, m->i_jw), dgnn_params_get(p, m->i_jb), R, M);
     }
@@ -426,12 +454,17 @@ void dgnn_tgnn_backward(dgnn_tgnn *m, const float *dlogits) {
                               D, M);
     }
     /* the usual rule: a backward costs about twice its forward's products */
-    m->flops *= 3.0;
+    m->flops = 3.0 * (m->flops - m->flops_nograd) + m->flops_nograd;
     m->backward_ran = 1;
 }
 
 void dgnn_tgnn_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev) {
+    if (m->cfg.kind == DGNN_TGNN_APAN) {
+        tgnn_apan_commit(m, st, ev);
+        return;
+    }
     const int64_t B = m->B, M = m->M, T = m->T, D = m->D, de = m->de;
+    const int dyrep = m->cfg.kind == DGNN_TGNN_DYREP;
     /* 1. the batch's true src/dst nodes (roots 0..2B-1) keep their updated memory
      *    and drop the mail it consumed (a node seen twice is persisted once) */
     for (int64_t i = 0; i < 2 * B; i++) {
@@ -443,6 +476,8 @@ void dgnn_tgnn_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev) {
     }
     /* 2. mails [mem_self, mem_other, edge features, time_enc(t - t_mem_self)]: all
      *    sources' mails, then all destinations' (the TGN code's order), "last" per node.
+     *    DyRep: [mem_self, attention embedding of the other endpoint (root i + B for a
+     *    source, i - B for a destination), ...].
      *    The xm buffer (U >= 2B rows of D) is free again and holds them. */
     float *mails = m->xm;      /* (U >= 2B, D) */
     int32_t *nodes = m->unodes; /* (U >= 2B) */
@@ -452,7 +487,8 @@ void dgnn_tgnn_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev) {
         int32_t self = i < B ? ev->src[e] : ev->dst[e], other = i < B ? ev->dst[e] : ev->src[e];
         float *row = mails + i * D;
         memcpy(row, st->mem + (int64_t)self * M, (size_t)M * sizeof(float));
-        memcpy(row + M, st->mem + (int64_t)other * M, (size_t)M * sizeof(float));
+        const float *o = dyrep ? m->emb_out + (i < B ? i + B : i - B) * M : st->mem + (int64_t)other * M;
+        memcpy(row + M, o, (size_t)M * sizeof(float));
         if (de > 0) memcpy(row + 2 * M, ev->efeat + e * de, (size_t)de * sizeof(float));
         m->c_dt[i] = (float)(ev->t[e] - st->mem_t[self]);
         nodes[i] = self;

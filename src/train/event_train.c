@@ -205,7 +205,7 @@ static uint64_t fingerprint(const run_t *r) {
                     (uint64_t)m->neighbors, (uint64_t)m->heads, (uint64_t)m->attn, (uint64_t)m->uniform_sampler,
                     m->seed, (uint64_t)c->batch, (uint64_t)c->neg, c->seed, (uint64_t)r->ev->num_events,
                     (uint64_t)r->ev->num_nodes, (uint64_t)(c->lr * 1e12), (uint64_t)(m->dropout * 1e6),
-                    (uint64_t)c->max_train_batches};
+                    (uint64_t)c->max_train_batches, (uint64_t)m->mail_slots};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) h = dgnn_hash64(h ^ v[i]);
     return h;
 }
@@ -361,8 +361,9 @@ static int run_setup(run_t *r, const dgnn_events *ev, const dgnn_event_train_cfg
     if ((rc = dgnn_tgnn_init(&r->model, &c->model, ev->num_nodes, ev->edge_dim, err))) return rc;
     r->p = dgnn_tgnn_params(r->model);
     const int64_t D = dgnn_tgnn_mail_dim(r->model), M = c->model.mem_dim, N = ev->num_nodes;
-    if ((rc = dgnn_state_init(&r->st, N, M, D, 1, err)) || (rc = dgnn_state_init(&r->st_backup, N, M, D, 1, err)) ||
-        (rc = dgnn_state_init(&r->st_best, N, M, D, 1, err)))
+    const int64_t S = dgnn_tgnn_mail_slots(r->model);
+    if ((rc = dgnn_state_init(&r->st, N, M, D, S, err)) || (rc = dgnn_state_init(&r->st_backup, N, M, D, S, err)) ||
+        (rc = dgnn_state_init(&r->st_best, N, M, D, S, err)))
         return rc;
     r->best_params = dgnn_xmalloc((size_t)r->p->total * sizeof(float));
     r->opt = dgnn_adam_default(c->lr);

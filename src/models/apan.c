@@ -1,0 +1,313 @@
+/* apan.c: APAN as TGL builds it (config/APAN.yml; memorys.py's TransformerMemoryUpdater
+ * and MailBox.update_mailbox with deliver_to 'neighbors'; layers.py's IdentityNormLayer
+ * and EdgePredictor). The semantics are stated in include/dgnn/tgnn.h; this file holds
+ * APAN's parameters, forward, backward and commit. The shared batch steps (roots,
+ * neighbour sampling, the node-map stamp) are in tgnn.c.
+ *
+ * Layout of one batch: the R roots map to U rows, one per distinct (node, root time):
+ * TGL updates every root (duplicates included) and the update depends on the root
+ * time through time_enc(t - t_mail), so two roots share a row exactly when they have
+ * the same node and time. Each row attends over its node's S mail slots; the keys and
+ * values read x = [mail; time_enc(t - t_mail)] (U S rows). Dropout is drawn per row,
+ * not per root (TGL draws per root): the only difference duplicated roots could show.
+ *
+ * Backward runs from the link predictor through both layer norms, the MLP and the
+ * attention into the parameters; the stored memory and mails are constants (the
+ * residual's memory term gets no gradient). The time encoding gets its gradient from
+ * the time columns of x only: dte = dK Wk[:, Dm:] + dV Wv[:, Dm:], one strided sgemm
+ * each, rather than a full dx that would be mostly thrown away. */
+#include <cblas.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tgnn_internal.h"
+
+#define PAR_MIN 16384 /* elements below which a loop is not worth a parallel region */
+
+void tgnn_apan_declare(dgnn_tgnn *m) {
+    tgnn_apan *a = &m->apan;
+    const int64_t M = m->M;
+    a->S = m->cfg.mail_slots;
+    a->Dm = 2 * M + m->de;
+    a->Dx = a->Dm + m->T;
+    dgnn_params *p = &m->p;
+    a->i_wq = dgnn_params_add(p, "memory_updater.w_q", M, M);
+    a->i_bq = dgnn_params_add1(p, "memory_updater.b_q", M);
+    a->i_wk = dgnn_params_add(p, "memory_updater.w_k", M, a->Dx);
+    a->i_bk = dgnn_params_add1(p, "memory_updater.b_k", M);
+    a->i_wv = dgnn_params_add(p, "memory_updater.w_v", M, a->Dx);
+    a->i_bv = dgnn_params_add1(p, "memory_updater.b_v", M);
+    a->i_ln1g = dgnn_params_add1(p, "memory_updater.layer_norm.g", M);
+    a->i_ln1b = dgnn_params_add1(p, "memory_updater.layer_norm.b", M);
+    a->i_wm = dgnn_params_add(p, "memory_updater.mlp.W", M, M);
+    a->i_bm = dgnn_params_add1(p, "memory_updater.mlp.b", M);
+    a->i_ln2g = dgnn_params_add1(p, "embedding_norm.g", M);
+    a->i_ln2b = dgnn_params_add1(p, "embedding_norm.b", M);
+}
+
+/* torch's defaults: Linear U(+-1/sqrt(fan_in)) for weights and biases, LayerNorm 1 and 0. */
+void tgnn_apan_init_values(dgnn_tgnn *m, dgnn_rng *rng) {
+    tgnn_apan *a = &m->apan;
+    dgnn_params *p = &m->p;
+    const int64_t M = m->M;
+    dgnn_params_init_torch_linear(p, a->i_wq, M, rng);
+    dgnn_params_init_torch_linear(p, a->i_bq, M, rng);
+    dgnn_params_init_torch_linear(p, a->i_wk, a->Dx, rng);
+    dgnn_params_init_torch_linear(p, a->i_bk, a->Dx, rng);
+    dgnn_params_init_torch_linear(p, a->i_wv, a->Dx, rng);
+    dgnn_params_init_torch_linear(p, a->i_bv, a->Dx, rng);
+    dgnn_params_init_constant(p, a->i_ln1g, 1.0f);
+    dgnn_params_init_constant(p, a->i_ln1b, 0.0f);
+    dgnn_params_init_torch_linear(p, a->i_wm, M, rng);
+    dgnn_params_init_torch_linear(p, a->i_bm, M, rng);
+    dgnn_params_init_constant(p, a->i_ln2g, 1.0f);
+    dgnn_params_init_constant(p, a->i_ln2b, 0.0f);
+}
+
+void tgnn_apan_ensure(dgnn_tgnn *m, int64_t R) {
+    tgnn_apan *a = &m->apan;
+    /* U <= R rows; neighbours are sampled for 2B <= R roots, so P <= R k */
+    const int64_t k = m->cfg.neighbors, M = m->M, T = m->T, S = a->S, H = m->cfg.heads;
+    const int64_t U = R, US = U * S, P = R * k;
+    TGNN_GROW(m->roots, R);
+    TGNN_GROW(m->root_t, R);
+    TGNN_GROW(m->s_nbr, R * k);
+    TGNN_GROW(m->s_eid, R * k);
+    TGNN_GROW(m->s_ts, R * k);
+    TGNN_GROW(m->s_cnt, R);
+    TGNN_GROW(m->off, R + 1);
+    TGNN_GROW(m->row_root, R);
+    TGNN_GROW(m->unodes, U);
+    TGNN_GROW(m->h, U * M);
+    TGNN_GROW(m->h_t, U);
+    TGNN_GROW(m->pred_saved, R * M); /* DGNN_EDGEPRED_SAVED(B, nneg, M) = R M */
+    TGNN_GROW(m->pred_scratch, R * M);
+    TGNN_GROW(a->next_row, U);
+    TGNN_GROW(a->aoff, U + 1);
+    TGNN_GROW(a->x, US * a->Dx);
+    TGNN_GROW(a->dt, US);
+    TGNN_GROW(a->q, U * M);
+    TGNN_GROW(a->k, US * M);
+    TGNN_GROW(a->v, US * M);
+    TGNN_GROW(a->logit, US * H);
+    TGNN_GROW(a->att, US * H);
+    TGNN_GROW(a->att_mask, US * H);
+    TGNN_GROW(a->a, U * M);
+    TGNN_GROW(a->ln1_mean, U);
+    TGNN_GROW(a->ln1_rstd, U);
+    TGNN_GROW(a->n1, U * M);
+    TGNN_GROW(a->z, U * M);
+    TGNN_GROW(a->drop_mask, U * M);
+    TGNN_GROW(a->hnew, U * M);
+    TGNN_GROW(a->ln2_mean, U);
+    TGNN_GROW(a->ln2_rstd, U);
+    TGNN_GROW(a->emb, U * M);
+    TGNN_GROW(a->emb_root, R * M);
+    TGNN_GROW(a->d_root, R * M);
+    TGNN_GROW(a->d1, U * M);
+    TGNN_GROW(a->d2, U * M);
+    TGNN_GROW(a->dq, U * M);
+    TGNN_GROW(a->dte, US * T);
+    m->capR = R, m->capP = P, m->capU = U;
+}
+
+void tgnn_apan_free(dgnn_tgnn *m) {
+    tgnn_apan *a = &m->apan;
+    void *ptrs[] = {a->next_row, a->aoff, a->x, a->dt, a->q, a->k, a->v, a->logit, a->att, a->att_mask, a->a,
+                    a->ln1_mean, a->ln1_rstd, a->n1, a->z, a->drop_mask, a->hnew, a->ln2_mean, a->ln2_rstd, a->emb,
+                    a->emb_root, a->d_root, a->d1, a->d2, a->dq, a->dk, a->dv, a->dte, a->mails, a->mnodes, a->mts};
+    for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
+}
+
+/* Maps every root to its (node, time) row. A node's rows form a list through
+ * next_row, headed by rowof[v]; lists are as long as the distinct times of a node
+ * within one batch (a few), so the walk is cheap. */
+static void map_rows(dgnn_tgnn *m) {
+    tgnn_apan *a = &m->apan;
+    tgnn_new_stamp(m);
+    m->U = 0;
+    for (int64_t i = 0; i < m->R; i++) {
+        const int32_t v = m->roots[i];
+        const double t = m->root_t[i];
+        const int seen = m->stamp[v] == m->cur_stamp;
+        int32_t r = seen ? m->rowof[v] : -1;
+        while (r >= 0 && m->h_t[r] != t) r = a->next_row[r];
+        if (r < 0) {
+            r = (int32_t)m->U++;
+            m->unodes[r] = v;
+            m->h_t[r] = t;
+            a->next_row[r] = seen ? m->rowof[v] : -1;
+            m->stamp[v] = m->cur_stamp;
+            m->rowof[v] = r;
+        }
+        m->row_root[i] = r;
+    }
+}
+
+int tgnn_apan_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, const dgnn_tcsr *g,
+                      const dgnn_events *ev, const int32_t *neg, dgnn_rng *rng, dgnn_err *err) {
+    tgnn_apan *a = &m->apan;
+    DGNN_ASSERT(st->slots == a->S);
+    const int64_t B = m->B, R = m->R, M = m->M, T = m->T, S = a->S, Dm = a->Dm, Dx = a->Dx, H = m->cfg.heads;
+    const float pdrop = m->cfg.dropout;
+    int rc = tgnn_set_roots(m, ev, neg, err);
+    /* neighbours of the 2B true roots: not used by the forward itself, but they are
+     * where commit delivers this batch's mails (TGL samples before the forward too) */
+    if (!rc) rc = tgnn_sample(m, g, rng, err);
+    if (rc) return rc;
+    map_rows(m);
+    const int64_t U = m->U, US = U * S;
+    dgnn_params *p = &m->p;
+
+    /* memory, the S mail slots (all of them: empty slots are zero mails at time 0, and
+     * TGL attends over them too) and each slot's time difference */
+#pragma omp parallel for schedule(static) if (US * Dx > PAR_MIN)
+    for (int64_t r = 0; r < U; r++) {
+        const int64_t v = m->unodes[r];
+        memcpy(m->h + r * M, st->mem + v * M, (size_t)M * sizeof(float));
+        for (int64_t s = 0; s < S; s++) {
+            memcpy(a->x + (r * S + s) * Dx, st->mail + (v * S + s) * Dm, (size_t)Dm * sizeof(float));
+            a->dt[r * S + s] = (float)(m->h_t[r] - st->mail_t[v * S + s]);
+        }
+        a->aoff[r] = r * S;
+    }
+    a->aoff[U] = US;
+    const float *tw = dgnn_params_get(p, m->i_te_w), *tb = dgnn_params_get(p, m->i_te_b);
+    dgnn_timeenc_forward(a->dte /* scratch until backward */, a->dt, tw, tb, US, T);
+#pragma omp parallel for schedule(static) if (US * T > PAR_MIN)
+    for (int64_t j = 0; j < US; j++) memcpy(a->x + j * Dx + Dm, a->dte + j * T, (size_t)T * sizeof(float));
+
+    /* attention of the memory over its mailbox */
+    dgnn_linear_forward(a->q, m->h, dgnn_params_get(p, a->i_wq), dgnn_params_get(p, a->i_bq), U, M, M);
+    dgnn_linear_forward(a->k, a->x, dgnn_params_get(p, a->i_wk), dgnn_params_get(p, a->i_bk), US, Dx, M);
+    dgnn_linear_forward(a->v, a->x, dgnn_params_get(p, a->i_wv), dgnn_params_get(p, a->i_bv), US, Dx, M);
+    a->has_att_mask = rng && pdrop > 0;
+    if (a->has_att_mask) dgnn_dropout_mask(a->att_mask, US * H, pdrop, dgnn_rng_u64(rng));
+    dgnn_attn_core_forward(a->a, a->logit, a->att, a->has_att_mask ? a->att_mask : NULL, a->q, a->k, a->v, a->aoff,
+                           U, H, M, DGNN_SCORE_LEAKY_DOT);
+    /* residual, LayerNorm, MLP, dropout, ReLU: the updated memory */
+#pragma omp parallel for schedule(static) if (U * M > PAR_MIN)
+    for (int64_t j = 0; j < U * M; j++) a->a[j] += m->h[j];
+    dgnn_layernorm_forward(a->n1, a->ln1_mean, a->ln1_rstd, a->a, dgnn_params_get(p, a->i_ln1g),
+                           dgnn_params_get(p, a->i_ln1b), U, M);
+    dgnn_linear_forward(a->z, a->n1, dgnn_params_get(p, a->i_wm), dgnn_params_get(p, a->i_bm), U, M, M);
+    a->has_drop_mask = rng && pdrop > 0;
+    if (a->has_drop_mask) dgnn_dropout_mask(a->drop_mask, U * M, pdrop, dgnn_rng_u64(rng));
+#pragma omp parallel for schedule(static) if (U * M > PAR_MIN)
+    for (int64_t j = 0; j < U * M; j++) {
+        float x = a->has_drop_mask ? a->z[j] * a->drop_mask[j] : a->z[j];
+        a->hnew[j] = x > 0 ? x : 0.0f;
+    }
+    /* identity embedding: TGL's IdentityNormLayer is a LayerNorm */
+    dgnn_layernorm_forward(a->emb, a->ln2_mean, a->ln2_rstd, a->hnew, dgnn_params_get(p, a->i_ln2g),
+                           dgnn_params_get(p, a->i_ln2b), U, M);
+    for (int64_t i = 0; i < R; i++)
+        memcpy(a->emb_root + i * M, a->emb + (int64_t)m->row_root[i] * M, (size_t)M * sizeof(float));
+    dgnn_edgepred_forward(logits, m->pred_saved, a->emb_root, a->emb_root + B * M, &m->pp, B, m->nneg, M, M);
+    m->flops += 2.0 * (double)U * M * M                /* query */
+                + 2.0 * 2.0 * (double)US * Dx * M      /* keys and values */
+                + 2.0 * 2.0 * (double)US * M           /* scores and weighted sum */
+                + 2.0 * (double)U * M * M              /* mlp */
+                + 2.0 * (double)B * M * M + 2.0 * (double)B * (1 + m->nneg) * M * M +
+                2.0 * (double)B * (1 + m->nneg) * M;   /* predictor */
+    return DGNN_OK;
+}
+
+void tgnn_apan_backward(dgnn_tgnn *m, const float *dlogits) {
+    tgnn_apan *a = &m->apan;
+    const int64_t B = m->B, R = m->R, M = m->M, T = m->T, S = a->S, Dm = a->Dm, Dx = a->Dx, H = m->cfg.heads;
+    const int64_t U = m->U, US = U * S;
+    dgnn_params *p = &m->p;
+    memset(a->d_root, 0, (size_t)(R * M) * sizeof(float));
+    dgnn_edgepred_backward(a->d_root, a->d_root + B * M, &m->dpp, m->pred_scratch, dlogits, m->pred_saved,
+                           a->emb_root, a->emb_root + B * M, &m->pp, B, m->nneg, M, M);
+    /* roots share rows: sum serially, in root order (independent of the thread count) */
+    memset(a->d2, 0, (size_t)(U * M) * sizeof(float));
+    for (int64_t i = 0; i < R; i++) {
+        float *d = a->d2 + (int64_t)m->row_root[i] * M;
+        const float *s = a->d_root + i * M;
+        for (int64_t c = 0; c < M; c++) d[c] += s[c];
+    }
+    /* embedding LayerNorm -> d hnew (d1) */
+    memset(a->d1, 0, (size_t)(U * M) * sizeof(float));
+    dgnn_layernorm_backward(a->d1, dgnn_params_grad(p, a->i_ln2g), dgnn_params_grad(p, a->i_ln2b), a->d2, a->hnew,
+                            dgnn_params_get(p, a->i_ln2g), a->ln2_mean, a->ln2_rstd, U, M);
+    /* hnew = relu(z * mask): dz = d hnew * mask where hnew > 0 */
+#pragma omp parallel for schedule(static) if (U * M > PAR_MIN)
+    for (int64_t j = 0; j < U * M; j++)
+        a->d1[j] = a->hnew[j] > 0 ? (a->has_drop_mask ? a->d1[j] * a->drop_mask[j] : a->d1[j]) : 0.0f;
+    /* mlp -> d n1 (d2) */
+    memset(a->d2, 0, (size_t)(U * M) * sizeof(float));
+    dgnn_linear_backward(a->d2, dgnn_params_grad(p, a->i_wm), dgnn_params_grad(p, a->i_bm), a->d1, a->n1,
+                         dgnn_params_get(p, a->i_wm), U, M, M);
+    /* LayerNorm -> d(attention + memory) (d1): the attention output's gradient, the
+     * memory being a constant */
+    memset(a->d1, 0, (size_t)(U * M) * sizeof(float));
+    dgnn_layernorm_backward(a->d1, dgnn_params_grad(p, a->i_ln1g), dgnn_params_grad(p, a->i_ln1b), a->d2, a->a,
+                            dgnn_params_get(p, a->i_ln1g), a->ln1_mean, a->ln1_rstd, U, M);
+    if (US > a->cap_dkv) {
+        TGNN_GROW(a->dk, US * M);
+        TGNN_GROW(a->dv, US * M);
+        a->cap_dkv = US;
+    }
+    memset(a->dq, 0, (size_t)(U * M) * sizeof(float));
+    memset(a->dk, 0, (size_t)(US * M) * sizeof(float));
+    memset(a->dv, 0, (size_t)(US * M) * sizeof(float));
+    dgnn_attn_core_backward(a->dq, a->dk, a->dv, a->d1, a->logit, a->att, a->has_att_mask ? a->att_mask : NULL,
+                            a->q, a->k, a->v, a->aoff, U, H, M, DGNN_SCORE_LEAKY_DOT);
+    const float *Wk = dgnn_params_get(p, a->i_wk), *Wv = dgnn_params_get(p, a->i_wv);
+    dgnn_linear_backward(NULL, dgnn_params_grad(p, a->i_wq), dgnn_params_grad(p, a->i_bq), a->dq, m->h,
+                         dgnn_params_get(p, a->i_wq), U, M, M);
+    dgnn_linear_backward(NULL, dgnn_params_grad(p, a->i_wk), dgnn_params_grad(p, a->i_bk), a->dk, a->x, Wk, US, Dx,
+                         M);
+    dgnn_linear_backward(NULL, dgnn_params_grad(p, a->i_wv), dgnn_params_grad(p, a->i_bv), a->dv, a->x, Wv, US, Dx,
+                         M);
+    /* only the time columns of x depend on parameters: dte (US, T) = dK Wk[:, Dm:] + dV Wv[:, Dm:] */
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)US, (int)T, (int)M, 1.0f, a->dk, (int)M, Wk + Dm,
+                (int)Dx, 0.0f, a->dte, (int)T);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)US, (int)T, (int)M, 1.0f, a->dv, (int)M, Wv + Dm,
+                (int)Dx, 1.0f, a->dte, (int)T);
+    dgnn_timeenc_backward(dgnn_params_grad(p, m->i_te_w), dgnn_params_grad(p, m->i_te_b), a->dte, a->dt,
+                          dgnn_params_get(p, m->i_te_w), dgnn_params_get(p, m->i_te_b), US, T);
+    m->flops = 3.0 * m->flops + 2.0 * 2.0 * (double)US * M * T; /* + the dte products */
+}
+
+void tgnn_apan_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev) {
+    tgnn_apan *a = &m->apan;
+    const int64_t B = m->B, M = m->M, Dm = a->Dm, de = m->de, k = m->cfg.neighbors;
+    if (2 * B + m->P > a->cap_mail) {
+        a->cap_mail = 2 * B * (1 + k); /* P <= 2B k: the largest a batch of B can need */
+        TGNN_GROW(a->mails, a->cap_mail * Dm);
+        TGNN_GROW(a->mnodes, a->cap_mail);
+        TGNN_GROW(a->mts, a->cap_mail);
+    }
+    /* 1. the true src/dst roots store their updated memory and the root time, in root
+     *    order: a node that is several true roots keeps the last (TGL's
+     *    node_memory[nid] = memory). Mails are not consumed. */
+    for (int64_t i = 0; i < 2 * B; i++) {
+        const int64_t v = m->roots[i];
+        memcpy(st->mem + v * M, a->hnew + (int64_t)m->row_root[i] * M, (size_t)M * sizeof(float));
+        st->mem_t[v] = m->root_t[i];
+    }
+    /* 2. root i's mail [mem'_i, mem'_partner, edge features] at the event time, for
+     *    root i's node, then a copy for each sampled neighbour of root i */
+    for (int64_t i = 0; i < 2 * B; i++) {
+        const int64_t e = m->e0 + i % B, partner = i < B ? i + B : i - B;
+        float *row = a->mails + i * Dm;
+        memcpy(row, a->hnew + (int64_t)m->row_root[i] * M, (size_t)M * sizeof(float));
+        memcpy(row + M, a->hnew + (int64_t)m->row_root[partner] * M, (size_t)M * sizeof(float));
+        if (de > 0) memcpy(row + 2 * M, ev->efeat + e * de, (size_t)de * sizeof(float));
+        a->mnodes[i] = m->roots[i];
+        a->mts[i] = ev->t[e];
+    }
+    int64_t n = 2 * B;
+    for (int64_t i = 0; i < m->Rs; i++) {
+        for (int64_t j = 0; j < m->s_cnt[i]; j++, n++) {
+            memcpy(a->mails + n * Dm, a->mails + i * Dm, (size_t)Dm * sizeof(float));
+            a->mnodes[n] = m->s_nbr[i * k + j];
+            a->mts[n] = a->mts[i];
+        }
+    }
+    /* 3. one mail per node: the last delivery in that order */
+    dgnn_state_push_mails(st, a->mnodes, a->mails, a->mts, n, DGNN_AGG_LAST);
+}
