@@ -13,6 +13,9 @@ int cmd_bench(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_train_bench(int argc, char **argv);
 int cmd_gen_bench(int argc, char **argv);
+/* `dgnn train --model evolvegcn-o|evolvegcn-h ...` (cmd_train_snap.c): cmd_train hands
+ * the snapshot models over to it with the same argv. */
+int cmd_train_snapshot(int argc, char **argv);
 
 /* Flags for reading a dataset; embed in a command's option table with CLI_LOAD_OPTS(x). */
 typedef struct {

@@ -154,7 +154,7 @@ static int train_main(int argc, char **argv, int bench) {
     double lr = -1, dropout = -1, new_frac = -1;
     int resume = 0, quiet = 0, no_eval = 0;
     arg_opt opts[] = {
-        {"model", ARG_STRING, &model, "M", "tgn (default), jodie, dyrep or apan; snapshot models: not yet"},
+        {"model", ARG_STRING, &model, "M", "tgn (default), jodie, dyrep, apan; evolvegcn-o|-h (own flags)"},
         {"data", ARG_STRING, &data, "FILE", "dataset (any format); default: the built-in synthetic stream"},
         CLI_LOAD_OPTS(lf),
         {"preset", ARG_STRING, &preset, "P", "tgn-paper (default: the TGN code's defaults) or tgl (TGL's TGN.yml)"},
@@ -192,7 +192,8 @@ static int train_main(int argc, char **argv, int bench) {
                                 "event, early stopping on validation AP; prints validation per epoch and test AP,\n"
                                 "AUC, new-node AP and MRR. Presets: tgn-paper (the TGN code's defaults; default for\n"
                                 "tgn, jodie, dyrep) and tgl (TGL's TGN.yml, or APAN.yml for apan; default for apan).\n"
-                                "The snapshot models (evolvegcn-o, ...) are not implemented yet.",
+                                "Snapshot models: `dgnn train --model evolvegcn-o|evolvegcn-h --help`; tgcn, gcrn-gru\n"
+                                "and wdgcn are not implemented yet.",
                      .opts = opts, .min_pos = 0, .max_pos = 0};
     int rc = args_parse(&spec, argc, argv);
     if (rc) return rc > 0 ? 0 : 2;
@@ -202,9 +203,9 @@ static int train_main(int argc, char **argv, int bench) {
     else if (strcmp(model, "jodie") == 0) c.model.kind = DGNN_TGNN_JODIE;
     else if (strcmp(model, "dyrep") == 0) c.model.kind = DGNN_TGNN_DYREP;
     else if (strcmp(model, "apan") == 0) c.model.kind = DGNN_TGNN_APAN;
-    else if (!strncmp(model, "evolvegcn", 9) ||
-             !strcmp(model, "tgcn") || !strcmp(model, "gcrn-gru") || !strcmp(model, "wdgcn")) {
-        fprintf(stderr, "dgnn train: --model %s is not implemented yet (available: tgn, jodie, dyrep, apan)\n", model);
+    else if (!strcmp(model, "tgcn") || !strcmp(model, "gcrn-gru") || !strcmp(model, "wdgcn")) {
+        fprintf(stderr, "dgnn train: --model %s is not implemented yet (available: tgn, jodie, dyrep, apan, "
+                        "evolvegcn-o, evolvegcn-h)\n", model);
         return 2;
     } else {
         fprintf(stderr, "dgnn train: --model: unknown model '%s' (tgn, jodie, dyrep, apan)\n", model);
@@ -330,5 +331,20 @@ static int train_main(int argc, char **argv, int bench) {
     return rc;
 }
 
-int cmd_train(int argc, char **argv) { return train_main(argc, argv, 0); }
+/* The snapshot models have their own trainer and flags (cmd_train_snap.c): hand them
+ * over before parsing, on the value of --model. */
+static int is_snapshot_model(int argc, char **argv) {
+    for (int i = 0; i < argc; i++) {
+        const char *v = NULL;
+        if (strcmp(argv[i], "--model") == 0 && i + 1 < argc) v = argv[i + 1];
+        else if (strncmp(argv[i], "--model=", 8) == 0) v = argv[i] + 8;
+        if (v) return strncmp(v, "evolvegcn", 9) == 0 || strncmp(v, "egcn-", 5) == 0;
+    }
+    return 0;
+}
+
+int cmd_train(int argc, char **argv) {
+    if (is_snapshot_model(argc, argv)) return cmd_train_snapshot(argc, argv);
+    return train_main(argc, argv, 0);
+}
 int cmd_train_bench(int argc, char **argv) { return train_main(argc, argv, 1); }

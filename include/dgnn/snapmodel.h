@@ -1,0 +1,129 @@
+/* snapmodel.h: snapshot-based dynamic GNNs over a window of graph snapshots, and the
+ * edge classifier that scores node pairs from their embeddings. Implemented so far:
+ * EvolveGCN-O and EvolveGCN-H (src/models/evolvegcn.c), exactly as the reference code
+ * (IBM/EvolveGCN egcn_o.py, egcn_h.py, models.py Classifier).
+ *
+ * The model (two GRCU layers, layer 2 as wide as layer 1):
+ *   for t = 1..T (the window's snapshots, oldest first), for layer l = 1, 2:
+ *     -O: Q_l,t = mGRU_l(x = Q_l,t-1, q = Q_l,t-1)              (the weights evolve alone)
+ *     -H: Q_l,t = mGRU_l(x = TopK_l(H_l-1,t, mask_t), q = Q_l,t-1)
+ *         H_l,t = RReLU(A_hat_t H_l-1,t Q_l,t)
+ *   with H_0,t the node input of snapshot t (one-hot degree or dense features), Q_l,0 the
+ *   learned initial weights (GCN_init_weights), mGRU and TopK as nn_graph.h. The output
+ *   is H_2,T (N, L): the embeddings after the last snapshot.
+ * Every window starts from the learned Q_l,0 (the reference's GRCU.forward does), so
+ * windows are independent of each other.
+ *
+ * What is computed: only what reaches the output. In -O the weights evolve without
+ * looking at the graph, so the GCNs of snapshots 1..T-1 feed nothing (the reference
+ * computes and discards them): both layers propagate over snapshot T only. In -H layer 1
+ * runs on every snapshot (its embeddings feed layer 2's TopK) and layer 2 propagates over
+ * snapshot T only. The result is the same function; only RReLU's training-time random
+ * slopes are drawn for fewer elements.
+ *
+ * Edge classifier (models.py Classifier on [h_u, h_v]):
+ *   logits(u, v) = W2 relu(W1 [h_u; h_v] + b1) + b2,  W1 (C, 2L), W2 (K, C)
+ * W1 [h_u; h_v] = W1a h_u + W1b h_v with W1 = [W1a | W1b], so the first layer is applied
+ * once per node and only added per pair: a pair costs O(C) instead of O(2LC). Scoring all
+ * N^2 pairs of a snapshot (the reference's validation and test) is then N^2 C
+ * adds/maxes/FMAs, without ever forming the pairs' inputs.
+ *
+ * Conventions (DESIGN.md): parameters in one slab (dgnn_snapmodel_params) in torch's
+ * layouts; backward ACCUMULATES into the gradient slab; a forward saves what its backward
+ * needs inside the model (one forward, then at most one backward, per window and per
+ * pair batch); workspaces grow to the largest input seen and are reused. Randomness
+ * (RReLU's slopes) comes from the rng passed to the forward (NULL = evaluation). Results
+ * do not depend on the OpenMP thread count. */
+#ifndef DGNN_SNAPMODEL_H
+#define DGNN_SNAPMODEL_H
+
+#include "dgnn/nn_graph.h"
+#include "dgnn/params.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    DGNN_SNAPMODEL_EGCN_O = 0, /* EvolveGCN-O */
+    DGNN_SNAPMODEL_EGCN_H = 1  /* EvolveGCN-H */
+} dgnn_snapmodel_kind;
+
+typedef struct {
+    dgnn_snapmodel_kind kind;
+    int64_t num_nodes;   /* N: the snapshots' shared node count */
+    int64_t in_dim;      /* V: width of the node input (one-hot: the number of categories) */
+    int onehot;          /* 1: the node input is one category index per node (EvolveGCN's
+                            one-hot degree); 0: dense features (N, in_dim) */
+    int64_t hidden;      /* L: width of both GRCU layers (layer_1_feats, layer 2 = layer 1) */
+    int64_t cls_hidden;  /* C: the classifier's hidden width (cls_feats) */
+    int64_t num_classes; /* K: classifier outputs (2 for link prediction) */
+    float rrelu_lower, rrelu_upper; /* torch.nn.RReLU's defaults 1/8, 1/3 */
+    uint64_t seed;       /* initialisation */
+} dgnn_snapmodel_cfg;
+
+/* EvolveGCN's bitcoin-alpha link-prediction sizes (-O: L 100, C 400; -H: L 50, C 100),
+ * K = 2, torch's RReLU bounds, seed 1. num_nodes and in_dim are left 0: set them. */
+dgnn_snapmodel_cfg dgnn_snapmodel_cfg_default(dgnn_snapmodel_kind kind);
+
+/* One snapshot of a window, as the model reads it. */
+typedef struct {
+    dgnn_csr A;            /* A_hat (N x N) */
+    const dgnn_csr *At;    /* A_hat's transpose, or NULL when A_hat is symmetric (EvolveGCN) */
+    const int32_t *feat_idx; /* (N) category of each node in [0, in_dim), or -1 (zero input)
+                                when onehot; else unused */
+    const float *feat;     /* (N, in_dim) when dense; else unused */
+    const uint8_t *mask;   /* (N) 1 = node with an edge in the snapshot (TopK's candidates,
+                              -H only; dgnn_topk_mask_of_snapshot), or NULL = every node */
+} dgnn_snap_input;
+
+typedef struct dgnn_snapmodel dgnn_snapmodel;
+
+/* Declares and initialises the parameters (reference initialisation, from cfg->seed).
+ * Errors: DGNN_EINVAL naming a bad size; DGNN_ENOMEM. */
+int dgnn_snapmodel_init(dgnn_snapmodel **out, const dgnn_snapmodel_cfg *cfg, dgnn_err *err);
+void dgnn_snapmodel_free(dgnn_snapmodel *m);
+dgnn_params *dgnn_snapmodel_params(dgnn_snapmodel *m);
+const dgnn_snapmodel_cfg *dgnn_snapmodel_config(const dgnn_snapmodel *m);
+/* A short name: "evolvegcn-o" or "evolvegcn-h". */
+const char *dgnn_snapmodel_name(dgnn_snapmodel_kind kind);
+
+/* ---- the window ---- */
+
+/* H (N, L) = the node embeddings after the last of the T snapshots win[0..T-1] (oldest
+ * first). rng: training (RReLU draws its slopes from it, one u64 per RReLU call); NULL:
+ * evaluation (fixed slope). Saves what dgnn_snapmodel_backward needs (win must stay
+ * valid until then). Errors: DGNN_EINVAL (T < 1, a one-hot index out of range). */
+int dgnn_snapmodel_forward(dgnn_snapmodel *m, float *H, const dgnn_snap_input *win, int64_t T, dgnn_rng *rng,
+                           dgnn_err *err);
+/* Accumulates the parameter gradients of the last forward from dH (N, L). */
+void dgnn_snapmodel_backward(dgnn_snapmodel *m, const float *dH);
+
+/* ---- the edge classifier ---- */
+
+/* logits (M, K) of the pairs (src[i], dst[i]) from embeddings H (N, L). Applies the first
+ * layer once per distinct source and destination node; saves for the backward. */
+void dgnn_snapmodel_edge_forward(dgnn_snapmodel *m, float *logits, const float *H, const int32_t *src,
+                                 const int32_t *dst, int64_t M);
+/* dH (N, L) += and the classifier's parameter gradients += from dlogits (M, K) of the
+ * last dgnn_snapmodel_edge_forward (same H and pairs). Deterministic: the per-node sums
+ * run over each node's pairs in pair order. */
+void dgnn_snapmodel_edge_backward(dgnn_snapmodel *m, float *dH, const float *dlogits);
+/* prob (rows, N), row-major: softmax(logits(u, v))[1] for u = u0 .. u0 + rows - 1 and every
+ * v = 0 .. N-1, i.e. the probability of class 1 ("edge") of all pairs, as the reference's
+ * validation and test score them (K must be 2). Allocates its O((N + rows) C) temporaries;
+ * no saving, no gradient. */
+void dgnn_snapmodel_edge_prob_rows(dgnn_snapmodel *m, float *prob, const float *H, int64_t u0, int64_t rows);
+/* The plain reference (tests): logits (M, K) of each pair from its concatenated input
+ * [h_u; h_v] through both layers, double accumulation, no splitting. */
+void dgnn_snapmodel_edge_forward_ref(const dgnn_snapmodel *m, float *logits, const float *H, const int32_t *src,
+                                     const int32_t *dst, int64_t M);
+
+/* Floating-point operations of the dense products of the last forward (+ backward when
+ * it ran) of the window part, for throughput reports. */
+double dgnn_snapmodel_last_flops(const dgnn_snapmodel *m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

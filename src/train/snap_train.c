@@ -1,0 +1,593 @@
+/* snap_train.c: the training loop of the snapshot-based models on link prediction, with
+ * EvolveGCN's protocol (see train_snapshot.h for what is done and why).
+ *
+ * Per run: the snapshots, and for each of them the one-hot degree input, the node mask
+ * (-H's TopK candidates) and the model's input view, all built once. Per training sample:
+ * model forward over its W + 1 snapshots, the label snapshot's edges and sampled non-edges
+ * through the pair classifier, weighted cross-entropy, backward, Adam every K samples.
+ * Per evaluated sample: the same forward without randomness, then every one of the N^2
+ * pairs scored by the split classifier (snapmodel.h) and the logger's MAP and MRR.
+ *
+ * Randomness is keyed, not carried: negatives and RReLU slopes of sample idx in epoch e
+ * come from streams of (seed, e, idx), so a checkpoint needs no generator state and a run
+ * does not depend on the thread count. */
+#include "dgnn/train_snapshot.h"
+
+#include <errno.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "dgnn/checkpoint.h"
+#include "dgnn/metrics.h"
+#include "dgnn/optim.h"
+#include "dgnn/params.h"
+
+/* ---- configuration ------------------------------------------------------------------ */
+
+dgnn_snap_train_cfg dgnn_snap_train_cfg_default(dgnn_snapmodel_kind kind) {
+    dgnn_snap_train_cfg c;
+    memset(&c, 0, sizeof c);
+    c.model = dgnn_snapmodel_cfg_default(kind);
+    c.windows_per_step = 1;
+    c.seed = 1234;
+    c.progress = 1;
+    dgnn_snap_train_preset(&c, "bitcoin-alpha", NULL);
+    return c;
+}
+
+int dgnn_snap_train_preset(dgnn_snap_train_cfg *c, const char *name, dgnn_err *err) {
+    const int h = c->model.kind == DGNN_SNAPMODEL_EGCN_H;
+    /* shared by both reference configurations */
+    c->snapshot_count = 0;
+    c->window = 10;
+    c->patience = 50;
+    c->skip_val_epochs = 6; /* eval_after_epochs: 5, and the check is e > 5 with e from 0 */
+    c->val_frac = 0.1;
+    if (strcmp(name, "bitcoin-alpha") == 0 || strcmp(name, "bc-alpha") == 0) {
+        /* parameters_bitcoin_alpha_linkpred_egcn_o.yaml / _egcn_h.yaml */
+        c->snapshot_seconds = 1200000;
+        c->model.hidden = h ? 50 : 100;
+        c->model.cls_hidden = h ? 100 : 400;
+        c->class_w[0] = h ? 0.1f : 0.05f;
+        c->class_w[1] = h ? 0.9f : 0.95f;
+        c->lr = 0.005;
+        c->neg_mult = 100;
+        c->train_frac = 0.7;
+        c->epochs = 500;
+        return DGNN_OK;
+    }
+    if (strcmp(name, "uci") == 0) {
+        /* parameters_uc_irv_mess_egcn_o.yaml / _egcn_h.yaml */
+        c->snapshot_seconds = 190080;
+        c->model.hidden = 100;
+        c->model.cls_hidden = 100;
+        c->class_w[0] = 0.1f;
+        c->class_w[1] = 0.9f;
+        c->lr = 0.001;
+        c->neg_mult = 50;
+        c->train_frac = 0.71;
+        c->epochs = 1000;
+        return DGNN_OK;
+    }
+    return dgnn_err_set(err, DGNN_EINVAL, "unknown preset '%s' (bitcoin-alpha, uci)", name);
+}
+
+/* ---- pieces --------------------------------------------------------------------------- */
+
+int64_t dgnn_snap_degree_onehot(int32_t *idx, const dgnn_snapshot *g) {
+    int64_t mx = 0;
+    for (int64_t u = 0; u < g->num_nodes; u++) {
+        int64_t d = g->rowptr[u + 1] - g->rowptr[u];
+        idx[u] = (int32_t)d;
+        if (d > mx) mx = d;
+    }
+    return mx;
+}
+
+void dgnn_snap_split(int64_t T, int64_t W, double train_frac, double val_frac, int64_t *train_begin,
+                     int64_t *train_end, int64_t *val_end, int64_t *test_end) {
+    /* splitter.py multiplies a float32 max_time by the Python float proportion (float32
+     * arithmetic), floors, and ends the test split at the tasker's max_time + 1 = T - 1 */
+    float max_time = (float)(T - 1);
+    *train_begin = W;
+    *train_end = (int64_t)floorf(max_time * (float)train_frac);
+    *val_end = (int64_t)floorf(max_time * (float)(train_frac + val_frac));
+    *test_end = T - 1;
+}
+
+static int has_entry(const dgnn_snapshot *g, int32_t u, int32_t v) {
+    int64_t lo = g->rowptr[u], hi = g->rowptr[u + 1];
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (g->col[mid] < v) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < g->rowptr[u + 1] && g->col[lo] == v;
+}
+
+int64_t dgnn_snap_link_negatives(int32_t *src, int32_t *dst, int64_t want, const dgnn_snapshot *g,
+                                 const int32_t *pool, int64_t npool, dgnn_rng *rng) {
+    const int64_t E = g->num_edges, N = g->num_nodes;
+    /* get_non_existing_edges: min(number, E (E - 1) - len(true_ids)) */
+    double cap = (double)E * (double)(E - 1) - (double)E;
+    int64_t num = (double)want < cap ? want : (int64_t)(cap > 0 ? cap : 0);
+    if (num <= 0 || npool <= 0 || E <= 0) return 0;
+    /* pairs already drawn: open addressing on u N + v + 1 (0 = empty) */
+    int64_t hcap = 16;
+    while (hcap < 2 * num) hcap *= 2;
+    uint64_t *set = dgnn_xcalloc((size_t)hcap, sizeof *set);
+    int64_t n = 0;
+    /* the row of every entry: sources are drawn as entries, so by degree */
+    int32_t *row = dgnn_xmalloc((size_t)E * sizeof(int32_t));
+    for (int64_t u = 0; u < N; u++)
+        for (int64_t e = g->rowptr[u]; e < g->rowptr[u + 1]; e++) row[e] = (int32_t)u;
+    for (int64_t i = 0; i < 4 * num && n < num; i++) {
+        int32_t u = row[dgnn_rng_below(rng, (uint64_t)E)];
+        int32_t v = pool[dgnn_rng_below(rng, (uint64_t)npool)];
+        if (u == v) continue;
+        uint64_t key = (uint64_t)u * (uint64_t)N + (uint64_t)v + 1;
+        int64_t h = (int64_t)(dgnn_hash64(key) & (uint64_t)(hcap - 1));
+        while (set[h] && set[h] != key) h = (h + 1) & (hcap - 1);
+        if (set[h] == key || has_entry(g, u, v)) continue;
+        set[h] = key;
+        src[n] = u;
+        dst[n] = v;
+        n++;
+    }
+    free(set);
+    free(row);
+    return n;
+}
+
+void dgnn_snap_link_metrics(double *ap, double *mrr, const float *prob, const dgnn_snapshot *g, int32_t *label) {
+    const int64_t N = g->num_nodes, NN = N * N;
+    if (g->num_edges == 0 || N == 0) {
+        *ap = *mrr = NAN;
+        return;
+    }
+#pragma omp parallel for schedule(static)
+    for (int64_t u = 0; u < N; u++) {
+        int32_t *row = label + u * N;
+        memset(row, 0, (size_t)N * sizeof(int32_t));
+        for (int64_t e = g->rowptr[u]; e < g->rowptr[u + 1]; e++) row[g->col[e]] = 1;
+    }
+    *ap = dgnn_metric_ap(prob, label, NN);
+    /* get_MRR row by row: a row's MRR depends only on its own pairs, and in (u, 0..N-1)
+     * order they are already sorted, so each call scatters nothing */
+    int32_t *cols = dgnn_xmalloc((size_t)N * sizeof(int32_t));
+    for (int64_t v = 0; v < N; v++) cols[v] = (int32_t)v;
+    double *rm = dgnn_xmalloc((size_t)N * sizeof(double));
+#pragma omp parallel
+    {
+        int32_t *rows = dgnn_xmalloc((size_t)N * sizeof(int32_t));
+#pragma omp for schedule(dynamic, 4)
+        for (int64_t u = 0; u < N; u++) {
+            if (g->rowptr[u + 1] == g->rowptr[u]) {
+                rm[u] = NAN;
+                continue;
+            }
+            for (int64_t v = 0; v < N; v++) rows[v] = (int32_t)u;
+            rm[u] = dgnn_evolvegcn_mrr(prob + u * N, label + u * N, rows, cols, N);
+        }
+        free(rows);
+    }
+    double s = 0;
+    int64_t cnt = 0;
+    for (int64_t u = 0; u < N; u++)
+        if (!isnan(rm[u])) s += rm[u], cnt++;
+    *mrr = cnt ? s / (double)cnt : NAN;
+    free(rm);
+    free(cols);
+}
+
+/* ---- the run --------------------------------------------------------------------------- */
+
+typedef struct {
+    const dgnn_events *ev;
+    const dgnn_snap_train_cfg *cfg;
+    dgnn_snapshots snaps;
+    int64_t T, N, V, W, L;
+    int32_t *deg;         /* (T, N) one-hot degree input */
+    uint8_t *mask;        /* (T, N) nodes with an edge */
+    dgnn_snap_input *in;  /* (T) */
+    dgnn_snapmodel *model;
+    dgnn_params *p;
+    dgnn_adam opt;
+    int64_t tr_step;
+    float *H, *dH;        /* (N, L) */
+    int32_t *psrc, *pdst, *plab, *pool;
+    float *logits, *dlogits;
+    int64_t pcap;
+    float *prob;          /* (N, N) evaluation */
+    int32_t *label;       /* (N, N) */
+    float *best_params;
+    int64_t tb, te, ve, xe; /* split */
+} run_t;
+
+static uint64_t stream_seed(uint64_t seed, uint64_t what, int64_t epoch) {
+    return dgnn_hash64(dgnn_hash64(seed ^ what) + (uint64_t)epoch * 0x9e3779b97f4a7c15ULL);
+}
+
+static void run_free(run_t *r) {
+    dgnn_snapshots_free(&r->snaps);
+    dgnn_snapmodel_free(r->model);
+    void *ptrs[] = {r->deg, r->mask, r->in, r->H, r->dH, r->psrc, r->pdst, r->plab, r->pool, r->logits,
+                    r->dlogits, r->prob, r->label, r->best_params};
+    for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
+}
+
+static int run_setup(run_t *r, const dgnn_events *ev, const dgnn_snap_train_cfg *c, dgnn_err *err) {
+    memset(r, 0, sizeof *r);
+    r->ev = ev;
+    r->cfg = c;
+    if (c->window < 0 || c->windows_per_step < 1 || c->epochs < 0 || !(c->lr > 0) || c->neg_mult < 0 ||
+        c->patience < 0 || c->skip_val_epochs < 0 || !(c->train_frac > 0) || !(c->val_frac >= 0) ||
+        !(c->train_frac + c->val_frac < 1) || !(c->class_w[0] >= 0) || !(c->class_w[1] >= 0))
+        return dgnn_err_set(err, DGNN_EINVAL,
+                            "snapshot training: need --window >= 0, --windows-per-step >= 1, --epochs >= 0, --lr > 0, "
+                            "negatives >= 0, patience >= 0, 0 < train fraction, 0 <= val fraction, their sum < 1, "
+                            "class weights >= 0");
+    if (c->epochs > 1024) return dgnn_err_set(err, DGNN_EINVAL, "--epochs: at most 1024");
+    dgnn_snapshot_opts so = dgnn_snapshot_opts_default();
+    so.seconds = c->snapshot_seconds;
+    so.count = c->snapshot_count;
+    so.symmetric = 1; /* the reference appends every edge reversed */
+    int rc = dgnn_snapshots_build(&r->snaps, ev, &so, err);
+    if (rc) return rc;
+    r->T = r->snaps.count, r->N = ev->num_nodes, r->W = c->window, r->L = c->model.hidden;
+    dgnn_snap_split(r->T, r->W, c->train_frac, c->val_frac, &r->tb, &r->te, &r->ve, &r->xe);
+    if (r->te <= r->tb)
+        return dgnn_err_set(err, DGNN_EINVAL,
+                            "%lld snapshots leave no training sample: a sample needs the %lld snapshots before it "
+                            "(--window %lld) and training ends at snapshot %lld (train fraction %g); use shorter "
+                            "snapshots or a smaller window",
+                            (long long)r->T, (long long)r->W, (long long)r->W, (long long)r->te, c->train_frac);
+    if (!c->skip_eval && (r->ve <= r->te || r->xe <= r->ve))
+        dgnn_log("warning: %lld snapshots give %lld validation and %lld test samples\n", (long long)r->T,
+                 (long long)(r->ve > r->te ? r->ve - r->te : 0), (long long)(r->xe > r->ve ? r->xe - r->ve : 0));
+    const int64_t T = r->T, N = r->N;
+    r->deg = dgnn_xmalloc((size_t)(T * N) * sizeof(int32_t));
+    r->mask = dgnn_xmalloc((size_t)(T * N));
+    r->in = dgnn_xcalloc((size_t)T, sizeof *r->in);
+    int64_t maxdeg = 0;
+    for (int64_t k = 0; k < T; k++) {
+        int64_t d = dgnn_snap_degree_onehot(r->deg + k * N, &r->snaps.snaps[k]);
+        if (k < T - 1 && d > maxdeg) maxdeg = d; /* get_max_degs: every snapshot but the last */
+        dgnn_topk_mask_of_snapshot(r->mask + k * N, &r->snaps.snaps[k]);
+        r->in[k].A = dgnn_csr_of_hat(&r->snaps.snaps[k]);
+        r->in[k].At = NULL; /* symmetric */
+        r->in[k].feat_idx = r->deg + k * N;
+        r->in[k].mask = r->mask + k * N;
+    }
+    r->V = maxdeg + 1;
+    dgnn_snapmodel_cfg mc = c->model;
+    mc.num_nodes = N;
+    mc.in_dim = r->V;
+    mc.onehot = 1;
+    mc.num_classes = 2;
+    if ((rc = dgnn_snapmodel_init(&r->model, &mc, err))) return rc;
+    r->p = dgnn_snapmodel_params(r->model);
+    r->opt = dgnn_adam_default(c->lr);
+    r->H = dgnn_xmalloc((size_t)(N * r->L) * sizeof(float));
+    r->dH = dgnn_xmalloc((size_t)(N * r->L) * sizeof(float));
+    r->pool = dgnn_xmalloc((size_t)((r->W + 1) * N) * sizeof(int32_t));
+    r->best_params = dgnn_xmalloc((size_t)r->p->total * sizeof(float));
+    return DGNN_OK;
+}
+
+static void ensure_pairs(run_t *r, int64_t M) {
+    if (M <= r->pcap) return;
+    r->pcap = M + M / 4 + 16;
+    r->psrc = dgnn_xrealloc(r->psrc, (size_t)r->pcap * sizeof(int32_t));
+    r->pdst = dgnn_xrealloc(r->pdst, (size_t)r->pcap * sizeof(int32_t));
+    r->plab = dgnn_xrealloc(r->plab, (size_t)r->pcap * sizeof(int32_t));
+    r->logits = dgnn_xrealloc(r->logits, (size_t)(2 * r->pcap) * sizeof(float));
+    r->dlogits = dgnn_xrealloc(r->dlogits, (size_t)(2 * r->pcap) * sizeof(float));
+}
+
+/* One training sample idx of epoch e. *pairs = 0 when its label snapshot is empty. */
+static int train_sample(run_t *r, int64_t epoch, int64_t idx, double *loss, int64_t *pairs, dgnn_err *err) {
+    const dgnn_snap_train_cfg *c = r->cfg;
+    const int64_t N = r->N, W = r->W;
+    const dgnn_snapshot *lab = &r->snaps.snaps[idx + 1];
+    const int64_t E = lab->num_edges, want = E * c->neg_mult;
+    *pairs = 0;
+    *loss = 0;
+    if (E == 0) return DGNN_OK;
+    ensure_pairs(r, E + want);
+    /* positives: the label snapshot's entries in (u, v) order (torch's coalesce) */
+    for (int64_t u = 0, i = 0; u < N; u++)
+        for (int64_t e = lab->rowptr[u]; e < lab->rowptr[u + 1]; e++, i++) r->psrc[i] = (int32_t)u, r->pdst[i] = lab->col[e];
+    /* negatives' destinations: the nodes with an edge in each window snapshot, concatenated */
+    int64_t np = 0;
+    for (int64_t s = idx - W; s <= idx; s++)
+        for (int64_t v = 0; v < N; v++)
+            if (r->mask[s * N + v]) r->pool[np++] = (int32_t)v;
+    dgnn_rng rn;
+    dgnn_rng_seed2(&rn, stream_seed(c->seed, 0x6e6567 /* "neg" */, epoch), (uint64_t)idx);
+    int64_t nneg = dgnn_snap_link_negatives(r->psrc + E, r->pdst + E, want, lab, r->pool, np, &rn);
+    const int64_t M = E + nneg;
+    for (int64_t i = 0; i < M; i++) r->plab[i] = i < E;
+
+    dgnn_rng rr;
+    dgnn_rng_seed2(&rr, stream_seed(c->seed, 0x72726c75 /* "rrlu" */, epoch), (uint64_t)idx);
+    int rc = dgnn_snapmodel_forward(r->model, r->H, &r->in[idx - W], W + 1, &rr, err);
+    if (rc) return rc;
+    dgnn_snapmodel_edge_forward(r->model, r->logits, r->H, r->psrc, r->pdst, M);
+    *loss = dgnn_wce_forward(r->logits, r->plab, c->class_w, M, 2);
+    if (!isfinite(*loss))
+        return dgnn_err_set(err, DGNN_EINVAL, "epoch %lld, sample %lld: the loss is not finite (%g); try a lower --lr",
+                            (long long)epoch, (long long)idx, *loss);
+    memset(r->dlogits, 0, (size_t)(2 * M) * sizeof(float));
+    dgnn_wce_backward(r->dlogits, 1.0f, r->logits, r->plab, c->class_w, M, 2);
+    memset(r->dH, 0, (size_t)(N * r->L) * sizeof(float));
+    dgnn_snapmodel_edge_backward(r->model, r->dH, r->dlogits);
+    dgnn_snapmodel_backward(r->model, r->dH);
+    if (getenv("EGCN_DBG")) {
+        uint64_t hh = 0, hl = 0, hg = 0;
+        for (int64_t i = 0; i < N * r->L; i++) { uint32_t u; memcpy(&u, &r->H[i], 4); hh = dgnn_hash64(hh ^ u); }
+        for (int64_t i = 0; i < 2 * M; i++) { uint32_t u; memcpy(&u, &r->logits[i], 4); hl = dgnn_hash64(hl ^ u); }
+        fprintf(stderr, "idx %lld H %016llx logits %016llx", (long long)idx, (unsigned long long)hh, (unsigned long long)hl);
+        for (int t = 0; t < r->p->ntensors; t++) {
+            hg = 0;
+            const float *g = dgnn_params_grad(r->p, t);
+            for (int64_t i = 0; i < dgnn_params_numel(r->p, t); i++) { uint32_t u; memcpy(&u, &g[i], 4); hg = dgnn_hash64(hg ^ u); }
+            fprintf(stderr, " %s %04llx", r->p->t[t].name, (unsigned long long)(hg & 0xffff));
+        }
+        fprintf(stderr, "\n");
+    }
+    /* trainer.optim_step: a step every steps_accum_gradients samples, counted across epochs */
+    if (++r->tr_step % c->windows_per_step == 0) {
+        dgnn_adam_step_params(&r->opt, r->p);
+        dgnn_params_zero_grad(r->p);
+    }
+    *pairs = M;
+    return DGNN_OK;
+}
+
+typedef struct {
+    double train_seconds, eval_seconds;
+    int64_t windows, snapshots, events, eval_pairs;
+} run_totals;
+
+static int train_epoch(run_t *r, int64_t epoch, dgnn_snap_epoch_result *er, run_totals *tot, dgnn_err *err) {
+    const dgnn_snap_train_cfg *c = r->cfg;
+    int64_t n = r->te - r->tb;
+    if (c->max_train_windows > 0 && n > c->max_train_windows) n = c->max_train_windows;
+    dgnn_progress pg;
+    char label[64];
+    snprintf(label, sizeof label, "epoch %lld train", (long long)epoch);
+    if (c->progress) dgnn_progress_begin(&pg, label, n);
+    double t0 = dgnn_now(), loss_sum = 0;
+    int64_t done = 0, pairs_sum = 0;
+    for (int64_t k = 0; k < n; k++) {
+        int64_t idx = r->tb + k;
+        double loss;
+        int64_t pairs;
+        int rc = train_sample(r, epoch, idx, &loss, &pairs, err);
+        if (rc) return rc;
+        if (pairs > 0) {
+            loss_sum += loss;
+            done++;
+            pairs_sum += pairs;
+            tot->windows++;
+            tot->snapshots += r->W + 1;
+            for (int64_t s = idx - r->W; s <= idx; s++)
+                tot->events += r->snaps.snaps[s].ev_end - r->snaps.snaps[s].ev_begin;
+        }
+        if (c->progress) {
+            char extra[48];
+            snprintf(extra, sizeof extra, "loss %.4f", done ? loss_sum / (double)done : 0.0);
+            dgnn_progress_update(&pg, k + 1, extra);
+        }
+    }
+    if (c->progress) dgnn_progress_end(&pg);
+    er->train_loss = done ? loss_sum / (double)done : NAN;
+    er->train_seconds = dgnn_now() - t0;
+    er->train_windows = done;
+    er->train_pairs = pairs_sum;
+    tot->train_seconds += er->train_seconds;
+    return DGNN_OK;
+}
+
+/* MAP and MRR over samples [b, e): every pair of each label snapshot scored */
+static int evaluate(run_t *r, int64_t b, int64_t e, double *map, double *mrr, run_totals *tot, const char *what,
+                    dgnn_err *err) {
+    const int64_t N = r->N, W = r->W;
+    if (!r->prob) {
+        r->prob = dgnn_xmalloc((size_t)(N * N) * sizeof(float));
+        r->label = dgnn_xmalloc((size_t)(N * N) * sizeof(int32_t));
+    }
+    int64_t n = e > b ? e - b : 0;
+    double *ap = dgnn_xmalloc((size_t)(n ? n : 1) * sizeof(double)), *rr = dgnn_xmalloc((size_t)(n ? n : 1) * sizeof(double));
+    double *wt = dgnn_xmalloc((size_t)(n ? n : 1) * sizeof(double)), *wr = dgnn_xmalloc((size_t)(n ? n : 1) * sizeof(double));
+    dgnn_progress pg;
+    if (r->cfg->progress) dgnn_progress_begin(&pg, what, n);
+    double t0 = dgnn_now();
+    int64_t m = 0, mr = 0;
+    for (int64_t k = 0; k < n; k++) {
+        int64_t idx = b + k;
+        int rc = dgnn_snapmodel_forward(r->model, r->H, &r->in[idx - W], W + 1, NULL, err);
+        if (rc) {
+            free(ap), free(rr), free(wt), free(wr);
+            return rc;
+        }
+        dgnn_snapmodel_edge_prob_rows(r->model, r->prob, r->H, 0, N);
+        double a, q;
+        dgnn_snap_link_metrics(&a, &q, r->prob, &r->snaps.snaps[idx + 1], r->label);
+        /* calc_epoch_metric: weighted by the sample's pair count, N^2 for every one */
+        if (!isnan(a)) ap[m] = a, wt[m++] = (double)(N * N);
+        if (!isnan(q)) rr[mr] = q, wr[mr++] = (double)(N * N);
+        tot->eval_pairs += N * N;
+        if (r->cfg->progress) dgnn_progress_update(&pg, k + 1, NULL);
+    }
+    if (r->cfg->progress) dgnn_progress_end(&pg);
+    tot->eval_seconds += dgnn_now() - t0;
+    *map = m ? dgnn_metric_weighted_mean(ap, wt, m) : NAN;
+    *mrr = mr ? dgnn_metric_weighted_mean(rr, wr, mr) : NAN;
+    free(ap), free(rr), free(wt), free(wr);
+    return DGNN_OK;
+}
+
+/* ---- checkpoints ----------------------------------------------------------------------
+ * <dir>/checkpoint.dgnnckpt, rewritten atomically after every epoch: parameters, Adam
+ * state, the gradient slab (with windows_per_step > 1 a step may straddle epochs), the
+ * best parameters, the results so far, and a fingerprint of the settings that must not
+ * change on --resume. */
+
+typedef struct {
+    uint64_t fingerprint;
+    int64_t epochs_done, best_epoch, bad_rounds, early_stopped, have_best, tr_step;
+    double best_map;
+    dgnn_adam opt;
+    run_totals tot;
+} ckpt_meta;
+
+static uint64_t fingerprint(const run_t *r) {
+    const dgnn_snap_train_cfg *c = r->cfg;
+    uint64_t h = dgnn_params_layout_hash(r->p);
+    uint64_t v[] = {(uint64_t)c->model.kind, (uint64_t)r->N, (uint64_t)r->V, (uint64_t)r->T, (uint64_t)c->model.hidden,
+                    (uint64_t)c->model.cls_hidden, c->model.seed, (uint64_t)c->window, (uint64_t)c->windows_per_step,
+                    c->seed, (uint64_t)c->neg_mult, (uint64_t)(c->lr * 1e12), (uint64_t)(c->class_w[0] * 1e6),
+                    (uint64_t)(c->class_w[1] * 1e6), (uint64_t)(c->train_frac * 1e9), (uint64_t)(c->val_frac * 1e9),
+                    (uint64_t)r->ev->num_events, (uint64_t)c->max_train_windows};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) h = dgnn_hash64(h ^ v[i]);
+    return h;
+}
+
+static void ckpt_path(char *buf, size_t cap, const char *dir) { snprintf(buf, cap, "%s/checkpoint.dgnnckpt", dir); }
+
+static int save_checkpoint(run_t *r, const ckpt_meta *meta, const dgnn_snap_train_result *res, dgnn_err *err) {
+    char path[4096];
+    if (mkdir(r->cfg->checkpoint, 0777) != 0 && errno != EEXIST)
+        return dgnn_err_set(err, DGNN_EIO, "%s: cannot create the checkpoint folder: %s", r->cfg->checkpoint,
+                            strerror(errno));
+    ckpt_path(path, sizeof path, r->cfg->checkpoint);
+    dgnn_ckpt_writer *w;
+    int rc = dgnn_ckpt_writer_open(&w, path, err);
+    if (rc) return rc;
+    size_t pb = (size_t)r->p->total * sizeof(float);
+    if (!rc) rc = dgnn_ckpt_writer_add(w, "meta", meta, sizeof *meta, err);
+    if (!rc) rc = dgnn_ckpt_writer_add(w, "params", r->p->value, pb, err);
+    if (!rc) rc = dgnn_ckpt_writer_add(w, "grad", r->p->grad, pb, err);
+    if (!rc) rc = dgnn_ckpt_writer_add(w, "adam.m", r->p->m, pb, err);
+    if (!rc) rc = dgnn_ckpt_writer_add(w, "adam.v", r->p->v, pb, err);
+    if (!rc) rc = dgnn_ckpt_writer_add(w, "results", res, sizeof *res, err);
+    if (!rc && meta->have_best) rc = dgnn_ckpt_writer_add(w, "best.params", r->best_params, pb, err);
+    if (rc) {
+        dgnn_ckpt_writer_abort(w);
+        return rc;
+    }
+    return dgnn_ckpt_writer_commit(w, NULL, err);
+}
+
+static int load_checkpoint(run_t *r, ckpt_meta *meta, dgnn_snap_train_result *res, dgnn_err *err) {
+    char path[4096];
+    ckpt_path(path, sizeof path, r->cfg->checkpoint);
+    dgnn_ckpt *c;
+    int rc = dgnn_ckpt_open(&c, path, err);
+    if (rc) return rc;
+    size_t pb = (size_t)r->p->total * sizeof(float);
+    rc = dgnn_ckpt_read(c, "meta", meta, sizeof *meta, err);
+    if (!rc && meta->fingerprint != fingerprint(r))
+        rc = dgnn_err_set(err, DGNN_EINVAL,
+                          "%s was written by a run with other settings (model, sizes, snapshots, window, lr, seed or "
+                          "data); --resume needs the same ones, or start afresh without --resume",
+                          path);
+    if (!rc) rc = dgnn_ckpt_read(c, "params", r->p->value, pb, err);
+    if (!rc) rc = dgnn_ckpt_read(c, "grad", r->p->grad, pb, err);
+    if (!rc) rc = dgnn_ckpt_read(c, "adam.m", r->p->m, pb, err);
+    if (!rc) rc = dgnn_ckpt_read(c, "adam.v", r->p->v, pb, err);
+    if (!rc) rc = dgnn_ckpt_read(c, "results", res, sizeof *res, err);
+    if (!rc && meta->have_best) rc = dgnn_ckpt_read(c, "best.params", r->best_params, pb, err);
+    dgnn_ckpt_close(c);
+    if (rc) return rc;
+    r->opt = meta->opt;
+    r->tr_step = meta->tr_step;
+    return DGNN_OK;
+}
+
+int dgnn_snap_train(const dgnn_events *ev, const dgnn_snap_train_cfg *c, dgnn_snap_train_result *res, dgnn_err *err) {
+    memset(res, 0, sizeof *res);
+    res->test_map = res->test_mrr = NAN;
+    int prev_threads = omp_get_max_threads();
+    if (c->threads > 0) omp_set_num_threads((int)c->threads);
+    run_t r;
+    int rc = run_setup(&r, ev, c, err);
+    if (rc) goto done;
+    ckpt_meta meta;
+    memset(&meta, 0, sizeof meta);
+    meta.fingerprint = fingerprint(&r);
+    if (c->resume) {
+        if (!c->checkpoint) {
+            rc = dgnn_err_set(err, DGNN_EINVAL, "--resume needs --checkpoint DIR");
+            goto done;
+        }
+        if ((rc = load_checkpoint(&r, &meta, res, err))) goto done;
+        dgnn_log("resumed from %s after epoch %lld\n", c->checkpoint, (long long)meta.epochs_done);
+    }
+    res->num_snapshots = r.T, res->num_nodes = r.N, res->in_dim = r.V, res->num_params = dgnn_params_count(r.p);
+    res->train_begin = r.tb, res->train_end = r.te, res->val_end = r.ve, res->test_end = r.xe;
+    for (int64_t epoch = meta.epochs_done + 1; epoch <= c->epochs && !meta.early_stopped; epoch++) {
+        dgnn_snap_epoch_result *er = &res->epochs[epoch - 1];
+        memset(er, 0, sizeof *er);
+        er->epoch = epoch;
+        er->val_map = er->val_mrr = NAN;
+        double t0 = dgnn_now();
+        if ((rc = train_epoch(&r, epoch, er, &meta.tot, err))) goto done;
+        int validated = !c->skip_eval && epoch > c->skip_val_epochs && r.ve > r.te;
+        if (validated) {
+            double tv = dgnn_now();
+            if ((rc = evaluate(&r, r.te, r.ve, &er->val_map, &er->val_mrr, &meta.tot, "validation", err))) goto done;
+            er->val_seconds = dgnn_now() - tv;
+        }
+        er->seconds = dgnn_now() - t0;
+        res->num_epochs = epoch;
+        dgnn_log("epoch %lld: train loss %.4f (%.2f s, %lld samples), val MAP %.4f MRR %.4f (%.1f s)\n",
+                 (long long)epoch, er->train_loss, er->train_seconds, (long long)er->train_windows, er->val_map,
+                 er->val_mrr, er->val_seconds);
+        if (validated) {
+            /* trainer.train: best_eval_valid starts at 0; stop when the count exceeds patience */
+            if (er->val_map > meta.best_map) {
+                meta.best_map = er->val_map;
+                meta.best_epoch = epoch;
+                meta.bad_rounds = 0;
+                memcpy(r.best_params, r.p->value, (size_t)r.p->total * sizeof(float));
+                meta.have_best = 1;
+            } else if (++meta.bad_rounds > c->patience) {
+                meta.early_stopped = 1;
+                dgnn_log("early stop: no better validation MAP for %lld epochs (best %.4f at epoch %lld)\n",
+                         (long long)meta.bad_rounds, meta.best_map, (long long)meta.best_epoch);
+            }
+        }
+        meta.epochs_done = epoch;
+        meta.opt = r.opt;
+        meta.tr_step = r.tr_step;
+        res->best_epoch = meta.best_epoch;
+        res->early_stopped = (int)meta.early_stopped;
+        if (c->checkpoint && (rc = save_checkpoint(&r, &meta, res, err))) goto done;
+    }
+    if (!c->skip_eval && r.xe > r.ve) {
+        if (meta.have_best) memcpy(r.p->value, r.best_params, (size_t)r.p->total * sizeof(float));
+        double t0 = dgnn_now();
+        if ((rc = evaluate(&r, r.ve, r.xe, &res->test_map, &res->test_mrr, &meta.tot, "test", err))) goto done;
+        res->test_seconds = dgnn_now() - t0;
+    }
+    {
+        const run_totals *t = &meta.tot;
+        double s = t->train_seconds;
+        res->train_windows_per_second = s > 0 ? (double)t->windows / s : 0;
+        res->train_snapshots_per_second = s > 0 ? (double)t->snapshots / s : 0;
+        res->train_events_per_second = s > 0 ? (double)t->events / s : 0;
+        res->eval_pairs_per_second = t->eval_seconds > 0 ? (double)t->eval_pairs / t->eval_seconds : 0;
+    }
+    res->peak_rss_mb = dgnn_peak_rss_mb();
+done:
+    run_free(&r);
+    omp_set_num_threads(prev_threads);
+    return rc;
+}

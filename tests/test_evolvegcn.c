@@ -1,0 +1,363 @@
+/* test_evolvegcn.c: EvolveGCN-O and -H (snapmodel.h) on a small window of small random
+ * snapshots:
+ *  - central finite differences of the whole link-prediction loss (model over the window,
+ *    pair classifier, weighted cross-entropy, RReLU in training mode with its slopes held
+ *    fixed) against the backward, for every parameter tensor, with one-hot and with dense
+ *    node input;
+ *  - the one-hot fast paths against the dense paths fed the one-hot matrices;
+ *  - the split classifier against the plain concatenated one: logits of sampled pairs and
+ *    the all-pairs probabilities;
+ *  - a window's output does not depend on the windows before it (states restart);
+ *  - MAP and MRR (dgnn_snap_link_metrics) on a hand case computed by hand, and on the model's
+ *    all-pairs scores against dgnn_metric_ap / dgnn_evolvegcn_mrr over the explicit list of
+ *    naively scored pairs (shuffled);
+ *  - the smart negative sampler's rules: no self loops, no true edges, no repeats, sources
+ *    among the label snapshot's rows, destinations from the pool, the reference's cap. */
+#include "check.h"
+#include "gradcheck.h"
+#include "random_events.h"
+#include "dgnn/metrics.h"
+#include "dgnn/snapmodel.h"
+#include "dgnn/train_snapshot.h"
+
+#include <omp.h>
+
+enum { NN = 14, TT = 4, LL = 4, CC = 5, MP = 40 };
+
+typedef struct {
+    dgnn_snapmodel *m;
+    dgnn_snap_input in[TT];
+    int32_t deg[TT][NN];
+    uint8_t mask[TT][NN];
+    float *feat;            /* (TT, NN, F) dense input */
+    int32_t src[MP], dst[MP], lab[MP];
+    float H[NN * LL], dH[NN * LL], logits[2 * MP], dlogits[2 * MP];
+    float cw[2];
+    int training;
+} ctx_t;
+
+/* the loss with fixed RReLU slopes: the same generator state for every evaluation */
+static double loss_fn(void *vp) {
+    ctx_t *c = vp;
+    dgnn_rng rng;
+    dgnn_rng_seed(&rng, 77);
+    dgnn_err err;
+    if (dgnn_snapmodel_forward(c->m, c->H, c->in, TT, c->training ? &rng : NULL, &err)) {
+        fprintf(stderr, "%s\n", err.msg);
+        exit(2);
+    }
+    dgnn_snapmodel_edge_forward(c->m, c->logits, c->H, c->src, c->dst, MP);
+    return dgnn_wce_forward(c->logits, c->lab, c->cw, MP, 2);
+}
+
+static void analytic(ctx_t *c) {
+    dgnn_params_zero_grad(dgnn_snapmodel_params(c->m));
+    loss_fn(c);
+    memset(c->dlogits, 0, sizeof c->dlogits);
+    dgnn_wce_backward(c->dlogits, 1.0f, c->logits, c->lab, c->cw, MP, 2);
+    memset(c->dH, 0, sizeof c->dH);
+    dgnn_snapmodel_edge_backward(c->m, c->dH, c->dlogits);
+    dgnn_snapmodel_backward(c->m, c->dH);
+}
+
+static void build_snapshots(dgnn_snapshots *s, dgnn_events *ev, uint64_t seed) {
+    gen_events(ev, seed, NN, 70, 40);
+    dgnn_snapshot_opts o = dgnn_snapshot_opts_default();
+    o.count = TT;
+    o.symmetric = 1;
+    dgnn_err err;
+    DGNN_ASSERT(dgnn_snapshots_build(s, ev, &o, &err) == DGNN_OK);
+}
+
+static void setup(ctx_t *c, const dgnn_snapshots *s, dgnn_snapmodel_kind kind, int onehot, uint64_t seed) {
+    memset(c, 0, sizeof *c);
+    int64_t maxdeg = 0;
+    for (int t = 0; t < TT; t++) {
+        int64_t d = dgnn_snap_degree_onehot(c->deg[t], &s->snaps[t]);
+        if (d > maxdeg) maxdeg = d;
+        dgnn_topk_mask_of_snapshot(c->mask[t], &s->snaps[t]);
+    }
+    const int64_t F = onehot ? maxdeg + 1 : 6;
+    dgnn_rng r;
+    dgnn_rng_seed(&r, seed);
+    if (!onehot) {
+        c->feat = malloc((size_t)(TT * NN * F) * sizeof(float));
+        gradcheck_fill(c->feat, TT * NN * F, &r, -0.5, 0.5);
+    }
+    for (int t = 0; t < TT; t++) {
+        c->in[t].A = dgnn_csr_of_hat(&s->snaps[t]);
+        c->in[t].At = NULL;
+        c->in[t].feat_idx = c->deg[t];
+        c->in[t].feat = onehot ? NULL : c->feat + t * NN * F;
+        c->in[t].mask = c->mask[t];
+    }
+    dgnn_snapmodel_cfg cfg = dgnn_snapmodel_cfg_default(kind);
+    cfg.num_nodes = NN, cfg.in_dim = F, cfg.onehot = onehot, cfg.hidden = LL, cfg.cls_hidden = CC;
+    cfg.seed = seed;
+    dgnn_err err;
+    DGNN_ASSERT(dgnn_snapmodel_init(&c->m, &cfg, &err) == DGNN_OK);
+    /* larger initial values than the reference's, so that the gradients are not tiny
+     * relative to float noise, and no exact zeros (the mGRU biases start at 0) */
+    dgnn_params *p = dgnn_snapmodel_params(c->m);
+    for (int i = 0; i < p->ntensors; i++) {
+        float *x = dgnn_params_get(p, i);
+        for (int64_t j = 0; j < dgnn_params_numel(p, i); j++) x[j] += (float)(0.3 * (2 * dgnn_rng_uniform(&r) - 1));
+    }
+    for (int i = 0; i < MP; i++) {
+        c->src[i] = (int32_t)dgnn_rng_below(&r, NN);
+        c->dst[i] = (int32_t)dgnn_rng_below(&r, NN);
+        c->lab[i] = i % 3 == 0;
+    }
+    c->src[1] = c->src[0]; /* a repeated source and a repeated pair */
+    c->src[2] = c->src[0], c->dst[2] = c->dst[0];
+    c->cw[0] = 0.3f, c->cw[1] = 1.7f;
+    c->training = 1;
+}
+
+static void gradcheck_model(dgnn_snapmodel_kind kind, int onehot) {
+    dgnn_events ev;
+    dgnn_snapshots s;
+    build_snapshots(&s, &ev, 3 + (uint64_t)kind);
+    ctx_t c;
+    setup(&c, &s, kind, onehot, 11 + (uint64_t)onehot);
+    analytic(&c);
+    dgnn_params *p = dgnn_snapmodel_params(c.m);
+    gradcheck_opts o = gradcheck_defaults();
+    o.eps = 1e-3, o.eps2 = 3e-4, o.atol = 5e-5, o.rtol = 2e-2, o.max_checks = 120;
+    char name[128];
+    for (int i = 0; i < p->ntensors; i++) {
+        snprintf(name, sizeof name, "%s%s %s", dgnn_snapmodel_name(kind), onehot ? "" : " dense", p->t[i].name);
+        double gmax = 0;
+        const float *g = dgnn_params_grad(p, i);
+        for (int64_t j = 0; j < dgnn_params_numel(p, i); j++) gmax = fmax(gmax, fabs(g[j]));
+        CHECK_MSG(gmax > 1e-9, "%s: the gradient is all zero", name); /* every tensor is reached */
+        CHECK(gradcheck_ex(name, loss_fn, &c, dgnn_params_get(p, i), g, dgnn_params_numel(p, i), &o) == 0);
+    }
+    /* windows are independent: the same window after another one gives the same output */
+    float H1[NN * LL], H2[NN * LL];
+    dgnn_err err;
+    CHECK(dgnn_snapmodel_forward(c.m, H1, c.in + 1, TT - 1, NULL, &err) == DGNN_OK);
+    CHECK(dgnn_snapmodel_forward(c.m, H2, c.in, TT, NULL, &err) == DGNN_OK);
+    CHECK(dgnn_snapmodel_forward(c.m, H2, c.in + 1, TT - 1, NULL, &err) == DGNN_OK);
+    CHECK(memcmp(H1, H2, sizeof H1) == 0);
+    /* a one-hot category out of range is a user error, not a crash */
+    if (onehot) {
+        int32_t saved = c.deg[1][3];
+        c.deg[1][3] = 1000;
+        CHECK(dgnn_snapmodel_forward(c.m, H1, c.in, TT, NULL, &err) == DGNN_EINVAL);
+        c.deg[1][3] = saved;
+    }
+    dgnn_snapmodel_free(c.m);
+    free(c.feat);
+    dgnn_snapshots_free(&s);
+    dgnn_events_free(&ev);
+}
+
+/* the one-hot fast paths (gather GCN, TopK on gathered scores) against the dense paths fed
+ * the materialized one-hot matrices: the same outputs and the same gradients */
+static void check_onehot_vs_dense(dgnn_snapmodel_kind kind) {
+    dgnn_events ev;
+    dgnn_snapshots s;
+    build_snapshots(&s, &ev, 13);
+    ctx_t a, b;
+    setup(&a, &s, kind, 1, 31);
+    setup(&b, &s, kind, 1, 31); /* the same pairs and inputs; its model is replaced below */
+    const dgnn_snapmodel_cfg *ca = dgnn_snapmodel_config(a.m);
+    dgnn_snapmodel_cfg cb = *ca;
+    cb.onehot = 0;
+    dgnn_snapmodel_free(b.m);
+    dgnn_err err;
+    CHECK(dgnn_snapmodel_init(&b.m, &cb, &err) == DGNN_OK);
+    dgnn_params *pa = dgnn_snapmodel_params(a.m), *pb = dgnn_snapmodel_params(b.m);
+    CHECK(pa->total == pb->total && dgnn_params_layout_hash(pa) == dgnn_params_layout_hash(pb));
+    memcpy(pb->value, pa->value, (size_t)pa->total * sizeof(float));
+    const int64_t V = ca->in_dim;
+    b.feat = calloc((size_t)(TT * NN * V), sizeof(float));
+    for (int t = 0; t < TT; t++) {
+        for (int i = 0; i < NN; i++) b.feat[(t * NN + i) * V + a.deg[t][i]] = 1.0f;
+        b.in[t].feat = b.feat + t * NN * V;
+    }
+    analytic(&a);
+    analytic(&b);
+    CHECK_MSG(gradcheck_maxdiff(a.H, b.H, NN * LL) < 1e-5, "%s one-hot vs dense H: %g", dgnn_snapmodel_name(kind),
+              gradcheck_maxdiff(a.H, b.H, NN * LL));
+    for (int i = 0; i < pa->ntensors; i++) {
+        const float *ga = dgnn_params_grad(pa, i), *gb = dgnn_params_grad(pb, i);
+        double gmax = 1e-6;
+        for (int64_t j = 0; j < dgnn_params_numel(pa, i); j++) gmax = fmax(gmax, fabs(gb[j]));
+        double d = 0;
+        for (int64_t j = 0; j < dgnn_params_numel(pa, i); j++) d = fmax(d, fabs(ga[j] - gb[j]) / gmax);
+        CHECK_MSG(d < 1e-4, "%s one-hot vs dense gradient of %s: %g (max %g)", dgnn_snapmodel_name(kind),
+                  pa->t[i].name, d, gmax);
+    }
+    dgnn_snapmodel_free(a.m);
+    dgnn_snapmodel_free(b.m);
+    free(b.feat);
+    dgnn_snapshots_free(&s);
+    dgnn_events_free(&ev);
+}
+
+/* the split classifier against the plain one; all-pairs probabilities too */
+static void check_classifier(void) {
+    dgnn_events ev;
+    dgnn_snapshots s;
+    build_snapshots(&s, &ev, 5);
+    ctx_t c;
+    setup(&c, &s, DGNN_SNAPMODEL_EGCN_O, 1, 21);
+    dgnn_err err;
+    CHECK(dgnn_snapmodel_forward(c.m, c.H, c.in, TT, NULL, &err) == DGNN_OK);
+    float ref[2 * MP];
+    dgnn_snapmodel_edge_forward(c.m, c.logits, c.H, c.src, c.dst, MP);
+    dgnn_snapmodel_edge_forward_ref(c.m, ref, c.H, c.src, c.dst, MP);
+    CHECK_MSG(gradcheck_maxdiff(c.logits, ref, 2 * MP) < 1e-5, "split vs plain logits: %g",
+              gradcheck_maxdiff(c.logits, ref, 2 * MP));
+    /* every pair (u, v), in rows, against softmax of the plain logits */
+    int32_t as[NN * NN], ad[NN * NN];
+    for (int u = 0; u < NN; u++)
+        for (int v = 0; v < NN; v++) as[u * NN + v] = u, ad[u * NN + v] = v;
+    float lg[2 * NN * NN], prob[NN * NN], pref[NN * NN];
+    dgnn_snapmodel_edge_forward_ref(c.m, lg, c.H, as, ad, NN * NN);
+    for (int i = 0; i < NN * NN; i++) pref[i] = (float)(1.0 / (1.0 + exp((double)lg[2 * i] - (double)lg[2 * i + 1])));
+    dgnn_snapmodel_edge_prob_rows(c.m, prob, c.H, 0, NN);
+    CHECK_MSG(gradcheck_maxdiff(prob, pref, NN * NN) < 1e-5, "all pairs: %g", gradcheck_maxdiff(prob, pref, NN * NN));
+    /* a band of rows gives the same rows */
+    float part[3 * NN];
+    dgnn_snapmodel_edge_prob_rows(c.m, part, c.H, 5, 3);
+    CHECK(memcmp(part, prob + 5 * NN, sizeof part) == 0);
+    /* the thread count does not change the scores or the gradients */
+    float prob1[NN * NN];
+    int nt = omp_get_max_threads();
+    omp_set_num_threads(1);
+    dgnn_snapmodel_edge_prob_rows(c.m, prob1, c.H, 0, NN);
+    analytic(&c);
+    dgnn_params *p = dgnn_snapmodel_params(c.m);
+    float *g1 = malloc((size_t)p->total * sizeof(float));
+    memcpy(g1, p->grad, (size_t)p->total * sizeof(float));
+    omp_set_num_threads(nt > 1 ? nt : 2);
+    analytic(&c);
+    CHECK(memcmp(prob1, prob, sizeof prob) == 0);
+    CHECK(memcmp(g1, p->grad, (size_t)p->total * sizeof(float)) == 0);
+    omp_set_num_threads(nt);
+    free(g1);
+
+    /* MAP and MRR: the cheap path (all-pairs rows, labels from the snapshot) against the
+     * explicit list of pairs scored naively, shuffled, through the metrics themselves */
+    const dgnn_snapshot *g = &s.snaps[TT - 1];
+    double ap, mrr;
+    int32_t label[NN * NN];
+    dgnn_snap_link_metrics(&ap, &mrr, prob, g, label);
+    int32_t ls[NN * NN], ld[NN * NN], ll[NN * NN];
+    float lp[NN * NN];
+    int32_t perm[NN * NN];
+    for (int i = 0; i < NN * NN; i++) perm[i] = i;
+    dgnn_rng r;
+    dgnn_rng_seed(&r, 4);
+    for (int i = NN * NN - 1; i > 0; i--) {
+        int j = (int)dgnn_rng_below(&r, (uint64_t)i + 1), t = perm[i];
+        perm[i] = perm[j], perm[j] = t;
+    }
+    for (int i = 0; i < NN * NN; i++) {
+        int k = perm[i], u = k / NN, v = k % NN;
+        ls[i] = u, ld[i] = v, lp[i] = pref[k];
+        ll[i] = 0;
+        for (int64_t e = g->rowptr[u]; e < g->rowptr[u + 1]; e++) ll[i] |= g->col[e] == v;
+    }
+    double ap_ref = dgnn_metric_ap(lp, ll, NN * NN), mrr_ref = dgnn_evolvegcn_mrr(lp, ll, ls, ld, NN * NN);
+    CHECK_NEAR(ap, ap_ref, 1e-6);
+    CHECK_NEAR(mrr, mrr_ref, 1e-6);
+    CHECK(ap > 0 && ap <= 1 && mrr > 0 && mrr <= 1);
+    dgnn_snapmodel_free(c.m);
+    dgnn_snapshots_free(&s);
+    dgnn_events_free(&ev);
+}
+
+/* MAP and MRR by hand: 3 nodes, edges {0,1} and {1,2} (both directions) */
+static void check_metrics_by_hand(void) {
+    int64_t rowptr[4] = {0, 1, 3, 4};
+    int32_t col[4] = {1, 0, 2, 1};
+    dgnn_snapshot g;
+    memset(&g, 0, sizeof g);
+    g.num_nodes = 3, g.num_edges = 4, g.rowptr = rowptr, g.col = col;
+    const float prob[9] = {0.1f, 0.9f, 0.5f, /* row 0: its edge (col 1) ranks 1st -> 1 */
+                           0.8f, 0.2f, 0.3f, /* row 1: cols 0, 2 rank 1st and 2nd -> 0.75 */
+                           0.4f, 0.6f, 0.7f}; /* row 2: col 1 ranks 2nd -> 0.5 */
+    int32_t label[9];
+    double ap, mrr;
+    dgnn_snap_link_metrics(&ap, &mrr, prob, &g, label);
+    /* descending: .9(+) .8(+) .7 .6(+) .5 .4 .3(+) .2 .1: precisions 1, 1, 3/4, 4/7 */
+    CHECK_NEAR(ap, (1.0 + 1.0 + 0.75 + 4.0 / 7.0) / 4.0, 1e-12);
+    CHECK_NEAR(mrr, (1.0 + 0.75 + 0.5) / 3.0, 1e-12);
+    /* ties: in row 2 col 1 ties with col 2 at 0.7; the flipped stable argsort ranks the
+     * larger column first, so col 1 is 2nd */
+    const float tied[9] = {0.1f, 0.9f, 0.5f, 0.8f, 0.2f, 0.3f, 0.4f, 0.7f, 0.7f};
+    dgnn_snap_link_metrics(&ap, &mrr, tied, &g, label);
+    CHECK_NEAR(mrr, (1.0 + 0.75 + 0.5) / 3.0, 1e-12);
+    g.num_edges = 0;
+    rowptr[1] = rowptr[2] = rowptr[3] = 0;
+    dgnn_snap_link_metrics(&ap, &mrr, prob, &g, label);
+    CHECK(isnan(ap) && isnan(mrr));
+}
+
+static void check_negatives(void) {
+    dgnn_events ev;
+    dgnn_snapshots s;
+    build_snapshots(&s, &ev, 9);
+    const dgnn_snapshot *g = &s.snaps[2];
+    int32_t pool[3 * NN];
+    int64_t np = 0;
+    for (int i = 0; i < NN; i += 2) pool[np++] = i, pool[np++] = i; /* repeats, as concatenated snapshots */
+    enum { WANT = 60 };
+    int32_t src[WANT], dst[WANT];
+    dgnn_rng r;
+    dgnn_rng_seed(&r, 8);
+    int64_t n = dgnn_snap_link_negatives(src, dst, WANT, g, pool, np, &r);
+    CHECK(n > 10 && n <= WANT);
+    int ok = 1;
+    for (int64_t i = 0; i < n; i++) {
+        int is_edge = 0, in_pool = 0, is_src = g->rowptr[src[i] + 1] > g->rowptr[src[i]];
+        for (int64_t e = g->rowptr[src[i]]; e < g->rowptr[src[i] + 1]; e++) is_edge |= g->col[e] == dst[i];
+        for (int64_t j = 0; j < np; j++) in_pool |= pool[j] == dst[i];
+        for (int64_t j = 0; j < i; j++) ok &= !(src[j] == src[i] && dst[j] == dst[i]);
+        ok &= src[i] != dst[i] && !is_edge && in_pool && is_src;
+    }
+    CHECK(ok);
+    /* one seed, one draw */
+    int32_t src2[WANT], dst2[WANT];
+    dgnn_rng_seed(&r, 8);
+    CHECK(dgnn_snap_link_negatives(src2, dst2, WANT, g, pool, np, &r) == n);
+    CHECK(memcmp(src, src2, (size_t)n * sizeof(int32_t)) == 0 && memcmp(dst, dst2, (size_t)n * sizeof(int32_t)) == 0);
+    /* the reference's cap E (E - 1) - E: 3 entries allow 3 pairs */
+    int64_t rp[4] = {0, 1, 2, 3};
+    int32_t cl[3] = {1, 2, 0};
+    dgnn_snapshot tiny;
+    memset(&tiny, 0, sizeof tiny);
+    tiny.num_nodes = 3, tiny.num_edges = 3, tiny.rowptr = rp, tiny.col = cl;
+    int32_t p3[3] = {0, 1, 2};
+    CHECK(dgnn_snap_link_negatives(src, dst, WANT, &tiny, p3, 3, &r) <= 3);
+    dgnn_snapshots_free(&s);
+    dgnn_events_free(&ev);
+}
+
+static void check_split(void) {
+    int64_t a, b, c, d;
+    /* bitcoin-alpha: 137 snapshots, W 10 -> train 10..94, validation 95..107, test 108..135 */
+    dgnn_snap_split(137, 10, 0.7, 0.1, &a, &b, &c, &d);
+    CHECK(a == 10 && b == 95 && c == 108 && d == 136);
+    /* UCI: 89 snapshots, 0.71 / 0.1 -> 62, 71, 88 */
+    dgnn_snap_split(89, 10, 0.71, 0.1, &a, &b, &c, &d);
+    CHECK(a == 10 && b == 62 && c == 71 && d == 88);
+}
+
+int main(void) {
+    gradcheck_model(DGNN_SNAPMODEL_EGCN_O, 1);
+    gradcheck_model(DGNN_SNAPMODEL_EGCN_H, 1);
+    gradcheck_model(DGNN_SNAPMODEL_EGCN_O, 0);
+    gradcheck_model(DGNN_SNAPMODEL_EGCN_H, 0);
+    check_onehot_vs_dense(DGNN_SNAPMODEL_EGCN_O);
+    check_onehot_vs_dense(DGNN_SNAPMODEL_EGCN_H);
+    check_classifier();
+    check_metrics_by_hand();
+    check_negatives();
+    check_split();
+    return check_done();
+}
