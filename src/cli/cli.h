@@ -36,6 +36,11 @@ typedef struct {
 /* Loads path with the flags; on failure prints "dgnn CMD: MESSAGE" and returns non-zero. */
 int cli_load(const char *cmd, const char *path, const cli_load_flags *f, dgnn_events *ev);
 
+/* Writes o (then deleted) to path as JSON, atomically (temporary file + rename): a
+ * reader never sees half a file. On failure prints "dgnn CMD: ..." and returns 1. */
+struct cJSON;
+int cli_write_json(const char *cmd, const char *path, struct cJSON *o);
+
 /* Sets the OpenMP thread count when threads > 0. */
 void cli_set_threads(int64_t threads);
 

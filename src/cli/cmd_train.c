@@ -99,21 +99,7 @@ static int write_json(const char *path, const char *model, const char *dataset, 
     cJSON_AddItemToObject(t, "mrr", num_or_null(r->test_mrr));
     cJSON_AddNumberToObject(o, "train_events_per_second", r->train_events_per_second);
     cJSON_AddNumberToObject(o, "peak_rss_mb", r->peak_rss_mb);
-    char *text = cJSON_Print(o);
-    cJSON_Delete(o);
-    /* atomically: a reader never sees half a file */
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-    FILE *f = fopen(tmp, "w");
-    int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-    if (f && fclose(f) != 0) ok = 0;
-    free(text);
-    if (!ok || rename(tmp, path) != 0) {
-        fprintf(stderr, "dgnn train: cannot write %s: %s\n", path, strerror(errno));
-        unlink(tmp);
-        return 1;
-    }
-    return 0;
+    return cli_write_json("train", path, o);
 }
 
 static int apply_preset(const char *preset, dgnn_tgnn_kind kind, dgnn_event_train_cfg *c) {

@@ -88,21 +88,7 @@ static int write_json(const char *path, const char *model, const char *dataset, 
     cJSON_AddNumberToObject(o, "train_snapshots_per_second", r->train_snapshots_per_second);
     cJSON_AddNumberToObject(o, "eval_pairs_per_second", r->eval_pairs_per_second);
     cJSON_AddNumberToObject(o, "peak_rss_mb", r->peak_rss_mb);
-    char *text = cJSON_Print(o);
-    cJSON_Delete(o);
-    /* atomically: a reader never sees half a file */
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-    FILE *f = fopen(tmp, "w");
-    int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-    if (f && fclose(f) != 0) ok = 0;
-    free(text);
-    if (!ok || rename(tmp, path) != 0) {
-        fprintf(stderr, "dgnn train: cannot write %s: %s\n", path, strerror(errno));
-        unlink(tmp);
-        return 1;
-    }
-    return 0;
+    return cli_write_json("train", path, o);
 }
 
 /* "0.05,0.95" -> w[0], w[1] */

@@ -1,4 +1,6 @@
 /* main.c: the dgnn command: dispatches to subcommands, each with its own --help. */
+#include <cjson/cJSON.h>
+#include <errno.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,4 +123,21 @@ int cli_load(const char *cmd, const char *path, const cli_load_flags *f, dgnn_ev
 
 void cli_set_threads(int64_t threads) {
     if (threads > 0) omp_set_num_threads((int)threads);
+}
+
+int cli_write_json(const char *cmd, const char *path, cJSON *o) {
+    char *text = cJSON_Print(o);
+    cJSON_Delete(o);
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+    FILE *f = fopen(tmp, "w");
+    int ok = text && f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+    if (f && fclose(f) != 0) ok = 0;
+    free(text);
+    if (!ok || rename(tmp, path) != 0) {
+        fprintf(stderr, "dgnn %s: cannot write %s: %s\n", cmd, path, strerror(errno));
+        unlink(tmp);
+        return 1;
+    }
+    return 0;
 }
