@@ -32,8 +32,12 @@
  * layouts; backward ACCUMULATES into the gradient slab; a forward saves what its backward
  * needs inside the model (one forward, then at most one backward, per window and per
  * pair batch); workspaces grow to the largest input seen and are reused. Randomness
- * (RReLU's slopes) comes from the rng passed to the forward (NULL = evaluation). Results
- * do not depend on the OpenMP thread count. */
+ * (RReLU's slopes) comes from the rng passed to the forward (NULL = evaluation).
+ * Thread count: this file's own loops give the same bits for any thread count, and so do
+ * its products that sum over nodes (fixed blocks of single-threaded sgemm calls). The
+ * matrix GRU's products (nn_graph.h) go to OpenBLAS, whose rounding depends on its
+ * thread count once a product is large enough to be split (measured: R = 167, C = 100
+ * differs between 1 and 2 threads; R <= 100 did not). */
 #ifndef DGNN_SNAPMODEL_H
 #define DGNN_SNAPMODEL_H
 

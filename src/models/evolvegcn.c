@@ -282,6 +282,23 @@ static void topk_onehot_backward(float *dp, const float *dout, const int32_t *se
 
 /* ---- the window --------------------------------------------------------------------- */
 
+/* dW (C, L; row stride ldw) += G^T X for G (U, C), X (U, L): a sum over U rows (nodes).
+ * A plain sgemm of this shape rounds differently for 1 and 2 OpenBLAS threads (measured
+ * on C = 100..400, L = 100, U = 500..3783: OpenBLAS splits the work by its thread count).
+ * Fixed blocks of 64 output rows, each one sgemm over all U run inside the OpenMP loop
+ * (OpenBLAS's OpenMP build runs single-threaded there), give the same bits for any
+ * thread count. */
+static void gemm_tn_fixed(float *dW, int64_t ldw, const float *G, const float *X, int64_t U, int64_t C, int64_t L) {
+    const int64_t nb = (C + 63) / 64;
+#pragma omp parallel for schedule(dynamic, 1) if (U * C * L > 262144)
+    for (int64_t b = 0; b < nb; b++) {
+        int64_t c0 = b * 64, cn = c0 + 64 <= C ? 64 : C - c0;
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)cn, (int)L, (int)U, 1.0f, G + c0, (int)C, X, (int)L,
+                    1.0f, dW + c0 * ldw, (int)ldw);
+    }
+}
+
+
 static double mgru_flops(int64_t R, int64_t C) { return 12.0 * (double)R * (double)R * (double)C; }
 
 /* H1 (N, L) = RReLU(A X Q) for the first layer's input of snapshot `in`, saving into
@@ -394,7 +411,12 @@ void dgnn_snapmodel_backward(dgnn_snapmodel *m, const float *dH) {
     memset(m->dH1, 0, NLb);
     memset(m->dW, 0, (size_t)(L * L) * sizeof(float));
     const float *H1T = m->H1 + (hmode ? T - 1 : 0) * N * L;
-    dgnn_gcn_backward(m->dH1, m->dW, NULL, m->gscratch, m->dPre, m->g2saved, AtT, H1T, m->W2t, N, L, L);
+    /* the forward ran dgnn_gcn_forward's A (X W^T) order (L <= L): dT = A^T dPre,
+     * dH1 += dT W, dW += dT^T H1 (the last a sum over the N nodes: gemm_tn_fixed) */
+    memset(m->gscratch, 0, NLb);
+    dgnn_spmm_backward(m->gscratch, AtT, m->dPre, L);
+    dgnn_linear_backward(m->dH1, NULL, NULL, m->gscratch, H1T, m->W2t, N, L, L);
+    gemm_tn_fixed(m->dW, L, m->gscratch, H1T, N, L, L);
     m->flops += 4.0 * (double)N * (double)L * (double)L;
     float *dQ2 = g2->dQa, *dQ2p = g2->dQb, *dQ1 = g1->dQa, *dQ1p = g1->dQb;
     dgnn_transpose(dQ2, m->dW, L, L, 0); /* dW is the gradient of Q2_T^T */
@@ -646,8 +668,7 @@ void dgnn_snapmodel_edge_backward(dgnn_snapmodel *m, float *dH, const float *dlo
     /* first layer: dW1a += dP^T Hs, dW1b += dQ^T Hd, db1 += column sums of dP,
      * dH[us] += dP W1a, dH[ud] += dQ W1b */
     if (Us > 0) {
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)C, (int)L, (int)Us, 1.0f, m->dPs, (int)C, m->Hs,
-                    (int)L, 1.0f, dW1, (int)(2 * L));
+        gemm_tn_fixed(dW1, 2 * L, m->dPs, m->Hs, Us, C, L);
         dgnn_linear_backward(NULL, NULL, db1, m->dPs, NULL, NULL, Us, 1, C);
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)Us, (int)L, (int)C, 1.0f, m->dPs, (int)C, W1,
                     (int)(2 * L), 0.0f, m->dHg, (int)L);
@@ -659,8 +680,7 @@ void dgnn_snapmodel_edge_backward(dgnn_snapmodel *m, float *dH, const float *dlo
         }
     }
     if (Ud > 0) {
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)C, (int)L, (int)Ud, 1.0f, m->dQd, (int)C, m->Hd,
-                    (int)L, 1.0f, dW1 + L, (int)(2 * L));
+        gemm_tn_fixed(dW1 + L, 2 * L, m->dQd, m->Hd, Ud, C, L);
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)Ud, (int)L, (int)C, 1.0f, m->dQd, (int)C, W1 + L,
                     (int)(2 * L), 0.0f, m->dHg, (int)L);
 #pragma omp parallel for schedule(static) if (Ud * L > 65536)

@@ -327,19 +327,6 @@ static int train_sample(run_t *r, int64_t epoch, int64_t idx, double *loss, int6
     memset(r->dH, 0, (size_t)(N * r->L) * sizeof(float));
     dgnn_snapmodel_edge_backward(r->model, r->dH, r->dlogits);
     dgnn_snapmodel_backward(r->model, r->dH);
-    if (getenv("EGCN_DBG")) {
-        uint64_t hh = 0, hl = 0, hg = 0;
-        for (int64_t i = 0; i < N * r->L; i++) { uint32_t u; memcpy(&u, &r->H[i], 4); hh = dgnn_hash64(hh ^ u); }
-        for (int64_t i = 0; i < 2 * M; i++) { uint32_t u; memcpy(&u, &r->logits[i], 4); hl = dgnn_hash64(hl ^ u); }
-        fprintf(stderr, "idx %lld H %016llx logits %016llx", (long long)idx, (unsigned long long)hh, (unsigned long long)hl);
-        for (int t = 0; t < r->p->ntensors; t++) {
-            hg = 0;
-            const float *g = dgnn_params_grad(r->p, t);
-            for (int64_t i = 0; i < dgnn_params_numel(r->p, t); i++) { uint32_t u; memcpy(&u, &g[i], 4); hg = dgnn_hash64(hg ^ u); }
-            fprintf(stderr, " %s %04llx", r->p->t[t].name, (unsigned long long)(hg & 0xffff));
-        }
-        fprintf(stderr, "\n");
-    }
     /* trainer.optim_step: a step every steps_accum_gradients samples, counted across epochs */
     if (++r->tr_step % c->windows_per_step == 0) {
         dgnn_adam_step_params(&r->opt, r->p);
