@@ -34,6 +34,7 @@
 #define DGNN_CHECKPOINT_H
 
 #include "dgnn/base.h"
+#include "dgnn/params.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -82,6 +83,16 @@ const char *dgnn_ckpt_name(const dgnn_ckpt *c, int i);
 const char *dgnn_ckpt_path(const dgnn_ckpt *c);
 /* Unmaps and frees. Safe on NULL. */
 void dgnn_ckpt_close(dgnn_ckpt *c);
+
+/* ---- what every trainer stores the same way ---- */
+/* The checkpoint file of a run folder: DIR/checkpoint.dgnnckpt. */
+void dgnn_ckpt_dir_path(char *buf, size_t cap, const char *dir);
+/* Opens a writer for DIR's checkpoint file, creating DIR when it is missing. */
+int dgnn_ckpt_dir_writer_open(dgnn_ckpt_writer **out, const char *dir, dgnn_err *err);
+/* The parameter slabs as sections "params", "adam.m", "adam.v" (and "grad" when
+ * with_grad: gradients accumulated over several samples between optimizer steps). */
+int dgnn_ckpt_add_params(dgnn_ckpt_writer *w, const dgnn_params *p, int with_grad, dgnn_err *err);
+int dgnn_ckpt_read_params(const dgnn_ckpt *c, dgnn_params *p, int with_grad, dgnn_err *err);
 
 #ifdef __cplusplus
 }

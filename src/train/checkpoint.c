@@ -407,3 +407,32 @@ const char *dgnn_ckpt_name(const dgnn_ckpt *c, int i) {
     return c->e[i].name;
 }
 const char *dgnn_ckpt_path(const dgnn_ckpt *c) { return c->path; }
+
+void dgnn_ckpt_dir_path(char *buf, size_t cap, const char *dir) { snprintf(buf, cap, "%s/checkpoint.dgnnckpt", dir); }
+
+int dgnn_ckpt_dir_writer_open(dgnn_ckpt_writer **out, const char *dir, dgnn_err *err) {
+    *out = NULL;
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return dgnn_err_set(err, DGNN_EIO, "%s: cannot create the checkpoint folder: %s", dir, strerror(errno));
+    char path[4096];
+    dgnn_ckpt_dir_path(path, sizeof path, dir);
+    return dgnn_ckpt_writer_open(out, path, err);
+}
+
+int dgnn_ckpt_add_params(dgnn_ckpt_writer *w, const dgnn_params *p, int with_grad, dgnn_err *err) {
+    size_t pb = (size_t)p->total * sizeof(float);
+    int rc = dgnn_ckpt_writer_add(w, "params", p->value, pb, err);
+    if (!rc && with_grad) rc = dgnn_ckpt_writer_add(w, "grad", p->grad, pb, err);
+    if (!rc) rc = dgnn_ckpt_writer_add(w, "adam.m", p->m, pb, err);
+    if (!rc) rc = dgnn_ckpt_writer_add(w, "adam.v", p->v, pb, err);
+    return rc;
+}
+
+int dgnn_ckpt_read_params(const dgnn_ckpt *c, dgnn_params *p, int with_grad, dgnn_err *err) {
+    size_t pb = (size_t)p->total * sizeof(float);
+    int rc = dgnn_ckpt_read(c, "params", p->value, pb, err);
+    if (!rc && with_grad) rc = dgnn_ckpt_read(c, "grad", p->grad, pb, err);
+    if (!rc) rc = dgnn_ckpt_read(c, "adam.m", p->m, pb, err);
+    if (!rc) rc = dgnn_ckpt_read(c, "adam.v", p->v, pb, err);
+    return rc;
+}

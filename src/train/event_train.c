@@ -253,22 +253,13 @@ static int state_read(const dgnn_ckpt *c, const char *prefix, dgnn_state *s, dgn
     return DGNN_OK;
 }
 
-static void ckpt_path(char *buf, size_t cap, const char *dir) { snprintf(buf, cap, "%s/checkpoint.dgnnckpt", dir); }
-
 static int save_checkpoint(run_t *r, const ckpt_meta *meta, const dgnn_event_train_result *res, dgnn_err *err) {
-    char path[4096];
-    if (mkdir(r->cfg->checkpoint, 0777) != 0 && errno != EEXIST)
-        return dgnn_err_set(err, DGNN_EIO, "%s: cannot create the checkpoint folder: %s", r->cfg->checkpoint,
-                            strerror(errno));
-    ckpt_path(path, sizeof path, r->cfg->checkpoint);
     dgnn_ckpt_writer *w;
-    int rc = dgnn_ckpt_writer_open(&w, path, err);
+    int rc = dgnn_ckpt_dir_writer_open(&w, r->cfg->checkpoint, err);
     if (rc) return rc;
     size_t pb = (size_t)r->p->total * sizeof(float);
     if (!rc) rc = dgnn_ckpt_writer_add(w, "meta", meta, sizeof *meta, err);
-    if (!rc) rc = dgnn_ckpt_writer_add(w, "params", r->p->value, pb, err);
-    if (!rc) rc = dgnn_ckpt_writer_add(w, "adam.m", r->p->m, pb, err);
-    if (!rc) rc = dgnn_ckpt_writer_add(w, "adam.v", r->p->v, pb, err);
+    if (!rc) rc = dgnn_ckpt_add_params(w, r->p, 0, err);
     if (!rc) rc = dgnn_ckpt_writer_add(w, "results", res, sizeof *res, err);
     if (!rc) rc = state_sections(w, "state", &r->st, err);
     if (!rc && r->have_best) rc = dgnn_ckpt_writer_add(w, "best.params", r->best_params, pb, err);
@@ -282,7 +273,7 @@ static int save_checkpoint(run_t *r, const ckpt_meta *meta, const dgnn_event_tra
 
 static int load_checkpoint(run_t *r, ckpt_meta *meta, dgnn_event_train_result *res, dgnn_err *err) {
     char path[4096];
-    ckpt_path(path, sizeof path, r->cfg->checkpoint);
+    dgnn_ckpt_dir_path(path, sizeof path, r->cfg->checkpoint);
     dgnn_ckpt *c;
     int rc = dgnn_ckpt_open(&c, path, err);
     if (rc) return rc;
@@ -292,9 +283,7 @@ static int load_checkpoint(run_t *r, ckpt_meta *meta, dgnn_event_train_result *r
         rc = dgnn_err_set(err, DGNN_EINVAL,
                           "%s was written by a run with other settings (model, sizes, batch, lr, seed or data); "
                           "--resume needs the same ones, or start afresh without --resume", path);
-    if (!rc) rc = dgnn_ckpt_read(c, "params", r->p->value, pb, err);
-    if (!rc) rc = dgnn_ckpt_read(c, "adam.m", r->p->m, pb, err);
-    if (!rc) rc = dgnn_ckpt_read(c, "adam.v", r->p->v, pb, err);
+    if (!rc) rc = dgnn_ckpt_read_params(c, r->p, 0, err);
     if (!rc) rc = dgnn_ckpt_read(c, "results", res, sizeof *res, err);
     if (!rc) rc = state_read(c, "state", &r->st, err);
     if (!rc && meta->have_best) rc = dgnn_ckpt_read(c, "best.params", r->best_params, pb, err);

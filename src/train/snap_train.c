@@ -446,23 +446,13 @@ static uint64_t fingerprint(const run_t *r) {
     return h;
 }
 
-static void ckpt_path(char *buf, size_t cap, const char *dir) { snprintf(buf, cap, "%s/checkpoint.dgnnckpt", dir); }
-
 static int save_checkpoint(run_t *r, const ckpt_meta *meta, const dgnn_snap_train_result *res, dgnn_err *err) {
-    char path[4096];
-    if (mkdir(r->cfg->checkpoint, 0777) != 0 && errno != EEXIST)
-        return dgnn_err_set(err, DGNN_EIO, "%s: cannot create the checkpoint folder: %s", r->cfg->checkpoint,
-                            strerror(errno));
-    ckpt_path(path, sizeof path, r->cfg->checkpoint);
     dgnn_ckpt_writer *w;
-    int rc = dgnn_ckpt_writer_open(&w, path, err);
+    int rc = dgnn_ckpt_dir_writer_open(&w, r->cfg->checkpoint, err);
     if (rc) return rc;
     size_t pb = (size_t)r->p->total * sizeof(float);
     if (!rc) rc = dgnn_ckpt_writer_add(w, "meta", meta, sizeof *meta, err);
-    if (!rc) rc = dgnn_ckpt_writer_add(w, "params", r->p->value, pb, err);
-    if (!rc) rc = dgnn_ckpt_writer_add(w, "grad", r->p->grad, pb, err);
-    if (!rc) rc = dgnn_ckpt_writer_add(w, "adam.m", r->p->m, pb, err);
-    if (!rc) rc = dgnn_ckpt_writer_add(w, "adam.v", r->p->v, pb, err);
+    if (!rc) rc = dgnn_ckpt_add_params(w, r->p, 1, err);
     if (!rc) rc = dgnn_ckpt_writer_add(w, "results", res, sizeof *res, err);
     if (!rc && meta->have_best) rc = dgnn_ckpt_writer_add(w, "best.params", r->best_params, pb, err);
     if (rc) {
@@ -474,7 +464,7 @@ static int save_checkpoint(run_t *r, const ckpt_meta *meta, const dgnn_snap_trai
 
 static int load_checkpoint(run_t *r, ckpt_meta *meta, dgnn_snap_train_result *res, dgnn_err *err) {
     char path[4096];
-    ckpt_path(path, sizeof path, r->cfg->checkpoint);
+    dgnn_ckpt_dir_path(path, sizeof path, r->cfg->checkpoint);
     dgnn_ckpt *c;
     int rc = dgnn_ckpt_open(&c, path, err);
     if (rc) return rc;
@@ -485,10 +475,7 @@ static int load_checkpoint(run_t *r, ckpt_meta *meta, dgnn_snap_train_result *re
                           "%s was written by a run with other settings (model, sizes, snapshots, window, lr, seed or "
                           "data); --resume needs the same ones, or start afresh without --resume",
                           path);
-    if (!rc) rc = dgnn_ckpt_read(c, "params", r->p->value, pb, err);
-    if (!rc) rc = dgnn_ckpt_read(c, "grad", r->p->grad, pb, err);
-    if (!rc) rc = dgnn_ckpt_read(c, "adam.m", r->p->m, pb, err);
-    if (!rc) rc = dgnn_ckpt_read(c, "adam.v", r->p->v, pb, err);
+    if (!rc) rc = dgnn_ckpt_read_params(c, r->p, 1, err);
     if (!rc) rc = dgnn_ckpt_read(c, "results", res, sizeof *res, err);
     if (!rc && meta->have_best) rc = dgnn_ckpt_read(c, "best.params", r->best_params, pb, err);
     dgnn_ckpt_close(c);
