@@ -43,9 +43,10 @@ static void usage(FILE *f) {
  *    (Prescott) kernels, 4-5x slower in sgemm than the AVX-512 or AVX2 ones the CPU has.
  *  - OMP_WAIT_POLICY=PASSIVE: libgomp's idle threads otherwise spin; on a shared
  *    machine, or with more MPI ranks than cores, spinning threads take the cores the
- *    working ones need. Measured on this project's 2-core machine under load: a
- *    training epoch's first 30 batches ran 5-20x faster passive than spinning, and
- *    about as fast on an idle machine (docs/results.md). */
+ *    working ones need. Measured on this project's 2-core machine (docs/results.md):
+ *    under load, 30-40 training batches ran 3-13x faster passive than spinning; on an
+ *    idle machine a wikipedia TGN epoch took 18.7 s passive against 16.4 s spinning.
+ *    The worst case decides: set OMP_WAIT_POLICY=active on a dedicated machine. */
 static void tune_runtime_env(char **argv) {
     int changed = 0;
     if (!getenv("OPENBLAS_CORETYPE")) {
