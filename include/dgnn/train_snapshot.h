@@ -64,6 +64,8 @@ typedef struct {
     int64_t threads;           /* 0: OpenMP's default */
     int64_t max_train_windows; /* > 0: stop each training epoch after this many samples */
     int skip_eval;             /* 1: no validation or test (timing the training loop) */
+    int baseline_last;         /* 1: also score the test samples with the "repeat the last
+                                  snapshot" baseline (pair score = its weight in snapshot t) */
     const char *checkpoint;    /* folder: a checkpoint after every epoch (NULL: none) */
     int resume;                /* 1: continue from the checkpoint in `checkpoint` */
     int progress;              /* progress bar on stderr */
@@ -94,6 +96,7 @@ typedef struct {
     int64_t best_epoch;         /* 0: none validated */
     int early_stopped;
     double test_map, test_mrr;
+    double last_map, last_mrr;  /* the baseline_last figures on the same samples (NaN if not run) */
     double test_seconds;
     double train_windows_per_second;   /* over all training epochs */
     double train_snapshots_per_second; /* windows x (W + 1) */

@@ -382,8 +382,17 @@ static int train_epoch(run_t *r, int64_t epoch, dgnn_snap_epoch_result *er, run_
 }
 
 /* MAP and MRR over samples [b, e): every pair of each label snapshot scored */
+/* The "repeat the last snapshot" baseline: a pair's score is its weight in the sample's
+ * last input snapshot t (0 when absent), ranked against all pairs of t+1 exactly as the
+ * model's scores are (same metrics, same weighting). */
+static void fill_last_snapshot(float *prob, const dgnn_snapshot *g, int64_t N) {
+    memset(prob, 0, (size_t)(N * N) * sizeof(float));
+    for (int64_t u = 0; u < N; u++)
+        for (int64_t q = g->rowptr[u]; q < g->rowptr[u + 1]; q++) prob[u * N + g->col[q]] = g->w[q];
+}
+
 static int evaluate(run_t *r, int64_t b, int64_t e, double *map, double *mrr, run_totals *tot, const char *what,
-                    dgnn_err *err) {
+                    dgnn_err *err, int baseline) {
     const int64_t N = r->N, W = r->W;
     if (!r->prob) {
         r->prob = dgnn_xmalloc((size_t)(N * N) * sizeof(float));
@@ -398,12 +407,16 @@ static int evaluate(run_t *r, int64_t b, int64_t e, double *map, double *mrr, ru
     int64_t m = 0, mr = 0;
     for (int64_t k = 0; k < n; k++) {
         int64_t idx = b + k;
-        int rc = dgnn_snapmodel_forward(r->model, r->H, &r->in[idx - W], W + 1, NULL, err);
-        if (rc) {
-            free(ap), free(rr), free(wt), free(wr);
-            return rc;
+        if (baseline) {
+            fill_last_snapshot(r->prob, &r->snaps.snaps[idx], N);
+        } else {
+            int rc = dgnn_snapmodel_forward(r->model, r->H, &r->in[idx - W], W + 1, NULL, err);
+            if (rc) {
+                free(ap), free(rr), free(wt), free(wr);
+                return rc;
+            }
+            dgnn_snapmodel_edge_prob_rows(r->model, r->prob, r->H, 0, N);
         }
-        dgnn_snapmodel_edge_prob_rows(r->model, r->prob, r->H, 0, N);
         double a, q;
         dgnn_snap_link_metrics(&a, &q, r->prob, &r->snaps.snaps[idx + 1], r->label);
         /* calc_epoch_metric: weighted by the sample's pair count, N^2 for every one */
@@ -516,7 +529,7 @@ int dgnn_snap_train(const dgnn_events *ev, const dgnn_snap_train_cfg *c, dgnn_sn
         int validated = !c->skip_eval && epoch > c->skip_val_epochs && r.ve > r.te;
         if (validated) {
             double tv = dgnn_now();
-            if ((rc = evaluate(&r, r.te, r.ve, &er->val_map, &er->val_mrr, &meta.tot, "validation", err))) goto done;
+            if ((rc = evaluate(&r, r.te, r.ve, &er->val_map, &er->val_mrr, &meta.tot, "validation", err, 0))) goto done;
             er->val_seconds = dgnn_now() - tv;
         }
         er->seconds = dgnn_now() - t0;
@@ -548,8 +561,13 @@ int dgnn_snap_train(const dgnn_events *ev, const dgnn_snap_train_cfg *c, dgnn_sn
     if (!c->skip_eval && r.xe > r.ve) {
         if (meta.have_best) memcpy(r.p->value, r.best_params, (size_t)r.p->total * sizeof(float));
         double t0 = dgnn_now();
-        if ((rc = evaluate(&r, r.ve, r.xe, &res->test_map, &res->test_mrr, &meta.tot, "test", err))) goto done;
+        if ((rc = evaluate(&r, r.ve, r.xe, &res->test_map, &res->test_mrr, &meta.tot, "test", err, 0))) goto done;
         res->test_seconds = dgnn_now() - t0;
+    }
+    res->last_map = res->last_mrr = NAN;
+    if (c->baseline_last && r.xe > r.ve) {
+        run_totals scratch = meta.tot; /* the baseline's pairs are not the model's throughput */
+        if ((rc = evaluate(&r, r.ve, r.xe, &res->last_map, &res->last_mrr, &scratch, "baseline", err, 1))) goto done;
     }
     {
         const run_totals *t = &meta.tot;
