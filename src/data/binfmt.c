@@ -30,6 +30,8 @@
  * only supports little-endian hosts (checked at compile time). */
 #include "dgnn/io.h"
 
+#include "../base/le.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -146,18 +148,6 @@ uint64_t dgnn_bin_checksum(const void *data, size_t len) {
 }
 
 /* ---- little helpers -------------------------------------------------------- */
-static void put32(unsigned char *p, uint32_t x) { for (int i = 0; i < 4; i++) p[i] = (unsigned char)(x >> (8 * i)); }
-static void put64(unsigned char *p, uint64_t x) { for (int i = 0; i < 8; i++) p[i] = (unsigned char)(x >> (8 * i)); }
-static uint32_t get32(const unsigned char *p) {
-    uint32_t x = 0;
-    for (int i = 3; i >= 0; i--) x = (x << 8) | p[i];
-    return x;
-}
-static uint64_t get64(const unsigned char *p) {
-    uint64_t x = 0;
-    for (int i = 7; i >= 0; i--) x = (x << 8) | p[i];
-    return x;
-}
 static uint64_t align_up(uint64_t x) { return (x + SEC_ALIGN - 1) & ~(uint64_t)(SEC_ALIGN - 1); }
 
 /* Expected element count of section id for the given counts; -1 on overflow. The

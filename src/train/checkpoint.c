@@ -2,6 +2,8 @@
  * guarantees in checkpoint.h. The checksum is the .dgnn format's (XXH64, seed 0). */
 #include "dgnn/checkpoint.h"
 
+#include "../base/le.h"
+
 #include "dgnn/io.h" /* dgnn_bin_checksum */
 
 #include <errno.h>
@@ -18,18 +20,6 @@
 #define ALIGN 64
 #define MAX_SECTIONS 65536 /* a sanity bound for reading: far above any trainer's needs */
 
-static void put32(unsigned char *p, uint32_t x) { for (int i = 0; i < 4; i++) p[i] = (unsigned char)(x >> (8 * i)); }
-static void put64(unsigned char *p, uint64_t x) { for (int i = 0; i < 8; i++) p[i] = (unsigned char)(x >> (8 * i)); }
-static uint32_t get32(const unsigned char *p) {
-    uint32_t x = 0;
-    for (int i = 3; i >= 0; i--) x = (x << 8) | p[i];
-    return x;
-}
-static uint64_t get64(const unsigned char *p) {
-    uint64_t x = 0;
-    for (int i = 7; i >= 0; i--) x = (x << 8) | p[i];
-    return x;
-}
 static uint64_t align_up(uint64_t x) { return (x + ALIGN - 1) & ~(uint64_t)(ALIGN - 1); }
 
 /* The header checksum covers the header (up to the checksum field) and the table, so
