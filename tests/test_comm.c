@@ -1,6 +1,10 @@
 /* test_comm.c: the comm module under 1 process (ctest) and under mpirun -np 2/4
- * (tests/cli_mpi.sh): all-reduce sums, broadcast from a non-zero root. Each rank
+ * (tests/cli_mpi.sh): all-reduce sums, broadcast from a non-zero root, all-gather(-v),
+ * all-to-all-v, the non-blocking bucketed all-reduce and the byte counter. Each rank
  * checks the exact expected values. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "check.h"
 #include "dgnn/base.h"
 #include "dgnn/comm.h"
@@ -22,6 +26,58 @@ int main(int argc, char **argv) {
     int64_t v[2] = {r == P - 1 ? 77 : -1, r};
     dgnn_comm_bcast(v, sizeof v, P - 1);
     CHECK(v[0] == 77 && v[1] == P - 1);
+    /* all-gather of counts and of variable byte blocks: rank q sends q + 1 bytes of
+     * value q */
+    int64_t all[64];
+    CHECK(P <= 64);
+    dgnn_comm_allgather_i64(all, 10 * r);
+    for (int q = 0; q < P; q++) CHECK(all[q] == 10 * q);
+    unsigned char mine[64], got[64 * 65 / 2];
+    memset(mine, r, sizeof mine);
+    int64_t cnt[64];
+    int64_t tot = dgnn_comm_allgatherv_bytes(got, cnt, mine, r + 1);
+    CHECK(tot == (int64_t)P * (P + 1) / 2);
+    for (int q = 0, off = 0; q < P; off += q + 1, q++) {
+        CHECK(cnt[q] == q + 1);
+        for (int j = 0; j <= q; j++) CHECK(got[off + j] == q);
+    }
+    /* all-to-all-v: rank r sends to q a block of (r + q) % 3 bytes of value 16 r + q */
+    int64_t sc[64], rc64[64];
+    unsigned char sb[64 * 3];
+    int64_t off = 0;
+    for (int q = 0; q < P; q++) {
+        sc[q] = (r + q) % 3;
+        for (int j = 0; j < sc[q]; j++) sb[off++] = (unsigned char)(16 * r + q);
+    }
+    void *rb = NULL;
+    int64_t rcap = 0, rtot = dgnn_comm_alltoallv_bytes(&rb, &rcap, rc64, sb, sc);
+    off = 0;
+    for (int q = 0; q < P; q++) {
+        CHECK(rc64[q] == (q + r) % 3);
+        for (int j = 0; j < rc64[q]; j++) CHECK(((unsigned char *)rb)[off + j] == (unsigned char)(16 * q + r));
+        off += rc64[q];
+    }
+    CHECK(off == rtot);
+    free(rb);
+    /* the non-blocking all-reduce in small buckets, with work in between */
+    float g[1001];
+    for (int i = 0; i < 1001; i++) g[i] = (float)(r + 1) * (float)i;
+    dgnn_comm_stats_reset();
+    dgnn_comm_iallreduce_sum_f32(g, 1001, 100);
+    double busy = 0;
+    for (int i = 0; i < 1000; i++) busy += i * 0.5;
+    dgnn_comm_wait();
+    CHECK(busy > 0);
+    ok = 1;
+    for (int i = 0; i < 1001; i++) ok &= g[i] == (float)(P * (P + 1) / 2) * (float)i;
+    CHECK(ok);
+    dgnn_comm_stats st = dgnn_comm_stats_get();
+    CHECK(st.bytes_sent == (P > 1 ? 1001 * 4 : 0));
+    double mx = r;
+    int64_t si = r;
+    dgnn_comm_allreduce_max_f64(&mx, 1);
+    dgnn_comm_allreduce_sum_i64(&si, 1);
+    CHECK(mx == P - 1 && si == (int64_t)P * (P - 1) / 2);
     dgnn_comm_barrier();
     int fails = check_fail_;
     if (r == 0 || fails) printf("rank %d of %d: ", r, P);

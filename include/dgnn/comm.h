@@ -1,9 +1,10 @@
 /* comm.h: everything dgnn does across processes. src/dist/comm.c is the only file that
  * calls MPI (DESIGN.md, convention 5); built without MPI (or run as one process),
  * every call is a no-op or a copy, so the rest of the code never tests for MPI.
- * This is the foundation's part: set-up, rank/size, barrier, all-reduce of a float
- * slab and broadcast. The DepBloom issue extends it (bucketed non-blocking all-reduce,
- * all-gather-v, all-to-all-v). */
+ * Set-up, rank/size, barrier, all-reduce, broadcast, the variable-size exchanges of
+ * memory rows (all-gather-v, all-to-all-v, in bytes), a bucketed non-blocking
+ * all-reduce of the gradient slab that overlaps other work, and byte/time counters
+ * that the distributed trainers report. */
 #ifndef DGNN_COMM_H
 #define DGNN_COMM_H
 
@@ -23,12 +24,49 @@ int dgnn_comm_size(void);
 /* 1 if built with MPI support. */
 int dgnn_comm_has_mpi(void);
 void dgnn_comm_barrier(void);
+/* Ends every rank of the job with this exit code (MPI_Abort): what a rank calls when it
+ * fails while the others may be waiting in a collective, so the job never hangs.
+ * Single process: exit(code). */
+void dgnn_comm_abort(int code);
 /* In-place sum of n floats over all ranks. */
 void dgnn_comm_allreduce_sum_f32(float *buf, int64_t n);
 /* In-place sum of n doubles over all ranks. */
 void dgnn_comm_allreduce_sum_f64(double *buf, int64_t n);
 /* Broadcast of bytes from rank root. */
 void dgnn_comm_bcast(void *buf, int64_t bytes, int root);
+/* In-place max of n doubles / sum of n int64 over all ranks. */
+void dgnn_comm_allreduce_max_f64(double *buf, int64_t n);
+void dgnn_comm_allreduce_sum_i64(int64_t *buf, int64_t n);
+
+/* recv (P) = every rank's `mine`, in rank order. */
+void dgnn_comm_allgather_i64(int64_t *recv, int64_t mine);
+/* Every rank contributes send_bytes bytes; recv receives all contributions one after
+ * the other in rank order; counts (P, out) gets each rank's byte count. recv must hold
+ * the sum: call dgnn_comm_allgather_i64 first to size it. Returns the total. */
+int64_t dgnn_comm_allgatherv_bytes(void *recv, int64_t *counts, const void *send, int64_t send_bytes);
+/* All-to-all of variable byte blocks: send_counts[q] bytes for rank q, laid out in rank
+ * order in send; recv_counts (P, out) and recv (laid out in rank order) are filled.
+ * recv is (re)allocated to fit (*recv_cap bytes, grown with realloc). Returns the total
+ * received. The rank's own block is copied locally. */
+int64_t dgnn_comm_alltoallv_bytes(void **recv, int64_t *recv_cap, int64_t *recv_counts, const void *send,
+                                  const int64_t *send_counts);
+
+/* Non-blocking, bucketed sum all-reduce of a float slab (the gradients): buckets of
+ * `bucket` floats (0: 4 MiB worth) are started at once and complete in the background
+ * while the caller does other work (the state commit); dgnn_comm_wait finishes them.
+ * One all-reduce in flight at a time. Single process: nothing to do. */
+void dgnn_comm_iallreduce_sum_f32(float *buf, int64_t n, int64_t bucket);
+void dgnn_comm_wait(void);
+
+/* Bytes this rank sent (all collectives, counted as the payload this rank contributes:
+ * for an all-reduce, its buffer; for all-gather/all-to-all, what it sends to the other
+ * ranks) and seconds spent blocked inside comm calls, since the last reset. */
+typedef struct {
+    int64_t bytes_sent;
+    double wait_seconds;
+} dgnn_comm_stats;
+dgnn_comm_stats dgnn_comm_stats_get(void);
+void dgnn_comm_stats_reset(void);
 
 #ifdef __cplusplus
 }
