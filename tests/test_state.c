@@ -1,5 +1,9 @@
 /* test_state.c: the node state store: mails grouped per node by "last" and "mean",
- * ring order with several slots, memory gather/set, reset and copy. */
+ * ring order with several slots, memory gather/set, reset and copy, write tracking and
+ * the row exchange of the distributed trainers. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "check.h"
 #include "dgnn/state.h"
 
@@ -58,6 +62,39 @@ int main(void) {
     CHECK(s.mem[8] == 0 && s.mail_n[1] == 0 && s.mem_t[0] == 0 && dgnn_state_last_mail(&s, 1, NULL) == NULL);
     CHECK(c.mem[8] == 1); /* the copy is independent */
     CHECK(dgnn_state_bytes(&s) > 0);
+
+    /* write tracking and row exchange: c's rows 0, 1, 4 written through three calls,
+     * packed, and unpacked into the reset s, which must then equal c on those rows and
+     * keep its zeros elsewhere */
+    CHECK(dgnn_state_track_writes(&c, &e) == DGNN_OK);
+    const int32_t *wn;
+    CHECK(dgnn_state_take_written(&c, &wn) == 0);
+    int32_t w1[2] = {4, 1};
+    float wm[6] = {5, 5, 5, 6, 6, 6};
+    double wt[2] = {20, 21};
+    dgnn_state_push_mails(&c, w1, wm, wt, 2, DGNN_AGG_LAST);
+    int32_t w0 = 0;
+    dgnn_state_set_mem(&c, &w0, rows, rt, 1);
+    dgnn_state_clear_mails(&c, &w1[0], 1);
+    int64_t nw = dgnn_state_take_written(&c, &wn);
+    CHECK(nw == 3 && wn[0] == 0 && wn[1] == 1 && wn[2] == 4);
+    CHECK(dgnn_state_take_written(&c, &wn) == 0);
+    int64_t rb = dgnn_state_row_bytes(&c);
+    char *buf = malloc((size_t)(4 * rb));
+    int32_t pk[3] = {0, 1, 4};
+    dgnn_state_pack_rows(buf, &c, pk, 3);
+    CHECK(dgnn_state_unpack_rows(&s, buf, 3 * rb, &e) == 3);
+    CHECK(s.mem[0] == c.mem[0] && s.mem[1] == c.mem[1] && s.mem_t[0] == c.mem_t[0]);
+    CHECK(s.mail_n[1] == c.mail_n[1] && s.mail_head[1] == c.mail_head[1] && s.mail_n[4] == 0);
+    CHECK(memcmp(s.mail + 1 * 2 * 3, c.mail + 1 * 2 * 3, 6 * sizeof(float)) == 0);
+    CHECK(memcmp(s.mail_t + 2, c.mail_t + 2, 2 * sizeof(double)) == 0);
+    CHECK(s.mem[2 * 2] == 0 && s.mail_n[2] == 0); /* row 2 untouched */
+    /* bad input: a partial row, a node out of range */
+    CHECK(dgnn_state_unpack_rows(&s, buf, rb - 1, &e) == DGNN_EINVAL);
+    int32_t bad = 99;
+    memcpy(buf, &bad, 4);
+    CHECK(dgnn_state_unpack_rows(&s, buf, rb, &e) == DGNN_EINVAL && strstr(e.msg, "bad node"));
+    free(buf);
     dgnn_state_free(&s);
     dgnn_state_free(&b);
     dgnn_state_free(&c);

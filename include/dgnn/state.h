@@ -33,6 +33,11 @@ typedef struct {
     /* scratch for grouping writes by node, grown on demand */
     int64_t scratch_cap;
     int64_t *scratch;
+    /* write tracking (dgnn_state_track_writes): the nodes written since the last
+     * dgnn_state_take_written, in first-write order, and a flag per node */
+    uint8_t *written_flag; /* (N) or NULL when not tracking */
+    int32_t *written;      /* (N) */
+    int64_t n_written;
 } dgnn_state;
 
 int dgnn_state_init(dgnn_state *s, int64_t num_nodes, int64_t mem_dim, int64_t mail_dim, int64_t slots,
@@ -58,6 +63,25 @@ void dgnn_state_clear_mails(dgnn_state *s, const int32_t *nodes, int64_t n);
 
 /* Bytes of the state (memory + mailboxes), for reports and checkpoints. */
 int64_t dgnn_state_bytes(const dgnn_state *s);
+
+/* ---- rows across processes (the distributed trainers) ----
+ * Write tracking: once on, every node whose memory, time or mailbox a call above
+ * changes (set_mem, push_mails, clear_mails; a model's commit that writes memory rows
+ * directly also clears or pushes that node's mail, so it is seen) is recorded; reset
+ * forgets them. Writes that bypass this API are not seen. */
+int dgnn_state_track_writes(dgnn_state *s, dgnn_err *err);
+/* The nodes written since the last call, ascending (*nodes points into the store,
+ * valid until the next write); forgets them. */
+int64_t dgnn_state_take_written(dgnn_state *s, const int32_t **nodes);
+/* A node's whole row (id, memory, time, mailbox ring with its times and position) as
+ * bytes: pack writes n rows, unpack overwrites the rows of the nodes it finds (in
+ * buffer order: a node present twice ends with its last row; the unpacked rows are
+ * not recorded as written). */
+int64_t dgnn_state_row_bytes(const dgnn_state *s);
+void dgnn_state_pack_rows(void *buf, const dgnn_state *s, const int32_t *nodes, int64_t n);
+/* Returns the number of rows applied; DGNN_EINVAL when bytes is not a whole number of
+ * rows or a node id is out of range (a peer running another configuration). */
+int64_t dgnn_state_unpack_rows(dgnn_state *s, const void *buf, int64_t bytes, dgnn_err *err);
 
 #ifdef __cplusplus
 }

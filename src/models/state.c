@@ -32,6 +32,8 @@ void dgnn_state_free(dgnn_state *s) {
     free(s->mail_n);
     free(s->mail_head);
     free(s->scratch);
+    free(s->written_flag);
+    free(s->written);
     memset(s, 0, sizeof *s);
 }
 
@@ -43,6 +45,18 @@ void dgnn_state_reset(dgnn_state *s) {
     memset(s->mail_t, 0, N * (size_t)s->slots * sizeof(double));
     memset(s->mail_n, 0, N * sizeof(int32_t));
     memset(s->mail_head, 0, N * sizeof(int32_t));
+    if (s->written_flag) {
+        memset(s->written_flag, 0, N);
+        s->n_written = 0;
+    }
+}
+
+/* Records node v as written (serial callers only). */
+static inline void mark(dgnn_state *s, int32_t v) {
+    if (s->written_flag && !s->written_flag[v]) {
+        s->written_flag[v] = 1;
+        s->written[s->n_written++] = v;
+    }
 }
 
 void dgnn_state_copy(dgnn_state *d, const dgnn_state *s) {
@@ -80,6 +94,8 @@ void dgnn_state_set_mem(dgnn_state *s, const int32_t *nodes, const float *rows, 
         memcpy(s->mem + (int64_t)nodes[i] * M, rows + i * M, (size_t)M * sizeof(float));
         if (t) s->mem_t[nodes[i]] = t[i];
     }
+    if (s->written_flag)
+        for (int64_t i = 0; i < n; i++) mark(s, nodes[i]);
 }
 
 /* Stable order of 0..n-1 by node id (LSD radix on 32-bit ids would do too; a merge sort
@@ -139,6 +155,8 @@ void dgnn_state_push_mails(dgnn_state *s, const int32_t *nodes, const float *mai
         s->mail_head[v] = (int32_t)((slot + 1) % S);
         if (s->mail_n[v] < S) s->mail_n[v]++;
     }
+    if (s->written_flag)
+        for (int64_t g = 0; g < groups; g++) mark(s, nodes[idx[tmp[g]]]);
 }
 
 const float *dgnn_state_last_mail(const dgnn_state *s, int32_t v, double *t) {
@@ -152,5 +170,82 @@ void dgnn_state_clear_mails(dgnn_state *s, const int32_t *nodes, int64_t n) {
     for (int64_t i = 0; i < n; i++) {
         s->mail_n[nodes[i]] = 0;
         s->mail_head[nodes[i]] = 0;
+        mark(s, nodes[i]);
     }
+}
+
+int dgnn_state_track_writes(dgnn_state *s, dgnn_err *err) {
+    if (s->written_flag) return DGNN_OK;
+    size_t n = (size_t)(s->num_nodes ? s->num_nodes : 1);
+    s->written_flag = calloc(n, 1);
+    s->written = malloc(n * sizeof(int32_t));
+    if (!s->written_flag || !s->written) {
+        free(s->written_flag);
+        free(s->written);
+        s->written_flag = NULL, s->written = NULL;
+        return dgnn_err_set(err, DGNN_ENOMEM, "node state: out of memory for write tracking");
+    }
+    s->n_written = 0;
+    return DGNN_OK;
+}
+
+static int cmp_i32(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+int64_t dgnn_state_take_written(dgnn_state *s, const int32_t **nodes) {
+    DGNN_ASSERT(s->written_flag);
+    int64_t n = s->n_written;
+    qsort(s->written, (size_t)n, sizeof(int32_t), cmp_i32);
+    for (int64_t i = 0; i < n; i++) s->written_flag[s->written[i]] = 0;
+    s->n_written = 0;
+    *nodes = s->written;
+    return n;
+}
+
+/* Row layout: int32 id, mail_n, mail_head, pad; double mem_t; S doubles mail_t;
+ * M floats mem; S*D floats mail. Copied with memcpy: a buffer from the network need
+ * not be aligned. */
+int64_t dgnn_state_row_bytes(const dgnn_state *s) {
+    return 16 + 8 + 8 * s->slots + 4 * s->mem_dim + 4 * s->slots * s->mail_dim;
+}
+
+void dgnn_state_pack_rows(void *buf, const dgnn_state *s, const int32_t *nodes, int64_t n) {
+    const int64_t rb = dgnn_state_row_bytes(s), M = s->mem_dim, S = s->slots, D = s->mail_dim;
+#pragma omp parallel for schedule(static) if (n * rb > 65536)
+    for (int64_t i = 0; i < n; i++) {
+        char *p = (char *)buf + i * rb;
+        int32_t v = nodes[i], hdr[4] = {v, s->mail_n[v], s->mail_head[v], 0};
+        memcpy(p, hdr, 16);
+        memcpy(p + 16, &s->mem_t[v], 8);
+        memcpy(p + 24, s->mail_t + (int64_t)v * S, (size_t)(8 * S));
+        memcpy(p + 24 + 8 * S, s->mem + (int64_t)v * M, (size_t)(4 * M));
+        memcpy(p + 24 + 8 * S + 4 * M, s->mail + (int64_t)v * S * D, (size_t)(4 * S * D));
+    }
+}
+
+int64_t dgnn_state_unpack_rows(dgnn_state *s, const void *buf, int64_t bytes, dgnn_err *err) {
+    const int64_t rb = dgnn_state_row_bytes(s), M = s->mem_dim, S = s->slots, D = s->mail_dim;
+    if (bytes < 0 || bytes % rb)
+        return dgnn_err_set(err, DGNN_EINVAL, "node state rows: %lld bytes is not a whole number of %lld-byte rows",
+                            (long long)bytes, (long long)rb);
+    int64_t n = bytes / rb;
+    /* serial, in buffer order: a node present twice must end with its last row */
+    for (int64_t i = 0; i < n; i++) {
+        const char *p = (const char *)buf + i * rb;
+        int32_t hdr[4];
+        memcpy(hdr, p, 16);
+        int32_t v = hdr[0];
+        if (v < 0 || v >= s->num_nodes || hdr[1] < 0 || hdr[1] > S || hdr[2] < 0 || hdr[2] >= S)
+            return dgnn_err_set(err, DGNN_EINVAL, "node state rows: row %lld: bad node %d or mailbox position",
+                                (long long)i, v);
+        s->mail_n[v] = hdr[1];
+        s->mail_head[v] = hdr[2];
+        memcpy(&s->mem_t[v], p + 16, 8);
+        memcpy(s->mail_t + (int64_t)v * S, p + 24, (size_t)(8 * S));
+        memcpy(s->mem + (int64_t)v * M, p + 24 + 8 * S, (size_t)(4 * M));
+        memcpy(s->mail + (int64_t)v * S * D, p + 24 + 8 * S + 4 * M, (size_t)(4 * S * D));
+    }
+    return n;
 }
