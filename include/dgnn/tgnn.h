@@ -119,6 +119,8 @@ void dgnn_tgnn_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev);
 /* Floating-point operations of the last forward (+ backward when it ran): the dense
  * products (2 * m * n * k per product) actually executed, for throughput reports. */
 double dgnn_tgnn_last_flops(const dgnn_tgnn *m);
+/* Seconds the last forward spent sampling neighbours (part of its time). */
+double dgnn_tgnn_last_sample_seconds(const dgnn_tgnn *m);
 
 #ifdef __cplusplus
 }

@@ -29,8 +29,47 @@ typedef enum {
     DGNN_NEG_ALL = 1  /* uniform over all nodes (TGL) */
 } dgnn_neg_mode;
 
+/* Multi-process training (one MPI rank = one worker; see docs/depbloom.md).
+ *  - none: every rank would train alone; with one rank, the plain trainer.
+ *  - strict: the dependency-preserving baseline of the published multi-GPU systems (TGL's
+ *    multi-GPU training, DistTGL's memory handling): a global batch of P x batch
+ *    consecutive events split into P consecutive slices, one per rank; every rank keeps a
+ *    full replica of the node state, and after every step the rows each rank wrote are
+ *    all-gathered and applied in rank order, so every replica equals the state that
+ *    single-process training with batch P x batch would hold; gradients all-reduced
+ *    (weighted by slice size), overlapping the state exchange.
+ *  - depbloom: DepBloom; which techniques run is chosen by the fields below. */
+typedef enum { DGNN_DIST_NONE = 0, DGNN_DIST_STRICT = 1, DGNN_DIST_DEPBLOOM = 2 } dgnn_dist_mode;
+
+typedef struct {
+    dgnn_dist_mode mode;
+    int partition;          /* depbloom: temporally bounded spatial partitioning (METIS per window) */
+    int64_t window_events;  /* its windows: this many training events each (default 10,000) ... */
+    double window_seconds;  /* ... or this many time units (> 0 wins) */
+    int64_t refine;         /* depbloom: K micro-batches per enlarged batch (0/1 = off) */
+    int critical_path;      /* depbloom: critical-path optimization */
+} dgnn_dist_cfg;
+
+/* Per-rank time split and traffic of a distributed run, summed over its epochs (rank 0
+ * holds every rank's figures; single-process runs leave ranks = 1 and zeros). */
+#define DGNN_DIST_MAX_RANKS 64
+typedef struct {
+    int ranks;
+    double compute_seconds[DGNN_DIST_MAX_RANKS]; /* forward, backward, commit, optimizer */
+    double sample_seconds[DGNN_DIST_MAX_RANKS];  /* neighbour sampling (inside compute) */
+    double comm_seconds[DGNN_DIST_MAX_RANKS];    /* blocked in comm calls */
+    int64_t train_events[DGNN_DIST_MAX_RANKS];   /* training events each rank processed */
+    int64_t bytes_sent[DGNN_DIST_MAX_RANKS];     /* payload each rank contributed */
+    int64_t steps;                               /* optimizer steps (all epochs) */
+    int64_t windows;                             /* depbloom partition windows per epoch */
+    double cut_fraction;                         /* mean over windows of cut events / events */
+    double state_bytes_per_epoch;                /* all ranks' state-row traffic per epoch */
+    double grad_bytes_per_epoch;                 /* all ranks' gradient traffic per epoch */
+} dgnn_dist_result;
+
 typedef struct {
     dgnn_tgnn_cfg model;
+    dgnn_dist_cfg dist;
     int64_t batch;          /* events per batch (TGN 200, TGL 600) */
     int64_t epochs;
     double lr;
@@ -45,6 +84,10 @@ typedef struct {
     const char *checkpoint; /* folder: a checkpoint after every epoch (NULL: none) */
     int resume;             /* 1: continue from the checkpoint in `checkpoint` */
     int progress;           /* progress bar / periodic lines on stderr */
+    /* called after every training step with the step's loss (distributed: the global
+     * batch's loss, on every rank); NULL: none. For tests and step-level logs. */
+    void (*on_step)(void *ctx, int64_t epoch, int64_t step, double loss);
+    void *on_step_ctx;
 } dgnn_event_train_cfg;
 
 /* The TGN code's defaults (--preset tgn-paper). */
@@ -68,8 +111,14 @@ typedef struct {
     double peak_rss_mb;
     int64_t n_train, n_val, n_test, n_new_val, n_new_test;
     int64_t num_params;
+    dgnn_dist_result dist;
 } dgnn_event_train_result;
 
+/* Trains and evaluates. Under mpirun with cfg->dist.mode != none, every rank calls it
+ * with the same arguments; rank 0 evaluates (the others wait), and rank 0's res holds
+ * the results (train_events_per_second counts every rank's events). A rank that fails
+ * returns its error; the caller must then end the job (dgnn_comm_abort), since the
+ * other ranks may be waiting for it. */
 int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *cfg, dgnn_event_train_result *res,
                      dgnn_err *err);
 

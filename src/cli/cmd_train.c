@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "dgnn/comm.h"
 #include "dgnn/gen.h"
 #include "dgnn/train_event.h"
 
@@ -32,6 +33,10 @@ static int builtin_dataset(dgnn_events *ev) {
         return 1;
     }
     return 0;
+}
+
+static const char *dist_mode_name(dgnn_dist_mode m) {
+    return m == DGNN_DIST_STRICT ? "strict" : m == DGNN_DIST_DEPBLOOM ? "depbloom" : "none";
 }
 
 static cJSON *num_or_null(double x) { return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull(); }
@@ -99,6 +104,33 @@ static int write_json(const char *path, const char *model, const char *dataset, 
     cJSON_AddItemToObject(t, "mrr", num_or_null(r->test_mrr));
     cJSON_AddNumberToObject(o, "train_events_per_second", r->train_events_per_second);
     cJSON_AddNumberToObject(o, "peak_rss_mb", r->peak_rss_mb);
+    if (c->dist.mode != DGNN_DIST_NONE) {
+        const dgnn_dist_result *d = &r->dist;
+        cJSON *x = cJSON_AddObjectToObject(o, "dist");
+        cJSON_AddStringToObject(x, "mode", dist_mode_name(c->dist.mode));
+        cJSON_AddNumberToObject(x, "ranks", d->ranks);
+        cJSON_AddBoolToObject(x, "partition", c->dist.partition);
+        cJSON_AddNumberToObject(x, "window_events", (double)c->dist.window_events);
+        cJSON_AddNumberToObject(x, "window_seconds", c->dist.window_seconds);
+        cJSON_AddNumberToObject(x, "refine", (double)c->dist.refine);
+        cJSON_AddBoolToObject(x, "critical_path", c->dist.critical_path);
+        cJSON_AddNumberToObject(x, "steps", (double)d->steps);
+        cJSON_AddNumberToObject(x, "windows", (double)d->windows);
+        cJSON_AddItemToObject(x, "cut_fraction", num_or_null(d->windows > 0 ? d->cut_fraction : NAN));
+        cJSON_AddNumberToObject(x, "state_bytes_per_epoch", d->state_bytes_per_epoch);
+        cJSON_AddNumberToObject(x, "grad_bytes_per_epoch", d->grad_bytes_per_epoch);
+        cJSON *rk = cJSON_AddArrayToObject(x, "per_rank");
+        for (int q = 0; q < d->ranks; q++) {
+            cJSON *y = cJSON_CreateObject();
+            cJSON_AddNumberToObject(y, "rank", q);
+            cJSON_AddNumberToObject(y, "train_events", (double)d->train_events[q]);
+            cJSON_AddNumberToObject(y, "compute_seconds", d->compute_seconds[q]);
+            cJSON_AddNumberToObject(y, "sample_seconds", d->sample_seconds[q]);
+            cJSON_AddNumberToObject(y, "comm_seconds", d->comm_seconds[q]);
+            cJSON_AddNumberToObject(y, "bytes_sent", (double)d->bytes_sent[q]);
+            cJSON_AddItemToArray(rk, y);
+        }
+    }
     return cli_write_json("train", path, o);
 }
 
@@ -129,12 +161,28 @@ static int apply_preset(const char *preset, dgnn_tgnn_kind kind, dgnn_event_trai
     return -1;
 }
 
+/* The per-rank split of a distributed run. */
+static void print_dist(const dgnn_event_train_result *res) {
+    const dgnn_dist_result *d = &res->dist;
+    printf("\n%-5s %12s %10s %10s %10s %12s\n", "rank", "events", "compute s", "sample s", "comm s", "MB sent");
+    for (int q = 0; q < d->ranks; q++)
+        printf("%-5d %12lld %10.2f %10.2f %10.2f %12.1f\n", q, (long long)d->train_events[q], d->compute_seconds[q],
+               d->sample_seconds[q], d->comm_seconds[q], (double)d->bytes_sent[q] / 1e6);
+    printf("per epoch, all ranks: state rows %.1f MB, gradients %.1f MB; %lld steps", d->state_bytes_per_epoch / 1e6,
+           d->grad_bytes_per_epoch / 1e6, (long long)d->steps);
+    if (d->windows > 0) printf("; %lld windows, mean cut fraction %.3f", (long long)d->windows, d->cut_fraction);
+    printf("\n");
+}
+
 /* `dgnn train` and `dgnn bench train` (bench = 1: one epoch of training only by default,
  * then the throughput table against sgemm peak measured in the same run). */
 static int train_main(int argc, char **argv, int bench) {
     cli_load_flags lf = {0};
     const char *model = "tgn", *data = NULL, *preset = NULL, *out = NULL, *ckpt = NULL;
-    const char *sampler = NULL, *negs = NULL, *attn = NULL;
+    const char *sampler = NULL, *negs = NULL, *attn = NULL, *dist = NULL;
+    int64_t window_events = -1, refine = 0;
+    double window_seconds = 0;
+    int partition = 0, critical_path = 0;
     int64_t slots = -1, epochs = -1, batch = -1, threads = 0, patience = -1, evalneg = -1, seed = 0, mem = -1, tdim = -1,
             emb = -1, nbrs = -1, heads = -1, max_batches = 0;
     double lr = -1, dropout = -1, new_frac = -1;
@@ -166,6 +214,12 @@ static int train_main(int argc, char **argv, int bench) {
         {"no-eval", ARG_FLAG, &no_eval, NULL, "skip validation and test (timing the training loop)"},
         {"checkpoint", ARG_STRING, &ckpt, "DIR", "write a checkpoint after every epoch into DIR"},
         {"resume", ARG_FLAG, &resume, NULL, "continue from the checkpoint in --checkpoint DIR"},
+        {"dist", ARG_STRING, &dist, "MODE", "multi-rank training under mpirun: strict (the baseline) or depbloom"},
+        {"partition", ARG_FLAG, &partition, NULL, "depbloom: temporally bounded spatial partitioning (METIS)"},
+        {"window-events", ARG_INT, &window_events, "N", "depbloom: training events per partition window (10000)"},
+        {"window-seconds", ARG_DOUBLE, &window_seconds, "S", "depbloom: partition windows of S time units instead"},
+        {"refine", ARG_INT, &refine, "K", "depbloom: intra-batch memory refinement, K micro-batches (NOT BUILT YET)"},
+        {"critical-path", ARG_FLAG, &critical_path, NULL, "depbloom: critical-path optimization (NOT BUILT YET)"},
         {"out", ARG_STRING, &out, "FILE", "write the results as JSON"},
         {"quiet", ARG_FLAG, &quiet, NULL, "no progress bar"},
         {NULL, 0, NULL, NULL, NULL},
@@ -179,7 +233,9 @@ static int train_main(int argc, char **argv, int bench) {
                                 "AUC, new-node AP and MRR. Presets: tgn-paper (the TGN code's defaults; default for\n"
                                 "tgn, jodie, dyrep) and tgl (TGL's TGN.yml, or APAN.yml for apan; default for apan).\n"
                                 "Snapshot models: `dgnn train --model evolvegcn-o|evolvegcn-h --help`; tgcn, gcrn-gru\n"
-                                "and wdgcn are not implemented yet.",
+                                "and wdgcn are not implemented yet.\n"
+                                "Several workers: mpirun -np P dgnn train --dist strict|depbloom ... (one rank per\n"
+                                "worker; --dist strict = global batch of P x --batch events, replicated memory).",
                      .opts = opts, .min_pos = 0, .max_pos = 0};
     int rc = args_parse(&spec, argc, argv);
     if (rc) return rc > 0 ? 0 : 2;
@@ -257,6 +313,36 @@ static int train_main(int argc, char **argv, int bench) {
         fprintf(stderr, "dgnn train: --resume needs --checkpoint DIR\n");
         return 2;
     }
+    if (dist) {
+        if (strcmp(dist, "strict") == 0) c.dist.mode = DGNN_DIST_STRICT;
+        else if (strcmp(dist, "depbloom") == 0) c.dist.mode = DGNN_DIST_DEPBLOOM;
+        else if (strcmp(dist, "none") != 0) {
+            fprintf(stderr, "dgnn train: --dist: '%s' (strict, depbloom, none)\n", dist);
+            return 2;
+        }
+    }
+    if ((partition || window_events >= 0 || window_seconds > 0 || refine > 1 || critical_path) &&
+        c.dist.mode != DGNN_DIST_DEPBLOOM) {
+        fprintf(stderr, "dgnn train: --partition, --window-*, --refine and --critical-path need --dist depbloom\n");
+        return 2;
+    }
+    if (refine > 1 || critical_path) {
+        fprintf(stderr, "dgnn train: --refine and --critical-path are not built yet\n");
+        return 2;
+    }
+    if (window_events == 0 || window_events < -1 || window_seconds < 0 || refine < 0) {
+        fprintf(stderr, "dgnn train: --window-events must be >= 1, --window-seconds and --refine >= 0\n");
+        return 2;
+    }
+    c.dist.partition = partition;
+    c.dist.window_events = window_events > 0 ? window_events : 10000;
+    c.dist.window_seconds = window_seconds;
+    c.dist.refine = refine;
+    c.dist.critical_path = critical_path;
+    if (c.dist.mode != DGNN_DIST_NONE) {
+        dgnn_comm_init(&argc, &argv);
+        if (dgnn_comm_rank() != 0) c.progress = 0;
+    }
 
     dgnn_events ev;
     const char *dataset = data ? data : "builtin-synthetic";
@@ -284,10 +370,21 @@ static int train_main(int argc, char **argv, int bench) {
     dgnn_err_clear(&err);
     rc = dgnn_event_train(&ev, &c, res, &err);
     if (rc != DGNN_OK) {
+        if (c.dist.mode != DGNN_DIST_NONE && dgnn_comm_size() > 1) {
+            /* the other ranks may be waiting for this one: end the whole job */
+            fprintf(stderr, "dgnn train: rank %d: %s\n", dgnn_comm_rank(), err.msg);
+            dgnn_comm_abort(1);
+        }
         fprintf(stderr, "dgnn train: %s\n", err.msg);
         free(res);
         dgnn_events_free(&ev);
         return 1;
+    }
+    if (c.dist.mode != DGNN_DIST_NONE && dgnn_comm_rank() != 0) { /* rank 0 reports */
+        free(res);
+        dgnn_events_free(&ev);
+        dgnn_comm_finalize();
+        return 0;
     }
     if (!c.skip_eval)
         printf("test AP %.4f  AUC %.4f  new-node AP %.4f  new-node AUC %.4f  MRR %.4f  (%s epoch %lld; best val AP: "
@@ -311,9 +408,11 @@ static int train_main(int argc, char **argv, int bench) {
         printf("peak RSS %.0f MB; GFLOP counts the dense products executed (forward, backward ~2x forward)\n",
                res->peak_rss_mb);
     }
+    if (c.dist.mode != DGNN_DIST_NONE) print_dist(res);
     if (out) rc = write_json(out, model, dataset, preset, &c, res, &ev);
     free(res);
     dgnn_events_free(&ev);
+    if (c.dist.mode != DGNN_DIST_NONE) dgnn_comm_finalize();
     return rc;
 }
 

@@ -45,6 +45,7 @@ const dgnn_tgnn_cfg *dgnn_tgnn_config(const dgnn_tgnn *m) { return &m->cfg; }
 int64_t dgnn_tgnn_mail_dim(const dgnn_tgnn *m) { return m->D; }
 int64_t dgnn_tgnn_mail_slots(const dgnn_tgnn *m) { return m->cfg.kind == DGNN_TGNN_APAN ? m->apan.S : 1; }
 double dgnn_tgnn_last_flops(const dgnn_tgnn *m) { return m->flops; }
+double dgnn_tgnn_last_sample_seconds(const dgnn_tgnn *m) { return m->sample_seconds; }
 
 static void free_workspace(dgnn_tgnn *m) {
     void *ptrs[] = {m->roots, m->root_t, m->s_nbr, m->s_eid, m->s_ts, m->s_cnt, m->off, m->row_root,
@@ -253,6 +254,7 @@ int tgnn_set_roots(dgnn_tgnn *m, const dgnn_events *ev, const int32_t *neg, dgnn
 
 int tgnn_sample(dgnn_tgnn *m, const dgnn_tcsr *g, dgnn_rng *rng, dgnn_err *err) {
     const int64_t R = m->R, Rs = m->Rs, k = m->cfg.neighbors;
+    const double t0 = dgnn_now();
     m->off[0] = 0;
     if (Rs > 0) {
         int rc;
@@ -267,6 +269,7 @@ int tgnn_sample(dgnn_tgnn *m, const dgnn_tcsr *g, dgnn_rng *rng, dgnn_err *err) 
     }
     for (int64_t i = 0; i < R; i++) m->off[i + 1] = m->off[i] + (i < Rs ? m->s_cnt[i] : 0);
     m->P = m->off[R];
+    m->sample_seconds = dgnn_now() - t0;
     return DGNN_OK;
 }
 

@@ -100,6 +100,7 @@ struct dgnn_tgnn {
     int64_t e0, B, nneg, R, Rs, P, U, Um;
     int backward_ran;
     double flops;        /* products of the last forward (+ backward) */
+    double sample_seconds; /* neighbour sampling time of the last forward */
     double flops_nograd; /* the part of flops that backward does not differentiate */
 };
 

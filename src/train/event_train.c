@@ -17,10 +17,12 @@
 #include <sys/stat.h>
 
 #include "dgnn/checkpoint.h"
+#include "dgnn/comm.h"
 #include "dgnn/metrics.h"
 #include "dgnn/negative.h"
 #include "dgnn/optim.h"
 #include "dgnn/params.h"
+#include "event_train_internal.h"
 
 dgnn_event_train_cfg dgnn_event_train_cfg_default(void) {
     dgnn_event_train_cfg c;
@@ -38,33 +40,7 @@ dgnn_event_train_cfg dgnn_event_train_cfg_default(void) {
     return c;
 }
 
-/* Everything one run holds. */
-typedef struct {
-    const dgnn_events *ev;
-    const dgnn_event_train_cfg *cfg;
-    dgnn_split split;
-    dgnn_events train, val, test, new_val, new_test; /* subsets of ev */
-    dgnn_tcsr g_train, g_full;
-    int32_t *train_dst, *full_dst; /* negative pools (DGNN_NEG_DST) */
-    int64_t n_train_dst, n_full_dst;
-    dgnn_tgnn *model;
-    dgnn_params *p;
-    dgnn_adam opt;
-    dgnn_rng rng;
-    dgnn_state st, st_backup, st_best;
-    float *best_params;
-    int have_best;
-    /* batch buffers */
-    int32_t *neg, *neg_t; /* (K B) sampler layout (B, K) and the model's (K, B) */
-    float *logits, *dlogits, *labels;
-    int64_t cap;
-} run_t;
-
-static uint64_t stream_seed(uint64_t seed, int64_t a, int64_t b) {
-    return dgnn_hash64(dgnn_hash64(seed ^ 0x6e656761ULL) + (uint64_t)a * 0x9e3779b97f4a7c15ULL + (uint64_t)b);
-}
-
-static void ensure_batch(run_t *r, int64_t B, int64_t K) {
+void event_ensure_batch(run_t *r, int64_t B, int64_t K) {
     int64_t need = B * (1 + K);
     if (need <= r->cap) return;
     r->neg = dgnn_xrealloc(r->neg, (size_t)need * sizeof(int32_t));
@@ -76,7 +52,7 @@ static void ensure_batch(run_t *r, int64_t B, int64_t K) {
 }
 
 /* K negatives for each of B events into r->neg_t in the model's (K, B) layout. */
-static int draw_negatives(run_t *r, int64_t B, int64_t K, int full, uint64_t seed, dgnn_err *err) {
+int event_draw_negatives(run_t *r, int64_t B, int64_t K, int full, uint64_t seed, dgnn_err *err) {
     int rc;
     if (r->cfg->neg == DGNN_NEG_ALL)
         rc = dgnn_neg_uniform(r->neg, B, (int)K, r->ev->num_nodes, seed, err);
@@ -106,8 +82,8 @@ static int train_epoch(run_t *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err 
     int64_t events = 0;
     for (int64_t b = 0; b < nb; b++) {
         int64_t e0 = b * bs, B = e0 + bs <= tr->num_events ? bs : tr->num_events - e0;
-        ensure_batch(r, B, 1);
-        int rc = draw_negatives(r, B, 1, 0, stream_seed(c->seed, epoch, b), err);
+        event_ensure_batch(r, B, 1);
+        int rc = event_draw_negatives(r, B, 1, 0, event_stream_seed(c->seed, epoch, b), err);
         if (rc) return rc;
         dgnn_params_zero_grad(r->p);
         rc = dgnn_tgnn_forward(r->model, r->logits, &r->st, &r->g_train, r->train.efeat, tr, e0, B, r->neg_t, 1,
@@ -126,6 +102,7 @@ static int train_epoch(run_t *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err 
             return dgnn_err_set(err, DGNN_EINVAL, "epoch %lld batch %lld: the loss is not finite (%g); try a lower --lr",
                                 (long long)epoch, (long long)b, loss);
         loss_sum += loss;
+        if (c->on_step) c->on_step(c->on_step_ctx, epoch, b, loss);
         events += B;
         if (c->progress) {
             char extra[48];
@@ -155,8 +132,8 @@ static int evaluate(run_t *r, const dgnn_events *part, uint64_t seed_base, int64
     if (r->cfg->progress) dgnn_progress_begin(&pg, what, part->num_events);
     for (int64_t b = 0; b < nb; b++) {
         int64_t e0 = b * bs, B = e0 + bs <= part->num_events ? bs : part->num_events - e0;
-        ensure_batch(r, B, K);
-        int rc = draw_negatives(r, B, K, 1, stream_seed(seed_base, -1, b), err);
+        event_ensure_batch(r, B, K);
+        int rc = event_draw_negatives(r, B, K, 1, event_stream_seed(seed_base, -1, b), err);
         if (rc) return rc;
         rc = dgnn_tgnn_forward(r->model, r->logits, &r->st, &r->g_full, r->ev->efeat, part, e0, B, r->neg_t, K, NULL,
                                err);
@@ -319,6 +296,7 @@ static void run_free(run_t *r) {
     free(r->logits);
     free(r->dlogits);
     free(r->labels);
+    event_dist_free(r);
 }
 
 static int run_setup(run_t *r, const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_err *err) {
@@ -360,6 +338,31 @@ static int run_setup(run_t *r, const dgnn_events *ev, const dgnn_event_train_cfg
     return DGNN_OK;
 }
 
+/* Every rank's time split and traffic into rank 0's res->dist (a collective). */
+static void dist_report(run_t *r, dgnn_event_train_result *res) {
+    typedef struct {
+        double compute, sample, comm;
+        int64_t events, state_bytes, grad_bytes, steps;
+    } rank_fig;
+    rank_fig mine = {r->t_compute, r->t_sample, r->t_comm, r->my_events, r->state_bytes, r->grad_bytes, r->steps};
+    rank_fig all[DGNN_DIST_MAX_RANKS];
+    int64_t counts[DGNN_DIST_MAX_RANKS];
+    dgnn_comm_allgatherv_bytes(all, counts, &mine, sizeof mine);
+    dgnn_dist_result *d = &res->dist;
+    d->ranks = r->nranks;
+    d->steps = r->steps;
+    const double epochs = res->num_epochs > 0 ? (double)res->num_epochs : 1.0;
+    for (int q = 0; q < r->nranks; q++) {
+        d->compute_seconds[q] = all[q].compute;
+        d->sample_seconds[q] = all[q].sample;
+        d->comm_seconds[q] = all[q].comm;
+        d->train_events[q] = all[q].events;
+        d->bytes_sent[q] = all[q].state_bytes + all[q].grad_bytes;
+        d->state_bytes_per_epoch += (double)all[q].state_bytes / epochs;
+        d->grad_bytes_per_epoch += (double)all[q].grad_bytes / epochs;
+    }
+}
+
 int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_event_train_result *res,
                      dgnn_err *err) {
     memset(res, 0, sizeof *res);
@@ -368,6 +371,12 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
     run_t r;
     int rc = run_setup(&r, ev, c, err);
     if (rc) goto done;
+    const int dist = c->dist.mode != DGNN_DIST_NONE;
+    r.rank = dist ? dgnn_comm_rank() : 0;
+    r.nranks = dist ? dgnn_comm_size() : 1;
+    if (dist && (rc = event_dist_setup(&r, err))) goto done;
+    /* distributed: rank 0 evaluates, checkpoints and reports; the others train */
+    const int evaluating = !c->skip_eval && r.rank == 0;
     res->n_train = r.train.num_events, res->n_val = r.val.num_events, res->n_test = r.test.num_events;
     res->n_new_val = r.new_val.num_events, res->n_new_test = r.new_test.num_events;
     res->num_params = r.p->nparams;
@@ -380,7 +389,14 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
             rc = dgnn_err_set(err, DGNN_EINVAL, "--resume needs --checkpoint DIR");
             goto done;
         }
-        if ((rc = load_checkpoint(&r, &meta, res, err))) goto done;
+        if (r.rank == 0 && (rc = load_checkpoint(&r, &meta, res, err))) goto done;
+        if (dist) { /* rank 0 read it: the others take parameters, Adam and progress from it */
+            dgnn_comm_bcast(&meta, sizeof meta, 0);
+            dgnn_comm_bcast(r.p->value, r.p->total * (int64_t)sizeof(float), 0);
+            dgnn_comm_bcast(r.p->m, r.p->total * (int64_t)sizeof(float), 0);
+            dgnn_comm_bcast(r.p->v, r.p->total * (int64_t)sizeof(float), 0);
+            r.opt = meta.opt;
+        }
         dgnn_log("resumed from %s after epoch %lld\n", c->checkpoint, (long long)meta.epochs_done);
     }
     double train_seconds = 0;
@@ -394,11 +410,12 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
         memset(er, 0, sizeof *er);
         er->epoch = epoch;
         double t0 = dgnn_now();
-        if ((rc = train_epoch(&r, epoch, er, err))) goto done;
+        if ((rc = dist ? event_dist_train_epoch(&r, epoch, er, err) : train_epoch(&r, epoch, er, err))) goto done;
         train_seconds += er->train_seconds;
         train_events += er->train_events;
         er->val_ap = er->val_auc = er->val_new_ap = er->val_new_auc = NAN;
-        if (!c->skip_eval) {
+        if (dist && !c->skip_eval && (rc = event_dist_sync_for_eval(&r, err))) goto done;
+        if (evaluating) {
             /* validation from the memory training left; new-node validation from the same */
             dgnn_state_copy(&r.st_backup, &r.st);
             if ((rc = evaluate(&r, &r.val, c->seed + 1, 1, &er->val_ap, &er->val_auc, NULL, "validation", err)))
@@ -417,7 +434,7 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
                  (long long)epoch, er->train_loss, er->val_ap, er->val_auc, er->val_new_ap, er->seconds,
                  er->train_seconds, er->train_seconds > 0 ? (double)er->train_events / er->train_seconds : 0.0);
         /* early stopping on validation AP (the TGN code's EarlyStopMonitor) */
-        if (!c->skip_eval) {
+        if (evaluating) {
             if (er->val_ap > meta.best_ap + 1e-10) {
                 meta.best_ap = er->val_ap;
                 meta.best_epoch = epoch;
@@ -431,20 +448,21 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
                          (long long)c->patience, (long long)meta.best_epoch);
             }
         }
+        if (dist) dgnn_comm_bcast(&meta.early_stopped, sizeof meta.early_stopped, 0);
         meta.epochs_done = epoch;
         meta.have_best = r.have_best;
         meta.opt = r.opt;
         meta.rng = r.rng;
         res->best_epoch = meta.best_epoch;
         res->early_stopped = (int)meta.early_stopped;
-        if (c->checkpoint && (rc = save_checkpoint(&r, &meta, res, err))) goto done;
+        if (c->checkpoint && r.rank == 0 && (rc = save_checkpoint(&r, &meta, res, err))) goto done;
     }
     if (meta.early_stopped && r.have_best) {
         memcpy(r.p->value, r.best_params, (size_t)r.p->total * sizeof(float));
         dgnn_state_copy(&r.st, &r.st_best);
     }
     res->test_ap = res->test_auc = res->test_new_ap = res->test_new_auc = res->test_mrr = NAN;
-    if (!c->skip_eval && res->num_epochs > 0) {
+    if (evaluating && res->num_epochs > 0) {
         dgnn_state_copy(&r.st_backup, &r.st);
         if ((rc = evaluate(&r, &r.test, c->seed + 3, c->eval_negatives, &res->test_ap, &res->test_auc,
                            c->eval_negatives > 0 ? &res->test_mrr : NULL, "test", err)))
@@ -456,6 +474,7 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
     }
     res->train_events_per_second = train_seconds > 0 ? (double)train_events / train_seconds : 0;
     res->peak_rss_mb = dgnn_peak_rss_mb();
+    if (dist) dist_report(&r, res);
 done:
     run_free(&r);
     omp_set_num_threads(prev_threads);
