@@ -22,6 +22,32 @@ if out=$($mpi -np 2 "$dgnn" train --dist strict --epochs 1 --max-batches 10 --th
     && grep -q '"per_rank"' "$tmp/r.json" && echo "$out" | grep -q "^test AP"; then
   ok "dgnn train --dist strict -np 2 writes the dist JSON"
 else bad "dgnn train --dist strict -np 2"; echo "$out" | tail -20; fi
+if out=$($mpi -np 2 "$dgnn" train --dist depbloom --partition --window-events 5000 --epochs 1 --threads 1 --quiet \
+    --out "$tmp/d.json" 2>&1) && grep -q '"mode":[[:space:]]*"depbloom"' "$tmp/d.json" \
+    && grep -q '"cut_fraction":[[:space:]]*0\.' "$tmp/d.json" && echo "$out" | grep -q "^test AP"; then
+  ok "dgnn train --dist depbloom --partition -np 2"
+else bad "dgnn train --dist depbloom --partition -np 2"; echo "$out" | tail -20; fi
+# a rank killed mid-run ends the job at once with a message naming it; the checkpoint
+# of the last finished epoch stays loadable and --resume finishes the run
+ck="$tmp/ck"
+$mpi -np 2 "$dgnn" train --dist strict --epochs 3 --max-batches 40 --threads 1 --quiet --checkpoint "$ck" \
+    >"$tmp/kill.out" 2>&1 &
+job=$!
+for i in $(seq 1 240); do [ -f "$ck/checkpoint.dgnnckpt" ] && break; sleep 0.5; done
+# the ranks (not mpirun; dgnn re-executes itself, so their comm may read "exe")
+victim=$(pgrep -f -- "--checkpoint $ck" | while read p; do
+  case "$(ps -o comm= -p "$p")" in mpirun|orterun|prterun) ;; *) echo "$p";; esac; done | tail -1)
+t0=$(date +%s)
+[ -n "$victim" ] && kill -9 "$victim"
+wait $job; rc=$?
+dt=$(( $(date +%s) - t0 ))
+if [ -n "$victim" ] && [ $rc -ne 0 ] && [ $dt -le 30 ] && grep -q "rank [01]" "$tmp/kill.out"; then
+  ok "kill -9 of a rank: exit $rc after $dt s, message names the rank"
+else bad "kill -9 of a rank (victim '$victim', rc $rc, $dt s)"; tail -5 "$tmp/kill.out"; fi
+if out=$($mpi -np 2 "$dgnn" train --dist strict --epochs 3 --max-batches 40 --threads 1 --quiet --checkpoint "$ck" \
+    --resume 2>&1) && echo "$out" | grep -q "resumed from" && echo "$out" | grep -q "^test AP"; then
+  ok "--resume after the kill finishes the run"
+else bad "--resume after the kill"; echo "$out" | tail -10; fi
 # a bad flag on every rank: a clear message and a non-zero exit, no hang
 if out=$(timeout 60 $mpi -np 2 "$dgnn" train --dist bogus 2>&1); then bad "--dist bogus accepted"
 elif echo "$out" | grep -q "\-\-dist: 'bogus'"; then ok "--dist bogus refused"

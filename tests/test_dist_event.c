@@ -5,7 +5,9 @@
  * training with batch P x B (relative difference below 1e-4 over the first 20 steps),
  * for TGN, JODIE and DyRep, on a bipartite stream (where strict's mail order equals
  * the single-process one: event_dist.c) with dropout off. Each rank checks the losses
- * it was told (they are the global batch's, all-reduced), rank 0 runs the reference. */
+ * it was told (they are the global batch's, all-reduced), rank 0 runs the reference.
+ * Both modes must end with every rank's replica of the node state equal (checksums),
+ * and --dist depbloom --partition must train every training event once per epoch. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +80,7 @@ int main(int argc, char **argv) {
             for (int q = 0; q < P; q++) events += res->dist.train_events[q];
             CHECK(events == STEPS * B * P);
             CHECK(P == 1 || res->dist.state_bytes_per_epoch > 0);
+            for (int q = 1; q < P; q++) CHECK(res->dist.state_checksum[q] == res->dist.state_checksum[0]);
             dgnn_event_train_cfg rcfg = small_cfg(kinds[k], B * P, &ref_log);
             rc = dgnn_event_train(&ev, &rcfg, res, &err);
             CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
@@ -97,6 +100,29 @@ int main(int argc, char **argv) {
                       ref_log.loss[0], ref_log.loss[STEPS - 1]);
         }
         dgnn_comm_barrier();
+    }
+    /* depbloom with partitioning: whole epochs on windows of 500 events */
+    {
+        step_log log = {{0}, 0};
+        dgnn_event_train_cfg c = small_cfg(DGNN_TGNN_TGN, B, &log);
+        c.dist.mode = DGNN_DIST_DEPBLOOM;
+        c.dist.partition = 1;
+        c.dist.window_events = 500;
+        c.max_train_batches = 0;
+        c.epochs = 2;
+        int rc = dgnn_event_train(&ev, &c, res, &err);
+        CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
+        if (me == 0) {
+            int64_t events = 0;
+            for (int q = 0; q < P; q++) events += res->dist.train_events[q];
+            CHECK_MSG(events == 2 * res->n_train, "%lld events trained, %lld training events", (long long)events,
+                      (long long)res->n_train);
+            CHECK(res->epochs[0].train_events == res->n_train);
+            CHECK(res->dist.windows == (res->n_train + 499) / 500);
+            CHECK(res->dist.cut_fraction >= 0 && res->dist.cut_fraction < (P == 1 ? 1e-12 : 0.9));
+            for (int q = 1; q < P; q++) CHECK(res->dist.state_checksum[q] == res->dist.state_checksum[0]);
+            CHECK(isfinite(res->epochs[1].train_loss) && res->epochs[1].train_loss < res->epochs[0].train_loss);
+        }
     }
     free(res);
     dgnn_events_free(&ev);

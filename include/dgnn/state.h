@@ -78,6 +78,9 @@ int64_t dgnn_state_take_written(dgnn_state *s, const int32_t **nodes);
  * buffer order: a node present twice ends with its last row; the unpacked rows are
  * not recorded as written). */
 int64_t dgnn_state_row_bytes(const dgnn_state *s);
+/* A checksum of the whole state (memory, times, mailboxes): replicas that should be
+ * equal are compared with it. */
+uint64_t dgnn_state_checksum(const dgnn_state *s);
 void dgnn_state_pack_rows(void *buf, const dgnn_state *s, const int32_t *nodes, int64_t n);
 /* Returns the number of rows applied; DGNN_EINVAL when bytes is not a whole number of
  * rows or a node id is out of range (a peer running another configuration). */

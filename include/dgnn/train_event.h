@@ -60,9 +60,12 @@ typedef struct {
     double comm_seconds[DGNN_DIST_MAX_RANKS];    /* blocked in comm calls */
     int64_t train_events[DGNN_DIST_MAX_RANKS];   /* training events each rank processed */
     int64_t bytes_sent[DGNN_DIST_MAX_RANKS];     /* payload each rank contributed */
+    uint64_t state_checksum[DGNN_DIST_MAX_RANKS];/* each replica's node state after training
+                                                    (strict, depbloom: all equal) */
     int64_t steps;                               /* optimizer steps (all epochs) */
     int64_t windows;                             /* depbloom partition windows per epoch */
     double cut_fraction;                         /* mean over windows of cut events / events */
+    double setup_seconds;                        /* depbloom: partitioning all windows (once) */
     double state_bytes_per_epoch;                /* all ranks' state-row traffic per epoch */
     double grad_bytes_per_epoch;                 /* all ranks' gradient traffic per epoch */
 } dgnn_dist_result;

@@ -117,6 +117,7 @@ static int write_json(const char *path, const char *model, const char *dataset, 
         cJSON_AddNumberToObject(x, "steps", (double)d->steps);
         cJSON_AddNumberToObject(x, "windows", (double)d->windows);
         cJSON_AddItemToObject(x, "cut_fraction", num_or_null(d->windows > 0 ? d->cut_fraction : NAN));
+        cJSON_AddNumberToObject(x, "partition_seconds", d->setup_seconds);
         cJSON_AddNumberToObject(x, "state_bytes_per_epoch", d->state_bytes_per_epoch);
         cJSON_AddNumberToObject(x, "grad_bytes_per_epoch", d->grad_bytes_per_epoch);
         cJSON *rk = cJSON_AddArrayToObject(x, "per_rank");

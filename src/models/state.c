@@ -1,6 +1,8 @@
 /* state.c: the node state store (see include/dgnn/state.h). */
 #include "dgnn/state.h"
 
+#include "dgnn/io.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,6 +209,16 @@ int64_t dgnn_state_take_written(dgnn_state *s, const int32_t **nodes) {
 /* Row layout: int32 id, mail_n, mail_head, pad; double mem_t; S doubles mail_t;
  * M floats mem; S*D floats mail. Copied with memcpy: a buffer from the network need
  * not be aligned. */
+uint64_t dgnn_state_checksum(const dgnn_state *s) {
+    const size_t N = (size_t)s->num_nodes, S = (size_t)s->slots;
+    uint64_t h = dgnn_bin_checksum(s->mem, N * (size_t)s->mem_dim * sizeof(float));
+    h = dgnn_hash64(h ^ dgnn_bin_checksum(s->mem_t, N * sizeof(double)));
+    h = dgnn_hash64(h ^ dgnn_bin_checksum(s->mail, N * S * (size_t)s->mail_dim * sizeof(float)));
+    h = dgnn_hash64(h ^ dgnn_bin_checksum(s->mail_t, N * S * sizeof(double)));
+    h = dgnn_hash64(h ^ dgnn_bin_checksum(s->mail_n, N * sizeof(int32_t)));
+    return dgnn_hash64(h ^ dgnn_bin_checksum(s->mail_head, N * sizeof(int32_t)));
+}
+
 int64_t dgnn_state_row_bytes(const dgnn_state *s) {
     return 16 + 8 + 8 * s->slots + 4 * s->mem_dim + 4 * s->slots * s->mail_dim;
 }

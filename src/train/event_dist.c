@@ -21,6 +21,20 @@
  * slice and a source in a later one keeps, in single-process training, the earlier
  * event's mail; here the later slice's row wins (non-bipartite data only).
  *
+ * depbloom --partition (technique 1, docs/depbloom.md): the training stream is cut into
+ * windows (partition.h); each window's interaction graph is split into P parts by METIS
+ * and rank p trains the events of part p in time order, its own sub-stream, in S_w
+ * steps per window (S_w = ceil(largest part / batch), the same on every rank, so the
+ * gradient all-reduce pairs up; each rank splits its part evenly over the S_w steps).
+ * Inside a window a rank reads every other node as of the window start (or as it wrote
+ * it itself). At the window's end, each node written in the window gets one
+ * authoritative row: that of the rank that trained the LAST event touching it (every
+ * rank knows every event's part, so every rank computes the same rule); those ranks
+ * all-gather their rows and every replica is equal again. A rank's writes to a node
+ * whose last event another rank trained are dropped (the cut events' price).
+ * The windows, parts and send lists are computed once, at set-up, on every rank (the
+ * partition is deterministic), and reported as figures (cut fraction, part sizes).
+ *
  * Dropout draws from a stream keyed by (seed, epoch, rank), so ranks do not share masks
  * and a resumed run repeats the epoch it restarts exactly. */
 #include <math.h>
@@ -30,6 +44,7 @@
 
 #include "dgnn/comm.h"
 #include "dgnn/metrics.h"
+#include "dgnn/partition.h"
 #include "event_train_internal.h"
 
 /* Applies every rank's written rows, in rank order, to the local replica: the rows this
@@ -137,28 +152,267 @@ static int strict_epoch(run_t *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err
     return DGNN_OK;
 }
 
+/* ---- depbloom: the partition plan ---------------------------------------------- */
+
+struct depbloom_plan {
+    int64_t W;              /* windows */
+    int64_t *steps;         /* (W) S_w */
+    int64_t *step_total;    /* (sum S_w) events of each step over all ranks */
+    dgnn_events mine;       /* this rank's training events, time order */
+    int64_t *mine_off;      /* (W + 1) window w is mine[mine_off[w] .. mine_off[w+1]) */
+    int32_t *send;          /* nodes this rank holds the authoritative row of, per window */
+    int64_t *send_off;      /* (W + 1) */
+    double cut_fraction;    /* mean over windows */
+    double setup_seconds;
+    int64_t max_part_events, sum_part_events; /* over windows: largest part, all parts */
+};
+
+static void plan_free(struct depbloom_plan *pl) {
+    if (!pl) return;
+    free(pl->steps);
+    free(pl->step_total);
+    dgnn_events_free(&pl->mine);
+    free(pl->mine_off);
+    free(pl->send);
+    free(pl->send_off);
+    free(pl);
+}
+
+static int plan_make(run_t *r, dgnn_err *err) {
+    const dgnn_dist_cfg *d = &r->cfg->dist;
+    const dgnn_events *tr = &r->train;
+    const int P = r->nranks, me = r->rank;
+    const double t0 = dgnn_now();
+    if (!d->partition)
+        return dgnn_err_set(err, DGNN_EINVAL, "--dist depbloom: needs --partition (the other techniques build on it)");
+    if (r->cfg->model.kind == DGNN_TGNN_APAN)
+        return dgnn_err_set(err, DGNN_EINVAL,
+                            "--dist depbloom: APAN writes mails beyond the events' endpoints; not supported yet "
+                            "(use tgn, jodie or dyrep, or --dist strict)");
+    int64_t W = dgnn_windows_make(NULL, tr, 0, tr->num_events, d->window_events, d->window_seconds, err);
+    if (W < 0) return (int)W;
+    struct depbloom_plan *pl = dgnn_xcalloc(1, sizeof *pl);
+    r->plan = pl;
+    pl->W = W;
+    int64_t *bounds = dgnn_xmalloc((size_t)(W + 1) * sizeof(int64_t));
+    dgnn_windows_make(bounds, tr, 0, tr->num_events, d->window_events, d->window_seconds, err);
+    int32_t *owner = dgnn_xmalloc((size_t)tr->num_nodes * sizeof(int32_t));
+    int64_t *last = dgnn_xmalloc((size_t)tr->num_nodes * sizeof(int64_t)); /* last event touching v, per window */
+    for (int64_t v = 0; v < tr->num_nodes; v++) last[v] = -1;
+    uint8_t *mask = dgnn_xcalloc((size_t)(tr->num_events ? tr->num_events : 1), 1);
+    dgnn_owner_init(owner, tr->num_nodes, P, 1);
+    dgnn_part_opts po = dgnn_part_opts_default();
+    po.parts = P;
+    po.seed = r->cfg->seed + 1;
+    dgnn_window_part wp;
+    memset(&wp, 0, sizeof wp);
+    pl->steps = dgnn_xmalloc((size_t)(W ? W : 1) * sizeof(int64_t));
+    pl->mine_off = dgnn_xmalloc((size_t)(W + 1) * sizeof(int64_t));
+    pl->send_off = dgnn_xmalloc((size_t)(W + 1) * sizeof(int64_t));
+    int64_t nsteps = 0, mine = 0, nsend = 0, send_cap = 1024, steps_cap = 1024;
+    pl->send = dgnn_xmalloc((size_t)send_cap * sizeof(int32_t));
+    pl->step_total = dgnn_xmalloc((size_t)steps_cap * sizeof(int64_t));
+    int rc = DGNN_OK;
+    for (int64_t w = 0; w < W && !rc; w++) {
+        const int64_t b = bounds[w], e = bounds[w + 1];
+        if ((rc = dgnn_window_partition(&wp, tr, b, e, owner, &po, err))) break;
+        pl->cut_fraction += wp.cut_fraction / (double)W;
+        int64_t mx = 0;
+        for (int q = 0; q < P; q++) mx = wp.part_events[q] > mx ? wp.part_events[q] : mx;
+        pl->max_part_events += mx;
+        pl->sum_part_events += e - b;
+        const int64_t S = (mx + r->cfg->batch - 1) / r->cfg->batch;
+        pl->steps[w] = S;
+        if (nsteps + S > steps_cap) {
+            steps_cap = 2 * (nsteps + S);
+            pl->step_total = dgnn_xrealloc(pl->step_total, (size_t)steps_cap * sizeof(int64_t));
+        }
+        /* step s of rank q trains part q's events [s n_q / S, (s+1) n_q / S) */
+        for (int64_t s = 0; s < S; s++) {
+            int64_t tot = 0;
+            for (int q = 0; q < P; q++) tot += (s + 1) * wp.part_events[q] / S - s * wp.part_events[q] / S;
+            pl->step_total[nsteps + s] = tot;
+        }
+        nsteps += S;
+        pl->mine_off[w] = mine;
+        for (int64_t i = b; i < e; i++)
+            if (wp.event_part[i - b] == me) mask[i] = 1, mine++;
+        /* authoritative rows: the rank of the last event touching each node */
+        for (int64_t i = b; i < e; i++) last[tr->src[i]] = i, last[tr->dst[i]] = i;
+        pl->send_off[w] = nsend;
+        for (int64_t j = 0; j < wp.num_nodes; j++) {
+            int32_t v = wp.nodes[j];
+            if (wp.event_part[last[v] - b] != me) continue;
+            if (nsend == send_cap) {
+                send_cap *= 2;
+                pl->send = dgnn_xrealloc(pl->send, (size_t)send_cap * sizeof(int32_t));
+            }
+            pl->send[nsend++] = v;
+        }
+        dgnn_owner_update(owner, &wp);
+    }
+    pl->mine_off[W] = mine;
+    pl->send_off[W] = nsend;
+    if (!rc) rc = dgnn_events_subset(&pl->mine, tr, mask, 1, err);
+    dgnn_window_part_free(&wp);
+    free(bounds);
+    free(owner);
+    free(last);
+    free(mask);
+    pl->setup_seconds = dgnn_now() - t0;
+    if (!rc)
+        dgnn_log("depbloom: %lld windows of %s, mean cut fraction %.3f, largest part %.1f%% above the mean, "
+                 "partitioned in %.2f s\n",
+                 (long long)W, d->window_seconds > 0 ? "fixed seconds" : "fixed events", pl->cut_fraction,
+                 pl->sum_part_events ? 100.0 * ((double)pl->max_part_events * P / (double)pl->sum_part_events - 1) : 0,
+                 pl->setup_seconds);
+    return rc;
+}
+
+/* The authoritative rows of window w from every rank, applied everywhere. */
+static int window_sync(run_t *r, int64_t w, dgnn_err *err) {
+    struct depbloom_plan *pl = r->plan;
+    const int32_t *nodes;
+    dgnn_state_take_written(&r->st, &nodes); /* forget: the plan says what to send */
+    const int64_t n = pl->send_off[w + 1] - pl->send_off[w], rb = dgnn_state_row_bytes(&r->st);
+    if (n * rb > r->pack_cap) {
+        r->pack_cap = n * rb * 2;
+        r->pack = dgnn_xrealloc(r->pack, (size_t)r->pack_cap);
+    }
+    dgnn_state_pack_rows(r->pack, &r->st, pl->send + pl->send_off[w], n);
+    if (r->nranks == 1) return DGNN_OK;
+    int64_t counts[DGNN_DIST_MAX_RANKS];
+    dgnn_comm_allgather_i64(counts, n * rb);
+    int64_t total = 0;
+    for (int q = 0; q < r->nranks; q++) total += counts[q];
+    if (total > r->recv_cap) {
+        r->recv_cap = total * 2;
+        r->recv = dgnn_xrealloc(r->recv, (size_t)r->recv_cap);
+    }
+    dgnn_comm_allgatherv_bytes(r->recv, counts, r->pack, n * rb);
+    r->state_bytes += n * rb * (r->nranks - 1);
+    int64_t applied = dgnn_state_unpack_rows(&r->st, r->recv, total, err);
+    if (applied < 0) return (int)applied;
+    dgnn_state_take_written(&r->st, &nodes);
+    return DGNN_OK;
+}
+
+static int depbloom_epoch(run_t *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err) {
+    const dgnn_event_train_cfg *c = r->cfg;
+    struct depbloom_plan *pl = r->plan;
+    const dgnn_events *mine = &pl->mine;
+    const int P = r->nranks, me = r->rank;
+    int64_t total_steps = 0;
+    for (int64_t w = 0; w < pl->W; w++) total_steps += pl->steps[w];
+    if (c->max_train_batches > 0 && total_steps > c->max_train_batches) total_steps = c->max_train_batches;
+    dgnn_state_reset(&r->st);
+    dgnn_rng_seed2(&r->rng, c->seed, 0x64726f70ULL + (uint64_t)epoch * 4099 + (uint64_t)me);
+    dgnn_progress pg;
+    char label[64];
+    snprintf(label, sizeof label, "epoch %lld train (depbloom, %d ranks)", (long long)epoch, P);
+    if (c->progress && me == 0) dgnn_progress_begin(&pg, label, total_steps);
+    double loss_share = 0, flops = 0, t_start = dgnn_now();
+    int64_t my_events = 0, all_events = 0, step = 0;
+    for (int64_t w = 0; w < pl->W && step < total_steps; w++) {
+        const int64_t off = pl->mine_off[w], n = pl->mine_off[w + 1] - off, S = pl->steps[w];
+        for (int64_t s = 0; s < S && step < total_steps; s++, step++) {
+            const int64_t lo = off + s * n / S, hi = off + (s + 1) * n / S, B = hi - lo, G = pl->step_total[step];
+            event_ensure_batch(r, B > 0 ? B : 1, 1);
+            int rc = event_draw_negatives(r, B, 1, 0, event_stream_seed(c->seed ^ 0x6462ULL, epoch, step * P + me),
+                                          err);
+            if (rc) return rc;
+            double t0 = dgnn_now();
+            dgnn_params_zero_grad(r->p);
+            double loss = 0;
+            if (B > 0) {
+                rc = dgnn_tgnn_forward(r->model, r->logits, &r->st, &r->g_train, r->train.efeat, mine, lo, B, r->neg_t,
+                                       1, &r->rng, err);
+                if (rc) return rc;
+                r->t_sample += dgnn_tgnn_last_sample_seconds(r->model);
+                for (int64_t i = 0; i < 2 * B; i++) r->labels[i] = i < B ? 1.0f : 0.0f;
+                loss = 2.0 * dgnn_bce_logits_forward(NULL, r->logits, r->labels, 2 * B);
+                memset(r->dlogits, 0, (size_t)(2 * B) * sizeof(float));
+                dgnn_bce_logits_backward(r->dlogits, r->logits, r->labels, 2 * B, 2.0f * (float)B / (float)G);
+                dgnn_tgnn_backward(r->model, r->dlogits);
+                flops += dgnn_tgnn_last_flops(r->model);
+            }
+            dgnn_comm_iallreduce_sum_f32(r->p->grad, r->p->total, 0);
+            if (B > 0) dgnn_tgnn_commit(r->model, &r->st, mine);
+            double t1 = dgnn_now();
+            dgnn_comm_wait();
+            double t2 = dgnn_now();
+            dgnn_adam_step_params(&r->opt, r->p);
+            r->t_compute += (t1 - t0) + (dgnn_now() - t2);
+            r->t_comm += t2 - t1;
+            if (!isfinite(loss))
+                return dgnn_err_set(err, DGNN_EINVAL,
+                                    "rank %d, epoch %lld step %lld: the loss is not finite (%g); try a lower --lr", me,
+                                    (long long)epoch, (long long)step, loss);
+            double share = loss * (double)B / (double)(G > 0 ? G : 1);
+            loss_share += share;
+            if (c->on_step) {
+                double gl = share;
+                dgnn_comm_allreduce_sum_f64(&gl, 1);
+                c->on_step(c->on_step_ctx, epoch, step, gl);
+            }
+            my_events += B;
+            all_events += G;
+            r->steps++;
+            if (c->progress && me == 0) {
+                char extra[48];
+                snprintf(extra, sizeof extra, "loss %.4f", loss_share / (double)(step + 1));
+                dgnn_progress_update(&pg, step + 1, extra);
+            }
+        }
+        double t1 = dgnn_now();
+        int rc = window_sync(r, w, err);
+        if (rc) return rc;
+        r->t_comm += dgnn_now() - t1;
+    }
+    if (c->progress && me == 0) dgnn_progress_end(&pg);
+    r->grad_bytes += step * r->p->total * (int64_t)sizeof(float);
+    r->my_events += my_events;
+    dgnn_comm_allreduce_sum_f64(&loss_share, 1);
+    er->train_loss = step > 0 ? loss_share / (double)step : NAN;
+    er->train_seconds = dgnn_now() - t_start;
+    er->train_events = all_events;
+    er->flops = flops;
+    return DGNN_OK;
+}
+
 int event_dist_train_epoch(run_t *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err) {
     switch (r->cfg->dist.mode) {
     case DGNN_DIST_STRICT: return strict_epoch(r, epoch, er, err);
-    default:
-        return dgnn_err_set(err, DGNN_EINVAL, "--dist: mode %d is not built yet", (int)r->cfg->dist.mode);
+    case DGNN_DIST_DEPBLOOM: return depbloom_epoch(r, epoch, er, err);
+    default: return dgnn_err_set(err, DGNN_EINVAL, "--dist: unknown mode %d", (int)r->cfg->dist.mode);
     }
 }
 
 int event_dist_sync_for_eval(run_t *r, dgnn_err *err) {
     (void)r;
     (void)err;
-    return DGNN_OK; /* strict: every replica already holds the whole state */
+    return DGNN_OK; /* every window (strict: every step) ends with equal replicas */
 }
 
 int event_dist_setup(run_t *r, dgnn_err *err) {
     if (r->nranks > DGNN_DIST_MAX_RANKS)
         return dgnn_err_set(err, DGNN_EINVAL, "--dist: at most %d ranks (got %d)", DGNN_DIST_MAX_RANKS, r->nranks);
-    return dgnn_state_track_writes(&r->st, err);
+    int rc = dgnn_state_track_writes(&r->st, err);
+    if (!rc && r->cfg->dist.mode == DGNN_DIST_DEPBLOOM) rc = plan_make(r, err);
+    return rc;
+}
+
+void event_dist_report(const run_t *r, dgnn_dist_result *d) {
+    if (!r->plan) return;
+    d->windows = r->plan->W;
+    d->cut_fraction = r->plan->cut_fraction;
+    d->setup_seconds = r->plan->setup_seconds;
 }
 
 void event_dist_free(run_t *r) {
     free(r->pack);
     free(r->recv);
     r->pack = r->recv = NULL;
+    plan_free(r->plan);
+    r->plan = NULL;
 }

@@ -343,12 +343,15 @@ static void dist_report(run_t *r, dgnn_event_train_result *res) {
     typedef struct {
         double compute, sample, comm;
         int64_t events, state_bytes, grad_bytes, steps;
+        uint64_t state_sum;
     } rank_fig;
-    rank_fig mine = {r->t_compute, r->t_sample, r->t_comm, r->my_events, r->state_bytes, r->grad_bytes, r->steps};
+    rank_fig mine = {r->t_compute,   r->t_sample,   r->t_comm, r->my_events, r->state_bytes,
+                     r->grad_bytes, r->steps, r->state_sum};
     rank_fig all[DGNN_DIST_MAX_RANKS];
     int64_t counts[DGNN_DIST_MAX_RANKS];
     dgnn_comm_allgatherv_bytes(all, counts, &mine, sizeof mine);
     dgnn_dist_result *d = &res->dist;
+    event_dist_report(r, d);
     d->ranks = r->nranks;
     d->steps = r->steps;
     const double epochs = res->num_epochs > 0 ? (double)res->num_epochs : 1.0;
@@ -358,6 +361,7 @@ static void dist_report(run_t *r, dgnn_event_train_result *res) {
         d->comm_seconds[q] = all[q].comm;
         d->train_events[q] = all[q].events;
         d->bytes_sent[q] = all[q].state_bytes + all[q].grad_bytes;
+        d->state_checksum[q] = all[q].state_sum;
         d->state_bytes_per_epoch += (double)all[q].state_bytes / epochs;
         d->grad_bytes_per_epoch += (double)all[q].grad_bytes / epochs;
     }
@@ -411,6 +415,7 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
         er->epoch = epoch;
         double t0 = dgnn_now();
         if ((rc = dist ? event_dist_train_epoch(&r, epoch, er, err) : train_epoch(&r, epoch, er, err))) goto done;
+        if (dist) r.state_sum = dgnn_state_checksum(&r.st); /* before evaluation moves rank 0's on */
         train_seconds += er->train_seconds;
         train_events += er->train_events;
         er->val_ap = er->val_auc = er->val_new_ap = er->val_new_auc = NAN;

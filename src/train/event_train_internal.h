@@ -32,6 +32,7 @@ typedef struct {
     double t_compute, t_sample, t_comm; /* this rank's split, summed over epochs */
     int64_t my_events, steps;
     int64_t state_bytes, grad_bytes;    /* this rank's traffic, summed over epochs */
+    uint64_t state_sum;                 /* checksum of the state after the last training epoch */
     void *pack, *recv;                  /* state-row exchange buffers */
     int64_t pack_cap, recv_cap;
     struct depbloom_plan *plan;         /* depbloom: windows, partitions, exchange plans */
@@ -57,5 +58,7 @@ int event_dist_sync_for_eval(run_t *r, dgnn_err *err);
 /* Sets up (and frees) what the distributed epochs need: tracking, plans. */
 int event_dist_setup(run_t *r, dgnn_err *err);
 void event_dist_free(run_t *r);
+/* The plan's figures (windows, cut fraction, set-up time) into d. */
+void event_dist_report(const run_t *r, dgnn_dist_result *d);
 
 #endif
