@@ -1,9 +1,17 @@
 /* snapmodel.h: snapshot-based dynamic GNNs over a window of graph snapshots, and the
- * edge classifier that scores node pairs from their embeddings. Implemented so far:
- * EvolveGCN-O and EvolveGCN-H (src/models/evolvegcn.c), exactly as the reference code
- * (IBM/EvolveGCN egcn_o.py, egcn_h.py, models.py Classifier).
+ * edge classifier that scores node pairs from their embeddings. One API, six kinds
+ * (dgnn_snapmodel_kind; src/models/snapmodel.c holds what they share and dispatches):
+ *   evolvegcn-o, evolvegcn-h  src/models/evolvegcn.c, exactly as the reference code
+ *                             (IBM/EvolveGCN egcn_o.py, egcn_h.py);
+ *   tgcn                      src/models/tgcn.c, PyG-Temporal's TGCN cell;
+ *   gcrn-gru                  src/models/gcrn.c, PyG-Temporal's GConvGRU with GCN filters;
+ *   wdgcn                     src/models/wdgcn.c, EvolveGCN's GCN-LSTM (models.py Sp_GCN_LSTM_A);
+ *   gcn                       src/models/static_gcn.c, a static 2-layer GCN on the window's
+ *                             union graph (the baseline).
+ * All of them end in the same pair classifier (models.py Classifier, below) and return
+ * H (N, L). docs/snapshot.md gives each one's equations, sizes and initialisation.
  *
- * The model (two GRCU layers, layer 2 as wide as layer 1):
+ * EvolveGCN (two GRCU layers, layer 2 as wide as layer 1):
  *   for t = 1..T (the window's snapshots, oldest first), for layer l = 1, 2:
  *     -O: Q_l,t = mGRU_l(x = Q_l,t-1, q = Q_l,t-1)              (the weights evolve alone)
  *     -H: Q_l,t = mGRU_l(x = TopK_l(H_l-1,t, mask_t), q = Q_l,t-1)
@@ -21,6 +29,18 @@
  * snapshot T only. The result is the same function; only RReLU's training-time random
  * slopes are drawn for fewer elements.
  *
+ * The others, per snapshot t of the window (A = A_hat_t, X = X_t, oldest first):
+ *   tgcn:     G_g = A X Wc_g + bc_g (g = z, r, h); Z = sigmoid([G_z, H] Wl_z^T + bl_z);
+ *             R = sigmoid([G_r, H] Wl_r^T + bl_r); Ht = tanh([G_h, H R] Wl_h^T + bl_h);
+ *             H = Z H + (1 - Z) Ht
+ *   gcrn-gru: Z = sigmoid(A X Wx_z + bx_z + A H Wh_z + bh_z), R likewise,
+ *             Ht = tanh(A X Wx_h + bx_h + A (H R) Wh_h + bh_h), H = Z H + (1 - Z) Ht
+ *   wdgcn:    E_t = RReLU(A RReLU(A X W1) W2); (h, c) = LSTM(E_t, (h, c)); H = h
+ *   gcn:      H = RReLU(A_u RReLU(A_u X_T W1) W2), A_u the normalised binary union of the
+ *             window's snapshots, X_T the last snapshot's input
+ * Recurrent states start at zero at every window (the references' None state), so
+ * windows are independent of each other as in EvolveGCN.
+ *
  * Edge classifier (models.py Classifier on [h_u, h_v]):
  *   logits(u, v) = W2 relu(W1 [h_u; h_v] + b1) + b2,  W1 (C, 2L), W2 (K, C)
  * W1 [h_u; h_v] = W1a h_u + W1b h_v with W1 = [W1a | W1b], so the first layer is applied
@@ -29,15 +49,19 @@
  * adds/maxes/FMAs, without ever forming the pairs' inputs.
  *
  * Conventions (DESIGN.md): parameters in one slab (dgnn_snapmodel_params) in torch's
- * layouts; backward ACCUMULATES into the gradient slab; a forward saves what its backward
+ * layouts, except GCN weights, which are (in, out) as EvolveGCN's (X W; a one-hot input
+ * gathers their rows); backward ACCUMULATES into the gradient slab; a forward saves what its backward
  * needs inside the model (one forward, then at most one backward, per window and per
  * pair batch); workspaces grow to the largest input seen and are reused. Randomness
  * (RReLU's slopes) comes from the rng passed to the forward (NULL = evaluation).
- * Thread count: this file's own loops give the same bits for any thread count, and so do
- * its products that sum over nodes (fixed blocks of single-threaded sgemm calls). The
- * matrix GRU's products (nn_graph.h) go to OpenBLAS, whose rounding depends on its
- * thread count once a product is large enough to be split (measured: R = 167, C = 100
- * differs between 1 and 2 threads; R <= 100 did not). */
+ * Thread count: the models' own loops give the same bits for any thread count, and so do
+ * their products that sum over nodes (fixed blocks of single-threaded sgemm calls); the
+ * tgcn, gcrn-gru, wdgcn and gcn kinds run every product over nodes as fixed blocks, so
+ * their H and gradients are bit-identical for any thread count (tests/test_snapmodels.c).
+ * EvolveGCN's matrix GRU products (nn_graph.h) and its GCN layers' X W products go to
+ * OpenBLAS directly, whose rounding depends on its thread count once a product is large
+ * enough to be split (measured: R = 167, C = 100 differs between 1 and 2 threads; R <=
+ * 100 did not). */
 #ifndef DGNN_SNAPMODEL_H
 #define DGNN_SNAPMODEL_H
 
@@ -49,8 +73,12 @@ extern "C" {
 #endif
 
 typedef enum {
-    DGNN_SNAPMODEL_EGCN_O = 0, /* EvolveGCN-O */
-    DGNN_SNAPMODEL_EGCN_H = 1  /* EvolveGCN-H */
+    DGNN_SNAPMODEL_EGCN_O = 0,   /* EvolveGCN-O */
+    DGNN_SNAPMODEL_EGCN_H = 1,   /* EvolveGCN-H */
+    DGNN_SNAPMODEL_TGCN = 2,     /* T-GCN (PyG-Temporal's TGCN cell) */
+    DGNN_SNAPMODEL_GCRN_GRU = 3, /* GCRN-GRU (GConvGRU with GCN gates) */
+    DGNN_SNAPMODEL_WDGCN = 4,    /* WD-GCN (shared 2-layer GCN, then an LSTM per node) */
+    DGNN_SNAPMODEL_GCN = 5       /* static 2-layer GCN on the window's union graph (baseline) */
 } dgnn_snapmodel_kind;
 
 typedef struct {
@@ -66,8 +94,9 @@ typedef struct {
     uint64_t seed;       /* initialisation */
 } dgnn_snapmodel_cfg;
 
-/* EvolveGCN's bitcoin-alpha link-prediction sizes (-O: L 100, C 400; -H: L 50, C 100),
- * K = 2, torch's RReLU bounds, seed 1. num_nodes and in_dim are left 0: set them. */
+/* EvolveGCN's bitcoin-alpha link-prediction sizes (-O: L 100, C 400; -H: L 50, C 100;
+ * every other kind takes -O's: L 100, C 400), K = 2, one-hot input, torch's RReLU bounds
+ * (used by -O, -H, wdgcn, gcn), seed 1. num_nodes and in_dim are left 0: set them. */
 dgnn_snapmodel_cfg dgnn_snapmodel_cfg_default(dgnn_snapmodel_kind kind);
 
 /* One snapshot of a window, as the model reads it. */
@@ -84,20 +113,25 @@ typedef struct {
 typedef struct dgnn_snapmodel dgnn_snapmodel;
 
 /* Declares and initialises the parameters (reference initialisation, from cfg->seed).
- * Errors: DGNN_EINVAL naming a bad size; DGNN_ENOMEM. */
+ * Errors: DGNN_EINVAL naming a bad size or an unknown kind; DGNN_ENOMEM. */
 int dgnn_snapmodel_init(dgnn_snapmodel **out, const dgnn_snapmodel_cfg *cfg, dgnn_err *err);
 void dgnn_snapmodel_free(dgnn_snapmodel *m);
 dgnn_params *dgnn_snapmodel_params(dgnn_snapmodel *m);
 const dgnn_snapmodel_cfg *dgnn_snapmodel_config(const dgnn_snapmodel *m);
-/* A short name: "evolvegcn-o" or "evolvegcn-h". */
+/* The canonical short name: "evolvegcn-o", "evolvegcn-h", "tgcn", "gcrn-gru", "wdgcn",
+ * "gcn" ("unknown" for a value outside the enum). */
 const char *dgnn_snapmodel_name(dgnn_snapmodel_kind kind);
+/* *out = the kind called name: a canonical name above, or "egcn-o" / "egcn-h". Returns 0,
+ * or DGNN_EINVAL (unknown name; *out unchanged; no message: the caller names the flag). */
+int dgnn_snapmodel_kind_parse(const char *name, dgnn_snapmodel_kind *out);
 
 /* ---- the window ---- */
 
 /* H (N, L) = the node embeddings after the last of the T snapshots win[0..T-1] (oldest
  * first). rng: training (RReLU draws its slopes from it, one u64 per RReLU call); NULL:
  * evaluation (fixed slope). Saves what dgnn_snapmodel_backward needs (win must stay
- * valid until then). Errors: DGNN_EINVAL (T < 1, a one-hot index out of range). */
+ * valid until then). Errors: DGNN_EINVAL (T < 1, a snapshot of another size, a missing
+ * input, a one-hot index out of range); DGNN_ENOMEM (gcn: the union graph's transpose). */
 int dgnn_snapmodel_forward(dgnn_snapmodel *m, float *H, const dgnn_snap_input *win, int64_t T, dgnn_rng *rng,
                            dgnn_err *err);
 /* Accumulates the parameter gradients of the last forward from dH (N, L). */

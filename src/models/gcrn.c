@@ -1,0 +1,190 @@
+/* gcrn.c: GCRN-GRU (Seo et al., "Structured Sequence Modeling with Graph Convolutional
+ * Recurrent Networks", model 2) over a window of snapshots, in the form of PyG-Temporal's
+ * GConvGRU (torch_geometric_temporal/nn/recurrent/gconv_gru.py): a GRU over node states in
+ * which every gate convolves both the node input and the previous state, with the
+ * Chebyshev filter replaced by the GCN filter A_hat (Kipf and Welling's first-order,
+ * renormalised form of ChebConv K = 2: with W_0 = -W_1 the filter I + D^-1/2 A D^-1/2
+ * becomes A_hat = D^-1/2 (A + I) D^-1/2). Why: the model reads A_hat only; a K = 2
+ * Chebyshev filter needs the self-loop-free scaled Laplacian, which A_hat does not give
+ * back for weighted snapshots.
+ *
+ * Per snapshot t (oldest first), with H_0 = 0 (GConvGRU's H = None -> zeros, so windows
+ * are independent):
+ *   Z  = sigmoid(A X Wx_z + bx_z + A H Wh_z + bh_z)
+ *   R  = sigmoid(A X Wx_r + bx_r + A H Wh_r + bh_r)
+ *   Ht = tanh(A X Wx_h + bx_h + A (H * R) Wh_h + bh_h)
+ *   H' = Z * H + (1 - Z) * Ht
+ * (A = A_hat_t, X = X_t). The output is H_T (N, L).
+ *
+ * Parameters, in declaration and initialisation order conv_x_z, conv_h_z, conv_x_r,
+ * conv_h_r, conv_x_h, conv_h_h (GConvGRU's): each W (in, L) in the "X W" layout (in = V for
+ * conv_x_*, L for conv_h_*), Glorot uniform as ChebConv's / GCNConv's weights, and b (L)
+ * zeros as theirs. Each convolution has its own bias as in the reference (the two of a
+ * gate only ever appear summed, so their gradients are equal).
+ *
+ * Weight gradients that sum over nodes go through snapm_gemm_tn_fixed (bits independent of
+ * the thread count). */
+#include "snapmodel_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dgnn/nn.h"
+
+typedef struct {
+    int iXW[3], iXb[3], iHW[3], iHb[3]; /* gates z, r, h */
+    int64_t Tcap;
+    float *Hs;              /* (Tcap, N, L) H_1..H_T */
+    float *Z, *R, *Ht, *HR; /* (Tcap, N, L) */
+    float *zero;            /* (N, L) H_0 */
+    float *tmp, *P, *dZp, *dRp, *dHtp, *dHR, *dHa, *dHb; /* (N, L) work */
+} gcrn_t;
+
+static const char *const gate_name = "zrh";
+
+static void gcrn_free_window(gcrn_t *s) {
+    free(s->Hs), free(s->Z), free(s->R), free(s->Ht), free(s->HR);
+    s->Hs = s->Z = s->R = s->Ht = s->HR = NULL;
+    s->Tcap = 0;
+}
+
+static void gcrn_free(dgnn_snapmodel *m) {
+    gcrn_t *s = m->impl;
+    if (!s) return;
+    gcrn_free_window(s);
+    void *ptrs[] = {s->zero, s->tmp, s->P, s->dZp, s->dRp, s->dHtp, s->dHR, s->dHa, s->dHb};
+    for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
+    free(s);
+    m->impl = NULL;
+}
+
+static void gcrn_declare(dgnn_snapmodel *m) {
+    gcrn_t *s = dgnn_xcalloc(1, sizeof *s);
+    m->impl = s;
+    const int64_t V = m->V, L = m->L;
+    char name[DGNN_PARAM_NAME_MAX];
+    for (int g = 0; g < 3; g++) {
+        snprintf(name, sizeof name, "gcrn.conv_x_%c.W", gate_name[g]);
+        s->iXW[g] = dgnn_params_add(&m->p, name, V, L);
+        snprintf(name, sizeof name, "gcrn.conv_x_%c.b", gate_name[g]);
+        s->iXb[g] = dgnn_params_add1(&m->p, name, L);
+        snprintf(name, sizeof name, "gcrn.conv_h_%c.W", gate_name[g]);
+        s->iHW[g] = dgnn_params_add(&m->p, name, L, L);
+        snprintf(name, sizeof name, "gcrn.conv_h_%c.b", gate_name[g]);
+        s->iHb[g] = dgnn_params_add1(&m->p, name, L);
+    }
+}
+
+static void gcrn_init_values(dgnn_snapmodel *m, dgnn_rng *rng) {
+    gcrn_t *s = m->impl;
+    const int64_t N = m->N, V = m->V, L = m->L;
+    for (int g = 0; g < 3; g++) { /* biases: zeros (the slab starts zeroed) */
+        snapm_init_glorot(dgnn_params_get(&m->p, s->iXW[g]), V * L, V, L, rng);
+        snapm_init_glorot(dgnn_params_get(&m->p, s->iHW[g]), L * L, L, L, rng);
+    }
+    const size_t NL = (size_t)(N * L) * sizeof(float);
+    s->zero = dgnn_xcalloc(1, NL);
+    float **bufs[] = {&s->tmp, &s->P, &s->dZp, &s->dRp, &s->dHtp, &s->dHR, &s->dHa, &s->dHb};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) *bufs[i] = dgnn_xmalloc(NL);
+}
+
+static void gcrn_ensure(dgnn_snapmodel *m, int64_t T) {
+    gcrn_t *s = m->impl;
+    if (T <= s->Tcap) return;
+    gcrn_free_window(s);
+    const size_t TNL = (size_t)(T * m->N * m->L) * sizeof(float);
+    s->Hs = dgnn_xmalloc(TNL);
+    s->Z = dgnn_xmalloc(TNL);
+    s->R = dgnn_xmalloc(TNL);
+    s->Ht = dgnn_xmalloc(TNL);
+    s->HR = dgnn_xmalloc(TNL);
+    s->Tcap = T;
+}
+
+static int gcrn_forward(dgnn_snapmodel *m, float *H, dgnn_rng *rng, dgnn_err *err) {
+    (void)rng, (void)err; /* no randomness; snapmodel.c has checked the window */
+    gcrn_t *s = m->impl;
+    const int64_t N = m->N, V = m->V, L = m->L, T = m->T, NL = N * L;
+    gcrn_ensure(m, T);
+    const float *XW[3], *Xb[3], *HW[3], *Hb[3];
+    for (int g = 0; g < 3; g++) {
+        XW[g] = dgnn_params_get(&m->p, s->iXW[g]), Xb[g] = dgnn_params_get(&m->p, s->iXb[g]);
+        HW[g] = dgnn_params_get(&m->p, s->iHW[g]), Hb[g] = dgnn_params_get(&m->p, s->iHb[g]);
+    }
+    for (int64_t t = 0; t < T; t++) {
+        const dgnn_snap_input *in = &m->win[t];
+        const float *Hp = t > 0 ? s->Hs + (t - 1) * NL : s->zero;
+        float *Z = s->Z + t * NL, *R = s->R + t * NL, *Ht = s->Ht + t * NL, *HR = s->HR + t * NL;
+        float *Hn = s->Hs + t * NL, *P = s->P;
+        /* the gates' pre-activations: input part, then += the state part */
+        snapm_in_gcn_forward(m, Z, s->tmp, in, XW[0], Xb[0], L);
+        snapm_h_gcn_forward(P, s->tmp, &in->A, Hp, HW[0], Hb[0], N, L, L);
+#pragma omp parallel for schedule(static) if (NL > 65536)
+        for (int64_t i = 0; i < NL; i++) Z[i] = dgnn_sigmoidf(Z[i] + P[i]);
+        snapm_in_gcn_forward(m, R, s->tmp, in, XW[1], Xb[1], L);
+        snapm_h_gcn_forward(P, s->tmp, &in->A, Hp, HW[1], Hb[1], N, L, L);
+#pragma omp parallel for schedule(static) if (NL > 65536)
+        for (int64_t i = 0; i < NL; i++) {
+            R[i] = dgnn_sigmoidf(R[i] + P[i]);
+            HR[i] = Hp[i] * R[i];
+        }
+        snapm_in_gcn_forward(m, Ht, s->tmp, in, XW[2], Xb[2], L);
+        snapm_h_gcn_forward(P, s->tmp, &in->A, HR, HW[2], Hb[2], N, L, L);
+#pragma omp parallel for schedule(static) if (NL > 65536)
+        for (int64_t i = 0; i < NL; i++) {
+            float h = tanhf(Ht[i] + P[i]);
+            Ht[i] = h;
+            Hn[i] = Z[i] * Hp[i] + (1.0f - Z[i]) * h;
+        }
+        m->flops += 3.0 * 2.0 * (double)NL * (double)L + (m->cfg.onehot ? 0.0 : 3.0 * 2.0 * (double)NL * (double)V);
+    }
+    memcpy(H, s->Hs + (T - 1) * NL, (size_t)NL * sizeof(float));
+    return DGNN_OK;
+}
+
+static void gcrn_backward(dgnn_snapmodel *m, const float *dH) {
+    gcrn_t *s = m->impl;
+    const int64_t N = m->N, V = m->V, L = m->L, T = m->T, NL = N * L;
+    const float *HW[3];
+    float *dXW[3], *dXb[3], *dHW[3], *dHb[3];
+    for (int g = 0; g < 3; g++) {
+        HW[g] = dgnn_params_get(&m->p, s->iHW[g]);
+        dXW[g] = dgnn_params_grad(&m->p, s->iXW[g]), dXb[g] = dgnn_params_grad(&m->p, s->iXb[g]);
+        dHW[g] = dgnn_params_grad(&m->p, s->iHW[g]), dHb[g] = dgnn_params_grad(&m->p, s->iHb[g]);
+    }
+    float *dHn = s->dHa, *dHp = s->dHb; /* dL/dH_t, dL/dH_{t-1} */
+    memcpy(dHn, dH, (size_t)NL * sizeof(float));
+    for (int64_t t = T - 1; t >= 0; t--) {
+        const dgnn_snap_input *in = &m->win[t];
+        const dgnn_csr *At = snapm_At(in);
+        const float *Hp = t > 0 ? s->Hs + (t - 1) * NL : s->zero;
+        const float *Z = s->Z + t * NL, *R = s->R + t * NL, *Ht = s->Ht + t * NL, *HR = s->HR + t * NL;
+#pragma omp parallel for schedule(static) if (NL > 65536)
+        for (int64_t i = 0; i < NL; i++) {
+            float d = dHn[i], z = Z[i], h = Ht[i];
+            s->dZp[i] = d * (Hp[i] - h) * z * (1.0f - z);
+            s->dHtp[i] = d * (1.0f - z) * (1.0f - h * h);
+            dHp[i] = d * z;
+            s->dHR[i] = 0.0f;
+        }
+        /* candidate: A X Wx_h + A (H R) Wh_h */
+        snapm_h_gcn_backward(s->dHR, dHW[2], dHb[2], s->tmp, At, HR, HW[2], s->dHtp, N, L, L);
+        snapm_in_gcn_backward(m, dXW[2], dXb[2], s->tmp, in, s->dHtp, L);
+#pragma omp parallel for schedule(static) if (NL > 65536)
+        for (int64_t i = 0; i < NL; i++) {
+            float r = R[i];
+            dHp[i] += s->dHR[i] * r;
+            s->dRp[i] = s->dHR[i] * Hp[i] * r * (1.0f - r);
+        }
+        snapm_h_gcn_backward(dHp, dHW[1], dHb[1], s->tmp, At, Hp, HW[1], s->dRp, N, L, L);
+        snapm_in_gcn_backward(m, dXW[1], dXb[1], s->tmp, in, s->dRp, L);
+        snapm_h_gcn_backward(dHp, dHW[0], dHb[0], s->tmp, At, Hp, HW[0], s->dZp, N, L, L);
+        snapm_in_gcn_backward(m, dXW[0], dXb[0], s->tmp, in, s->dZp, L);
+        m->flops += 3.0 * 4.0 * (double)NL * (double)L + (m->cfg.onehot ? 0.0 : 3.0 * 2.0 * (double)NL * (double)V);
+        float *sw = dHn;
+        dHn = dHp, dHp = sw;
+    }
+}
+
+const snapm_ops snapm_gcrn_ops = {gcrn_declare, gcrn_init_values, gcrn_forward, gcrn_backward, gcrn_free};

@@ -1,0 +1,163 @@
+/* static_gcn.c: the static baseline "gcn": a 2-layer GCN that ignores time, run on the
+ * union graph of the window's snapshots. The layers are the EvolveGCN reference code's
+ * static GCN (models.py Sp_GCN: no bias, RReLU, weights (in, out) with utils.reset_param's
+ * U(+-1/sqrt(out))); the reference runs it on the window's last snapshot only, this one on
+ * every edge the window has seen, which is the baseline a dynamic model has to beat:
+ *   A_u = D^-1/2 (B + I) D^-1/2,  B_uv = 1 if (u, v), u != v, is an entry of any A_hat_t of
+ *                                 the window (weights and time dropped), D = row sums of B + I
+ *   H1 = RReLU(A_u X_T W1),  H = RReLU(A_u H1 W2)      W1 (V, L), W2 (L, L)
+ * X_T is the node input of the window's last snapshot (one-hot degree or features). For
+ * symmetric snapshots (every At NULL) A_u is symmetric; otherwise D is the out-degree, as
+ * snapshot.c's A_hat, and the backward uses A_u's transpose.
+ *
+ * The union is rebuilt at every forward, O(sum of the window's nnz) plus sorting each
+ * row's columns, serially (deterministic and small beside the products). */
+#include "snapmodel_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dgnn/nn.h"
+
+typedef struct {
+    int iW1, iW2;
+    /* the union graph of the last forward */
+    int64_t *rowptr;        /* (N+1) */
+    int32_t *col;           /* (ccap) */
+    float *val;             /* (ccap) */
+    int64_t ccap;
+    int32_t *mark;          /* (N) last row that listed a column */
+    dgnn_csr Au, AuT;       /* AuT owns its arrays when the union is not symmetric */
+    int sym;
+    float *H1, *sl1, *sl2;  /* (N, L) */
+    float *tmp, *dP, *dH1;  /* (N, L) */
+} sgcn_t;
+
+static void sgcn_free(dgnn_snapmodel *m) {
+    sgcn_t *s = m->impl;
+    if (!s) return;
+    if (!s->sym) dgnn_csr_free(&s->AuT);
+    void *ptrs[] = {s->rowptr, s->col, s->val, s->mark, s->H1, s->sl1, s->sl2, s->tmp, s->dP, s->dH1};
+    for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
+    free(s);
+    m->impl = NULL;
+}
+
+static void sgcn_declare(dgnn_snapmodel *m) {
+    sgcn_t *s = dgnn_xcalloc(1, sizeof *s);
+    m->impl = s;
+    s->iW1 = dgnn_params_add(&m->p, "gcn.W1", m->V, m->L);
+    s->iW2 = dgnn_params_add(&m->p, "gcn.W2", m->L, m->L);
+    s->sym = 1;
+}
+
+static void sgcn_init_values(dgnn_snapmodel *m, dgnn_rng *rng) {
+    sgcn_t *s = m->impl;
+    const int64_t N = m->N, V = m->V, L = m->L;
+    float b = (float)(1.0 / sqrt((double)L));
+    dgnn_init_uniform(dgnn_params_get(&m->p, s->iW1), V * L, -b, b, rng);
+    dgnn_init_uniform(dgnn_params_get(&m->p, s->iW2), L * L, -b, b, rng);
+    s->rowptr = dgnn_xmalloc((size_t)(N + 1) * sizeof(int64_t));
+    s->mark = dgnn_xmalloc((size_t)N * sizeof(int32_t));
+    const size_t NL = (size_t)(N * L) * sizeof(float);
+    float **bufs[] = {&s->H1, &s->sl1, &s->sl2, &s->tmp, &s->dP, &s->dH1};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) *bufs[i] = dgnn_xmalloc(NL);
+}
+
+static int cmp_i32(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* s->Au (and s->AuT) = the normalised union graph of the window m->win[0..T-1]. */
+static int build_union(dgnn_snapmodel *m, dgnn_err *err) {
+    sgcn_t *s = m->impl;
+    const int64_t N = m->N, T = m->T;
+    const dgnn_snap_input *win = m->win;
+    int64_t bound = N;
+    int sym = 1;
+    for (int64_t t = 0; t < T; t++) bound += win[t].A.nnz, sym &= win[t].At == NULL;
+    if (bound > s->ccap) {
+        free(s->col), free(s->val);
+        s->ccap = bound;
+        s->col = dgnn_xmalloc((size_t)bound * sizeof(int32_t));
+        s->val = dgnn_xmalloc((size_t)bound * sizeof(float));
+    }
+    for (int64_t u = 0; u < N; u++) s->mark[u] = -1;
+    int64_t nnz = 0;
+    for (int64_t u = 0; u < N; u++) {
+        s->rowptr[u] = nnz;
+        s->col[nnz++] = (int32_t)u, s->mark[u] = (int32_t)u; /* + I */
+        for (int64_t t = 0; t < T; t++) {
+            const dgnn_csr *A = &win[t].A;
+            for (int64_t e = A->rowptr[u]; e < A->rowptr[u + 1]; e++) {
+                int32_t v = A->col[e];
+                if (s->mark[v] == (int32_t)u || A->val[e] == 0.0f) continue;
+                s->mark[v] = (int32_t)u;
+                s->col[nnz++] = v;
+            }
+        }
+        qsort(s->col + s->rowptr[u], (size_t)(nnz - s->rowptr[u]), sizeof(int32_t), cmp_i32);
+    }
+    s->rowptr[N] = nnz;
+    /* D^-1/2 (B + I) D^-1/2, D = the row counts (self loop included) */
+    for (int64_t u = 0; u < N; u++) {
+        double du = (double)(s->rowptr[u + 1] - s->rowptr[u]);
+        for (int64_t e = s->rowptr[u]; e < s->rowptr[u + 1]; e++) {
+            int32_t v = s->col[e];
+            double dv = (double)(s->rowptr[v + 1] - s->rowptr[v]);
+            s->val[e] = (float)(1.0 / sqrt(du * dv));
+        }
+    }
+    s->Au = dgnn_csr_view(s->rowptr, s->col, s->val, N, N);
+    if (!s->sym) dgnn_csr_free(&s->AuT);
+    memset(&s->AuT, 0, sizeof s->AuT);
+    s->sym = sym;
+    if (sym) {
+        s->AuT = s->Au;
+        return DGNN_OK;
+    }
+    int rc = dgnn_csr_transpose(&s->AuT, &s->Au, err);
+    if (rc) s->sym = 1, s->AuT = s->Au; /* nothing owned; the forward fails */
+    return rc;
+}
+
+/* the window's last snapshot's input over the union graph */
+static dgnn_snap_input union_input(const dgnn_snapmodel *m) {
+    const sgcn_t *s = m->impl;
+    dgnn_snap_input in = m->win[m->T - 1];
+    in.A = s->Au;
+    in.At = &s->AuT;
+    return in;
+}
+
+static int sgcn_forward(dgnn_snapmodel *m, float *H, dgnn_rng *rng, dgnn_err *err) {
+    sgcn_t *s = m->impl;
+    const int64_t N = m->N, V = m->V, L = m->L, NL = N * L;
+    int rc = build_union(m, err);
+    if (rc) return rc;
+    dgnn_snap_input in = union_input(m);
+    snapm_in_gcn_forward(m, s->H1, s->tmp, &in, dgnn_params_get(&m->p, s->iW1), NULL, L);
+    dgnn_rrelu_forward(s->H1, s->sl1, s->H1, NL, m->cfg.rrelu_lower, m->cfg.rrelu_upper, rng != NULL, rng);
+    snapm_h_gcn_forward(H, s->tmp, &s->Au, s->H1, dgnn_params_get(&m->p, s->iW2), NULL, N, L, L);
+    dgnn_rrelu_forward(H, s->sl2, H, NL, m->cfg.rrelu_lower, m->cfg.rrelu_upper, rng != NULL, rng);
+    m->flops = 2.0 * (double)NL * (double)L + (m->cfg.onehot ? 0.0 : 2.0 * (double)NL * (double)V);
+    return DGNN_OK;
+}
+
+static void sgcn_backward(dgnn_snapmodel *m, const float *dH) {
+    sgcn_t *s = m->impl;
+    const int64_t N = m->N, V = m->V, L = m->L, NL = N * L;
+#pragma omp parallel for schedule(static) if (NL > 65536)
+    for (int64_t i = 0; i < NL; i++) s->dP[i] = dH[i] * s->sl2[i], s->dH1[i] = 0.0f;
+    snapm_h_gcn_backward(s->dH1, dgnn_params_grad(&m->p, s->iW2), NULL, s->tmp, &s->AuT, s->H1,
+                         dgnn_params_get(&m->p, s->iW2), s->dP, N, L, L);
+#pragma omp parallel for schedule(static) if (NL > 65536)
+    for (int64_t i = 0; i < NL; i++) s->dH1[i] *= s->sl1[i];
+    dgnn_snap_input in = union_input(m);
+    snapm_in_gcn_backward(m, dgnn_params_grad(&m->p, s->iW1), NULL, s->tmp, &in, s->dH1, L);
+    m->flops += 4.0 * (double)NL * (double)L + (m->cfg.onehot ? 0.0 : 2.0 * (double)NL * (double)V);
+}
+
+const snapm_ops snapm_gcn_ops = {sgcn_declare, sgcn_init_values, sgcn_forward, sgcn_backward, sgcn_free};

@@ -1,0 +1,208 @@
+/* tgcn.c: T-GCN (Zhao et al., "T-GCN: A Temporal Graph Convolutional Network for Traffic
+ * Prediction") over a window of snapshots, as PyG-Temporal's TGCN cell
+ * (torch_geometric_temporal/nn/recurrent/temporalgcn.py): a GRU over node states whose
+ * gates read a GCN of the snapshot's node input concatenated with the previous state.
+ *
+ * Per snapshot t (oldest first), with H_0 = 0 (the reference's H = None -> zeros, so
+ * every window starts from the same state and windows are independent):
+ *   G_g = A_hat_t X_t Wc_g + bc_g                       g = z, r, h  (GCNConv(V -> L))
+ *   Z   = sigmoid([G_z, H] Wl_z^T + bl_z)               (Linear(2L -> L) on the concatenation)
+ *   R   = sigmoid([G_r, H] Wl_r^T + bl_r)
+ *   Ht  = tanh([G_h, H * R] Wl_h^T + bl_h)
+ *   H'  = Z * H + (1 - Z) * Ht
+ * The output is H_T (N, L).
+ *
+ * Parameters, in declaration (and initialisation) order per gate z, r, h: conv_g.W (V, L)
+ * in the "X W" layout (the one-hot path gathers its rows), Glorot uniform as GCNConv;
+ * conv_g.b (L) zeros as GCNConv; lin_g.W (L, 2L) torch layout, lin_g.b (L), torch.nn.Linear's
+ * default U(+-1/sqrt(2L)).
+ *
+ * The backward walks t = T..1 carrying dL/dH_t; every weight gradient that sums over nodes
+ * goes through snapm_gemm_tn_fixed, so the bits do not depend on the thread count. */
+#include "snapmodel_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dgnn/nn.h"
+
+typedef struct {
+    int iCW[3], iCb[3], iLW[3], iLb[3]; /* gates z, r, h */
+    int64_t Tcap;
+    float *Hs;                /* (Tcap, N, L) H_1..H_T */
+    float *G;                 /* (Tcap, 3, N, L) the gates' GCN outputs G_z, G_r, G_h */
+    float *Z, *R, *Ht, *HR;   /* (Tcap, N, L) gates, candidate, H_{t-1} * R */
+    float *zero;              /* (N, L) H_0 */
+    float *tmp, *dZp, *dRp, *dHtp, *dG, *dHR, *dHa, *dHb; /* (N, L) work */
+} tgcn_t;
+
+static const char *const gate_name = "zrh";
+
+static void tgcn_free_window(tgcn_t *s) {
+    free(s->Hs), free(s->G), free(s->Z), free(s->R), free(s->Ht), free(s->HR);
+    s->Hs = s->G = s->Z = s->R = s->Ht = s->HR = NULL;
+    s->Tcap = 0;
+}
+
+static void tgcn_free(dgnn_snapmodel *m) {
+    tgcn_t *s = m->impl;
+    if (!s) return;
+    tgcn_free_window(s);
+    void *ptrs[] = {s->zero, s->tmp, s->dZp, s->dRp, s->dHtp, s->dG, s->dHR, s->dHa, s->dHb};
+    for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
+    free(s);
+    m->impl = NULL;
+}
+
+static void tgcn_declare(dgnn_snapmodel *m) {
+    tgcn_t *s = dgnn_xcalloc(1, sizeof *s);
+    m->impl = s;
+    const int64_t V = m->V, L = m->L;
+    char name[DGNN_PARAM_NAME_MAX];
+    for (int g = 0; g < 3; g++) {
+        snprintf(name, sizeof name, "tgcn.conv_%c.W", gate_name[g]);
+        s->iCW[g] = dgnn_params_add(&m->p, name, V, L);
+        snprintf(name, sizeof name, "tgcn.conv_%c.b", gate_name[g]);
+        s->iCb[g] = dgnn_params_add1(&m->p, name, L);
+        snprintf(name, sizeof name, "tgcn.lin_%c.W", gate_name[g]);
+        s->iLW[g] = dgnn_params_add(&m->p, name, L, 2 * L);
+        snprintf(name, sizeof name, "tgcn.lin_%c.b", gate_name[g]);
+        s->iLb[g] = dgnn_params_add1(&m->p, name, L);
+    }
+}
+
+static void tgcn_init_values(dgnn_snapmodel *m, dgnn_rng *rng) {
+    tgcn_t *s = m->impl;
+    const int64_t N = m->N, V = m->V, L = m->L;
+    for (int g = 0; g < 3; g++) { /* the reference builds conv_g then linear_g, gate by gate */
+        snapm_init_glorot(dgnn_params_get(&m->p, s->iCW[g]), V * L, V, L, rng);
+        /* conv_g.b: zeros (the slab starts zeroed) */
+        dgnn_linear_init(dgnn_params_get(&m->p, s->iLW[g]), dgnn_params_get(&m->p, s->iLb[g]), 2 * L, L, rng);
+    }
+    const size_t NL = (size_t)(N * L) * sizeof(float);
+    s->zero = dgnn_xcalloc(1, NL);
+    float **bufs[] = {&s->tmp, &s->dZp, &s->dRp, &s->dHtp, &s->dG, &s->dHR, &s->dHa, &s->dHb};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) *bufs[i] = dgnn_xmalloc(NL);
+}
+
+static void tgcn_ensure(dgnn_snapmodel *m, int64_t T) {
+    tgcn_t *s = m->impl;
+    if (T <= s->Tcap) return;
+    tgcn_free_window(s);
+    const size_t TNL = (size_t)(T * m->N * m->L) * sizeof(float);
+    s->Hs = dgnn_xmalloc(TNL);
+    s->G = dgnn_xmalloc(3 * TNL);
+    s->Z = dgnn_xmalloc(TNL);
+    s->R = dgnn_xmalloc(TNL);
+    s->Ht = dgnn_xmalloc(TNL);
+    s->HR = dgnn_xmalloc(TNL);
+    s->Tcap = T;
+}
+
+/* out (N, L) = [A, B] W^T + b = A Wa^T + B Wb^T + b, W (L, 2L) = [Wa | Wb] */
+static void lin2_forward(float *out, const float *A, const float *B, const float *W, const float *b, int64_t N,
+                         int64_t L) {
+    snapm_gemm_rows(1, N, L, L, A, L, W, 2 * L, 0.0f, out, L);
+    snapm_gemm_rows(1, N, L, L, B, L, W + L, 2 * L, 1.0f, out, L);
+#pragma omp parallel for schedule(static) if (N * L > 65536)
+    for (int64_t i = 0; i < N; i++)
+        for (int64_t o = 0; o < L; o++) out[i * L + o] += b[o];
+}
+
+/* dA (N, L) = dout Wa (overwritten), dB (N, L) += dout Wb, dW (L, 2L) += dout^T [A, B],
+ * db (L) += column sums of dout */
+static void lin2_backward(float *dA, float *dB, float *dW, float *db, const float *dout, const float *A,
+                          const float *B, const float *W, int64_t N, int64_t L) {
+    snapm_gemm_rows(0, N, L, L, dout, L, W, 2 * L, 0.0f, dA, L);
+    snapm_gemm_rows(0, N, L, L, dout, L, W + L, 2 * L, 1.0f, dB, L);
+    snapm_gemm_tn_fixed(dW, 2 * L, dout, A, N, L, L);
+    snapm_gemm_tn_fixed(dW + L, 2 * L, dout, B, N, L, L);
+    snapm_colsum(db, dout, N, L);
+}
+
+static int tgcn_forward(dgnn_snapmodel *m, float *H, dgnn_rng *rng, dgnn_err *err) {
+    (void)rng, (void)err; /* no randomness; snapmodel.c has checked the window */
+    tgcn_t *s = m->impl;
+    const int64_t N = m->N, V = m->V, L = m->L, T = m->T, NL = N * L;
+    tgcn_ensure(m, T);
+    const float *CW[3], *Cb[3], *LW[3], *Lb[3];
+    for (int g = 0; g < 3; g++) {
+        CW[g] = dgnn_params_get(&m->p, s->iCW[g]), Cb[g] = dgnn_params_get(&m->p, s->iCb[g]);
+        LW[g] = dgnn_params_get(&m->p, s->iLW[g]), Lb[g] = dgnn_params_get(&m->p, s->iLb[g]);
+    }
+    for (int64_t t = 0; t < T; t++) {
+        const dgnn_snap_input *in = &m->win[t];
+        const float *Hp = t > 0 ? s->Hs + (t - 1) * NL : s->zero;
+        float *G = s->G + t * 3 * NL, *Z = s->Z + t * NL, *R = s->R + t * NL, *Ht = s->Ht + t * NL;
+        float *HR = s->HR + t * NL, *Hn = s->Hs + t * NL;
+        for (int g = 0; g < 3; g++) snapm_in_gcn_forward(m, G + g * NL, s->tmp, in, CW[g], Cb[g], L);
+        lin2_forward(Z, G, Hp, LW[0], Lb[0], N, L);
+        lin2_forward(R, G + NL, Hp, LW[1], Lb[1], N, L);
+#pragma omp parallel for schedule(static) if (NL > 65536)
+        for (int64_t i = 0; i < NL; i++) {
+            Z[i] = dgnn_sigmoidf(Z[i]);
+            R[i] = dgnn_sigmoidf(R[i]);
+            HR[i] = Hp[i] * R[i];
+        }
+        lin2_forward(Ht, G + 2 * NL, HR, LW[2], Lb[2], N, L);
+#pragma omp parallel for schedule(static) if (NL > 65536)
+        for (int64_t i = 0; i < NL; i++) {
+            float h = tanhf(Ht[i]);
+            Ht[i] = h;
+            Hn[i] = Z[i] * Hp[i] + (1.0f - Z[i]) * h;
+        }
+        m->flops += 3.0 * 4.0 * (double)NL * (double)L + (m->cfg.onehot ? 0.0 : 3.0 * 2.0 * (double)NL * (double)V);
+    }
+    memcpy(H, s->Hs + (T - 1) * NL, (size_t)NL * sizeof(float));
+    return DGNN_OK;
+}
+
+static void tgcn_backward(dgnn_snapmodel *m, const float *dH) {
+    tgcn_t *s = m->impl;
+    const int64_t N = m->N, V = m->V, L = m->L, T = m->T, NL = N * L;
+    const float *LW[3];
+    float *dCW[3], *dCb[3], *dLW[3], *dLb[3];
+    for (int g = 0; g < 3; g++) {
+        LW[g] = dgnn_params_get(&m->p, s->iLW[g]);
+        dCW[g] = dgnn_params_grad(&m->p, s->iCW[g]), dCb[g] = dgnn_params_grad(&m->p, s->iCb[g]);
+        dLW[g] = dgnn_params_grad(&m->p, s->iLW[g]), dLb[g] = dgnn_params_grad(&m->p, s->iLb[g]);
+    }
+    float *dHn = s->dHa, *dHp = s->dHb; /* dL/dH_t, dL/dH_{t-1} */
+    memcpy(dHn, dH, (size_t)NL * sizeof(float));
+    for (int64_t t = T - 1; t >= 0; t--) {
+        const dgnn_snap_input *in = &m->win[t];
+        const float *Hp = t > 0 ? s->Hs + (t - 1) * NL : s->zero;
+        const float *G = s->G + t * 3 * NL, *Z = s->Z + t * NL, *R = s->R + t * NL, *Ht = s->Ht + t * NL;
+        const float *HR = s->HR + t * NL;
+        /* H' = Z H + (1 - Z) Ht */
+#pragma omp parallel for schedule(static) if (NL > 65536)
+        for (int64_t i = 0; i < NL; i++) {
+            float d = dHn[i], z = Z[i], h = Ht[i];
+            s->dZp[i] = d * (Hp[i] - h) * z * (1.0f - z);
+            s->dHtp[i] = d * (1.0f - z) * (1.0f - h * h);
+            dHp[i] = d * z;
+            s->dHR[i] = 0.0f;
+        }
+        /* candidate: [G_h, H R] */
+        lin2_backward(s->dG, s->dHR, dLW[2], dLb[2], s->dHtp, G + 2 * NL, HR, LW[2], N, L);
+        snapm_in_gcn_backward(m, dCW[2], dCb[2], s->tmp, in, s->dG, L);
+#pragma omp parallel for schedule(static) if (NL > 65536)
+        for (int64_t i = 0; i < NL; i++) {
+            float r = R[i];
+            dHp[i] += s->dHR[i] * r;
+            s->dRp[i] = s->dHR[i] * Hp[i] * r * (1.0f - r);
+        }
+        /* reset and update gates: [G_g, H] */
+        lin2_backward(s->dG, dHp, dLW[1], dLb[1], s->dRp, G + NL, Hp, LW[1], N, L);
+        snapm_in_gcn_backward(m, dCW[1], dCb[1], s->tmp, in, s->dG, L);
+        lin2_backward(s->dG, dHp, dLW[0], dLb[0], s->dZp, G, Hp, LW[0], N, L);
+        snapm_in_gcn_backward(m, dCW[0], dCb[0], s->tmp, in, s->dG, L);
+        m->flops += 3.0 * 8.0 * (double)NL * (double)L + (m->cfg.onehot ? 0.0 : 3.0 * 2.0 * (double)NL * (double)V);
+        float *sw = dHn;
+        dHn = dHp, dHp = sw;
+    }
+    /* dHn now holds dL/dH_0: H_0 is the constant zero state, nothing to add */
+}
+
+const snapm_ops snapm_tgcn_ops = {tgcn_declare, tgcn_init_values, tgcn_forward, tgcn_backward, tgcn_free};

@@ -1,0 +1,210 @@
+/* wdgcn.c: WD-GCN (Manessi et al., "Dynamic graph convolutional networks", the waterfall
+ * dynamic GCN) over a window of snapshots: one 2-layer GCN, shared by every snapshot, then
+ * one LSTM, shared by every node, over each node's sequence of GCN outputs. Built as the
+ * EvolveGCN reference code's version of it (models.py Sp_GCN_LSTM_A, its "GCN-LSTM"
+ * baseline), so that it runs on the same protocol as EvolveGCN:
+ *   E1_t = RReLU(A_hat_t X_t W1)          W1 (V, L)   (Sp_GCN: no bias)
+ *   E2_t = RReLU(A_hat_t E1_t W2)         W2 (L, L)
+ *   (h_t, c_t) = LSTM(E2_t, (h_{t-1}, c_{t-1}))   per node, torch.nn.LSTM (one layer, width L)
+ * with h_0 = c_0 = 0 (nn.LSTM's initial state for None, so windows are independent), and
+ * the output h_T (N, L) (out[-1]).
+ *
+ * Parameters, in declaration and initialisation order: wdgcn.W1 (V, L), wdgcn.W2 (L, L) in
+ * the "X W" layout, U(+-1/sqrt(L)) (utils.reset_param: 1/sqrt of the column count); then
+ * wdgcn.lstm.W_ih (4L, L), W_hh (4L, L), b_ih, b_hh (4L), torch's LSTM layout and init
+ * (U(+-1/sqrt(L)), nn_graph.h's dgnn_lstm_init). Sizes: layer_2_feats and lstm_l2_feats
+ * "same as l1" in the reference configs, so every width is L.
+ *
+ * RReLU draws its training slopes from the forward's rng, one draw per call, layer 1 then
+ * layer 2 at each snapshot. The LSTM step is written out here (nn_graph.h's formulas) rather
+ * than called, so that its products run as snapm_gemm_rows / snapm_gemm_tn_fixed blocks:
+ * the bits do not depend on the thread count. */
+#include "snapmodel_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dgnn/nn.h"
+
+typedef struct {
+    int iW1, iW2, iWih, iWhh, ibih, ibhh;
+    int64_t Tcap;
+    float *E1, *sl1, *E2, *sl2; /* (Tcap, N, L) GCN outputs and RReLU slopes */
+    float *ls;                  /* (Tcap, N, 5L) LSTM saved: activated gates, tanh(c') */
+    float *h, *c;               /* (Tcap, N, L) h_1..h_T, c_1..c_T */
+    float *zero;                /* (N, L) h_0 = c_0 */
+    float *scratch, *da;        /* (N, 4L) */
+    float *tmp, *dE, *dE1, *dha, *dhb, *dca, *dcb; /* (N, L) */
+} wdgcn_t;
+
+static void wd_free_window(wdgcn_t *s) {
+    free(s->E1), free(s->sl1), free(s->E2), free(s->sl2), free(s->ls), free(s->h), free(s->c);
+    s->E1 = s->sl1 = s->E2 = s->sl2 = s->ls = s->h = s->c = NULL;
+    s->Tcap = 0;
+}
+
+static void wd_free(dgnn_snapmodel *m) {
+    wdgcn_t *s = m->impl;
+    if (!s) return;
+    wd_free_window(s);
+    void *ptrs[] = {s->zero, s->scratch, s->da, s->tmp, s->dE, s->dE1, s->dha, s->dhb, s->dca, s->dcb};
+    for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
+    free(s);
+    m->impl = NULL;
+}
+
+static void wd_declare(dgnn_snapmodel *m) {
+    wdgcn_t *s = dgnn_xcalloc(1, sizeof *s);
+    m->impl = s;
+    const int64_t V = m->V, L = m->L;
+    s->iW1 = dgnn_params_add(&m->p, "wdgcn.W1", V, L);
+    s->iW2 = dgnn_params_add(&m->p, "wdgcn.W2", L, L);
+    s->iWih = dgnn_params_add(&m->p, "wdgcn.lstm.W_ih", 4 * L, L);
+    s->iWhh = dgnn_params_add(&m->p, "wdgcn.lstm.W_hh", 4 * L, L);
+    s->ibih = dgnn_params_add1(&m->p, "wdgcn.lstm.b_ih", 4 * L);
+    s->ibhh = dgnn_params_add1(&m->p, "wdgcn.lstm.b_hh", 4 * L);
+}
+
+static void wd_init_values(dgnn_snapmodel *m, dgnn_rng *rng) {
+    wdgcn_t *s = m->impl;
+    const int64_t N = m->N, V = m->V, L = m->L;
+    float b = (float)(1.0 / sqrt((double)L));
+    dgnn_init_uniform(dgnn_params_get(&m->p, s->iW1), V * L, -b, b, rng);
+    dgnn_init_uniform(dgnn_params_get(&m->p, s->iW2), L * L, -b, b, rng);
+    dgnn_lstm_init(dgnn_params_get(&m->p, s->iWih), dgnn_params_get(&m->p, s->iWhh), dgnn_params_get(&m->p, s->ibih),
+                   dgnn_params_get(&m->p, s->ibhh), L, L, rng);
+    const size_t NL = (size_t)(N * L) * sizeof(float);
+    s->zero = dgnn_xcalloc(1, NL);
+    s->scratch = dgnn_xmalloc(4 * NL);
+    s->da = dgnn_xmalloc(4 * NL);
+    float **bufs[] = {&s->tmp, &s->dE, &s->dE1, &s->dha, &s->dhb, &s->dca, &s->dcb};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) *bufs[i] = dgnn_xmalloc(NL);
+}
+
+static void wd_ensure(dgnn_snapmodel *m, int64_t T) {
+    wdgcn_t *s = m->impl;
+    if (T <= s->Tcap) return;
+    wd_free_window(s);
+    const size_t TNL = (size_t)(T * m->N * m->L) * sizeof(float);
+    float **bufs[] = {&s->E1, &s->sl1, &s->E2, &s->sl2, &s->h, &s->c};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) *bufs[i] = dgnn_xmalloc(TNL);
+    s->ls = dgnn_xmalloc(5 * TNL);
+    s->Tcap = T;
+}
+
+/* One LSTM step over the N nodes, as nn_graph.h's dgnn_lstm_forward (same formulas, same
+ * saved layout: activated gates (N, 4L) then tanh(c') (N, L)) with the two projections
+ * as fixed-block products. */
+static void lstm_step_forward(dgnn_snapmodel *m, float *hout, float *cout, float *saved, const float *x,
+                              const float *h, const float *c) {
+    wdgcn_t *s = m->impl;
+    const int64_t N = m->N, L = m->L, G = 4 * L;
+    const float *Wih = dgnn_params_get(&m->p, s->iWih), *Whh = dgnn_params_get(&m->p, s->iWhh);
+    const float *bih = dgnn_params_get(&m->p, s->ibih), *bhh = dgnn_params_get(&m->p, s->ibhh);
+    float *gates = saved, *tcn = saved + N * G, *ah = s->scratch;
+    snapm_gemm_rows(1, N, G, L, x, L, Wih, L, 0.0f, gates, G);
+    snapm_gemm_rows(1, N, G, L, h, L, Whh, L, 0.0f, ah, G);
+#pragma omp parallel for schedule(static) if (N * L > 16384)
+    for (int64_t b = 0; b < N; b++) {
+        float *gi = gates + b * G, *gf = gi + L, *gg = gi + 2 * L, *go = gi + 3 * L;
+        const float *a = ah + b * G, *cb = c + b * L;
+        for (int64_t k = 0; k < L; k++) {
+            float i = dgnn_sigmoidf(gi[k] + bih[k] + a[k] + bhh[k]);
+            float f = dgnn_sigmoidf(gf[k] + bih[L + k] + a[L + k] + bhh[L + k]);
+            float g = tanhf(gg[k] + bih[2 * L + k] + a[2 * L + k] + bhh[2 * L + k]);
+            float o = dgnn_sigmoidf(go[k] + bih[3 * L + k] + a[3 * L + k] + bhh[3 * L + k]);
+            float cn = f * cb[k] + i * g, t = tanhf(cn);
+            gi[k] = i, gf[k] = f, gg[k] = g, go[k] = o;
+            tcn[b * L + k] = t;
+            cout[b * L + k] = cn;
+            hout[b * L + k] = o * t;
+        }
+    }
+}
+
+static int wd_forward(dgnn_snapmodel *m, float *H, dgnn_rng *rng, dgnn_err *err) {
+    (void)err; /* snapmodel.c has checked the window */
+    wdgcn_t *s = m->impl;
+    const int64_t N = m->N, V = m->V, L = m->L, T = m->T, NL = N * L;
+    const float lo = m->cfg.rrelu_lower, hi = m->cfg.rrelu_upper;
+    wd_ensure(m, T);
+    const float *W1 = dgnn_params_get(&m->p, s->iW1), *W2 = dgnn_params_get(&m->p, s->iW2);
+    for (int64_t t = 0; t < T; t++) {
+        const dgnn_snap_input *in = &m->win[t];
+        float *E1 = s->E1 + t * NL, *E2 = s->E2 + t * NL;
+        snapm_in_gcn_forward(m, E1, s->tmp, in, W1, NULL, L);
+        dgnn_rrelu_forward(E1, s->sl1 + t * NL, E1, NL, lo, hi, rng != NULL, rng);
+        snapm_h_gcn_forward(E2, s->tmp, &in->A, E1, W2, NULL, N, L, L);
+        dgnn_rrelu_forward(E2, s->sl2 + t * NL, E2, NL, lo, hi, rng != NULL, rng);
+        const float *hp = t > 0 ? s->h + (t - 1) * NL : s->zero, *cp = t > 0 ? s->c + (t - 1) * NL : s->zero;
+        lstm_step_forward(m, s->h + t * NL, s->c + t * NL, s->ls + t * 5 * NL, E2, hp, cp);
+        m->flops += 2.0 * (double)NL * (double)L * 9.0 + (m->cfg.onehot ? 0.0 : 2.0 * (double)NL * (double)V);
+    }
+    memcpy(H, s->h + (T - 1) * NL, (size_t)NL * sizeof(float));
+    return DGNN_OK;
+}
+
+/* The LSTM step's backward (the formulas of nn_graph.h's dgnn_lstm_backward): dx (N, L)
+ * and dh (N, L) overwritten, dc (N, L) overwritten with dL/dc_{t-1}; weights +=. */
+static void lstm_step_backward(dgnn_snapmodel *m, float *dx, float *dh, float *dc, const float *dhout,
+                               const float *dcout, const float *saved, const float *x, const float *h, const float *c) {
+    wdgcn_t *s = m->impl;
+    const int64_t N = m->N, L = m->L, G = 4 * L;
+    const float *gates = saved, *tcn = saved + N * G;
+    float *da = s->da;
+#pragma omp parallel for schedule(static) if (N * L > 16384)
+    for (int64_t b = 0; b < N; b++) {
+        const float *gi = gates + b * G, *gf = gi + L, *gg = gi + 2 * L, *go = gi + 3 * L, *tc = tcn + b * L;
+        float *d = da + b * G;
+        for (int64_t k = 0; k < L; k++) {
+            float dho = dhout[b * L + k];
+            /* c' reaches the loss directly (dcout) and through h' = o tanh(c') */
+            float dct = dcout[b * L + k] + dho * go[k] * (1.0f - tc[k] * tc[k]);
+            float i = gi[k], f = gf[k], g = gg[k], o = go[k];
+            d[k] = dct * g * i * (1.0f - i);
+            d[L + k] = dct * c[b * L + k] * f * (1.0f - f);
+            d[2 * L + k] = dct * i * (1.0f - g * g);
+            d[3 * L + k] = dho * tc[k] * o * (1.0f - o);
+            dc[b * L + k] = dct * f;
+        }
+    }
+    const float *Wih = dgnn_params_get(&m->p, s->iWih), *Whh = dgnn_params_get(&m->p, s->iWhh);
+    snapm_gemm_rows(0, N, L, G, da, G, Wih, L, 0.0f, dx, L);
+    snapm_gemm_rows(0, N, L, G, da, G, Whh, L, 0.0f, dh, L);
+    snapm_gemm_tn_fixed(dgnn_params_grad(&m->p, s->iWih), L, da, x, N, G, L);
+    snapm_gemm_tn_fixed(dgnn_params_grad(&m->p, s->iWhh), L, da, h, N, G, L);
+    snapm_colsum(dgnn_params_grad(&m->p, s->ibih), da, N, G);
+    snapm_colsum(dgnn_params_grad(&m->p, s->ibhh), da, N, G);
+}
+
+static void wd_backward(dgnn_snapmodel *m, const float *dH) {
+    wdgcn_t *s = m->impl;
+    const int64_t N = m->N, V = m->V, L = m->L, T = m->T, NL = N * L;
+    const float *W2 = dgnn_params_get(&m->p, s->iW2);
+    float *dW1 = dgnn_params_grad(&m->p, s->iW1), *dW2 = dgnn_params_grad(&m->p, s->iW2);
+    float *dhn = s->dha, *dhp = s->dhb, *dcn = s->dca, *dcp = s->dcb; /* at t and t-1 */
+    memcpy(dhn, dH, (size_t)NL * sizeof(float));
+    memset(dcn, 0, (size_t)NL * sizeof(float));
+    for (int64_t t = T - 1; t >= 0; t--) {
+        const dgnn_snap_input *in = &m->win[t];
+        const dgnn_csr *At = snapm_At(in);
+        const float *hp = t > 0 ? s->h + (t - 1) * NL : s->zero, *cp = t > 0 ? s->c + (t - 1) * NL : s->zero;
+        const float *E1 = s->E1 + t * NL, *E2 = s->E2 + t * NL;
+        lstm_step_backward(m, s->dE, dhp, dcp, dhn, dcn, s->ls + t * 5 * NL, E2, hp, cp);
+        /* layer 2: E2 = RReLU(A E1 W2); the slope multiplies in place */
+        const float *sl2 = s->sl2 + t * NL, *sl1 = s->sl1 + t * NL;
+#pragma omp parallel for schedule(static) if (NL > 65536)
+        for (int64_t i = 0; i < NL; i++) s->dE[i] *= sl2[i], s->dE1[i] = 0.0f;
+        snapm_h_gcn_backward(s->dE1, dW2, NULL, s->tmp, At, E1, W2, s->dE, N, L, L);
+#pragma omp parallel for schedule(static) if (NL > 65536)
+        for (int64_t i = 0; i < NL; i++) s->dE1[i] *= sl1[i];
+        snapm_in_gcn_backward(m, dW1, NULL, s->tmp, in, s->dE1, L);
+        m->flops += 2.0 * (double)NL * (double)L * 18.0 + (m->cfg.onehot ? 0.0 : 2.0 * (double)NL * (double)V);
+        float *sw = dhn;
+        dhn = dhp, dhp = sw;
+        sw = dcn, dcn = dcp, dcp = sw;
+    }
+}
+
+const snapm_ops snapm_wdgcn_ops = {wd_declare, wd_init_values, wd_forward, wd_backward, wd_free};
