@@ -17,6 +17,10 @@ int cmd_gen_bench(int argc, char **argv);
  * the snapshot models over to it with the same argv. */
 int cmd_train_snapshot(int argc, char **argv);
 
+/* `dgnn schedule` (cmd_schedule.c) and `dgnn simulate` (cmd_simulate.c): DyGNeX, issue 6. */
+int cmd_schedule(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
+
 /* Flags for reading a dataset; embed in a command's option table with CLI_LOAD_OPTS(x). */
 typedef struct {
     const char *format;
@@ -43,5 +47,19 @@ int cli_write_json(const char *cmd, const char *path, struct cJSON *o);
 
 /* Sets the OpenMP thread count when threads > 0. */
 void cli_set_threads(int64_t threads);
+
+
+/* What schedule and simulate share (cmd_schedule.c). Each prints its own error as
+ * "dgnn CMD: ..." and returns non-zero on failure. */
+#include "dgnn/sched.h"
+#include "dgnn/train_snapshot.h"
+/* --model name -> dgnn_snapmodel_kind, or -1 (message printed) */
+int cli_snap_model_kind(const char *cmd, const char *model);
+/* The training windows of a dataset cut as the trainer cuts it under c (*win_out malloc'd). */
+int cli_snap_windows(const char *cmd, const char *data, const cli_load_flags *lf, dgnn_snap_train_cfg *c,
+                     dgnn_window **win_out, int64_t *n_out, int64_t *num_nodes);
+/* The cost model: fitted on --profile (windows it measured take its sizes) or the default law. */
+int cli_snap_cost_model(const char *cmd, dgnn_costmodel *cm, dgnn_window *win, int64_t n, int kind,
+                        const dgnn_snap_train_cfg *c, const char *profile, double rate, int quiet);
 
 #endif

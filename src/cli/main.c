@@ -22,8 +22,8 @@ static const subcommand k_cmds[] = {
     {"bench", cmd_bench, "run a benchmark and print its figures (bench sampler | gen | train)"},
     {"train", cmd_train, "train a model: tgn, jodie, dyrep, apan, evolvegcn-o, evolvegcn-h"},
     {"eval", NULL, "evaluate a checkpoint       (not yet implemented)"},
-    {"schedule", NULL, "DyGNeX snapshot scheduling  (not yet implemented: issue #6)"},
-    {"simulate", NULL, "cluster simulator           (not yet implemented: issue #6)"},
+    {"schedule", cmd_schedule, "DyGNeX: schedule snapshot windows on P workers (even, greedy, ilp)"},
+    {"simulate", cmd_simulate, "cluster simulator: efficiency of DyGNeX schedules on 1..4096 workers"},
     {NULL, NULL, NULL},
 };
 

@@ -1,0 +1,226 @@
+/* test_sched.c: DyGNeX's schedulers (sched.h) against hand-computed schedules and a
+ * brute-force optimum: even's layout, the imbalance formula by hand, the ILP reaching the
+ * brute-force optimum, greedy within its bound, validity on large instances, the ILP's
+ * decomposition and its fallback paths. */
+#include "check.h"
+#include "dgnn/sched.h"
+
+/* the optimum over every assignment of n windows to R x P slots with all rounds non-empty */
+static double brute_force(const double *c, int n, int P, int R) {
+    int S = R * P, a[16] = {0};
+    double best = INFINITY;
+    for (;;) {
+        double load[64] = {0};
+        int used[16] = {0};
+        for (int i = 0; i < n; i++) load[a[i]] += c[i], used[a[i] / P] = 1;
+        int ok = 1;
+        for (int r = 0; r < R; r++) ok &= used[r];
+        if (ok) {
+            double ms = 0;
+            for (int r = 0; r < R; r++) {
+                double mx = 0;
+                for (int p = 0; p < P; p++) mx = load[r * P + p] > mx ? load[r * P + p] : mx;
+                ms += mx;
+            }
+            if (ms < best) best = ms;
+        }
+        int i = 0;
+        while (i < n && ++a[i] == S) a[i++] = 0;
+        if (i == n) break;
+    }
+    return best;
+}
+
+static double run(dgnn_sched_kind kind, const double *c, int64_t n, int64_t P, int64_t R, dgnn_sched_info *info,
+                  dgnn_sched *keep) {
+    dgnn_sched_opts o = dgnn_sched_opts_default();
+    o.kind = kind, o.ranks = P, o.rounds = R, o.time_limit = 20;
+    dgnn_sched s;
+    dgnn_err e;
+    dgnn_err_clear(&e);
+    int rc = dgnn_schedule(&s, c, NULL, n, &o, info, &e);
+    CHECK_MSG(rc == DGNN_OK, "%s", e.msg);
+    CHECK_MSG(dgnn_sched_validate(&s, &e) == DGNN_OK, "%s", e.msg);
+    dgnn_sched_metrics m;
+    dgnn_sched_eval(&s, &m);
+    if (keep) *keep = s;
+    else dgnn_sched_free(&s);
+    return m.makespan;
+}
+
+static void test_even_layout(void) {
+    double c[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+    dgnn_sched s;
+    run(DGNN_SCHED_EVEN, c, 10, 4, 0, NULL, &s);
+    CHECK(s.num_rounds == 3 && s.num_ranks == 4);
+    /* slices: rank 0 = 0..2, rank 1 = 3..5, rank 2 = 6..7, rank 3 = 8..9 */
+    int64_t cnt;
+    const int64_t *g = dgnn_sched_group(&s, 0, 0, &cnt);
+    CHECK(cnt == 1 && g[0] == 0);
+    g = dgnn_sched_group(&s, 1, 0, &cnt);
+    CHECK(cnt == 1 && g[0] == 1);
+    g = dgnn_sched_group(&s, 0, 1, &cnt);
+    CHECK(cnt == 1 && g[0] == 3);
+    g = dgnn_sched_group(&s, 1, 3, &cnt);
+    CHECK(cnt == 1 && g[0] == 9);
+    dgnn_sched_group(&s, 2, 2, &cnt);
+    CHECK(cnt == 0);
+    /* by hand: r0 = {1, 4, 7, 9}, r1 = {2, 5, 8, 10}, r2 = {3, 6} */
+    dgnn_sched_metrics m;
+    dgnn_sched_eval(&s, &m);
+    CHECK_NEAR(m.makespan, 9 + 10 + 6, 1e-12);
+    CHECK_NEAR(m.total, 55, 1e-12);
+    CHECK_NEAR(m.mean_sum, 55.0 / 4, 1e-12);
+    CHECK_NEAR(m.imbalance, 25 / (55.0 / 4) - 1, 1e-12);
+    CHECK(m.empty_groups == 2);
+    dgnn_sched_free(&s);
+}
+
+static void test_imbalance_by_hand(void) {
+    /* even on [4, 1, 2, 3], 2 ranks: rank 0 = {4, 1}, rank 1 = {2, 3}; rounds (4, 2), (1, 3):
+     * makespan 4 + 3 = 7, mean per round (3 + 2) = 5, imbalance 7 / 5 - 1 = 0.4 */
+    double c[4] = {4, 1, 2, 3};
+    dgnn_sched s;
+    run(DGNN_SCHED_EVEN, c, 4, 2, 0, NULL, &s);
+    dgnn_sched_metrics m;
+    dgnn_sched_eval(&s, &m);
+    CHECK_NEAR(m.makespan, 7, 1e-12);
+    CHECK_NEAR(m.imbalance, 0.4, 1e-12);
+    CHECK_NEAR(dgnn_sched_group_cost(&s, 1, 1), 3, 1e-12);
+    dgnn_sched_free(&s);
+    /* greedy: rounds {4, 3}, {2, 1}: 4 + 2 = 6, imbalance 0.2 (the optimum: brute force) */
+    double g = run(DGNN_SCHED_GREEDY, c, 4, 2, 0, NULL, NULL);
+    CHECK_NEAR(g, 6, 1e-12);
+    CHECK_NEAR(brute_force(c, 4, 2, 2), 6, 1e-12);
+}
+
+/* the case where stacking small windows beats one window per slot: 2 ranks, 2 rounds,
+ * [10, 6, 4, 1]: chunks (10, 6), (4, 1) = 14; stacked (10 | 6 + 4), (1) = 11 */
+static void test_stacking(void) {
+    double c[4] = {10, 6, 4, 1};
+    CHECK_NEAR(brute_force(c, 4, 2, 2), 11, 1e-12);
+    dgnn_sched_info info;
+    CHECK_NEAR(run(DGNN_SCHED_ILP, c, 4, 2, 2, &info, NULL), 11, 1e-9);
+    CHECK(info.optimal == 1 && info.gap < 0.1 && info.fallback == 0);
+    CHECK_NEAR(run(DGNN_SCHED_GREEDY, c, 4, 2, 2, NULL, NULL), 11, 1e-9);
+}
+
+static void test_random_small(void) {
+    dgnn_rng rng;
+    dgnn_rng_seed(&rng, 7);
+    int ilp_better = 0, cases = 0;
+    for (int t = 0; t < 40; t++) {
+        int n = 4 + (int)dgnn_rng_below(&rng, 4); /* 4..7 */
+        int P = 2 + (int)dgnn_rng_below(&rng, 2); /* 2..3 */
+        int R = (n + P - 1) / P;
+        if (t % 3 == 2 && R > 1) R--; /* fewer rounds: groups must stack */
+        double c[16], total = 0, cmax = 0;
+        for (int i = 0; i < n; i++) {
+            /* heavy tailed, like snapshot sizes */
+            c[i] = 1 + floor(100 * pow(dgnn_rng_uniform(&rng), 3));
+            total += c[i];
+            cmax = c[i] > cmax ? c[i] : cmax;
+        }
+        double opt = brute_force(c, n, P, R);
+        dgnn_sched_info info;
+        double ilp = run(DGNN_SCHED_ILP, c, n, P, R, &info, NULL);
+        double gr = run(DGNN_SCHED_GREEDY, c, n, P, R, NULL, NULL);
+        double lb = dgnn_sched_lower_bound(c, n, P, R);
+        CHECK_MSG(fabs(ilp - opt) < 1e-9 * opt, "case %d: ilp %g, optimum %g (n %d, P %d, R %d)", t, ilp, opt, n, P, R);
+        CHECK(info.optimal == 1 && info.gap < 1e-9 && strcmp(info.method, "ilp-exact") == 0);
+        CHECK_MSG(gr >= opt - 1e-9, "greedy %g below the optimum %g", gr, opt);
+        CHECK_MSG(lb <= opt + 1e-9, "bound %g above the optimum %g", lb, opt);
+        /* greedy's guarantee: no worse than total / P + the largest window (one per slot
+         * bound) whenever R = ceil(n / P) */
+        if (R == (n + P - 1) / P) CHECK_MSG(gr <= total / P + cmax + 1e-9, "greedy %g > bound %g", gr, total / P + cmax);
+        ilp_better += ilp < gr - 1e-9;
+        cases++;
+    }
+    printf("random small cases: %d, ilp strictly better than greedy in %d\n", cases, ilp_better);
+}
+
+static void test_large_and_fallback(void) {
+    const int64_t n = 1000, P = 512;
+    double *c = malloc((size_t)n * sizeof(double));
+    dgnn_rng rng;
+    dgnn_rng_seed(&rng, 11);
+    for (int64_t i = 0; i < n; i++) c[i] = 0.01 + exp(2.0 * dgnn_rng_normal(&rng)); /* lognormal */
+    dgnn_sched_info gi, ii, ei;
+    double ev = run(DGNN_SCHED_EVEN, c, n, P, 0, &ei, NULL);
+    double gr = run(DGNN_SCHED_GREEDY, c, n, P, 0, &gi, NULL);
+    dgnn_sched_opts o = dgnn_sched_opts_default();
+    o.kind = DGNN_SCHED_ILP, o.ranks = P, o.time_limit = 5;
+    dgnn_sched s;
+    dgnn_err e;
+    CHECK(dgnn_schedule(&s, c, NULL, n, &o, &ii, &e) == DGNN_OK);
+    CHECK(dgnn_sched_validate(&s, &e) == DGNN_OK);
+    CHECK(s.num_rounds == 2);
+    dgnn_sched_metrics m;
+    dgnn_sched_eval(&s, &m);
+    CHECK(strcmp(ii.method, "ilp-rounds") == 0);
+    CHECK(m.makespan <= gr + 1e-9);
+    CHECK(ii.gap >= 0 && ii.gap < 1 && ii.bound <= m.makespan);
+    CHECK(gr <= ev + 1e-9);
+    printf("1000 windows on 512: even %.4g, greedy %.4g, ilp %.4g (%s, %.3f s, gap %.2f%%, round bound %.4g)\n", ev,
+           gr, m.makespan, ii.method, ii.solve_seconds, 100 * ii.gap, ii.round_bound);
+    dgnn_sched_free(&s);
+
+    /* fallback: no solver */
+    o.ilp_disable = 1;
+    CHECK(dgnn_schedule(&s, c, NULL, n, &o, &ii, &e) == DGNN_OK);
+    dgnn_sched_eval(&s, &m);
+    CHECK(ii.fallback == 1 && strstr(ii.msg, "greedy") != NULL);
+    CHECK_NEAR(m.makespan, gr, 1e-9);
+    dgnn_sched_free(&s);
+
+    /* fallback: an exact model with no time to find anything better than its warm start */
+    o.ilp_disable = 0;
+    o.ranks = 8, o.time_limit = 1e-6, o.ilp_exact_max = 1000000;
+    CHECK(dgnn_schedule(&s, c, NULL, 200, &o, &ii, &e) == DGNN_OK);
+    CHECK(dgnn_sched_validate(&s, &e) == DGNN_OK);
+    dgnn_sched_eval(&s, &m);
+    double g8 = run(DGNN_SCHED_GREEDY, c, 200, 8, 0, NULL, NULL);
+    CHECK(m.makespan <= g8 + 1e-9);
+    CHECK_MSG(ii.fallback == 1 || ii.optimal == 0, "a 1 us limit cannot prove optimality");
+    CHECK(ii.msg[0] != '\0');
+    printf("time-limit path: %s: %s\n", ii.method, ii.msg);
+    dgnn_sched_free(&s);
+    free(c);
+}
+
+static void test_samples_and_errors(void) {
+    double c[5] = {1, 2, 3, 4, 5};
+    int64_t smp[5] = {10, 11, 12, 13, 14};
+    dgnn_sched_opts o = dgnn_sched_opts_default();
+    o.ranks = 2;
+    dgnn_sched s;
+    dgnn_err e;
+    CHECK(dgnn_schedule(&s, c, smp, 5, &o, NULL, &e) == DGNN_OK);
+    int64_t seen = 0;
+    for (int64_t r = 0; r < s.num_rounds; r++)
+        for (int64_t p = 0; p < s.num_ranks; p++) {
+            int64_t cnt;
+            const int64_t *g = dgnn_sched_group(&s, r, p, &cnt);
+            for (int64_t i = 0; i < cnt; i++) seen += s.sample[g[i]];
+        }
+    CHECK(seen == 10 + 11 + 12 + 13 + 14);
+    dgnn_sched_free(&s);
+    double bad[2] = {1, -1};
+    CHECK(dgnn_schedule(&s, bad, NULL, 2, &o, NULL, &e) == DGNN_EINVAL);
+    CHECK(strstr(e.msg, "window 1") != NULL);
+    o.ranks = 0;
+    CHECK(dgnn_schedule(&s, c, NULL, 5, &o, NULL, &e) == DGNN_EINVAL);
+    o.ranks = 2, o.rounds = 9;
+    CHECK(dgnn_schedule(&s, c, NULL, 5, &o, NULL, &e) == DGNN_EINVAL);
+    CHECK(dgnn_sched_kind_parse("ilp") == DGNN_SCHED_ILP && dgnn_sched_kind_parse("x") == -1);
+}
+
+int main(void) {
+    test_even_layout();
+    test_imbalance_by_hand();
+    test_stacking();
+    test_random_small();
+    test_large_and_fallback();
+    test_samples_and_errors();
+    return check_done();
+}
