@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "dgnn/comm.h"
 #include "dgnn/gen.h"
+#include "dgnn/snapmodel.h"
 #include "dgnn/train_event.h"
 
 /* The built-in default dataset: a bipartite synthetic stream with community structure
@@ -233,8 +234,8 @@ static int train_main(int argc, char **argv, int bench) {
                                 "event, early stopping on validation AP; prints validation per epoch and test AP,\n"
                                 "AUC, new-node AP and MRR. Presets: tgn-paper (the TGN code's defaults; default for\n"
                                 "tgn, jodie, dyrep) and tgl (TGL's TGN.yml, or APAN.yml for apan; default for apan).\n"
-                                "Snapshot models: `dgnn train --model evolvegcn-o|evolvegcn-h --help`; tgcn, gcrn-gru\n"
-                                "and wdgcn are not implemented yet.\n"
+                                "Snapshot models (evolvegcn-o, evolvegcn-h, tgcn, gcrn-gru, wdgcn, gcn) have their own\n"
+                                "flags: `dgnn train --model evolvegcn-o --help`.\n"
                                 "Several workers: mpirun -np P dgnn train --dist strict|depbloom ... (one rank per\n"
                                 "worker; --dist strict = global batch of P x --batch events, replicated memory).",
                      .opts = opts, .min_pos = 0, .max_pos = 0};
@@ -246,12 +247,9 @@ static int train_main(int argc, char **argv, int bench) {
     else if (strcmp(model, "jodie") == 0) c.model.kind = DGNN_TGNN_JODIE;
     else if (strcmp(model, "dyrep") == 0) c.model.kind = DGNN_TGNN_DYREP;
     else if (strcmp(model, "apan") == 0) c.model.kind = DGNN_TGNN_APAN;
-    else if (!strcmp(model, "tgcn") || !strcmp(model, "gcrn-gru") || !strcmp(model, "wdgcn")) {
-        fprintf(stderr, "dgnn train: --model %s is not implemented yet (available: tgn, jodie, dyrep, apan, "
-                        "evolvegcn-o, evolvegcn-h)\n", model);
-        return 2;
-    } else {
-        fprintf(stderr, "dgnn train: --model: unknown model '%s' (tgn, jodie, dyrep, apan)\n", model);
+    else {
+        fprintf(stderr, "dgnn train: --model: unknown model '%s' (tgn, jodie, dyrep, apan; snapshot models: "
+                        "evolvegcn-o, evolvegcn-h, tgcn, gcrn-gru, wdgcn, gcn)\n", model);
         return 2;
     }
     dgnn_tgnn_kind kind = c.model.kind;
@@ -424,7 +422,8 @@ static int is_snapshot_model(int argc, char **argv) {
         const char *v = NULL;
         if (strcmp(argv[i], "--model") == 0 && i + 1 < argc) v = argv[i + 1];
         else if (strncmp(argv[i], "--model=", 8) == 0) v = argv[i] + 8;
-        if (v) return strncmp(v, "evolvegcn", 9) == 0 || strncmp(v, "egcn-", 5) == 0;
+        dgnn_snapmodel_kind k;
+        if (v) return dgnn_snapmodel_kind_parse(v, &k) == 0;
     }
     return 0;
 }
