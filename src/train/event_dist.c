@@ -221,7 +221,8 @@ static int plan_make(run_t *r, dgnn_err *err) {
         for (int q = 0; q < P; q++) mx = wp.part_events[q] > mx ? wp.part_events[q] : mx;
         pl->max_part_events += mx;
         pl->sum_part_events += e - b;
-        const int64_t S = (mx + r->cfg->batch - 1) / r->cfg->batch;
+        const int64_t step_events = r->cfg->batch * (d->refine > 1 ? d->refine : 1);
+        const int64_t S = (mx + step_events - 1) / step_events;
         pl->steps[w] = S;
         if (nsteps + S > steps_cap) {
             steps_cap = 2 * (nsteps + S);
@@ -297,11 +298,35 @@ static int window_sync(run_t *r, int64_t w, dgnn_err *err) {
     return DGNN_OK;
 }
 
+/* Forward and backward of events [lo, lo + B) of the rank's sub-stream, gradients
+ * accumulated with weight B / G (G: the step's events over all ranks); negatives from
+ * the stream keyed by (epoch, micro-batch id x P + rank): on one rank, micro-batch b
+ * draws what single-process batch b draws. */
+static int micro_batch(run_t *r, const dgnn_events *mine, int64_t lo, int64_t B, int64_t G, int64_t epoch,
+                       int64_t id, double *loss, double *flops, dgnn_err *err) {
+    const dgnn_event_train_cfg *c = r->cfg;
+    event_ensure_batch(r, B, 1);
+    int rc = event_draw_negatives(r, B, 1, 0, event_stream_seed(c->seed, epoch, id * r->nranks + r->rank),
+                                  err);
+    if (!rc) rc = dgnn_tgnn_forward(r->model, r->logits, &r->st, &r->g_train, r->train.efeat, mine, lo, B, r->neg_t, 1,
+                                    &r->rng, err);
+    if (rc) return rc;
+    r->t_sample += dgnn_tgnn_last_sample_seconds(r->model);
+    for (int64_t i = 0; i < 2 * B; i++) r->labels[i] = i < B ? 1.0f : 0.0f;
+    *loss = 2.0 * dgnn_bce_logits_forward(NULL, r->logits, r->labels, 2 * B);
+    memset(r->dlogits, 0, (size_t)(2 * B) * sizeof(float));
+    dgnn_bce_logits_backward(r->dlogits, r->logits, r->labels, 2 * B, 2.0f * (float)B / (float)G);
+    dgnn_tgnn_backward(r->model, r->dlogits);
+    *flops += dgnn_tgnn_last_flops(r->model);
+    return DGNN_OK;
+}
+
 static int depbloom_epoch(run_t *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err) {
     const dgnn_event_train_cfg *c = r->cfg;
     struct depbloom_plan *pl = r->plan;
     const dgnn_events *mine = &pl->mine;
     const int P = r->nranks, me = r->rank;
+    const int64_t K = c->dist.refine > 1 ? c->dist.refine : 1;
     int64_t total_steps = 0;
     for (int64_t w = 0; w < pl->W; w++) total_steps += pl->steps[w];
     if (c->max_train_batches > 0 && total_steps > c->max_train_batches) total_steps = c->max_train_batches;
@@ -317,27 +342,23 @@ static int depbloom_epoch(run_t *r, int64_t epoch, dgnn_epoch_result *er, dgnn_e
         const int64_t off = pl->mine_off[w], n = pl->mine_off[w + 1] - off, S = pl->steps[w];
         for (int64_t s = 0; s < S && step < total_steps; s++, step++) {
             const int64_t lo = off + s * n / S, hi = off + (s + 1) * n / S, B = hi - lo, G = pl->step_total[step];
-            event_ensure_batch(r, B > 0 ? B : 1, 1);
-            int rc = event_draw_negatives(r, B, 1, 0, event_stream_seed(c->seed ^ 0x6462ULL, epoch, step * P + me),
-                                          err);
-            if (rc) return rc;
             double t0 = dgnn_now();
             dgnn_params_zero_grad(r->p);
+            /* K micro-batches, each reading the memory the earlier ones committed (the
+             * refinement); their gradients add up to one step. K = 1: one batch. */
             double loss = 0;
-            if (B > 0) {
-                rc = dgnn_tgnn_forward(r->model, r->logits, &r->st, &r->g_train, r->train.efeat, mine, lo, B, r->neg_t,
-                                       1, &r->rng, err);
-                if (rc) return rc;
-                r->t_sample += dgnn_tgnn_last_sample_seconds(r->model);
-                for (int64_t i = 0; i < 2 * B; i++) r->labels[i] = i < B ? 1.0f : 0.0f;
-                loss = 2.0 * dgnn_bce_logits_forward(NULL, r->logits, r->labels, 2 * B);
-                memset(r->dlogits, 0, (size_t)(2 * B) * sizeof(float));
-                dgnn_bce_logits_backward(r->dlogits, r->logits, r->labels, 2 * B, 2.0f * (float)B / (float)G);
-                dgnn_tgnn_backward(r->model, r->dlogits);
-                flops += dgnn_tgnn_last_flops(r->model);
+            int rc = DGNN_OK;
+            for (int64_t j = 0; j < K && !rc; j++) {
+                const int64_t ml = lo + j * B / K, mb = lo + (j + 1) * B / K - ml;
+                if (mb == 0) continue;
+                double ml_loss;
+                rc = micro_batch(r, mine, ml, mb, G, epoch, step * K + j, &ml_loss, &flops, err);
+                loss += ml_loss * (double)mb / (double)B;
+                if (!rc && j + 1 < K) dgnn_tgnn_commit(r->model, &r->st, mine);
             }
+            if (rc) return rc;
             dgnn_comm_iallreduce_sum_f32(r->p->grad, r->p->total, 0);
-            if (B > 0) dgnn_tgnn_commit(r->model, &r->st, mine);
+            if (B > 0 && lo + (K - 1) * B / K < hi) dgnn_tgnn_commit(r->model, &r->st, mine); /* the last micro-batch */
             double t1 = dgnn_now();
             dgnn_comm_wait();
             double t2 = dgnn_now();
