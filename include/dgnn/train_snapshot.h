@@ -1,6 +1,8 @@
 /* train_snapshot.h: training and evaluating the snapshot-based models (snapmodel.h) on
- * link prediction with EvolveGCN's protocol (IBM/EvolveGCN link_pred_tasker.py,
- * splitter.py, trainer.py, Cross_Entropy.py, logger.py):
+ * three tasks (cfg.task): link prediction and edge classification with EvolveGCN's
+ * protocol (IBM/EvolveGCN link_pred_tasker.py, edge_cls_tasker.py, bitcoin_dl.py,
+ * splitter.py, trainer.py, Cross_Entropy.py, logger.py), and node regression on
+ * PyG-Temporal snapshot data. Link prediction (the default):
  *
  *  - snapshots: the event table cut into fixed time windows (bitcoin-alpha 1,200,000 s,
  *    UCI 190,080 s), made undirected (A + A^T, weight = events in the window), GCN-
@@ -35,7 +37,55 @@
  * Randomness: negatives and RReLU slopes come from streams keyed by (seed, epoch, sample),
  * so a run is reproduced exactly (any thread count) and resumes exactly from a checkpoint.
  * Empty label snapshots (none in bitcoin-alpha or UCI) are skipped in training and left
- * out of the metric averages (the reference would produce NaN). */
+ * out of the metric averages (the reference would produce NaN).
+ *
+ * Edge classification (task EDGE; edge_cls_tasker.py with bitcoin_dl.py's labels):
+ *  - snapshots, one-hot degree input and windows as above (A's weight = the number of
+ *    ratings of the pair in the snapshot, both directions: bitcoin_dl's vals);
+ *  - the samples' labels are the edges of snapshot idx ITSELF, the window's last input
+ *    (get_edge_labels(time = idx)), not of idx + 1: every entry (u, v) of the symmetric A
+ *    of idx, label 1 when the pair's ratings in that snapshot (u -> v and v -> u, each
+ *    counted as +1 if rating > 0 else -1) sum to > 0, else 0 (bitcoin_dl's majority vote;
+ *    a tie is 0). The rating is edge-feature column 0 of the events (the edge-list
+ *    reader's weight column, bitcoin's RATING);
+ *  - no sampling: every label edge is a training pair, also in validation and test;
+ *  - split: as link prediction, except that the test split ends at T (the edge tasker's
+ *    max_time is the data's, one more than the link tasker's);
+ *  - loss: the weighted cross-entropy (bitcoin-alpha's [0.8, 0.2]); prediction = argmax;
+ *  - metric: precision, recall and F1 of the MINORITY class (the class with fewer labels
+ *    over the training samples: class 0, negative ratings, on bitcoin-alpha, the
+ *    reference's target_class), from the confusion counts summed over the split's samples
+ *    (logger.calc_eval_measures_per_class: 0 when tp = 0); early stopping on it (best
+ *    starts at 0, as the reference's).
+ *
+ * Node regression (task NODE; PyG-Temporal json tables, events.h period_x / period_y):
+ *  - one snapshot per period, A + A^T with the files' edge weights (edge-feature column
+ *    0), GCN-normalized;
+ *  - targets: y (the first target column) z-scored per node over all periods, as
+ *    PyG-Temporal's EnglandCovidDatasetLoader does ((y - mean) / (std + 1e-10), numpy's
+ *    population std);
+ *  - node input of snapshot t (dense): the period's features X_t when the file has them,
+ *    then the node's own z-scored y_t (PGT's england_covid loader feeds the last 8 values
+ *    of y as features; a window of W + 1 = 8 snapshots sees the same 8 values);
+ *  - a sample idx reads snapshots idx-W .. idx and predicts y_{idx+1} of every node
+ *    (PGT's loaders pair the features of day t with the target of day t + 1, i.e. the
+ *    next value after the window: the same thing; predicting y_idx, which the input
+ *    already holds, would be no forecast);
+ *  - head Linear(L -> C) -> ReLU -> Linear(C -> 1) on the embeddings (its own Adam, as
+ *    the reference's classifier; in the checkpoint);
+ *  - loss MSE over the N nodes; metric MSE over the split's samples and nodes; early
+ *    stopping on the lowest validation MSE; split as link prediction (test ends at T - 1,
+ *    the last snapshot only serves as a target).
+ *
+ * Baselines (baseline_last, computed on the same test samples): link: a pair's score =
+ * its weight in snapshot idx; edge: the label the same ordered pair had the last time it
+ * was rated (any earlier snapshot), else the majority class of the training labels;
+ * node: y_{idx+1} predicted as y_idx.
+ *
+ * Profile (cfg.profile): per training sample, the measured time of model forward +
+ * classifier/head forward + loss + backward (not the negative sampling, not the Adam
+ * step), median over the epochs run, with the sample's sizes; written as CSV by
+ * dgnn_snap_profile_write_csv for DyGNeX's cost model. */
 #ifndef DGNN_TRAIN_SNAPSHOT_H
 #define DGNN_TRAIN_SNAPSHOT_H
 
@@ -47,7 +97,47 @@
 extern "C" {
 #endif
 
+typedef enum {
+    DGNN_SNAP_TASK_LINK = 0, /* link prediction (EvolveGCN link_pred) */
+    DGNN_SNAP_TASK_EDGE = 1, /* edge classification (EvolveGCN edge_cls, rating signs) */
+    DGNN_SNAP_TASK_NODE = 2  /* node regression (PyG-Temporal targets) */
+} dgnn_snap_task;
+
+/* "link", "edge", "node". */
+const char *dgnn_snap_task_name(dgnn_snap_task t);
+/* Parses a task name; returns 0, or DGNN_EINVAL naming the choices. */
+int dgnn_snap_task_parse(const char *s, dgnn_snap_task *t, dgnn_err *err);
+
+/* The per-sample cost profile (one row per training sample that ran). */
 typedef struct {
+    int64_t sample;       /* idx: the window's last input snapshot */
+    int64_t nodes;        /* nodes with an edge in snapshot idx */
+    int64_t edges;        /* undirected edges of snapshot idx (entries with u <= v) */
+    int64_t edges_window; /* edges summed over snapshots idx-W .. idx */
+    int64_t label_pairs;  /* training pairs of the sample (link: positives + negatives of
+                             the last epoch run; edge: label edges; node: nodes) */
+    int64_t in_dim, hidden;
+    double seconds;       /* forward + loss + backward, median over the epochs run */
+} dgnn_snap_profile_row;
+
+typedef struct {
+    char model[32];
+    int64_t epochs;              /* epochs the medians are over */
+    int64_t count;
+    dgnn_snap_profile_row *rows; /* (count), malloc'd by the trainer */
+} dgnn_snap_profile;
+
+void dgnn_snap_profile_free(dgnn_snap_profile *p);
+/* The CSV header, exactly: model,sample,nodes,edges,edges_window,label_pairs,in_dim,hidden,seconds */
+extern const char *const dgnn_snap_profile_header;
+/* Writes p as CSV (header, then one row per sample in sample order) to path atomically
+ * (a temporary file beside it, then rename). DGNN_EIO naming the file on failure. */
+int dgnn_snap_profile_write_csv(const char *path, const dgnn_snap_profile *p, dgnn_err *err);
+/* Median, p90 (nearest rank), min and max of the rows' seconds (count > 0). */
+void dgnn_snap_profile_stats(const dgnn_snap_profile *p, double *min, double *median, double *p90, double *max);
+
+typedef struct {
+    dgnn_snap_task task;       /* LINK (default), EDGE, NODE */
     dgnn_snapmodel_cfg model;  /* kind, hidden, cls_hidden, seed (num_nodes and in_dim come from the data) */
     double snapshot_seconds;   /* > 0: fixed windows of this many time units (aggr_time) */
     int64_t snapshot_count;    /* > 0 instead: this many snapshots of equal time span */
@@ -64,28 +154,39 @@ typedef struct {
     int64_t threads;           /* 0: OpenMP's default */
     int64_t max_train_windows; /* > 0: stop each training epoch after this many samples */
     int skip_eval;             /* 1: no validation or test (timing the training loop) */
-    int baseline_last;         /* 1: also score the test samples with the "repeat the last
-                                  snapshot" baseline (pair score = its weight in snapshot t) */
+    int baseline_last;         /* 1: also score the test samples with the task's "repeat the
+                                  last snapshot" baseline (see above) */
+    dgnn_snap_profile *profile; /* non-NULL (zeroed by the caller): filled with the per-
+                                  sample profile of the training samples run; release with
+                                  dgnn_snap_profile_free */
     const char *checkpoint;    /* folder: a checkpoint after every epoch (NULL: none) */
     int resume;                /* 1: continue from the checkpoint in `checkpoint` */
     int progress;              /* progress bar on stderr */
 } dgnn_snap_train_cfg;
 
-/* The reference's parameters_bitcoin_alpha_linkpred_egcn_o.yaml (or _egcn_h.yaml for -H):
+/* Link prediction with the reference's parameters_bitcoin_alpha_linkpred_egcn_o.yaml (or _egcn_h.yaml for -H):
  * 1,200,000-second snapshots, W 10, -O: L 100, C 400, class weights [0.05, 0.95]; -H: L 50,
  * C 100, [0.1, 0.9]; lr 0.005, 100 negatives per edge, 70/10/20, 500 epochs, patience 50,
  * skip 6, seed 1234. */
 dgnn_snap_train_cfg dgnn_snap_train_cfg_default(dgnn_snapmodel_kind kind);
-/* Applies a named reference configuration for c->model.kind: "bitcoin-alpha" (the
- * default above) or "uci" (parameters_uc_irv_mess_egcn_o/_h.yaml: 190,080-second
- * snapshots, L 100, C 100, [0.1, 0.9], lr 0.001, 50 negatives, 71/10/19, 1000 epochs).
- * Returns 0, or DGNN_EINVAL for an unknown name. */
+/* Applies a named configuration for c->model.kind and c->task (set the task first):
+ *  link: "bitcoin-alpha" (the default above) or "uci" (parameters_uc_irv_mess_egcn_o/_h.yaml:
+ *    190,080-second snapshots, L 100, C 100, [0.1, 0.9], lr 0.001, 50 negatives, 71/10/19,
+ *    1000 epochs);
+ *  edge: "bitcoin-alpha" (parameters_bitcoin_alpha_edgecls_egcn_o/_h.yaml: 1,200,000 s,
+ *    W 10, -O: L 122, C 77; -H: L 100, C 200; class weights [0.8, 0.2], lr 0.001, 70/10/20,
+ *    1000 epochs, patience 100, skip 6);
+ *  node: "pgt" (dgnn's own choice, there is no reference configuration: one snapshot per
+ *    period, W 7, L 32, C 32, lr 0.01, 70/10/20, 200 epochs, patience 20, no skip).
+ * Returns 0, or DGNN_EINVAL for a name unknown for the task. */
 int dgnn_snap_train_preset(dgnn_snap_train_cfg *c, const char *name, dgnn_err *err);
 
 typedef struct {
     int64_t epoch;              /* 1-based */
     double train_loss;          /* mean over the epoch's samples */
-    double val_map, val_mrr;    /* NaN when not validated */
+    double val_map, val_mrr;    /* link; NaN when not validated (or another task) */
+    double val_f1;              /* edge: F1 of the minority class; NaN otherwise */
+    double val_mse;             /* node; NaN otherwise */
     double seconds, train_seconds, val_seconds;
     int64_t train_windows, train_pairs;
 } dgnn_snap_epoch_result;
@@ -95,8 +196,13 @@ typedef struct {
     dgnn_snap_epoch_result epochs[1024];
     int64_t best_epoch;         /* 0: none validated */
     int early_stopped;
-    double test_map, test_mrr;
+    double test_map, test_mrr;  /* link (NaN for the other tasks) */
+    double test_f1, test_precision, test_recall; /* edge: of class f1_class */
+    double test_mse;            /* node */
+    int64_t f1_class;           /* edge: the minority class of the training labels */
+    int64_t label_counts[2];    /* edge: labels 0 and 1 over the training samples */
     double last_map, last_mrr;  /* the baseline_last figures on the same samples (NaN if not run) */
+    double last_f1, last_mse;   /* edge / node baselines (NaN if not run) */
     double test_seconds;
     double train_windows_per_second;   /* over all training epochs */
     double train_snapshots_per_second; /* windows x (W + 1) */
@@ -119,7 +225,8 @@ int dgnn_snap_train(const dgnn_events *ev, const dgnn_snap_train_cfg *cfg, dgnn_
  * returns the largest. */
 int64_t dgnn_snap_degree_onehot(int32_t *idx, const dgnn_snapshot *g);
 
-/* splitter.py's sample ranges for T snapshots: see above. */
+/* splitter.py's sample ranges for T snapshots (link prediction's; edge classification
+ * then sets *test_end = T): see above. */
 void dgnn_snap_split(int64_t T, int64_t W, double train_frac, double val_frac, int64_t *train_begin,
                      int64_t *train_end, int64_t *val_end, int64_t *test_end);
 
@@ -136,6 +243,19 @@ int64_t dgnn_snap_link_negatives(int32_t *src, int32_t *dst, int64_t want, const
  * scratch. *ap = average precision over the N^2 pairs; *mrr = get_MRR (rows with an edge,
  * ties as metrics.h). Either is NaN when g has no edge. */
 void dgnn_snap_link_metrics(double *ap, double *mrr, const float *prob, const dgnn_snapshot *g, int32_t *label);
+
+/* Edge classification labels of snapshot g (its entries in CSR order): label[e] = 1 when
+ * the ratings (edge-feature column col of ev, events g->ev_begin .. g->ev_end) of the
+ * entry's pair in both directions vote > 0 (+1 for a rating > 0, -1 otherwise), else 0.
+ * g must be symmetric (A + A^T) and cut from ev. Errors: DGNN_EINVAL when ev has no such
+ * column, or an event's pair is not an entry of g. */
+int dgnn_snap_edge_labels(int32_t *label, const dgnn_snapshot *g, const dgnn_events *ev, int64_t col, dgnn_err *err);
+
+/* Node regression data of a PGT table (num_periods P, period_y present): y (P, N) = the
+ * first target column z-scored per node over the periods, x (P, N, *dim) = the period's
+ * features (period_x_dim columns) followed by y. Both malloc'd. Errors: DGNN_EINVAL when
+ * the table has no periods or no targets. */
+int dgnn_snap_node_data(float **x, int64_t *dim, float **y, const dgnn_events *ev, dgnn_err *err);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,11 @@ int cmd_gen_bench(int argc, char **argv);
 /* `dgnn train --model evolvegcn-o|evolvegcn-h ...` (cmd_train_snap.c): cmd_train hands
  * the snapshot models over to it with the same argv. */
 int cmd_train_snapshot(int argc, char **argv);
+/* `dgnn bench train` for the snapshot models (cmd_train_snap.c). */
+int cmd_bench_train_snapshot(int argc, char **argv);
+/* 1 if argv's --model names a snapshot model (dgnn_snapmodel_kind_parse): the rule train
+ * and bench use to hand a command over to the snapshot trainer. */
+int cli_is_snapshot_model(int argc, char **argv);
 
 /* `dgnn schedule` (cmd_schedule.c) and `dgnn simulate` (cmd_simulate.c): DyGNeX, issue 6. */
 int cmd_schedule(int argc, char **argv);

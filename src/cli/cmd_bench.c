@@ -10,6 +10,9 @@
 #include "dgnn/gen.h"
 #include "dgnn/sampler.h"
 
+/* cmd_train_snap.c: `bench train` for the snapshot models (EvolveGCN), and the --model
+ * test that picks them (declared here until cli.h has them). */
+
 static int bench_sampler(int argc, char **argv) {
     cli_load_flags lf = {0};
     int64_t k = 10, max_threads = 2, batch = 600;
@@ -68,13 +71,18 @@ int cmd_bench(int argc, char **argv) {
         fprintf(f, "usage: dgnn bench NAME [options]\n\nbenchmarks:\n"
                    "  sampler DATA   temporal neighbour sampler: root queries per second, 1..T threads\n"
                    "  gen            synthetic generator: events per second and peak memory\n"
-                   "  train          one training epoch: events/s, GFLOP/s against sgemm peak, peak RSS\n"
+                   "  train          one training epoch: events/s, GFLOP/s against sgemm peak, peak RSS;\n"
+                   "                 with --model evolvegcn-o|-h: seconds per epoch, per-sample times, SpMM GB/s\n"
                    "(dgnn bench NAME --help for options)\n");
         return argc < 1 ? 2 : 0;
     }
     if (strcmp(argv[0], "sampler") == 0) return bench_sampler(argc - 1, argv + 1);
     if (strcmp(argv[0], "gen") == 0) return cmd_gen_bench(argc - 1, argv + 1);
-    if (strcmp(argv[0], "train") == 0) return cmd_train_bench(argc - 1, argv + 1);
+    if (strcmp(argv[0], "train") == 0) {
+        /* snapshot models: their own trainer, flags and figures (per-sample times, SpMM) */
+        if (cli_is_snapshot_model(argc - 1, argv + 1)) return cmd_bench_train_snapshot(argc - 1, argv + 1);
+        return cmd_train_bench(argc - 1, argv + 1);
+    }
     fprintf(stderr, "dgnn bench: unknown benchmark '%s' (sampler, gen, train)\n", argv[0]);
     return 2;
 }

@@ -14,7 +14,6 @@
 #include "cli.h"
 #include "dgnn/comm.h"
 #include "dgnn/gen.h"
-#include "dgnn/snapmodel.h"
 #include "dgnn/train_event.h"
 
 /* The built-in default dataset: a bipartite synthetic stream with community structure
@@ -416,21 +415,9 @@ static int train_main(int argc, char **argv, int bench) {
     return rc;
 }
 
-/* The snapshot models have their own trainer and flags (cmd_train_snap.c): hand them
- * over before parsing, on the value of --model. */
-static int is_snapshot_model(int argc, char **argv) {
-    for (int i = 0; i < argc; i++) {
-        const char *v = NULL;
-        if (strcmp(argv[i], "--model") == 0 && i + 1 < argc) v = argv[i + 1];
-        else if (strncmp(argv[i], "--model=", 8) == 0) v = argv[i] + 8;
-        dgnn_snapmodel_kind k;
-        if (v) return dgnn_snapmodel_kind_parse(v, &k) == 0;
-    }
-    return 0;
-}
-
+/* The snapshot models have their own trainer and flags (cmd_train_snap.c). */
 int cmd_train(int argc, char **argv) {
-    if (is_snapshot_model(argc, argv)) return cmd_train_snapshot(argc, argv);
+    if (cli_is_snapshot_model(argc, argv)) return cmd_train_snapshot(argc, argv);
     return train_main(argc, argv, 0);
 }
 int cmd_train_bench(int argc, char **argv) { return train_main(argc, argv, 1); }

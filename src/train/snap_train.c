@@ -1,12 +1,19 @@
-/* snap_train.c: the training loop of the snapshot-based models on link prediction, with
- * EvolveGCN's protocol (see train_snapshot.h for what is done and why).
+/* snap_train.c: the training loop of the snapshot-based models on link prediction and
+ * edge classification (EvolveGCN's protocol) and node regression (PyG-Temporal data); see
+ * train_snapshot.h for what is done and why.
  *
- * Per run: the snapshots, and for each of them the one-hot degree input, the node mask
- * (-H's TopK candidates) and the model's input view, all built once. Per training sample:
- * model forward over its W + 1 snapshots, the label snapshot's edges and sampled non-edges
- * through the pair classifier, weighted cross-entropy, backward, Adam every K samples.
- * Per evaluated sample: the same forward without randomness, then every one of the N^2
- * pairs scored by the split classifier (snapmodel.h) and the logger's MAP and MRR.
+ * Per run: the snapshots, and for each of them the node input (one-hot degree, or the
+ * node task's dense features), the node mask (-H's TopK candidates), the model's input
+ * view and the task's labels, all built once. Per training sample: model forward over its
+ * W + 1 snapshots, then
+ *   link: the label snapshot's edges and sampled non-edges through the pair classifier,
+ *   edge: the last input snapshot's edges through the pair classifier,
+ *         each with the weighted cross-entropy;
+ *   node: the head Linear -> ReLU -> Linear on every node, MSE against y_{idx+1};
+ * backward, Adam every K samples. Per evaluated sample: the same forward without
+ * randomness; link: every one of the N^2 pairs scored by the split classifier
+ * (snapmodel.h) and the logger's MAP and MRR; edge: argmax of every label edge, confusion
+ * counts summed over the split; node: squared errors summed over the split.
  *
  * Randomness is keyed, not carried: negatives and RReLU slopes of sample idx in epoch e
  * come from streams of (seed, e, idx), so a checkpoint needs no generator state and a run
@@ -23,6 +30,7 @@
 
 #include "dgnn/checkpoint.h"
 #include "dgnn/metrics.h"
+#include "dgnn/nn.h"
 #include "dgnn/optim.h"
 #include "dgnn/params.h"
 
@@ -41,6 +49,46 @@ dgnn_snap_train_cfg dgnn_snap_train_cfg_default(dgnn_snapmodel_kind kind) {
 
 int dgnn_snap_train_preset(dgnn_snap_train_cfg *c, const char *name, dgnn_err *err) {
     const int h = c->model.kind == DGNN_SNAPMODEL_EGCN_H;
+    if (c->task == DGNN_SNAP_TASK_EDGE) {
+        if (strcmp(name, "bitcoin-alpha") != 0 && strcmp(name, "bc-alpha") != 0)
+            return dgnn_err_set(err, DGNN_EINVAL, "unknown preset '%s' for --task edge (bitcoin-alpha)", name);
+        /* parameters_bitcoin_alpha_edgecls_egcn_o.yaml / _egcn_h.yaml */
+        c->snapshot_seconds = 1200000;
+        c->snapshot_count = 0;
+        c->window = 10;
+        c->model.hidden = h ? 100 : 122;
+        c->model.cls_hidden = h ? 200 : 77;
+        c->class_w[0] = 0.8f;
+        c->class_w[1] = 0.2f;
+        c->lr = 0.001;
+        c->neg_mult = 0; /* no sampling: every label edge is a pair */
+        c->train_frac = 0.7;
+        c->val_frac = 0.1;
+        c->epochs = 1000;
+        c->patience = 100;
+        c->skip_val_epochs = 6;
+        return DGNN_OK;
+    }
+    if (c->task == DGNN_SNAP_TASK_NODE) {
+        if (strcmp(name, "pgt") != 0)
+            return dgnn_err_set(err, DGNN_EINVAL, "unknown preset '%s' for --task node (pgt)", name);
+        /* no reference configuration: one snapshot per period, a window of 8 snapshots as
+         * PGT's 8 lags, small widths for tables of ~100-1000 nodes */
+        c->snapshot_seconds = 0;
+        c->snapshot_count = 0;
+        c->window = 7;
+        c->model.hidden = 32;
+        c->model.cls_hidden = 32;
+        c->class_w[0] = c->class_w[1] = 1.0f;
+        c->lr = 0.01;
+        c->neg_mult = 0;
+        c->train_frac = 0.7;
+        c->val_frac = 0.1;
+        c->epochs = 200;
+        c->patience = 20;
+        c->skip_val_epochs = 0;
+        return DGNN_OK;
+    }
     /* shared by both reference configurations */
     c->snapshot_count = 0;
     c->window = 10;
@@ -189,23 +237,39 @@ void dgnn_snap_link_metrics(double *ap, double *mrr, const float *prob, const dg
 typedef struct {
     const dgnn_events *ev;
     const dgnn_snap_train_cfg *cfg;
+    dgnn_snap_task task;
     dgnn_snapshots snaps;
-    int64_t T, N, V, W, L;
-    int32_t *deg;         /* (T, N) one-hot degree input */
+    int64_t T, N, V, W, L, C;
+    int32_t *deg;         /* (T, N) one-hot degree input (link, edge) */
+    float *nx, *ny;       /* node task: (T, N, V) dense input, (T, N) z-scored targets */
     uint8_t *mask;        /* (T, N) nodes with an edge */
     dgnn_snap_input *in;  /* (T) */
+    int32_t *elab;        /* edge task: labels of every snapshot's entries, at eoff[k] */
+    int64_t *eoff;        /* (T + 1) */
+    int32_t f1_class;     /* edge: the minority class of the training labels */
+    int32_t majority;     /* edge: the other one (the baseline's fallback) */
     dgnn_snapmodel *model;
     dgnn_params *p;
     dgnn_adam opt;
+    /* node task's head Linear(L -> C) -> ReLU -> Linear(C -> 1), its own slab and Adam
+     * (the reference's classifier has its own optimizer too) */
+    dgnn_params head;
+    int hW1, hb1, hW2, hb2;
+    dgnn_adam hopt;
+    float *hz, *hdz, *yhat, *dyhat; /* (N, C), (N, C), (N), (N) */
     int64_t tr_step;
     float *H, *dH;        /* (N, L) */
-    int32_t *psrc, *pdst, *plab, *pool;
+    int32_t *psrc, *pdst, *plab, *pool, *pred;
     float *logits, *dlogits;
     int64_t pcap;
     float *prob;          /* (N, N) evaluation */
     int32_t *label;       /* (N, N) */
-    float *best_params;
+    float *best_params, *best_head;
     int64_t tb, te, ve, xe; /* split */
+    /* profile: seconds of every training sample of every epoch run, (epochs, n) */
+    double *prof_sec;
+    int64_t *prof_pairs;  /* (n) training pairs of the last epoch run, 0 = skipped */
+    int64_t prof_n, prof_epochs;
 } run_t;
 
 static uint64_t stream_seed(uint64_t seed, uint64_t what, int64_t epoch) {
@@ -215,15 +279,54 @@ static uint64_t stream_seed(uint64_t seed, uint64_t what, int64_t epoch) {
 static void run_free(run_t *r) {
     dgnn_snapshots_free(&r->snaps);
     dgnn_snapmodel_free(r->model);
-    void *ptrs[] = {r->deg, r->mask, r->in, r->H, r->dH, r->psrc, r->pdst, r->plab, r->pool, r->logits,
-                    r->dlogits, r->prob, r->label, r->best_params};
+    dgnn_params_free(&r->head);
+    void *ptrs[] = {r->deg, r->nx, r->ny, r->mask, r->in, r->elab, r->eoff, r->hz, r->hdz, r->yhat, r->dyhat,
+                    r->H, r->dH, r->psrc, r->pdst, r->plab, r->pool, r->pred, r->logits, r->dlogits, r->prob,
+                    r->label, r->best_params, r->best_head, r->prof_sec, r->prof_pairs};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
+}
+
+/* undirected edges of a symmetric snapshot: its entries with u <= v */
+static int64_t undirected_edges(const dgnn_snapshot *g) {
+    int64_t n = 0;
+    for (int64_t u = 0; u < g->num_nodes; u++)
+        for (int64_t e = g->rowptr[u]; e < g->rowptr[u + 1]; e++) n += g->col[e] >= u;
+    return n;
+}
+
+static int setup_head(run_t *r, dgnn_err *err) {
+    dgnn_params_init(&r->head);
+    r->hW1 = dgnn_params_add(&r->head, "head.W1", r->C, r->L);
+    r->hb1 = dgnn_params_add1(&r->head, "head.b1", r->C);
+    r->hW2 = dgnn_params_add(&r->head, "head.W2", 1, r->C);
+    r->hb2 = dgnn_params_add1(&r->head, "head.b2", 1);
+    int rc = dgnn_params_alloc(&r->head, err);
+    if (rc) return rc;
+    /* torch.nn.Linear's initialisation, from its own stream of the model seed */
+    dgnn_rng g;
+    dgnn_rng_seed2(&g, r->cfg->model.seed, 0x68656164 /* "head" */);
+    dgnn_params_init_torch_linear(&r->head, r->hW1, r->L, &g);
+    dgnn_params_init_torch_linear(&r->head, r->hb1, r->L, &g);
+    dgnn_params_init_torch_linear(&r->head, r->hW2, r->C, &g);
+    dgnn_params_init_torch_linear(&r->head, r->hb2, r->C, &g);
+    r->hopt = dgnn_adam_default(r->cfg->lr);
+    const int64_t N = r->N;
+    r->hz = dgnn_xmalloc((size_t)(N * r->C) * sizeof(float));
+    r->hdz = dgnn_xmalloc((size_t)(N * r->C) * sizeof(float));
+    r->yhat = dgnn_xmalloc((size_t)N * sizeof(float));
+    r->dyhat = dgnn_xmalloc((size_t)N * sizeof(float));
+    r->best_head = dgnn_xmalloc((size_t)r->head.total * sizeof(float));
+    return DGNN_OK;
 }
 
 static int run_setup(run_t *r, const dgnn_events *ev, const dgnn_snap_train_cfg *c, dgnn_err *err) {
     memset(r, 0, sizeof *r);
+    dgnn_params_init(&r->head);
     r->ev = ev;
     r->cfg = c;
+    r->task = c->task;
+    if (c->task != DGNN_SNAP_TASK_LINK && c->task != DGNN_SNAP_TASK_EDGE && c->task != DGNN_SNAP_TASK_NODE)
+        return dgnn_err_set(err, DGNN_EINVAL, "snapshot training: unknown task %d", (int)c->task);
     if (c->window < 0 || c->windows_per_step < 1 || c->epochs < 0 || !(c->lr > 0) || c->neg_mult < 0 ||
         c->patience < 0 || c->skip_val_epochs < 0 || !(c->train_frac > 0) || !(c->val_frac >= 0) ||
         !(c->train_frac + c->val_frac < 1) || !(c->class_w[0] >= 0) || !(c->class_w[1] >= 0))
@@ -232,14 +335,30 @@ static int run_setup(run_t *r, const dgnn_events *ev, const dgnn_snap_train_cfg 
                             "negatives >= 0, patience >= 0, 0 < train fraction, 0 <= val fraction, their sum < 1, "
                             "class weights >= 0");
     if (c->epochs > 1024) return dgnn_err_set(err, DGNN_EINVAL, "--epochs: at most 1024");
+    if (c->task == DGNN_SNAP_TASK_EDGE && (ev->edge_dim < 1 || !ev->efeat))
+        return dgnn_err_set(err, DGNN_EINVAL,
+                            "--task edge needs a signed rating per event as edge-feature column 0 (bitcoin-alpha's "
+                            "RATING, read as the edge list's weight column); the data has no edge features");
+    if (c->task == DGNN_SNAP_TASK_NODE && (ev->num_periods <= 0 || ev->period_y_dim <= 0 || !ev->period_y))
+        return dgnn_err_set(err, DGNN_EINVAL,
+                            "--task node needs per-snapshot node targets (a PyG-Temporal json file with y, e.g. "
+                            "england_covid.json); the data has none");
     dgnn_snapshot_opts so = dgnn_snapshot_opts_default();
     so.seconds = c->snapshot_seconds;
     so.count = c->snapshot_count;
     so.symmetric = 1; /* the reference appends every edge reversed */
+    /* PGT tables carry the edge weight as feature column 0; bitcoin's column 0 is the
+     * rating, a label, not a weight (the reference's A counts ratings) */
+    so.weight_from_feature = c->task == DGNN_SNAP_TASK_NODE && ev->edge_dim >= 1;
     int rc = dgnn_snapshots_build(&r->snaps, ev, &so, err);
     if (rc) return rc;
-    r->T = r->snaps.count, r->N = ev->num_nodes, r->W = c->window, r->L = c->model.hidden;
+    if (c->task == DGNN_SNAP_TASK_NODE && (r->snaps.mode != DGNN_SNAP_PERIODS || r->snaps.count != ev->num_periods))
+        return dgnn_err_set(err, DGNN_EINVAL,
+                            "--task node reads one snapshot per period of the file (its targets are per period): "
+                            "leave out --snapshot-seconds and --snapshots");
+    r->T = r->snaps.count, r->N = ev->num_nodes, r->W = c->window, r->L = c->model.hidden, r->C = c->model.cls_hidden;
     dgnn_snap_split(r->T, r->W, c->train_frac, c->val_frac, &r->tb, &r->te, &r->ve, &r->xe);
+    if (c->task == DGNN_SNAP_TASK_EDGE) r->xe = r->T; /* edge tasker: max_time = the data's */
     if (r->te <= r->tb)
         return dgnn_err_set(err, DGNN_EINVAL,
                             "%lld snapshots leave no training sample: a sample needs the %lld snapshots before it "
@@ -250,25 +369,52 @@ static int run_setup(run_t *r, const dgnn_events *ev, const dgnn_snap_train_cfg 
         dgnn_log("warning: %lld snapshots give %lld validation and %lld test samples\n", (long long)r->T,
                  (long long)(r->ve > r->te ? r->ve - r->te : 0), (long long)(r->xe > r->ve ? r->xe - r->ve : 0));
     const int64_t T = r->T, N = r->N;
-    r->deg = dgnn_xmalloc((size_t)(T * N) * sizeof(int32_t));
     r->mask = dgnn_xmalloc((size_t)(T * N));
     r->in = dgnn_xcalloc((size_t)T, sizeof *r->in);
-    int64_t maxdeg = 0;
+    dgnn_snapmodel_cfg mc = c->model;
+    mc.num_nodes = N;
+    mc.num_classes = 2;
+    if (c->task == DGNN_SNAP_TASK_NODE) {
+        int64_t D;
+        if ((rc = dgnn_snap_node_data(&r->nx, &D, &r->ny, ev, err))) return rc;
+        r->V = D;
+        mc.onehot = 0;
+        mc.cls_hidden = 1; /* the model's pair classifier is not used: keep it tiny */
+    } else {
+        r->deg = dgnn_xmalloc((size_t)(T * N) * sizeof(int32_t));
+        int64_t maxdeg = 0;
+        for (int64_t k = 0; k < T; k++) {
+            int64_t d = dgnn_snap_degree_onehot(r->deg + k * N, &r->snaps.snaps[k]);
+            if (k < T - 1 && d > maxdeg) maxdeg = d; /* get_max_degs: every snapshot but the last */
+        }
+        r->V = maxdeg + 1;
+        mc.onehot = 1;
+        /* the last snapshot can be an input of the edge task: a degree beyond the width
+         * seen in the others becomes the zero input (torch would refuse the index) */
+        for (int64_t i = 0; i < T * N; i++)
+            if (r->deg[i] >= r->V) r->deg[i] = -1;
+    }
+    mc.in_dim = r->V;
     for (int64_t k = 0; k < T; k++) {
-        int64_t d = dgnn_snap_degree_onehot(r->deg + k * N, &r->snaps.snaps[k]);
-        if (k < T - 1 && d > maxdeg) maxdeg = d; /* get_max_degs: every snapshot but the last */
         dgnn_topk_mask_of_snapshot(r->mask + k * N, &r->snaps.snaps[k]);
         r->in[k].A = dgnn_csr_of_hat(&r->snaps.snaps[k]);
         r->in[k].At = NULL; /* symmetric */
-        r->in[k].feat_idx = r->deg + k * N;
+        if (r->deg) r->in[k].feat_idx = r->deg + k * N;
+        else r->in[k].feat = r->nx + k * N * r->V;
         r->in[k].mask = r->mask + k * N;
     }
-    r->V = maxdeg + 1;
-    dgnn_snapmodel_cfg mc = c->model;
-    mc.num_nodes = N;
-    mc.in_dim = r->V;
-    mc.onehot = 1;
-    mc.num_classes = 2;
+    if (c->task == DGNN_SNAP_TASK_EDGE) {
+        r->eoff = dgnn_xmalloc((size_t)(T + 1) * sizeof(int64_t));
+        r->eoff[0] = 0;
+        for (int64_t k = 0; k < T; k++) r->eoff[k + 1] = r->eoff[k] + r->snaps.snaps[k].num_edges;
+        r->elab = dgnn_xmalloc((size_t)(r->eoff[T] ? r->eoff[T] : 1) * sizeof(int32_t));
+        for (int64_t k = 0; k < T; k++)
+            if ((rc = dgnn_snap_edge_labels(r->elab + r->eoff[k], &r->snaps.snaps[k], ev, 0, err))) return rc;
+        int64_t cnt[2] = {0, 0};
+        for (int64_t i = r->eoff[r->tb]; i < r->eoff[r->te]; i++) cnt[r->elab[i]]++;
+        r->f1_class = cnt[0] <= cnt[1] ? 0 : 1;
+        r->majority = 1 - r->f1_class;
+    }
     if ((rc = dgnn_snapmodel_init(&r->model, &mc, err))) return rc;
     r->p = dgnn_snapmodel_params(r->model);
     r->opt = dgnn_adam_default(c->lr);
@@ -276,6 +422,7 @@ static int run_setup(run_t *r, const dgnn_events *ev, const dgnn_snap_train_cfg 
     r->dH = dgnn_xmalloc((size_t)(N * r->L) * sizeof(float));
     r->pool = dgnn_xmalloc((size_t)((r->W + 1) * N) * sizeof(int32_t));
     r->best_params = dgnn_xmalloc((size_t)r->p->total * sizeof(float));
+    if (c->task == DGNN_SNAP_TASK_NODE && (rc = setup_head(r, err))) return rc;
     return DGNN_OK;
 }
 
@@ -285,52 +432,113 @@ static void ensure_pairs(run_t *r, int64_t M) {
     r->psrc = dgnn_xrealloc(r->psrc, (size_t)r->pcap * sizeof(int32_t));
     r->pdst = dgnn_xrealloc(r->pdst, (size_t)r->pcap * sizeof(int32_t));
     r->plab = dgnn_xrealloc(r->plab, (size_t)r->pcap * sizeof(int32_t));
+    r->pred = dgnn_xrealloc(r->pred, (size_t)r->pcap * sizeof(int32_t));
     r->logits = dgnn_xrealloc(r->logits, (size_t)(2 * r->pcap) * sizeof(float));
     r->dlogits = dgnn_xrealloc(r->dlogits, (size_t)(2 * r->pcap) * sizeof(float));
 }
 
-/* One training sample idx of epoch e. *pairs = 0 when its label snapshot is empty. */
-static int train_sample(run_t *r, int64_t epoch, int64_t idx, double *loss, int64_t *pairs, dgnn_err *err) {
+/* The entries of g as pairs (torch's coalesce order (u, v)) at psrc/pdst[0..E). */
+static void entries_as_pairs(run_t *r, const dgnn_snapshot *g) {
+    for (int64_t u = 0, i = 0; u < r->N; u++)
+        for (int64_t e = g->rowptr[u]; e < g->rowptr[u + 1]; e++, i++) r->psrc[i] = (int32_t)u, r->pdst[i] = g->col[e];
+}
+
+/* node head forward: hz = relu(H W1^T + b1) (N, C), yhat = hz W2^T + b2 (N) */
+static void head_forward(run_t *r, const float *H) {
+    const dgnn_params *h = &r->head;
+    dgnn_linear_forward(r->hz, H, dgnn_params_get(h, r->hW1), dgnn_params_get(h, r->hb1), r->N, r->L, r->C);
+    dgnn_relu_forward(r->hz, r->hz, r->N * r->C);
+    dgnn_linear_forward(r->yhat, r->hz, dgnn_params_get(h, r->hW2), dgnn_params_get(h, r->hb2), r->N, r->C, 1);
+}
+
+/* the head's gradients += and dH += from dyhat (N) of the last head_forward on H */
+static void head_backward(run_t *r, const float *H, float *dH) {
+    const dgnn_params *h = &r->head;
+    float *dr = r->hdz;
+    memset(dr, 0, (size_t)(r->N * r->C) * sizeof(float));
+    dgnn_linear_backward(dr, dgnn_params_grad(h, r->hW2), dgnn_params_grad(h, r->hb2), r->dyhat, r->hz,
+                         dgnn_params_get(h, r->hW2), r->N, r->C, 1);
+    /* relu backward in place: the mask of the saved output */
+    for (int64_t i = 0; i < r->N * r->C; i++)
+        if (!(r->hz[i] > 0)) dr[i] = 0;
+    dgnn_linear_backward(dH, dgnn_params_grad(h, r->hW1), dgnn_params_grad(h, r->hb1), dr, H,
+                         dgnn_params_get(h, r->hW1), r->N, r->L, r->C);
+}
+
+/* One training sample idx of epoch e. *pairs = 0 when it has nothing to learn from (an
+ * empty label snapshot); *secs = forward + loss + backward time. */
+static int train_sample(run_t *r, int64_t epoch, int64_t idx, double *loss, int64_t *pairs, double *secs,
+                        dgnn_err *err) {
     const dgnn_snap_train_cfg *c = r->cfg;
     const int64_t N = r->N, W = r->W;
-    const dgnn_snapshot *lab = &r->snaps.snaps[idx + 1];
-    const int64_t E = lab->num_edges, want = E * c->neg_mult;
     *pairs = 0;
     *loss = 0;
-    if (E == 0) return DGNN_OK;
-    ensure_pairs(r, E + want);
-    /* positives: the label snapshot's entries in (u, v) order (torch's coalesce) */
-    for (int64_t u = 0, i = 0; u < N; u++)
-        for (int64_t e = lab->rowptr[u]; e < lab->rowptr[u + 1]; e++, i++) r->psrc[i] = (int32_t)u, r->pdst[i] = lab->col[e];
-    /* negatives' destinations: the nodes with an edge in each window snapshot, concatenated */
-    int64_t np = 0;
-    for (int64_t s = idx - W; s <= idx; s++)
-        for (int64_t v = 0; v < N; v++)
-            if (r->mask[s * N + v]) r->pool[np++] = (int32_t)v;
-    dgnn_rng rn;
-    dgnn_rng_seed2(&rn, stream_seed(c->seed, 0x6e6567 /* "neg" */, epoch), (uint64_t)idx);
-    int64_t nneg = dgnn_snap_link_negatives(r->psrc + E, r->pdst + E, want, lab, r->pool, np, &rn);
-    const int64_t M = E + nneg;
-    for (int64_t i = 0; i < M; i++) r->plab[i] = i < E;
+    *secs = 0;
+    int64_t M = 0;
+    if (r->task == DGNN_SNAP_TASK_LINK) {
+        const dgnn_snapshot *lab = &r->snaps.snaps[idx + 1];
+        const int64_t E = lab->num_edges, want = E * c->neg_mult;
+        if (E == 0) return DGNN_OK;
+        ensure_pairs(r, E + want);
+        entries_as_pairs(r, lab); /* positives */
+        /* negatives' destinations: the nodes with an edge in each window snapshot, concatenated */
+        int64_t np = 0;
+        for (int64_t s = idx - W; s <= idx; s++)
+            for (int64_t v = 0; v < N; v++)
+                if (r->mask[s * N + v]) r->pool[np++] = (int32_t)v;
+        dgnn_rng rn;
+        dgnn_rng_seed2(&rn, stream_seed(c->seed, 0x6e6567 /* "neg" */, epoch), (uint64_t)idx);
+        int64_t nneg = dgnn_snap_link_negatives(r->psrc + E, r->pdst + E, want, lab, r->pool, np, &rn);
+        M = E + nneg;
+        for (int64_t i = 0; i < M; i++) r->plab[i] = i < E;
+    } else if (r->task == DGNN_SNAP_TASK_EDGE) {
+        const dgnn_snapshot *lab = &r->snaps.snaps[idx]; /* get_edge_labels(time = idx) */
+        M = lab->num_edges;
+        if (M == 0) return DGNN_OK;
+        ensure_pairs(r, M);
+        entries_as_pairs(r, lab);
+        memcpy(r->plab, r->elab + r->eoff[idx], (size_t)M * sizeof(int32_t));
+    } else {
+        M = N;
+    }
 
     dgnn_rng rr;
     dgnn_rng_seed2(&rr, stream_seed(c->seed, 0x72726c75 /* "rrlu" */, epoch), (uint64_t)idx);
+    double t0 = dgnn_now();
     int rc = dgnn_snapmodel_forward(r->model, r->H, &r->in[idx - W], W + 1, &rr, err);
     if (rc) return rc;
-    dgnn_snapmodel_edge_forward(r->model, r->logits, r->H, r->psrc, r->pdst, M);
-    *loss = dgnn_wce_forward(r->logits, r->plab, c->class_w, M, 2);
+    memset(r->dH, 0, (size_t)(N * r->L) * sizeof(float));
+    if (r->task == DGNN_SNAP_TASK_NODE) {
+        const float *y = r->ny + (idx + 1) * N;
+        head_forward(r, r->H);
+        *loss = dgnn_mse_forward(r->yhat, y, N);
+        if (isfinite(*loss)) {
+            memset(r->dyhat, 0, (size_t)N * sizeof(float));
+            dgnn_mse_backward(r->dyhat, 1.0f, r->yhat, y, N);
+            head_backward(r, r->H, r->dH);
+        }
+    } else {
+        dgnn_snapmodel_edge_forward(r->model, r->logits, r->H, r->psrc, r->pdst, M);
+        *loss = dgnn_wce_forward(r->logits, r->plab, c->class_w, M, 2);
+        if (isfinite(*loss)) {
+            memset(r->dlogits, 0, (size_t)(2 * M) * sizeof(float));
+            dgnn_wce_backward(r->dlogits, 1.0f, r->logits, r->plab, c->class_w, M, 2);
+            dgnn_snapmodel_edge_backward(r->model, r->dH, r->dlogits);
+        }
+    }
     if (!isfinite(*loss))
         return dgnn_err_set(err, DGNN_EINVAL, "epoch %lld, sample %lld: the loss is not finite (%g); try a lower --lr",
                             (long long)epoch, (long long)idx, *loss);
-    memset(r->dlogits, 0, (size_t)(2 * M) * sizeof(float));
-    dgnn_wce_backward(r->dlogits, 1.0f, r->logits, r->plab, c->class_w, M, 2);
-    memset(r->dH, 0, (size_t)(N * r->L) * sizeof(float));
-    dgnn_snapmodel_edge_backward(r->model, r->dH, r->dlogits);
     dgnn_snapmodel_backward(r->model, r->dH);
+    *secs = dgnn_now() - t0;
     /* trainer.optim_step: a step every steps_accum_gradients samples, counted across epochs */
     if (++r->tr_step % c->windows_per_step == 0) {
         dgnn_adam_step_params(&r->opt, r->p);
         dgnn_params_zero_grad(r->p);
+        if (r->task == DGNN_SNAP_TASK_NODE) {
+            dgnn_adam_step_params(&r->hopt, &r->head);
+            dgnn_params_zero_grad(&r->head);
+        }
     }
     *pairs = M;
     return DGNN_OK;
@@ -345,6 +553,13 @@ static int train_epoch(run_t *r, int64_t epoch, dgnn_snap_epoch_result *er, run_
     const dgnn_snap_train_cfg *c = r->cfg;
     int64_t n = r->te - r->tb;
     if (c->max_train_windows > 0 && n > c->max_train_windows) n = c->max_train_windows;
+    double *prof = NULL;
+    if (c->profile) {
+        r->prof_n = n;
+        r->prof_sec = dgnn_xrealloc(r->prof_sec, (size_t)((r->prof_epochs + 1) * n) * sizeof(double));
+        if (!r->prof_pairs) r->prof_pairs = dgnn_xcalloc((size_t)n, sizeof(int64_t));
+        prof = r->prof_sec + r->prof_epochs * n;
+    }
     dgnn_progress pg;
     char label[64];
     snprintf(label, sizeof label, "epoch %lld train", (long long)epoch);
@@ -353,10 +568,11 @@ static int train_epoch(run_t *r, int64_t epoch, dgnn_snap_epoch_result *er, run_
     int64_t done = 0, pairs_sum = 0;
     for (int64_t k = 0; k < n; k++) {
         int64_t idx = r->tb + k;
-        double loss;
+        double loss, secs;
         int64_t pairs;
-        int rc = train_sample(r, epoch, idx, &loss, &pairs, err);
+        int rc = train_sample(r, epoch, idx, &loss, &pairs, &secs, err);
         if (rc) return rc;
+        if (prof) prof[k] = secs, r->prof_pairs[k] = pairs;
         if (pairs > 0) {
             loss_sum += loss;
             done++;
@@ -373,6 +589,7 @@ static int train_epoch(run_t *r, int64_t epoch, dgnn_snap_epoch_result *er, run_
         }
     }
     if (c->progress) dgnn_progress_end(&pg);
+    if (prof) r->prof_epochs++;
     er->train_loss = done ? loss_sum / (double)done : NAN;
     er->train_seconds = dgnn_now() - t0;
     er->train_windows = done;
@@ -381,80 +598,228 @@ static int train_epoch(run_t *r, int64_t epoch, dgnn_snap_epoch_result *er, run_
     return DGNN_OK;
 }
 
-/* MAP and MRR over samples [b, e): every pair of each label snapshot scored */
-/* The "repeat the last snapshot" baseline: a pair's score is its weight in the sample's
- * last input snapshot t (0 when absent), ranked against all pairs of t+1 exactly as the
- * model's scores are (same metrics, same weighting). */
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The profile's rows from the epochs run: samples that ran, median seconds. */
+static void fill_profile(run_t *r, dgnn_snap_profile *p) {
+    dgnn_snap_profile_free(p);
+    snprintf(p->model, sizeof p->model, "%s", dgnn_snapmodel_name(r->cfg->model.kind));
+    p->epochs = r->prof_epochs;
+    if (r->prof_epochs == 0 || r->prof_n == 0) return;
+    const int64_t n = r->prof_n, E = r->prof_epochs, N = r->N;
+    p->rows = dgnn_xcalloc((size_t)n, sizeof *p->rows);
+    double *s = dgnn_xmalloc((size_t)E * sizeof *s);
+    int64_t *und = dgnn_xmalloc((size_t)r->T * sizeof *und);
+    for (int64_t k = 0; k < r->T; k++) und[k] = undirected_edges(&r->snaps.snaps[k]);
+    for (int64_t k = 0; k < n; k++) {
+        if (r->prof_pairs[k] <= 0) continue;
+        const int64_t idx = r->tb + k;
+        dgnn_snap_profile_row *row = &p->rows[p->count++];
+        row->sample = idx;
+        for (int64_t v = 0; v < N; v++) row->nodes += r->mask[idx * N + v];
+        row->edges = und[idx];
+        for (int64_t q = idx - r->W; q <= idx; q++) row->edges_window += und[q];
+        row->label_pairs = r->prof_pairs[k];
+        row->in_dim = r->V;
+        row->hidden = r->L;
+        for (int64_t e = 0; e < E; e++) s[e] = r->prof_sec[e * n + k];
+        qsort(s, (size_t)E, sizeof *s, cmp_double);
+        row->seconds = E % 2 ? s[E / 2] : 0.5 * (s[E / 2 - 1] + s[E / 2]);
+    }
+    free(s);
+    free(und);
+}
+
+/* The "repeat the last snapshot" baseline for link prediction: a pair's score is its
+ * weight in the sample's last input snapshot t (0 when absent), ranked against all pairs
+ * of t+1 exactly as the model's scores are (same metrics, same weighting). */
 static void fill_last_snapshot(float *prob, const dgnn_snapshot *g, int64_t N) {
     memset(prob, 0, (size_t)(N * N) * sizeof(float));
     for (int64_t u = 0; u < N; u++)
         for (int64_t q = g->rowptr[u]; q < g->rowptr[u + 1]; q++) prob[u * N + g->col[q]] = g->w[q];
 }
 
-static int evaluate(run_t *r, int64_t b, int64_t e, double *map, double *mrr, run_totals *tot, const char *what,
+/* The edge baseline's memory: the last label of every ordered pair seen so far, open
+ * addressing on u N + v + 1 (0 = empty). */
+typedef struct {
+    uint64_t *key;
+    int32_t *val;
+    int64_t cap, n;
+} pair_map;
+
+static void pmap_put(pair_map *m, uint64_t key, int32_t val) {
+    if (2 * (m->n + 1) > m->cap) {
+        pair_map g = {NULL, NULL, m->cap ? 2 * m->cap : 1024, 0};
+        g.key = dgnn_xcalloc((size_t)g.cap, sizeof *g.key);
+        g.val = dgnn_xmalloc((size_t)g.cap * sizeof *g.val);
+        for (int64_t i = 0; i < m->cap; i++)
+            if (m->key[i]) pmap_put(&g, m->key[i], m->val[i]);
+        free(m->key), free(m->val);
+        *m = g;
+    }
+    int64_t h = (int64_t)(dgnn_hash64(key) & (uint64_t)(m->cap - 1));
+    while (m->key[h] && m->key[h] != key) h = (h + 1) & (m->cap - 1);
+    if (!m->key[h]) m->key[h] = key, m->n++;
+    m->val[h] = val;
+}
+
+static int pmap_get(const pair_map *m, uint64_t key, int32_t *val) {
+    if (!m->cap) return 0;
+    int64_t h = (int64_t)(dgnn_hash64(key) & (uint64_t)(m->cap - 1));
+    while (m->key[h] && m->key[h] != key) h = (h + 1) & (m->cap - 1);
+    if (!m->key[h]) return 0;
+    *val = m->val[h];
+    return 1;
+}
+
+static void pmap_add_snapshot(pair_map *m, const run_t *r, int64_t k) {
+    const dgnn_snapshot *g = &r->snaps.snaps[k];
+    for (int64_t u = 0; u < r->N; u++)
+        for (int64_t e = g->rowptr[u]; e < g->rowptr[u + 1]; e++)
+            pmap_put(m, (uint64_t)u * (uint64_t)r->N + (uint64_t)g->col[e] + 1, r->elab[r->eoff[k] + e]);
+}
+
+typedef struct {
+    double map, mrr, f1, precision, recall, mse;
+} eval_metrics;
+
+/* The task's metrics over samples [b, e) (see train_snapshot.h); baseline = 1: the
+ * task's "repeat the last snapshot" predictions instead of the model's. */
+static int evaluate(run_t *r, int64_t b, int64_t e, eval_metrics *out, run_totals *tot, const char *what,
                     dgnn_err *err, int baseline) {
     const int64_t N = r->N, W = r->W;
-    if (!r->prob) {
+    out->map = out->mrr = out->f1 = out->precision = out->recall = out->mse = NAN;
+    if (r->task == DGNN_SNAP_TASK_LINK && !r->prob) {
         r->prob = dgnn_xmalloc((size_t)(N * N) * sizeof(float));
         r->label = dgnn_xmalloc((size_t)(N * N) * sizeof(int32_t));
     }
     int64_t n = e > b ? e - b : 0;
     double *ap = dgnn_xmalloc((size_t)(n ? n : 1) * sizeof(double)), *rr = dgnn_xmalloc((size_t)(n ? n : 1) * sizeof(double));
     double *wt = dgnn_xmalloc((size_t)(n ? n : 1) * sizeof(double)), *wr = dgnn_xmalloc((size_t)(n ? n : 1) * sizeof(double));
+    /* edge: predictions and truths of every label edge of the split, in order */
+    int32_t *epred = NULL, *etrue = NULL;
+    int64_t ne = 0;
+    if (r->task == DGNN_SNAP_TASK_EDGE) {
+        int64_t tot_e = r->eoff[e] - r->eoff[b];
+        epred = dgnn_xmalloc((size_t)(tot_e ? tot_e : 1) * sizeof(int32_t));
+        etrue = dgnn_xmalloc((size_t)(tot_e ? tot_e : 1) * sizeof(int32_t));
+    }
+    pair_map last = {NULL, NULL, 0, 0};
+    if (r->task == DGNN_SNAP_TASK_EDGE && baseline)
+        for (int64_t k = 0; k < b; k++) pmap_add_snapshot(&last, r, k);
+    double sq = 0;
+    int64_t nsq = 0;
     dgnn_progress pg;
     if (r->cfg->progress) dgnn_progress_begin(&pg, what, n);
     double t0 = dgnn_now();
     int64_t m = 0, mr = 0;
+    int rc = DGNN_OK;
     for (int64_t k = 0; k < n; k++) {
         int64_t idx = b + k;
-        if (baseline) {
-            fill_last_snapshot(r->prob, &r->snaps.snaps[idx], N);
-        } else {
-            int rc = dgnn_snapmodel_forward(r->model, r->H, &r->in[idx - W], W + 1, NULL, err);
-            if (rc) {
-                free(ap), free(rr), free(wt), free(wr);
-                return rc;
-            }
-            dgnn_snapmodel_edge_prob_rows(r->model, r->prob, r->H, 0, N);
+        if (!baseline && (r->task != DGNN_SNAP_TASK_EDGE || r->snaps.snaps[idx].num_edges > 0)) {
+            rc = dgnn_snapmodel_forward(r->model, r->H, &r->in[idx - W], W + 1, NULL, err);
+            if (rc) break;
         }
-        double a, q;
-        dgnn_snap_link_metrics(&a, &q, r->prob, &r->snaps.snaps[idx + 1], r->label);
-        /* calc_epoch_metric: weighted by the sample's pair count, N^2 for every one */
-        if (!isnan(a)) ap[m] = a, wt[m++] = (double)(N * N);
-        if (!isnan(q)) rr[mr] = q, wr[mr++] = (double)(N * N);
-        tot->eval_pairs += N * N;
+        if (r->task == DGNN_SNAP_TASK_LINK) {
+            if (baseline) fill_last_snapshot(r->prob, &r->snaps.snaps[idx], N);
+            else dgnn_snapmodel_edge_prob_rows(r->model, r->prob, r->H, 0, N);
+            double a, q;
+            dgnn_snap_link_metrics(&a, &q, r->prob, &r->snaps.snaps[idx + 1], r->label);
+            /* calc_epoch_metric: weighted by the sample's pair count, N^2 for every one */
+            if (!isnan(a)) ap[m] = a, wt[m++] = (double)(N * N);
+            if (!isnan(q)) rr[mr] = q, wr[mr++] = (double)(N * N);
+            tot->eval_pairs += N * N;
+        } else if (r->task == DGNN_SNAP_TASK_EDGE) {
+            const dgnn_snapshot *g = &r->snaps.snaps[idx];
+            const int64_t M = g->num_edges;
+            const int32_t *lab = r->elab + r->eoff[idx];
+            if (M > 0) {
+                ensure_pairs(r, M);
+                entries_as_pairs(r, g);
+                if (baseline) {
+                    for (int64_t i = 0; i < M; i++) {
+                        int32_t v;
+                        uint64_t key = (uint64_t)r->psrc[i] * (uint64_t)N + (uint64_t)r->pdst[i] + 1;
+                        epred[ne + i] = pmap_get(&last, key, &v) ? v : r->majority;
+                    }
+                    pmap_add_snapshot(&last, r, idx);
+                } else {
+                    dgnn_snapmodel_edge_forward(r->model, r->logits, r->H, r->psrc, r->pdst, M);
+                    /* torch's argmax: the first of equal maxima */
+                    for (int64_t i = 0; i < M; i++) epred[ne + i] = r->logits[2 * i + 1] > r->logits[2 * i];
+                }
+                memcpy(etrue + ne, lab, (size_t)M * sizeof(int32_t));
+                ne += M;
+                tot->eval_pairs += M;
+            }
+        } else {
+            const float *y = r->ny + (idx + 1) * N;
+            const float *pred = r->ny + idx * N;
+            if (!baseline) {
+                head_forward(r, r->H);
+                pred = r->yhat;
+            }
+            for (int64_t v = 0; v < N; v++) {
+                double d = (double)pred[v] - (double)y[v];
+                sq += d * d;
+            }
+            nsq += N;
+            tot->eval_pairs += N;
+        }
         if (r->cfg->progress) dgnn_progress_update(&pg, k + 1, NULL);
     }
     if (r->cfg->progress) dgnn_progress_end(&pg);
     tot->eval_seconds += dgnn_now() - t0;
-    *map = m ? dgnn_metric_weighted_mean(ap, wt, m) : NAN;
-    *mrr = mr ? dgnn_metric_weighted_mean(rr, wr, mr) : NAN;
-    free(ap), free(rr), free(wt), free(wr);
-    return DGNN_OK;
+    if (!rc) {
+        if (r->task == DGNN_SNAP_TASK_LINK) {
+            out->map = m ? dgnn_metric_weighted_mean(ap, wt, m) : NAN;
+            out->mrr = mr ? dgnn_metric_weighted_mean(rr, wr, mr) : NAN;
+        } else if (r->task == DGNN_SNAP_TASK_EDGE) {
+            if (ne > 0) {
+                dgnn_prf f = dgnn_metric_prf(epred, etrue, ne, r->f1_class);
+                out->f1 = f.f1, out->precision = f.precision, out->recall = f.recall;
+            }
+        } else {
+            out->mse = nsq ? sq / (double)nsq : NAN;
+        }
+    }
+    free(ap), free(rr), free(wt), free(wr), free(epred), free(etrue), free(last.key), free(last.val);
+    return rc;
+}
+
+/* The validation figure early stopping maximizes: MAP, F1, or minus the MSE. */
+static double val_score(const run_t *r, const eval_metrics *m) {
+    if (r->task == DGNN_SNAP_TASK_EDGE) return m->f1;
+    if (r->task == DGNN_SNAP_TASK_NODE) return -m->mse;
+    return m->map;
 }
 
 /* ---- checkpoints ----------------------------------------------------------------------
  * <dir>/checkpoint.dgnnckpt, rewritten atomically after every epoch: parameters, Adam
  * state, the gradient slab (with windows_per_step > 1 a step may straddle epochs), the
- * best parameters, the results so far, and a fingerprint of the settings that must not
- * change on --resume. */
+ * best parameters, the node head's slabs (node task), the results so far, and a
+ * fingerprint of the settings that must not change on --resume. */
 
 typedef struct {
     uint64_t fingerprint;
     int64_t epochs_done, best_epoch, bad_rounds, early_stopped, have_best, tr_step;
-    double best_map;
-    dgnn_adam opt;
+    double best_val;
+    dgnn_adam opt, hopt;
     run_totals tot;
 } ckpt_meta;
 
 static uint64_t fingerprint(const run_t *r) {
     const dgnn_snap_train_cfg *c = r->cfg;
     uint64_t h = dgnn_params_layout_hash(r->p);
+    if (r->head.total) h = dgnn_hash64(h ^ dgnn_params_layout_hash(&r->head));
     uint64_t v[] = {(uint64_t)c->model.kind, (uint64_t)r->N, (uint64_t)r->V, (uint64_t)r->T, (uint64_t)c->model.hidden,
                     (uint64_t)c->model.cls_hidden, c->model.seed, (uint64_t)c->window, (uint64_t)c->windows_per_step,
                     c->seed, (uint64_t)c->neg_mult, (uint64_t)(c->lr * 1e12), (uint64_t)(c->class_w[0] * 1e6),
                     (uint64_t)(c->class_w[1] * 1e6), (uint64_t)(c->train_frac * 1e9), (uint64_t)(c->val_frac * 1e9),
-                    (uint64_t)r->ev->num_events, (uint64_t)c->max_train_windows};
+                    (uint64_t)r->ev->num_events, (uint64_t)c->max_train_windows, (uint64_t)c->task};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) h = dgnn_hash64(h ^ v[i]);
     return h;
 }
@@ -463,11 +828,19 @@ static int save_checkpoint(run_t *r, const ckpt_meta *meta, const dgnn_snap_trai
     dgnn_ckpt_writer *w;
     int rc = dgnn_ckpt_dir_writer_open(&w, r->cfg->checkpoint, err);
     if (rc) return rc;
-    size_t pb = (size_t)r->p->total * sizeof(float);
+    size_t pb = (size_t)r->p->total * sizeof(float), hb = (size_t)r->head.total * sizeof(float);
     if (!rc) rc = dgnn_ckpt_writer_add(w, "meta", meta, sizeof *meta, err);
     if (!rc) rc = dgnn_ckpt_add_params(w, r->p, 1, err);
     if (!rc) rc = dgnn_ckpt_writer_add(w, "results", res, sizeof *res, err);
     if (!rc && meta->have_best) rc = dgnn_ckpt_writer_add(w, "best.params", r->best_params, pb, err);
+    if (!rc && r->head.total) {
+        /* the head's four slabs (dgnn_ckpt_add_params names its sections "params", ...) */
+        if (!rc) rc = dgnn_ckpt_writer_add(w, "head.params", r->head.value, hb, err);
+        if (!rc) rc = dgnn_ckpt_writer_add(w, "head.grad", r->head.grad, hb, err);
+        if (!rc) rc = dgnn_ckpt_writer_add(w, "head.adam.m", r->head.m, hb, err);
+        if (!rc) rc = dgnn_ckpt_writer_add(w, "head.adam.v", r->head.v, hb, err);
+        if (!rc && meta->have_best) rc = dgnn_ckpt_writer_add(w, "head.best", r->best_head, hb, err);
+    }
     if (rc) {
         dgnn_ckpt_writer_abort(w);
         return rc;
@@ -481,26 +854,39 @@ static int load_checkpoint(run_t *r, ckpt_meta *meta, dgnn_snap_train_result *re
     dgnn_ckpt *c;
     int rc = dgnn_ckpt_open(&c, path, err);
     if (rc) return rc;
-    size_t pb = (size_t)r->p->total * sizeof(float);
+    size_t pb = (size_t)r->p->total * sizeof(float), hb = (size_t)r->head.total * sizeof(float);
     rc = dgnn_ckpt_read(c, "meta", meta, sizeof *meta, err);
     if (!rc && meta->fingerprint != fingerprint(r))
         rc = dgnn_err_set(err, DGNN_EINVAL,
-                          "%s was written by a run with other settings (model, sizes, snapshots, window, lr, seed or "
-                          "data); --resume needs the same ones, or start afresh without --resume",
+                          "%s was written by a run with other settings (task, model, sizes, snapshots, window, lr, "
+                          "seed or data); --resume needs the same ones, or start afresh without --resume",
                           path);
     if (!rc) rc = dgnn_ckpt_read_params(c, r->p, 1, err);
     if (!rc) rc = dgnn_ckpt_read(c, "results", res, sizeof *res, err);
     if (!rc && meta->have_best) rc = dgnn_ckpt_read(c, "best.params", r->best_params, pb, err);
+    if (!rc && r->head.total) {
+        if (!rc) rc = dgnn_ckpt_read(c, "head.params", r->head.value, hb, err);
+        if (!rc) rc = dgnn_ckpt_read(c, "head.grad", r->head.grad, hb, err);
+        if (!rc) rc = dgnn_ckpt_read(c, "head.adam.m", r->head.m, hb, err);
+        if (!rc) rc = dgnn_ckpt_read(c, "head.adam.v", r->head.v, hb, err);
+        if (!rc && meta->have_best) rc = dgnn_ckpt_read(c, "head.best", r->best_head, hb, err);
+    }
     dgnn_ckpt_close(c);
     if (rc) return rc;
     r->opt = meta->opt;
+    r->hopt = meta->hopt;
     r->tr_step = meta->tr_step;
     return DGNN_OK;
 }
 
+static const char *metric_name(dgnn_snap_task t) {
+    return t == DGNN_SNAP_TASK_EDGE ? "F1" : t == DGNN_SNAP_TASK_NODE ? "MSE" : "MAP";
+}
+
 int dgnn_snap_train(const dgnn_events *ev, const dgnn_snap_train_cfg *c, dgnn_snap_train_result *res, dgnn_err *err) {
     memset(res, 0, sizeof *res);
-    res->test_map = res->test_mrr = NAN;
+    res->test_map = res->test_mrr = res->test_f1 = res->test_precision = res->test_recall = res->test_mse = NAN;
+    res->last_map = res->last_mrr = res->last_f1 = res->last_mse = NAN;
     int prev_threads = omp_get_max_threads();
     if (c->threads > 0) omp_set_num_threads((int)c->threads);
     run_t r;
@@ -509,6 +895,8 @@ int dgnn_snap_train(const dgnn_events *ev, const dgnn_snap_train_cfg *c, dgnn_sn
     ckpt_meta meta;
     memset(&meta, 0, sizeof meta);
     meta.fingerprint = fingerprint(&r);
+    /* trainer.train: best_eval_valid starts at 0 (MAP, F1); the MSE's best starts at +inf */
+    meta.best_val = r.task == DGNN_SNAP_TASK_NODE ? -INFINITY : 0.0;
     if (c->resume) {
         if (!c->checkpoint) {
             rc = dgnn_err_set(err, DGNN_EINVAL, "--resume needs --checkpoint DIR");
@@ -517,57 +905,84 @@ int dgnn_snap_train(const dgnn_events *ev, const dgnn_snap_train_cfg *c, dgnn_sn
         if ((rc = load_checkpoint(&r, &meta, res, err))) goto done;
         dgnn_log("resumed from %s after epoch %lld\n", c->checkpoint, (long long)meta.epochs_done);
     }
-    res->num_snapshots = r.T, res->num_nodes = r.N, res->in_dim = r.V, res->num_params = dgnn_params_count(r.p);
+    res->num_snapshots = r.T, res->num_nodes = r.N, res->in_dim = r.V;
+    res->num_params = dgnn_params_count(r.p) + (r.head.total ? dgnn_params_count(&r.head) : 0);
     res->train_begin = r.tb, res->train_end = r.te, res->val_end = r.ve, res->test_end = r.xe;
+    if (r.task == DGNN_SNAP_TASK_EDGE) {
+        res->f1_class = r.f1_class;
+        res->label_counts[0] = res->label_counts[1] = 0;
+        for (int64_t i = r.eoff[r.tb]; i < r.eoff[r.te]; i++) res->label_counts[r.elab[i]]++;
+    }
     for (int64_t epoch = meta.epochs_done + 1; epoch <= c->epochs && !meta.early_stopped; epoch++) {
         dgnn_snap_epoch_result *er = &res->epochs[epoch - 1];
         memset(er, 0, sizeof *er);
         er->epoch = epoch;
-        er->val_map = er->val_mrr = NAN;
+        er->val_map = er->val_mrr = er->val_f1 = er->val_mse = NAN;
         double t0 = dgnn_now();
         if ((rc = train_epoch(&r, epoch, er, &meta.tot, err))) goto done;
         int validated = !c->skip_eval && epoch > c->skip_val_epochs && r.ve > r.te;
+        double score = NAN;
         if (validated) {
             double tv = dgnn_now();
-            if ((rc = evaluate(&r, r.te, r.ve, &er->val_map, &er->val_mrr, &meta.tot, "validation", err, 0))) goto done;
+            eval_metrics vm;
+            if ((rc = evaluate(&r, r.te, r.ve, &vm, &meta.tot, "validation", err, 0))) goto done;
+            er->val_map = vm.map, er->val_mrr = vm.mrr, er->val_f1 = vm.f1, er->val_mse = vm.mse;
             er->val_seconds = dgnn_now() - tv;
+            score = val_score(&r, &vm);
         }
         er->seconds = dgnn_now() - t0;
         res->num_epochs = epoch;
-        dgnn_log("epoch %lld: train loss %.4f (%.2f s, %lld samples), val MAP %.4f MRR %.4f (%.1f s)\n",
-                 (long long)epoch, er->train_loss, er->train_seconds, (long long)er->train_windows, er->val_map,
-                 er->val_mrr, er->val_seconds);
+        if (r.task == DGNN_SNAP_TASK_LINK)
+            dgnn_log("epoch %lld: train loss %.4f (%.2f s, %lld samples), val MAP %.4f MRR %.4f (%.1f s)\n",
+                     (long long)epoch, er->train_loss, er->train_seconds, (long long)er->train_windows, er->val_map,
+                     er->val_mrr, er->val_seconds);
+        else
+            dgnn_log("epoch %lld: train loss %.4f (%.2f s, %lld samples), val %s %.4f (%.1f s)\n", (long long)epoch,
+                     er->train_loss, er->train_seconds, (long long)er->train_windows, metric_name(r.task),
+                     r.task == DGNN_SNAP_TASK_EDGE ? er->val_f1 : er->val_mse, er->val_seconds);
         if (validated) {
-            /* trainer.train: best_eval_valid starts at 0; stop when the count exceeds patience */
-            if (er->val_map > meta.best_map) {
-                meta.best_map = er->val_map;
+            /* trainer.train: stop when the count of validations without a better figure
+             * exceeds patience */
+            if (score > meta.best_val) {
+                meta.best_val = score;
                 meta.best_epoch = epoch;
                 meta.bad_rounds = 0;
                 memcpy(r.best_params, r.p->value, (size_t)r.p->total * sizeof(float));
+                if (r.head.total) memcpy(r.best_head, r.head.value, (size_t)r.head.total * sizeof(float));
                 meta.have_best = 1;
             } else if (++meta.bad_rounds > c->patience) {
                 meta.early_stopped = 1;
-                dgnn_log("early stop: no better validation MAP for %lld epochs (best %.4f at epoch %lld)\n",
-                         (long long)meta.bad_rounds, meta.best_map, (long long)meta.best_epoch);
+                dgnn_log("early stop: no better validation %s for %lld epochs (best %.4f at epoch %lld)\n",
+                         metric_name(r.task), (long long)meta.bad_rounds,
+                         r.task == DGNN_SNAP_TASK_NODE ? -meta.best_val : meta.best_val, (long long)meta.best_epoch);
             }
         }
         meta.epochs_done = epoch;
         meta.opt = r.opt;
+        meta.hopt = r.hopt;
         meta.tr_step = r.tr_step;
         res->best_epoch = meta.best_epoch;
         res->early_stopped = (int)meta.early_stopped;
         if (c->checkpoint && (rc = save_checkpoint(&r, &meta, res, err))) goto done;
     }
+    if (c->profile) fill_profile(&r, c->profile);
     if (!c->skip_eval && r.xe > r.ve) {
-        if (meta.have_best) memcpy(r.p->value, r.best_params, (size_t)r.p->total * sizeof(float));
+        if (meta.have_best) {
+            memcpy(r.p->value, r.best_params, (size_t)r.p->total * sizeof(float));
+            if (r.head.total) memcpy(r.head.value, r.best_head, (size_t)r.head.total * sizeof(float));
+        }
         double t0 = dgnn_now();
-        if ((rc = evaluate(&r, r.ve, r.xe, &res->test_map, &res->test_mrr, &meta.tot, "test", err, 0))) goto done;
+        eval_metrics tm;
+        if ((rc = evaluate(&r, r.ve, r.xe, &tm, &meta.tot, "test", err, 0))) goto done;
+        res->test_map = tm.map, res->test_mrr = tm.mrr, res->test_mse = tm.mse;
+        res->test_f1 = tm.f1, res->test_precision = tm.precision, res->test_recall = tm.recall;
         res->test_seconds = dgnn_now() - t0;
     }
-    res->last_map = res->last_mrr = NAN;
     if (c->baseline_last && r.xe > r.ve) {
         run_totals scratch = meta.tot; /* the baseline's pairs are not the model's throughput */
-        if ((rc = evaluate(&r, r.ve, r.xe, &res->last_map, &res->last_mrr, &scratch, "baseline", err, 1))) goto done;
+        eval_metrics bm;
+        if ((rc = evaluate(&r, r.ve, r.xe, &bm, &scratch, "baseline", err, 1))) goto done;
+        res->last_map = bm.map, res->last_mrr = bm.mrr, res->last_f1 = bm.f1, res->last_mse = bm.mse;
     }
     {
         const run_totals *t = &meta.tot;
