@@ -51,6 +51,14 @@ int64_t dgnn_comm_allgatherv_bytes(void *recv, int64_t *counts, const void *send
 int64_t dgnn_comm_alltoallv_bytes(void **recv, int64_t *recv_cap, int64_t *recv_counts, const void *send,
                                   const int64_t *send_counts);
 
+/* The same exchange, non-blocking: the counts are exchanged at once (blocking, 8 bytes
+ * per rank), the payload in the background; dgnn_comm_alltoallv_wait completes it (recv
+ * must stay valid and send unchanged until then). One in flight at a time, independent
+ * of the all-reduce below. */
+int64_t dgnn_comm_ialltoallv_bytes(void **recv, int64_t *recv_cap, int64_t *recv_counts, const void *send,
+                                   const int64_t *send_counts);
+void dgnn_comm_alltoallv_wait(void);
+
 /* Non-blocking, bucketed sum all-reduce of a float slab (the gradients): buckets of
  * `bucket` floats (0: 4 MiB worth) are started at once and complete in the background
  * while the caller does other work (the state commit); dgnn_comm_wait finishes them.

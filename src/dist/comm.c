@@ -222,6 +222,49 @@ int64_t dgnn_comm_alltoallv_bytes(void **recv, int64_t *recv_cap, int64_t *recv_
     return total;
 }
 
+#if DGNN_HAVE_MPI
+static MPI_Request g_a2a_req = MPI_REQUEST_NULL;
+static int *g_a2a_layout;
+#endif
+
+int64_t dgnn_comm_ialltoallv_bytes(void **recv, int64_t *recv_cap, int64_t *recv_counts, const void *send,
+                                   const int64_t *send_counts) {
+#if DGNN_HAVE_MPI
+    if (g_size > 1) {
+        DGNN_ASSERT(g_a2a_req == MPI_REQUEST_NULL); /* one in flight */
+        double t0 = dgnn_now();
+        MPI_Alltoall(send_counts, 1, MPI_INT64_T, recv_counts, 1, MPI_INT64_T, MPI_COMM_WORLD);
+        int64_t total = 0;
+        for (int q = 0; q < g_size; q++) total += recv_counts[q];
+        if (total > *recv_cap) {
+            *recv = dgnn_xrealloc(*recv, (size_t)total);
+            *recv_cap = total;
+        }
+        if (!g_a2a_layout) g_a2a_layout = dgnn_xmalloc(4 * (size_t)g_size * sizeof(int));
+        int *v = g_a2a_layout;
+        int_layout(v, v + g_size, send_counts);
+        int_layout(v + 2 * g_size, v + 3 * g_size, recv_counts);
+        MPI_Ialltoallv(send, v, v + g_size, MPI_BYTE, *recv, v + 2 * g_size, v + 3 * g_size, MPI_BYTE, MPI_COMM_WORLD,
+                       &g_a2a_req);
+        for (int q = 0; q < g_size; q++)
+            if (q != g_rank) g_stats.bytes_sent += send_counts[q];
+        g_stats.wait_seconds += dgnn_now() - t0;
+        return total;
+    }
+#endif
+    return dgnn_comm_alltoallv_bytes(recv, recv_cap, recv_counts, send, send_counts);
+}
+
+void dgnn_comm_alltoallv_wait(void) {
+#if DGNN_HAVE_MPI
+    if (g_a2a_req != MPI_REQUEST_NULL) {
+        double t0 = dgnn_now();
+        MPI_Wait(&g_a2a_req, MPI_STATUS_IGNORE);
+        g_stats.wait_seconds += dgnn_now() - t0;
+    }
+#endif
+}
+
 /* ---- the non-blocking bucketed all-reduce ---- */
 #if DGNN_HAVE_MPI
 static MPI_Request *g_req;
