@@ -101,13 +101,15 @@ int main(int argc, char **argv) {
         }
         dgnn_comm_barrier();
     }
-    /* depbloom with partitioning: whole epochs on windows of 500 events */
-    {
+    /* depbloom with partitioning: whole epochs on windows of 500 events, without and with
+     * the critical-path exchange of hot rows */
+    for (int cp = 0; cp < 2; cp++) {
         step_log log = {{0}, 0};
         dgnn_event_train_cfg c = small_cfg(DGNN_TGNN_TGN, B, &log);
         c.dist.mode = DGNN_DIST_DEPBLOOM;
         c.dist.partition = 1;
         c.dist.window_events = 500;
+        c.dist.critical_path = cp;
         c.max_train_batches = 0;
         c.epochs = 2;
         int rc = dgnn_event_train(&ev, &c, res, &err);
@@ -121,6 +123,8 @@ int main(int argc, char **argv) {
             CHECK(res->dist.windows == (res->n_train + 499) / 500);
             CHECK(res->dist.cut_fraction >= 0 && res->dist.cut_fraction < (P == 1 ? 1e-12 : 0.9));
             for (int q = 1; q < P; q++) CHECK(res->dist.state_checksum[q] == res->dist.state_checksum[0]);
+            CHECK(cp || res->dist.hot_rows == 0);
+            CHECK(!cp || P == 1 || res->dist.hot_rows > 0);
             /* it learns: below the chance loss 2 ln 2 = 1.3863 (an untrained model sits at it) */
             CHECK_MSG(isfinite(res->epochs[1].train_loss) && res->epochs[1].train_loss < 1.3863 - 2e-3,
                       "epoch 2 loss %.4f", res->epochs[1].train_loss);

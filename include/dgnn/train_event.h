@@ -66,6 +66,7 @@ typedef struct {
     int64_t windows;                             /* depbloom partition windows per epoch */
     double cut_fraction;                         /* mean over windows of cut events / events */
     double setup_seconds;                        /* depbloom: partitioning all windows (once) */
+    int64_t hot_rows;                            /* rank 0: rows it sent eagerly (--critical-path) */
     double state_bytes_per_epoch;                /* all ranks' state-row traffic per epoch */
     double grad_bytes_per_epoch;                 /* all ranks' gradient traffic per epoch */
 } dgnn_dist_result;

@@ -162,6 +162,10 @@ struct depbloom_plan {
     int64_t *mine_off;      /* (W + 1) window w is mine[mine_off[w] .. mine_off[w+1]) */
     int32_t *send;          /* nodes this rank holds the authoritative row of, per window */
     int64_t *send_off;      /* (W + 1) */
+    int64_t *hot;           /* critical path: (dest rank, node) pairs, per window sorted */
+    int64_t *hot_off;       /* (W + 1) */
+    int64_t *stamp;         /* (N) step at which this rank last wrote a node */
+    int64_t hot_rows_sent;  /* rows sent eagerly (all epochs) */
     double cut_fraction;    /* mean over windows */
     double setup_seconds;
     int64_t max_part_events, sum_part_events; /* over windows: largest part, all parts */
@@ -175,7 +179,15 @@ static void plan_free(struct depbloom_plan *pl) {
     free(pl->mine_off);
     free(pl->send);
     free(pl->send_off);
+    free(pl->hot);
+    free(pl->hot_off);
+    free(pl->stamp);
     free(pl);
+}
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
 }
 
 static int plan_make(run_t *r, dgnn_err *err) {
@@ -209,7 +221,9 @@ static int plan_make(run_t *r, dgnn_err *err) {
     pl->steps = dgnn_xmalloc((size_t)(W ? W : 1) * sizeof(int64_t));
     pl->mine_off = dgnn_xmalloc((size_t)(W + 1) * sizeof(int64_t));
     pl->send_off = dgnn_xmalloc((size_t)(W + 1) * sizeof(int64_t));
-    int64_t nsteps = 0, mine = 0, nsend = 0, send_cap = 1024, steps_cap = 1024;
+    int64_t nsteps = 0, mine = 0, nsend = 0, send_cap = 1024, steps_cap = 1024, nhot = 0, hot_cap = 1024;
+    pl->hot = dgnn_xmalloc((size_t)hot_cap * sizeof(int64_t));
+    pl->hot_off = dgnn_xmalloc((size_t)(W + 1) * sizeof(int64_t));
     pl->send = dgnn_xmalloc((size_t)send_cap * sizeof(int32_t));
     pl->step_total = dgnn_xmalloc((size_t)steps_cap * sizeof(int64_t));
     int rc = DGNN_OK;
@@ -250,8 +264,33 @@ static int plan_make(run_t *r, dgnn_err *err) {
             }
             pl->send[nsend++] = v;
         }
+        /* critical path: the far endpoint of a cut event is read by the event's rank
+         * while its own part's rank keeps updating it: that pair is hot, and this rank
+         * sends such rows of its part eagerly, after every step that writes them */
+        pl->hot_off[w] = nhot;
+        if (d->critical_path)
+            for (int64_t i = b; i < e; i++) {
+                if (!wp.event_cut[i - b]) continue;
+                const int32_t a = wp.event_part[i - b], ends[2] = {tr->src[i], tr->dst[i]};
+                for (int k = 0; k < 2; k++) {
+                    if (dgnn_window_part_of(&wp, ends[k]) != me || a == me) continue;
+                    if (nhot == hot_cap) {
+                        hot_cap *= 2;
+                        pl->hot = dgnn_xrealloc(pl->hot, (size_t)hot_cap * sizeof(int64_t));
+                    }
+                    pl->hot[nhot++] = (int64_t)a << 32 | (uint32_t)ends[k];
+                }
+            }
+        qsort(pl->hot + pl->hot_off[w], (size_t)(nhot - pl->hot_off[w]), sizeof(int64_t), cmp_i64);
+        int64_t u = pl->hot_off[w];
+        for (int64_t i = pl->hot_off[w]; i < nhot; i++)
+            if (i == pl->hot_off[w] || pl->hot[i] != pl->hot[u - 1]) pl->hot[u++] = pl->hot[i];
+        nhot = u;
         dgnn_owner_update(owner, &wp);
     }
+    pl->hot_off[W] = nhot;
+    pl->stamp = dgnn_xmalloc((size_t)(tr->num_nodes ? tr->num_nodes : 1) * sizeof(int64_t));
+    for (int64_t v = 0; v < tr->num_nodes; v++) pl->stamp[v] = -1;
     pl->mine_off[W] = mine;
     pl->send_off[W] = nsend;
     if (!rc) rc = dgnn_events_subset(&pl->mine, tr, mask, 1, err);
@@ -268,6 +307,41 @@ static int plan_make(run_t *r, dgnn_err *err) {
                  pl->sum_part_events ? 100.0 * ((double)pl->max_part_events * P / (double)pl->sum_part_events - 1) : 0,
                  pl->setup_seconds);
     return rc;
+}
+
+/* Critical path, after a step's commit: the hot rows of window w this rank wrote in the
+ * step go to the ranks that read them, in a non-blocking all-to-all-v that completes
+ * while the gradient all-reduce and the Adam step run (hot_finish). */
+static void hot_start(run_t *r, int64_t w, int64_t step) {
+    struct depbloom_plan *pl = r->plan;
+    const int32_t *nodes;
+    int64_t n = dgnn_state_take_written(&r->st, &nodes), rb = dgnn_state_row_bytes(&r->st);
+    for (int64_t i = 0; i < n; i++) pl->stamp[nodes[i]] = step;
+    const int64_t h0 = pl->hot_off[w], h1 = pl->hot_off[w + 1];
+    int64_t rows = 0;
+    for (int64_t i = h0; i < h1; i++) rows += pl->stamp[(uint32_t)pl->hot[i]] == step;
+    if (rows * rb > r->pack_cap) {
+        r->pack_cap = rows * rb * 2;
+        r->pack = dgnn_xrealloc(r->pack, (size_t)r->pack_cap);
+    }
+    int64_t counts[DGNN_DIST_MAX_RANKS] = {0}, k = 0;
+    for (int64_t i = h0; i < h1; i++) {
+        int32_t v = (int32_t)(uint32_t)pl->hot[i];
+        if (pl->stamp[v] != step) continue;
+        dgnn_state_pack_rows((char *)r->pack + k * rb, &r->st, &v, 1);
+        counts[pl->hot[i] >> 32] += rb;
+        k++;
+    }
+    pl->hot_rows_sent += k;
+    r->state_bytes += k * rb;
+    int64_t rc[DGNN_DIST_MAX_RANKS];
+    r->hot_recv_bytes = dgnn_comm_ialltoallv_bytes(&r->recv, &r->recv_cap, rc, r->pack, counts);
+}
+
+static int hot_finish(run_t *r, dgnn_err *err) {
+    dgnn_comm_alltoallv_wait();
+    int64_t applied = dgnn_state_unpack_rows(&r->st, r->recv, r->hot_recv_bytes, err);
+    return applied < 0 ? (int)applied : DGNN_OK;
 }
 
 /* The authoritative rows of window w from every rank, applied everywhere. */
@@ -359,10 +433,16 @@ static int depbloom_epoch(run_t *r, int64_t epoch, dgnn_epoch_result *er, dgnn_e
             if (rc) return rc;
             dgnn_comm_iallreduce_sum_f32(r->p->grad, r->p->total, 0);
             if (B > 0 && lo + (K - 1) * B / K < hi) dgnn_tgnn_commit(r->model, &r->st, mine); /* the last micro-batch */
+            if (c->dist.critical_path) hot_start(r, w, step);
             double t1 = dgnn_now();
             dgnn_comm_wait();
             double t2 = dgnn_now();
             dgnn_adam_step_params(&r->opt, r->p);
+            if (c->dist.critical_path) {
+                double t3 = dgnn_now();
+                if ((rc = hot_finish(r, err))) return rc;
+                t2 += dgnn_now() - t3; /* counted as waiting, not compute */
+            }
             r->t_compute += (t1 - t0) + (dgnn_now() - t2);
             r->t_comm += t2 - t1;
             if (!isfinite(loss))
@@ -426,6 +506,7 @@ int event_dist_setup(run_t *r, dgnn_err *err) {
 void event_dist_report(const run_t *r, dgnn_dist_result *d) {
     if (!r->plan) return;
     d->windows = r->plan->W;
+    d->hot_rows = r->plan->hot_rows_sent;
     d->cut_fraction = r->plan->cut_fraction;
     d->setup_seconds = r->plan->setup_seconds;
 }

@@ -35,6 +35,7 @@ typedef struct {
     uint64_t state_sum;                 /* checksum of the state after the last training epoch */
     void *pack, *recv;                  /* state-row exchange buffers */
     int64_t pack_cap, recv_cap;
+    int64_t hot_recv_bytes;             /* depbloom --critical-path: the step's incoming hot rows */
     struct depbloom_plan *plan;         /* depbloom: windows, partitions, exchange plans */
 } run_t;
 
