@@ -77,6 +77,128 @@ void dgnn_sim_windows(dgnn_window *out, const int64_t *edges, int64_t T, int64_t
 int dgnn_sim_svg(const char *path, const char *title, const int64_t *workers, int64_t npts, const double *eff,
                  const char *const *series, int64_t nseries, dgnn_err *err);
 
+/* ---- family "event": DepBloom against its strict baseline (issue 5) --------------------
+ * src/dist/simulate_event.c; docs/depbloom.md "Simulator (event family)" has the model,
+ * its validation against real runs and its limits. In short, for P workers, batch B,
+ * n training events, a = seconds per optimizer step, b = seconds per event, r = row bytes:
+ *  strict:   ceil(n / (P B)) steps, each
+ *              sigma (a + b B) + max(A, X, A_bw + X_bw)
+ *            A = all-reduce of the gradient, X = all-gather of the step's written rows
+ *            ((P-1) slices of R_B rows, R_B = distinct endpoints of B consecutive events,
+ *            two collectives: counts, then rows) + applying them (gamma per byte); the
+ *            comm module overlaps A with X, but both share the link (the _bw terms:
+ *            bandwidth only);
+ *  depbloom: per window w, S_w = ceil(largest part / (K B)) steps, all ranks in step:
+ *              sigma (S_w a + (1 + rho) b largest_part_w) + S_w A + Y_w
+ *            Y_w = all-gather of the window's authoritative rows (the busiest receiver's
+ *            rows) + applying them;
+ *  sigma = share(1) / share(P), share(P) = min(1, cores / (P + background)), when the P
+ *  workers share `cores` cores with `background` other threads (the checks on a small
+ *  machine; the one-worker costs were measured at share(1)), else 1; T1 = one worker's
+ *  epoch = strict at P = 1. */
+
+/* DepBloom's partition of one window at one worker count, as the trainer computes it. */
+typedef struct {
+    int64_t events;        /* training events of the window */
+    int64_t max_part;      /* events of its largest part: the busiest rank's work */
+    int64_t rows;          /* nodes the window touches = rows all-gathered at its end */
+    int64_t max_recv_rows; /* rows the busiest receiver gets: rows - the fewest any rank sends */
+    int64_t cut;           /* events whose endpoints are in different parts */
+} dgnn_sim_window_part;
+
+/* Cuts train (the training events, time order) into windows and partitions each into P
+ * parts exactly as `dgnn train --dist depbloom --partition` does (dgnn_windows_make,
+ * dgnn_window_partition with ownership steering, METIS seed = seed + 1; the authoritative
+ * row of a node is the part of the last event touching it). *out (malloc'd, caller
+ * frees) gets one entry per window; returns the window count, or a negative DGNN_E*
+ * (message in err) on bad arguments. */
+int64_t dgnn_sim_event_windows(dgnn_sim_window_part **out, const dgnn_events *train, int64_t P,
+                               int64_t window_events, double window_seconds, uint64_t seed, dgnn_err *err);
+
+/* Mean number of distinct endpoints of the slices [k B, (k+1) B) of ev (the last one
+ * shorter): the rows one strict rank writes, and all-gathers, per step. 0 when empty. */
+double dgnn_sim_rows_per_slice(const dgnn_events *ev, int64_t B);
+
+typedef struct {
+    /* one worker's costs (dgnn_sim_event_fit fills them from measured runs) */
+    double step_seconds;    /* a: per optimizer step (Adam, per-step overheads) */
+    double event_seconds;   /* b: per training event (forward, backward, commit, sampling) */
+    double sample_seconds;  /* per event, the sampling part of b */
+    double row_bytes;       /* one node's state row (dgnn_state_row_bytes) */
+    double grad_bytes;      /* 4 x parameters */
+    double apply_seconds_per_byte; /* gamma: unpacking received rows into the replica */
+    int64_t batch;          /* B: events per micro-batch (per rank) */
+    int64_t refine;         /* K: depbloom micro-batches per step (<= 1: one) */
+    double refine_overhead; /* rho: extra compute of refinement, fraction of b (0) */
+    int critical_path;      /* 1: sampling runs beside compute (b -> max(b - s, s)) */
+    double cores;           /* > 0: all P workers share this many cores; 0: one worker each */
+    double background;      /* with cores: other runnable threads on them (each thread gets
+                               min(1, cores / (P + background)) of a core) */
+    /* the stream */
+    int64_t events;         /* n: training events per epoch */
+    double rows_per_slice;  /* R_B (dgnn_sim_rows_per_slice at B) */
+    int64_t max_steps;      /* > 0: the epoch stops after this many steps (--max-batches) */
+} dgnn_sim_event_in;
+
+typedef struct {
+    int64_t workers;                 /* P */
+    double t1;                       /* one worker's epoch (strict at P = 1, K = 1) */
+    int64_t strict_steps, strict_events;
+    double strict_compute;           /* sigma (a + b B) summed over steps */
+    double strict_allreduce;         /* steps x A (before overlap) */
+    double strict_gather;            /* steps x X (before overlap) */
+    double strict_comm;              /* the exposed communication after overlap */
+    double strict_tp, strict_eff;    /* epoch seconds, T1 / (P tp) */
+    double strict_state_bytes;       /* all ranks' row bytes sent (as the trainer counts) */
+    int64_t db_steps, db_events, db_windows;
+    double db_compute, db_allreduce, db_sync, db_tp, db_eff;
+    double db_state_bytes;
+    double db_imbalance;             /* sum of largest parts x P / events (1 = balanced) */
+    double db_cut_fraction;          /* cut events / events */
+    double speedup;                  /* strict_tp / db_tp */
+} dgnn_sim_event_point;
+
+/* One worker count: both strict and depbloom (win/nwin: the partition at this P; with
+ * nwin = 0, depbloom's fields are NAN). DGNN_EINVAL on P < 1 or bad costs. */
+int dgnn_sim_event(dgnn_sim_event_point *out, const dgnn_sim_event_in *in, int64_t P, const dgnn_sim_window_part *win,
+                   int64_t nwin, const dgnn_net *net, dgnn_err *err);
+
+/* What the simulator reads from a `dgnn train --out` JSON (one run). */
+typedef struct {
+    char path[512];
+    char dataset[512];
+    char model[32];
+    char mode[16];            /* "none" (no dist object), "strict", "depbloom" */
+    int64_t ranks, batch, threads, max_batches, epochs;
+    int64_t train_events;     /* data.train_events: the whole epoch */
+    int64_t epoch_events;     /* events trained per epoch (mean of epochs[]) */
+    int64_t steps;            /* optimizer steps per epoch */
+    double train_seconds;     /* per epoch (mean of epochs[].train_seconds) */
+    double sample_seconds;    /* per epoch, rank 0 (NAN without a dist object) */
+    double compute_seconds, comm_seconds; /* per epoch, the largest over ranks (NAN likewise) */
+    int64_t num_params, mem_dim, time_dim, mail_slots, edge_dim;
+    double new_node_frac, val_quantile, test_quantile;
+    uint64_t seed;
+    int partition;
+    int64_t window_events, refine;
+    double window_seconds;
+    double state_bytes_per_epoch, grad_bytes_per_epoch;
+} dgnn_sim_measured;
+
+/* Reads one run. Errors: DGNN_EIO (cannot read), DGNN_EFORMAT (not JSON, or a field
+ * missing or of the wrong type: "r.json: field 'epochs[0].train_seconds': ..."). */
+int dgnn_sim_measured_read(dgnn_sim_measured *m, const char *path, dgnn_err *err);
+/* Row bytes of the run's model: 16 + 8 + 8 S + 4 M + 4 S D, D = 2 M + edge_dim + time_dim
+ * (apan: 2 M + edge_dim, S = mail_slots; others S = 1). */
+double dgnn_sim_measured_row_bytes(const dgnn_sim_measured *m);
+/* One worker's costs from single-rank runs (ranks == 1, any mode): with runs of two or
+ * more batch sizes, a least-squares line per step, seconds = a + b x events (a < 0 is
+ * clamped to 0 and b refitted through the origin); with one batch size a = 0, b =
+ * seconds / events. Sets step_seconds, event_seconds, sample_seconds, row_bytes,
+ * grad_bytes, batch (the first run's) and returns 0; DGNN_EINVAL (naming the file) when
+ * a run has several ranks or no events, or the runs' models differ. */
+int dgnn_sim_event_fit(dgnn_sim_event_in *in, const dgnn_sim_measured *runs, int64_t nruns, dgnn_err *err);
+
 #ifdef __cplusplus
 }
 #endif

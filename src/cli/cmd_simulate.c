@@ -2,16 +2,21 @@
  * T1 / (P TP) and imbalance per scheduler over a list of worker counts, for a real
  * dataset's training windows or a synthetic snapshot sequence; a table and an SVG plot.
  *
- * Families: "snapshot" is built here; "event" (DepBloom's batches) is a hook for its own
- * issue: it would produce work items and their costs and reuse the same model. */
+ * Families: "snapshot" (DyGNeX's windows); "event" (DepBloom against strict, issue 5:
+ * simulate_event below, the model in simulate_event.c): one worker's measured costs, the
+ * stream's rows and partitions, the same alpha-beta network; also checks the model
+ * against measured multi-rank runs. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "dgnn/gen.h"
 #include "dgnn/simulate.h"
+#include "dgnn/split.h"
 
 /* "1,2,4" -> values (ascending, >= 1); returns the count or -1 */
 static int64_t parse_list(const char *s, int64_t *v, int64_t cap) {
@@ -44,15 +49,381 @@ static int64_t param_count(int kind, const dgnn_snap_train_cfg *c, int64_t N, in
     return k;
 }
 
+/* ---- --family event ------------------------------------------------------------- */
+
+typedef struct {
+    const char *measured, *m_strict, *m_depbloom;
+    int64_t refine, window_events;
+    double refine_overhead, window_seconds, apply_gbps, row_bytes, local_alpha, local_beta, cores, background;
+    double compute_scale;
+    int critical_path;
+    /* shared with the snapshot family, copied in by cmd_simulate */
+    const char *workers, *data, *net, *allreduce, *svg, *json;
+    const cli_load_flags *lf;
+    double alpha, beta;
+    int64_t params;
+} ev_opts;
+
+static ev_opts ev_opts_default(void) {
+    ev_opts o;
+    memset(&o, 0, sizeof o);
+    o.refine = 1;
+    o.window_events = 0;      /* 0: the measured depbloom run's, else 10,000 (the trainer's) */
+    o.apply_gbps = 10;        /* memcpy-class unpacking on one core */
+    o.local_alpha = 2e-6;     /* Open MPI over shared memory here (measured: docs/depbloom.md) */
+    o.local_beta = 1.0 / 1e9;
+    o.cores = -1;             /* -1: this machine's online cores */
+    o.compute_scale = 1;
+    return o;
+}
+
+#define EV_OPTS(o)                                                                                                    \
+    {"measured", ARG_STRING, &(o).measured, "LIST", "event: single-rank `dgnn train --out` runs (2 batch sizes: per-step cost fitted)"}, \
+    {"measured-strict", ARG_STRING, &(o).m_strict, "LIST", "event: multi-rank strict runs to check the model against"},      \
+    {"measured-depbloom", ARG_STRING, &(o).m_depbloom, "LIST", "event: multi-rank depbloom runs to check it against"},        \
+    {"refine", ARG_INT, &(o).refine, "K", "event: depbloom micro-batches per step (1)"},                                     \
+    {"refine-overhead", ARG_DOUBLE, &(o).refine_overhead, "F", "event: refinement's extra compute per event, fraction (0)"}, \
+    {"window-events", ARG_INT, &(o).window_events, "N", "event: depbloom window (default: the depbloom run's, or 10000)"},   \
+    {"window-seconds", ARG_DOUBLE, &(o).window_seconds, "S", "event: depbloom windows of S time units instead"},             \
+    {"critical-path", ARG_FLAG, &(o).critical_path, NULL, "event: depbloom samples beside compute (prefetch)"},              \
+    {"apply-gbps", ARG_DOUBLE, &(o).apply_gbps, "G", "event: GB/s of applying received rows (10)"},                         \
+    {"row-bytes", ARG_DOUBLE, &(o).row_bytes, "N", "event: bytes of a node's state row (default: from the run's model)"},   \
+    {"local-alpha", ARG_DOUBLE, &(o).local_alpha, "S", "event, checks: this machine's MPI latency (2e-6)"},                \
+    {"local-beta", ARG_DOUBLE, &(o).local_beta, "S_PER_BYTE", "event, checks: this machine's MPI s/byte (1e-9)"},          \
+    {"cores", ARG_DOUBLE, &(o).cores, "C", "event, checks: cores the measured ranks shared (default: this machine's)"},     \
+    {"background", ARG_DOUBLE, &(o).background, "L", "event, checks: other runnable threads on those cores (0)"},      \
+    {"compute-scale", ARG_DOUBLE, &(o).compute_scale, "F", "event, projection: workers compute F x the measured time (0.01: 100x faster)"}
+
+/* "a.json,b.json" -> reads each; returns the count, or -1 (message printed) */
+static int64_t read_runs(const char *list, dgnn_sim_measured **out, const char *flag) {
+    *out = NULL;
+    if (!list) return 0;
+    char *buf = strdup(list);
+    int64_t n = 0, cap = 4;
+    dgnn_sim_measured *m = dgnn_xmalloc((size_t)cap * sizeof *m);
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (n == cap) m = dgnn_xrealloc(m, (size_t)(cap *= 2) * sizeof *m);
+        if (dgnn_sim_measured_read(&m[n], t, &err) != DGNN_OK) {
+            fprintf(stderr, "dgnn simulate: %s: %s\n", flag, err.msg);
+            free(buf), free(m);
+            return -1;
+        }
+        n++;
+    }
+    free(buf);
+    if (n == 0) {
+        fprintf(stderr, "dgnn simulate: %s: empty list\n", flag);
+        free(m);
+        return -1;
+    }
+    *out = m;
+    return n;
+}
+
+/* The stream the runs trained on: --data, else the run's dataset; "builtin-synthetic" is
+ * regenerated with the options of `dgnn train`'s built-in stream (cmd_train.c). */
+static int ev_stream(dgnn_events *ev, const ev_opts *o, const dgnn_sim_measured *m) {
+    const char *path = o->data ? o->data : m->dataset;
+    if (!o->data && strcmp(m->dataset, "builtin-synthetic") == 0) {
+        dgnn_gen_opts g = dgnn_gen_opts_default();
+        g.num_events = 60000, g.num_nodes = 2000, g.bipartite = 1, g.seed = 7, g.repeat_prob = 0.8, g.session = 0.8;
+        dgnn_err err;
+        dgnn_err_clear(&err);
+        if (dgnn_gen_events(ev, &g, &err) != DGNN_OK) {
+            fprintf(stderr, "dgnn simulate: built-in stream: %s\n", err.msg);
+            return 1;
+        }
+        return 0;
+    }
+    if (!o->data && access(path, R_OK) != 0) {
+        fprintf(stderr, "dgnn simulate: %s: field 'dataset': '%s' cannot be read here; give --data FILE\n", m->path,
+                path);
+        return 1;
+    }
+    return cli_load("simulate", path, o->lf, ev);
+}
+
+/* Training events of ev under the run's split (the trainer's dgnn_split_make). */
+static int ev_train_events(dgnn_events *train, const dgnn_events *ev, const dgnn_sim_measured *m) {
+    dgnn_split_opts so = dgnn_split_opts_default();
+    so.new_node_frac = m->new_node_frac, so.val_q = m->val_quantile, so.test_q = m->test_quantile;
+    dgnn_split sp;
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    int rc = dgnn_split_make(&sp, ev, &so, &err);
+    if (!rc) rc = dgnn_events_subset(train, ev, sp.mask, DGNN_SPLIT_TRAIN, &err);
+    dgnn_split_free(&sp);
+    if (rc) fprintf(stderr, "dgnn simulate: split: %s\n", err.msg);
+    return rc ? 1 : 0;
+}
+
+static int ev_point(dgnn_sim_event_point *pt, const dgnn_sim_event_in *in, int64_t P, const dgnn_events *train,
+                    int64_t window_events, double window_seconds, uint64_t seed, const dgnn_net *net) {
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    dgnn_sim_window_part *win = NULL;
+    int64_t nw = dgnn_sim_event_windows(&win, train, P, window_events, window_seconds, seed, &err);
+    if (nw < 0 || dgnn_sim_event(pt, in, P, win, nw, net, &err) != DGNN_OK) {
+        fprintf(stderr, "dgnn simulate: %lld workers: %s\n", (long long)P, err.msg);
+        free(win);
+        return 1;
+    }
+    free(win);
+    return 0;
+}
+
+static double pct(double pred, double meas) { return meas != 0 ? 100.0 * (pred - meas) / meas : NAN; }
+
+/* The model against one measured run, on this machine's network and cores. */
+static int ev_check(cJSON *jv, const dgnn_sim_measured *m, const dgnn_sim_event_in *base, const dgnn_events *train,
+                    const ev_opts *o, const dgnn_net *local, double cores) {
+    dgnn_sim_event_in in = *base;
+    const int depbloom = strcmp(m->mode, "depbloom") == 0;
+    in.batch = m->batch;
+    in.refine = depbloom && m->refine > 1 ? m->refine : 1;
+    in.critical_path = 0;
+    in.max_steps = m->max_batches;
+    in.cores = cores;
+    in.background = o->background;
+    in.rows_per_slice = dgnn_sim_rows_per_slice(train, m->batch);
+    dgnn_sim_event_point pt;
+    if (ev_point(&pt, &in, m->ranks, train, m->window_events > 0 ? m->window_events : 10000, m->window_seconds,
+                 m->seed, local))
+        return 1;
+    const double tp = depbloom ? pt.db_tp : pt.strict_tp;
+    const double comp = depbloom ? pt.db_compute : pt.strict_compute;
+    const double comm = tp - comp;
+    const double bytes = depbloom ? pt.db_state_bytes : pt.strict_state_bytes;
+    const int64_t steps = depbloom ? pt.db_steps : pt.strict_steps, evs = depbloom ? pt.db_events : pt.strict_events;
+    const char *slash = strrchr(m->path, '/');
+    printf("%-22.22s %-8s %5lld %5lld %6lld/%-6lld %7lld/%-7lld %8.2f %8.2f %+7.1f%% %6.2f/%-6.2f %6.2f/%-6.2f "
+           "%7.1f/%-7.1f\n",
+           slash ? slash + 1 : m->path, m->mode, (long long)m->ranks, (long long)m->batch, (long long)m->steps,
+           (long long)steps, (long long)m->epoch_events, (long long)evs, m->train_seconds, tp, pct(tp, m->train_seconds),
+           m->compute_seconds, comp, m->comm_seconds, comm, m->state_bytes_per_epoch / 1e6, bytes / 1e6);
+    cJSON *q = cJSON_CreateObject();
+    cJSON_AddStringToObject(q, "run", m->path);
+    cJSON_AddStringToObject(q, "mode", m->mode);
+    cJSON_AddNumberToObject(q, "ranks", (double)m->ranks);
+    cJSON_AddNumberToObject(q, "batch", (double)m->batch);
+    cJSON_AddNumberToObject(q, "measured_seconds", m->train_seconds);
+    cJSON_AddNumberToObject(q, "predicted_seconds", tp);
+    cJSON_AddNumberToObject(q, "error", (tp - m->train_seconds) / m->train_seconds);
+    cJSON_AddNumberToObject(q, "predicted_compute", comp);
+    cJSON_AddNumberToObject(q, "predicted_comm", comm);
+    if (isfinite(m->compute_seconds)) cJSON_AddNumberToObject(q, "measured_compute_max_rank", m->compute_seconds);
+    if (isfinite(m->comm_seconds)) cJSON_AddNumberToObject(q, "measured_comm_max_rank", m->comm_seconds);
+    cJSON_AddNumberToObject(q, "measured_state_bytes", m->state_bytes_per_epoch);
+    cJSON_AddNumberToObject(q, "predicted_state_bytes", bytes);
+    cJSON_AddItemToArray(jv, q);
+    return 0;
+}
+
+static int simulate_event(const ev_opts *o) {
+    int64_t W[64];
+    int64_t npts = parse_list(o->workers, W, 64);
+    if (npts < 1) {
+        fprintf(stderr, "dgnn simulate: --workers: expected ascending integers >= 1 separated by commas, got '%s'\n",
+                o->workers);
+        return 2;
+    }
+    if (!o->measured) {
+        fprintf(stderr, "dgnn simulate: --family event needs --measured RUN.json (a single-rank `dgnn train --out` "
+                        "run; two with different --batch fit the per-step cost)\n");
+        return 2;
+    }
+    if (o->refine < 1 || o->refine_overhead < 0 || o->apply_gbps <= 0 || o->window_events < 0 ||
+        o->window_seconds < 0 || o->background < 0 || !(o->compute_scale > 0)) {
+        fprintf(stderr, "dgnn simulate: need --refine >= 1, --refine-overhead >= 0, --apply-gbps > 0, "
+                        "--window-events >= 0, --window-seconds >= 0, --background >= 0, --compute-scale > 0\n");
+        return 2;
+    }
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    dgnn_net net, local = {"local", o->local_alpha, o->local_beta, 0};
+    if (dgnn_net_preset(&net, o->net, &err) != DGNN_OK) {
+        fprintf(stderr, "dgnn simulate: %s\n", err.msg);
+        return 2;
+    }
+    if (o->alpha >= 0) net.alpha = o->alpha, net.name = "custom";
+    if (o->beta >= 0) net.beta = o->beta, net.name = "custom";
+    if (strcmp(o->allreduce, "tree") == 0) net.tree = 1;
+    else if (strcmp(o->allreduce, "ring") != 0) {
+        fprintf(stderr, "dgnn simulate: --allreduce: '%s' (ring, tree)\n", o->allreduce);
+        return 2;
+    }
+    dgnn_sim_measured *r1 = NULL, *rs = NULL, *rd = NULL;
+    int64_t n1 = read_runs(o->measured, &r1, "--measured"), ns = 0, nd = 0;
+    if (n1 < 0) return 1;
+    if ((ns = read_runs(o->m_strict, &rs, "--measured-strict")) < 0 ||
+        (nd = read_runs(o->m_depbloom, &rd, "--measured-depbloom")) < 0) {
+        free(r1), free(rs);
+        return 1;
+    }
+    int ret = 0;
+    for (int64_t i = 0; i < ns && !ret; i++)
+        if (strcmp(rs[i].mode, "strict") != 0) {
+            fprintf(stderr, "dgnn simulate: --measured-strict: %s: field 'dist.mode': '%s', not strict\n", rs[i].path,
+                    rs[i].mode);
+            ret = 1;
+        }
+    for (int64_t i = 0; i < nd && !ret; i++)
+        if (strcmp(rd[i].mode, "depbloom") != 0) {
+            fprintf(stderr, "dgnn simulate: --measured-depbloom: %s: field 'dist.mode': '%s', not depbloom\n",
+                    rd[i].path, rd[i].mode);
+            ret = 1;
+        }
+    dgnn_sim_event_in in;
+    memset(&in, 0, sizeof in);
+    if (!ret && dgnn_sim_event_fit(&in, r1, n1, &err) != DGNN_OK) {
+        fprintf(stderr, "dgnn simulate: --measured: %s\n", err.msg);
+        ret = 1;
+    }
+    dgnn_events ev, train;
+    memset(&ev, 0, sizeof ev), memset(&train, 0, sizeof train);
+    if (!ret) ret = ev_stream(&ev, o, &r1[0]);
+    if (!ret) ret = ev_train_events(&train, &ev, &r1[0]);
+    if (ret) {
+        dgnn_events_free(&ev);
+        free(r1), free(rs), free(rd);
+        return ret;
+    }
+    if (train.num_events != r1[0].train_events)
+        fprintf(stderr, "dgnn simulate: warning: the stream has %lld training events, %s trained on %lld (another "
+                        "dataset or split?)\n", (long long)train.num_events, r1[0].path,
+                (long long)r1[0].train_events);
+    if (o->row_bytes > 0) in.row_bytes = o->row_bytes;
+    if (o->params > 0) in.grad_bytes = 4.0 * (double)o->params;
+    in.apply_seconds_per_byte = 1e-9 / o->apply_gbps;
+    in.events = train.num_events;
+    in.rows_per_slice = dgnn_sim_rows_per_slice(&train, in.batch);
+    const double cores = o->cores > 0 ? o->cores : (double)sysconf(_SC_NPROCESSORS_ONLN);
+    int64_t wev = o->window_events;
+    if (wev == 0 && nd > 0 && rd[0].window_events > 0) wev = rd[0].window_events;
+    if (wev == 0) wev = 10000;
+    printf("simulate      event family: %lld training events, %lld nodes (%s)\n", (long long)train.num_events,
+           (long long)train.num_nodes, o->data ? o->data : r1[0].dataset);
+    printf("one worker    %.4g ms/event (sampling %.4g ms of it), %.4g ms/step, batch %lld (fitted on %lld run%s); "
+           "row %.0f B, gradient %.3g MB; %.1f rows written per %lld-event slice\n",
+           1e3 * in.event_seconds, 1e3 * in.sample_seconds, 1e3 * in.step_seconds, (long long)in.batch, (long long)n1,
+           n1 > 1 ? "s" : "", in.row_bytes, in.grad_bytes / 1e6, in.rows_per_slice, (long long)in.batch);
+    cJSON *jo = cJSON_CreateObject();
+    cJSON_AddStringToObject(jo, "family", "event");
+    cJSON_AddNumberToObject(jo, "train_events", (double)train.num_events);
+    cJSON_AddNumberToObject(jo, "event_seconds", in.event_seconds);
+    cJSON_AddNumberToObject(jo, "step_seconds", in.step_seconds);
+    cJSON_AddNumberToObject(jo, "sample_seconds", in.sample_seconds);
+    cJSON_AddNumberToObject(jo, "batch", (double)in.batch);
+    cJSON_AddNumberToObject(jo, "row_bytes", in.row_bytes);
+    cJSON_AddNumberToObject(jo, "grad_bytes", in.grad_bytes);
+    cJSON_AddNumberToObject(jo, "rows_per_slice", in.rows_per_slice);
+
+    /* 1. the model against the measured runs (this machine: local network, shared cores) */
+    cJSON *jv = cJSON_AddArrayToObject(jo, "checks");
+    printf("\nchecks        the model against measured runs, on this machine: MPI alpha %.3g s, beta %.3g s/B; "
+           "%.0f cores shared by the ranks%s\n", local.alpha, local.beta, cores,
+           o->background > 0 ? " and the background load" : "");
+    printf("%-22s %-8s %5s %5s %13s %15s %8s %8s %8s %13s %13s %15s\n", "run", "mode", "ranks", "batch",
+           "steps m/p", "events m/p", "meas s", "pred s", "error", "compute m/p", "comm m/p", "state MB m/p");
+    for (int64_t i = 0; i < n1 && !ret; i++) ret = ev_check(jv, &r1[i], &in, &train, o, &local, cores);
+    for (int64_t i = 0; i < ns && !ret; i++) ret = ev_check(jv, &rs[i], &in, &train, o, &local, cores);
+    for (int64_t i = 0; i < nd && !ret; i++) ret = ev_check(jv, &rd[i], &in, &train, o, &local, cores);
+
+    /* 2. the projection: P workers with their own cores on the chosen network */
+    in.refine = o->refine;
+    in.refine_overhead = o->refine_overhead;
+    in.critical_path = o->critical_path;
+    in.cores = 0;
+    in.background = 0;
+    in.max_steps = 0;
+    in.step_seconds *= o->compute_scale, in.event_seconds *= o->compute_scale, in.sample_seconds *= o->compute_scale;
+    double *eff = dgnn_xmalloc((size_t)(2 * npts) * sizeof(double));
+    cJSON *jp = cJSON_AddArrayToObject(jo, "points");
+    cJSON_AddStringToObject(jo, "net", net.name);
+    cJSON_AddNumberToObject(jo, "alpha", net.alpha);
+    cJSON_AddNumberToObject(jo, "beta", net.beta);
+    cJSON_AddNumberToObject(jo, "refine", (double)o->refine);
+    cJSON_AddNumberToObject(jo, "window_events", (double)wev);
+    cJSON_AddNumberToObject(jo, "compute_scale", o->compute_scale);
+    if (!ret) {
+        char wins[64];
+        if (o->window_seconds > 0) snprintf(wins, sizeof wins, "%g time units", o->window_seconds);
+        else snprintf(wins, sizeof wins, "%lld events", (long long)wev);
+        printf("\nprojection    %s: alpha %.3g s, beta %.3g s/B (%.1f GB/s), %s all-reduce; depbloom windows of %s, "
+               "refine K = %lld%s; one core per worker",
+               net.name, net.alpha, net.beta, 1e-9 / net.beta, net.tree ? "tree" : "ring", wins, (long long)o->refine,
+               o->critical_path ? ", critical path (sampling hidden)" : "");
+        if (o->compute_scale != 1) printf(", compute x %g", o->compute_scale);
+        printf("\n");
+        printf("%8s %8s %10s %10s %10s %10s %9s %9s %8s %8s %10s %10s\n", "workers", "steps", "strict s", "s-gather",
+               "depbloom s", "d-sync", "speedup", "s-eff", "d-eff", "imbal", "cut", "d-steps");
+    }
+    for (int64_t i = 0; i < npts && !ret; i++) {
+        dgnn_sim_event_point pt;
+        if ((ret = ev_point(&pt, &in, W[i], &train, wev, o->window_seconds, r1[0].seed, &net))) break;
+        eff[i] = pt.strict_eff, eff[npts + i] = pt.db_eff;
+        printf("%8lld %8lld %10.4g %10.3g %10.4g %10.3g %8.2fx %8.1f%% %7.1f%% %8.3f %10.4f %10lld\n",
+               (long long)W[i], (long long)pt.strict_steps, pt.strict_tp, pt.strict_gather, pt.db_tp, pt.db_sync,
+               pt.speedup, 100 * pt.strict_eff, 100 * pt.db_eff, pt.db_imbalance, pt.db_cut_fraction,
+               (long long)pt.db_steps);
+        cJSON *q = cJSON_CreateObject();
+        cJSON_AddNumberToObject(q, "workers", (double)W[i]);
+        cJSON_AddNumberToObject(q, "t1", pt.t1);
+        cJSON *s = cJSON_AddObjectToObject(q, "strict");
+        cJSON_AddNumberToObject(s, "steps", (double)pt.strict_steps);
+        cJSON_AddNumberToObject(s, "seconds", pt.strict_tp);
+        cJSON_AddNumberToObject(s, "compute", pt.strict_compute);
+        cJSON_AddNumberToObject(s, "allreduce", pt.strict_allreduce);
+        cJSON_AddNumberToObject(s, "gather", pt.strict_gather);
+        cJSON_AddNumberToObject(s, "comm", pt.strict_comm);
+        cJSON_AddNumberToObject(s, "efficiency", pt.strict_eff);
+        cJSON_AddNumberToObject(s, "state_bytes", pt.strict_state_bytes);
+        cJSON *d = cJSON_AddObjectToObject(q, "depbloom");
+        cJSON_AddNumberToObject(d, "steps", (double)pt.db_steps);
+        cJSON_AddNumberToObject(d, "seconds", pt.db_tp);
+        cJSON_AddNumberToObject(d, "compute", pt.db_compute);
+        cJSON_AddNumberToObject(d, "allreduce", pt.db_allreduce);
+        cJSON_AddNumberToObject(d, "sync", pt.db_sync);
+        cJSON_AddNumberToObject(d, "efficiency", pt.db_eff);
+        cJSON_AddNumberToObject(d, "state_bytes", pt.db_state_bytes);
+        cJSON_AddNumberToObject(d, "imbalance", pt.db_imbalance);
+        cJSON_AddNumberToObject(d, "cut_fraction", pt.db_cut_fraction);
+        cJSON_AddNumberToObject(q, "speedup", pt.speedup);
+        cJSON_AddItemToArray(jp, q);
+    }
+    if (!ret && o->svg) {
+        const char *names[2] = {"strict", "depbloom"};
+        char title[640];
+        snprintf(title, sizeof title, "DepBloom vs strict, simulated efficiency: %lld events, %s, K = %lld",
+                 (long long)train.num_events, net.name, (long long)o->refine);
+        if (dgnn_sim_svg(o->svg, title, W, npts, eff, names, 2, &err) != DGNN_OK) {
+            fprintf(stderr, "dgnn simulate: --svg: %s\n", err.msg);
+            ret = 1;
+        } else {
+            printf("plot          %s\n", o->svg);
+        }
+    }
+    if (!ret && o->json) ret = cli_write_json("simulate", o->json, jo);
+    else cJSON_Delete(jo);
+    free(eff);
+    dgnn_events_free(&train), dgnn_events_free(&ev);
+    free(r1), free(rs), free(rd);
+    return ret;
+}
+
 int cmd_simulate(int argc, char **argv) {
     cli_load_flags lf = {0};
-    const char *family = "snapshot", *workers_s = "1,2,4,8,16,32,64,128,256,512,1024,2048,4096", *data = NULL;
+    static const char default_workers[] = "1,2,4,8,16,32,64,128,256,512,1024,2048,4096";
+    const char *family = "snapshot", *workers_s = default_workers, *data = NULL;
     const char *pattern = "growing", *model = "evolvegcn-o", *preset = "bitcoin-alpha", *profile = NULL;
     const char *net_s = "ib", *allreduce = "ring", *scheds_s = "even,greedy", *svg = NULL, *json = NULL;
     int64_t synthetic = 0, window = -1, params = 0, seed = 1, nodes = 10000, in_dim = 100, rounds = 0;
     double seconds = -1, rate = 0, alpha = -1, beta = -1, time_limit = 10;
+    ev_opts eo = ev_opts_default();
     arg_opt opts[] = {
-        {"family", ARG_STRING, &family, "F", "snapshot (DyGNeX); event: not built yet (its own issue)"},
+        {"family", ARG_STRING, &family, "F", "snapshot (DyGNeX, default) or event (DepBloom against strict)"},
         {"workers", ARG_STRING, &workers_s, "LIST", "worker counts, ascending (1,2,4,...,4096)"},
         {"data", ARG_STRING, &data, "FILE", "a real dataset's training windows (cut as the trainer does) ..."},
         CLI_LOAD_OPTS(lf),
@@ -77,22 +448,34 @@ int cmd_simulate(int argc, char **argv) {
         {"params", ARG_INT, &params, "N", "gradient size in floats (default: the model's parameter count)"},
         {"svg", ARG_STRING, &svg, "FILE", "write the scaling plot"},
         {"json", ARG_STRING, &json, "FILE", "write the table as JSON"},
+        EV_OPTS(eo),
         {NULL, 0, NULL, NULL, NULL},
     };
     arg_spec spec = {.cmd = "simulate",
                      .usage = "dgnn simulate --family snapshot [--data FILE | --synthetic T --pattern growing|bursty] "
-                              "[options]",
+                              "[options]\n       dgnn simulate --family event --measured RUN.json[,RUN2.json] [--data FILE] "
+                              "[--measured-strict R.json,...] [--measured-depbloom R.json,...] [options]",
                      .summary = "Predicts data-parallel scaling of DyGNeX schedules: for each worker count P, schedules\n"
                                 "the windows, then TP = makespan + rounds x all-reduce(gradient bytes) (alpha-beta\n"
                                 "model), T1 = total cost, efficiency = T1 / (P TP). Costs from the cost model (the\n"
-                                "default FLOP law unless --profile).",
+                                "default FLOP law unless --profile).\n"
+                                "--family event: strict and DepBloom epoch time per P from one worker's measured costs\n"
+                                "(dgnn train --out JSON), the stream's rows per step and DepBloom's partition at each\n"
+                                "P, and the same network model; checks itself against measured multi-rank runs\n"
+                                "(docs/depbloom.md, \"Simulator (event family)\").",
                      .opts = opts, .min_pos = 0, .max_pos = 0};
     int rc = args_parse(&spec, argc, argv);
     if (rc) return rc > 0 ? 0 : 2;
     if (strcmp(family, "event") == 0) {
-        fprintf(stderr, "dgnn simulate: --family event is not built yet (DepBloom's simulator has its own issue); "
-                        "use --family snapshot\n");
-        return 2;
+        if (synthetic > 0) {
+            fprintf(stderr, "dgnn simulate: --family event: --synthetic T (a snapshot sequence) is not built yet for "
+                            "the event family; give --measured RUN.json and --data FILE (or the run's own dataset)\n");
+            return 2;
+        }
+        eo.workers = workers_s == default_workers ? "1,2,4,8,16,32,64,128,256,512" : workers_s;
+        eo.data = data, eo.lf = &lf, eo.net = net_s, eo.alpha = alpha, eo.beta = beta, eo.allreduce = allreduce;
+        eo.svg = svg, eo.json = json, eo.params = params;
+        return simulate_event(&eo);
     }
     if (strcmp(family, "snapshot") != 0) {
         fprintf(stderr, "dgnn simulate: --family: unknown family '%s' (snapshot, event)\n", family);

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# cli_simulate_event.sh DGNN DATA_DIR: `dgnn simulate --family event` end to end: a
+# hand-made measured run on a hand-made stream (one worker reproduces the measured time,
+# the table, the SVG and JSON, strict's exchange growing with P), a real single-process
+# `dgnn train --out` run read back, and the errors (bad JSON names the file and field).
+set -u
+dgnn=${1:-${DGNN_BIN:-}}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+expect_rc() {
+  local want=$1; shift
+  "$@" > "$tmp/out" 2>&1; local rc=$?
+  if [ "$rc" = "$want" ]; then ok; else bad "exit $rc (want $want): $*"; sed 's/^/    /' "$tmp/out" | head -8; fi
+}
+has() { if grep -qF -- "$1" "$tmp/out"; then ok; else bad "output lacks '$1'"; sed 's/^/    /' "$tmp/out" | head -8; fi; }
+[ -x "$dgnn" ] || { echo "skip: no dgnn binary"; exit 77; }
+command -v python3 > /dev/null || { echo "skip: python3 (to write and read the JSON) absent"; exit 77; }
+
+# a stream of 3000 events over 120 nodes in 4 communities, one event per time unit
+python3 - "$tmp/ev.txt" <<'PY'
+import random, sys
+r = random.Random(5)
+with open(sys.argv[1], "w") as f:
+    for i in range(3000):
+        u = r.randrange(120); c = u // 30
+        v = c * 30 + r.randrange(30) if r.random() < 0.9 else r.randrange(120)
+        if v == u: v = (u + 1) % 120
+        f.write("%d %d %d\n" % (u, v, i))
+PY
+# a measured single-rank run on it: 2 s for 1000 events at batch 100
+run() { # path seconds extra-json
+  cat > "$1" <<EOF
+{"model": "tgn", "dataset": "$tmp/ev.txt", "config": {"batch": 100, "threads": 1, "max_batches": 10,
+ "mem_dim": 172, "time_dim": 100, "mail_slots": 10, "new_node_frac": 0, "val_quantile": 0.7,
+ "test_quantile": 0.85, "seed": 0}, "data": {"train_events": 2100, "edge_dim": 0}, "num_params": 250000,
+ "epochs": [{"train_seconds": $2, "train_events": 1000}] $3}
+EOF
+}
+run "$tmp/r1.json" 2.0 ""
+
+expect_rc 0 "$dgnn" simulate --family event --measured "$tmp/r1.json" --workers 1,2,4,8 --window-events 500 \
+  --svg "$tmp/sim.svg" --json "$tmp/sim.json"
+has "event family"; has "2 ms/event"; has "row 2496 B"; has "speedup"
+if grep -q "</svg>" "$tmp/sim.svg" 2> /dev/null; then ok; else bad "no SVG"; fi
+if python3 - "$tmp/sim.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = d["train_events"]; p = {q["workers"]: q for q in d["points"]}
+assert d["step_seconds"] == 0 and abs(d["event_seconds"] - 0.002) < 1e-12
+t1 = n * 0.002
+# one worker: the measured cost per event over the whole epoch, both schemes
+assert abs(p[1]["t1"] - t1) < 1e-9 and abs(p[1]["strict"]["seconds"] - t1) < 1e-9, p[1]
+assert abs(p[1]["depbloom"]["seconds"] - t1) < 1e-9 and p[1]["depbloom"]["sync"] == 0
+# strict's exchange per step grows with P
+g = [p[w]["strict"]["gather"] / p[w]["strict"]["steps"] for w in (2, 4, 8)]
+assert g[0] < g[1] < g[2], g
+# checks: the measured run itself, reproduced
+c = d["checks"][0]
+assert abs(c["predicted_seconds"] - 2.0) < 1e-9, c
+PY
+then ok; else bad "simulate --family event: JSON figures"; fi
+
+# the validation table against a multi-rank run
+run "$tmp/s2.json" 1.5 ', "dist": {"mode": "strict", "ranks": 2, "partition": false, "window_events": 10000,
+ "window_seconds": 0, "refine": 0, "steps": 5, "state_bytes_per_epoch": 1e6, "grad_bytes_per_epoch": 1e7,
+ "per_rank": [{"compute_seconds": 1.2, "sample_seconds": 0.01, "comm_seconds": 0.3},
+ {"compute_seconds": 1.1, "sample_seconds": 0.01, "comm_seconds": 0.4}]}'
+expect_rc 0 "$dgnn" simulate --family event --measured "$tmp/r1.json" --measured-strict "$tmp/s2.json" --workers 1,2 \
+  --net nvlink --refine 4
+has "s2.json"; has "strict       2"; has "nvlink"; has "refine K = 4"
+
+# errors
+expect_rc 2 "$dgnn" simulate --family event --workers 1,2; has "--measured"
+expect_rc 2 "$dgnn" simulate --family event --measured "$tmp/r1.json" --workers 4,2; has "ascending"
+expect_rc 2 "$dgnn" simulate --family event --synthetic 100; has "--synthetic"
+expect_rc 1 "$dgnn" simulate --family event --measured "$tmp/missing.json"; has "missing.json"
+run "$tmp/bad.json" '"slow"' ""
+expect_rc 1 "$dgnn" simulate --family event --measured "$tmp/bad.json"; has "bad.json"; has "'epochs[0].train_seconds'"
+printf '{"model": "tgn", ' > "$tmp/cut.json"
+expect_rc 1 "$dgnn" simulate --family event --measured "$tmp/cut.json"; has "cut.json: not valid JSON"
+expect_rc 1 "$dgnn" simulate --family event --measured "$tmp/r1.json" --measured-depbloom "$tmp/s2.json"
+has "'dist.mode': 'strict', not depbloom"
+expect_rc 1 "$dgnn" simulate --family event --measured "$tmp/s2.json"; has "2-rank run"
+sed "s|$tmp/ev.txt|$tmp/gone.txt|" "$tmp/r1.json" > "$tmp/gone.json"
+expect_rc 1 "$dgnn" simulate --family event --measured "$tmp/gone.json"; has "field 'dataset'"; has "--data"
+
+# a real run of the trainer (single process, small model) read back
+if "$dgnn" train --data "$tmp/ev.txt" --epochs 1 --no-eval --threads 1 --mem-dim 16 --emb-dim 16 --time-dim 8 \
+     --max-batches 5 --quiet --out "$tmp/real.json" > "$tmp/out" 2>&1; then
+  expect_rc 0 "$dgnn" simulate --family event --measured "$tmp/real.json" --workers 1,2 --window-events 500
+  has "fitted on 1 run"; has "row 256 B"
+else
+  bad "dgnn train failed"; sed 's/^/    /' "$tmp/out" | head -5
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,307 @@
+/* test_simulate_event.c: the event family of the simulator (simulate.h, issue 5): the
+ * strict and DepBloom formulas by hand on tiny inputs (full and partial steps, refine K,
+ * a truncated epoch, shared cores), one worker reproducing the measured time, strict's
+ * all-gather growing with P as computed, the rows per slice and the window partition
+ * against brute force, the measured-run reader's errors, and the cost fit. */
+#include "check.h"
+#include "dgnn/simulate.h"
+
+#define TMPDIR "/tmp"
+
+static dgnn_sim_event_in tiny_in(void) {
+    dgnn_sim_event_in in;
+    memset(&in, 0, sizeof in);
+    in.step_seconds = 0.5, in.event_seconds = 0.01, in.batch = 10, in.events = 100;
+    in.row_bytes = 100, in.grad_bytes = 1000, in.rows_per_slice = 15, in.apply_seconds_per_byte = 1e-9;
+    in.refine = 1;
+    return in;
+}
+
+static void test_strict_by_hand(void) {
+    dgnn_sim_event_in in = tiny_in();
+    dgnn_net net = {"t", 1e-3, 1e-6, 0};
+    dgnn_sim_event_point pt;
+    dgnn_err e;
+    /* one worker: 10 steps of 0.5 + 10 x 0.01, nothing to send */
+    CHECK(dgnn_sim_event(&pt, &in, 1, NULL, 0, &net, &e) == DGNN_OK);
+    CHECK(pt.strict_steps == 10 && pt.strict_events == 100);
+    CHECK_NEAR(pt.strict_tp, 6.0, 1e-12);
+    CHECK_NEAR(pt.t1, 6.0, 1e-12);
+    CHECK_NEAR(pt.strict_eff, 1, 1e-12);
+    CHECK(pt.strict_comm == 0 && pt.strict_gather == 0 && pt.strict_state_bytes == 0);
+    CHECK(isnan(pt.db_tp)); /* no windows: depbloom not simulated */
+
+    /* two workers: 5 steps of 20 events, 10 per rank */
+    CHECK(dgnn_sim_event(&pt, &in, 2, NULL, 0, &net, &e) == DGNN_OK);
+    const double A = 2 * 1e-3 + 1000 * 1e-6;              /* 2 (P-1) alpha + 2 (P-1)/P bytes beta */
+    const double xbw = 1500 * 1e-6 + 1500 * 1e-9;         /* (P-1) x 15 rows x 100 B, sent + applied */
+    const double X = 2 * 1e-3 + xbw;                      /* counts, then rows: 2 (P-1) alpha */
+    const double E = X > A ? X : A;                       /* overlap; link share 1e-3 + xbw is smaller */
+    CHECK(pt.strict_steps == 5 && pt.strict_events == 100);
+    CHECK_NEAR(pt.strict_compute, 5 * 0.6, 1e-12);
+    CHECK_NEAR(pt.strict_allreduce, 5 * A, 1e-12);
+    CHECK_NEAR(pt.strict_gather, 5 * X, 1e-12);
+    CHECK_NEAR(pt.strict_comm, 5 * E, 1e-12);
+    CHECK_NEAR(pt.strict_tp, 3.0 + 5 * E, 1e-12);
+    CHECK_NEAR(pt.strict_eff, 6.0 / (2 * (3.0 + 5 * E)), 1e-12);
+    CHECK_NEAR(pt.strict_state_bytes, 5 * 2 * 15 * 100 * 1.0, 1e-9);
+
+    /* the link is shared: a big gradient and a big exchange add up */
+    dgnn_sim_event_in big = in;
+    big.grad_bytes = 4e6, big.rows_per_slice = 20000;
+    CHECK(dgnn_sim_event(&pt, &big, 2, NULL, 0, &net, &e) == DGNN_OK);
+    const double Ab = 2e-3 + 4e6 * 1e-6, xb = 2e6 * 1e-6 + 2e6 * 1e-9;
+    CHECK_NEAR(pt.strict_comm, 5 * (4e6 * 1e-6 + xb), 1e-9);
+    CHECK(pt.strict_comm > 5 * Ab && pt.strict_comm > 5 * (2e-3 + xb));
+
+    /* three workers: G = 30, steps 30, 30, 30, then a last one of 10 events (4 on the busiest rank) */
+    CHECK(dgnn_sim_event(&pt, &in, 3, NULL, 0, &net, &e) == DGNN_OK);
+    CHECK(pt.strict_steps == 4 && pt.strict_events == 100);
+    CHECK_NEAR(pt.strict_compute, 3 * (0.5 + 0.1) + (0.5 + 0.04), 1e-12);
+    const double r3 = 15.0 / 3; /* the last step's slices hold a third of a batch */
+    const double g3 = 3 * (4e-3 + 2 * 15 * 100 * (1e-6 + 1e-9)) + (4e-3 + 2 * r3 * 100 * (1e-6 + 1e-9));
+    CHECK_NEAR(pt.strict_gather, g3, 1e-12);
+
+    /* --max-batches: only the first 2 steps */
+    dgnn_sim_event_in tr = in;
+    tr.max_steps = 2;
+    CHECK(dgnn_sim_event(&pt, &tr, 2, NULL, 0, &net, &e) == DGNN_OK);
+    CHECK(pt.strict_steps == 2 && pt.strict_events == 40);
+    CHECK_NEAR(pt.strict_tp, 2 * (0.6 + E), 1e-12);
+    CHECK_NEAR(pt.t1, 6.0, 1e-12); /* T1 stays the whole epoch */
+    CHECK_NEAR(pt.strict_eff, 0.06 * 40 / (2 * pt.strict_tp), 1e-12);
+
+    /* 4 workers on 2 cores: every rank computes at half speed */
+    dgnn_sim_event_in sh = in;
+    sh.cores = 2;
+    CHECK(dgnn_sim_event(&pt, &sh, 4, NULL, 0, &net, &e) == DGNN_OK);
+    const double cmp4 = 2 * 2 * (0.5 + 0.1) + 2 * (0.5 + 0.05); /* steps of 40, 40, 20 events */
+    CHECK_NEAR(pt.strict_compute, cmp4, 1e-12);
+    CHECK(dgnn_sim_event(&pt, &sh, 2, NULL, 0, &net, &e) == DGNN_OK);
+    CHECK_NEAR(pt.strict_compute, 3.0, 1e-12); /* 2 ranks, 2 cores: no sharing */
+    sh.background = 2; /* 2 other threads: one rank had 2/3 of a core, 2 ranks get 1/2 each */
+    CHECK(dgnn_sim_event(&pt, &sh, 2, NULL, 0, &net, &e) == DGNN_OK);
+    CHECK_NEAR(pt.strict_compute, 3.0 * (2.0 / 3) / 0.5, 1e-12);
+
+    /* bad input */
+    CHECK(dgnn_sim_event(&pt, &in, 0, NULL, 0, &net, &e) == DGNN_EINVAL);
+    dgnn_sim_event_in bad = in;
+    bad.batch = 0;
+    CHECK(dgnn_sim_event(&pt, &bad, 2, NULL, 0, &net, &e) == DGNN_EINVAL);
+    bad = in, bad.event_seconds = NAN;
+    CHECK(dgnn_sim_event(&pt, &bad, 2, NULL, 0, &net, &e) == DGNN_EINVAL);
+}
+
+/* strict's per-step exchange: (P-1) slices received, 2 (P-1) latencies; grows with P */
+static void test_strict_gather_grows(void) {
+    dgnn_sim_event_in in = tiny_in();
+    in.events = 64 * 10 * 4; /* 4 full steps at every P below */
+    dgnn_net net = {"t", 1e-5, 1e-9, 0};
+    double prev = 0;
+    for (int64_t P = 2; P <= 64; P *= 2) {
+        dgnn_sim_event_point pt;
+        dgnn_err e;
+        CHECK(dgnn_sim_event(&pt, &in, P, NULL, 0, &net, &e) == DGNN_OK);
+        const int64_t steps = in.events / (P * in.batch);
+        const double per = 2.0 * (double)(P - 1) * 1e-5 + (double)(P - 1) * 15 * 100 * (1e-9 + 1e-9);
+        CHECK_MSG(pt.strict_steps == steps, "P %lld: %lld steps", (long long)P, (long long)pt.strict_steps);
+        CHECK_NEAR(pt.strict_gather / (double)pt.strict_steps, per, 1e-15);
+        CHECK(per > prev);
+        prev = per;
+    }
+}
+
+static void test_depbloom_by_hand(void) {
+    dgnn_sim_event_in in = tiny_in();
+    dgnn_net net = {"t", 1e-3, 1e-6, 0};
+    dgnn_sim_window_part w[2] = {{100, 60, 50, 30, 5}, {40, 25, 20, 12, 0}};
+    const double A = 2e-3 + 1000 * 1e-6;
+    const double sync = (2e-3 + 30 * 100 * (1e-6 + 1e-9)) + (2e-3 + 12 * 100 * (1e-6 + 1e-9));
+    dgnn_sim_event_point pt;
+    dgnn_err e;
+    /* K = 1: ceil(60 / 10) + ceil(25 / 10) = 6 + 3 steps */
+    CHECK(dgnn_sim_event(&pt, &in, 2, w, 2, &net, &e) == DGNN_OK);
+    CHECK(pt.db_steps == 9 && pt.db_windows == 2 && pt.db_events == 140);
+    CHECK_NEAR(pt.db_compute, 9 * 0.5 + 0.01 * 85, 1e-12);
+    CHECK_NEAR(pt.db_allreduce, 9 * A, 1e-12);
+    CHECK_NEAR(pt.db_sync, sync, 1e-12);
+    CHECK_NEAR(pt.db_tp, 9 * 0.5 + 0.85 + 9 * A + sync, 1e-12);
+    CHECK_NEAR(pt.db_imbalance, 85.0 * 2 / 140, 1e-12);
+    CHECK_NEAR(pt.db_cut_fraction, 5.0 / 140, 1e-12);
+    CHECK_NEAR(pt.db_state_bytes, (50 + 20) * 100.0, 1e-9);
+    CHECK_NEAR(pt.speedup, pt.strict_tp / pt.db_tp, 1e-12);
+    /* K = 2: ceil(60 / 20) + ceil(25 / 20) = 3 + 2 steps, same events; refinement costs 10% */
+    in.refine = 2, in.refine_overhead = 0.1;
+    CHECK(dgnn_sim_event(&pt, &in, 2, w, 2, &net, &e) == DGNN_OK);
+    CHECK(pt.db_steps == 5);
+    CHECK_NEAR(pt.db_compute, 5 * 0.5 + 0.011 * 85, 1e-12);
+    CHECK_NEAR(pt.db_tp, 5 * 0.5 + 0.011 * 85 + 5 * A + sync, 1e-12);
+    /* truncated at 7 steps (K = 1): all of window 0, 1 of window 1's 3 steps, both synced */
+    in.refine = 1, in.refine_overhead = 0, in.max_steps = 7;
+    CHECK(dgnn_sim_event(&pt, &in, 2, w, 2, &net, &e) == DGNN_OK);
+    CHECK(pt.db_steps == 7);
+    CHECK_NEAR(pt.db_compute, 7 * 0.5 + 0.01 * (60 + 25.0 / 3), 1e-12);
+    CHECK_NEAR(pt.db_sync, sync, 1e-12);
+    CHECK(pt.db_events == 113); /* 100 + 40 / 3 */
+    /* critical path: sampling (4 ms of the 10) runs beside the other 6 ms */
+    in.max_steps = 0, in.critical_path = 1, in.sample_seconds = 0.004;
+    CHECK(dgnn_sim_event(&pt, &in, 2, w, 2, &net, &e) == DGNN_OK);
+    CHECK_NEAR(pt.db_compute, 9 * 0.5 + 0.006 * 85, 1e-12);
+    /* one worker, one window per batch multiple: depbloom = strict = T1 */
+    dgnn_sim_window_part one[2] = {{60, 60, 30, 0, 0}, {40, 40, 25, 0, 0}};
+    in = tiny_in();
+    CHECK(dgnn_sim_event(&pt, &in, 1, one, 2, &net, &e) == DGNN_OK);
+    CHECK_NEAR(pt.db_tp, 6.0, 1e-12);
+    CHECK_NEAR(pt.db_eff, 1, 1e-12);
+    CHECK(pt.db_sync == 0 && pt.db_allreduce == 0);
+}
+
+static void test_rows_per_slice(void) {
+    dgnn_builder b;
+    dgnn_builder_init(&b, 0, 0, 0);
+    int32_t s[] = {0, 0, 1, 3, 3}, d[] = {1, 2, 2, 4, 3};
+    dgnn_err e;
+    for (int i = 0; i < 5; i++) CHECK(dgnn_builder_push(&b, s[i], d[i], (double)i, NULL, 0, 0, &e) == DGNN_OK);
+    dgnn_events ev;
+    memset(&ev, 0, sizeof ev);
+    CHECK(dgnn_builder_finish(&b, &ev, 5, &e) == DGNN_OK);
+    /* B = 2: {0,1,2} {1,2,3,4} {3} */
+    CHECK_NEAR(dgnn_sim_rows_per_slice(&ev, 2), 8.0 / 3, 1e-12);
+    CHECK_NEAR(dgnn_sim_rows_per_slice(&ev, 5), 5, 1e-12);
+    CHECK_NEAR(dgnn_sim_rows_per_slice(&ev, 1), 9.0 / 5, 1e-12);
+    dgnn_events_free(&ev);
+}
+
+/* The partition summary against the rules, on a random stream: rows = distinct nodes of
+ * the window, max_part >= the mean, P = 1 is one part with nothing to receive. */
+static void test_windows(void) {
+    dgnn_builder b;
+    dgnn_builder_init(&b, 0, 0, 0);
+    dgnn_rng r;
+    dgnn_rng_seed(&r, 3);
+    dgnn_err e;
+    const int64_t n = 3000;
+    int pushed = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int32_t u = (int32_t)dgnn_rng_below(&r, 200), c = u / 50; /* 4 communities of 50 */
+        int32_t v = dgnn_rng_uniform(&r) < 0.9 ? c * 50 + (int32_t)dgnn_rng_below(&r, 50) : (int32_t)dgnn_rng_below(&r, 200);
+        pushed += dgnn_builder_push(&b, u, v, (double)i, NULL, 0, 0, &e) == DGNN_OK;
+    }
+    CHECK(pushed == n);
+    dgnn_events ev;
+    memset(&ev, 0, sizeof ev);
+    CHECK(dgnn_builder_finish(&b, &ev, 200, &e) == DGNN_OK);
+    dgnn_sim_window_part *w = NULL;
+    int64_t nw = dgnn_sim_event_windows(&w, &ev, 1, 1000, 0, 0, &e);
+    CHECK(nw == 3);
+    uint8_t seen[200];
+    for (int64_t k = 0; k < nw; k++) {
+        memset(seen, 0, sizeof seen);
+        int64_t rows = 0;
+        for (int64_t i = k * 1000; i < (k + 1) * 1000; i++) {
+            if (!seen[ev.src[i]]) seen[ev.src[i]] = 1, rows++;
+            if (!seen[ev.dst[i]]) seen[ev.dst[i]] = 1, rows++;
+        }
+        CHECK(w[k].events == 1000 && w[k].max_part == 1000 && w[k].rows == rows && w[k].max_recv_rows == 0 &&
+              w[k].cut == 0);
+    }
+    free(w);
+    nw = dgnn_sim_event_windows(&w, &ev, 4, 1000, 0, 0, &e);
+    CHECK(nw == 3);
+    for (int64_t k = 0; k < nw; k++) {
+        CHECK(w[k].events == 1000 && w[k].max_part >= 250 && w[k].max_part < 1000);
+        CHECK(w[k].max_recv_rows > 0 && w[k].max_recv_rows < w[k].rows);
+        CHECK(w[k].cut > 0 && w[k].cut < 500); /* communities: most events stay inside a part */
+    }
+    /* deterministic */
+    dgnn_sim_window_part *w2 = NULL;
+    CHECK(dgnn_sim_event_windows(&w2, &ev, 4, 1000, 0, 0, &e) == 3 && memcmp(w, w2, 3 * sizeof *w) == 0);
+    free(w), free(w2);
+    CHECK(dgnn_sim_event_windows(&w, &ev, 0, 1000, 0, 0, &e) == DGNN_EINVAL && w == NULL);
+    CHECK(dgnn_sim_event_windows(&w, &ev, 2, 0, 0, 0, &e) < 0 && w == NULL);
+    dgnn_events_free(&ev);
+}
+
+static const char *RUN_JSON =
+    "{\"model\": \"tgn\", \"dataset\": \"x.csv\", \"config\": {\"batch\": %d, \"threads\": 1, \"max_batches\": 0,"
+    " \"mem_dim\": 172, \"time_dim\": 100, \"mail_slots\": 10, \"new_node_frac\": 0.1, \"val_quantile\": 0.7,"
+    " \"test_quantile\": 0.85, \"seed\": 0}, \"data\": {\"train_events\": 4000, \"edge_dim\": 0},"
+    " \"num_params\": 1000, \"epochs\": [{\"train_seconds\": %s, \"train_events\": 4000}]%s}";
+
+static void write_run(const char *path, int batch, const char *secs, const char *extra) {
+    char buf[4096];
+    int n = snprintf(buf, sizeof buf, RUN_JSON, batch, secs, extra);
+    check_write_file(path, buf, (size_t)n);
+}
+
+static void test_measured(void) {
+    dgnn_sim_measured m[2];
+    dgnn_err e;
+    const char *p1 = TMPDIR "/dgnn_simev_r1.json", *p2 = TMPDIR "/dgnn_simev_r2.json";
+    write_run(p1, 200, "8.0", "");
+    CHECK(dgnn_sim_measured_read(&m[0], p1, &e) == DGNN_OK);
+    CHECK(m[0].batch == 200 && m[0].ranks == 1 && m[0].steps == 20 && m[0].epoch_events == 4000);
+    CHECK(strcmp(m[0].mode, "none") == 0 && m[0].train_seconds == 8.0 && isnan(m[0].compute_seconds));
+    CHECK_NEAR(dgnn_sim_measured_row_bytes(&m[0]), 16 + 8 + 8 + 4 * 172 + 4 * 444, 0);
+    /* one run: everything per event, and one worker reproduces it */
+    dgnn_sim_event_in in;
+    memset(&in, 0, sizeof in);
+    CHECK(dgnn_sim_event_fit(&in, m, 1, &e) == DGNN_OK);
+    CHECK(in.step_seconds == 0 && in.batch == 200 && in.grad_bytes == 4000);
+    CHECK_NEAR(in.event_seconds, 8.0 / 4000, 1e-15);
+    in.events = 4000;
+    dgnn_net net = {"t", 1e-5, 1e-9, 0};
+    dgnn_sim_event_point pt;
+    CHECK(dgnn_sim_event(&pt, &in, 1, NULL, 0, &net, &e) == DGNN_OK);
+    CHECK_NEAR(pt.strict_tp, 8.0, 1e-9);
+    /* two batch sizes: the line through both; each reproduced at P = 1 */
+    write_run(p2, 400, "6.0", "");
+    CHECK(dgnn_sim_measured_read(&m[1], p2, &e) == DGNN_OK);
+    CHECK(dgnn_sim_event_fit(&in, m, 2, &e) == DGNN_OK);
+    /* per step: 0.4 s at 200 events, 0.6 s at 400: a = 0.2, b = 0.001 */
+    CHECK_NEAR(in.step_seconds, 0.2, 1e-12);
+    CHECK_NEAR(in.event_seconds, 0.001, 1e-15);
+    in.events = 4000;
+    for (int k = 0; k < 2; k++) {
+        in.batch = m[k].batch;
+        CHECK(dgnn_sim_event(&pt, &in, 1, NULL, 0, &net, &e) == DGNN_OK);
+        CHECK_NEAR(pt.strict_tp, m[k].train_seconds, 1e-9);
+    }
+    /* a dist run: per-rank figures, and refused as a single-rank calibration when P > 1 */
+    write_run(p2, 200, "3.0",
+              ", \"dist\": {\"mode\": \"strict\", \"ranks\": 2, \"partition\": false, \"window_events\": 10000,"
+              " \"window_seconds\": 0, \"refine\": 0, \"steps\": 10, \"state_bytes_per_epoch\": 5e6,"
+              " \"grad_bytes_per_epoch\": 1e5, \"per_rank\": [{\"compute_seconds\": 2.0, \"sample_seconds\": 0.1,"
+              " \"comm_seconds\": 0.5}, {\"compute_seconds\": 2.5, \"sample_seconds\": 0.2, \"comm_seconds\": 0.3}]}");
+    CHECK(dgnn_sim_measured_read(&m[1], p2, &e) == DGNN_OK);
+    CHECK(m[1].ranks == 2 && m[1].steps == 10 && strcmp(m[1].mode, "strict") == 0);
+    CHECK(m[1].compute_seconds == 2.5 && m[1].comm_seconds == 0.5 && m[1].sample_seconds == 0.1);
+    CHECK(dgnn_sim_event_fit(&in, m, 2, &e) == DGNN_EINVAL && strstr(e.msg, p2) && strstr(e.msg, "2-rank"));
+
+    /* errors name the file and the field */
+    CHECK(dgnn_sim_measured_read(&m[0], TMPDIR "/dgnn_simev_absent.json", &e) == DGNN_EIO &&
+          strstr(e.msg, "dgnn_simev_absent.json"));
+    check_write_file(p1, "{\"model\": ", 10);
+    CHECK(dgnn_sim_measured_read(&m[0], p1, &e) == DGNN_EFORMAT && strstr(e.msg, p1) && strstr(e.msg, "JSON"));
+    write_run(p1, 200, "\"fast\"", "");
+    CHECK(dgnn_sim_measured_read(&m[0], p1, &e) == DGNN_EFORMAT && strstr(e.msg, p1) &&
+          strstr(e.msg, "'epochs[0].train_seconds'") && strstr(e.msg, "not a number"));
+    write_run(p1, 0, "1.0", "");
+    CHECK(dgnn_sim_measured_read(&m[0], p1, &e) == DGNN_EFORMAT && strstr(e.msg, "'config.batch'"));
+    const char *empty = "{\"model\": \"tgn\", \"dataset\": \"x\", \"config\": {}, \"data\": {}}";
+    check_write_file(p1, empty, strlen(empty));
+    CHECK(dgnn_sim_measured_read(&m[0], p1, &e) == DGNN_EFORMAT && strstr(e.msg, "'config.batch': missing"));
+    write_run(p1, 200, "1.0", ", \"dist\": {\"mode\": \"magic\", \"ranks\": 1}");
+    CHECK(dgnn_sim_measured_read(&m[0], p1, &e) == DGNN_EFORMAT && strstr(e.msg, "'dist.partition'"));
+    unlink(p1), unlink(p2);
+}
+
+int main(void) {
+    test_strict_by_hand();
+    test_strict_gather_grows();
+    test_depbloom_by_hand();
+    test_rows_per_slice();
+    test_windows();
+    test_measured();
+    return check_done();
+}
