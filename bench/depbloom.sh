@@ -15,7 +15,9 @@
 #     RANKS      default "1 2 4"
 #     EPOCHS     default 1
 #   env: REFINE (4), BATCH (200), WINDOW (10000), THREADS (threads per rank: 2 for one
-#        rank, else 1), MAX_BATCHES (synthetic: 150 steps of each rank)
+#        rank, else 1), MAX_BATCHES (synthetic: 150 steps of each rank), REFINE_LR (the
+#        learning rate of the --refine runs, which take K times fewer steps; default: the
+#        run's --lr, e.g. REFINE_LR=4e-4 scales tgn-paper's 1e-4 linearly with K = 4)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dgnn="$root/build/dgnn"
@@ -49,6 +51,7 @@ for P in $ranks; do
       refine) flags=(--dist depbloom --partition --window-events "$WIN" --refine "$K") ;;
       all) flags=(--dist depbloom --partition --window-events "$WIN" --refine "$K" --critical-path) ;;
     esac
+    case $mode in refine|all) [ -n "${REFINE_LR:-}" ] && flags+=(--lr "$REFINE_LR") ;; esac
     log="$tmp/$(basename "$data").P$P.$mode.log"
     $mpi -np "$P" "$dgnn" train --data "$data" --epochs "$epochs" --batch "$B" --threads "$th" --quiet \
         "${flags[@]}" "${extra[@]}" "$@" >"$log" 2>&1 || { echo "P=$P $mode: FAILED (see $log)"; continue; }

@@ -66,39 +66,27 @@ void dgnn_comm_abort(int code) {
     exit(code);
 }
 
-void dgnn_comm_allreduce_sum_f32(float *buf, int64_t n) {
 #if DGNN_HAVE_MPI
-    if (g_size > 1) {
-        double t0 = dgnn_now();
-        for (int64_t off = 0; off < n; off += CHUNK) {
-            int64_t c = n - off < CHUNK ? n - off : CHUNK;
-            MPI_Allreduce(MPI_IN_PLACE, buf + off, (int)c, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-        }
-        g_stats.bytes_sent += n * (int64_t)sizeof(float);
-        g_stats.wait_seconds += dgnn_now() - t0;
+/* In-place all-reduce of n elements in chunks that fit MPI's int counts, counted. */
+static void allreduce(void *buf, int64_t n, MPI_Datatype type, int64_t elem, MPI_Op op) {
+    if (g_size == 1) return;
+    double t0 = dgnn_now();
+    for (int64_t off = 0; off < n; off += CHUNK) {
+        int64_t c = n - off < CHUNK ? n - off : CHUNK;
+        MPI_Allreduce(MPI_IN_PLACE, (char *)buf + off * elem, (int)c, type, op, MPI_COMM_WORLD);
     }
-#else
-    (void)buf;
-    (void)n;
-#endif
+    g_stats.bytes_sent += n * elem;
+    g_stats.wait_seconds += dgnn_now() - t0;
 }
+#define ALLREDUCE(buf, n, type, op) allreduce(buf, n, type, (int64_t)sizeof *(buf), op)
+#else
+#define ALLREDUCE(buf, n, type, op) ((void)(buf), (void)(n))
+#endif
 
-void dgnn_comm_allreduce_sum_f64(double *buf, int64_t n) {
-#if DGNN_HAVE_MPI
-    if (g_size > 1) {
-        double t0 = dgnn_now();
-        for (int64_t off = 0; off < n; off += CHUNK) {
-            int64_t c = n - off < CHUNK ? n - off : CHUNK;
-            MPI_Allreduce(MPI_IN_PLACE, buf + off, (int)c, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-        }
-        g_stats.bytes_sent += n * (int64_t)sizeof(double);
-        g_stats.wait_seconds += dgnn_now() - t0;
-    }
-#else
-    (void)buf;
-    (void)n;
-#endif
-}
+void dgnn_comm_allreduce_sum_f32(float *buf, int64_t n) { ALLREDUCE(buf, n, MPI_FLOAT, MPI_SUM); }
+void dgnn_comm_allreduce_sum_f64(double *buf, int64_t n) { ALLREDUCE(buf, n, MPI_DOUBLE, MPI_SUM); }
+void dgnn_comm_allreduce_max_f64(double *buf, int64_t n) { ALLREDUCE(buf, n, MPI_DOUBLE, MPI_MAX); }
+void dgnn_comm_allreduce_sum_i64(int64_t *buf, int64_t n) { ALLREDUCE(buf, n, MPI_INT64_T, MPI_SUM); }
 
 void dgnn_comm_bcast(void *buf, int64_t bytes, int root) {
 #if DGNN_HAVE_MPI
@@ -111,36 +99,6 @@ void dgnn_comm_bcast(void *buf, int64_t bytes, int root) {
     (void)buf;
     (void)bytes;
     (void)root;
-#endif
-}
-
-void dgnn_comm_allreduce_max_f64(double *buf, int64_t n) {
-#if DGNN_HAVE_MPI
-    if (g_size > 1) {
-        DGNN_ASSERT(n < CHUNK);
-        double t0 = dgnn_now();
-        MPI_Allreduce(MPI_IN_PLACE, buf, (int)n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        g_stats.bytes_sent += n * (int64_t)sizeof(double);
-        g_stats.wait_seconds += dgnn_now() - t0;
-    }
-#else
-    (void)buf;
-    (void)n;
-#endif
-}
-
-void dgnn_comm_allreduce_sum_i64(int64_t *buf, int64_t n) {
-#if DGNN_HAVE_MPI
-    if (g_size > 1) {
-        DGNN_ASSERT(n < CHUNK);
-        double t0 = dgnn_now();
-        MPI_Allreduce(MPI_IN_PLACE, buf, (int)n, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-        g_stats.bytes_sent += n * (int64_t)sizeof(int64_t);
-        g_stats.wait_seconds += dgnn_now() - t0;
-    }
-#else
-    (void)buf;
-    (void)n;
 #endif
 }
 

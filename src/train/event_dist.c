@@ -47,17 +47,16 @@
 #include "dgnn/partition.h"
 #include "event_train_internal.h"
 
-/* Applies every rank's written rows, in rank order, to the local replica: the rows this
- * rank wrote since the last exchange are taken from the state's write tracking. */
-static int exchange_written(run_t *r, dgnn_err *err) {
-    const int32_t *nodes;
-    int64_t n = dgnn_state_take_written(&r->st, &nodes), rb = dgnn_state_row_bytes(&r->st);
+/* Packs the rows of nodes (n), all-gathers every rank's rows and applies them in rank
+ * order to the local replica (unpacking is not recorded as writing). */
+static int allgather_rows(run_t *r, const int32_t *nodes, int64_t n, dgnn_err *err) {
+    const int64_t rb = dgnn_state_row_bytes(&r->st);
+    if (r->nranks == 1) return DGNN_OK; /* the replica is the state */
     if (n * rb > r->pack_cap) {
         r->pack_cap = n * rb * 2;
         r->pack = dgnn_xrealloc(r->pack, (size_t)r->pack_cap);
     }
     dgnn_state_pack_rows(r->pack, &r->st, nodes, n);
-    if (r->nranks == 1) return DGNN_OK; /* the replica is the state */
     int64_t counts[DGNN_DIST_MAX_RANKS];
     dgnn_comm_allgather_i64(counts, n * rb);
     int64_t total = 0;
@@ -69,8 +68,48 @@ static int exchange_written(run_t *r, dgnn_err *err) {
     dgnn_comm_allgatherv_bytes(r->recv, counts, r->pack, n * rb);
     r->state_bytes += n * rb * (r->nranks - 1);
     int64_t applied = dgnn_state_unpack_rows(&r->st, r->recv, total, err);
-    if (applied < 0) return (int)applied;
-    dgnn_state_take_written(&r->st, &nodes); /* unpacking is not this rank's writing */
+    return applied < 0 ? (int)applied : DGNN_OK;
+}
+
+/* The bookkeeping that closes every step of both modes: the non-finite-loss check, this
+ * rank's share of the global loss, the step callback, counters and the progress bar. */
+static int step_done(run_t *r, int64_t epoch, int64_t step, double loss, int64_t B, int64_t G, double *loss_share,
+                     dgnn_progress *pg, int64_t shown, dgnn_err *err) {
+    const dgnn_event_train_cfg *c = r->cfg;
+    if (!isfinite(loss))
+        return dgnn_err_set(err, DGNN_EINVAL, "rank %d, epoch %lld step %lld: the loss is not finite (%g); try a lower --lr",
+                            r->rank, (long long)epoch, (long long)step, loss);
+    const double share = loss * (double)B / (double)(G > 0 ? G : 1);
+    *loss_share += share;
+    if (c->on_step) {
+        double gl = share;
+        dgnn_comm_allreduce_sum_f64(&gl, 1);
+        c->on_step(c->on_step_ctx, epoch, step, gl);
+    }
+    r->my_events += B;
+    r->steps++;
+    if (c->progress && r->rank == 0) {
+        char extra[48];
+        snprintf(extra, sizeof extra, "loss %.4f", *loss_share / (double)(step + 1));
+        dgnn_progress_update(pg, shown, extra);
+    }
+    return DGNN_OK;
+}
+
+/* Forward and backward of events [lo, lo + B) of ev against negatives neg (B), the
+ * gradients accumulated with weight B / G (G: the step's events over all ranks). */
+static int micro_batch(run_t *r, const dgnn_events *ev, int64_t lo, int64_t B, int64_t G, const int32_t *neg,
+                       double *loss, double *flops, dgnn_err *err) {
+    int rc = dgnn_tgnn_forward(r->model, r->logits, &r->st, &r->g_train, r->train.efeat, ev, lo, B, neg, 1, &r->rng,
+                               err);
+    if (rc) return rc;
+    r->t_sample += dgnn_tgnn_last_sample_seconds(r->model);
+    for (int64_t i = 0; i < 2 * B; i++) r->labels[i] = i < B ? 1.0f : 0.0f;
+    *loss = 2.0 * dgnn_bce_logits_forward(NULL, r->logits, r->labels, 2 * B);
+    memset(r->dlogits, 0, (size_t)(2 * B) * sizeof(float));
+    dgnn_bce_logits_backward(r->dlogits, r->logits, r->labels, 2 * B, 2.0f * (float)B / (float)G);
+    dgnn_tgnn_backward(r->model, r->dlogits);
+    *flops += dgnn_tgnn_last_flops(r->model);
     return DGNN_OK;
 }
 
@@ -90,7 +129,7 @@ static int strict_epoch(run_t *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err
     if (c->progress && me == 0) dgnn_progress_begin(&pg, label, shown);
     double loss_share = 0, flops = 0, t_start = dgnn_now();
     dgnn_comm_stats_reset();
-    int64_t my_events = 0, all_events = 0;
+    int64_t all_events = 0;
     for (int64_t b = 0; b < nb; b++) {
         const int64_t g0 = b * G, Gb = g0 + G <= tr->num_events ? G : tr->num_events - g0;
         const int64_t lo = g0 + Gb * me / P, hi = g0 + Gb * (me + 1) / P, B = hi - lo;
@@ -100,50 +139,23 @@ static int strict_epoch(run_t *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err
         double t0 = dgnn_now();
         dgnn_params_zero_grad(r->p);
         double loss = 0;
-        if (B > 0) {
-            rc = dgnn_tgnn_forward(r->model, r->logits, &r->st, &r->g_train, r->train.efeat, tr, lo, B,
-                                   r->neg_t + (lo - g0), 1, &r->rng, err);
-            if (rc) return rc;
-            r->t_sample += dgnn_tgnn_last_sample_seconds(r->model);
-            for (int64_t i = 0; i < 2 * B; i++) r->labels[i] = i < B ? 1.0f : 0.0f;
-            loss = 2.0 * dgnn_bce_logits_forward(NULL, r->logits, r->labels, 2 * B);
-            memset(r->dlogits, 0, (size_t)(2 * B) * sizeof(float));
-            dgnn_bce_logits_backward(r->dlogits, r->logits, r->labels, 2 * B, 2.0f * (float)B / (float)Gb);
-            dgnn_tgnn_backward(r->model, r->dlogits);
-            flops += dgnn_tgnn_last_flops(r->model);
-        }
+        if (B > 0 && (rc = micro_batch(r, tr, lo, B, Gb, r->neg_t + (lo - g0), &loss, &flops, err))) return rc;
         dgnn_comm_iallreduce_sum_f32(r->p->grad, r->p->total, 0);
         if (B > 0) dgnn_tgnn_commit(r->model, &r->st, tr);
         double t1 = dgnn_now();
-        if ((rc = exchange_written(r, err))) return rc;
+        const int32_t *nodes;
+        const int64_t nw = dgnn_state_take_written(&r->st, &nodes);
+        if ((rc = allgather_rows(r, nodes, nw, err))) return rc;
         dgnn_comm_wait();
         double t2 = dgnn_now();
         dgnn_adam_step_params(&r->opt, r->p);
         r->t_compute += (t1 - t0) + (dgnn_now() - t2);
         r->t_comm += t2 - t1;
-        if (!isfinite(loss))
-            return dgnn_err_set(err, DGNN_EINVAL,
-                                "rank %d, epoch %lld batch %lld: the loss is not finite (%g); try a lower --lr", me,
-                                (long long)epoch, (long long)b, loss);
-        double share = loss * (double)B / (double)Gb;
-        loss_share += share;
-        if (c->on_step) {
-            double gl = share;
-            dgnn_comm_allreduce_sum_f64(&gl, 1);
-            c->on_step(c->on_step_ctx, epoch, b, gl);
-        }
-        my_events += B;
         all_events += Gb;
-        r->steps++;
-        if (c->progress && me == 0) {
-            char extra[48];
-            snprintf(extra, sizeof extra, "loss %.4f", loss_share / (double)(b + 1));
-            dgnn_progress_update(&pg, all_events, extra);
-        }
+        if ((rc = step_done(r, epoch, b, loss, B, Gb, &loss_share, &pg, all_events, err))) return rc;
     }
     if (c->progress && me == 0) dgnn_progress_end(&pg);
     r->grad_bytes += nb * r->p->total * (int64_t)sizeof(float);
-    r->my_events += my_events;
     dgnn_comm_allreduce_sum_f64(&loss_share, 1);
     er->train_loss = nb > 0 ? loss_share / (double)nb : NAN;
     er->train_seconds = dgnn_now() - t_start;
@@ -349,50 +361,7 @@ static int window_sync(run_t *r, int64_t w, dgnn_err *err) {
     struct depbloom_plan *pl = r->plan;
     const int32_t *nodes;
     dgnn_state_take_written(&r->st, &nodes); /* forget: the plan says what to send */
-    const int64_t n = pl->send_off[w + 1] - pl->send_off[w], rb = dgnn_state_row_bytes(&r->st);
-    if (n * rb > r->pack_cap) {
-        r->pack_cap = n * rb * 2;
-        r->pack = dgnn_xrealloc(r->pack, (size_t)r->pack_cap);
-    }
-    dgnn_state_pack_rows(r->pack, &r->st, pl->send + pl->send_off[w], n);
-    if (r->nranks == 1) return DGNN_OK;
-    int64_t counts[DGNN_DIST_MAX_RANKS];
-    dgnn_comm_allgather_i64(counts, n * rb);
-    int64_t total = 0;
-    for (int q = 0; q < r->nranks; q++) total += counts[q];
-    if (total > r->recv_cap) {
-        r->recv_cap = total * 2;
-        r->recv = dgnn_xrealloc(r->recv, (size_t)r->recv_cap);
-    }
-    dgnn_comm_allgatherv_bytes(r->recv, counts, r->pack, n * rb);
-    r->state_bytes += n * rb * (r->nranks - 1);
-    int64_t applied = dgnn_state_unpack_rows(&r->st, r->recv, total, err);
-    if (applied < 0) return (int)applied;
-    dgnn_state_take_written(&r->st, &nodes);
-    return DGNN_OK;
-}
-
-/* Forward and backward of events [lo, lo + B) of the rank's sub-stream, gradients
- * accumulated with weight B / G (G: the step's events over all ranks); negatives from
- * the stream keyed by (epoch, micro-batch id x P + rank): on one rank, micro-batch b
- * draws what single-process batch b draws. */
-static int micro_batch(run_t *r, const dgnn_events *mine, int64_t lo, int64_t B, int64_t G, int64_t epoch,
-                       int64_t id, double *loss, double *flops, dgnn_err *err) {
-    const dgnn_event_train_cfg *c = r->cfg;
-    event_ensure_batch(r, B, 1);
-    int rc = event_draw_negatives(r, B, 1, 0, event_stream_seed(c->seed, epoch, id * r->nranks + r->rank),
-                                  err);
-    if (!rc) rc = dgnn_tgnn_forward(r->model, r->logits, &r->st, &r->g_train, r->train.efeat, mine, lo, B, r->neg_t, 1,
-                                    &r->rng, err);
-    if (rc) return rc;
-    r->t_sample += dgnn_tgnn_last_sample_seconds(r->model);
-    for (int64_t i = 0; i < 2 * B; i++) r->labels[i] = i < B ? 1.0f : 0.0f;
-    *loss = 2.0 * dgnn_bce_logits_forward(NULL, r->logits, r->labels, 2 * B);
-    memset(r->dlogits, 0, (size_t)(2 * B) * sizeof(float));
-    dgnn_bce_logits_backward(r->dlogits, r->logits, r->labels, 2 * B, 2.0f * (float)B / (float)G);
-    dgnn_tgnn_backward(r->model, r->dlogits);
-    *flops += dgnn_tgnn_last_flops(r->model);
-    return DGNN_OK;
+    return allgather_rows(r, pl->send + pl->send_off[w], pl->send_off[w + 1] - pl->send_off[w], err);
 }
 
 static int depbloom_epoch(run_t *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err) {
@@ -411,7 +380,7 @@ static int depbloom_epoch(run_t *r, int64_t epoch, dgnn_epoch_result *er, dgnn_e
     snprintf(label, sizeof label, "epoch %lld train (depbloom, %d ranks)", (long long)epoch, P);
     if (c->progress && me == 0) dgnn_progress_begin(&pg, label, total_steps);
     double loss_share = 0, flops = 0, t_start = dgnn_now();
-    int64_t my_events = 0, all_events = 0, step = 0;
+    int64_t all_events = 0, step = 0;
     for (int64_t w = 0; w < pl->W && step < total_steps; w++) {
         const int64_t off = pl->mine_off[w], n = pl->mine_off[w + 1] - off, S = pl->steps[w];
         for (int64_t s = 0; s < S && step < total_steps; s++, step++) {
@@ -425,8 +394,12 @@ static int depbloom_epoch(run_t *r, int64_t epoch, dgnn_epoch_result *er, dgnn_e
             for (int64_t j = 0; j < K && !rc; j++) {
                 const int64_t ml = lo + j * B / K, mb = lo + (j + 1) * B / K - ml;
                 if (mb == 0) continue;
+                /* negatives keyed by (epoch, micro-batch id x P + rank): on one rank,
+                 * micro-batch b draws what single-process batch b draws */
                 double ml_loss;
-                rc = micro_batch(r, mine, ml, mb, G, epoch, step * K + j, &ml_loss, &flops, err);
+                event_ensure_batch(r, mb, 1);
+                rc = event_draw_negatives(r, mb, 1, 0, event_stream_seed(c->seed, epoch, (step * K + j) * P + me), err);
+                if (!rc) rc = micro_batch(r, mine, ml, mb, G, r->neg_t, &ml_loss, &flops, err);
                 loss += ml_loss * (double)mb / (double)B;
                 if (!rc && j + 1 < K) dgnn_tgnn_commit(r->model, &r->st, mine);
             }
@@ -445,25 +418,8 @@ static int depbloom_epoch(run_t *r, int64_t epoch, dgnn_epoch_result *er, dgnn_e
             }
             r->t_compute += (t1 - t0) + (dgnn_now() - t2);
             r->t_comm += t2 - t1;
-            if (!isfinite(loss))
-                return dgnn_err_set(err, DGNN_EINVAL,
-                                    "rank %d, epoch %lld step %lld: the loss is not finite (%g); try a lower --lr", me,
-                                    (long long)epoch, (long long)step, loss);
-            double share = loss * (double)B / (double)(G > 0 ? G : 1);
-            loss_share += share;
-            if (c->on_step) {
-                double gl = share;
-                dgnn_comm_allreduce_sum_f64(&gl, 1);
-                c->on_step(c->on_step_ctx, epoch, step, gl);
-            }
-            my_events += B;
             all_events += G;
-            r->steps++;
-            if (c->progress && me == 0) {
-                char extra[48];
-                snprintf(extra, sizeof extra, "loss %.4f", loss_share / (double)(step + 1));
-                dgnn_progress_update(&pg, step + 1, extra);
-            }
+            if ((rc = step_done(r, epoch, step, loss, B, G, &loss_share, &pg, step + 1, err))) return rc;
         }
         double t1 = dgnn_now();
         int rc = window_sync(r, w, err);
@@ -472,7 +428,6 @@ static int depbloom_epoch(run_t *r, int64_t epoch, dgnn_epoch_result *er, dgnn_e
     }
     if (c->progress && me == 0) dgnn_progress_end(&pg);
     r->grad_bytes += step * r->p->total * (int64_t)sizeof(float);
-    r->my_events += my_events;
     dgnn_comm_allreduce_sum_f64(&loss_share, 1);
     er->train_loss = step > 0 ? loss_share / (double)step : NAN;
     er->train_seconds = dgnn_now() - t_start;
