@@ -82,14 +82,36 @@
  * was rated (any earlier snapshot), else the majority class of the training labels;
  * node: y_{idx+1} predicted as y_idx.
  *
- * Profile (cfg.profile): per training sample, the measured time of model forward +
- * classifier/head forward + loss + backward (not the negative sampling, not the Adam
- * step), median over the epochs run, with the sample's sizes; written as CSV by
- * dgnn_snap_profile_write_csv for DyGNeX's cost model. */
+ * Profile (cfg.profile): per training sample, the measured time of its training work:
+ * negative sampling, model forward, classifier/head forward, loss and backward (not the
+ * Adam step, which is per step, not per window), median over the epochs run, with the
+ * sample's sizes; written as CSV by dgnn_snap_profile_write_csv for DyGNeX's cost model.
+ * With one thread (threads = 1) the time is the process's CPU seconds: what the sample
+ * costs on a core of its own, unchanged by other jobs sharing the machine (on this
+ * project's 2 shared cores, wall seconds of the same sample varied by 2-5x with the
+ * load); with more threads it is wall seconds. This is the unit DyGNeX's measured group
+ * times use too (res.dist, "cpu"), so predicted and measured compare.
+ *
+ * Distributed training, DyGNeX (cfg.dist, docs/dygnex.md "Distributed training"):
+ * under mpirun every process calls dgnn_snap_train with the same arguments. The training
+ * windows are scheduled on P ranks in R rounds (sched.h: rank 0 schedules, from the
+ * predicted costs cfg.dist.cost or the default law, and broadcasts the schedule). A round
+ * is one optimizer step: each rank trains its group's windows (gradients summed, exactly
+ * as the single-process trainer sums windows_per_step windows), the gradient slabs are
+ * sum-all-reduced, and every rank takes the same Adam step; so a round equals the
+ * single-process step over the union of the round's windows (the per-window randomness is
+ * keyed by (seed, epoch, sample), not by rank). With one process and dist.ranks = P > 1,
+ * the process plays all P ranks: each round's P groups, one after the other, as one
+ * accumulated step (the reference the multi-rank runs are tested against). Rank 0
+ * validates, tests, checkpoints and reports; the others wait, and the early-stop
+ * decision is broadcast every epoch. Each group's compute time is measured (wall and
+ * process CPU seconds), giving the measured makespan and imbalance beside the predicted
+ * ones (res.dist). */
 #ifndef DGNN_TRAIN_SNAPSHOT_H
 #define DGNN_TRAIN_SNAPSHOT_H
 
 #include "dgnn/events.h"
+#include "dgnn/sched.h"
 #include "dgnn/snapmodel.h"
 #include "dgnn/snapshot.h"
 
@@ -117,7 +139,8 @@ typedef struct {
     int64_t label_pairs;  /* training pairs of the sample (link: positives + negatives of
                              the last epoch run; edge: label edges; node: nodes) */
     int64_t in_dim, hidden;
-    double seconds;       /* forward + loss + backward, median over the epochs run */
+    double seconds;       /* sampling + forward + loss + backward, median over the epochs
+                             run (CPU seconds with one thread, else wall: see above) */
 } dgnn_snap_profile_row;
 
 typedef struct {
@@ -135,6 +158,29 @@ extern const char *const dgnn_snap_profile_header;
 int dgnn_snap_profile_write_csv(const char *path, const dgnn_snap_profile *p, dgnn_err *err);
 /* Median, p90 (nearest rank), min and max of the rows' seconds (count > 0). */
 void dgnn_snap_profile_stats(const dgnn_snap_profile *p, double *min, double *median, double *p90, double *max);
+
+/* DyGNeX's distributed mode (see the top of this file). */
+typedef enum { DGNN_SNAP_DIST_NONE = 0, DGNN_SNAP_DIST_DYGNEX = 1 } dgnn_snap_dist_mode;
+
+typedef struct {
+    dgnn_snap_dist_mode mode;
+    dgnn_sched_kind scheduler;  /* even, greedy, ilp (the ILP falls back to greedy, sched.h) */
+    int64_t ranks;              /* P of the schedule: 0 = the process count; with one process,
+                                   P > 1 plays P ranks (each round's groups as one step);
+                                   with several processes it must equal their count */
+    int64_t rounds;             /* R: 0 = ceil(windows / P) (sched.h) */
+    double time_limit;          /* ilp: seconds (0: 10) */
+    const double *cost;         /* (cost_n) predicted seconds of the training windows
+                                   train_begin .. train_begin + cost_n - 1 (the CLI: the cost
+                                   model fitted on a profile, as `dgnn schedule --profile`);
+                                   NULL: the default law (dgnn_costmodel_default; kinds other
+                                   than -H take -O's law) on the run's own windows */
+    int64_t cost_n;
+    const dgnn_sched *schedule; /* non-NULL: train this schedule as is (tests); its sample
+                                   indices must be training samples, each once */
+    int local;                  /* 1: ignore the communicator, run as the only process (a
+                                   one-process reference inside an MPI job, for tests) */
+} dgnn_snap_dist_cfg;
 
 typedef struct {
     dgnn_snap_task task;       /* LINK (default), EDGE, NODE */
@@ -159,9 +205,19 @@ typedef struct {
     dgnn_snap_profile *profile; /* non-NULL (zeroed by the caller): filled with the per-
                                   sample profile of the training samples run; release with
                                   dgnn_snap_profile_free */
-    const char *checkpoint;    /* folder: a checkpoint after every epoch (NULL: none) */
+    const char *checkpoint;    /* folder: a checkpoint after every epoch (NULL: none; rank 0
+                                  writes it in the distributed mode) */
     int resume;                /* 1: continue from the checkpoint in `checkpoint` */
     int progress;              /* progress bar on stderr */
+    dgnn_snap_dist_cfg dist;   /* zeroed: single-process training as above. With dist, a
+                                  round is the optimizer step (windows_per_step must be 1) and
+                                  max_train_windows keeps the first N windows in the schedule */
+    float **params_out;        /* non-NULL: *params_out = a malloc'd copy of the parameter
+                                  slabs (the model's, then the node head's, padding included:
+                                  *params_out_n floats) after the last training epoch, before
+                                  the best epoch's are restored for testing; every process;
+                                  the caller frees it */
+    int64_t *params_out_n;
 } dgnn_snap_train_cfg;
 
 /* Link prediction with the reference's parameters_bitcoin_alpha_linkpred_egcn_o.yaml (or _egcn_h.yaml for -H):
@@ -191,6 +247,39 @@ typedef struct {
     int64_t train_windows, train_pairs;
 } dgnn_snap_epoch_result;
 
+/* What a DyGNeX run measured (rank 0's res; all times per epoch, averaged over the
+ * epochs run). A group's compute = its windows' training (negative sampling, forward,
+ * loss, backward), not the all-reduce or the Adam step. Makespan = sum over rounds of the
+ * slowest group; mean = sum over rounds of the mean group; imbalance = makespan / mean - 1
+ * (sched.h's definition), predicted from the schedule's costs, measured on wall seconds,
+ * and on process CPU seconds (with one thread per rank: the time the group would take on
+ * an unshared core, the figure to use when ranks share cores). */
+#define DGNN_SNAP_DIST_MAX_RANKS 64
+#define DGNN_SNAP_DIST_MAX_CELLS 4096 /* rounds x ranks kept per round (larger: not kept) */
+typedef struct {
+    int active;                   /* 1: a dygnex run */
+    int64_t ranks, processes;     /* P of the schedule; processes 1 < P: emulated */
+    int64_t rounds, windows;      /* per epoch */
+    char scheduler[16], method[32];
+    double solve_seconds, gap;    /* the scheduler's (sched.h) */
+    int fallback;
+    double pred_makespan, pred_mean, pred_imbalance;   /* cost-model seconds */
+    double meas_makespan, meas_mean, meas_imbalance;   /* wall seconds */
+    double cpu_makespan, cpu_mean, cpu_imbalance;      /* process CPU seconds */
+    double epoch_seconds;         /* training wall seconds per epoch (rank 0) */
+    double step_seconds;          /* Adam steps, per epoch (rank 0) */
+    int64_t rank_windows[DGNN_SNAP_DIST_MAX_RANKS];    /* windows per epoch */
+    double rank_pred[DGNN_SNAP_DIST_MAX_RANKS];        /* predicted compute */
+    double rank_compute[DGNN_SNAP_DIST_MAX_RANKS];     /* measured compute, wall */
+    double rank_cpu[DGNN_SNAP_DIST_MAX_RANKS];         /* measured compute, CPU */
+    double rank_comm[DGNN_SNAP_DIST_MAX_RANKS];        /* blocked in the all-reduces (incl.
+                                                          waiting for the slowest rank) */
+    int per_round;                /* 1: the matrices below are filled (rounds x ranks fit) */
+    double round_pred[DGNN_SNAP_DIST_MAX_CELLS];       /* (rounds, ranks) predicted group cost */
+    double round_meas[DGNN_SNAP_DIST_MAX_CELLS];       /* (rounds, ranks) measured, wall */
+    double round_cpu[DGNN_SNAP_DIST_MAX_CELLS];        /* (rounds, ranks) measured, CPU */
+} dgnn_snap_dist_result;
+
 typedef struct {
     int64_t num_epochs;
     dgnn_snap_epoch_result epochs[1024];
@@ -211,15 +300,35 @@ typedef struct {
     double peak_rss_mb;
     int64_t num_snapshots, num_nodes, in_dim, num_params;
     int64_t train_begin, train_end, val_end, test_end; /* sample indices of the split */
+    dgnn_snap_dist_result dist; /* the distributed mode's figures (active = 0 otherwise) */
 } dgnn_snap_train_result;
 
 /* Builds the snapshots of ev, trains and evaluates. res is overwritten.
  * Errors: DGNN_EINVAL (bad configuration, too few snapshots for the window and split, a
- * non-finite loss), DGNN_EIO (checkpoints), DGNN_ENOMEM. */
+ * non-finite loss), DGNN_EIO (checkpoints), DGNN_ENOMEM. Distributed (cfg.dist): every
+ * process calls it; rank 0's res holds the results. A process that fails returns its
+ * error while the others may wait in a collective: the caller must end the job
+ * (dgnn_comm_abort). */
 int dgnn_snap_train(const dgnn_events *ev, const dgnn_snap_train_cfg *cfg, dgnn_snap_train_result *res,
                     dgnn_err *err);
 
 /* ---- the pieces, for tests and other trainers ---- */
+
+/* The distributed mode's schedule (snap_dist.c), a collective: rank 0 schedules the n
+ * windows (sample indices sample[0..n), predicted seconds cost[0..n)) on P ranks with d's
+ * scheduler, rounds and time limit, or copies d->schedule, and broadcasts it; every
+ * process returns the same *out. *info is rank 0's (method, gap, solve time; the other
+ * processes get method "received"); with d->local, no broadcast. Errors (all processes
+ * return them): DGNN_EINVAL for a
+ * bad schedule or scheduler input (d->schedule: a sample outside sample[], twice, or a
+ * rank count other than P). */
+int dgnn_snap_dist_schedule(dgnn_sched *out, dgnn_sched_info *info, const dgnn_snap_dist_cfg *d, const double *cost,
+                            const int64_t *sample, int64_t n, int64_t P, dgnn_err *err);
+/* Makespan (sum over rounds of the row maximum) and mean sum (sum of the row means) of a
+ * (R, P) matrix of group times; imbalance = makespan / mean - 1, 0 when mean is 0. */
+double dgnn_snap_round_imbalance(const double *t, int64_t R, int64_t P, double *makespan, double *mean_sum);
+/* Seconds of CPU this process has used (all its threads). */
+double dgnn_snap_cpu_seconds(void);
 
 /* idx (N) = the number of distinct neighbours of each node in g (the row length of A);
  * returns the largest. */

@@ -1,7 +1,11 @@
 /* cmd_train_snap.c: `dgnn train --model evolvegcn-o|evolvegcn-h [--task link|edge|node]
  * ...`: trains a snapshot-based model (train_snapshot.h), prints the per-epoch validation
  * and the test figures (link: MAP / MRR; edge: minority-class F1; node: MSE), writes them
- * as JSON with --out and the per-sample cost profile as CSV with --profile; and
+ * as JSON with --out and the per-sample cost profile as CSV with --profile; under
+ * mpirun with --dist dygnex, DyGNeX's distributed training (train_snapshot.h: the windows
+ * scheduled on the ranks with --scheduler, costs from --cost-profile or the default law;
+ * rank 0 prints the predicted and measured makespan and imbalance and writes them in the
+ * JSON's `dist` object; a rank that fails ends the job); and
  * `dgnn bench train --model evolvegcn-o ...`: seconds per epoch, the per-sample time
  * distribution and SpMM throughput against the STREAM triad, measured in the same run.
  *
@@ -18,11 +22,89 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "dgnn/comm.h"
 #include "dgnn/nn_graph.h"
 #include "dgnn/train_snapshot.h"
 
 
 static cJSON *num_or_null(double x) { return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull(); }
+
+static cJSON *num_array(const double *x, int64_t n) {
+    cJSON *a = cJSON_CreateArray();
+    for (int64_t i = 0; i < n; i++) cJSON_AddItemToArray(a, num_or_null(x[i]));
+    return a;
+}
+
+/* The `dist` object of a DyGNeX run (train_snapshot.h, dgnn_snap_dist_result): seconds per
+ * epoch, averaged over the epochs run. */
+static void add_dist_json(cJSON *o, const dgnn_snap_dist_result *d, int fitted) {
+    cJSON *x = cJSON_AddObjectToObject(o, "dist");
+    cJSON_AddStringToObject(x, "mode", "dygnex");
+    cJSON_AddStringToObject(x, "scheduler", d->scheduler);
+    cJSON_AddStringToObject(x, "method", d->method);
+    cJSON_AddNumberToObject(x, "ranks", (double)d->ranks);
+    cJSON_AddNumberToObject(x, "processes", (double)d->processes);
+    cJSON_AddBoolToObject(x, "emulated", d->processes < d->ranks);
+    cJSON_AddNumberToObject(x, "rounds", (double)d->rounds);
+    cJSON_AddNumberToObject(x, "windows", (double)d->windows);
+    cJSON_AddStringToObject(x, "cost_model", fitted ? "profile" : "default");
+    cJSON_AddNumberToObject(x, "solve_seconds", d->solve_seconds);
+    cJSON_AddItemToObject(x, "gap", num_or_null(d->gap));
+    cJSON_AddBoolToObject(x, "fallback", d->fallback);
+    cJSON_AddNumberToObject(x, "imbalance_predicted", d->pred_imbalance);
+    cJSON_AddNumberToObject(x, "imbalance_measured", d->meas_imbalance);
+    cJSON_AddNumberToObject(x, "imbalance_measured_cpu", d->cpu_imbalance);
+    cJSON_AddNumberToObject(x, "makespan_predicted", d->pred_makespan);
+    cJSON_AddNumberToObject(x, "makespan_measured", d->meas_makespan);
+    cJSON_AddNumberToObject(x, "makespan_measured_cpu", d->cpu_makespan);
+    cJSON_AddNumberToObject(x, "mean_predicted", d->pred_mean);
+    cJSON_AddNumberToObject(x, "mean_measured", d->meas_mean);
+    cJSON_AddNumberToObject(x, "mean_measured_cpu", d->cpu_mean);
+    cJSON_AddNumberToObject(x, "epoch_seconds", d->epoch_seconds);
+    cJSON_AddNumberToObject(x, "step_seconds", d->step_seconds);
+    cJSON *rk = cJSON_AddArrayToObject(x, "per_rank");
+    for (int64_t p = 0; p < d->ranks; p++) {
+        cJSON *y = cJSON_CreateObject();
+        cJSON_AddNumberToObject(y, "rank", (double)p);
+        cJSON_AddNumberToObject(y, "windows", (double)d->rank_windows[p]);
+        cJSON_AddNumberToObject(y, "predicted_seconds", d->rank_pred[p]);
+        cJSON_AddNumberToObject(y, "compute_seconds", d->rank_compute[p]);
+        cJSON_AddNumberToObject(y, "cpu_seconds", d->rank_cpu[p]);
+        cJSON_AddNumberToObject(y, "comm_seconds", d->rank_comm[p]);
+        cJSON_AddItemToArray(rk, y);
+    }
+    if (d->per_round) {
+        cJSON *rr = cJSON_AddArrayToObject(x, "per_round");
+        for (int64_t r = 0; r < d->rounds; r++) {
+            cJSON *y = cJSON_CreateObject();
+            cJSON_AddNumberToObject(y, "round", (double)r);
+            cJSON_AddItemToObject(y, "predicted", num_array(d->round_pred + r * d->ranks, d->ranks));
+            cJSON_AddItemToObject(y, "measured", num_array(d->round_meas + r * d->ranks, d->ranks));
+            cJSON_AddItemToObject(y, "cpu", num_array(d->round_cpu + r * d->ranks, d->ranks));
+            cJSON_AddItemToArray(rr, y);
+        }
+    }
+}
+
+/* Rank 0's summary of a DyGNeX run. */
+static void print_dist(const dgnn_snap_dist_result *d, int fitted) {
+    printf("\ndygnex: scheduler %s (%s), %lld ranks on %lld process%s%s, %lld rounds, %lld windows per epoch\n",
+           d->scheduler, d->method, (long long)d->ranks, (long long)d->processes, d->processes > 1 ? "es" : "",
+           d->processes < d->ranks ? " (emulated: each round's groups one after the other)" : "", (long long)d->rounds,
+           (long long)d->windows);
+    printf("%-12s %14s %14s %14s\n", "per epoch", fitted ? "predicted" : "predicted(law)", "measured wall",
+           "measured cpu");
+    printf("%-12s %13.4fs %13.4fs %13.4fs\n", "makespan", d->pred_makespan, d->meas_makespan, d->cpu_makespan);
+    printf("%-12s %13.4fs %13.4fs %13.4fs\n", "mean", d->pred_mean, d->meas_mean, d->cpu_mean);
+    printf("%-12s %13.2f%% %13.2f%% %13.2f%%\n", "imbalance", 100 * d->pred_imbalance, 100 * d->meas_imbalance,
+           100 * d->cpu_imbalance);
+    printf("%-5s %8s %12s %12s %12s %12s\n", "rank", "windows", "predicted s", "compute s", "cpu s", "comm s");
+    for (int64_t p = 0; p < d->ranks; p++)
+        printf("%-5lld %8lld %12.4f %12.4f %12.4f %12.4f\n", (long long)p, (long long)d->rank_windows[p],
+               d->rank_pred[p], d->rank_compute[p], d->rank_cpu[p], d->rank_comm[p]);
+    printf("epoch %.3f s of training (rank 0's wall clock), of which Adam steps %.3f s\n", d->epoch_seconds,
+           d->step_seconds);
+}
 
 /* The same top-level keys as the memory-based trainer's JSON where they apply (model,
  * dataset, config, data, num_params, epochs, best_epoch, early_stopped, test,
@@ -30,7 +112,8 @@ static cJSON *num_or_null(double x) { return isfinite(x) ? cJSON_CreateNumber(x)
  * snapshot throughputs beside them. train_events_per_second counts the events of every
  * training sample's input snapshots (a snapshot read by 11 samples counts 11 times). */
 static int write_json(const char *path, const char *model, const char *dataset, const char *preset,
-                      const dgnn_snap_train_cfg *c, const dgnn_snap_train_result *r, const dgnn_events *ev) {
+                      const dgnn_snap_train_cfg *c, const dgnn_snap_train_result *r, const dgnn_events *ev,
+                      int fitted) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "model", model);
     cJSON_AddStringToObject(o, "dataset", dataset);
@@ -121,6 +204,7 @@ static int write_json(const char *path, const char *model, const char *dataset, 
     cJSON_AddNumberToObject(o, "train_snapshots_per_second", r->train_snapshots_per_second);
     cJSON_AddNumberToObject(o, "eval_pairs_per_second", r->eval_pairs_per_second);
     cJSON_AddNumberToObject(o, "peak_rss_mb", r->peak_rss_mb);
+    if (r->dist.active) add_dist_json(o, &r->dist, fitted);
     return cli_write_json("train", path, o);
 }
 
@@ -173,7 +257,9 @@ static void bench_bandwidth(const dgnn_events *ev, const dgnn_snap_train_cfg *c,
 static int snap_main(int argc, char **argv, int bench) {
     cli_load_flags lf = {0};
     const char *model = NULL, *data = NULL, *task_s = "link", *preset = NULL, *out = NULL, *ckpt = NULL;
-    const char *weights = NULL, *profile = NULL;
+    const char *weights = NULL, *profile = NULL, *dist = NULL, *scheduler = "greedy", *cost_profile = NULL;
+    int64_t sched_ranks = 0, rounds = 0;
+    double time_limit = 10;
     int64_t window = -1, per_step = -1, epochs = -1, seed = -1, threads = 0, hidden = -1, cls = -1, negs = -1,
             patience = -1, skipval = -1, max_windows = 0, count = -1;
     double seconds = -1, lr = -1, train_frac = -1, val_frac = -1, bench_secs = 1.0;
@@ -206,8 +292,19 @@ static int snap_main(int argc, char **argv, int bench) {
         {"no-eval", ARG_FLAG, &no_eval, NULL, "skip validation and test (timing the training loop)"},
         {"baseline-last", ARG_FLAG, &baseline_last, NULL, "also score the test samples with the task's \"repeat the "
                                                           "last snapshot\" baseline"},
-        {"profile", ARG_STRING, &profile, "FILE.csv", "write the per-sample cost profile (forward + backward time of "
-                                                      "every training sample, median over the epochs) as CSV"},
+        {"profile", ARG_STRING, &profile, "FILE.csv", "write the per-sample cost profile (sampling + forward + backward "
+                                                      "time of every training sample, median over the epochs; CPU "
+                                                      "seconds with --threads 1) as CSV"},
+        {"dist", ARG_STRING, &dist, "MODE", "dygnex: DyGNeX's scheduled data-parallel training under mpirun -np P "
+                                            "(or one process playing --sched-ranks P)"},
+        {"scheduler", ARG_STRING, &scheduler, "S", "dygnex: even, greedy (default) or ilp"},
+        {"sched-ranks", ARG_INT, &sched_ranks, "P", "dygnex: ranks of the schedule (default: the processes; one "
+                                                    "process with P > 1 plays P ranks)"},
+        {"cost-profile", ARG_STRING, &cost_profile, "CSV", "dygnex: fit the cost model on this profile (dgnn train "
+                                                           "--profile), as dgnn schedule --profile; default: the "
+                                                           "FLOP law"},
+        {"rounds", ARG_INT, &rounds, "R", "dygnex: rounds (optimizer steps) per epoch (default ceil(windows / P))"},
+        {"time-limit", ARG_DOUBLE, &time_limit, "S", "dygnex, ilp: solver time limit in seconds (10)"},
         {"checkpoint", ARG_STRING, &ckpt, "DIR", "write a checkpoint after every epoch into DIR"},
         {"resume", ARG_FLAG, &resume, NULL, "continue from the checkpoint in --checkpoint DIR"},
         {"out", ARG_STRING, &out, "FILE", "write the results as JSON"},
@@ -220,7 +317,7 @@ static int snap_main(int argc, char **argv, int bench) {
                                     : "dgnn train --model evolvegcn-o|evolvegcn-h|tgcn|gcrn-gru|wdgcn|gcn --data FILE [--task link|edge|node] "
                                       "[options]",
                      .summary = bench ? "Times the training loop of a snapshot model (3 epochs by default, no\n"
-                                        "evaluation): seconds per epoch, the per-sample forward+backward time\n"
+                                        "evaluation): seconds per epoch, the per-sample training time\n"
                                         "distribution (min / median / p90 / max, and max / median: the imbalance\n"
                                         "between windows), and SpMM GB/s beside the STREAM triad measured now."
                                       : "Trains EvolveGCN-O or -H with the reference code's protocol: snapshots of fixed\n"
@@ -228,7 +325,11 @@ static int snap_main(int argc, char **argv, int bench) {
                                         "the next snapshot's edges (100 sampled non-edges per edge; validation and test\n"
                                         "on every node pair, MAP and MRR as the reference logger). --task edge: the\n"
                                         "sign of bitcoin-alpha's ratings (F1 of the minority class). --task node:\n"
-                                        "regression of a PGT json file's targets one snapshot ahead (MSE).",
+                                        "regression of a PGT json file's targets one snapshot ahead (MSE).\n"
+                                        "Several workers: mpirun -np P dgnn train --model evolvegcn-o --dist dygnex\n"
+                                        "--scheduler even|greedy|ilp [--cost-profile CSV]: each round (one Adam step)\n"
+                                        "every rank trains its group of windows, the gradients are all-reduced\n"
+                                        "(docs/dygnex.md).",
                      .opts = opts, .min_pos = 0, .max_pos = 0};
     int rc = args_parse(&spec, argc, argv);
     if (rc) return rc > 0 ? 0 : 2;
@@ -316,10 +417,73 @@ static int snap_main(int argc, char **argv, int bench) {
         fprintf(stderr, "dgnn %s: --bench-seconds must be in (0, 60]\n", cmd);
         return 2;
     }
+    if (dist && strcmp(dist, "dygnex") != 0 && strcmp(dist, "none") != 0) {
+        fprintf(stderr, "dgnn %s: --dist: '%s' (dygnex, none)\n", cmd, dist);
+        return 2;
+    }
+    const int dyg = dist && strcmp(dist, "dygnex") == 0 && !bench;
+    int sk = dgnn_sched_kind_parse(scheduler);
+    if (sk < 0) {
+        fprintf(stderr, "dgnn %s: --scheduler: '%s' (even, greedy, ilp)\n", cmd, scheduler);
+        return 2;
+    }
+    if (!dyg && (sched_ranks || rounds || cost_profile)) {
+        fprintf(stderr, "dgnn %s: --sched-ranks, --rounds and --cost-profile need --dist dygnex\n", cmd);
+        return 2;
+    }
+    if (sched_ranks < 0 || rounds < 0 || !(time_limit > 0)) {
+        fprintf(stderr, "dgnn %s: --sched-ranks and --rounds must be >= 0, --time-limit > 0\n", cmd);
+        return 2;
+    }
+    if (dyg && cost_profile && kind != DGNN_SNAPMODEL_EGCN_O && kind != DGNN_SNAPMODEL_EGCN_H) {
+        fprintf(stderr, "dgnn %s: --cost-profile: the cost model is fitted for evolvegcn-o and -h only; leave it out "
+                        "for %s (the default law)\n", cmd, model);
+        return 2;
+    }
+    if (dyg) {
+        dgnn_comm_init(&argc, &argv);
+        if (dgnn_comm_rank() != 0) c.progress = 0;
+        c.dist.mode = DGNN_SNAP_DIST_DYGNEX;
+        c.dist.scheduler = (dgnn_sched_kind)sk;
+        c.dist.ranks = sched_ranks;
+        c.dist.rounds = rounds;
+        c.dist.time_limit = time_limit;
+    }
+    const int rank = dyg ? dgnn_comm_rank() : 0, many = dyg && dgnn_comm_size() > 1;
     cli_set_threads(threads);
 
+    /* the windows' predicted costs, fitted on --cost-profile as `dgnn schedule` does (rank
+     * 0 schedules; a failure there must end every rank) */
+    double *cost = NULL;
+    dgnn_costmodel cm;
+    memset(&cm, 0, sizeof cm);
+    if (dyg && rank == 0) {
+        if (cost_profile) {
+            dgnn_window *win = NULL;
+            int64_t n = 0, N = 0;
+            dgnn_snap_train_cfg cc = c;
+            if (cli_snap_windows(cmd, data, &lf, &cc, &win, &n, &N) ||
+                cli_snap_cost_model(cmd, &cm, win, n, (int)kind, &c, cost_profile, 0, 0)) {
+                free(win);
+                if (many) dgnn_comm_abort(1);
+                return 1;
+            }
+            cost = dgnn_xmalloc((size_t)n * sizeof(double));
+            for (int64_t i = 0; i < n; i++) cost[i] = dgnn_costmodel_predict(&cm, &win[i]);
+            free(win);
+            c.dist.cost = cost, c.dist.cost_n = n;
+        } else {
+            printf("cost model    DEFAULT LAW (not measured): FLOP count at a nominal %.3g FLOP/s; pass --cost-profile "
+                   "CSV for measured costs\n", DGNN_COST_DEFAULT_RATE);
+        }
+    }
+
     dgnn_events ev;
-    if ((rc = cli_load(cmd, data, &lf, &ev)) != 0) return rc;
+    if ((rc = cli_load(cmd, data, &lf, &ev)) != 0) {
+        free(cost);
+        if (many) dgnn_comm_abort(1);
+        return rc;
+    }
     char a[32], b[32];
     dgnn_log("%s, task %s, on %s: %s events, %s nodes, preset %s, snapshots of %g s, window %lld, L %lld, C %lld, "
              "lr %g, %lld epochs at most\n",
@@ -332,11 +496,27 @@ static int snap_main(int argc, char **argv, int bench) {
     dgnn_snap_train_result *res = dgnn_xcalloc(1, sizeof *res);
     rc = dgnn_snap_train(&ev, &c, res, &err);
     if (rc != DGNN_OK) {
+        if (many) {
+            /* the other ranks may be waiting for this one: end the whole job */
+            fprintf(stderr, "dgnn %s: rank %d: %s\n", cmd, rank, err.msg);
+            fflush(stderr);
+            dgnn_comm_abort(1);
+        }
         fprintf(stderr, "dgnn %s: %s\n", cmd, err.msg);
+        free(res);
+        free(cost);
+        dgnn_snap_profile_free(&prof);
+        dgnn_events_free(&ev);
+        if (dyg) dgnn_comm_finalize();
+        return 1;
+    }
+    free(cost);
+    if (rank != 0) { /* rank 0 reports */
         free(res);
         dgnn_snap_profile_free(&prof);
         dgnn_events_free(&ev);
-        return 1;
+        dgnn_comm_finalize();
+        return 0;
     }
     dgnn_log("%lld snapshots, input width %lld, samples: train %lld..%lld, validation ..%lld, test ..%lld\n",
              (long long)res->num_snapshots, (long long)res->in_dim, (long long)res->train_begin,
@@ -373,12 +553,13 @@ static int snap_main(int argc, char **argv, int bench) {
         }
         double mn, md, p9, mx;
         dgnn_snap_profile_stats(&prof, &mn, &md, &p9, &mx);
-        printf("per-sample forward+backward time (median over %lld epochs, %lld samples): min %.2f ms, median %.2f "
-               "ms, p90 %.2f ms, max %.2f ms; max/median %.2f\n",
+        printf("per-sample training time (sampling + forward + backward; CPU time with --threads 1; median over %lld "
+               "epochs, %lld samples): min %.2f ms, median %.2f ms, p90 %.2f ms, max %.2f ms; max/median %.2f\n",
                (long long)prof.epochs, (long long)prof.count, 1e3 * mn, 1e3 * md, 1e3 * p9, 1e3 * mx,
                md > 0 ? mx / md : 0.0);
         bench_bandwidth(&ev, &c, bench_secs);
     }
+    if (dyg) print_dist(&res->dist, cm.fitted);
     if (profile) {
         if (dgnn_snap_profile_write_csv(profile, &prof, &err) != DGNN_OK) {
             fprintf(stderr, "dgnn %s: --profile: %s\n", cmd, err.msg);
@@ -387,10 +568,11 @@ static int snap_main(int argc, char **argv, int bench) {
             dgnn_log("profile: %lld samples written to %s\n", (long long)prof.count, profile);
         }
     }
-    if (out && !rc) rc = write_json(out, dgnn_snapmodel_name(kind), data, preset, &c, res, &ev);
+    if (out && !rc) rc = write_json(out, dgnn_snapmodel_name(kind), data, preset, &c, res, &ev, cm.fitted);
     free(res);
     dgnn_snap_profile_free(&prof);
     dgnn_events_free(&ev);
+    if (dyg) dgnn_comm_finalize();
     return rc;
 }
 

@@ -17,7 +17,10 @@
  *
  * Randomness is keyed, not carried: negatives and RReLU slopes of sample idx in epoch e
  * come from streams of (seed, e, idx), so a checkpoint needs no generator state and a run
- * does not depend on the thread count. */
+ * does not depend on the thread count, nor on which rank trains the sample.
+ *
+ * DyGNeX (cfg.dist): train_epoch_dist replaces train_epoch; the schedule comes from
+ * snap_dist.c; rank 0 evaluates, checkpoints and reports. */
 #include "dgnn/train_snapshot.h"
 
 #include <errno.h>
@@ -29,6 +32,7 @@
 #include <sys/stat.h>
 
 #include "dgnn/checkpoint.h"
+#include "dgnn/comm.h"
 #include "dgnn/metrics.h"
 #include "dgnn/nn.h"
 #include "dgnn/optim.h"
@@ -270,6 +274,16 @@ typedef struct {
     double *prof_sec;
     int64_t *prof_pairs;  /* (n) training pairs of the last epoch run, 0 = skipped */
     int64_t prof_n, prof_epochs;
+    /* DyGNeX */
+    int dist;             /* 1: train_epoch_dist */
+    int rank, procs;      /* this process, the process count (1 when not distributed) */
+    dgnn_sched sched;     /* the schedule (every process holds it) */
+    dgnn_sched_info sinfo;/* rank 0's scheduler report */
+    double *gwall, *gcpu; /* (R, P) this epoch's group compute seconds (every process, after
+                             the epoch's reduction) */
+    double *acc_wall, *acc_cpu; /* (R, P) the same summed over the epochs run */
+    int64_t dist_epochs;  /* epochs run by this process */
+    double comm_s, step_s; /* this process: blocked in all-reduces; Adam steps */
 } run_t;
 
 static uint64_t stream_seed(uint64_t seed, uint64_t what, int64_t epoch) {
@@ -282,8 +296,10 @@ static void run_free(run_t *r) {
     dgnn_params_free(&r->head);
     void *ptrs[] = {r->deg, r->nx, r->ny, r->mask, r->in, r->elab, r->eoff, r->hz, r->hdz, r->yhat, r->dyhat,
                     r->H, r->dH, r->psrc, r->pdst, r->plab, r->pool, r->pred, r->logits, r->dlogits, r->prob,
-                    r->label, r->best_params, r->best_head, r->prof_sec, r->prof_pairs};
+                    r->label, r->best_params, r->best_head, r->prof_sec, r->prof_pairs,
+                    r->gwall, r->gcpu, r->acc_wall, r->acc_cpu};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
+    dgnn_sched_free(&r->sched);
 }
 
 /* undirected edges of a symmetric snapshot: its entries with u <= v */
@@ -466,11 +482,16 @@ static void head_backward(run_t *r, const float *H, float *dH) {
 }
 
 /* One training sample idx of epoch e. *pairs = 0 when it has nothing to learn from (an
- * empty label snapshot); *secs = forward + loss + backward time. */
+ * empty label snapshot); *secs = its time (train_snapshot.h, "Profile"): negative
+ * sampling, forward, loss and backward, in process CPU seconds when the run has one
+ * thread (what the sample costs on a core of its own, whatever else runs on the machine),
+ * else in wall seconds. */
 static int train_sample(run_t *r, int64_t epoch, int64_t idx, double *loss, int64_t *pairs, double *secs,
                         dgnn_err *err) {
     const dgnn_snap_train_cfg *c = r->cfg;
     const int64_t N = r->N, W = r->W;
+    const int cpu_clock = omp_get_max_threads() == 1;
+    const double t0 = cpu_clock ? dgnn_snap_cpu_seconds() : dgnn_now();
     *pairs = 0;
     *loss = 0;
     *secs = 0;
@@ -504,7 +525,6 @@ static int train_sample(run_t *r, int64_t epoch, int64_t idx, double *loss, int6
 
     dgnn_rng rr;
     dgnn_rng_seed2(&rr, stream_seed(c->seed, 0x72726c75 /* "rrlu" */, epoch), (uint64_t)idx);
-    double t0 = dgnn_now();
     int rc = dgnn_snapmodel_forward(r->model, r->H, &r->in[idx - W], W + 1, &rr, err);
     if (rc) return rc;
     memset(r->dH, 0, (size_t)(N * r->L) * sizeof(float));
@@ -530,18 +550,27 @@ static int train_sample(run_t *r, int64_t epoch, int64_t idx, double *loss, int6
         return dgnn_err_set(err, DGNN_EINVAL, "epoch %lld, sample %lld: the loss is not finite (%g); try a lower --lr",
                             (long long)epoch, (long long)idx, *loss);
     dgnn_snapmodel_backward(r->model, r->dH);
-    *secs = dgnn_now() - t0;
-    /* trainer.optim_step: a step every steps_accum_gradients samples, counted across epochs */
-    if (++r->tr_step % c->windows_per_step == 0) {
-        dgnn_adam_step_params(&r->opt, r->p);
-        dgnn_params_zero_grad(r->p);
-        if (r->task == DGNN_SNAP_TASK_NODE) {
-            dgnn_adam_step_params(&r->hopt, &r->head);
-            dgnn_params_zero_grad(&r->head);
-        }
-    }
+    *secs = (cpu_clock ? dgnn_snap_cpu_seconds() : dgnn_now()) - t0;
     *pairs = M;
     return DGNN_OK;
+}
+
+/* One Adam step on the summed gradients (and the node head's), then zeroed gradients. */
+static void optimizer_step(run_t *r) {
+    dgnn_adam_step_params(&r->opt, r->p);
+    dgnn_params_zero_grad(r->p);
+    if (r->task == DGNN_SNAP_TASK_NODE) {
+        dgnn_adam_step_params(&r->hopt, &r->head);
+        dgnn_params_zero_grad(&r->head);
+    }
+}
+
+/* 1 when sample idx has something to learn from (train_sample's pairs > 0): known from
+ * the data alone, so every rank knows whether a round's windows produce any gradient. */
+static int sample_trains(const run_t *r, int64_t idx) {
+    if (r->task == DGNN_SNAP_TASK_LINK) return r->snaps.snaps[idx + 1].num_edges > 0;
+    if (r->task == DGNN_SNAP_TASK_EDGE) return r->snaps.snaps[idx].num_edges > 0;
+    return r->N > 0;
 }
 
 typedef struct {
@@ -572,6 +601,9 @@ static int train_epoch(run_t *r, int64_t epoch, dgnn_snap_epoch_result *er, run_
         int64_t pairs;
         int rc = train_sample(r, epoch, idx, &loss, &pairs, &secs, err);
         if (rc) return rc;
+        /* trainer.optim_step: a step every steps_accum_gradients samples that trained,
+         * counted across epochs */
+        if (pairs > 0 && ++r->tr_step % c->windows_per_step == 0) optimizer_step(r);
         if (prof) prof[k] = secs, r->prof_pairs[k] = pairs;
         if (pairs > 0) {
             loss_sum += loss;
@@ -596,6 +628,212 @@ static int train_epoch(run_t *r, int64_t epoch, dgnn_snap_epoch_result *er, run_
     er->train_pairs = pairs_sum;
     tot->train_seconds += er->train_seconds;
     return DGNN_OK;
+}
+
+/* One epoch of DyGNeX training: round by round, this process trains the groups of its
+ * ranks (its own rank; with one process, every rank's), then the gradient slabs are
+ * sum-all-reduced and every process takes the same Adam step. A round none of whose
+ * windows trains (empty label snapshots) takes no step, as the single-process trainer
+ * counts only windows that train. Each group's compute (wall and CPU seconds) is timed;
+ * the (R, P) matrices are summed over the processes at the epoch's end. */
+static int train_epoch_dist(run_t *r, int64_t epoch, dgnn_snap_epoch_result *er, run_totals *tot, dgnn_err *err) {
+    const dgnn_snap_train_cfg *c = r->cfg;
+    const dgnn_sched *s = &r->sched;
+    const int64_t P = s->num_ranks, R = s->num_rounds, n = s->num_windows;
+    double *prof = NULL;
+    if (c->profile) {
+        r->prof_n = n;
+        r->prof_sec = dgnn_xrealloc(r->prof_sec, (size_t)((r->prof_epochs + 1) * n) * sizeof(double));
+        if (!r->prof_pairs) r->prof_pairs = dgnn_xcalloc((size_t)n, sizeof(int64_t));
+        prof = r->prof_sec + r->prof_epochs * n;
+        memset(prof, 0, (size_t)n * sizeof(double)); /* windows of other processes: 0 */
+    }
+    memset(r->gwall, 0, (size_t)(R * P) * sizeof(double));
+    memset(r->gcpu, 0, (size_t)(R * P) * sizeof(double));
+    dgnn_progress pg;
+    char label[64];
+    snprintf(label, sizeof label, "epoch %lld train (rounds)", (long long)epoch);
+    if (c->progress) dgnn_progress_begin(&pg, label, R);
+    double t0 = dgnn_now();
+    /* this process's sums: loss, then windows, pairs, snapshots, events (reduced at the end) */
+    double loss_sum = 0;
+    int64_t cnt[4] = {0, 0, 0, 0};
+    for (int64_t rd = 0; rd < R; rd++) {
+        for (int64_t p = r->rank; p < P; p += r->procs) {
+            int64_t m;
+            const int64_t *g = dgnn_sched_group(s, rd, p, &m);
+            if (m == 0) continue; /* an idle rank: time 0, it only waits */
+            double w0 = dgnn_now(), c0 = dgnn_snap_cpu_seconds();
+            for (int64_t i = 0; i < m; i++) {
+                const int64_t idx = s->sample[g[i]], k = idx - r->tb;
+                double loss, secs;
+                int64_t pairs;
+                int rc = train_sample(r, epoch, idx, &loss, &pairs, &secs, err);
+                if (rc) return rc;
+                if (prof) prof[k] = secs, r->prof_pairs[k] = pairs;
+                if (pairs > 0) {
+                    loss_sum += loss;
+                    cnt[0]++;
+                    cnt[1] += pairs;
+                    cnt[2] += r->W + 1;
+                    for (int64_t q = idx - r->W; q <= idx; q++)
+                        cnt[3] += r->snaps.snaps[q].ev_end - r->snaps.snaps[q].ev_begin;
+                }
+            }
+            r->gwall[rd * P + p] = dgnn_now() - w0;
+            r->gcpu[rd * P + p] = dgnn_snap_cpu_seconds() - c0;
+        }
+        int any = 0;
+        for (int64_t p = 0; p < P && !any; p++) {
+            int64_t m;
+            const int64_t *g = dgnn_sched_group(s, rd, p, &m);
+            for (int64_t i = 0; i < m && !any; i++) any = sample_trains(r, s->sample[g[i]]);
+        }
+        if (any) {
+            if (r->procs > 1) {
+                /* the sum of the ranks' summed gradients = the single-process accumulation
+                 * over the round's windows: no weighting needed */
+                double a = dgnn_now();
+                dgnn_comm_allreduce_sum_f32(r->p->grad, r->p->total);
+                if (r->head.total) dgnn_comm_allreduce_sum_f32(r->head.grad, r->head.total);
+                r->comm_s += dgnn_now() - a;
+            }
+            double a = dgnn_now();
+            optimizer_step(r);
+            r->tr_step++;
+            r->step_s += dgnn_now() - a;
+        }
+        if (c->progress) dgnn_progress_update(&pg, rd + 1, NULL);
+    }
+    if (c->progress) dgnn_progress_end(&pg);
+    if (r->procs > 1) {
+        double a = dgnn_now();
+        dgnn_comm_allreduce_sum_f64(r->gwall, R * P);
+        dgnn_comm_allreduce_sum_f64(r->gcpu, R * P);
+        dgnn_comm_allreduce_sum_f64(&loss_sum, 1);
+        dgnn_comm_allreduce_sum_i64(cnt, 4);
+        r->comm_s += dgnn_now() - a;
+    }
+    for (int64_t i = 0; i < R * P; i++) r->acc_wall[i] += r->gwall[i], r->acc_cpu[i] += r->gcpu[i];
+    r->dist_epochs++;
+    if (prof) r->prof_epochs++;
+    er->train_loss = cnt[0] ? loss_sum / (double)cnt[0] : NAN;
+    er->train_seconds = dgnn_now() - t0;
+    er->train_windows = cnt[0];
+    er->train_pairs = cnt[1];
+    tot->windows += cnt[0];
+    tot->snapshots += cnt[2];
+    tot->events += cnt[3];
+    tot->train_seconds += er->train_seconds;
+    return DGNN_OK;
+}
+
+/* The distributed mode's set-up: checks, the windows' predicted costs (cfg's, else the
+ * default law on this run's windows), the schedule (a collective) and the matrices. */
+static int dist_setup(run_t *r, dgnn_err *err) {
+    const dgnn_snap_train_cfg *c = r->cfg;
+    const dgnn_snap_dist_cfg *d = &c->dist;
+    r->dist = 1;
+    r->rank = d->local ? 0 : dgnn_comm_rank();
+    r->procs = d->local ? 1 : dgnn_comm_size();
+    const int64_t P = d->ranks > 0 ? d->ranks : r->procs;
+    if (c->windows_per_step != 1)
+        return dgnn_err_set(err, DGNN_EINVAL, "--windows-per-step does not apply with --dist dygnex: a round (one "
+                                              "group per rank) is one optimizer step");
+    if (d->mode != DGNN_SNAP_DIST_DYGNEX)
+        return dgnn_err_set(err, DGNN_EINVAL, "snapshot training: unknown distributed mode %d", (int)d->mode);
+    if (r->procs > 1 && P != r->procs)
+        return dgnn_err_set(err, DGNN_EINVAL,
+                            "--sched-ranks %lld under %d processes: a schedule for P ranks runs on P processes (or on "
+                            "one, which plays all P)",
+                            (long long)P, r->procs);
+    if (P > DGNN_SNAP_DIST_MAX_RANKS)
+        return dgnn_err_set(err, DGNN_EINVAL, "%lld ranks: at most %d here (dgnn simulate models more)", (long long)P,
+                            DGNN_SNAP_DIST_MAX_RANKS);
+    if (d->rounds < 0 || d->time_limit < 0)
+        return dgnn_err_set(err, DGNN_EINVAL, "--rounds and --time-limit must be >= 0");
+    int64_t n = r->te - r->tb;
+    if (c->max_train_windows > 0 && n > c->max_train_windows) n = c->max_train_windows;
+    double *cost = dgnn_xmalloc((size_t)n * sizeof(double));
+    int64_t *sample = dgnn_xmalloc((size_t)n * sizeof(int64_t));
+    for (int64_t k = 0; k < n; k++) sample[k] = r->tb + k;
+    int rc = DGNN_OK;
+    if (d->cost) {
+        if (d->cost_n < n)
+            rc = dgnn_err_set(err, DGNN_EINVAL, "%lld predicted window costs for %lld training windows",
+                              (long long)d->cost_n, (long long)n);
+        else
+            for (int64_t k = 0; k < n; k++) cost[k] = d->cost[k];
+    } else {
+        dgnn_window *win = dgnn_xmalloc((size_t)n * sizeof *win);
+        rc = dgnn_windows_of_snapshots(win, &r->snaps, r->tb, r->tb + n, r->W, c->neg_mult, r->L, err);
+        if (!rc) {
+            dgnn_costmodel cm = dgnn_costmodel_default(c->model.kind == DGNN_SNAPMODEL_EGCN_H ? 1 : 0, r->W, r->L,
+                                                       r->C, r->V, 0);
+            for (int64_t k = 0; k < n; k++) cost[k] = dgnn_costmodel_predict(&cm, &win[k]);
+        }
+        free(win);
+    }
+    /* every process takes part in the schedule's broadcast, even after a local failure
+     * here (the inputs are the same on every process, so all fail alike) */
+    if (!rc) rc = dgnn_snap_dist_schedule(&r->sched, &r->sinfo, d, cost, sample, n, P, err);
+    free(cost);
+    free(sample);
+    if (rc) return rc;
+    const int64_t R = r->sched.num_rounds;
+    r->gwall = dgnn_xcalloc((size_t)(R * P), sizeof(double));
+    r->gcpu = dgnn_xcalloc((size_t)(R * P), sizeof(double));
+    r->acc_wall = dgnn_xcalloc((size_t)(R * P), sizeof(double));
+    r->acc_cpu = dgnn_xcalloc((size_t)(R * P), sizeof(double));
+    return DGNN_OK;
+}
+
+/* res->dist from the schedule and the summed matrices; a collective (the per-process
+ * communication seconds are gathered). */
+static void dist_report(run_t *r, const dgnn_snap_train_result *res, dgnn_snap_dist_result *d) {
+    const dgnn_sched *s = &r->sched;
+    const int64_t P = s->num_ranks, R = s->num_rounds;
+    double mine[2] = {r->comm_s, r->step_s}, all[2 * DGNN_SNAP_DIST_MAX_RANKS];
+    int64_t counts[DGNN_SNAP_DIST_MAX_RANKS];
+    if (r->procs > 1) dgnn_comm_allgatherv_bytes(all, counts, mine, (int64_t)sizeof mine);
+    else all[0] = mine[0], all[1] = mine[1];
+    memset(d, 0, sizeof *d);
+    d->active = 1;
+    d->ranks = P, d->processes = r->procs, d->rounds = R, d->windows = s->num_windows;
+    snprintf(d->scheduler, sizeof d->scheduler, "%s", r->cfg->dist.schedule ? "given"
+                                                        : dgnn_sched_kind_name(r->cfg->dist.scheduler));
+    snprintf(d->method, sizeof d->method, "%s", r->sinfo.method ? r->sinfo.method : "");
+    d->solve_seconds = r->sinfo.solve_seconds, d->gap = r->sinfo.gap, d->fallback = r->sinfo.fallback;
+    const double E = r->dist_epochs > 0 ? (double)r->dist_epochs : 1;
+    double *pred = dgnn_xmalloc((size_t)(R * P) * sizeof(double));
+    double *wall = dgnn_xmalloc((size_t)(R * P) * sizeof(double)), *cpu = dgnn_xmalloc((size_t)(R * P) * sizeof(double));
+    for (int64_t rd = 0; rd < R; rd++)
+        for (int64_t p = 0; p < P; p++) {
+            const int64_t i = rd * P + p;
+            int64_t m;
+            dgnn_sched_group(s, rd, p, &m);
+            pred[i] = dgnn_sched_group_cost(s, rd, p);
+            wall[i] = r->acc_wall[i] / E, cpu[i] = r->acc_cpu[i] / E;
+            d->rank_windows[p] += m;
+            d->rank_pred[p] += pred[i], d->rank_compute[p] += wall[i], d->rank_cpu[p] += cpu[i];
+        }
+    d->pred_imbalance = dgnn_snap_round_imbalance(pred, R, P, &d->pred_makespan, &d->pred_mean);
+    d->meas_imbalance = dgnn_snap_round_imbalance(wall, R, P, &d->meas_makespan, &d->meas_mean);
+    d->cpu_imbalance = dgnn_snap_round_imbalance(cpu, R, P, &d->cpu_makespan, &d->cpu_mean);
+    for (int64_t p = 0; p < P; p++) d->rank_comm[p] = all[2 * (p % r->procs)] / E;
+    d->step_seconds = all[1] / E;
+    double ts = 0;
+    int64_t ne = 0;
+    for (int64_t i = 0; i < res->num_epochs; i++)
+        if (res->epochs[i].train_seconds > 0) ts += res->epochs[i].train_seconds, ne++;
+    d->epoch_seconds = ne ? ts / (double)ne : 0;
+    if (R * P <= DGNN_SNAP_DIST_MAX_CELLS) {
+        d->per_round = 1;
+        memcpy(d->round_pred, pred, (size_t)(R * P) * sizeof(double));
+        memcpy(d->round_meas, wall, (size_t)(R * P) * sizeof(double));
+        memcpy(d->round_cpu, cpu, (size_t)(R * P) * sizeof(double));
+    }
+    free(pred), free(wall), free(cpu);
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -821,6 +1059,11 @@ static uint64_t fingerprint(const run_t *r) {
                     (uint64_t)(c->class_w[1] * 1e6), (uint64_t)(c->train_frac * 1e9), (uint64_t)(c->val_frac * 1e9),
                     (uint64_t)r->ev->num_events, (uint64_t)c->max_train_windows, (uint64_t)c->task};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) h = dgnn_hash64(h ^ v[i]);
+    if (r->dist) { /* a round is the step: the rank and round counts, not the schedule itself
+                    * (the ILP, stopped by a clock, may place windows differently on a resume) */
+        uint64_t d[] = {0x6479676e6578ULL /* "dygnex" */, (uint64_t)r->sched.num_ranks, (uint64_t)r->sched.num_rounds};
+        for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) h = dgnn_hash64(h ^ d[i]);
+    }
     return h;
 }
 
@@ -891,7 +1134,10 @@ int dgnn_snap_train(const dgnn_events *ev, const dgnn_snap_train_cfg *c, dgnn_sn
     if (c->threads > 0) omp_set_num_threads((int)c->threads);
     run_t r;
     int rc = run_setup(&r, ev, c, err);
+    if (!rc && c->dist.mode != DGNN_SNAP_DIST_NONE) rc = dist_setup(&r, err);
     if (rc) goto done;
+    /* distributed: rank 0 validates, tests, checkpoints and reports; the others train */
+    const int lead = r.rank == 0, bcast = r.dist && r.procs > 1;
     ckpt_meta meta;
     memset(&meta, 0, sizeof meta);
     meta.fingerprint = fingerprint(&r);
@@ -902,7 +1148,26 @@ int dgnn_snap_train(const dgnn_events *ev, const dgnn_snap_train_cfg *c, dgnn_sn
             rc = dgnn_err_set(err, DGNN_EINVAL, "--resume needs --checkpoint DIR");
             goto done;
         }
-        if ((rc = load_checkpoint(&r, &meta, res, err))) goto done;
+        if (lead) rc = load_checkpoint(&r, &meta, res, err);
+        if (bcast) { /* rank 0 read it: the others take parameters, Adam and progress from it */
+            int64_t st = rc;
+            dgnn_comm_bcast(&st, sizeof st, 0);
+            if (st && !lead) rc = dgnn_err_set(err, (int)st, "rank 0 could not read the checkpoint");
+            if (!rc) {
+                dgnn_comm_bcast(&meta, sizeof meta, 0);
+                dgnn_params *slabs[2] = {r.p, &r.head};
+                for (int k = 0; k < 2; k++) {
+                    const int64_t b = slabs[k]->total * (int64_t)sizeof(float);
+                    if (!b) continue;
+                    dgnn_comm_bcast(slabs[k]->value, b, 0);
+                    dgnn_comm_bcast(slabs[k]->grad, b, 0);
+                    dgnn_comm_bcast(slabs[k]->m, b, 0);
+                    dgnn_comm_bcast(slabs[k]->v, b, 0);
+                }
+                r.opt = meta.opt, r.hopt = meta.hopt, r.tr_step = meta.tr_step;
+            }
+        }
+        if (rc) goto done;
         dgnn_log("resumed from %s after epoch %lld\n", c->checkpoint, (long long)meta.epochs_done);
     }
     res->num_snapshots = r.T, res->num_nodes = r.N, res->in_dim = r.V;
@@ -919,8 +1184,9 @@ int dgnn_snap_train(const dgnn_events *ev, const dgnn_snap_train_cfg *c, dgnn_sn
         er->epoch = epoch;
         er->val_map = er->val_mrr = er->val_f1 = er->val_mse = NAN;
         double t0 = dgnn_now();
-        if ((rc = train_epoch(&r, epoch, er, &meta.tot, err))) goto done;
-        int validated = !c->skip_eval && epoch > c->skip_val_epochs && r.ve > r.te;
+        rc = r.dist ? train_epoch_dist(&r, epoch, er, &meta.tot, err) : train_epoch(&r, epoch, er, &meta.tot, err);
+        if (rc) goto done;
+        int validated = lead && !c->skip_eval && epoch > c->skip_val_epochs && r.ve > r.te;
         double score = NAN;
         if (validated) {
             double tv = dgnn_now();
@@ -957,15 +1223,40 @@ int dgnn_snap_train(const dgnn_events *ev, const dgnn_snap_train_cfg *c, dgnn_sn
                          r.task == DGNN_SNAP_TASK_NODE ? -meta.best_val : meta.best_val, (long long)meta.best_epoch);
             }
         }
+        if (bcast) dgnn_comm_bcast(&meta.early_stopped, sizeof meta.early_stopped, 0);
         meta.epochs_done = epoch;
         meta.opt = r.opt;
         meta.hopt = r.hopt;
         meta.tr_step = r.tr_step;
         res->best_epoch = meta.best_epoch;
         res->early_stopped = (int)meta.early_stopped;
-        if (c->checkpoint && (rc = save_checkpoint(&r, &meta, res, err))) goto done;
+        if (c->checkpoint && lead && (rc = save_checkpoint(&r, &meta, res, err))) goto done;
+    }
+    if (c->profile && bcast && r.prof_epochs > 0) {
+        /* each window ran on one process: sum the others' rows in (theirs are 0 here) */
+        int64_t *owner = dgnn_xmalloc((size_t)r.prof_n * sizeof(int64_t));
+        for (int64_t rd = 0; rd < r.sched.num_rounds; rd++)
+            for (int64_t p = 0; p < r.sched.num_ranks; p++) {
+                int64_t m;
+                const int64_t *g = dgnn_sched_group(&r.sched, rd, p, &m);
+                for (int64_t i = 0; i < m; i++) owner[r.sched.sample[g[i]] - r.tb] = p % r.procs;
+            }
+        for (int64_t k = 0; k < r.prof_n; k++)
+            if (owner[k] != r.rank) r.prof_pairs[k] = 0;
+        dgnn_comm_allreduce_sum_f64(r.prof_sec, r.prof_epochs * r.prof_n);
+        dgnn_comm_allreduce_sum_i64(r.prof_pairs, r.prof_n);
+        free(owner);
     }
     if (c->profile) fill_profile(&r, c->profile);
+    if (c->params_out) {
+        const int64_t np = r.p->total, nh = r.head.total;
+        *c->params_out = dgnn_xmalloc((size_t)(np + nh + 1) * sizeof(float));
+        memcpy(*c->params_out, r.p->value, (size_t)np * sizeof(float));
+        if (nh) memcpy(*c->params_out + np, r.head.value, (size_t)nh * sizeof(float));
+        if (c->params_out_n) *c->params_out_n = np + nh;
+    }
+    if (r.dist) dist_report(&r, res, &res->dist);
+    if (!lead) goto done; /* rank 0 tests and reports */
     if (!c->skip_eval && r.xe > r.ve) {
         if (meta.have_best) {
             memcpy(r.p->value, r.best_params, (size_t)r.p->total * sizeof(float));

@@ -1,0 +1,315 @@
+/* test_dist_snap.c: DyGNeX's distributed snapshot training (train_snapshot.h, cfg.dist)
+ * against its single-process meaning. Run as one process by ctest and under mpirun -np 2
+ * and 4 by tests/cli_dist_snap.sh; P below is the process count, or 4 ranks played by
+ * one process when run alone.
+ *
+ * On a small synthetic snapshot sequence whose sizes grow (so windows differ in cost),
+ * EvolveGCN-O, 12 training windows, two epochs:
+ *  1. the schedule "round r = windows rP .. rP+P-1, one per rank" trained by P ranks gives
+ *     the parameters of the plain single-process trainer with windows_per_step = P (the
+ *     reference path: one Adam step per P consecutive windows); one process playing the
+ *     P ranks gives them bit for bit (same summation order);
+ *  2. a schedule with several windows per group (3 rounds, uneven groups) trained by P
+ *     ranks gives the parameters of one process playing the same schedule (rank 0 runs the
+ *     reference with dist.local), and every rank ends with the same parameters;
+ *  3. with validation and test: the distributed run's epochs, validation and test MAP
+ *     equal the one-process run's (within float tolerance), rank 0's profile has every
+ *     window's row, and res.dist reports the schedule (rounds, windows per rank, predicted
+ *     imbalance = dgnn_sched_eval's) and a measured time for exactly the non-empty groups;
+ *  4. errors: windows_per_step > 1, a rank count that is not the process count, a given
+ *     schedule holding a non-training sample: every process returns DGNN_EINVAL, no hang. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "dgnn/comm.h"
+#include "dgnn/train_snapshot.h"
+
+enum { SN = 40, ST = 26, NWIN = 12 };
+
+/* Hubs 0..3 link to others in every snapshot; snapshot t has 2 + t/3 links per hub, so
+ * the later windows are the big ones (as bitcoin-alpha's). */
+static void make_stream(dgnn_events *ev) {
+    dgnn_builder b;
+    dgnn_err err;
+    dgnn_builder_init(&b, 0, 0, 0);
+    dgnn_rng r;
+    dgnn_rng_seed(&r, 17);
+    for (int t = 0; t < ST; t++) {
+        double ts = t + 0.5;
+        for (int h = 0; h < 4; h++)
+            for (int k = 0; k < 2 + t / 3; k++)
+                DGNN_ASSERT(dgnn_builder_push(&b, h, 4 + (int64_t)dgnn_rng_below(&r, SN - 4), ts, NULL, 0, 0, &err) == 0);
+        for (int k = 0; k < 3; k++)
+            DGNN_ASSERT(dgnn_builder_push(&b, 4 + (int64_t)dgnn_rng_below(&r, SN - 4),
+                                          4 + (int64_t)dgnn_rng_below(&r, SN - 4), ts, NULL, 0, 0, &err) == 0);
+    }
+    dgnn_events_init(ev);
+    DGNN_ASSERT(dgnn_builder_finish(&b, ev, SN, &err) == 0);
+}
+
+static dgnn_snap_train_cfg small_cfg(void) {
+    dgnn_snap_train_cfg c = dgnn_snap_train_cfg_default(DGNN_SNAPMODEL_EGCN_O);
+    c.snapshot_seconds = 1;
+    c.window = 3;
+    c.model.hidden = 8;
+    c.model.cls_hidden = 16;
+    c.lr = 0.01;
+    c.neg_mult = 5;
+    c.epochs = 2;
+    c.train_frac = 0.7; /* samples 3 .. 16: 14 windows, the first NWIN trained */
+    c.val_frac = 0.15;
+    c.patience = 1000;
+    c.skip_val_epochs = 0;
+    c.skip_eval = 1;
+    c.max_train_windows = NWIN;
+    c.progress = 0;
+    c.threads = 1;
+    c.seed = 5;
+    c.model.seed = 5;
+    return c;
+}
+
+/* A schedule by hand: R rounds x P ranks, group (r, p) = the windows listed in
+ * groups[r * P + p] (-1 terminated, offsets into the training samples from first). */
+static void make_sched(dgnn_sched *s, int64_t P, int64_t R, const int64_t *const *groups, int64_t first) {
+    memset(s, 0, sizeof *s);
+    s->num_ranks = P, s->num_rounds = R, s->num_windows = NWIN;
+    s->group_ptr = dgnn_xmalloc((size_t)(R * P + 1) * sizeof(int64_t));
+    s->pos = dgnn_xmalloc(NWIN * sizeof(int64_t));
+    s->sample = dgnn_xmalloc(NWIN * sizeof(int64_t));
+    s->cost = dgnn_xmalloc(NWIN * sizeof(double));
+    for (int64_t k = 0; k < NWIN; k++) s->sample[k] = first + k, s->cost[k] = 1.0 + (double)k;
+    int64_t n = 0;
+    s->group_ptr[0] = 0;
+    for (int64_t g = 0; g < R * P; g++) {
+        for (const int64_t *w = groups[g]; *w >= 0; w++) s->pos[n++] = *w;
+        s->group_ptr[g + 1] = n;
+    }
+    DGNN_ASSERT(n == NWIN);
+}
+
+static double max_abs_diff(const float *a, const float *b, int64_t n) {
+    double m = 0;
+    for (int64_t i = 0; i < n; i++) m = fmax(m, fabs((double)a[i] - (double)b[i]));
+    return m;
+}
+
+/* The largest difference between this process's parameters and rank 0's, over all
+ * processes (a collective). */
+static double spread_over_ranks(const float *x, int64_t n) {
+    float *r0 = dgnn_xmalloc((size_t)n * sizeof(float));
+    memcpy(r0, x, (size_t)n * sizeof(float));
+    dgnn_comm_bcast(r0, n * (int64_t)sizeof(float), 0);
+    double d = max_abs_diff(x, r0, n);
+    dgnn_comm_allreduce_max_f64(&d, 1);
+    free(r0);
+    return d;
+}
+
+int main(int argc, char **argv) {
+    dgnn_comm_init(&argc, &argv);
+    const int me = dgnn_comm_rank(), procs = dgnn_comm_size();
+    const int64_t P = procs > 1 ? procs : 4;
+    /* one ulp-level difference per summation order, amplified by a few Adam steps at lr 0.01 */
+    const double tol = procs > 1 ? 2e-5 : 0;
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    dgnn_events ev;
+    make_stream(&ev);
+    dgnn_snap_train_result *res = calloc(1, sizeof *res), *ref = calloc(1, sizeof *ref);
+    const int64_t first = 3; /* the first training sample: W */
+
+    /* 1. one window per rank per round = windows_per_step P */
+    {
+        const int64_t R = NWIN / P;
+        int64_t(*gw)[2] = malloc((size_t)(R * P) * sizeof *gw);
+        const int64_t **groups = malloc((size_t)(R * P) * sizeof *groups);
+        for (int64_t g = 0; g < R * P; g++) gw[g][0] = g, gw[g][1] = -1, groups[g] = gw[g];
+        dgnn_sched s;
+        make_sched(&s, P, R, groups, first);
+        float *pd = NULL, *pr = NULL;
+        int64_t nd = 0, nr = 0;
+        dgnn_snap_train_cfg c = small_cfg();
+        c.dist.mode = DGNN_SNAP_DIST_DYGNEX;
+        c.dist.ranks = P;
+        c.dist.schedule = &s;
+        c.params_out = &pd, c.params_out_n = &nd;
+        int rc = dgnn_snap_train(&ev, &c, res, &err);
+        CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
+        if (me == 0 && rc == DGNN_OK) {
+            CHECK(res->epochs[0].train_windows == NWIN && res->epochs[1].train_windows == NWIN);
+            dgnn_snap_train_cfg c1 = small_cfg();
+            c1.windows_per_step = P;
+            c1.params_out = &pr, c1.params_out_n = &nr;
+            CHECK_MSG(dgnn_snap_train(&ev, &c1, ref, &err) == DGNN_OK, "%s", err.msg);
+            CHECK(nd == nr && nd > 0);
+            /* the same windows with the same parameters: the same epoch losses */
+            for (int e = 0; e < 2; e++) CHECK_NEAR(res->epochs[e].train_loss, ref->epochs[e].train_loss, 1e-5);
+            double d = max_abs_diff(pd, pr, nd);
+            printf("one window per rank and round, %lld ranks (%d processes) vs windows_per_step %lld: max |diff| %.3g\n",
+                   (long long)P, procs, (long long)P, d);
+            CHECK_MSG(d <= tol, "%lld ranks, one window each per round, against windows_per_step %lld: max |diff| %.3g",
+                      (long long)P, (long long)P, d);
+            /* and it learned something: the parameters moved from their initial values */
+            float *p0 = NULL;
+            int64_t n0 = 0;
+            c1.epochs = 0, c1.params_out = &p0, c1.params_out_n = &n0;
+            CHECK(dgnn_snap_train(&ev, &c1, ref, &err) == DGNN_OK);
+            CHECK_MSG(n0 == nd && max_abs_diff(p0, pr, nd) > 1e-3, "the parameters did not move");
+            free(p0);
+        }
+        free(pd), free(pr);
+        dgnn_sched_free(&s);
+        free(gw), free(groups);
+        dgnn_comm_barrier();
+    }
+
+    /* 2. several windows per group, uneven: 3 rounds; rank p of round r gets windows
+     * r*4 + p (mod 4 within the round) with the leftovers stacked on the low ranks */
+    dgnn_sched s2;
+    {
+        const int64_t R = 3;
+        int64_t(*gw)[NWIN + 1] = malloc((size_t)(R * P) * sizeof *gw);
+        const int64_t **groups = malloc((size_t)(R * P) * sizeof *groups);
+        int64_t len[64] = {0};
+        for (int64_t w = 0; w < NWIN; w++) {
+            /* round w % 3; inside it, the window's rank cycles, but round 2 puts all on rank 0 */
+            int64_t r = w % R, p = r == 2 ? 0 : (w / R) % P;
+            gw[r * P + p][len[r * P + p]++] = w;
+        }
+        for (int64_t g = 0; g < R * P; g++) gw[g][len[g]] = -1, groups[g] = gw[g];
+        make_sched(&s2, P, R, groups, first);
+        free(gw), free(groups);
+    }
+    {
+        float *pd = NULL, *pr = NULL;
+        int64_t nd = 0, nr = 0;
+        dgnn_snap_train_cfg c = small_cfg();
+        c.dist.mode = DGNN_SNAP_DIST_DYGNEX;
+        c.dist.ranks = P;
+        c.dist.schedule = &s2;
+        c.params_out = &pd, c.params_out_n = &nd;
+        int rc = dgnn_snap_train(&ev, &c, res, &err);
+        CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
+        if (rc == DGNN_OK) {
+            double spread = spread_over_ranks(pd, nd);
+            CHECK_MSG(spread <= tol, "the ranks' parameters differ by %.3g", spread);
+        }
+        if (me == 0 && rc == DGNN_OK) {
+            c.dist.local = 1;
+            c.params_out = &pr, c.params_out_n = &nr;
+            CHECK_MSG(dgnn_snap_train(&ev, &c, ref, &err) == DGNN_OK, "%s", err.msg);
+            CHECK(nd == nr);
+            double d = max_abs_diff(pd, pr, nd);
+            printf("stacked groups, %lld ranks (%d processes) vs one process playing them: max |diff| %.3g\n",
+                   (long long)P, procs, d);
+            CHECK_MSG(d <= tol, "%lld ranks against one process playing them, stacked groups: max |diff| %.3g",
+                      (long long)P, d);
+            CHECK(ref->dist.processes == 1 && ref->dist.ranks == P);
+            CHECK(res->dist.processes == procs && res->dist.rounds == 3);
+        }
+        free(pd), free(pr);
+    }
+
+    /* 3. with validation and test, a profile, and the report */
+    {
+        dgnn_snap_train_cfg c = small_cfg();
+        c.skip_eval = 0;
+        c.epochs = 3;
+        c.dist.mode = DGNN_SNAP_DIST_DYGNEX;
+        c.dist.ranks = P;
+        c.dist.schedule = &s2;
+        dgnn_snap_profile prof;
+        memset(&prof, 0, sizeof prof);
+        c.profile = &prof;
+        int rc = dgnn_snap_train(&ev, &c, res, &err);
+        CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
+        if (me == 0 && rc == DGNN_OK) {
+            const dgnn_snap_dist_result *d = &res->dist;
+            CHECK(d->active && d->ranks == P && d->rounds == 3 && d->windows == NWIN);
+            CHECK_MSG(prof.count == NWIN, "profile rows %lld", (long long)prof.count);
+            int64_t tot = 0;
+            for (int64_t p = 0; p < P; p++) tot += d->rank_windows[p];
+            CHECK(tot == NWIN);
+            /* predicted: the run's own cost predictions (the default law here) summed per
+             * group, and sched.h's imbalance of that matrix */
+            CHECK(d->per_round);
+            double mk, mean;
+            CHECK_NEAR(d->pred_imbalance, dgnn_snap_round_imbalance(d->round_pred, 3, P, &mk, &mean), 1e-12);
+            CHECK_NEAR(d->pred_makespan, mk, 1e-15);
+            CHECK(d->pred_imbalance > 0);
+            int ok = 1;
+            for (int64_t r = 0; r < 3; r++)
+                for (int64_t p = 0; p < P; p++) {
+                    int64_t k;
+                    dgnn_sched_group(&s2, r, p, &k);
+                    double t = d->round_meas[r * P + p], q = d->round_pred[r * P + p];
+                    if ((k > 0) != (t > 0) || (k > 0) != (q > 0)) ok = 0;
+                    if (r == 2 && p > 0 && q >= d->round_pred[2 * P]) ok = 0;
+                }
+            CHECK_MSG(ok, "a group time is missing, an idle rank was timed, or round 2's stacked rank 0 is not the "
+                          "largest predicted");
+            /* round 2 stacks 4 windows on rank 0: it must be measured as the slowest */
+            CHECK(d->meas_imbalance > 0 && isfinite(d->meas_imbalance) && d->meas_makespan >= d->meas_mean);
+            CHECK(isfinite(res->test_map) && res->num_epochs == 3);
+            dgnn_snap_train_cfg c1 = c;
+            dgnn_snap_profile p1;
+            memset(&p1, 0, sizeof p1);
+            c1.profile = &p1;
+            c1.dist.local = 1;
+            CHECK_MSG(dgnn_snap_train(&ev, &c1, ref, &err) == DGNN_OK, "%s", err.msg);
+            CHECK(ref->num_epochs == res->num_epochs && ref->best_epoch == res->best_epoch);
+            for (int64_t e = 0; e < res->num_epochs; e++) {
+                CHECK_NEAR(res->epochs[e].train_loss, ref->epochs[e].train_loss, 1e-5);
+                CHECK_NEAR(res->epochs[e].val_map, ref->epochs[e].val_map, 1e-4);
+                CHECK(res->epochs[e].train_pairs == ref->epochs[e].train_pairs);
+            }
+            CHECK_NEAR(res->test_map, ref->test_map, 1e-4);
+            CHECK_NEAR(res->test_mrr, ref->test_mrr, 1e-4);
+            CHECK(p1.count == NWIN);
+            for (int64_t i = 0; i < NWIN && i < prof.count && i < p1.count; i++)
+                CHECK(prof.rows[i].sample == p1.rows[i].sample && prof.rows[i].label_pairs == p1.rows[i].label_pairs);
+            dgnn_snap_profile_free(&p1);
+        }
+        dgnn_snap_profile_free(&prof);
+        dgnn_comm_barrier();
+    }
+
+    /* 4. errors: every process returns them */
+    {
+        dgnn_snap_train_cfg c = small_cfg();
+        c.dist.mode = DGNN_SNAP_DIST_DYGNEX;
+        c.windows_per_step = 2;
+        CHECK(dgnn_snap_train(&ev, &c, res, &err) == DGNN_EINVAL);
+        c.windows_per_step = 1;
+        if (procs > 1) {
+            c.dist.ranks = procs + 1;
+            CHECK(dgnn_snap_train(&ev, &c, res, &err) == DGNN_EINVAL && strstr(err.msg, "processes"));
+        }
+        c.dist.ranks = P;
+        dgnn_sched bad;
+        memset(&bad, 0, sizeof bad);
+        /* s2 with one sample moved outside the training windows */
+        bad = s2;
+        bad.sample = dgnn_xmalloc(NWIN * sizeof(int64_t));
+        memcpy(bad.sample, s2.sample, NWIN * sizeof(int64_t));
+        bad.sample[5] = 100;
+        c.dist.schedule = &bad;
+        int rc = dgnn_snap_train(&ev, &c, res, &err);
+        CHECK_MSG(rc == DGNN_EINVAL, "rc %d: %s", rc, err.msg);
+        if (me == 0) CHECK_MSG(strstr(err.msg, "sample 100"), "%s", err.msg);
+        free(bad.sample);
+    }
+
+    dgnn_sched_free(&s2);
+    free(res), free(ref);
+    dgnn_events_free(&ev);
+    int fails = check_fail_;
+    if (me == 0 || fails) printf("rank %d of %d: ", me, procs);
+    int rc = (me == 0 || fails) ? check_done() : (fails != 0);
+    dgnn_comm_finalize();
+    return rc;
+}
