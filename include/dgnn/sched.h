@@ -44,7 +44,7 @@ typedef struct {
     int64_t label_pairs;  /* training pairs: edges of idx+1 and their sampled non-edges */
     int64_t in_dim;       /* node input width (one-hot degree categories) */
     int64_t hidden;       /* GCN width L */
-    double seconds;       /* measured forward+backward seconds (NaN when not measured) */
+    double seconds;       /* the profile's measured training seconds (NaN when not measured) */
 } dgnn_window;
 
 /* The windows of samples [begin, end) of snapshots s (built symmetric, as the trainer
