@@ -101,8 +101,9 @@ int main(void) {
     dgnn_tgnn_kind more[2] = {DGNN_TGNN_DYREP, DGNN_TGNN_APAN};
     for (int i = 0; i < 2; i++) {
         dgnn_event_train_cfg mc = small_cfg(more[i]);
-        /* APAN with its own protocol (TGL: negatives over all nodes); against destination-set
-         * negatives it does not learn yet (docs/tgnn.md) */
+        /* APAN with its own protocol (TGL: negatives over all nodes); this stream's 30 busy
+         * destinations do not separate memory-only models against destination-set negatives
+         * (tests/test_apan.c checks those on a stream that does; docs/tgnn.md, "APAN") */
         if (more[i] == DGNN_TGNN_APAN) mc.model.mail_slots = 4, mc.neg = DGNN_NEG_ALL;
         CHECK(dgnn_event_train(&ev, &mc, &j, &err) == DGNN_OK);
         printf("%s: val AP %.4f -> %.4f, test AP %.4f\n", i ? "apan" : "dyrep", j.epochs[0].val_ap,
