@@ -334,6 +334,13 @@ static void check_negatives(void) {
     tiny.num_nodes = 3, tiny.num_edges = 3, tiny.rowptr = rp, tiny.col = cl;
     int32_t p3[3] = {0, 1, 2};
     CHECK(dgnn_snap_link_negatives(src, dst, WANT, &tiny, p3, 3, &r) <= 3);
+    /* the destination pool: active nodes per snapshot (by activity), or every node once */
+    {
+        const uint8_t mk[3 * 4] = {1, 0, 1, 0, /* snapshot 0 */ 0, 0, 0, 1, /* 1 */ 1, 1, 0, 0 /* 2 */};
+        int32_t pl[12];
+        CHECK(dgnn_snap_neg_pool(pl, mk, 4, 1, 2, 0) == 3 && pl[0] == 3 && pl[1] == 0 && pl[2] == 1);
+        CHECK(dgnn_snap_neg_pool(pl, mk, 4, 0, 2, 1) == 4 && pl[0] == 0 && pl[3] == 3);
+    }
     dgnn_snapshots_free(&s);
     dgnn_events_free(&ev);
 }

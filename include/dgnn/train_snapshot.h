@@ -193,6 +193,8 @@ typedef struct {
     double lr;
     float class_w[2];          /* class_weights [non-edge, edge] */
     int64_t neg_mult;          /* negative_mult_training */
+    int neg_all_nodes;         /* link: 1 = negatives' destinations uniform over all N nodes instead
+                                  of the reference's nodes active in the window's snapshots */
     double train_frac, val_frac; /* train_proportion, dev_proportion */
     int64_t patience;          /* early_stop_patience */
     int64_t skip_val_epochs;   /* eval_after_epochs + 1 */
@@ -344,6 +346,11 @@ void dgnn_snap_split(int64_t T, int64_t W, double train_frac, double val_frac, i
  * drawn as source = the row of a uniform entry of g, destination = a uniform element of
  * pool (npool node ids, repeats allowed), rejecting self loops, entries of g and pairs
  * already drawn, stopping after 4x as many draws as wanted. Returns the number written. */
+/* The destinations negatives are drawn from, into pool: the nodes active (mask (T, N) != 0)
+ * in each snapshot first..last, concatenated (so by activity, the reference), or, with
+ * all_nodes, every node once. pool holds (last - first + 1) N. Returns its length. */
+int64_t dgnn_snap_neg_pool(int32_t *pool, const uint8_t *mask, int64_t N, int64_t first, int64_t last,
+                           int all_nodes);
 int64_t dgnn_snap_link_negatives(int32_t *src, int32_t *dst, int64_t want, const dgnn_snapshot *g,
                                  const int32_t *pool, int64_t npool, dgnn_rng *rng);
 

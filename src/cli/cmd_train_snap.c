@@ -135,6 +135,7 @@ static int write_json(const char *path, const char *model, const char *dataset, 
         cJSON_AddItemToArray(cw, cJSON_CreateNumber(strtod(num, NULL)));
     }
     cJSON_AddNumberToObject(cfg, "negatives_per_edge", (double)c->neg_mult);
+    cJSON_AddBoolToObject(cfg, "negatives_from_all_nodes", c->neg_all_nodes);
     cJSON_AddNumberToObject(cfg, "train_frac", c->train_frac);
     cJSON_AddNumberToObject(cfg, "val_frac", c->val_frac);
     cJSON_AddNumberToObject(cfg, "patience", (double)c->patience);
@@ -263,7 +264,7 @@ static int snap_main(int argc, char **argv, int bench) {
     int64_t window = -1, per_step = -1, epochs = -1, seed = -1, threads = 0, hidden = -1, cls = -1, negs = -1,
             patience = -1, skipval = -1, max_windows = 0, count = -1;
     double seconds = -1, lr = -1, train_frac = -1, val_frac = -1, bench_secs = 1.0;
-    int resume = 0, quiet = 0, no_eval = 0, baseline_last = 0;
+    int resume = 0, quiet = 0, no_eval = 0, baseline_last = 0, neg_all = 0;
     arg_opt opts[] = {
         {"model", ARG_STRING, &model, "M", "evolvegcn-o, evolvegcn-h, tgcn, gcrn-gru, wdgcn, gcn (static baseline)"},
         {"data", ARG_STRING, &data, "FILE", "event stream (any format), cut into snapshots; node: a PGT json file"},
@@ -282,6 +283,7 @@ static int snap_main(int argc, char **argv, int bench) {
         {"cls-hidden", ARG_INT, &cls, "C", "classifier / head hidden width (link -o 400, -h 100; edge -o 77, -h 200; node 32)"},
         {"class-weights", ARG_STRING, &weights, "W0,W1", "loss weights of classes 0 and 1 (link 0.05,0.95; edge 0.8,0.2)"},
         {"negatives", ARG_INT, &negs, "K", "link: sampled non-edges per edge in training (bitcoin-alpha 100, uci 50)"},
+        {"neg-all-nodes", ARG_FLAG, &neg_all, NULL, "link: non-edges' destinations from all nodes (reference: active ones)"},
         {"train-frac", ARG_DOUBLE, &train_frac, "F", "fraction of the time steps for training (0.7, uci 0.71)"},
         {"val-frac", ARG_DOUBLE, &val_frac, "F", "fraction of the time steps for validation (0.1)"},
         {"patience", ARG_INT, &patience, "N", "early stopping: stop after more than N validations without a better figure"},
@@ -392,6 +394,7 @@ static int snap_main(int argc, char **argv, int bench) {
     if (hidden >= 0) c.model.hidden = hidden;
     if (cls >= 0) c.model.cls_hidden = cls;
     if (negs >= 0) c.neg_mult = negs;
+    c.neg_all_nodes = neg_all;
     if (train_frac >= 0) c.train_frac = train_frac;
     if (val_frac >= 0) c.val_frac = val_frac;
     if (patience >= 0) c.patience = patience;

@@ -161,6 +161,18 @@ static int has_entry(const dgnn_snapshot *g, int32_t u, int32_t v) {
     return lo < g->rowptr[u + 1] && g->col[lo] == v;
 }
 
+int64_t dgnn_snap_neg_pool(int32_t *pool, const uint8_t *mask, int64_t N, int64_t first, int64_t last,
+                           int all_nodes) {
+    int64_t np = 0;
+    if (all_nodes)
+        for (int64_t v = 0; v < N; v++) pool[np++] = (int32_t)v;
+    else
+        for (int64_t s = first; s <= last; s++)
+            for (int64_t v = 0; v < N; v++)
+                if (mask[s * N + v]) pool[np++] = (int32_t)v;
+    return np;
+}
+
 int64_t dgnn_snap_link_negatives(int32_t *src, int32_t *dst, int64_t want, const dgnn_snapshot *g,
                                  const int32_t *pool, int64_t npool, dgnn_rng *rng) {
     const int64_t E = g->num_edges, N = g->num_nodes;
@@ -502,11 +514,9 @@ static int train_sample(run_t *r, int64_t epoch, int64_t idx, double *loss, int6
         if (E == 0) return DGNN_OK;
         ensure_pairs(r, E + want);
         entries_as_pairs(r, lab); /* positives */
-        /* negatives' destinations: the nodes with an edge in each window snapshot, concatenated */
-        int64_t np = 0;
-        for (int64_t s = idx - W; s <= idx; s++)
-            for (int64_t v = 0; v < N; v++)
-                if (r->mask[s * N + v]) r->pool[np++] = (int32_t)v;
+        /* negatives' destinations: the nodes with an edge in each window snapshot, concatenated
+         * (the reference), or every node (neg_all_nodes) */
+        const int64_t np = dgnn_snap_neg_pool(r->pool, r->mask, N, idx - W, idx, c->neg_all_nodes);
         dgnn_rng rn;
         dgnn_rng_seed2(&rn, stream_seed(c->seed, 0x6e6567 /* "neg" */, epoch), (uint64_t)idx);
         int64_t nneg = dgnn_snap_link_negatives(r->psrc + E, r->pdst + E, want, lab, r->pool, np, &rn);
