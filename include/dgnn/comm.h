@@ -61,8 +61,10 @@ void dgnn_comm_alltoallv_wait(void);
 
 /* Non-blocking, bucketed sum all-reduce of a float slab (the gradients): buckets of
  * `bucket` floats (0: 4 MiB worth) are started at once and complete in the background
- * while the caller does other work (the state commit); dgnn_comm_wait finishes them.
- * One all-reduce in flight at a time. Single process: nothing to do. */
+ * while the caller does other work (the rest of the backward, the state commit);
+ * several calls may be issued before one dgnn_comm_wait finishes them all (a suffix of
+ * the slab during the backward, the prefix after it). Every rank must issue the same
+ * sequence of calls with the same sizes. Single process: nothing to do. */
 void dgnn_comm_iallreduce_sum_f32(float *buf, int64_t n, int64_t bucket);
 void dgnn_comm_wait(void);
 

@@ -113,6 +113,16 @@ int dgnn_tgnn_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, const d
                       const int32_t *neg, int64_t nneg, dgnn_rng *rng, dgnn_err *err);
 /* Accumulates parameter gradients (+=) from dlogits ((1 + nneg) * B) of the last forward. */
 void dgnn_tgnn_backward(dgnn_tgnn *m, const float *dlogits);
+/* Early gradients, for a distributed all-reduce that overlaps the rest of the backward:
+ * the parameters from dgnn_tgnn_grad_split(m) to the end of the slab (the embedding and
+ * the link predictor) get their last gradient before the memory updater's backward runs.
+ * With a hook set, dgnn_tgnn_backward calls it once at that point with (offset, count) of
+ * that suffix, then finishes the updater; NULL removes the hook. The split is fixed by
+ * the model's layout (the slab's total when a model finalises nothing early: APAN), so
+ * every rank can issue the same collectives whether or not it ran a backward. */
+typedef void (*dgnn_grad_ready_fn)(void *ctx, int64_t offset, int64_t count);
+void dgnn_tgnn_set_grad_hook(dgnn_tgnn *m, dgnn_grad_ready_fn fn, void *ctx);
+int64_t dgnn_tgnn_grad_split(const dgnn_tgnn *m);
 /* Writes the last forward's batch into the state (step 6 above). */
 void dgnn_tgnn_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev);
 

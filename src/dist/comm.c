@@ -231,21 +231,20 @@ static int g_nreq, g_req_cap;
 
 void dgnn_comm_iallreduce_sum_f32(float *buf, int64_t n, int64_t bucket) {
 #if DGNN_HAVE_MPI
-    if (g_size > 1) {
-        DGNN_ASSERT(g_nreq == 0); /* one all-reduce in flight */
+    if (g_size > 1 && n > 0) {
         if (bucket <= 0) bucket = (4 << 20) / (int64_t)sizeof(float);
         if (bucket > CHUNK) bucket = CHUNK;
         int nb = (int)((n + bucket - 1) / bucket);
-        if (nb > g_req_cap) {
-            g_req = dgnn_xrealloc(g_req, (size_t)nb * sizeof(MPI_Request));
-            g_req_cap = nb;
+        if (g_nreq + nb > g_req_cap) { /* calls before the wait append their buckets */
+            g_req_cap = 2 * (g_nreq + nb);
+            g_req = dgnn_xrealloc(g_req, (size_t)g_req_cap * sizeof(MPI_Request));
         }
         double t0 = dgnn_now();
         for (int b = 0; b < nb; b++) {
             int64_t off = (int64_t)b * bucket, c = n - off < bucket ? n - off : bucket;
-            MPI_Iallreduce(MPI_IN_PLACE, buf + off, (int)c, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &g_req[b]);
+            MPI_Iallreduce(MPI_IN_PLACE, buf + off, (int)c, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &g_req[g_nreq + b]);
         }
-        g_nreq = nb;
+        g_nreq += nb;
         g_stats.bytes_sent += n * (int64_t)sizeof(float);
         g_stats.wait_seconds += dgnn_now() - t0;
     }

@@ -396,6 +396,20 @@ int dgnn_tgnn_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, const d
     return DGNN_OK;
 }
 
+void dgnn_tgnn_set_grad_hook(dgnn_tgnn *m, dgnn_grad_ready_fn fn, void *ctx) {
+    m->grad_hook = fn;
+    m->grad_hook_ctx = ctx;
+}
+
+/* Declaration order (see the declare step): time encoding, memory updater, then the
+ * attention / time projection and the link predictor: that suffix is final once the
+ * embedding's backward is done. */
+int64_t dgnn_tgnn_grad_split(const dgnn_tgnn *m) {
+    if (m->cfg.kind == DGNN_TGNN_APAN) return m->p.total;
+    const int first = m->cfg.kind == DGNN_TGNN_JODIE ? m->i_jw : m->cfg.kind == DGNN_TGNN_TGN ? m->i_attn : m->i_pred;
+    return m->p.t[first].offset;
+}
+
 void dgnn_tgnn_backward(dgnn_tgnn *m, const float *dlogits) {
     const dgnn_tgnn_kind kind = m->cfg.kind;
     if (kind == DGNN_TGNN_APAN) {
@@ -433,6 +447,10 @@ void dgnn_tgnn_backward(dgnn_tgnn *m, const float *dlogits) {
     } else if (kind == DGNN_TGNN_JODIE) {
         dgnn_jodie_backward(m->dh_root, dgnn_params_grad(p, m->i_jw), dgnn_params_grad(p, m->i_jb), m->demb,
                             m->h_root, m->jdt, dgnn_params_get(p, m->i_jw), dgnn_params_get(p, m->i_jb), R, M);
+    }
+    if (m->grad_hook) { /* the embedding and the predictor are done */
+        const int64_t off = dgnn_tgnn_grad_split(m);
+        m->grad_hook(m->grad_hook_ctx, off, p->total - off);
     }
     /* roots share rows (a node can be a root several times): sum serially, in root
      * order, so the result does not depend on the thread count */

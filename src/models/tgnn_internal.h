@@ -99,6 +99,8 @@ struct dgnn_tgnn {
     /* the last batch: Rs = roots with sampled neighbours (TGN: R; DyRep, APAN: 2B) */
     int64_t e0, B, nneg, R, Rs, P, U, Um;
     int backward_ran;
+    dgnn_grad_ready_fn grad_hook; /* dgnn_tgnn_set_grad_hook */
+    void *grad_hook_ctx;
     double flops;        /* products of the last forward (+ backward) */
     double sample_seconds; /* neighbour sampling time of the last forward */
     double flops_nograd; /* the part of flops that backward does not differentiate */

@@ -96,10 +96,34 @@ static int step_done(run_t *r, int64_t epoch, int64_t step, double loss, int64_t
     return DGNN_OK;
 }
 
+/* The step's gradient all-reduce overlaps the end of the last backward: the model hands
+ * over the suffix of the slab it has finished (dgnn_tgnn_set_grad_hook) and its all-reduce
+ * starts while the memory updater's backward runs; the prefix follows after the backward.
+ * Every rank issues the same two calls in the same order, backward or not. */
+typedef struct {
+    run_t *r;
+    int suffix_started;
+} grad_sync;
+
+static void grad_ready(void *ctx, int64_t off, int64_t n) {
+    grad_sync *g = ctx;
+    dgnn_comm_iallreduce_sum_f32(g->r->p->grad + off, n, 0);
+    g->suffix_started = 1;
+}
+
+static void grad_allreduce_start(run_t *r, grad_sync *g) {
+    const int64_t split = dgnn_tgnn_grad_split(r->model), total = r->p->total;
+    if (!g->suffix_started) dgnn_comm_iallreduce_sum_f32(r->p->grad + split, total - split, 0);
+    dgnn_comm_iallreduce_sum_f32(r->p->grad, split, 0);
+    g->suffix_started = 0;
+}
+
 /* Forward and backward of events [lo, lo + B) of ev against negatives neg (B), the
- * gradients accumulated with weight B / G (G: the step's events over all ranks). */
+ * gradients accumulated with weight B / G (G: the step's events over all ranks). gs: the
+ * step's last backward, whose finished suffix starts the all-reduce early; NULL: not the
+ * last (later micro-batches still add to every gradient). */
 static int micro_batch(run_t *r, const dgnn_events *ev, int64_t lo, int64_t B, int64_t G, const int32_t *neg,
-                       double *loss, double *flops, dgnn_err *err) {
+                       grad_sync *gs, double *loss, double *flops, dgnn_err *err) {
     int rc = dgnn_tgnn_forward(r->model, r->logits, &r->st, &r->g_train, r->train.efeat, ev, lo, B, neg, 1, &r->rng,
                                err);
     if (rc) return rc;
@@ -108,7 +132,9 @@ static int micro_batch(run_t *r, const dgnn_events *ev, int64_t lo, int64_t B, i
     *loss = 2.0 * dgnn_bce_logits_forward(NULL, r->logits, r->labels, 2 * B);
     memset(r->dlogits, 0, (size_t)(2 * B) * sizeof(float));
     dgnn_bce_logits_backward(r->dlogits, r->logits, r->labels, 2 * B, 2.0f * (float)B / (float)G);
+    if (gs && r->nranks > 1) dgnn_tgnn_set_grad_hook(r->model, grad_ready, gs);
     dgnn_tgnn_backward(r->model, r->dlogits);
+    dgnn_tgnn_set_grad_hook(r->model, NULL, NULL);
     *flops += dgnn_tgnn_last_flops(r->model);
     return DGNN_OK;
 }
@@ -139,8 +165,9 @@ static int strict_epoch(run_t *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err
         double t0 = dgnn_now();
         dgnn_params_zero_grad(r->p);
         double loss = 0;
-        if (B > 0 && (rc = micro_batch(r, tr, lo, B, Gb, r->neg_t + (lo - g0), &loss, &flops, err))) return rc;
-        dgnn_comm_iallreduce_sum_f32(r->p->grad, r->p->total, 0);
+        grad_sync gs = {r, 0};
+        if (B > 0 && (rc = micro_batch(r, tr, lo, B, Gb, r->neg_t + (lo - g0), &gs, &loss, &flops, err))) return rc;
+        grad_allreduce_start(r, &gs);
         if (B > 0) dgnn_tgnn_commit(r->model, &r->st, tr);
         double t1 = dgnn_now();
         const int32_t *nodes;
@@ -391,6 +418,7 @@ static int depbloom_epoch(run_t *r, int64_t epoch, dgnn_epoch_result *er, dgnn_e
              * refinement); their gradients add up to one step. K = 1: one batch. */
             double loss = 0;
             int rc = DGNN_OK;
+            grad_sync gs = {r, 0};
             for (int64_t j = 0; j < K && !rc; j++) {
                 const int64_t ml = lo + j * B / K, mb = lo + (j + 1) * B / K - ml;
                 if (mb == 0) continue;
@@ -399,12 +427,12 @@ static int depbloom_epoch(run_t *r, int64_t epoch, dgnn_epoch_result *er, dgnn_e
                 double ml_loss;
                 event_ensure_batch(r, mb, 1);
                 rc = event_draw_negatives(r, mb, 1, 0, event_stream_seed(c->seed, epoch, (step * K + j) * P + me), err);
-                if (!rc) rc = micro_batch(r, mine, ml, mb, G, r->neg_t, &ml_loss, &flops, err);
+                if (!rc) rc = micro_batch(r, mine, ml, mb, G, r->neg_t, j + 1 == K ? &gs : NULL, &ml_loss, &flops, err);
                 loss += ml_loss * (double)mb / (double)B;
                 if (!rc && j + 1 < K) dgnn_tgnn_commit(r->model, &r->st, mine);
             }
             if (rc) return rc;
-            dgnn_comm_iallreduce_sum_f32(r->p->grad, r->p->total, 0);
+            grad_allreduce_start(r, &gs);
             if (B > 0 && lo + (K - 1) * B / K < hi) dgnn_tgnn_commit(r->model, &r->st, mine); /* the last micro-batch */
             if (c->dist.critical_path) hot_start(r, w, step);
             double t1 = dgnn_now();
