@@ -259,8 +259,8 @@ static int64_t slack_argmax(const slack_tree *st) { return slack_first(st, st->t
  * costs less, ties opening the empty round. The last windows fill the rounds still empty,
  * so all R rounds hold work (R optimizer steps). Then each round is re-packed by LPT when
  * that lowers its maximum, and the result is compared with sorted chunking (one window per
- * slot: the optimum among such schedules, makespan <= total / P + the largest cost); the
- * better one is kept. O(n (log R + log P) + R P). */
+ * slot: the optimum among such schedules, makespan <= total / P + the largest cost) and
+ * with sorted chunks + LPT for any R (below); the best is kept. O(n (log R + log P) + R P). */
 static void sched_greedy(int64_t *slot, const double *cost, int64_t n, int64_t P, int64_t R) {
     int64_t *ord = dgnn_xmalloc((size_t)n * sizeof *ord);
     for (int64_t i = 0; i < n; i++) ord[i] = i;
@@ -326,6 +326,25 @@ static void sched_greedy(int64_t *slot, const double *cost, int64_t n, int64_t P
             int64_t size = n - k - (R - r - 1);
             if (size > P) size = P;
             for (int64_t j = 0; j < size; j++, k++) chunk[ord[k]] = r * P + j;
+        }
+        if (slot_makespan(chunk, cost, n, P, R) < slot_makespan(slot, cost, n, P, R) * (1 - 1e-12))
+            memcpy(slot, chunk, (size_t)n * sizeof(int64_t));
+        free(chunk);
+    }
+    /* sorted chunks for any R (the first fit above can pile most windows into its first
+     * rounds when R x P < n): windows in descending order fill rounds 0..R-1 in chunks of
+     * floor(n / R), the last n mod R rounds (the smallest windows) one more, so windows of
+     * similar cost share a round; then LPT inside each round */
+    if (n >= R) {
+        int64_t *chunk = dgnn_xmalloc((size_t)n * sizeof(int64_t));
+        const int64_t base = n / R, extra = n % R;
+        int64_t k = 0;
+        for (int64_t r = 0; r < R; r++) {
+            const int64_t m = base + (r >= R - extra);
+            for (int64_t j = 0; j < m; j++) members[k + j] = ord[k + j];
+            lpt(rk, members + k, m, cost, P, lload, lheap);
+            for (int64_t j = 0; j < m; j++) chunk[members[k + j]] = r * P + rk[j];
+            k += m;
         }
         if (slot_makespan(chunk, cost, n, P, R) < slot_makespan(slot, cost, n, P, R) * (1 - 1e-12))
             memcpy(slot, chunk, (size_t)n * sizeof(int64_t));
