@@ -178,6 +178,57 @@ static double slot_makespan(const int64_t *slot, const double *cost, int64_t n, 
     return ms;
 }
 
+/* Local search after greedy: a window swaps slots with another window, or moves to
+ * another slot (its round keeping at least one window), whenever that lowers the
+ * makespan (sum over rounds of the round's largest group). First improvement, passes
+ * until none improves or the work budget (pair evaluations) runs out: the swaps fix what
+ * a one-pass heuristic leaves, e.g. two windows of similar cost in rounds whose other
+ * groups differ. Each evaluation is O(P): only the two slots' rounds change. */
+static double round_max(const double *load, int64_t r, int64_t P) {
+    double mx = 0;
+    for (int64_t p = 0; p < P; p++) mx = load[r * P + p] > mx ? load[r * P + p] : mx;
+    return mx;
+}
+
+static void improve_local(int64_t *slot, const double *cost, int64_t n, int64_t P, int64_t R, double budget) {
+    double *load = dgnn_xcalloc((size_t)(R * P), sizeof(double));
+    int64_t *count = dgnn_xcalloc((size_t)R, sizeof(int64_t));
+    for (int64_t i = 0; i < n; i++) load[slot[i]] += cost[i], count[slot[i] / P]++;
+    double work = 0;
+    for (int improved = 1; improved && work < budget;) {
+        improved = 0;
+        for (int64_t i = 0; i < n && work < budget; i++) {
+            for (int64_t j = -1; j < n && work < budget; j = j < 0 ? i + 1 : j + 1) {
+                /* j = -1: moves of i to every slot; else the swap of i and j > i */
+                const int64_t a = slot[i], ra = a / P;
+                const int64_t nb = j < 0 ? R * P : 1;
+                for (int64_t q = 0; q < nb && work < budget; q++) {
+                    const int64_t b = j < 0 ? q : slot[j], rb = b / P;
+                    if (b == a) continue;
+                    if (j < 0 && rb != ra && count[ra] == 1) continue; /* a round must keep work */
+                    const double d = j < 0 ? cost[i] : cost[i] - cost[j];
+                    if (j >= 0 && d == 0) continue;
+                    work += (double)P;
+                    const double before = round_max(load, ra, P) + (rb != ra ? round_max(load, rb, P) : 0);
+                    load[a] -= d, load[b] += d;
+                    const double after = round_max(load, ra, P) + (rb != ra ? round_max(load, rb, P) : 0);
+                    if (after < before * (1 - 1e-12)) {
+                        slot[i] = b;
+                        if (j >= 0) slot[j] = a;
+                        else count[ra]--, count[rb]++;
+                        improved = 1;
+                        break; /* i's slot changed: go on from the next pair */
+                    }
+                    load[a] += d, load[b] -= d;
+                }
+                if (slot[i] != a) break;
+            }
+        }
+    }
+    free(load);
+    free(count);
+}
+
 /* ---- even ---- */
 
 /* Rank p holds the p-th contiguous slice (the first n % P slices one longer); round r
@@ -260,7 +311,8 @@ static int64_t slack_argmax(const slack_tree *st) { return slack_first(st, st->t
  * so all R rounds hold work (R optimizer steps). Then each round is re-packed by LPT when
  * that lowers its maximum, and the result is compared with sorted chunking (one window per
  * slot: the optimum among such schedules, makespan <= total / P + the largest cost) and
- * with sorted chunks + LPT for any R (below); the best is kept. O(n (log R + log P) + R P). */
+ * with sorted chunks + LPT for any R (below); the best is kept, then improved by local
+ * search (improve_local). O(n (log R + log P) + R P), plus the search's bounded work. */
 static void sched_greedy(int64_t *slot, const double *cost, int64_t n, int64_t P, int64_t R) {
     int64_t *ord = dgnn_xmalloc((size_t)n * sizeof *ord);
     for (int64_t i = 0; i < n; i++) ord[i] = i;
@@ -352,6 +404,7 @@ static void sched_greedy(int64_t *slot, const double *cost, int64_t n, int64_t P
     }
     free(rk), free(lload), free(lheap), free(members), free(rptr);
     free(ord), free(load), free(heap), free(mx);
+    improve_local(slot, cost, n, P, R, 5e6); /* ~20M flops at most: 0.1 s */
 }
 
 /* ---- ILP ---- */
