@@ -5,18 +5,7 @@
 set -u
 dgnn=$1
 data=${2:-}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-# expect_rc RC CMD...: runs CMD, checks the exit status; output in $tmp/out
-expect_rc() {
-  local want=$1; shift
-  "$@" > "$tmp/out" 2>&1; local rc=$?
-  if [ "$rc" = "$want" ]; then ok; else bad "exit $rc (want $want): $*"; sed 's/^/    /' "$tmp/out" | head -5; fi
-}
-has() { if grep -qF -- "$1" "$tmp/out"; then ok; else bad "output lacks '$1'"; sed 's/^/    /' "$tmp/out" | head -5; fi; }
+. "$(dirname "$0")/lib_cli.sh"
 
 # help and flag errors
 expect_rc 0 "$dgnn" --help; has "info"; has "not yet implemented"

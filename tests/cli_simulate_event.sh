@@ -5,17 +5,7 @@
 # `dgnn train --out` run read back, and the errors (bad JSON names the file and field).
 set -u
 dgnn=${1:-${DGNN_BIN:-}}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-expect_rc() {
-  local want=$1; shift
-  "$@" > "$tmp/out" 2>&1; local rc=$?
-  if [ "$rc" = "$want" ]; then ok; else bad "exit $rc (want $want): $*"; sed 's/^/    /' "$tmp/out" | head -8; fi
-}
-has() { if grep -qF -- "$1" "$tmp/out"; then ok; else bad "output lacks '$1'"; sed 's/^/    /' "$tmp/out" | head -8; fi; }
+. "$(dirname "$0")/lib_cli.sh"
 [ -x "$dgnn" ] || { echo "skip: no dgnn binary"; exit 77; }
 command -v python3 > /dev/null || { echo "skip: python3 (to write and read the JSON) absent"; exit 77; }
 

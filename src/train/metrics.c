@@ -7,6 +7,7 @@
  * millions of scores costs milliseconds. Tied scores share a key and so form one
  * threshold group, as in sklearn. */
 #include "dgnn/metrics.h"
+#include "dgnn/nn_graph.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -313,22 +314,8 @@ dgnn_prf dgnn_metric_prf(const int32_t *pred, const int32_t *truth, int64_t n, i
     return r;
 }
 
+/* The loss kernel's blocked, thread-count-independent sum (nn_graph.h); a metric of no
+ * pairs is undefined rather than 0. */
 double dgnn_metric_mse(const float *pred, const float *target, int64_t n) {
-    if (n <= 0) return NAN;
-    int64_t nb = (n + SUM_BLOCK - 1) / SUM_BLOCK;
-    double *part = dgnn_xmalloc((size_t)nb * sizeof *part);
-#pragma omp parallel for schedule(static)
-    for (int64_t b = 0; b < nb; b++) {
-        int64_t lo = b * SUM_BLOCK, hi = lo + SUM_BLOCK < n ? lo + SUM_BLOCK : n;
-        double s = 0.0;
-        for (int64_t i = lo; i < hi; i++) {
-            double d = (double)pred[i] - (double)target[i];
-            s += d * d;
-        }
-        part[b] = s;
-    }
-    double s = 0.0;
-    for (int64_t b = 0; b < nb; b++) s += part[b];
-    free(part);
-    return s / (double)n;
+    return n > 0 ? dgnn_mse_forward(pred, target, n) : NAN;
 }
