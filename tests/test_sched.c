@@ -234,7 +234,43 @@ static void test_few_rounds(void) {
     dgnn_sched_free(&s);
 }
 
+/* Automatic rounds (o.rounds = 0): ceil(n / P) or floor(n / P), whichever greedy balances
+ * better; ties (equal costs: both leave the same slack) keep ceil, even's step count. */
+static void test_auto_rounds(void) {
+    double u[9];
+    for (int i = 0; i < 9; i++) u[i] = 1;
+    dgnn_sched s;
+    dgnn_sched_info info;
+    run(DGNN_SCHED_GREEDY, u, 9, 4, 0, &info, &s);
+    CHECK(s.num_rounds == 3 && info.rounds_floor == 0);
+    dgnn_sched_free(&s);
+    run(DGNN_SCHED_GREEDY, u, 8, 4, 0, &info, &s); /* divisible: n / P */
+    CHECK(s.num_rounds == 2 && info.rounds_floor == 0);
+    dgnn_sched_free(&s);
+    run(DGNN_SCHED_GREEDY, u, 3, 4, 0, &info, &s); /* fewer windows than ranks: one round */
+    CHECK(s.num_rounds == 1 && info.rounds_floor == 0);
+    dgnn_sched_free(&s);
+    /* 85 windows on 4 ranks: three of cost 4, one of 3, 81 of 1. Any 22-round schedule
+     * costs >= 4 + 21 x 1 = 25 (3 idle slots); 21 rounds reach 24: {4, 4, 4, 3 + 1} and 20
+     * rounds of four 1s. */
+    enum { N = 85 };
+    double c[N];
+    for (int i = 0; i < N; i++) c[i] = i < 3 ? 4 : i == 3 ? 3 : 1;
+    const double f = run(DGNN_SCHED_GREEDY, c, N, 4, 21, NULL, NULL), cl = run(DGNN_SCHED_GREEDY, c, N, 4, 22, NULL, NULL);
+    for (int k = 0; k < 2; k++) {
+        double ms = run(k ? DGNN_SCHED_ILP : DGNN_SCHED_GREEDY, c, N, 4, 0, &info, &s);
+        CHECK_MSG(s.num_rounds == 21 && info.rounds_floor == 1, "%s: %lld rounds (floor %g, ceil %g)",
+                  k ? "ilp" : "greedy", (long long)s.num_rounds, f, cl);
+        CHECK_MSG(ms <= (f < cl ? f : cl) + 1e-9 && fabs(ms - 24) < 1e-9, "auto %g, floor %g, ceil %g", ms, f, cl);
+        dgnn_sched_free(&s);
+    }
+    run(DGNN_SCHED_EVEN, c, N, 4, 0, &info, &s); /* even keeps its layout */
+    CHECK(s.num_rounds == 22 && info.rounds_floor == 0);
+    dgnn_sched_free(&s);
+}
+
 int main(void) {
+    test_auto_rounds();
     test_few_rounds();
     test_even_layout();
     test_imbalance_by_hand();

@@ -183,6 +183,7 @@ static cJSON *sched_json(const dgnn_sched *s, const dgnn_sched_metrics *m, const
     cJSON_AddStringToObject(o, "method", info->method);
     cJSON_AddNumberToObject(o, "workers", (double)s->num_ranks);
     cJSON_AddNumberToObject(o, "rounds", (double)s->num_rounds);
+    cJSON_AddBoolToObject(o, "rounds_floor", info->rounds_floor);
     cJSON_AddNumberToObject(o, "windows", (double)s->num_windows);
     cJSON_AddNumberToObject(o, "imbalance", m->imbalance);
     cJSON_AddNumberToObject(o, "makespan", m->makespan);
@@ -238,7 +239,7 @@ int cmd_schedule(int argc, char **argv) {
         {"snapshot-seconds", ARG_DOUBLE, &seconds, "S", "snapshot length in time units (bitcoin-alpha 1200000, uci 190080)"},
         {"snapshots", ARG_INT, &count, "C", "instead: C snapshots of equal time span"},
         {"window", ARG_INT, &window, "W", "a window reads snapshots t-W..t (10)"},
-        {"rounds", ARG_INT, &rounds, "R", "greedy/ilp: rounds (optimizer steps) per epoch (default ceil(windows / P))"},
+        {"rounds", ARG_INT, &rounds, "R", "greedy/ilp: rounds (optimizer steps) per epoch (default: ceil(windows / P), or floor when that balances better)"},
         {"time-limit", ARG_DOUBLE, &time_limit, "S", "ilp: solver time limit in seconds (10)"},
         {"rate", ARG_DOUBLE, &rate, "F", "default cost law: nominal FLOP/s (5e10)"},
         {"json", ARG_FLAG, &json, NULL, "print JSON (imbalance, makespan, the schedule) instead of the table"},
@@ -341,6 +342,9 @@ int cmd_schedule(int argc, char **argv) {
         print_table(&s);
         printf("\nscheduler     %s (%s), %lld rounds x %lld ranks, %.3f s to schedule\n", scheduler, info.method,
                (long long)s.num_rounds, (long long)s.num_ranks, info.solve_seconds);
+        if (info.rounds_floor)
+            printf("rounds        floor(windows / P): fewer idle slots than ceil(windows / P) = %lld, one step fewer\n",
+                   (long long)s.num_rounds + 1);
         printf("makespan      %.4g s predicted per epoch (%s costs); ideal (total / P) %.4g s\n", m.makespan,
                cm.fitted ? "fitted" : "DEFAULT-LAW", m.mean_sum);
         printf("imbalance     %.2f%%\n", 100 * m.imbalance);

@@ -18,6 +18,12 @@
 #include "dgnn/simulate.h"
 #include "dgnn/split.h"
 
+/* the header line's all-reduce words */
+static const char *ar_label(const dgnn_net *n) {
+    return n->allreduce == DGNN_ALLREDUCE_AUTO ? "auto (the cheaper of ring and tree at each P)"
+           : n->allreduce == DGNN_ALLREDUCE_TREE ? "tree" : "ring";
+}
+
 /* "1,2,4" -> values (ascending, >= 1); returns the count or -1 */
 static int64_t parse_list(const char *s, int64_t *v, int64_t cap) {
     int64_t n = 0;
@@ -249,9 +255,8 @@ static int simulate_event(const ev_opts *o) {
     }
     if (o->alpha >= 0) net.alpha = o->alpha, net.name = "custom";
     if (o->beta >= 0) net.beta = o->beta, net.name = "custom";
-    if (strcmp(o->allreduce, "tree") == 0) net.tree = 1;
-    else if (strcmp(o->allreduce, "ring") != 0) {
-        fprintf(stderr, "dgnn simulate: --allreduce: '%s' (ring, tree)\n", o->allreduce);
+    if (dgnn_allreduce_parse(&net, o->allreduce, &err) != DGNN_OK) {
+        fprintf(stderr, "dgnn simulate: %s\n", err.msg);
         return 2;
     }
     dgnn_sim_measured *r1 = NULL, *rs = NULL, *rd = NULL;
@@ -353,7 +358,7 @@ static int simulate_event(const ev_opts *o) {
         else snprintf(wins, sizeof wins, "%lld events", (long long)wev);
         printf("\nprojection    %s: alpha %.3g s, beta %.3g s/B (%.1f GB/s), %s all-reduce; depbloom windows of %s, "
                "refine K = %lld%s; one core per worker",
-               net.name, net.alpha, net.beta, 1e-9 / net.beta, net.tree ? "tree" : "ring", wins, (long long)o->refine,
+               net.name, net.alpha, net.beta, 1e-9 / net.beta, ar_label(&net), wins, (long long)o->refine,
                o->critical_path ? ", critical path (sampling hidden)" : "");
         if (o->compute_scale != 1) printf(", compute x %g", o->compute_scale);
         printf("\n");
@@ -418,7 +423,7 @@ int cmd_simulate(int argc, char **argv) {
     static const char default_workers[] = "1,2,4,8,16,32,64,128,256,512,1024,2048,4096";
     const char *family = "snapshot", *workers_s = default_workers, *data = NULL;
     const char *pattern = "growing", *model = "evolvegcn-o", *preset = "bitcoin-alpha", *profile = NULL;
-    const char *net_s = "ib", *allreduce = "ring", *scheds_s = "even,greedy", *svg = NULL, *json = NULL;
+    const char *net_s = "ib", *allreduce = "auto", *scheds_s = "even,greedy", *svg = NULL, *json = NULL;
     int64_t synthetic = 0, window = -1, params = 0, seed = 1, nodes = 10000, in_dim = 100, rounds = 0;
     double seconds = -1, rate = 0, alpha = -1, beta = -1, time_limit = 10;
     ev_opts eo = ev_opts_default();
@@ -439,12 +444,12 @@ int cmd_simulate(int argc, char **argv) {
         {"profile", ARG_STRING, &profile, "CSV", "fit the cost model on the trainer's profile (else the default law)"},
         {"rate", ARG_DOUBLE, &rate, "F", "default cost law: nominal FLOP/s (5e10)"},
         {"schedulers", ARG_STRING, &scheds_s, "LIST", "even,greedy (default); add ilp for the ILP (time-limited)"},
-        {"rounds", ARG_INT, &rounds, "R", "greedy/ilp rounds per epoch (default ceil(windows / P))"},
+        {"rounds", ARG_INT, &rounds, "R", "greedy/ilp rounds per epoch (default: ceil(windows / P), or floor when that balances better)"},
         {"time-limit", ARG_DOUBLE, &time_limit, "S", "ilp: time limit per point (10)"},
         {"net", ARG_STRING, &net_s, "NET", "all-reduce network preset: ib (default) or nvlink"},
         {"alpha", ARG_DOUBLE, &alpha, "S", "override: latency per message, seconds"},
         {"beta", ARG_DOUBLE, &beta, "S_PER_BYTE", "override: seconds per byte"},
-        {"allreduce", ARG_STRING, &allreduce, "A", "ring (default) or tree"},
+        {"allreduce", ARG_STRING, &allreduce, "A", "ring, tree or auto (default: the cheaper at each P, as NCCL picks)"},
         {"params", ARG_INT, &params, "N", "gradient size in floats (default: the model's parameter count)"},
         {"svg", ARG_STRING, &svg, "FILE", "write the scaling plot"},
         {"json", ARG_STRING, &json, "FILE", "write the table as JSON"},
@@ -514,9 +519,8 @@ int cmd_simulate(int argc, char **argv) {
     }
     if (alpha >= 0) net.alpha = alpha, net.name = "custom";
     if (beta >= 0) net.beta = beta, net.name = "custom";
-    if (strcmp(allreduce, "tree") == 0) net.tree = 1;
-    else if (strcmp(allreduce, "ring") != 0) {
-        fprintf(stderr, "dgnn simulate: --allreduce: '%s' (ring, tree)\n", allreduce);
+    if (dgnn_allreduce_parse(&net, allreduce, &err) != DGNN_OK) {
+        fprintf(stderr, "dgnn simulate: %s\n", err.msg);
         return 2;
     }
     int kind = cli_snap_model_kind("simulate", model);
@@ -576,8 +580,8 @@ int cmd_simulate(int argc, char **argv) {
     const double bytes = 4.0 * (double)params;
     printf("network       %s: alpha %.3g s, beta %.3g s/B (%.1f GB/s), %s all-reduce of %.3g MB (%lld float "
            "parameters) per round\n",
-           net.name, net.alpha, net.beta, 1e-9 / net.beta, net.tree ? "tree" : "ring", bytes / 1e6, (long long)params);
-    printf("\n%8s %7s %10s", "workers", "rounds", "comm/rnd");
+           net.name, net.alpha, net.beta, 1e-9 / net.beta, ar_label(&net), bytes / 1e6, (long long)params);
+    printf("\n%8s %7s %10s %5s", "workers", "rounds", "comm/rnd", "algo");
     for (int64_t k = 0; k < nk; k++) printf(" %9s-imb %9s-eff", dgnn_sched_kind_name((dgnn_sched_kind)kinds[k]),
                                             dgnn_sched_kind_name((dgnn_sched_kind)kinds[k]));
     printf("\n");
@@ -603,10 +607,13 @@ int cmd_simulate(int argc, char **argv) {
             eff[k * npts + i] = pt[k].efficiency;
         }
         if (ret) break;
-        printf("%8lld %7lld %8.3fms", (long long)W[i], (long long)pt[nk - 1].rounds,
-               1e3 * dgnn_allreduce_seconds(&net, W[i], bytes));
+        const char *algo = dgnn_allreduce_name(&net, W[i], bytes);
+        if (strncmp(algo, "auto: ", 6) == 0) algo += 6;
+        printf("%8lld %7lld %8.3fms %5s", (long long)W[i], (long long)pt[nk - 1].rounds,
+               1e3 * dgnn_allreduce_seconds(&net, W[i], bytes), algo);
         cJSON *q = cJSON_CreateObject();
         cJSON_AddNumberToObject(q, "workers", (double)W[i]);
+        cJSON_AddStringToObject(q, "allreduce", algo);
         for (int64_t k = 0; k < nk; k++) {
             printf(" %12.2f%% %12.2f%%", 100 * pt[k].imbalance, 100 * pt[k].efficiency);
             cJSON *s = cJSON_AddObjectToObject(q, dgnn_sched_kind_name((dgnn_sched_kind)kinds[k]));

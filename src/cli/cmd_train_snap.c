@@ -305,7 +305,7 @@ static int snap_main(int argc, char **argv, int bench) {
         {"cost-profile", ARG_STRING, &cost_profile, "CSV", "dygnex: fit the cost model on this profile (dgnn train "
                                                            "--profile), as dgnn schedule --profile; default: the "
                                                            "FLOP law"},
-        {"rounds", ARG_INT, &rounds, "R", "dygnex: rounds (optimizer steps) per epoch (default ceil(windows / P))"},
+        {"rounds", ARG_INT, &rounds, "R", "dygnex: rounds (optimizer steps) per epoch (default: ceil(windows / P), or floor when that balances better)"},
         {"time-limit", ARG_DOUBLE, &time_limit, "S", "dygnex, ilp: solver time limit in seconds (10)"},
         {"checkpoint", ARG_STRING, &ckpt, "DIR", "write a checkpoint after every epoch into DIR"},
         {"resume", ARG_FLAG, &resume, NULL, "continue from the checkpoint in --checkpoint DIR"},
