@@ -8,8 +8,10 @@
  *   T_1 = sum of all window costs (one worker: no all-reduce),
  *   efficiency = T_1 / (P T_P).
  * All-reduce: ring, 2 (P-1) alpha + 2 (P-1)/P bytes beta (the bandwidth-optimal algorithm
- * NCCL and MPI use for large messages); or tree, 2 ceil(log2 P) alpha + 2 bytes beta (a
- * pipelined double binary tree, NCCL's choice at scale for small messages).
+ * NCCL and MPI use for large messages); tree, 2 ceil(log2 P) alpha + 2 bytes beta (a
+ * pipelined double binary tree, NCCL's choice at scale, where the ring's 2 (P-1) latencies
+ * dominate); or auto (the CLI's default), the cheaper of the two for each P and size, as
+ * NCCL's tuner picks per call.
  * The optimizer step and the per-round launch overheads are left out (they scale as the
  * rounds do on every P and are small next to a window).
  *
@@ -31,8 +33,14 @@ typedef struct {
     const char *name;   /* "nvlink", "ib" or "custom" */
     double alpha;       /* seconds per message (latency) */
     double beta;        /* seconds per byte (1 / bandwidth) */
-    int tree;           /* 1: tree all-reduce; 0: ring */
+    int allreduce;      /* DGNN_ALLREDUCE_RING (0), _TREE or _AUTO */
 } dgnn_net;
+
+enum { DGNN_ALLREDUCE_RING = 0, DGNN_ALLREDUCE_TREE = 1, DGNN_ALLREDUCE_AUTO = 2 };
+/* "ring", "tree", "auto" -> net->allreduce. Errors: DGNN_EINVAL naming the value. */
+int dgnn_allreduce_parse(dgnn_net *net, const char *name, dgnn_err *err);
+/* The algorithm's name; for auto, the one chosen at P and bytes. */
+const char *dgnn_allreduce_name(const dgnn_net *net, int64_t P, double bytes);
 
 /* Presets: "nvlink" (alpha 3 us, 150 GB/s per direction: NVLink 4 within a node) and "ib"
  * (alpha 5 us, 25 GB/s: one 200 Gb/s HDR InfiniBand port per GPU). Returns 0, or

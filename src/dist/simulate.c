@@ -17,13 +17,33 @@ int dgnn_net_preset(dgnn_net *net, const char *name, dgnn_err *err) {
     return DGNN_OK;
 }
 
+int dgnn_allreduce_parse(dgnn_net *net, const char *name, dgnn_err *err) {
+    static const char *names[] = {"ring", "tree", "auto"};
+    for (int k = 0; k < 3; k++)
+        if (strcmp(name, names[k]) == 0) return net->allreduce = k, DGNN_OK;
+    return dgnn_err_set(err, DGNN_EINVAL, "--allreduce: unknown algorithm '%s' (ring, tree, auto)", name);
+}
+
+static double ring_seconds(const dgnn_net *net, int64_t P, double bytes) {
+    return 2.0 * (double)(P - 1) * net->alpha + 2.0 * (double)(P - 1) / (double)P * bytes * net->beta;
+}
+
+static double tree_seconds(const dgnn_net *net, int64_t P, double bytes) {
+    return 2 * ceil(log2((double)P)) * net->alpha + 2 * bytes * net->beta;
+}
+
+const char *dgnn_allreduce_name(const dgnn_net *net, int64_t P, double bytes) {
+    if (net->allreduce == DGNN_ALLREDUCE_AUTO)
+        return P > 1 && tree_seconds(net, P, bytes) < ring_seconds(net, P, bytes) ? "auto: tree" : "auto: ring";
+    return net->allreduce == DGNN_ALLREDUCE_TREE ? "tree" : "ring";
+}
+
 double dgnn_allreduce_seconds(const dgnn_net *net, int64_t P, double bytes) {
     if (P <= 1) return 0;
-    if (net->tree) {
-        double lg = ceil(log2((double)P));
-        return 2 * lg * net->alpha + 2 * bytes * net->beta;
-    }
-    return 2.0 * (double)(P - 1) * net->alpha + 2.0 * (double)(P - 1) / (double)P * bytes * net->beta;
+    const double ring = ring_seconds(net, P, bytes), tree = tree_seconds(net, P, bytes);
+    if (net->allreduce == DGNN_ALLREDUCE_TREE) return tree;
+    if (net->allreduce == DGNN_ALLREDUCE_AUTO) return tree < ring ? tree : ring;
+    return ring;
 }
 
 int dgnn_sim_snapshot(dgnn_sim_point *out, const double *cost, int64_t n, int64_t P, const dgnn_sched_opts *o,
