@@ -126,6 +126,37 @@ int64_t dgnn_tgnn_grad_split(const dgnn_tgnn *m);
 /* Writes the last forward's batch into the state (step 6 above). */
 void dgnn_tgnn_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev);
 
+/* ---- Sampling ahead (DepBloom's critical path, tgnn_presample.c) ----
+ * The neighbours a later batch's forward will sample, sampled beforehand into a
+ * dgnn_tgnn_sample (on another thread, while the model computes the current batch). The
+ * most-recent sampler reads only the temporal CSR and the batch, so the result is exactly
+ * what the forward would sample itself; the uniform sampler draws its seed from the
+ * training rng in batch order and cannot be sampled ahead. */
+typedef struct {
+    int64_t e0, B, nneg;   /* the batch */
+    int64_t R, Rs, k, cap; /* roots, roots with neighbours, neighbours per root, capacity (roots) */
+    int32_t *roots;        /* (R) */
+    double *root_t;        /* (R) */
+    int32_t *nbr, *cnt;    /* (Rs, k), (Rs) as dgnn_sample_recent writes them */
+    int64_t *eid;          /* (Rs, k) */
+    double *ts;            /* (Rs, k) */
+    double seconds;        /* the sampling's own time */
+} dgnn_tgnn_sample;
+
+/* 1 when m's batches can be sampled ahead: the most-recent sampler, and a model that
+ * samples (TGN, DyRep; JODIE samples nothing, APAN delivers mails through its sample). */
+int dgnn_tgnn_can_presample(const dgnn_tgnn *m);
+/* Samples the batch (ev, e0, B, neg, nneg), as dgnn_tgnn_forward would, into s (grown as
+ * needed). Reads m's configuration only, never its workspace: safe on another thread while
+ * m computes. Errors: DGNN_EINVAL (a model that cannot, a node outside the graph). */
+int dgnn_tgnn_presample(const dgnn_tgnn *m, dgnn_tgnn_sample *s, const dgnn_tcsr *g, const dgnn_events *ev,
+                        int64_t e0, int64_t B, const int32_t *neg, int64_t nneg, dgnn_err *err);
+/* The next forward takes its neighbours from s instead of sampling (then forgets s). It
+ * checks that s holds its batch (the same roots and times): DGNN_EINVAL otherwise. Its
+ * dgnn_tgnn_last_sample_seconds is then 0. */
+void dgnn_tgnn_use_sample(dgnn_tgnn *m, const dgnn_tgnn_sample *s);
+void dgnn_tgnn_sample_free(dgnn_tgnn_sample *s);
+
 /* Floating-point operations of the last forward (+ backward when it ran): the dense
  * products (2 * m * n * k per product) actually executed, for throughput reports. */
 double dgnn_tgnn_last_flops(const dgnn_tgnn *m);

@@ -48,6 +48,7 @@ typedef struct {
     double window_seconds;  /* ... or this many time units (> 0 wins) */
     int64_t refine;         /* depbloom: K micro-batches per enlarged batch (0/1 = off) */
     int critical_path;      /* depbloom: critical-path optimization */
+    int no_prefetch;        /* critical path without sampling ahead (to measure what it hides) */
 } dgnn_dist_cfg;
 
 /* Per-rank time split and traffic of a distributed run, summed over its epochs (rank 0
@@ -56,7 +57,10 @@ typedef struct {
 typedef struct {
     int ranks;
     double compute_seconds[DGNN_DIST_MAX_RANKS]; /* forward, backward, commit, optimizer */
-    double sample_seconds[DGNN_DIST_MAX_RANKS];  /* neighbour sampling (inside compute) */
+    double sample_seconds[DGNN_DIST_MAX_RANKS];  /* neighbour sampling on the critical path
+                                                    (inside compute; with sampling ahead: the
+                                                    waits for the worker) */
+    double prefetch_seconds[DGNN_DIST_MAX_RANKS];/* sampling done ahead, beside compute */
     double comm_seconds[DGNN_DIST_MAX_RANKS];    /* blocked in comm calls */
     int64_t train_events[DGNN_DIST_MAX_RANKS];   /* training events each rank processed */
     int64_t bytes_sent[DGNN_DIST_MAX_RANKS];     /* payload each rank contributed */

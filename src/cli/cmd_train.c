@@ -114,6 +114,7 @@ static int write_json(const char *path, const char *model, const char *dataset, 
         cJSON_AddNumberToObject(x, "window_seconds", c->dist.window_seconds);
         cJSON_AddNumberToObject(x, "refine", (double)c->dist.refine);
         cJSON_AddBoolToObject(x, "critical_path", c->dist.critical_path);
+        cJSON_AddBoolToObject(x, "prefetch", c->dist.critical_path && !c->dist.no_prefetch);
         cJSON_AddNumberToObject(x, "steps", (double)d->steps);
         cJSON_AddNumberToObject(x, "windows", (double)d->windows);
         cJSON_AddItemToObject(x, "cut_fraction", num_or_null(d->windows > 0 ? d->cut_fraction : NAN));
@@ -128,6 +129,7 @@ static int write_json(const char *path, const char *model, const char *dataset, 
             cJSON_AddNumberToObject(y, "train_events", (double)d->train_events[q]);
             cJSON_AddNumberToObject(y, "compute_seconds", d->compute_seconds[q]);
             cJSON_AddNumberToObject(y, "sample_seconds", d->sample_seconds[q]);
+            cJSON_AddNumberToObject(y, "prefetch_seconds", d->prefetch_seconds[q]);
             cJSON_AddNumberToObject(y, "comm_seconds", d->comm_seconds[q]);
             cJSON_AddNumberToObject(y, "bytes_sent", (double)d->bytes_sent[q]);
             cJSON_AddItemToArray(rk, y);
@@ -166,10 +168,12 @@ static int apply_preset(const char *preset, dgnn_tgnn_kind kind, dgnn_event_trai
 /* The per-rank split of a distributed run. */
 static void print_dist(const dgnn_event_train_result *res) {
     const dgnn_dist_result *d = &res->dist;
-    printf("\n%-5s %12s %10s %10s %10s %12s\n", "rank", "events", "compute s", "sample s", "comm s", "MB sent");
+    printf("\n%-5s %12s %10s %10s %10s %10s %12s\n", "rank", "events", "compute s", "sample s", "ahead s", "comm s",
+           "MB sent");
     for (int q = 0; q < d->ranks; q++)
-        printf("%-5d %12lld %10.2f %10.2f %10.2f %12.1f\n", q, (long long)d->train_events[q], d->compute_seconds[q],
-               d->sample_seconds[q], d->comm_seconds[q], (double)d->bytes_sent[q] / 1e6);
+        printf("%-5d %12lld %10.2f %10.2f %10.2f %10.2f %12.1f\n", q, (long long)d->train_events[q],
+               d->compute_seconds[q], d->sample_seconds[q], d->prefetch_seconds[q], d->comm_seconds[q],
+               (double)d->bytes_sent[q] / 1e6);
     printf("per epoch, all ranks: state rows %.1f MB, gradients %.1f MB; %lld steps", d->state_bytes_per_epoch / 1e6,
            d->grad_bytes_per_epoch / 1e6, (long long)d->steps);
     if (d->windows > 0) printf("; %lld windows, mean cut fraction %.3f", (long long)d->windows, d->cut_fraction);
@@ -184,7 +188,7 @@ static int train_main(int argc, char **argv, int bench) {
     const char *sampler = NULL, *negs = NULL, *attn = NULL, *dist = NULL;
     int64_t window_events = -1, refine = 0;
     double window_seconds = 0;
-    int partition = 0, critical_path = 0;
+    int partition = 0, critical_path = 0, no_prefetch = 0;
     int64_t slots = -1, epochs = -1, batch = -1, threads = 0, patience = -1, evalneg = -1, seed = 0, mem = -1, tdim = -1,
             emb = -1, nbrs = -1, heads = -1, max_batches = 0;
     double lr = -1, dropout = -1, new_frac = -1;
@@ -222,7 +226,8 @@ static int train_main(int argc, char **argv, int bench) {
         {"window-seconds", ARG_DOUBLE, &window_seconds, "S", "depbloom: partition windows of S time units instead"},
         {"refine", ARG_INT, &refine, "K", "depbloom: K micro-batches per step, each reading the memory the earlier"
                                                       " ones wrote (intra-batch memory refinement)"},
-        {"critical-path", ARG_FLAG, &critical_path, NULL, "depbloom: hot rows (far ends of cut events) sent after every step, overlapped"},
+        {"critical-path", ARG_FLAG, &critical_path, NULL, "depbloom: hot rows (far ends of cut events) sent after every step, overlapped; the next micro-batch sampled ahead on a worker thread"},
+        {"no-prefetch", ARG_FLAG, &no_prefetch, NULL, "with --critical-path: sample in the forward, not ahead (to measure what sampling ahead hides)"},
         {"out", ARG_STRING, &out, "FILE", "write the results as JSON"},
         {"quiet", ARG_FLAG, &quiet, NULL, "no progress bar"},
         {NULL, 0, NULL, NULL, NULL},
@@ -321,6 +326,10 @@ static int train_main(int argc, char **argv, int bench) {
             return 2;
         }
     }
+    if (no_prefetch && !critical_path) {
+        fprintf(stderr, "dgnn train: --no-prefetch goes with --critical-path\n");
+        return 2;
+    }
     if ((partition || window_events >= 0 || window_seconds > 0 || refine > 1 || critical_path) &&
         c.dist.mode != DGNN_DIST_DEPBLOOM) {
         fprintf(stderr, "dgnn train: --partition, --window-*, --refine and --critical-path need --dist depbloom\n");
@@ -335,6 +344,7 @@ static int train_main(int argc, char **argv, int bench) {
     c.dist.window_seconds = window_seconds;
     c.dist.refine = refine;
     c.dist.critical_path = critical_path;
+    c.dist.no_prefetch = no_prefetch;
     if (c.dist.mode != DGNN_DIST_NONE) {
         dgnn_comm_init(&argc, &argv);
         if (dgnn_comm_rank() != 0) c.progress = 0;

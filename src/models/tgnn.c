@@ -239,24 +239,35 @@ static inline int32_t node_row(dgnn_tgnn *m, int32_t v) {
     return m->rowof[v];
 }
 
-int tgnn_set_roots(dgnn_tgnn *m, const dgnn_events *ev, const int32_t *neg, dgnn_err *err) {
-    const int64_t B = m->B, R = m->R;
+int tgnn_fill_roots(int32_t *roots, double *root_t, const dgnn_events *ev, int64_t e0, int64_t B, int64_t R,
+                    const int32_t *neg, int64_t N, dgnn_err *err) {
     for (int64_t i = 0; i < R; i++) {
-        int64_t blk = i / B, e = m->e0 + i % B;
-        m->roots[i] = blk == 0 ? ev->src[e] : blk == 1 ? ev->dst[e] : neg[(blk - 2) * B + i % B];
-        m->root_t[i] = ev->t[e];
-        if (m->roots[i] < 0 || m->roots[i] >= m->N)
+        int64_t blk = i / B, e = e0 + i % B;
+        roots[i] = blk == 0 ? ev->src[e] : blk == 1 ? ev->dst[e] : neg[(blk - 2) * B + i % B];
+        root_t[i] = ev->t[e];
+        if (roots[i] < 0 || roots[i] >= N)
             return dgnn_err_set(err, DGNN_EINVAL, "batch at event %lld: node %d outside [0, %lld)", (long long)e,
-                                m->roots[i], (long long)m->N);
+                                roots[i], (long long)N);
     }
     return DGNN_OK;
+}
+
+int tgnn_set_roots(dgnn_tgnn *m, const dgnn_events *ev, const int32_t *neg, dgnn_err *err) {
+    return tgnn_fill_roots(m->roots, m->root_t, ev, m->e0, m->B, m->R, neg, m->N, err);
+}
+
+int64_t tgnn_sampled_roots(dgnn_tgnn_kind kind, int64_t B, int64_t R) {
+    return kind == DGNN_TGNN_TGN ? R : kind == DGNN_TGNN_JODIE ? 0 : 2 * B;
 }
 
 int tgnn_sample(dgnn_tgnn *m, const dgnn_tcsr *g, dgnn_rng *rng, dgnn_err *err) {
     const int64_t R = m->R, Rs = m->Rs, k = m->cfg.neighbors;
     const double t0 = dgnn_now();
     m->off[0] = 0;
-    if (Rs > 0) {
+    if (m->pre) {
+        int rc = tgnn_take_presample(m, err);
+        if (rc) return rc;
+    } else if (Rs > 0) {
         int rc;
         if (m->cfg.uniform_sampler) {
             uint64_t seed = rng ? dgnn_rng_u64(rng) : dgnn_hash64(m->cfg.seed ^ (uint64_t)m->e0);
@@ -269,7 +280,8 @@ int tgnn_sample(dgnn_tgnn *m, const dgnn_tcsr *g, dgnn_rng *rng, dgnn_err *err) 
     }
     for (int64_t i = 0; i < R; i++) m->off[i + 1] = m->off[i] + (i < Rs ? m->s_cnt[i] : 0);
     m->P = m->off[R];
-    m->sample_seconds = dgnn_now() - t0;
+    m->sample_seconds = m->pre_used ? 0 : dgnn_now() - t0;
+    m->pre_used = 0;
     return DGNN_OK;
 }
 
@@ -348,7 +360,7 @@ int dgnn_tgnn_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, const d
     DGNN_ASSERT(ev->edge_dim == m->de);
     m->e0 = e0, m->B = B, m->nneg = nneg, m->R = B * (2 + nneg);
     const dgnn_tgnn_kind kind = m->cfg.kind;
-    m->Rs = kind == DGNN_TGNN_TGN ? m->R : kind == DGNN_TGNN_JODIE ? 0 : 2 * B;
+    m->Rs = tgnn_sampled_roots(kind, B, m->R);
     m->backward_ran = 0;
     m->flops = m->flops_nograd = 0;
     ensure(m, m->R);

@@ -103,11 +103,21 @@ struct dgnn_tgnn {
     void *grad_hook_ctx;
     double flops;        /* products of the last forward (+ backward) */
     double sample_seconds; /* neighbour sampling time of the last forward */
+    const dgnn_tgnn_sample *pre; /* dgnn_tgnn_use_sample: the next forward's neighbours */
+    int pre_used;                /* the last tgnn_sample copied them (no sampling time) */
     double flops_nograd; /* the part of flops that backward does not differentiate */
 };
 
 /* roots and root_t of the batch (m->e0, B, R set); DGNN_EINVAL for a node id outside [0, N). */
 int tgnn_set_roots(dgnn_tgnn *m, const dgnn_events *ev, const int32_t *neg, dgnn_err *err);
+/* The same for any batch: R = (2 + nneg) B roots of events [e0, e0 + B) and negatives neg
+ * into roots, root_t (block 0 sources, 1 destinations, 2.. negatives). */
+int tgnn_fill_roots(int32_t *roots, double *root_t, const dgnn_events *ev, int64_t e0, int64_t B, int64_t R,
+                    const int32_t *neg, int64_t N, dgnn_err *err);
+/* Roots with sampled neighbours for a batch of B events and R roots, by model kind. */
+int64_t tgnn_sampled_roots(dgnn_tgnn_kind kind, int64_t B, int64_t R);
+/* Copies a presampled batch (m->pre) into s_*; DGNN_EINVAL when it is not this batch. */
+int tgnn_take_presample(dgnn_tgnn *m, dgnn_err *err);
 /* Samples cfg.neighbors neighbours of roots [0, m->Rs) into s_*, and sets off (R+1)
  * (roots from Rs on get none) and P. */
 int tgnn_sample(dgnn_tgnn *m, const dgnn_tcsr *g, dgnn_rng *rng, dgnn_err *err);

@@ -391,21 +391,108 @@ static int window_sync(run_t *r, int64_t w, dgnn_err *err) {
     return allgather_rows(r, pl->send + pl->send_off[w], pl->send_off[w + 1] - pl->send_off[w], err);
 }
 
-static int depbloom_epoch(run_t *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err) {
+/* ---- depbloom: the epoch ---------------------------------------------------------- */
+
+/* A micro-batch's place in the epoch: window w, its step s, micro-batch j of K; step
+ * counts the steps from the epoch start. */
+typedef struct {
+    int64_t w, s, j, step;
+} mb_pos;
+
+/* Events [*ml, *ml + *mb) of this rank's sub-stream for the micro-batch at p (mb may be
+ * 0: an empty share). Step s of window w trains [s n / S, (s+1) n / S) of the window's n
+ * events, micro-batch j the j-th K-th of that. */
+static void mb_range(const struct depbloom_plan *pl, int64_t K, const mb_pos *p, int64_t *ml, int64_t *mb) {
+    const int64_t off = pl->mine_off[p->w], n = pl->mine_off[p->w + 1] - off, S = pl->steps[p->w];
+    const int64_t lo = off + p->s * n / S, hi = off + (p->s + 1) * n / S, B = hi - lo;
+    *ml = lo + p->j * B / K;
+    *mb = lo + (p->j + 1) * B / K - *ml;
+}
+
+/* Moves p to the next non-empty micro-batch of the epoch (at most total_steps steps);
+ * returns 0 when there is none. */
+static int mb_next(const struct depbloom_plan *pl, int64_t K, int64_t total_steps, mb_pos *p, int64_t *ml,
+                   int64_t *mb) {
+    for (;;) {
+        if (++p->j == K) {
+            p->j = 0, p->step++;
+            if (++p->s >= pl->steps[p->w]) {
+                p->s = 0;
+                do p->w++;
+                while (p->w < pl->W && pl->steps[p->w] == 0);
+            }
+        }
+        if (p->step >= total_steps || p->w >= pl->W) return 0;
+        mb_range(pl, K, p, ml, mb);
+        if (*mb > 0) return 1;
+    }
+}
+
+/* Critical path, sampling ahead: while micro-batch i computes, the worker thread draws
+ * micro-batch i+1's negatives (the same stream the trainer draws them from) and samples
+ * its neighbours (dgnn_tgnn_presample). Two jobs alternate: the forward of i reads job A's
+ * sample while the worker fills job B. */
+typedef struct {
+    run_t *r;
+    int64_t e0, B, cap;
+    uint64_t seed;
+    int32_t *tmp, *neg; /* (B) negatives: the sampler's and the model's layout (K = 1) */
+    dgnn_tgnn_sample s;
+} presample_job;
+
+static int presample_run(void *ctx, dgnn_err *err) {
+    presample_job *j = ctx;
+    if (j->B > j->cap) {
+        j->cap = 2 * j->B;
+        j->tmp = dgnn_xrealloc(j->tmp, (size_t)j->cap * sizeof(int32_t));
+        j->neg = dgnn_xrealloc(j->neg, (size_t)j->cap * sizeof(int32_t));
+    }
+    int rc = event_negatives_into(j->r, j->tmp, j->neg, j->B, 1, 0, j->seed, err);
+    if (!rc)
+        rc = dgnn_tgnn_presample(j->r->model, &j->s, &j->r->g_train, &j->r->plan->mine, j->e0, j->B, j->neg, 1, err);
+    return rc;
+}
+
+typedef struct {
+    prefetch *pf;          /* NULL: no sampling ahead */
+    presample_job job[2];
+    int cur, pending;      /* job[cur] holds (or is sampling) the next micro-batch */
+} sampler_ahead;
+
+/* Before the forward of the micro-batch at p: take its sample (when the worker took one)
+ * and start sampling the one after it. The wait is the sampling left on the critical
+ * path, booked as sampling time. */
+static int ahead_step(run_t *r, sampler_ahead *a, const mb_pos *p, int64_t K, int64_t total_steps, int64_t epoch,
+                      dgnn_err *err) {
+    if (!a->pf) return DGNN_OK;
+    if (a->pending) {
+        const double t0 = dgnn_now();
+        a->pending = 0;
+        int rc = prefetch_wait(a->pf, err);
+        r->t_sample += dgnn_now() - t0;
+        if (rc) return rc;
+        r->t_prefetch += a->job[a->cur].s.seconds;
+        dgnn_tgnn_use_sample(r->model, &a->job[a->cur].s);
+    }
+    mb_pos q = *p;
+    int64_t ml, mb;
+    if (mb_next(r->plan, K, total_steps, &q, &ml, &mb)) {
+        presample_job *j = &a->job[a->cur ^ 1];
+        j->e0 = ml, j->B = mb;
+        j->seed = event_stream_seed(r->cfg->seed, epoch, (q.step * K + q.j) * r->nranks + r->rank);
+        prefetch_submit(a->pf, presample_run, j);
+        a->pending = 1, a->cur ^= 1;
+    }
+    return DGNN_OK;
+}
+
+static int depbloom_steps(run_t *r, int64_t epoch, int64_t total_steps, sampler_ahead *ahead, dgnn_progress *pg,
+                          dgnn_epoch_result *er, dgnn_err *err) {
     const dgnn_event_train_cfg *c = r->cfg;
     struct depbloom_plan *pl = r->plan;
     const dgnn_events *mine = &pl->mine;
     const int P = r->nranks, me = r->rank;
     const int64_t K = c->dist.refine > 1 ? c->dist.refine : 1;
-    int64_t total_steps = 0;
-    for (int64_t w = 0; w < pl->W; w++) total_steps += pl->steps[w];
-    if (c->max_train_batches > 0 && total_steps > c->max_train_batches) total_steps = c->max_train_batches;
-    dgnn_state_reset(&r->st);
-    dgnn_rng_seed2(&r->rng, c->seed, 0x64726f70ULL + (uint64_t)epoch * 4099 + (uint64_t)me);
-    dgnn_progress pg;
-    char label[64];
-    snprintf(label, sizeof label, "epoch %lld train (depbloom, %d ranks)", (long long)epoch, P);
-    if (c->progress && me == 0) dgnn_progress_begin(&pg, label, total_steps);
     double loss_share = 0, flops = 0, t_start = dgnn_now();
     int64_t all_events = 0, step = 0;
     for (int64_t w = 0; w < pl->W && step < total_steps; w++) {
@@ -420,13 +507,16 @@ static int depbloom_epoch(run_t *r, int64_t epoch, dgnn_epoch_result *er, dgnn_e
             int rc = DGNN_OK;
             grad_sync gs = {r, 0};
             for (int64_t j = 0; j < K && !rc; j++) {
-                const int64_t ml = lo + j * B / K, mb = lo + (j + 1) * B / K - ml;
+                const mb_pos at = {w, s, j, step};
+                int64_t ml, mb;
+                mb_range(pl, K, &at, &ml, &mb);
                 if (mb == 0) continue;
                 /* negatives keyed by (epoch, micro-batch id x P + rank): on one rank,
                  * micro-batch b draws what single-process batch b draws */
                 double ml_loss;
                 event_ensure_batch(r, mb, 1);
                 rc = event_draw_negatives(r, mb, 1, 0, event_stream_seed(c->seed, epoch, (step * K + j) * P + me), err);
+                if (!rc) rc = ahead_step(r, ahead, &at, K, total_steps, epoch, err);
                 if (!rc) rc = micro_batch(r, mine, ml, mb, G, r->neg_t, j + 1 == K ? &gs : NULL, &ml_loss, &flops, err);
                 loss += ml_loss * (double)mb / (double)B;
                 if (!rc && j + 1 < K) dgnn_tgnn_commit(r->model, &r->st, mine);
@@ -447,14 +537,13 @@ static int depbloom_epoch(run_t *r, int64_t epoch, dgnn_epoch_result *er, dgnn_e
             r->t_compute += (t1 - t0) + (dgnn_now() - t2);
             r->t_comm += t2 - t1;
             all_events += G;
-            if ((rc = step_done(r, epoch, step, loss, B, G, &loss_share, &pg, step + 1, err))) return rc;
+            if ((rc = step_done(r, epoch, step, loss, B, G, &loss_share, pg, step + 1, err))) return rc;
         }
         double t1 = dgnn_now();
         int rc = window_sync(r, w, err);
         if (rc) return rc;
         r->t_comm += dgnn_now() - t1;
     }
-    if (c->progress && me == 0) dgnn_progress_end(&pg);
     r->grad_bytes += step * r->p->total * (int64_t)sizeof(float);
     dgnn_comm_allreduce_sum_f64(&loss_share, 1);
     er->train_loss = step > 0 ? loss_share / (double)step : NAN;
@@ -462,6 +551,36 @@ static int depbloom_epoch(run_t *r, int64_t epoch, dgnn_epoch_result *er, dgnn_e
     er->train_events = all_events;
     er->flops = flops;
     return DGNN_OK;
+}
+
+static int depbloom_epoch(run_t *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err) {
+    const dgnn_event_train_cfg *c = r->cfg;
+    struct depbloom_plan *pl = r->plan;
+    const int P = r->nranks, me = r->rank;
+    int64_t total_steps = 0;
+    for (int64_t w = 0; w < pl->W; w++) total_steps += pl->steps[w];
+    if (c->max_train_batches > 0 && total_steps > c->max_train_batches) total_steps = c->max_train_batches;
+    dgnn_state_reset(&r->st);
+    dgnn_rng_seed2(&r->rng, c->seed, 0x64726f70ULL + (uint64_t)epoch * 4099 + (uint64_t)me);
+    sampler_ahead ahead;
+    memset(&ahead, 0, sizeof ahead);
+    ahead.job[0].r = ahead.job[1].r = r;
+    if (c->dist.critical_path && !c->dist.no_prefetch && dgnn_tgnn_can_presample(r->model) &&
+        !(ahead.pf = prefetch_start(err)))
+        return err->code;
+    dgnn_progress pg;
+    char label[64];
+    snprintf(label, sizeof label, "epoch %lld train (depbloom, %d ranks)", (long long)epoch, P);
+    if (c->progress && me == 0) dgnn_progress_begin(&pg, label, total_steps);
+    int rc = depbloom_steps(r, epoch, total_steps, &ahead, &pg, er, err);
+    if (c->progress && me == 0) dgnn_progress_end(&pg);
+    prefetch_stop(ahead.pf);
+    dgnn_tgnn_use_sample(r->model, NULL); /* a failed step may have left one attached */
+    for (int k = 0; k < 2; k++) {
+        dgnn_tgnn_sample_free(&ahead.job[k].s);
+        free(ahead.job[k].tmp), free(ahead.job[k].neg);
+    }
+    return rc;
 }
 
 int event_dist_train_epoch(run_t *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err) {

@@ -52,18 +52,23 @@ void event_ensure_batch(run_t *r, int64_t B, int64_t K) {
 }
 
 /* K negatives for each of B events into r->neg_t in the model's (K, B) layout. */
-int event_draw_negatives(run_t *r, int64_t B, int64_t K, int full, uint64_t seed, dgnn_err *err) {
+int event_negatives_into(const run_t *r, int32_t *tmp, int32_t *out, int64_t B, int64_t K, int full, uint64_t seed,
+                         dgnn_err *err) {
     int rc;
     if (r->cfg->neg == DGNN_NEG_ALL)
-        rc = dgnn_neg_uniform(r->neg, B, (int)K, r->ev->num_nodes, seed, err);
+        rc = dgnn_neg_uniform(tmp, B, (int)K, r->ev->num_nodes, seed, err);
     else if (full)
-        rc = dgnn_neg_from_set(r->neg, B, (int)K, r->full_dst, r->n_full_dst, seed, err);
+        rc = dgnn_neg_from_set(tmp, B, (int)K, r->full_dst, r->n_full_dst, seed, err);
     else
-        rc = dgnn_neg_from_set(r->neg, B, (int)K, r->train_dst, r->n_train_dst, seed, err);
+        rc = dgnn_neg_from_set(tmp, B, (int)K, r->train_dst, r->n_train_dst, seed, err);
     if (rc) return rc;
     for (int64_t i = 0; i < B; i++)
-        for (int64_t j = 0; j < K; j++) r->neg_t[j * B + i] = r->neg[i * K + j];
+        for (int64_t j = 0; j < K; j++) out[j * B + i] = tmp[i * K + j];
     return DGNN_OK;
+}
+
+int event_draw_negatives(run_t *r, int64_t B, int64_t K, int full, uint64_t seed, dgnn_err *err) {
+    return event_negatives_into(r, r->neg, r->neg_t, B, K, full, seed, err);
 }
 
 /* One training epoch over r->train; returns the mean batch loss. */
@@ -341,12 +346,12 @@ static int run_setup(run_t *r, const dgnn_events *ev, const dgnn_event_train_cfg
 /* Every rank's time split and traffic into rank 0's res->dist (a collective). */
 static void dist_report(run_t *r, dgnn_event_train_result *res) {
     typedef struct {
-        double compute, sample, comm;
+        double compute, sample, comm, prefetch;
         int64_t events, state_bytes, grad_bytes, steps;
         uint64_t state_sum;
     } rank_fig;
-    rank_fig mine = {r->t_compute,   r->t_sample,   r->t_comm, r->my_events, r->state_bytes,
-                     r->grad_bytes, r->steps, r->state_sum};
+    rank_fig mine = {r->t_compute,  r->t_sample, r->t_comm,  r->t_prefetch, r->my_events,
+                     r->state_bytes, r->grad_bytes, r->steps, r->state_sum};
     rank_fig all[DGNN_DIST_MAX_RANKS];
     int64_t counts[DGNN_DIST_MAX_RANKS];
     dgnn_comm_allgatherv_bytes(all, counts, &mine, sizeof mine);
@@ -358,6 +363,7 @@ static void dist_report(run_t *r, dgnn_event_train_result *res) {
     for (int q = 0; q < r->nranks; q++) {
         d->compute_seconds[q] = all[q].compute;
         d->sample_seconds[q] = all[q].sample;
+        d->prefetch_seconds[q] = all[q].prefetch;
         d->comm_seconds[q] = all[q].comm;
         d->train_events[q] = all[q].events;
         d->bytes_sent[q] = all[q].state_bytes + all[q].grad_bytes;

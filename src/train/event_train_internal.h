@@ -29,7 +29,9 @@ typedef struct {
     int64_t cap;
     /* distributed runs */
     int rank, nranks;
-    double t_compute, t_sample, t_comm; /* this rank's split, summed over epochs */
+    double t_compute, t_sample, t_comm; /* this rank's split, summed over epochs (t_sample:
+                                           sampling on the critical path, inside compute) */
+    double t_prefetch;                  /* depbloom --critical-path: sampling done ahead */
     int64_t my_events, steps;
     int64_t state_bytes, grad_bytes;    /* this rank's traffic, summed over epochs */
     uint64_t state_sum;                 /* checksum of the state after the last training epoch */
@@ -48,6 +50,19 @@ void event_ensure_batch(run_t *r, int64_t B, int64_t K);
 /* K negatives for each of B events into r->neg_t in the model's (K, B) layout, from the
  * pool of cfg->neg (training or full destination set), seeded. */
 int event_draw_negatives(run_t *r, int64_t B, int64_t K, int full, uint64_t seed, dgnn_err *err);
+/* The same into caller buffers: tmp (B K, the sampler's layout) and out (K, B). Reads r
+ * only: safe on another thread. */
+int event_negatives_into(const run_t *r, int32_t *tmp, int32_t *out, int64_t B, int64_t K, int full, uint64_t seed,
+                         dgnn_err *err);
+
+/* One background worker running one job at a time (prefetch.c). submit waits for the
+ * previous job first; wait returns the job's status (its error copied into err). */
+typedef struct prefetch prefetch;
+typedef int (*prefetch_fn)(void *ctx, dgnn_err *err);
+prefetch *prefetch_start(dgnn_err *err); /* NULL (err set) when no thread can start */
+void prefetch_submit(prefetch *pf, prefetch_fn fn, void *ctx);
+int prefetch_wait(prefetch *pf, dgnn_err *err);
+void prefetch_stop(prefetch *pf); /* waits for a running job; NULL is a no-op */
 
 /* One distributed training epoch (event_dist.c): the strict baseline or DepBloom, by
  * r->cfg->dist.mode. Fills er like the single-process epoch (loss averaged over all
