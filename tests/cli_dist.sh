@@ -23,10 +23,24 @@ if out=$($mpi -np 2 "$dgnn" train --dist strict --epochs 1 --max-batches 10 --th
   ok "dgnn train --dist strict -np 2 writes the dist JSON"
 else bad "dgnn train --dist strict -np 2"; echo "$out" | tail -20; fi
 if out=$($mpi -np 2 "$dgnn" train --dist depbloom --partition --window-events 5000 --epochs 1 --threads 1 --quiet \
-    --out "$tmp/d.json" 2>&1) && grep -q '"mode":[[:space:]]*"depbloom"' "$tmp/d.json" \
+    --out "$tmp/d.json" --window-report "$tmp/w.csv" 2>&1) && grep -q '"mode":[[:space:]]*"depbloom"' "$tmp/d.json" \
     && grep -q '"cut_fraction":[[:space:]]*0\.' "$tmp/d.json" && echo "$out" | grep -q "^test AP"; then
   ok "dgnn train --dist depbloom --partition -np 2"
 else bad "dgnn train --dist depbloom --partition -np 2"; echo "$out" | tail -20; fi
+# the window report: one row per window (as many as the JSON's windows), each window's
+# events split over the 2 ranks, the boundary sync below strict's bound
+if awk -F, -v W="$(grep -o '"windows":[[:space:]]*[0-9]*' "$tmp/d.json" | grep -o '[0-9]*$')" '
+    NR == 1 { ok = ($0 ~ /^window,begin,end,events,cut_events,cut_fraction,nodes,events_rank0,events_rank1,/); next }
+    { rows++; if ($8 + $9 != $4 || $4 != $3 - $2 || $12 <= 0 || $12 > $13) ok = 0 }
+    END { exit !(ok && rows == W && rows > 0) }' "$tmp/w.csv" 2>/dev/null; then
+  ok "--window-report: one row per window, events per rank add up"
+else bad "--window-report"; head -3 "$tmp/w.csv" 2>/dev/null; fi
+if out=$("$dgnn" train --dist strict --window-report "$tmp/x.csv" 2>&1); then bad "--window-report without depbloom accepted"
+else ok "--window-report needs --dist depbloom"; fi
+if out=$($mpi -np 2 "$dgnn" train --dist depbloom --partition --epochs 1 --max-batches 2 --threads 1 --quiet \
+    --window-report "$tmp/no/such/dir/w.csv" 2>&1); then bad "unwritable --window-report accepted"
+elif echo "$out" | grep -q "no/such/dir/w.csv"; then ok "unwritable --window-report: message names the file"
+else bad "unwritable --window-report: no clear message"; echo "$out" | tail -5; fi
 # a rank killed mid-run ends the job at once with a message naming it; the checkpoint
 # of the last finished epoch stays loadable and --resume finishes the run
 ck="$tmp/ck"

@@ -49,6 +49,8 @@ typedef struct {
     int64_t refine;         /* depbloom: K micro-batches per enlarged batch (0/1 = off) */
     int critical_path;      /* depbloom: critical-path optimization */
     int no_prefetch;        /* critical path without sampling ahead (to measure what it hides) */
+    const char *window_report; /* depbloom: rank 0 writes the per-window partition figures
+                                  here as CSV (NULL: none); see docs/depbloom.md */
 } dgnn_dist_cfg;
 
 /* Per-rank time split and traffic of a distributed run, summed over its epochs (rank 0

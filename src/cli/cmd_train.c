@@ -189,6 +189,7 @@ static int train_main(int argc, char **argv, int bench) {
     int64_t window_events = -1, refine = 0;
     double window_seconds = 0;
     int partition = 0, critical_path = 0, no_prefetch = 0;
+    const char *window_report = NULL;
     int64_t slots = -1, epochs = -1, batch = -1, threads = 0, patience = -1, evalneg = -1, seed = 0, mem = -1, tdim = -1,
             emb = -1, nbrs = -1, heads = -1, max_batches = 0;
     double lr = -1, dropout = -1, new_frac = -1;
@@ -227,6 +228,7 @@ static int train_main(int argc, char **argv, int bench) {
         {"refine", ARG_INT, &refine, "K", "depbloom: K micro-batches per step, each reading the memory the earlier"
                                                       " ones wrote (intra-batch memory refinement)"},
         {"critical-path", ARG_FLAG, &critical_path, NULL, "depbloom: hot rows (far ends of cut events) sent after every step, overlapped; the next micro-batch sampled ahead on a worker thread"},
+        {"window-report", ARG_STRING, &window_report, "CSV", "depbloom: rank 0 writes each window's events, cut, events per rank and bytes synchronised (and strict's at most) as CSV"},
         {"no-prefetch", ARG_FLAG, &no_prefetch, NULL, "with --critical-path: sample in the forward, not ahead (to measure what sampling ahead hides)"},
         {"out", ARG_STRING, &out, "FILE", "write the results as JSON"},
         {"quiet", ARG_FLAG, &quiet, NULL, "no progress bar"},
@@ -330,7 +332,7 @@ static int train_main(int argc, char **argv, int bench) {
         fprintf(stderr, "dgnn train: --no-prefetch goes with --critical-path\n");
         return 2;
     }
-    if ((partition || window_events >= 0 || window_seconds > 0 || refine > 1 || critical_path) &&
+    if ((partition || window_events >= 0 || window_seconds > 0 || refine > 1 || critical_path || window_report) &&
         c.dist.mode != DGNN_DIST_DEPBLOOM) {
         fprintf(stderr, "dgnn train: --partition, --window-*, --refine and --critical-path need --dist depbloom\n");
         return 2;
@@ -345,6 +347,7 @@ static int train_main(int argc, char **argv, int bench) {
     c.dist.refine = refine;
     c.dist.critical_path = critical_path;
     c.dist.no_prefetch = no_prefetch;
+    c.dist.window_report = window_report;
     if (c.dist.mode != DGNN_DIST_NONE) {
         dgnn_comm_init(&argc, &argv);
         if (dgnn_comm_rank() != 0) c.progress = 0;

@@ -266,9 +266,34 @@ static int plan_make(run_t *r, dgnn_err *err) {
     pl->send = dgnn_xmalloc((size_t)send_cap * sizeof(int32_t));
     pl->step_total = dgnn_xmalloc((size_t)steps_cap * sizeof(int64_t));
     int rc = DGNN_OK;
+    FILE *rep = NULL;
+    const int64_t rb = dgnn_state_row_bytes(&r->st);
+    if (d->window_report && me == 0) {
+        if (!(rep = fopen(d->window_report, "w")))
+            rc = dgnn_err_set(err, DGNN_EIO, "%s: cannot write the window report", d->window_report);
+        else {
+            fprintf(rep, "window,begin,end,events,cut_events,cut_fraction,nodes");
+            for (int q = 0; q < P; q++) fprintf(rep, ",events_rank%d", q);
+            fprintf(rep, ",largest_over_mean,rows_synced,bytes_synced,strict_bytes_max\n");
+        }
+    }
     for (int64_t w = 0; w < W && !rc; w++) {
         const int64_t b = bounds[w], e = bounds[w + 1];
         if ((rc = dgnn_window_partition(&wp, tr, b, e, owner, &po, err))) break;
+        if (rep) {
+            /* the boundary all-gather sends every node the window wrote once, to P - 1
+             * ranks; strict sends each step's written rows (at most 2 per event) likewise */
+            int64_t mx = 0;
+            fprintf(rep, "%lld,%lld,%lld,%lld,%lld,%.6f,%lld", (long long)w, (long long)b, (long long)e,
+                    (long long)(e - b), (long long)wp.num_cut, wp.cut_fraction, (long long)wp.num_nodes);
+            for (int q = 0; q < P; q++) {
+                fprintf(rep, ",%lld", (long long)wp.part_events[q]);
+                mx = wp.part_events[q] > mx ? wp.part_events[q] : mx;
+            }
+            fprintf(rep, ",%.4f,%lld,%lld,%lld\n", e > b ? (double)mx * P / (double)(e - b) : 0.0,
+                    (long long)wp.num_nodes, (long long)(wp.num_nodes * rb * (P - 1)),
+                    (long long)(2 * (e - b) * rb * (P - 1)));
+        }
         pl->cut_fraction += wp.cut_fraction / (double)W;
         int64_t mx = 0;
         for (int q = 0; q < P; q++) mx = wp.part_events[q] > mx ? wp.part_events[q] : mx;
@@ -327,6 +352,8 @@ static int plan_make(run_t *r, dgnn_err *err) {
         nhot = u;
         dgnn_owner_update(owner, &wp);
     }
+    if (rep && fclose(rep) != 0 && !rc)
+        rc = dgnn_err_set(err, DGNN_EIO, "%s: write failed (disk full?)", d->window_report);
     pl->hot_off[W] = nhot;
     pl->stamp = dgnn_xmalloc((size_t)(tr->num_nodes ? tr->num_nodes : 1) * sizeof(int64_t));
     for (int64_t v = 0; v < tr->num_nodes; v++) pl->stamp[v] = -1;
