@@ -7,7 +7,9 @@
  * rank 0 prints the predicted and measured makespan and imbalance and writes them in the
  * JSON's `dist` object; a rank that fails ends the job); and
  * `dgnn bench train --model evolvegcn-o ...`: seconds per epoch, the per-sample time
- * distribution and SpMM throughput against the STREAM triad, measured in the same run.
+ * distribution and SpMM throughput against the STREAM triad, measured in the same run;
+ * its --synthetic T runs the same bench on a generated stream (gen.h) cut into T
+ * snapshots of growing size instead of --data (issue #4's 1,000-snapshot sequence).
  *
  * Entry points: int cmd_train_snapshot(int argc, char **argv), declared in cli.h
  * (cmd_train.c hands `dgnn train --model evolvegcn-*` over to it with the same argv);
@@ -16,6 +18,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +26,7 @@
 
 #include "cli.h"
 #include "dgnn/comm.h"
+#include "dgnn/gen.h"
 #include "dgnn/nn_graph.h"
 #include "dgnn/train_snapshot.h"
 
@@ -253,6 +257,71 @@ static void bench_bandwidth(const dgnn_events *ev, const dgnn_snap_train_cfg *c,
     dgnn_snapshots_free(&s);
 }
 
+/* The synthetic sequence of `dgnn bench train --synthetic T`: the generator's defaults
+ * except a rate that grows linearly by SYNTH_GROWTH over the span and no bursts, so that
+ * T equal time windows of duration / T are T snapshots of steadily growing size (issue
+ * #4's "1,000 snapshots of growing size"; bursts would make a few windows 10x larger
+ * and hide the trend). Sizes near bitcoin-alpha's (3,783 nodes, at most 1,686 nonzeros of
+ * A + A^T per snapshot): 3,000 nodes and 500,000 events give T = 1,000 snapshots from
+ * about 110 to 900 events (190 to 1,340 nonzeros), and an epoch of its 689 training
+ * samples takes under a minute on one core. */
+#define SYNTH_NODES 3000
+#define SYNTH_EVENTS 500000
+#define SYNTH_GROWTH 10.0
+
+/* Generates the synthetic stream into ev and returns the snapshot length (duration / T)
+ * in *seconds; on failure prints "dgnn CMD: ..." and returns 2 (bad --nodes / --events,
+ * caught by dgnn_gen_check) or 1. */
+static int synthetic_events(const char *cmd, int64_t T, int64_t nodes, int64_t events, dgnn_events *ev,
+                            double *seconds) {
+    if (events < 1) { /* the generator allows 0; the snapshot cut does not */
+        fprintf(stderr, "dgnn %s: --events must be >= 1, got %lld\n", cmd, (long long)events);
+        return 2;
+    }
+    dgnn_gen_opts o = dgnn_gen_opts_default();
+    o.num_nodes = nodes;
+    o.num_events = events;
+    o.growth = SYNTH_GROWTH;
+    o.bursts = 0;
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    if (dgnn_gen_check(&o, &err) != DGNN_OK) {
+        fprintf(stderr, "dgnn %s: --synthetic: %s\n", cmd, err.msg);
+        return 2;
+    }
+    if (dgnn_gen_events(ev, &o, &err) != DGNN_OK) {
+        fprintf(stderr, "dgnn %s: --synthetic: %s\n", cmd, err.msg);
+        return 1;
+    }
+    *seconds = o.duration / (double)T;
+    return 0;
+}
+
+/* One line saying which synthetic sequence was used: its cut as the trainer cuts it
+ * (symmetric, so edges = nnz of A + A^T, each undirected edge counted twice) and the
+ * sizes of its first and last snapshot. */
+static void synthetic_report(const dgnn_events *ev, int64_t T, double seconds, int64_t nodes, int64_t events) {
+    dgnn_snapshot_opts so = dgnn_snapshot_opts_default();
+    so.seconds = seconds;
+    so.symmetric = 1;
+    dgnn_snapshots s;
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    if (dgnn_snapshots_build(&s, ev, &so, &err) != DGNN_OK || s.count == 0) {
+        fprintf(stderr, "dgnn bench train: --synthetic: snapshots: %s\n", err.msg);
+        return;
+    }
+    const dgnn_snapshot *f = &s.snaps[0], *l = &s.snaps[s.count - 1];
+    printf("synthetic sequence: T %lld (%lld snapshots cut) of %g s; dgnn gen with nodes %lld, events %lld, growth "
+           "%g, bursts 0, seed 1; first snapshot %lld events, %lld edges; last %lld events, %lld "
+           "edges (edges: nnz of A + A^T)\n",
+           (long long)T, (long long)s.count, seconds, (long long)nodes, (long long)events, SYNTH_GROWTH,
+           (long long)(f->ev_end - f->ev_begin), (long long)f->num_edges,
+           (long long)(l->ev_end - l->ev_begin), (long long)l->num_edges);
+    fflush(stdout); /* before the trainer's log lines on stderr */
+    dgnn_snapshots_free(&s);
+}
+
 /* `dgnn train` (bench = 0) and `dgnn bench train` (bench = 1: training only, 3 epochs
  * by default, the per-sample time distribution and the bandwidth figures). */
 static int snap_main(int argc, char **argv, int bench) {
@@ -263,12 +332,19 @@ static int snap_main(int argc, char **argv, int bench) {
     double time_limit = 10;
     int64_t window = -1, per_step = -1, epochs = -1, seed = -1, threads = 0, hidden = -1, cls = -1, negs = -1,
             patience = -1, skipval = -1, max_windows = 0, count = -1;
+    /* INT64_MIN: not given (so that --synthetic 0 or --nodes -1 are reported, not ignored) */
+    int64_t synthetic = INT64_MIN, syn_nodes = INT64_MIN, syn_events = INT64_MIN;
     double seconds = -1, lr = -1, train_frac = -1, val_frac = -1, bench_secs = 1.0;
     int resume = 0, quiet = 0, no_eval = 0, baseline_last = 0, neg_all = 0;
     arg_opt opts[] = {
         {"model", ARG_STRING, &model, "M", "evolvegcn-o, evolvegcn-h, tgcn, gcrn-gru, wdgcn, gcn (static baseline)"},
         {"data", ARG_STRING, &data, "FILE", "event stream (any format), cut into snapshots; node: a PGT json file"},
         CLI_LOAD_OPTS(lf),
+        {"synthetic", ARG_INT, &synthetic, "T", "bench train only, instead of --data: a generated stream (dgnn gen, "
+                                                "growth 10, bursts 0, seed 1) cut into T snapshots of growing size "
+                                                "(of 30 days / T each)"},
+        {"nodes", ARG_INT, &syn_nodes, "N", "with --synthetic: node count (3000)"},
+        {"events", ARG_INT, &syn_events, "E", "with --synthetic: event count (500000)"},
         {"task", ARG_STRING, &task_s, "T", "link (link prediction, default), edge (rating-sign classification), "
                                            "node (node regression on PGT targets)"},
         {"preset", ARG_STRING, &preset, "P", "configuration: link: bitcoin-alpha (default) or uci; edge: "
@@ -315,13 +391,18 @@ static int snap_main(int argc, char **argv, int bench) {
         {NULL, 0, NULL, NULL, NULL},
     };
     arg_spec spec = {.cmd = bench ? "bench train" : "train",
-                     .usage = bench ? "dgnn bench train --model evolvegcn-o|evolvegcn-h|tgcn|gcrn-gru|wdgcn|gcn --data FILE [options]"
+                     .usage = bench ? "dgnn bench train --model evolvegcn-o|evolvegcn-h|tgcn|gcrn-gru|wdgcn|gcn --data FILE | "
+                                      "--synthetic T [options]"
                                     : "dgnn train --model evolvegcn-o|evolvegcn-h|tgcn|gcrn-gru|wdgcn|gcn --data FILE [--task link|edge|node] "
                                       "[options]",
                      .summary = bench ? "Times the training loop of a snapshot model (3 epochs by default, no\n"
                                         "evaluation): seconds per epoch, the per-sample training time\n"
                                         "distribution (min / median / p90 / max, and max / median: the imbalance\n"
-                                        "between windows), and SpMM GB/s beside the STREAM triad measured now."
+                                        "between windows), and SpMM GB/s beside the STREAM triad measured now.\n"
+                                        "--synthetic T instead of --data: dgnn gen's stream with the rate growing\n"
+                                        "10x over its 30 days and no bursts (3,000 nodes and 500,000 events unless\n"
+                                        "--nodes / --events), cut into T snapshots of 30 days / T: T snapshots of\n"
+                                        "growing size (link task; T >= window + 2)."
                                       : "Trains EvolveGCN-O or -H with the reference code's protocol: snapshots of fixed\n"
                                         "length, one-hot degree input, samples of W+1 snapshots. --task link: predict\n"
                                         "the next snapshot's edges (100 sampled non-edges per edge; validation and test\n"
@@ -355,7 +436,31 @@ static int snap_main(int argc, char **argv, int bench) {
         fprintf(stderr, "dgnn %s: --task: %s\n", cmd, err.msg);
         return 2;
     }
-    if (!data) {
+    const int syn = synthetic != INT64_MIN;
+    if (syn && !bench) {
+        fprintf(stderr, "dgnn %s: --synthetic is for `dgnn bench train` only (to train on a generated stream, write "
+                        "it with `dgnn gen` and pass --data)\n", cmd);
+        return 2;
+    }
+    if (syn && data) {
+        fprintf(stderr, "dgnn %s: give --data FILE or --synthetic T, not both\n", cmd);
+        return 2;
+    }
+    if (!syn && (syn_nodes != INT64_MIN || syn_events != INT64_MIN)) {
+        fprintf(stderr, "dgnn %s: --nodes and --events size the --synthetic stream; they need --synthetic T\n", cmd);
+        return 2;
+    }
+    if (syn && task != DGNN_SNAP_TASK_LINK) {
+        fprintf(stderr, "dgnn %s: --synthetic: the generated stream has no ratings or node targets: use --task link\n",
+                cmd);
+        return 2;
+    }
+    if (syn && (seconds >= 0 || count >= 0)) {
+        fprintf(stderr, "dgnn %s: --synthetic T cuts its stream into T snapshots itself: leave out --snapshot-seconds "
+                        "and --snapshots\n", cmd);
+        return 2;
+    }
+    if (!data && !syn) {
         fprintf(stderr, "dgnn %s: --data FILE is required for %s (%s)\n", cmd, model,
                 task == DGNN_SNAP_TASK_NODE ? "a PyG-Temporal json file with node targets"
                                             : "an event stream to cut into snapshots");
@@ -412,6 +517,29 @@ static int snap_main(int argc, char **argv, int bench) {
     c.checkpoint = ckpt;
     c.resume = resume;
     c.progress = !quiet;
+    if (syn) {
+        /* fewer than W + 2 leave no sample at all (a sample reads W + 1 snapshots and
+         * predicts one more), and the trainer's split (dgnn_snap_split) may leave none
+         * for training either: both are a bad --synthetic T, told before generating,
+         * with the smallest T that works (the split's rule, not a copy of it). Fractions
+         * out of range find none: the trainer's check of the configuration tells. */
+        int64_t need = c.window + 2, tb = 0, te = 0, ve = 0, xe = 0;
+        if (c.train_frac > 0 && c.train_frac < 1) {
+            for (int64_t t = need; t < need + 1000000; t++) {
+                dgnn_snap_split(t, c.window, c.train_frac, c.val_frac, &tb, &te, &ve, &xe);
+                if (te > tb) {
+                    need = t;
+                    break;
+                }
+            }
+        }
+        if (synthetic < need) {
+            fprintf(stderr, "dgnn %s: --synthetic %lld: too few snapshots: window %lld and train fraction %g need T >= "
+                            "%lld (at least window + 2, and one training sample)\n",
+                    cmd, (long long)synthetic, (long long)c.window, c.train_frac, (long long)need);
+            return 2;
+        }
+    }
     if (resume && !ckpt) {
         fprintf(stderr, "dgnn %s: --resume needs --checkpoint DIR\n", cmd);
         return 2;
@@ -482,7 +610,17 @@ static int snap_main(int argc, char **argv, int bench) {
     }
 
     dgnn_events ev;
-    if ((rc = cli_load(cmd, data, &lf, &ev)) != 0) {
+    char synname[64];
+    if (syn) {
+        const int64_t N = syn_nodes != INT64_MIN ? syn_nodes : SYNTH_NODES;
+        const int64_t E = syn_events != INT64_MIN ? syn_events : SYNTH_EVENTS;
+        double secs = 0;
+        if ((rc = synthetic_events(cmd, synthetic, N, E, &ev, &secs)) != 0) return rc;
+        c.snapshot_seconds = secs, c.snapshot_count = 0;
+        snprintf(synname, sizeof synname, "synthetic-T%lld", (long long)synthetic);
+        data = synname;
+        synthetic_report(&ev, synthetic, secs, N, E);
+    } else if ((rc = cli_load(cmd, data, &lf, &ev)) != 0) {
         free(cost);
         if (many) dgnn_comm_abort(1);
         return rc;
