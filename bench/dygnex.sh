@@ -9,7 +9,9 @@
 #  3. distributed training runs, mpirun -np 2 and 4, per scheduler: per-epoch time,
 #     measured imbalance (wall and CPU seconds of each group), per-rank compute/comm; and
 #     one process playing 4 ranks (each group timed alone: no sharing of cores);
-#  4. the simulator (dgnn simulate --family snapshot) against those runs.
+#  4. the simulator (dgnn simulate --family snapshot) against those runs;
+#  5. the simulated efficiency at 512 and 4096 workers on 262,155-snapshot synthetic
+#     sequences (64 windows per worker at 4096), and the ILP on 1,000 windows and 512 workers.
 # Not a test: it prints markdown tables (and keeps every JSON in $OUT).
 #   bench/dygnex.sh [DGNN] ; env: DATA (shared data folder), OUT (/tmp/dygnex-bench),
 #   EPOCHS (2 per run), NPS ("2 4"), SCHEDS ("even greedy ilp"), ILP_LIMIT (10 s),
@@ -77,6 +79,12 @@ for p in growing bursty; do
   "$dgnn" simulate --family snapshot --model evolvegcn-o --synthetic 2000 --pattern $p \
     --workers 4 --schedulers even,greedy,ilp --time-limit "$ilp_limit" --json "$out/syn_$p.json" \
     > "$out/syn_$p.txt" 2>&1 || true
+  "$dgnn" simulate --family snapshot --model evolvegcn-o --synthetic 262155 --pattern $p \
+    --workers 1,512,4096 --schedulers even,greedy,ilp --time-limit "$ilp_limit" --json "$out/scale_$p.json" \
+    > "$out/scale_$p.txt" 2>&1 || true
+  "$dgnn" simulate --family snapshot --model evolvegcn-o --synthetic 1011 --pattern $p \
+    --workers 512 --schedulers greedy,ilp --time-limit "$ilp_limit" --json "$out/ilp512_$p.json" \
+    > "$out/ilp512_$p.txt" 2>&1 || true
 done
 
 python3 - "$out" "$sets" "$nps" "$scheds" << 'EOF' | tee "$out/table.md"
@@ -117,8 +125,10 @@ print("\n### Distributed runs (mpirun, one thread per rank; per epoch, mean of t
 print("imbalance = sum over rounds of the slowest group / sum of the mean group - 1; wall: the groups' wall")
 print("seconds (ranks share the cores), cpu: their process CPU seconds (the no-contention time of each group);")
 print("no-contention epoch = CPU makespan + Adam steps + rounds x the all-reduce's alpha-beta time.\n")
-print("| data | ranks | scheduler | epoch wall s | vs even | imbalance pred | wall | cpu | cpu makespan s | sum of ranks' cpu s | no-contention epoch s | vs even | comm s (max rank) |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("equal speed: (1 + cpu imbalance) / (1 + even's) - 1, the epoch at this run's mean speed against even's")
+print("at the same speed (the machine's speed drifts between runs; the schedule's own gain).\n")
+print("| data | ranks | scheduler | epoch wall s | vs even | imbalance pred | wall | cpu | cpu makespan s | sum of ranks' cpu s | no-contention epoch s | vs even | at equal speed vs even | comm s (max rank) |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 rows = {}
 for d in sets:
     sim = J(f"{d}_sim.json")
@@ -126,30 +136,31 @@ for d in sets:
     for np_ in nps:
         P = int(np_)
         ar = 2 * (P - 1) * a + 2 * (P - 1) / P * gb * b
-        base = None; base_nc = None
+        base = None; base_nc = None; base_imb = None
         for s in scheds:
             f = f"{d}_np{np_}_{s}.json"
             if not ok(f): continue
             x = J(f)["dist"]
             nc = x["makespan_measured_cpu"] + x["step_seconds"] + x["rounds"] * ar
             ep = x["epoch_seconds"]
-            if s == "even": base, base_nc = ep, nc
+            if s == "even": base, base_nc, base_imb = ep, nc, x["imbalance_measured_cpu"]
             rows[(d, P, s)] = (x, nc)
             vs = "" if s == "even" or base is None else "%+.1f%%" % (100 * (ep / base - 1))
             vsn = "" if s == "even" or base_nc is None else "%+.1f%%" % (100 * (nc / base_nc - 1))
+            eq = "" if s == "even" or base_imb is None else "%+.1f%%" % (100 * ((1 + x["imbalance_measured_cpu"]) / (1 + base_imb) - 1))
             print(f"| {name[d]} | {P} | {s} | {ep:.3f} | {vs} | {pct(x['imbalance_predicted'])} | "
                   f"{pct(x['imbalance_measured'])} | {pct(x['imbalance_measured_cpu'])} | {x['makespan_measured_cpu']:.3f} | "
-                  f"{sum(r['cpu_seconds'] for r in x['per_rank']):.3f} | {nc:.3f} | {vsn} | "
+                  f"{sum(r['cpu_seconds'] for r in x['per_rank']):.3f} | {nc:.3f} | {vsn} | {eq} | "
                   f"{max(r['comm_seconds'] for r in x['per_rank']):.3f} |")
 
 print("\n### One process playing 4 ranks (each group run alone on one core; CPU seconds)\n")
 print("total = all windows' CPU seconds in this run (the profile's sum was measured earlier: the machine's")
 print("speed drifts with the load on the other hyperthread); calibrated = predicted makespan x measured")
 print("mean / predicted mean, i.e. the schedule's predicted imbalance applied to this run's speed.\n")
-print("| data | scheduler | total pred s | total meas s | makespan pred s | calibrated s | measured s | error (calibrated) | imbalance pred | measured (cpu) | measured (wall) | makespan vs even |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("| data | scheduler | total pred s | total meas s | makespan pred s | calibrated s | measured s | error (calibrated) | imbalance pred | measured (cpu) | measured (wall) | makespan vs even | at equal speed vs even |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for d in sets:
-    base = None
+    base = None; base_imb = None
     for s in scheds:
         f = f"{d}_emu4_{s}.json"
         if not ok(f): continue
@@ -157,11 +168,12 @@ for d in sets:
         P = x["ranks"]
         cal = x["makespan_predicted"] * x["mean_measured_cpu"] / x["mean_predicted"]
         m = x["makespan_measured_cpu"]
-        if s == "even": base = m
+        if s == "even": base, base_imb = m, x["imbalance_measured_cpu"]
         vs = "" if s == "even" or base is None else "%+.1f%%" % (100 * (m / base - 1))
+        eq = "" if s == "even" or base_imb is None else "%+.1f%%" % (100 * ((1 + x["imbalance_measured_cpu"]) / (1 + base_imb) - 1))
         print(f"| {name[d]} | {s} | {P * x['mean_predicted']:.3f} | {P * x['mean_measured_cpu']:.3f} | "
               f"{x['makespan_predicted']:.3f} | {cal:.3f} | {m:.3f} | {100 * (cal / m - 1):+.1f}% | "
-              f"{pct(x['imbalance_predicted'])} | {pct(x['imbalance_measured_cpu'])} | {pct(x['imbalance_measured'])} | {vs} |")
+              f"{pct(x['imbalance_predicted'])} | {pct(x['imbalance_measured_cpu'])} | {pct(x['imbalance_measured'])} | {vs} | {eq} |")
 
 print("\n### Simulator (dgnn simulate --family snapshot, this machine's alpha/beta) against the runs\n")
 print("sim T_P = the schedule's makespan (fitted costs) + rounds x all-reduce (alpha-beta, this machine's")
@@ -193,4 +205,23 @@ for d in sets:
             cal = pt[s]["makespan"] * x["mean_measured_cpu"] / x["mean_predicted"] + pt[s]["comm"] + x["step_seconds"]
             print(f"| {name[d]} | {P} | {s} | {tp:.3f} | {nc:.3f} | {100 * (tp / nc - 1):+.1f}% | {100 * (cal / nc - 1):+.1f}% | "
                   f"{x['epoch_seconds']:.3f} | {100 * (tp / x['epoch_seconds'] - 1):+.1f}% |")
+
+print("\n### Simulated scaling (default cost law, `--net ib`, all-reduce auto)\n")
+print("| sequence | P | all-reduce | even imbalance / efficiency | greedy imbalance / efficiency | ilp imbalance / efficiency, gap |")
+print("|---|---|---|---|---|---|")
+for p in ("growing", "bursty"):
+    if not ok(f"scale_{p}.json"): continue
+    for pt in J(f"scale_{p}.json")["points"]:
+        if pt["workers"] == 1: continue
+        print(f"| {p}, 262,155 snapshots | {pt['workers']} | {pt['allreduce']} | {pct(pt['even']['imbalance'])} / "
+              f"{pct(pt['even']['efficiency'])} | {pct(pt['greedy']['imbalance'])} / {pct(pt['greedy']['efficiency'])} | "
+              f"{pct(pt['ilp']['imbalance'])} / {pct(pt['ilp']['efficiency'])}, {pct(pt['ilp']['gap'])} |")
+print("\n### ILP: 1,000 windows on 512 workers (1,011-snapshot synthetic sequences)\n")
+print("| sequence | rounds | greedy imbalance | ilp imbalance | ilp gap to the bound | ilp solve s |")
+print("|---|---|---|---|---|---|")
+for p in ("growing", "bursty"):
+    if not ok(f"ilp512_{p}.json"): continue
+    pt = J(f"ilp512_{p}.json")["points"][0]
+    print(f"| {p} | {pt['ilp']['rounds']} | {pct(pt['greedy']['imbalance'])} | {pct(pt['ilp']['imbalance'])} | "
+          f"{pct(pt['ilp']['gap'])} | {pt['ilp']['solve_seconds']:.3f} |")
 EOF
