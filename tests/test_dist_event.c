@@ -102,10 +102,12 @@ int main(int argc, char **argv) {
         dgnn_comm_barrier();
     }
     /* depbloom with partitioning: whole epochs on windows of 500 events, without and with
-     * the critical-path exchange of hot rows */
-    for (int cp = 0; cp < 2; cp++) {
+     * the critical-path exchange of hot rows; TGN, and APAN, whose mails to sampled
+     * neighbours make ranks write the same nodes (merged at the window's end) */
+    for (int run = 0; run < 4; run++) {
+        const int cp = run & 1, apan = run >> 1;
         step_log log = {{0}, 0};
-        dgnn_event_train_cfg c = small_cfg(DGNN_TGNN_TGN, B, &log);
+        dgnn_event_train_cfg c = small_cfg(apan ? DGNN_TGNN_APAN : DGNN_TGNN_TGN, B, &log);
         c.dist.mode = DGNN_DIST_DEPBLOOM;
         c.dist.partition = 1;
         c.dist.window_events = 500;
@@ -122,12 +124,19 @@ int main(int argc, char **argv) {
             CHECK(res->epochs[0].train_events == res->n_train);
             CHECK(res->dist.windows == (res->n_train + 499) / 500);
             CHECK(res->dist.cut_fraction >= 0 && res->dist.cut_fraction < (P == 1 ? 1e-12 : 0.9));
-            for (int q = 1; q < P; q++) CHECK(res->dist.state_checksum[q] == res->dist.state_checksum[0]);
+            for (int q = 1; q < P; q++)
+                CHECK_MSG(res->dist.state_checksum[q] == res->dist.state_checksum[0], "%s: replica %d differs",
+                          apan ? "apan" : "tgn", q);
             CHECK(cp || res->dist.hot_rows == 0);
             CHECK(!cp || P == 1 || res->dist.hot_rows > 0);
-            /* it learns: below the chance loss 2 ln 2 = 1.3863 (an untrained model sits at it) */
-            CHECK_MSG(isfinite(res->epochs[1].train_loss) && res->epochs[1].train_loss < 1.3863 - 2e-3,
-                      "epoch 2 loss %.4f", res->epochs[1].train_loss);
+            /* it learns: below the chance loss 2 ln 2 = 1.3863 (an untrained model sits at it).
+             * APAN stays at chance for 2 epochs of this small stream even in one process
+             * (test_apan and docs/tgnn.md: it needs more Adam steps), so for it only the
+             * loss is checked to be a number; its learning under depbloom is measured on
+             * wikipedia (docs/depbloom.md) */
+            CHECK(isfinite(res->epochs[1].train_loss));
+            if (!apan)
+                CHECK_MSG(res->epochs[1].train_loss < 1.3863 - 2e-3, "epoch 2 loss %.4f", res->epochs[1].train_loss);
         }
     }
     /* sampling ahead (--critical-path's worker thread) changes nothing: the same loss at

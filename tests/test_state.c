@@ -7,7 +7,63 @@
 #include "check.h"
 #include "dgnn/state.h"
 
+/* Merging versions of a node written by two processes from one common row: memory of
+ * the later update, the union of the mailboxes (the common mails once), latest `slots`
+ * kept oldest first; every process merging the same buffer ends equal. */
+static void push1(dgnn_state *s, int32_t v, float x, double t) {
+    float m[2] = {x, -x};
+    dgnn_state_push_mails(s, &v, m, &t, 1, DGNN_AGG_LAST);
+}
+
+static void test_merge(int64_t S) {
+    dgnn_state base, a, b, c;
+    dgnn_err e;
+    CHECK(dgnn_state_init(&base, 4, 2, 2, S, &e) == DGNN_OK);
+    dgnn_state_init(&a, 4, 2, 2, S, &e), dgnn_state_init(&b, 4, 2, 2, S, &e), dgnn_state_init(&c, 4, 2, 2, S, &e);
+    push1(&base, 1, 1, 1), push1(&base, 1, 2, 2);
+    float mem[2] = {7, 7};
+    double mt = 1;
+    int32_t v = 1;
+    dgnn_state_set_mem(&base, &v, mem, &mt, 1);
+    dgnn_state_copy(&a, &base), dgnn_state_copy(&b, &base);
+    push1(&a, 1, 3, 3);
+    mem[0] = 30, mt = 3;
+    dgnn_state_set_mem(&a, &v, mem, &mt, 1);
+    push1(&b, 1, 4, 4), push1(&b, 1, 5, 5);
+    mem[0] = 20, mt = 2;
+    dgnn_state_set_mem(&b, &v, mem, &mt, 1);
+    const int64_t rb = dgnn_state_row_bytes(&base);
+    char *buf = malloc((size_t)(2 * rb));
+    dgnn_state_pack_rows(buf, &a, &v, 1);
+    dgnn_state_pack_rows(buf + rb, &b, &v, 1);
+    /* into a replica that holds a's row and one that holds b's: both end equal */
+    dgnn_state_copy(&c, &b);
+    CHECK(dgnn_state_merge_rows(&a, buf, 2 * rb, 1, &e) == 2);
+    CHECK(dgnn_state_merge_rows(&c, buf, 2 * rb, 1, &e) == 2);
+    CHECK(dgnn_state_checksum(&a) == dgnn_state_checksum(&c));
+    const int64_t keep = S < 5 ? S : 5; /* mails at 1, 2 (common), 3 (a), 4, 5 (b) */
+    CHECK_MSG(a.mail_n[1] == keep && a.mail_head[1] == keep % S, "S %lld: %d mails, head %d", (long long)S,
+              a.mail_n[1], a.mail_head[1]);
+    CHECK(a.mem[2] == 30 && a.mem_t[1] == 3); /* a's memory: the later update */
+    for (int64_t i = 0; i < keep; i++) /* oldest first from slot 0 */
+        CHECK(a.mail_t[1 * S + i] == (double)(5 - keep + 1 + i) && a.mail[(1 * S + i) * 2] == (float)(5 - keep + 1 + i));
+    for (int64_t i = keep; i < S; i++) CHECK(a.mail_t[1 * S + i] == 0 && a.mail[(1 * S + i) * 2 + 1] == 0);
+    double tl;
+    const float *last = dgnn_state_last_mail(&a, 1, &tl);
+    CHECK(last && last[0] == 5 && tl == 5);
+    /* every row merging into the local one (first_overwrites 0): b's row into a copy of a */
+    dgnn_state_copy(&c, &base);
+    push1(&c, 1, 3, 3);
+    CHECK(dgnn_state_merge_rows(&c, buf + rb, rb, 0, &e) == 1);
+    CHECK(c.mail_n[1] == keep && dgnn_state_last_mail(&c, 1, &tl) && tl == 5 && c.mem_t[1] == 2);
+    CHECK(dgnn_state_merge_rows(&c, buf, rb - 1, 1, &e) == DGNN_EINVAL);
+    free(buf);
+    dgnn_state_free(&base), dgnn_state_free(&a), dgnn_state_free(&b), dgnn_state_free(&c);
+}
+
 int main(void) {
+    test_merge(3);
+    test_merge(10);
     dgnn_state s, b;
     dgnn_err e;
     CHECK(dgnn_state_init(&s, 5, 2, 3, 2, &e) == DGNN_OK);

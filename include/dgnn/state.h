@@ -85,6 +85,15 @@ void dgnn_state_pack_rows(void *buf, const dgnn_state *s, const int32_t *nodes, 
 /* Returns the number of rows applied; DGNN_EINVAL when bytes is not a whole number of
  * rows or a node id is out of range (a peer running another configuration). */
 int64_t dgnn_state_unpack_rows(dgnn_state *s, const void *buf, int64_t bytes, dgnn_err *err);
+/* Merges rows instead of overwriting (state_merge.c), for a node written by several
+ * processes: memory and its time from the version with the later memory time (ties: the
+ * earlier version in buffer order, or the local row); mailbox = the union of the valid
+ * mails (a mail in both, same time and values, once), the latest `slots` of them laid out
+ * oldest first from slot 0, empty slots zero. first_overwrites = 1: a node's first row in
+ * buf overwrites the local row and later ones merge into it, so every process merging
+ * the same buffer ends with the same rows whatever its own rows were; 0: every row merges
+ * into the local row. Returns the rows applied, or DGNN_EINVAL / DGNN_ENOMEM as unpack. */
+int64_t dgnn_state_merge_rows(dgnn_state *s, const void *buf, int64_t bytes, int first_overwrites, dgnn_err *err);
 
 #ifdef __cplusplus
 }

@@ -48,8 +48,11 @@
 #include "event_train_internal.h"
 
 /* Packs the rows of nodes (n), all-gathers every rank's rows and applies them in rank
- * order to the local replica (unpacking is not recorded as writing). */
-static int allgather_rows(run_t *r, const int32_t *nodes, int64_t n, dgnn_err *err) {
+ * order to the local replica (unpacking is not recorded as writing): overwriting (a node
+ * sent by several ranks ends with the last rank's row), or, merge = 1, merging the
+ * versions of a node (dgnn_state_merge_rows: later memory, union of mailboxes), the same
+ * on every rank. */
+static int allgather_rows(run_t *r, const int32_t *nodes, int64_t n, int merge, dgnn_err *err) {
     const int64_t rb = dgnn_state_row_bytes(&r->st);
     if (r->nranks == 1) return DGNN_OK; /* the replica is the state */
     if (n * rb > r->pack_cap) {
@@ -67,7 +70,8 @@ static int allgather_rows(run_t *r, const int32_t *nodes, int64_t n, dgnn_err *e
     }
     dgnn_comm_allgatherv_bytes(r->recv, counts, r->pack, n * rb);
     r->state_bytes += n * rb * (r->nranks - 1);
-    int64_t applied = dgnn_state_unpack_rows(&r->st, r->recv, total, err);
+    int64_t applied = merge ? dgnn_state_merge_rows(&r->st, r->recv, total, 1, err)
+                            : dgnn_state_unpack_rows(&r->st, r->recv, total, err);
     return applied < 0 ? (int)applied : DGNN_OK;
 }
 
@@ -172,7 +176,7 @@ static int strict_epoch(run_t *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err
         double t1 = dgnn_now();
         const int32_t *nodes;
         const int64_t nw = dgnn_state_take_written(&r->st, &nodes);
-        if ((rc = allgather_rows(r, nodes, nw, err))) return rc;
+        if ((rc = allgather_rows(r, nodes, nw, 0, err))) return rc;
         dgnn_comm_wait();
         double t2 = dgnn_now();
         dgnn_adam_step_params(&r->opt, r->p);
@@ -205,6 +209,15 @@ struct depbloom_plan {
     int64_t *hot_off;       /* (W + 1) */
     int64_t *stamp;         /* (N) step at which this rank last wrote a node */
     int64_t hot_rows_sent;  /* rows sent eagerly (all epochs) */
+    /* merge = 1 (APAN: mails go to sampled neighbours, so two ranks may write one node in
+     * a window): each rank sends every row it wrote in the window and the versions are
+     * merged (dgnn_state_merge_rows); wlist holds those nodes (wmark: the sync count
+     * wgen at the node's last entry), also across the critical path's per-step takes */
+    int merge;
+    int64_t wgen;
+    int64_t *wmark;
+    int32_t *wlist;
+    int64_t nwl, wl_cap;
     double cut_fraction;    /* mean over windows */
     double setup_seconds;
     int64_t max_part_events, sum_part_events; /* over windows: largest part, all parts */
@@ -221,7 +234,25 @@ static void plan_free(struct depbloom_plan *pl) {
     free(pl->hot);
     free(pl->hot_off);
     free(pl->stamp);
+    free(pl->wmark);
+    free(pl->wlist);
     free(pl);
+}
+
+/* merge mode: adds the nodes just taken from the write tracker to the current window's
+ * list (emptied by every window sync, which also advances wgen) */
+static void note_written(struct depbloom_plan *pl, const int32_t *nodes, int64_t n) {
+    if (!pl->merge) return;
+    for (int64_t i = 0; i < n; i++) {
+        const int32_t v = nodes[i];
+        if (pl->wmark[v] == pl->wgen) continue;
+        pl->wmark[v] = pl->wgen;
+        if (pl->nwl == pl->wl_cap) {
+            pl->wl_cap = pl->wl_cap ? 2 * pl->wl_cap : 1024;
+            pl->wlist = dgnn_xrealloc(pl->wlist, (size_t)pl->wl_cap * sizeof(int32_t));
+        }
+        pl->wlist[pl->nwl++] = v;
+    }
 }
 
 static int cmp_i64(const void *a, const void *b) {
@@ -236,10 +267,6 @@ static int plan_make(run_t *r, dgnn_err *err) {
     const double t0 = dgnn_now();
     if (!d->partition)
         return dgnn_err_set(err, DGNN_EINVAL, "--dist depbloom: needs --partition (the other techniques build on it)");
-    if (r->cfg->model.kind == DGNN_TGNN_APAN)
-        return dgnn_err_set(err, DGNN_EINVAL,
-                            "--dist depbloom: APAN writes mails beyond the events' endpoints; not supported yet "
-                            "(use tgn, jodie or dyrep, or --dist strict)");
     int64_t W = dgnn_windows_make(NULL, tr, 0, tr->num_events, d->window_events, d->window_seconds, err);
     if (W < 0) return (int)W;
     struct depbloom_plan *pl = dgnn_xcalloc(1, sizeof *pl);
@@ -357,6 +384,11 @@ static int plan_make(run_t *r, dgnn_err *err) {
     pl->hot_off[W] = nhot;
     pl->stamp = dgnn_xmalloc((size_t)(tr->num_nodes ? tr->num_nodes : 1) * sizeof(int64_t));
     for (int64_t v = 0; v < tr->num_nodes; v++) pl->stamp[v] = -1;
+    pl->merge = r->cfg->model.kind == DGNN_TGNN_APAN;
+    if (pl->merge) {
+        pl->wmark = dgnn_xmalloc((size_t)(tr->num_nodes ? tr->num_nodes : 1) * sizeof(int64_t));
+        for (int64_t v = 0; v < tr->num_nodes; v++) pl->wmark[v] = -1;
+    }
     pl->mine_off[W] = mine;
     pl->send_off[W] = nsend;
     if (!rc) rc = dgnn_events_subset(&pl->mine, tr, mask, 1, err);
@@ -382,6 +414,7 @@ static void hot_start(run_t *r, int64_t w, int64_t step) {
     struct depbloom_plan *pl = r->plan;
     const int32_t *nodes;
     int64_t n = dgnn_state_take_written(&r->st, &nodes), rb = dgnn_state_row_bytes(&r->st);
+    note_written(pl, nodes, n);
     for (int64_t i = 0; i < n; i++) pl->stamp[nodes[i]] = step;
     const int64_t h0 = pl->hot_off[w], h1 = pl->hot_off[w + 1];
     int64_t rows = 0;
@@ -406,16 +439,24 @@ static void hot_start(run_t *r, int64_t w, int64_t step) {
 
 static int hot_finish(run_t *r, dgnn_err *err) {
     dgnn_comm_alltoallv_wait();
-    int64_t applied = dgnn_state_unpack_rows(&r->st, r->recv, r->hot_recv_bytes, err);
+    /* merge mode: this rank may have written the node too (a mail to a neighbour) */
+    int64_t applied = r->plan->merge ? dgnn_state_merge_rows(&r->st, r->recv, r->hot_recv_bytes, 0, err)
+                                     : dgnn_state_unpack_rows(&r->st, r->recv, r->hot_recv_bytes, err);
     return applied < 0 ? (int)applied : DGNN_OK;
 }
 
-/* The authoritative rows of window w from every rank, applied everywhere. */
+/* The authoritative rows of window w from every rank, applied everywhere; merge mode:
+ * every row each rank wrote, merged. */
 static int window_sync(run_t *r, int64_t w, dgnn_err *err) {
     struct depbloom_plan *pl = r->plan;
     const int32_t *nodes;
-    dgnn_state_take_written(&r->st, &nodes); /* forget: the plan says what to send */
-    return allgather_rows(r, pl->send + pl->send_off[w], pl->send_off[w + 1] - pl->send_off[w], err);
+    const int64_t n = dgnn_state_take_written(&r->st, &nodes); /* otherwise: the plan says what to send */
+    if (!pl->merge)
+        return allgather_rows(r, pl->send + pl->send_off[w], pl->send_off[w + 1] - pl->send_off[w], 0, err);
+    note_written(pl, nodes, n);
+    int rc = allgather_rows(r, pl->wlist, pl->nwl, 1, err);
+    pl->nwl = 0, pl->wgen++;
+    return rc;
 }
 
 /* ---- depbloom: the epoch ---------------------------------------------------------- */
