@@ -242,13 +242,13 @@ static void test_auto_rounds(void) {
     dgnn_sched s;
     dgnn_sched_info info;
     run(DGNN_SCHED_GREEDY, u, 9, 4, 0, &info, &s);
-    CHECK(s.num_rounds == 3 && info.rounds_floor == 0);
+    CHECK(s.num_rounds == 3 && info.rounds_below_ceil == 0);
     dgnn_sched_free(&s);
     run(DGNN_SCHED_GREEDY, u, 8, 4, 0, &info, &s); /* divisible: n / P */
-    CHECK(s.num_rounds == 2 && info.rounds_floor == 0);
+    CHECK(s.num_rounds == 2 && info.rounds_below_ceil == 0);
     dgnn_sched_free(&s);
     run(DGNN_SCHED_GREEDY, u, 3, 4, 0, &info, &s); /* fewer windows than ranks: one round */
-    CHECK(s.num_rounds == 1 && info.rounds_floor == 0);
+    CHECK(s.num_rounds == 1 && info.rounds_below_ceil == 0);
     dgnn_sched_free(&s);
     /* 85 windows on 4 ranks: three of cost 4, one of 3, 81 of 1. Any 22-round schedule
      * costs >= 4 + 21 x 1 = 25 (3 idle slots); 21 rounds reach 24: {4, 4, 4, 3 + 1} and 20
@@ -259,14 +259,36 @@ static void test_auto_rounds(void) {
     const double f = run(DGNN_SCHED_GREEDY, c, N, 4, 21, NULL, NULL), cl = run(DGNN_SCHED_GREEDY, c, N, 4, 22, NULL, NULL);
     for (int k = 0; k < 2; k++) {
         double ms = run(k ? DGNN_SCHED_ILP : DGNN_SCHED_GREEDY, c, N, 4, 0, &info, &s);
-        CHECK_MSG(s.num_rounds == 21 && info.rounds_floor == 1, "%s: %lld rounds (floor %g, ceil %g)",
+        CHECK_MSG(s.num_rounds == 21 && info.rounds_below_ceil == 1, "%s: %lld rounds (floor %g, ceil %g)",
                   k ? "ilp" : "greedy", (long long)s.num_rounds, f, cl);
         CHECK_MSG(ms <= (f < cl ? f : cl) + 1e-9 && fabs(ms - 24) < 1e-9, "auto %g, floor %g, ceil %g", ms, f, cl);
         dgnn_sched_free(&s);
     }
     run(DGNN_SCHED_EVEN, c, N, 4, 0, &info, &s); /* even keeps its layout */
-    CHECK(s.num_rounds == 22 && info.rounds_floor == 0);
+    CHECK(s.num_rounds == 22 && info.rounds_below_ceil == 0);
     dgnn_sched_free(&s);
+    /* heavy-tailed random costs: the automatic R lies in [max(0.9 ceil, ceil - 7), ceil] and
+     * greedy's makespan there is the lowest over that range */
+    dgnn_rng rng;
+    dgnn_rng_seed(&rng, 5);
+    int below = 0;
+    for (int t = 0; t < 20; t++) {
+        const int64_t n = 40 + (int64_t)dgnn_rng_below(&rng, 60), P = 2 + (int64_t)dgnn_rng_below(&rng, 4);
+        double w[100];
+        for (int64_t i = 0; i < n; i++) w[i] = 0.02 + pow(dgnn_rng_uniform(&rng), 3) * 0.3;
+        const int64_t R0 = (n + P - 1) / P;
+        double ms = run(DGNN_SCHED_GREEDY, w, n, P, 0, &info, &s), lowest = INFINITY;
+        CHECK(s.num_rounds <= R0 && 10 * s.num_rounds >= 9 * R0 && s.num_rounds > R0 - 8 &&
+              info.rounds_below_ceil == R0 - s.num_rounds);
+        for (int64_t R = R0; R > R0 - 8 && 10 * R >= 9 * R0; R--) {
+            double m = run(DGNN_SCHED_GREEDY, w, n, P, R, NULL, NULL);
+            lowest = m < lowest ? m : lowest;
+        }
+        CHECK_MSG(ms <= lowest * (1 + 1e-9), "case %d: automatic %g, best fixed %g", t, ms, lowest);
+        below += info.rounds_below_ceil > 0;
+        dgnn_sched_free(&s);
+    }
+    printf("automatic rounds: below ceil in %d of 20 random cases\n", below);
 }
 
 int main(void) {

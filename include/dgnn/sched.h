@@ -137,9 +137,8 @@ typedef struct {
     dgnn_sched_kind kind;
     int64_t ranks;          /* P >= 1 */
     int64_t rounds;         /* R; even ignores it (always ceil(n / P)). 0 = automatic:
-                               ceil(n / P) (as even), or floor(n / P) when greedy's
-                               makespan is lower there (fewer idle slots) and floor is
-                               at least 90% of ceil */
+                               the R in [max(0.9 ceil(n / P), ceil(n / P) - 7), ceil(n / P)]
+                               with the lowest greedy makespan (ties: the larger R) */
     double time_limit;      /* ILP: seconds for the whole solve (default 10) */
     int64_t ilp_exact_max;  /* ILP: the exact slot model when it has at most this many
                                binaries (default 200,000), else the decomposition */
@@ -160,7 +159,7 @@ typedef struct {
     double round_bound;    /* decomposition: a lower bound for the fixed round partition
                               (sum of per-round bounds); NaN otherwise */
     int64_t ilp_vars;      /* binaries of the (largest) model solved */
-    int rounds_floor;      /* 1: automatic rounds chose floor(n / P) over ceil(n / P) */
+    int rounds_below_ceil; /* automatic rounds: how many rounds below ceil(n / P) they chose (0: ceil) */
     char msg[256];         /* one line for the user (fallback reason, time limit hit) */
 } dgnn_sched_info;
 

@@ -183,7 +183,7 @@ static cJSON *sched_json(const dgnn_sched *s, const dgnn_sched_metrics *m, const
     cJSON_AddStringToObject(o, "method", info->method);
     cJSON_AddNumberToObject(o, "workers", (double)s->num_ranks);
     cJSON_AddNumberToObject(o, "rounds", (double)s->num_rounds);
-    cJSON_AddBoolToObject(o, "rounds_floor", info->rounds_floor);
+    cJSON_AddNumberToObject(o, "rounds_below_ceil", info->rounds_below_ceil);
     cJSON_AddNumberToObject(o, "windows", (double)s->num_windows);
     cJSON_AddNumberToObject(o, "imbalance", m->imbalance);
     cJSON_AddNumberToObject(o, "makespan", m->makespan);
@@ -342,9 +342,9 @@ int cmd_schedule(int argc, char **argv) {
         print_table(&s);
         printf("\nscheduler     %s (%s), %lld rounds x %lld ranks, %.3f s to schedule\n", scheduler, info.method,
                (long long)s.num_rounds, (long long)s.num_ranks, info.solve_seconds);
-        if (info.rounds_floor)
-            printf("rounds        floor(windows / P): fewer idle slots than ceil(windows / P) = %lld, one step fewer\n",
-                   (long long)s.num_rounds + 1);
+        if (info.rounds_below_ceil)
+            printf("rounds        %lld: %d fewer than ceil(windows / P) = %lld, a lower makespan (automatic rounds)\n",
+                   (long long)s.num_rounds, info.rounds_below_ceil, (long long)s.num_rounds + info.rounds_below_ceil);
         printf("makespan      %.4g s predicted per epoch (%s costs); ideal (total / P) %.4g s\n", m.makespan,
                cm.fitted ? "fitted" : "DEFAULT-LAW", m.mean_sum);
         printf("imbalance     %.2f%%\n", 100 * m.imbalance);

@@ -720,20 +720,20 @@ int dgnn_schedule(dgnn_sched *out, const double *cost, const int64_t *sample, in
     }
     int64_t *slot = dgnn_xmalloc((size_t)n * sizeof(int64_t));
     double t0 = dgnn_now();
-    if (o->kind != DGNN_SCHED_EVEN && o->rounds <= 0 && n % P != 0 && 10 * (n / P) >= 9 * R) {
-        /* Default rounds: ceil(n / P) leaves P - n % P slots idle, a floor on the imbalance
-         * that no placement removes; floor(n / P) doubles up n % P windows instead (one
-         * optimizer step fewer per epoch, considered only while that is at most 10% of the
-         * steps, so training keeps even's step count within 10%). Greedy's makespan on
-         * each decides; ties keep ceil. */
-        const int64_t Rf = n / P;
-        sched_greedy(slot, cost, n, P, Rf);
-        const double mf = slot_makespan(slot, cost, n, P, Rf);
-        sched_greedy(slot, cost, n, P, R);
-        if (mf < slot_makespan(slot, cost, n, P, R) * (1 - 1e-9)) {
-            R = Rf;
-            info->rounds_floor = 1;
+    if (o->kind != DGNN_SCHED_EVEN && o->rounds <= 0 && R > 1) {
+        /* Default rounds: ceil(n / P) (even's step count) or up to 7 fewer, never below 90%
+         * of it (so training keeps even's step count within 10%), whichever greedy gives the
+         * lowest makespan; ties keep more rounds. Fewer rounds stack windows into groups:
+         * ceil leaves P - n % P slots idle, a floor on the imbalance no placement removes,
+         * and with unequal windows a round less can pair small windows under a large one. */
+        const int64_t R0 = R;
+        double best = INFINITY;
+        for (int64_t Rc = R0; Rc >= 1 && Rc > R0 - 8 && 10 * Rc >= 9 * R0; Rc--) {
+            sched_greedy(slot, cost, n, P, Rc);
+            const double ms = slot_makespan(slot, cost, n, P, Rc);
+            if (ms < best * (1 - 1e-9)) best = ms, R = Rc;
         }
+        info->rounds_below_ceil = (int)(R0 - R);
     }
     switch (o->kind) {
     case DGNN_SCHED_EVEN:
