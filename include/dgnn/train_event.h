@@ -49,6 +49,8 @@ typedef struct {
     int64_t refine;         /* depbloom: K micro-batches per enlarged batch (0/1 = off) */
     int critical_path;      /* depbloom: critical-path optimization */
     int no_prefetch;        /* critical path without sampling ahead (to measure what it hides) */
+    int cold_allgather;     /* critical path with the window boundary's all-gather of every
+                               written row instead of fetching cold rows when read */
     const char *window_report; /* depbloom: rank 0 writes the per-window partition figures
                                   here as CSV (NULL: none); see docs/depbloom.md */
 } dgnn_dist_cfg;
@@ -73,6 +75,7 @@ typedef struct {
     double cut_fraction;                         /* mean over windows of cut events / events */
     double setup_seconds;                        /* depbloom: partitioning all windows (once) */
     int64_t hot_rows;                            /* rank 0: rows it sent eagerly (--critical-path) */
+    int cold_fetch;                              /* 1: cold rows were fetched when read */
     double state_bytes_per_epoch;                /* all ranks' state-row traffic per epoch */
     double grad_bytes_per_epoch;                 /* all ranks' gradient traffic per epoch */
 } dgnn_dist_result;

@@ -115,6 +115,7 @@ static int write_json(const char *path, const char *model, const char *dataset, 
         cJSON_AddNumberToObject(x, "refine", (double)c->dist.refine);
         cJSON_AddBoolToObject(x, "critical_path", c->dist.critical_path);
         cJSON_AddBoolToObject(x, "prefetch", c->dist.critical_path && !c->dist.no_prefetch);
+        cJSON_AddBoolToObject(x, "cold_fetch", d->cold_fetch);
         cJSON_AddNumberToObject(x, "steps", (double)d->steps);
         cJSON_AddNumberToObject(x, "windows", (double)d->windows);
         cJSON_AddItemToObject(x, "cut_fraction", num_or_null(d->windows > 0 ? d->cut_fraction : NAN));
@@ -188,7 +189,7 @@ static int train_main(int argc, char **argv, int bench) {
     const char *sampler = NULL, *negs = NULL, *attn = NULL, *dist = NULL;
     int64_t window_events = -1, refine = 0;
     double window_seconds = 0;
-    int partition = 0, critical_path = 0, no_prefetch = 0;
+    int partition = 0, critical_path = 0, no_prefetch = 0, cold_allgather = 0;
     const char *window_report = NULL;
     int64_t slots = -1, epochs = -1, batch = -1, threads = 0, patience = -1, evalneg = -1, seed = 0, mem = -1, tdim = -1,
             emb = -1, nbrs = -1, heads = -1, max_batches = 0;
@@ -229,6 +230,7 @@ static int train_main(int argc, char **argv, int bench) {
                                                       " ones wrote (intra-batch memory refinement)"},
         {"critical-path", ARG_FLAG, &critical_path, NULL, "depbloom: hot rows (far ends of cut events) sent after every step, overlapped; the next micro-batch sampled ahead on a worker thread"},
         {"window-report", ARG_STRING, &window_report, "CSV", "depbloom: rank 0 writes each window's events, cut, events per rank and bytes synchronised (and strict's at most) as CSV"},
+        {"cold-allgather", ARG_FLAG, &cold_allgather, NULL, "with --critical-path: all-gather every written row at each window's end instead of fetching cold rows when read"},
         {"no-prefetch", ARG_FLAG, &no_prefetch, NULL, "with --critical-path: sample in the forward, not ahead (to measure what sampling ahead hides)"},
         {"out", ARG_STRING, &out, "FILE", "write the results as JSON"},
         {"quiet", ARG_FLAG, &quiet, NULL, "no progress bar"},
@@ -328,8 +330,8 @@ static int train_main(int argc, char **argv, int bench) {
             return 2;
         }
     }
-    if (no_prefetch && !critical_path) {
-        fprintf(stderr, "dgnn train: --no-prefetch goes with --critical-path\n");
+    if ((no_prefetch || cold_allgather) && !critical_path) {
+        fprintf(stderr, "dgnn train: --no-prefetch and --cold-allgather go with --critical-path\n");
         return 2;
     }
     if ((partition || window_events >= 0 || window_seconds > 0 || refine > 1 || critical_path || window_report) &&
@@ -347,6 +349,7 @@ static int train_main(int argc, char **argv, int bench) {
     c.dist.refine = refine;
     c.dist.critical_path = critical_path;
     c.dist.no_prefetch = no_prefetch;
+    c.dist.cold_allgather = cold_allgather;
     c.dist.window_report = window_report;
     if (c.dist.mode != DGNN_DIST_NONE) {
         dgnn_comm_init(&argc, &argv);

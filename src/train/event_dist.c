@@ -45,6 +45,7 @@
 #include "dgnn/comm.h"
 #include "dgnn/metrics.h"
 #include "dgnn/partition.h"
+#include "depbloom_internal.h"
 #include "event_train_internal.h"
 
 /* Packs the rows of nodes (n), all-gathers every rank's rows and applies them in rank
@@ -197,32 +198,6 @@ static int strict_epoch(run_t *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err
 
 /* ---- depbloom: the partition plan ---------------------------------------------- */
 
-struct depbloom_plan {
-    int64_t W;              /* windows */
-    int64_t *steps;         /* (W) S_w */
-    int64_t *step_total;    /* (sum S_w) events of each step over all ranks */
-    dgnn_events mine;       /* this rank's training events, time order */
-    int64_t *mine_off;      /* (W + 1) window w is mine[mine_off[w] .. mine_off[w+1]) */
-    int32_t *send;          /* nodes this rank holds the authoritative row of, per window */
-    int64_t *send_off;      /* (W + 1) */
-    int64_t *hot;           /* critical path: (dest rank, node) pairs, per window sorted */
-    int64_t *hot_off;       /* (W + 1) */
-    int64_t *stamp;         /* (N) step at which this rank last wrote a node */
-    int64_t hot_rows_sent;  /* rows sent eagerly (all epochs) */
-    /* merge = 1 (APAN: mails go to sampled neighbours, so two ranks may write one node in
-     * a window): each rank sends every row it wrote in the window and the versions are
-     * merged (dgnn_state_merge_rows); wlist holds those nodes (wmark: the sync count
-     * wgen at the node's last entry), also across the critical path's per-step takes */
-    int merge;
-    int64_t wgen;
-    int64_t *wmark;
-    int32_t *wlist;
-    int64_t nwl, wl_cap;
-    double cut_fraction;    /* mean over windows */
-    double setup_seconds;
-    int64_t max_part_events, sum_part_events; /* over windows: largest part, all parts */
-};
-
 static void plan_free(struct depbloom_plan *pl) {
     if (!pl) return;
     free(pl->steps);
@@ -236,6 +211,7 @@ static void plan_free(struct depbloom_plan *pl) {
     free(pl->stamp);
     free(pl->wmark);
     free(pl->wlist);
+    cold_free(pl);
     free(pl);
 }
 
@@ -293,6 +269,7 @@ static int plan_make(run_t *r, dgnn_err *err) {
     pl->send = dgnn_xmalloc((size_t)send_cap * sizeof(int32_t));
     pl->step_total = dgnn_xmalloc((size_t)steps_cap * sizeof(int64_t));
     int rc = DGNN_OK;
+    const int cold = pl->cold = cold_supported(r);
     FILE *rep = NULL;
     const int64_t rb = dgnn_state_row_bytes(&r->st);
     if (d->window_report && me == 0) {
@@ -345,6 +322,7 @@ static int plan_make(run_t *r, dgnn_err *err) {
             if (wp.event_part[i - b] == me) mask[i] = 1, mine++;
         /* authoritative rows: the rank of the last event touching each node */
         for (int64_t i = b; i < e; i++) last[tr->src[i]] = i, last[tr->dst[i]] = i;
+        if (cold) cold_plan_window(pl, w, &wp, last, b);
         pl->send_off[w] = nsend;
         for (int64_t j = 0; j < wp.num_nodes; j++) {
             int32_t v = wp.nodes[j];
@@ -439,9 +417,10 @@ static void hot_start(run_t *r, int64_t w, int64_t step) {
 
 static int hot_finish(run_t *r, dgnn_err *err) {
     dgnn_comm_alltoallv_wait();
-    /* merge mode: this rank may have written the node too (a mail to a neighbour) */
-    int64_t applied = r->plan->merge ? dgnn_state_merge_rows(&r->st, r->recv, r->hot_recv_bytes, 0, err)
-                                     : dgnn_state_unpack_rows(&r->st, r->recv, r->hot_recv_bytes, err);
+    /* merged into the local row, not overwriting it: this rank may have written the node
+     * later (the ranks' steps are aligned by count, not by event time), and a row's last
+     * writer must keep its own last write; APAN: it may have delivered a mail there too */
+    int64_t applied = dgnn_state_merge_rows(&r->st, r->recv, r->hot_recv_bytes, 0, err);
     return applied < 0 ? (int)applied : DGNN_OK;
 }
 
@@ -461,16 +440,7 @@ static int window_sync(run_t *r, int64_t w, dgnn_err *err) {
 
 /* ---- depbloom: the epoch ---------------------------------------------------------- */
 
-/* A micro-batch's place in the epoch: window w, its step s, micro-batch j of K; step
- * counts the steps from the epoch start. */
-typedef struct {
-    int64_t w, s, j, step;
-} mb_pos;
-
-/* Events [*ml, *ml + *mb) of this rank's sub-stream for the micro-batch at p (mb may be
- * 0: an empty share). Step s of window w trains [s n / S, (s+1) n / S) of the window's n
- * events, micro-batch j the j-th K-th of that. */
-static void mb_range(const struct depbloom_plan *pl, int64_t K, const mb_pos *p, int64_t *ml, int64_t *mb) {
+void mb_range(const struct depbloom_plan *pl, int64_t K, const mb_pos *p, int64_t *ml, int64_t *mb) {
     const int64_t off = pl->mine_off[p->w], n = pl->mine_off[p->w + 1] - off, S = pl->steps[p->w];
     const int64_t lo = off + p->s * n / S, hi = off + (p->s + 1) * n / S, B = hi - lo;
     *ml = lo + p->j * B / K;
@@ -608,7 +578,13 @@ static int depbloom_steps(run_t *r, int64_t epoch, int64_t total_steps, sampler_
             if ((rc = step_done(r, epoch, step, loss, B, G, &loss_share, pg, step + 1, err))) return rc;
         }
         double t1 = dgnn_now();
-        int rc = window_sync(r, w, err);
+        int rc = pl->cold ? cold_window_end(r, w, step, epoch, total_steps, err) : window_sync(r, w, err);
+        if (rc) return rc;
+        r->t_comm += dgnn_now() - t1;
+    }
+    if (pl->cold) {
+        double t1 = dgnn_now();
+        int rc = cold_epoch_end(r, err);
         if (rc) return rc;
         r->t_comm += dgnn_now() - t1;
     }
@@ -629,6 +605,7 @@ static int depbloom_epoch(run_t *r, int64_t epoch, dgnn_epoch_result *er, dgnn_e
     for (int64_t w = 0; w < pl->W; w++) total_steps += pl->steps[w];
     if (c->max_train_batches > 0 && total_steps > c->max_train_batches) total_steps = c->max_train_batches;
     dgnn_state_reset(&r->st);
+    if (pl->cold) cold_epoch_begin(r);
     dgnn_rng_seed2(&r->rng, c->seed, 0x64726f70ULL + (uint64_t)epoch * 4099 + (uint64_t)me);
     sampler_ahead ahead;
     memset(&ahead, 0, sizeof ahead);
@@ -677,6 +654,7 @@ void event_dist_report(const run_t *r, dgnn_dist_result *d) {
     if (!r->plan) return;
     d->windows = r->plan->W;
     d->hot_rows = r->plan->hot_rows_sent;
+    d->cold_fetch = r->plan->cold;
     d->cut_fraction = r->plan->cut_fraction;
     d->setup_seconds = r->plan->setup_seconds;
 }

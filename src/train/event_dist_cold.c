@@ -1,0 +1,202 @@
+/* event_dist_cold.c: DepBloom's critical path, cold rows fetched only when read
+ * (depbloom_internal.h). Hot rows (the far ends of cut events) go eagerly after every step
+ * (event_dist.c). Every other row a window writes is cold: it stays with the rank that
+ * wrote it last (its owner) until another rank is about to read it.
+ *
+ * Versions: a node's latest authoritative row is the one its last writer held at the end
+ * of the last window that wrote it (every rank computes the same (version, owner) from the
+ * plan). A rank's own row has the version it last fetched or wrote as that owner. At the
+ * boundary after window w, a rank computes the nodes its micro-batches of window w+1 will
+ * read (the roots of each micro-batch with its negatives drawn from the same seeded stream
+ * as the step will draw them, and their sampled neighbours, through dgnn_tgnn_presample:
+ * what the forward reads, exactly), and requests from each owner the rows it holds an
+ * older version of (two all-to-all-v: ids, then rows). Rows it never reads may stay stale
+ * on it: nothing reads them. At the epoch's end every owner all-gathers its rows, so the
+ * replicas are equal for evaluation and checkpoints. Losses equal those of the boundary
+ * all-gather (--cold-allgather), step by step: tests/test_dist_event.c. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "depbloom_internal.h"
+#include "dgnn/comm.h"
+
+int cold_supported(const run_t *r) {
+    const dgnn_dist_cfg *d = &r->cfg->dist;
+    return d->critical_path && !d->cold_allgather && dgnn_tgnn_can_presample(r->model) &&
+           r->cfg->model.kind != DGNN_TGNN_APAN;
+}
+
+void cold_plan_window(struct depbloom_plan *pl, int64_t w, const dgnn_window_part *wp, const int64_t *last, int64_t b) {
+    if (!pl->lw_off) pl->lw_off = dgnn_xcalloc((size_t)(pl->W + 1), sizeof(int64_t));
+    pl->lw_off[w] = pl->nlw;
+    if (pl->nlw + wp->num_nodes > pl->lw_cap) {
+        pl->lw_cap = 2 * (pl->nlw + wp->num_nodes);
+        pl->lw_node = dgnn_xrealloc(pl->lw_node, (size_t)pl->lw_cap * sizeof(int32_t));
+        pl->lw_rank = dgnn_xrealloc(pl->lw_rank, (size_t)pl->lw_cap * sizeof(int32_t));
+    }
+    for (int64_t j = 0; j < wp->num_nodes; j++) {
+        const int32_t v = wp->nodes[j];
+        pl->lw_node[pl->nlw] = v;
+        pl->lw_rank[pl->nlw++] = wp->event_part[last[v] - b];
+    }
+    pl->lw_off[w + 1] = pl->nlw;
+}
+
+void cold_epoch_begin(run_t *r) {
+    struct depbloom_plan *pl = r->plan;
+    const int64_t N = r->train.num_nodes > 0 ? r->train.num_nodes : 1;
+    if (!pl->ver_latest) {
+        pl->ver_latest = dgnn_xmalloc((size_t)N * sizeof(int64_t));
+        pl->ver_mine = dgnn_xmalloc((size_t)N * sizeof(int64_t));
+        pl->rmark = dgnn_xcalloc((size_t)N, sizeof(int64_t));
+        pl->owner = dgnn_xmalloc((size_t)N * sizeof(int32_t));
+    }
+    for (int64_t v = 0; v < N; v++) pl->ver_latest[v] = pl->ver_mine[v] = -1, pl->owner[v] = -1;
+}
+
+/* Marks the nodes the micro-batch [ml, ml + mb) with negatives seeded `seed` reads; appends
+ * the ones this rank must fetch to *req (grown). */
+static int read_set(run_t *r, int64_t ml, int64_t mb, uint64_t seed, int32_t **req, int64_t *nreq, int64_t *cap,
+                    dgnn_err *err) {
+    struct depbloom_plan *pl = r->plan;
+    if (mb > pl->rs_cap) {
+        pl->rs_cap = 2 * mb;
+        pl->rs_tmp = dgnn_xrealloc(pl->rs_tmp, (size_t)pl->rs_cap * sizeof(int32_t));
+        pl->rs_neg = dgnn_xrealloc(pl->rs_neg, (size_t)pl->rs_cap * sizeof(int32_t));
+    }
+    int rc = event_negatives_into(r, pl->rs_tmp, pl->rs_neg, mb, 1, 0, seed, err);
+    if (!rc) rc = dgnn_tgnn_presample(r->model, &pl->rs, &r->g_train, &pl->mine, ml, mb, pl->rs_neg, 1, err);
+    if (rc) return rc;
+    const dgnn_tgnn_sample *s = &pl->rs;
+    for (int64_t i = 0; i < s->R + s->Rs * s->k; i++) {
+        int32_t v;
+        if (i < s->R) v = s->roots[i];
+        else {
+            const int64_t q = i - s->R, root = q / s->k;
+            if (q % s->k >= s->cnt[root]) continue;
+            v = s->nbr[q];
+        }
+        if (pl->rmark[v] == pl->rgen || pl->ver_mine[v] >= pl->ver_latest[v]) continue;
+        pl->rmark[v] = pl->rgen;
+        if (*nreq == *cap) {
+            *cap = *cap ? 2 * *cap : 1024;
+            *req = dgnn_xrealloc(*req, (size_t)*cap * sizeof(int32_t));
+        }
+        (*req)[(*nreq)++] = v;
+    }
+    return DGNN_OK;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* req grouped by owner (the all-to-all-v's blocks), ascending ids within an owner */
+static void sort_by_owner(int32_t *req, int64_t n, const int32_t *owner) {
+    int64_t *key = dgnn_xmalloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    for (int64_t i = 0; i < n; i++) key[i] = (int64_t)owner[req[i]] << 32 | (uint32_t)req[i];
+    qsort(key, (size_t)n, sizeof *key, cmp_i64);
+    for (int64_t i = 0; i < n; i++) req[i] = (int32_t)(uint32_t)key[i];
+    free(key);
+}
+
+/* Requests req (sorted by owner) from their owners and applies the rows. */
+static int fetch(run_t *r, int32_t *req, int64_t nreq, dgnn_err *err) {
+    struct depbloom_plan *pl = r->plan;
+    const int P = r->nranks;
+    const int64_t rb = dgnn_state_row_bytes(&r->st);
+    int64_t counts[DGNN_DIST_MAX_RANKS] = {0}, got[DGNN_DIST_MAX_RANKS];
+    for (int64_t i = 0; i < nreq; i++) counts[pl->owner[req[i]]] += (int64_t)sizeof(int32_t);
+    void *ids = NULL;
+    int64_t ids_cap = 0;
+    const int64_t nid = dgnn_comm_alltoallv_bytes(&ids, &ids_cap, got, req, counts) / (int64_t)sizeof(int32_t);
+    /* serve: the rows asked of this rank, in the order asked, back to each asker */
+    if (nid * rb > r->pack_cap) {
+        r->pack_cap = nid * rb * 2;
+        r->pack = dgnn_xrealloc(r->pack, (size_t)r->pack_cap);
+    }
+    dgnn_state_pack_rows(r->pack, &r->st, (const int32_t *)ids, nid);
+    int64_t rows_out[DGNN_DIST_MAX_RANKS];
+    for (int q = 0; q < P; q++) rows_out[q] = got[q] / (int64_t)sizeof(int32_t) * rb;
+    const int64_t bytes = dgnn_comm_alltoallv_bytes(&r->recv, &r->recv_cap, got, r->pack, rows_out);
+    free(ids);
+    r->state_bytes += nid * rb + nreq * (int64_t)sizeof(int32_t);
+    int64_t applied = dgnn_state_unpack_rows(&r->st, r->recv, bytes, err);
+    if (applied < 0) return (int)applied;
+    for (int64_t i = 0; i < nreq; i++) pl->ver_mine[req[i]] = pl->ver_latest[req[i]];
+    pl->cold_rows += nreq;
+    return DGNN_OK;
+}
+
+int cold_window_end(run_t *r, int64_t w, int64_t next_step, int64_t epoch, int64_t total_steps, dgnn_err *err) {
+    struct depbloom_plan *pl = r->plan;
+    const int me = r->rank, P = r->nranks;
+    const int32_t *nodes;
+    dgnn_state_take_written(&r->st, &nodes); /* the plan says who owns what */
+    for (int64_t i = pl->lw_off[w]; i < pl->lw_off[w + 1]; i++) {
+        const int32_t v = pl->lw_node[i];
+        pl->ver_latest[v] = w, pl->owner[v] = pl->lw_rank[i];
+        if (pl->lw_rank[i] == me) pl->ver_mine[v] = w;
+    }
+    if (P == 1) return DGNN_OK;
+    /* the next window's reads (every rank takes part in the exchange, reads or not) */
+    const int64_t K = r->cfg->dist.refine > 1 ? r->cfg->dist.refine : 1, nw = w + 1;
+    int32_t *req = NULL;
+    int64_t nreq = 0, cap = 0;
+    int rc = DGNN_OK;
+    pl->rgen++;
+    for (int64_t s = 0; nw < pl->W && s < pl->steps[nw] && next_step + s < total_steps && !rc; s++)
+        for (int64_t j = 0; j < K && !rc; j++) {
+            const mb_pos at = {nw, s, j, next_step + s};
+            int64_t ml, mb;
+            mb_range(pl, K, &at, &ml, &mb);
+            if (mb == 0) continue;
+            rc = read_set(r, ml, mb, event_stream_seed(r->cfg->seed, epoch, ((next_step + s) * K + j) * P + me),
+                          &req, &nreq, &cap, err);
+        }
+    if (rc) { /* every rank must still take part; an error here ends the job */
+        free(req);
+        return rc;
+    }
+    sort_by_owner(req, nreq, pl->owner);
+    rc = fetch(r, req, nreq, err);
+    free(req);
+    return rc;
+}
+
+int cold_epoch_end(run_t *r, dgnn_err *err) {
+    struct depbloom_plan *pl = r->plan;
+    if (r->nranks == 1) return DGNN_OK;
+    const int64_t N = r->train.num_nodes;
+    int32_t *mine = dgnn_xmalloc((size_t)(N ? N : 1) * sizeof(int32_t));
+    int64_t n = 0;
+    for (int64_t v = 0; v < N; v++)
+        if (pl->owner[v] == r->rank) mine[n++] = (int32_t)v;
+    /* the all-gather below reuses r->pack and r->recv; overwrite: one owner per node */
+    const int64_t rb = dgnn_state_row_bytes(&r->st);
+    if (n * rb > r->pack_cap) {
+        r->pack_cap = n * rb * 2;
+        r->pack = dgnn_xrealloc(r->pack, (size_t)r->pack_cap);
+    }
+    dgnn_state_pack_rows(r->pack, &r->st, mine, n);
+    free(mine);
+    int64_t counts[DGNN_DIST_MAX_RANKS], total = 0;
+    dgnn_comm_allgather_i64(counts, n * rb);
+    for (int q = 0; q < r->nranks; q++) total += counts[q];
+    if (total > r->recv_cap) {
+        r->recv_cap = total * 2;
+        r->recv = dgnn_xrealloc(r->recv, (size_t)r->recv_cap);
+    }
+    dgnn_comm_allgatherv_bytes(r->recv, counts, r->pack, n * rb);
+    r->state_bytes += n * rb * (r->nranks - 1);
+    const int64_t applied = dgnn_state_unpack_rows(&r->st, r->recv, total, err);
+    return applied < 0 ? (int)applied : DGNN_OK;
+}
+
+void cold_free(struct depbloom_plan *pl) {
+    free(pl->lw_node), free(pl->lw_rank), free(pl->lw_off);
+    free(pl->ver_latest), free(pl->ver_mine), free(pl->rmark), free(pl->owner);
+    dgnn_tgnn_sample_free(&pl->rs);
+    free(pl->rs_tmp), free(pl->rs_neg);
+}
