@@ -52,6 +52,24 @@ static dgnn_event_train_cfg small_cfg(dgnn_tgnn_kind kind, int64_t batch, step_l
     return c;
 }
 
+/* DepBloom with all three techniques on windows of 500 events, refine 2 */
+static dgnn_event_train_cfg critical_cfg(dgnn_tgnn_kind kind, int64_t batch, step_log *log) {
+    dgnn_event_train_cfg c = small_cfg(kind, batch, log);
+    c.dist.mode = DGNN_DIST_DEPBLOOM;
+    c.dist.partition = 1;
+    c.dist.window_events = 500;
+    c.dist.critical_path = 1;
+    c.dist.refine = 2;
+    return c;
+}
+
+/* 1 when two step logs hold the same losses (at least 10 steps) */
+static int same_losses(const step_log *a, const step_log *b) {
+    int same = a->n == b->n && a->n >= 10;
+    for (int s = 0; s < a->n && same; s++) same &= a->loss[s] == b->loss[s];
+    return same;
+}
+
 int main(int argc, char **argv) {
     dgnn_comm_init(&argc, &argv);
     const int me = dgnn_comm_rank(), P = dgnn_comm_size();
@@ -148,12 +166,7 @@ int main(int argc, char **argv) {
         uint64_t sum[2] = {0, 0};
         double ahead[2] = {0, 0};
         for (int np = 0; np < 2; np++) {
-            dgnn_event_train_cfg c = small_cfg(k ? DGNN_TGNN_DYREP : DGNN_TGNN_TGN, B, &logs[np]);
-            c.dist.mode = DGNN_DIST_DEPBLOOM;
-            c.dist.partition = 1;
-            c.dist.window_events = 500;
-            c.dist.critical_path = 1;
-            c.dist.refine = 2;
+            dgnn_event_train_cfg c = critical_cfg(k ? DGNN_TGNN_DYREP : DGNN_TGNN_TGN, B, &logs[np]);
             c.dist.no_prefetch = np;
             int rc = dgnn_event_train(&ev, &c, res, &err);
             CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
@@ -162,11 +175,8 @@ int main(int argc, char **argv) {
         }
         if (me == 0) {
             /* 4 ranks train ~18 steps of 2 x 40 events per epoch: the first min(steps, 20) */
-            CHECK_MSG(logs[0].n == logs[1].n && logs[0].n >= 10, "%d and %d steps", logs[0].n, logs[1].n);
-            int same = 1;
-            for (int s = 0; s < logs[0].n; s++) same &= logs[0].loss[s] == logs[1].loss[s];
-            CHECK_MSG(same, "model %d: losses differ with sampling ahead (step 0: %.9f vs %.9f)", k, logs[0].loss[0],
-                      logs[1].loss[0]);
+            CHECK_MSG(same_losses(&logs[0], &logs[1]), "model %d: losses differ with sampling ahead (%d, %d steps)", k,
+                      logs[0].n, logs[1].n);
             CHECK(sum[0] == sum[1]);
             CHECK_MSG(ahead[0] > 0 && ahead[1] == 0, "sampling ahead %g s, without %g s", ahead[0], ahead[1]);
         }
@@ -180,12 +190,7 @@ int main(int argc, char **argv) {
         double bytes[2] = {0, 0};
         int fetched[2] = {0, 0};
         for (int ag = 0; ag < 2; ag++) {
-            dgnn_event_train_cfg c = small_cfg(k ? DGNN_TGNN_DYREP : DGNN_TGNN_TGN, B, &logs[ag]);
-            c.dist.mode = DGNN_DIST_DEPBLOOM;
-            c.dist.partition = 1;
-            c.dist.window_events = 500;
-            c.dist.critical_path = 1;
-            c.dist.refine = 2;
+            dgnn_event_train_cfg c = critical_cfg(k ? DGNN_TGNN_DYREP : DGNN_TGNN_TGN, B, &logs[ag]);
             c.dist.cold_allgather = ag;
             c.epochs = 2;
             c.max_train_batches = 0;
@@ -197,11 +202,8 @@ int main(int argc, char **argv) {
         }
         if (me == 0) {
             CHECK(fetched[0] == 1 && fetched[1] == 0);
-            CHECK_MSG(logs[0].n == logs[1].n && logs[0].n >= 10, "%d and %d steps", logs[0].n, logs[1].n);
-            int same = 1;
-            for (int s = 0; s < logs[0].n; s++) same &= logs[0].loss[s] == logs[1].loss[s];
-            CHECK_MSG(same, "model %d: losses differ with cold rows fetched when read (step 0: %.9f vs %.9f)", k,
-                      logs[0].loss[0], logs[1].loss[0]);
+            CHECK_MSG(same_losses(&logs[0], &logs[1]), "model %d: losses differ with cold rows fetched when read (%d, %d steps)",
+                      k, logs[0].n, logs[1].n);
             for (int q = 1; q < P; q++) CHECK(sum[0][q] == sum[0][0] && sum[1][q] == sum[1][0]);
             CHECK_MSG(sum[0][0] == sum[1][0], "model %d: final state differs from the all-gather's", k);
             printf("model %d, %d ranks: state bytes per epoch, fetched when read %.0f, all-gathered %.0f\n", k, P,

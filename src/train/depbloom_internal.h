@@ -59,6 +59,10 @@ typedef struct {
  * events, micro-batch j the j-th K-th of that. */
 void mb_range(const struct depbloom_plan *pl, int64_t K, const mb_pos *p, int64_t *ml, int64_t *mb);
 
+/* event_dist.c: packs the rows of nodes (n), all-gathers every rank's rows and applies them
+ * in rank order, overwriting (merge = 0) or merging (dgnn_state_merge_rows). */
+int allgather_rows(run_t *r, const int32_t *nodes, int64_t n, int merge, dgnn_err *err);
+
 /* ---- event_dist_cold.c ----
  * With --critical-path (TGN, DyRep with the most-recent sampler; not with
  * --cold-allgather), the window boundary does not all-gather the window's rows: every

@@ -53,7 +53,7 @@
  * sent by several ranks ends with the last rank's row), or, merge = 1, merging the
  * versions of a node (dgnn_state_merge_rows: later memory, union of mailboxes), the same
  * on every rank. */
-static int allgather_rows(run_t *r, const int32_t *nodes, int64_t n, int merge, dgnn_err *err) {
+int allgather_rows(run_t *r, const int32_t *nodes, int64_t n, int merge, dgnn_err *err) {
     const int64_t rb = dgnn_state_row_bytes(&r->st);
     if (r->nranks == 1) return DGNN_OK; /* the replica is the state */
     if (n * rb > r->pack_cap) {

@@ -173,25 +173,9 @@ int cold_epoch_end(run_t *r, dgnn_err *err) {
     int64_t n = 0;
     for (int64_t v = 0; v < N; v++)
         if (pl->owner[v] == r->rank) mine[n++] = (int32_t)v;
-    /* the all-gather below reuses r->pack and r->recv; overwrite: one owner per node */
-    const int64_t rb = dgnn_state_row_bytes(&r->st);
-    if (n * rb > r->pack_cap) {
-        r->pack_cap = n * rb * 2;
-        r->pack = dgnn_xrealloc(r->pack, (size_t)r->pack_cap);
-    }
-    dgnn_state_pack_rows(r->pack, &r->st, mine, n);
+    const int rc = allgather_rows(r, mine, n, 0, err); /* one owner per node: overwrite */
     free(mine);
-    int64_t counts[DGNN_DIST_MAX_RANKS], total = 0;
-    dgnn_comm_allgather_i64(counts, n * rb);
-    for (int q = 0; q < r->nranks; q++) total += counts[q];
-    if (total > r->recv_cap) {
-        r->recv_cap = total * 2;
-        r->recv = dgnn_xrealloc(r->recv, (size_t)r->recv_cap);
-    }
-    dgnn_comm_allgatherv_bytes(r->recv, counts, r->pack, n * rb);
-    r->state_bytes += n * rb * (r->nranks - 1);
-    const int64_t applied = dgnn_state_unpack_rows(&r->st, r->recv, total, err);
-    return applied < 0 ? (int)applied : DGNN_OK;
+    return rc;
 }
 
 void cold_free(struct depbloom_plan *pl) {
