@@ -34,6 +34,11 @@
  * whose last event another rank trained are dropped (the cut events' price).
  * The windows, parts and send lists are computed once, at set-up, on every rank (the
  * partition is deterministic), and reported as figures (cut fraction, part sizes).
+ * APAN (mails to sampled neighbours): every row a rank wrote is sent and the versions
+ * merged. --refine K: K micro-batches per step, each reading what the earlier committed.
+ * --critical-path: hot rows sent after every step, the next micro-batch sampled ahead on
+ * a worker thread, and cold rows fetched only when read (event_dist_cold.c) instead of
+ * the boundary all-gather.
  *
  * Dropout draws from a stream keyed by (seed, epoch, rank), so ranks do not share masks
  * and a resumed run repeats the epoch it restarts exactly. */
