@@ -94,6 +94,9 @@ name = {"ba": "bitcoin-alpha", "cm": "CollegeMsg (190,080 s)"}
 J = lambda f: json.load(open(os.path.join(out, f)))
 ok = lambda f: os.path.exists(os.path.join(out, f)) and os.path.getsize(os.path.join(out, f)) > 0
 pct = lambda x: "%.1f%%" % (100 * x)
+# the epoch at this run's speed against even's at the same speed: (1 + cpu imbalance) / (1 + even's) - 1
+equal_speed = lambda s, x, base_imb: "" if s == "even" or base_imb is None else \
+    "%+.1f%%" % (100 * ((1 + x["imbalance_measured_cpu"]) / (1 + base_imb) - 1))
 
 print("### Cost model (EvolveGCN-O, fitted on the 3-epoch profile, one thread)\n")
 print("| data | windows | 1-process epoch (s) | sum of profiled windows (s) | fit MAPE | held-out MAPE (20%) |")
@@ -147,7 +150,7 @@ for d in sets:
             rows[(d, P, s)] = (x, nc)
             vs = "" if s == "even" or base is None else "%+.1f%%" % (100 * (ep / base - 1))
             vsn = "" if s == "even" or base_nc is None else "%+.1f%%" % (100 * (nc / base_nc - 1))
-            eq = "" if s == "even" or base_imb is None else "%+.1f%%" % (100 * ((1 + x["imbalance_measured_cpu"]) / (1 + base_imb) - 1))
+            eq = equal_speed(s, x, base_imb)
             print(f"| {name[d]} | {P} | {s} | {ep:.3f} | {vs} | {pct(x['imbalance_predicted'])} | "
                   f"{pct(x['imbalance_measured'])} | {pct(x['imbalance_measured_cpu'])} | {x['makespan_measured_cpu']:.3f} | "
                   f"{sum(r['cpu_seconds'] for r in x['per_rank']):.3f} | {nc:.3f} | {vsn} | {eq} | "
@@ -170,7 +173,7 @@ for d in sets:
         m = x["makespan_measured_cpu"]
         if s == "even": base, base_imb = m, x["imbalance_measured_cpu"]
         vs = "" if s == "even" or base is None else "%+.1f%%" % (100 * (m / base - 1))
-        eq = "" if s == "even" or base_imb is None else "%+.1f%%" % (100 * ((1 + x["imbalance_measured_cpu"]) / (1 + base_imb) - 1))
+        eq = equal_speed(s, x, base_imb)
         print(f"| {name[d]} | {s} | {P * x['mean_predicted']:.3f} | {P * x['mean_measured_cpu']:.3f} | "
               f"{x['makespan_predicted']:.3f} | {cal:.3f} | {m:.3f} | {100 * (cal / m - 1):+.1f}% | "
               f"{pct(x['imbalance_predicted'])} | {pct(x['imbalance_measured_cpu'])} | {pct(x['imbalance_measured'])} | {vs} | {eq} |")

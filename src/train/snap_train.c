@@ -588,17 +588,22 @@ typedef struct {
     int64_t windows, snapshots, events, eval_pairs;
 } run_totals;
 
+/* --profile: this epoch's row of n per-window seconds (zeroed), NULL when not profiling */
+static double *profile_epoch(run_t *r, int64_t n) {
+    if (!r->cfg->profile) return NULL;
+    r->prof_n = n;
+    r->prof_sec = dgnn_xrealloc(r->prof_sec, (size_t)((r->prof_epochs + 1) * n) * sizeof(double));
+    if (!r->prof_pairs) r->prof_pairs = dgnn_xcalloc((size_t)n, sizeof(int64_t));
+    double *prof = r->prof_sec + r->prof_epochs * n;
+    memset(prof, 0, (size_t)n * sizeof(double)); /* distributed: other processes' windows stay 0 */
+    return prof;
+}
+
 static int train_epoch(run_t *r, int64_t epoch, dgnn_snap_epoch_result *er, run_totals *tot, dgnn_err *err) {
     const dgnn_snap_train_cfg *c = r->cfg;
     int64_t n = r->te - r->tb;
     if (c->max_train_windows > 0 && n > c->max_train_windows) n = c->max_train_windows;
-    double *prof = NULL;
-    if (c->profile) {
-        r->prof_n = n;
-        r->prof_sec = dgnn_xrealloc(r->prof_sec, (size_t)((r->prof_epochs + 1) * n) * sizeof(double));
-        if (!r->prof_pairs) r->prof_pairs = dgnn_xcalloc((size_t)n, sizeof(int64_t));
-        prof = r->prof_sec + r->prof_epochs * n;
-    }
+    double *prof = profile_epoch(r, n);
     dgnn_progress pg;
     char label[64];
     snprintf(label, sizeof label, "epoch %lld train", (long long)epoch);
@@ -650,14 +655,7 @@ static int train_epoch_dist(run_t *r, int64_t epoch, dgnn_snap_epoch_result *er,
     const dgnn_snap_train_cfg *c = r->cfg;
     const dgnn_sched *s = &r->sched;
     const int64_t P = s->num_ranks, R = s->num_rounds, n = s->num_windows;
-    double *prof = NULL;
-    if (c->profile) {
-        r->prof_n = n;
-        r->prof_sec = dgnn_xrealloc(r->prof_sec, (size_t)((r->prof_epochs + 1) * n) * sizeof(double));
-        if (!r->prof_pairs) r->prof_pairs = dgnn_xcalloc((size_t)n, sizeof(int64_t));
-        prof = r->prof_sec + r->prof_epochs * n;
-        memset(prof, 0, (size_t)n * sizeof(double)); /* windows of other processes: 0 */
-    }
+    double *prof = profile_epoch(r, n);
     memset(r->gwall, 0, (size_t)(R * P) * sizeof(double));
     memset(r->gcpu, 0, (size_t)(R * P) * sizeof(double));
     dgnn_progress pg;
