@@ -16,6 +16,12 @@
  *     equal the one-process run's (within float tolerance), rank 0's profile has every
  *     window's row, and res.dist reports the schedule (rounds, windows per rank, predicted
  *     imbalance = dgnn_sched_eval's) and a measured time for exactly the non-empty groups;
+ *  2b. WD-GCN, whose groups share their snapshots' GCN (snapmodel.h): two rounds of 6
+ *     consecutive windows, each round's split over the ranks in consecutive chunks, gives
+ *     the parameters of the single-process trainer with windows_per_step = 6 (one group of
+ *     6 windows per step, sharing across the chunks' borders too: equal within float
+ *     rounding); RReLU's slope is fixed (lower = upper), so that which window draws a
+ *     shared snapshot's slopes does not matter;
  *  4. errors: windows_per_step > 1, a rank count that is not the process count, a given
  *     schedule holding a non-training sample: every process returns DGNN_EINVAL, no hang. */
 #include <math.h>
@@ -212,6 +218,57 @@ int main(int argc, char **argv) {
             CHECK(res->dist.processes == procs && res->dist.rounds == 3);
         }
         free(pd), free(pr);
+    }
+
+    /* 2b. WD-GCN: consecutive chunks share snapshots inside each rank's group */
+    {
+        const int64_t R = 2, per = NWIN / R;
+        int64_t(*gw)[NWIN + 1] = malloc((size_t)(R * P) * sizeof *gw);
+        const int64_t **groups = malloc((size_t)(R * P) * sizeof *groups);
+        for (int64_t r = 0; r < R; r++)
+            for (int64_t p = 0; p < P; p++) {
+                int64_t a = r * per + p * per / P, b = r * per + (p + 1) * per / P, n = 0;
+                for (int64_t w = a; w < b; w++) gw[r * P + p][n++] = w;
+                gw[r * P + p][n] = -1;
+                groups[r * P + p] = gw[r * P + p];
+            }
+        dgnn_sched s3;
+        make_sched(&s3, P, R, groups, first);
+        free(gw), free(groups);
+        float *pd = NULL, *pr = NULL;
+        int64_t nd = 0, nr = 0;
+        dgnn_snap_train_cfg c = small_cfg();
+        c.model = dgnn_snapmodel_cfg_default(DGNN_SNAPMODEL_WDGCN);
+        c.model.hidden = 8, c.model.cls_hidden = 16, c.model.seed = 5;
+        c.model.rrelu_lower = c.model.rrelu_upper = 0.2f;
+        c.dist.mode = DGNN_SNAP_DIST_DYGNEX;
+        c.dist.ranks = P;
+        c.dist.schedule = &s3;
+        c.params_out = &pd, c.params_out_n = &nd;
+        int rc = dgnn_snap_train(&ev, &c, res, &err);
+        CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
+        if (me == 0 && rc == DGNN_OK) {
+            dgnn_snap_train_cfg c1 = c;
+            memset(&c1.dist, 0, sizeof c1.dist);
+            c1.windows_per_step = per;
+            c1.params_out = &pr, c1.params_out_n = &nr;
+            CHECK_MSG(dgnn_snap_train(&ev, &c1, ref, &err) == DGNN_OK, "%s", err.msg);
+            CHECK(nd == nr && nd > 0);
+            double d = max_abs_diff(pd, pr, nd);
+            printf("wdgcn, chunks of consecutive windows on %lld ranks (%d processes) vs windows_per_step %lld: "
+                   "max |diff| %.3g\n", (long long)P, procs, (long long)per, d);
+            CHECK_MSG(d <= 2e-5, "wdgcn groups on %lld ranks against windows_per_step %lld: max |diff| %.3g",
+                      (long long)P, (long long)per, d);
+            float *p0 = NULL;
+            int64_t n0 = 0;
+            c1.epochs = 0, c1.params_out = &p0, c1.params_out_n = &n0;
+            CHECK(dgnn_snap_train(&ev, &c1, ref, &err) == DGNN_OK);
+            CHECK_MSG(n0 == nd && max_abs_diff(p0, pr, nd) > 1e-3, "wdgcn: the parameters did not move");
+            free(p0);
+        }
+        free(pd), free(pr);
+        dgnn_sched_free(&s3);
+        dgnn_comm_barrier();
     }
 
     /* 3. with validation and test, a profile, and the report */

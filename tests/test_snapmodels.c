@@ -10,6 +10,9 @@
  *  - 1 and 2 threads give bit-identical outputs and gradients (sizes above the OpenMP
  *    thresholds);
  *  - a window's output does not depend on the windows run before it;
+ *  - groups of overlapping windows (group_begin/end): the same outputs, and gradients
+ *    equal to the windows' own summed, for every kind (wdgcn shares its snapshots'
+ *    GCN; the others must be unchanged bit for bit);
  *  - kind names: parse, aliases, round trip, unknown names. */
 #include "check.h"
 #include "gradcheck.h"
@@ -238,6 +241,67 @@ static void check_threads(dgnn_snapmodel_kind kind, int onehot) {
     teardown(&c);
 }
 
+/* Four overlapping windows of 3 snapshots (starts 0..3 of 6) trained one by one and then
+ * as one group: each window's H is the same, and the summed gradients agree (wdgcn: up
+ * to float rounding, its GCN backward runs once per snapshot on summed gradients; the
+ * other kinds do not share and must give the same bits). Evaluation slopes (rng NULL), so
+ * that the shared snapshots' RReLU is the same whichever window computes it. */
+static void check_groups(dgnn_snapmodel_kind kind) {
+    ctx_t c;
+    setup(&c, kind, 30, 6, 5, 1, 0, 91 + (uint64_t)kind, 0.3);
+    dgnn_params *p = dgnn_snapmodel_params(c.m);
+    const int shares = dgnn_snapmodel_shares_snapshots(c.m);
+    CHECK(shares == (kind == DGNN_SNAPMODEL_WDGCN));
+    const size_t NLb = (size_t)(c.N * c.L) * sizeof(float);
+    float *Hs = malloc(4 * NLb), *g1 = malloc((size_t)p->total * sizeof(float));
+    dgnn_err err;
+    double flops[2] = {0, 0}; /* the dense products' work: a shared snapshot's GCN runs once */
+    for (int grouped = 0; grouped < 2; grouped++) {
+        dgnn_params_zero_grad(p);
+        if (grouped) dgnn_snapmodel_group_begin(c.m);
+        for (int w = 0; w < 4; w++) {
+            CHECK(dgnn_snapmodel_forward(c.m, c.H, c.in + w, 3, NULL, &err) == DGNN_OK);
+            if (!grouped) memcpy(Hs + w * c.N * c.L, c.H, NLb);
+            else CHECK_MSG(memcmp(Hs + w * c.N * c.L, c.H, NLb) == 0, "%s: window %d's output changes in a group",
+                           dgnn_snapmodel_name(kind), w);
+            dgnn_snapmodel_edge_forward(c.m, c.logits, c.H, c.src, c.dst, c.M);
+            dgnn_wce_forward(c.logits, c.lab, c.cw, c.M, 2);
+            memset(c.dlogits, 0, (size_t)(2 * c.M) * sizeof(float));
+            dgnn_wce_backward(c.dlogits, 1.0f, c.logits, c.lab, c.cw, c.M, 2);
+            memset(c.dH, 0, NLb);
+            dgnn_snapmodel_edge_backward(c.m, c.dH, c.dlogits);
+            dgnn_snapmodel_backward(c.m, c.dH);
+            if (w < 3 || !grouped) flops[grouped] += dgnn_snapmodel_last_flops(c.m);
+        }
+        if (grouped) {
+            dgnn_snapmodel_group_end(c.m); /* the last window's count, with the group's GCN backward */
+            flops[grouped] += dgnn_snapmodel_last_flops(c.m);
+        }
+        if (!grouped) memcpy(g1, p->grad, (size_t)p->total * sizeof(float));
+    }
+    for (int i = 0; i < p->ntensors; i++) {
+        const float *a = g1 + p->t[i].offset, *b = p->grad + p->t[i].offset;
+        double worst = 0, gmax = 0;
+        for (int64_t j = 0; j < p->t[i].count; j++) {
+            gmax = fmax(gmax, fabs(a[j]));
+            worst = fmax(worst, fabs(a[j] - b[j]));
+        }
+        if (shares) CHECK_MSG(worst <= 1e-5 * gmax + 1e-9, "%s group: gradient of %s off by %g (max %g)",
+                              dgnn_snapmodel_name(kind), p->t[i].name, worst, gmax);
+        else CHECK_MSG(worst == 0, "%s group: gradient of %s changed (%g)", dgnn_snapmodel_name(kind), p->t[i].name,
+                       worst);
+        CHECK(gmax > 0);
+    }
+    /* 12 window snapshots, 6 distinct: 6 GCN forwards (one N L L product) and backwards
+     * (two) fewer, one-hot input */
+    const double saved = 6.0 * 3.0 * 2.0 * (double)(c.N * c.L * c.L);
+    if (shares) CHECK_MSG(flops[0] - flops[1] == saved, "%s group: %g flops, alone %g (expected %g fewer)",
+                          dgnn_snapmodel_name(kind), flops[1], flops[0], saved);
+    else CHECK(flops[1] == flops[0]);
+    free(Hs), free(g1);
+    teardown(&c);
+}
+
 /* ---- the plain reference on a hand-made window ------------------------------------- */
 
 enum { HN = 5, HT = 3, HL = 3, HV = 4 };
@@ -463,6 +527,7 @@ int main(void) {
         gradcheck_model(new_kinds[k], 0, 0);
         gradcheck_model(new_kinds[k], 1, 1);
     }
+    for (int k = 0; k < NKIND; k++) check_groups(new_kinds[k]);
     for (int k = 0; k < NKIND; k++) {
         check_threads(new_kinds[k], 1);
         check_threads(new_kinds[k], 0);

@@ -36,6 +36,7 @@
  *   gcrn-gru: Z = sigmoid(A X Wx_z + bx_z + A H Wh_z + bh_z), R likewise,
  *             Ht = tanh(A X Wx_h + bx_h + A (H R) Wh_h + bh_h), H = Z H + (1 - Z) Ht
  *   wdgcn:    E_t = RReLU(A RReLU(A X W1) W2); (h, c) = LSTM(E_t, (h, c)); H = h
+ *             (E_t depends on snapshot t only: a group of windows shares it, below)
  *   gcn:      H = RReLU(A_u RReLU(A_u X_T W1) W2), A_u the normalised binary union of the
  *             window's snapshots, X_T the last snapshot's input
  * Recurrent states start at zero at every window (the references' None state), so
@@ -136,6 +137,21 @@ int dgnn_snapmodel_forward(dgnn_snapmodel *m, float *H, const dgnn_snap_input *w
                            dgnn_err *err);
 /* Accumulates the parameter gradients of the last forward from dH (N, L). */
 void dgnn_snapmodel_backward(dgnn_snapmodel *m, const float *dH);
+
+/* ---- groups of windows (DyGNeX's groups, docs/dygnex.md) ----
+ * Training windows run between group_begin and group_end, each as forward then backward,
+ * with the parameters unchanged (one optimizer step per group). A kind whose per-snapshot
+ * encoder does not depend on the window's start (wdgcn: E_t = RReLU(A RReLU(A X W1) W2))
+ * then computes each snapshot's encoder once for the group, at its first window (RReLU
+ * slopes from that window's rng), and runs its backward once, at group_end, on the sum
+ * of the windows' gradients: the gradients equal the windows' own summed (up to float
+ * rounding), for less work. A snapshot is recognised by its input's address: windows
+ * must slice one array of the sequence's inputs, which stays valid until group_end.
+ * Other kinds: no-ops (dgnn_snapmodel_shares_snapshots says which). Gradients are
+ * complete only after group_end. */
+int dgnn_snapmodel_shares_snapshots(const dgnn_snapmodel *m);
+void dgnn_snapmodel_group_begin(dgnn_snapmodel *m);
+void dgnn_snapmodel_group_end(dgnn_snapmodel *m);
 
 /* ---- the edge classifier ---- */
 

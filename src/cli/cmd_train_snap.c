@@ -352,7 +352,7 @@ static int snap_main(int argc, char **argv, int bench) {
         {"snapshot-seconds", ARG_DOUBLE, &seconds, "S", "snapshot length in time units (bitcoin-alpha 1200000, uci 190080)"},
         {"snapshots", ARG_INT, &count, "C", "instead: C snapshots of equal time span"},
         {"window", ARG_INT, &window, "W", "num_hist_steps: a sample reads snapshots t-W..t (10; node 7)"},
-        {"windows-per-step", ARG_INT, &per_step, "K", "samples whose gradients are summed per Adam step (1)"},
+        {"windows-per-step", ARG_INT, &per_step, "K", "samples whose gradients are summed per Adam step (1; wdgcn: overlapping ones share their snapshots' GCN)"},
         {"epochs", ARG_INT, &epochs, "N", "training epochs at most (bitcoin-alpha 500, edge 1000, uci 1000, node 200)"},
         {"lr", ARG_DOUBLE, &lr, "X", "Adam learning rate (bitcoin-alpha 0.005, edge and uci 0.001, node 0.01)"},
         {"hidden", ARG_INT, &hidden, "L", "width of both GCN layers (link -o 100, -h 50; edge -o 122, -h 100; node 32)"},

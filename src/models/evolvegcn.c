@@ -355,4 +355,4 @@ static void egcn_backward(dgnn_snapmodel *m, const float *dH) {
     g2->dQa = dQ2, g2->dQb = dQ2p;
 }
 
-const snapm_ops snapm_egcn_ops = {egcn_declare, egcn_init_values, egcn_forward, egcn_backward, egcn_free};
+const snapm_ops snapm_egcn_ops = {egcn_declare, egcn_init_values, egcn_forward, egcn_backward, egcn_free, NULL};

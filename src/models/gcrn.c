@@ -187,4 +187,4 @@ static void gcrn_backward(dgnn_snapmodel *m, const float *dH) {
     }
 }
 
-const snapm_ops snapm_gcrn_ops = {gcrn_declare, gcrn_init_values, gcrn_forward, gcrn_backward, gcrn_free};
+const snapm_ops snapm_gcrn_ops = {gcrn_declare, gcrn_init_values, gcrn_forward, gcrn_backward, gcrn_free, NULL};

@@ -179,6 +179,16 @@ void dgnn_snapmodel_backward(dgnn_snapmodel *m, const float *dH) {
     m->ops->backward(m, dH);
 }
 
+int dgnn_snapmodel_shares_snapshots(const dgnn_snapmodel *m) { return m->ops->group != NULL; }
+
+void dgnn_snapmodel_group_begin(dgnn_snapmodel *m) {
+    if (m->ops->group) m->ops->group(m, 1);
+}
+
+void dgnn_snapmodel_group_end(dgnn_snapmodel *m) {
+    if (m->ops->group) m->ops->group(m, 0);
+}
+
 /* ---- helpers of the kinds (snapmodel_internal.h) ------------------------------------ */
 
 void snapm_grow(void **p, int64_t *cap, int64_t n, size_t sz) {

@@ -49,6 +49,10 @@ struct snapm_ops {
     int (*forward)(dgnn_snapmodel *m, float *H, dgnn_rng *rng, dgnn_err *err);
     void (*backward)(dgnn_snapmodel *m, const float *dH);
     void (*free)(dgnn_snapmodel *m);
+    /* NULL, or (kinds whose per-snapshot encoder does not depend on the window's start)
+     * begin = 1: the next windows share their snapshots' encoder outputs; begin = 0: the
+     * deferred encoder backward runs, sharing ends (dgnn_snapmodel_group_begin/end) */
+    void (*group)(dgnn_snapmodel *m, int begin);
 };
 
 extern const snapm_ops snapm_egcn_ops;  /* evolvegcn.c: EvolveGCN-O and -H */

@@ -160,4 +160,4 @@ static void sgcn_backward(dgnn_snapmodel *m, const float *dH) {
     m->flops += 4.0 * (double)NL * (double)L + (m->cfg.onehot ? 0.0 : 2.0 * (double)NL * (double)V);
 }
 
-const snapm_ops snapm_gcn_ops = {sgcn_declare, sgcn_init_values, sgcn_forward, sgcn_backward, sgcn_free};
+const snapm_ops snapm_gcn_ops = {sgcn_declare, sgcn_init_values, sgcn_forward, sgcn_backward, sgcn_free, NULL};

@@ -205,4 +205,4 @@ static void tgcn_backward(dgnn_snapmodel *m, const float *dH) {
     /* dHn now holds dL/dH_0: H_0 is the constant zero state, nothing to add */
 }
 
-const snapm_ops snapm_tgcn_ops = {tgcn_declare, tgcn_init_values, tgcn_forward, tgcn_backward, tgcn_free};
+const snapm_ops snapm_tgcn_ops = {tgcn_declare, tgcn_init_values, tgcn_forward, tgcn_backward, tgcn_free, NULL};

@@ -18,7 +18,16 @@
  * RReLU draws its training slopes from the forward's rng, one draw per call, layer 1 then
  * layer 2 at each snapshot. The LSTM step is written out here (nn_graph.h's formulas) rather
  * than called, so that its products run as snapm_gemm_rows / snapm_gemm_tn_fixed blocks:
- * the bits do not depend on the thread count. */
+ * the bits do not depend on the thread count.
+ *
+ * Groups (dgnn_snapmodel_group_begin/end; DyGNeX's groups, docs/dygnex.md): E_t depends on
+ * snapshot t alone, not on the window's start, so windows that overlap share it. The GCN
+ * outputs live in slots keyed by the snapshot input's address (a window alone is a group
+ * of one). Inside a group a snapshot's GCN runs once, at its first window (its RReLU slopes
+ * drawn from that window's rng), the backward adds each window's dL/dE_t into the slot,
+ * and the GCN backward runs once per slot at the group's end: the GCN backward is linear
+ * in dL/dE_t, so the summed gradient equals the sum of the windows' own. The LSTM part
+ * runs per window as before. */
 #include "snapmodel_internal.h"
 
 #include <math.h>
@@ -27,20 +36,32 @@
 
 #include "dgnn/nn.h"
 
+/* One snapshot's GCN outputs (each (N, L)): E1, E2 and their RReLU slopes, and dE, the
+ * dL/dE2 that the group's windows have added (pending: dE holds something). */
+typedef struct {
+    const dgnn_snap_input *key;
+    float *E1, *sl1, *E2, *sl2, *dE;
+    int pending;
+} wd_slot;
+
 typedef struct {
     int iW1, iW2, iWih, iWhh, ibih, ibhh;
     int64_t Tcap;
-    float *E1, *sl1, *E2, *sl2; /* (Tcap, N, L) GCN outputs and RReLU slopes */
+    int64_t *tslot;             /* (Tcap) the slot of each window snapshot */
     float *ls;                  /* (Tcap, N, 5L) LSTM saved: activated gates, tanh(c') */
     float *h, *c;               /* (Tcap, N, L) h_1..h_T, c_1..c_T */
+    wd_slot *slot;              /* (Scap): the first nslot are the current group's */
+    int64_t nslot, Scap;
+    int grouped;                /* 1 between group_begin and group_end */
     float *zero;                /* (N, L) h_0 = c_0 */
     float *scratch, *da;        /* (N, 4L) */
     float *tmp, *dE, *dE1, *dha, *dhb, *dca, *dcb; /* (N, L) */
 } wdgcn_t;
 
 static void wd_free_window(wdgcn_t *s) {
-    free(s->E1), free(s->sl1), free(s->E2), free(s->sl2), free(s->ls), free(s->h), free(s->c);
-    s->E1 = s->sl1 = s->E2 = s->sl2 = s->ls = s->h = s->c = NULL;
+    free(s->tslot), free(s->ls), free(s->h), free(s->c);
+    s->tslot = NULL;
+    s->ls = s->h = s->c = NULL;
     s->Tcap = 0;
 }
 
@@ -48,6 +69,11 @@ static void wd_free(dgnn_snapmodel *m) {
     wdgcn_t *s = m->impl;
     if (!s) return;
     wd_free_window(s);
+    for (int64_t k = 0; k < s->Scap; k++) {
+        wd_slot *q = &s->slot[k];
+        free(q->E1), free(q->sl1), free(q->E2), free(q->sl2), free(q->dE);
+    }
+    free(s->slot);
     void *ptrs[] = {s->zero, s->scratch, s->da, s->tmp, s->dE, s->dE1, s->dha, s->dhb, s->dca, s->dcb};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
     free(s);
@@ -87,10 +113,65 @@ static void wd_ensure(dgnn_snapmodel *m, int64_t T) {
     if (T <= s->Tcap) return;
     wd_free_window(s);
     const size_t TNL = (size_t)(T * m->N * m->L) * sizeof(float);
-    float **bufs[] = {&s->E1, &s->sl1, &s->E2, &s->sl2, &s->h, &s->c};
-    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) *bufs[i] = dgnn_xmalloc(TNL);
+    s->h = dgnn_xmalloc(TNL);
+    s->c = dgnn_xmalloc(TNL);
     s->ls = dgnn_xmalloc(5 * TNL);
+    s->tslot = dgnn_xmalloc((size_t)T * sizeof(int64_t));
     s->Tcap = T;
+}
+
+/* The slot of snapshot input `in` in the current group: k (found, *fresh = 0) or a new
+ * one (*fresh = 1; its E1, E2 and slopes are for the caller to fill). Slots keep their
+ * buffers from group to group; a new one is allocated only past the largest group seen. */
+static int64_t wd_slot_of(dgnn_snapmodel *m, const dgnn_snap_input *in, int *fresh) {
+    wdgcn_t *s = m->impl;
+    for (int64_t k = 0; k < s->nslot; k++)
+        if (s->slot[k].key == in) return *fresh = 0, k;
+    if (s->nslot == s->Scap) {
+        int64_t cap = s->Scap ? 2 * s->Scap : 16;
+        s->slot = dgnn_xrealloc(s->slot, (size_t)cap * sizeof *s->slot);
+        const size_t NL = (size_t)(m->N * m->L) * sizeof(float);
+        for (int64_t k = s->Scap; k < cap; k++) {
+            wd_slot *q = &s->slot[k];
+            q->E1 = dgnn_xmalloc(NL), q->sl1 = dgnn_xmalloc(NL), q->E2 = dgnn_xmalloc(NL), q->sl2 = dgnn_xmalloc(NL);
+            q->dE = dgnn_xcalloc(1, NL);
+            q->key = NULL, q->pending = 0;
+        }
+        s->Scap = cap;
+    }
+    wd_slot *q = &s->slot[s->nslot];
+    q->key = in, q->pending = 0;
+    *fresh = 1;
+    return s->nslot++;
+}
+
+/* The GCN backward of every slot with a pending dL/dE2 (then zeroed), in slot order (the
+ * order the group first read the snapshots: fixed, so the bits are too). */
+static void wd_flush(dgnn_snapmodel *m) {
+    wdgcn_t *s = m->impl;
+    const int64_t N = m->N, V = m->V, L = m->L, NL = N * L;
+    const float *W2 = dgnn_params_get(&m->p, s->iW2);
+    float *dW1 = dgnn_params_grad(&m->p, s->iW1), *dW2 = dgnn_params_grad(&m->p, s->iW2);
+    for (int64_t k = 0; k < s->nslot; k++) {
+        wd_slot *q = &s->slot[k];
+        if (!q->pending) continue;
+        /* layer 2: E2 = RReLU(A E1 W2); the slope multiplies in place */
+#pragma omp parallel for schedule(static) if (NL > 65536)
+        for (int64_t i = 0; i < NL; i++) q->dE[i] *= q->sl2[i], s->dE1[i] = 0.0f;
+        snapm_h_gcn_backward(s->dE1, dW2, NULL, s->tmp, snapm_At(q->key), q->E1, W2, q->dE, N, L, L);
+#pragma omp parallel for schedule(static) if (NL > 65536)
+        for (int64_t i = 0; i < NL; i++) s->dE1[i] *= q->sl1[i], q->dE[i] = 0.0f;
+        snapm_in_gcn_backward(m, dW1, NULL, s->tmp, q->key, s->dE1, L);
+        q->pending = 0;
+        m->flops += 2.0 * (double)NL * (double)L * 2.0 + (m->cfg.onehot ? 0.0 : 2.0 * (double)NL * (double)V);
+    }
+}
+
+static void wd_group(dgnn_snapmodel *m, int begin) {
+    wdgcn_t *s = m->impl;
+    if (!begin) wd_flush(m);
+    s->nslot = 0;
+    s->grouped = begin;
 }
 
 /* One LSTM step over the N nodes, as nn_graph.h's dgnn_lstm_forward (same formulas, same
@@ -129,17 +210,24 @@ static int wd_forward(dgnn_snapmodel *m, float *H, dgnn_rng *rng, dgnn_err *err)
     const int64_t N = m->N, V = m->V, L = m->L, T = m->T, NL = N * L;
     const float lo = m->cfg.rrelu_lower, hi = m->cfg.rrelu_upper;
     wd_ensure(m, T);
+    if (!s->grouped) s->nslot = 0; /* a window alone: a group of one */
     const float *W1 = dgnn_params_get(&m->p, s->iW1), *W2 = dgnn_params_get(&m->p, s->iW2);
     for (int64_t t = 0; t < T; t++) {
         const dgnn_snap_input *in = &m->win[t];
-        float *E1 = s->E1 + t * NL, *E2 = s->E2 + t * NL;
-        snapm_in_gcn_forward(m, E1, s->tmp, in, W1, NULL, L);
-        dgnn_rrelu_forward(E1, s->sl1 + t * NL, E1, NL, lo, hi, rng != NULL, rng);
-        snapm_h_gcn_forward(E2, s->tmp, &in->A, E1, W2, NULL, N, L, L);
-        dgnn_rrelu_forward(E2, s->sl2 + t * NL, E2, NL, lo, hi, rng != NULL, rng);
+        int fresh;
+        const int64_t k = wd_slot_of(m, in, &fresh);
+        wd_slot *q = &s->slot[k];
+        s->tslot[t] = k;
+        if (fresh) {
+            snapm_in_gcn_forward(m, q->E1, s->tmp, in, W1, NULL, L);
+            dgnn_rrelu_forward(q->E1, q->sl1, q->E1, NL, lo, hi, rng != NULL, rng);
+            snapm_h_gcn_forward(q->E2, s->tmp, &in->A, q->E1, W2, NULL, N, L, L);
+            dgnn_rrelu_forward(q->E2, q->sl2, q->E2, NL, lo, hi, rng != NULL, rng);
+            m->flops += 2.0 * (double)NL * (double)L + (m->cfg.onehot ? 0.0 : 2.0 * (double)NL * (double)V);
+        }
         const float *hp = t > 0 ? s->h + (t - 1) * NL : s->zero, *cp = t > 0 ? s->c + (t - 1) * NL : s->zero;
-        lstm_step_forward(m, s->h + t * NL, s->c + t * NL, s->ls + t * 5 * NL, E2, hp, cp);
-        m->flops += 2.0 * (double)NL * (double)L * 9.0 + (m->cfg.onehot ? 0.0 : 2.0 * (double)NL * (double)V);
+        lstm_step_forward(m, s->h + t * NL, s->c + t * NL, s->ls + t * 5 * NL, q->E2, hp, cp);
+        m->flops += 2.0 * (double)NL * (double)L * 8.0;
     }
     memcpy(H, s->h + (T - 1) * NL, (size_t)NL * sizeof(float));
     return DGNN_OK;
@@ -180,31 +268,24 @@ static void lstm_step_backward(dgnn_snapmodel *m, float *dx, float *dh, float *d
 
 static void wd_backward(dgnn_snapmodel *m, const float *dH) {
     wdgcn_t *s = m->impl;
-    const int64_t N = m->N, V = m->V, L = m->L, T = m->T, NL = N * L;
-    const float *W2 = dgnn_params_get(&m->p, s->iW2);
-    float *dW1 = dgnn_params_grad(&m->p, s->iW1), *dW2 = dgnn_params_grad(&m->p, s->iW2);
+    const int64_t N = m->N, L = m->L, T = m->T, NL = N * L;
     float *dhn = s->dha, *dhp = s->dhb, *dcn = s->dca, *dcp = s->dcb; /* at t and t-1 */
     memcpy(dhn, dH, (size_t)NL * sizeof(float));
     memset(dcn, 0, (size_t)NL * sizeof(float));
     for (int64_t t = T - 1; t >= 0; t--) {
-        const dgnn_snap_input *in = &m->win[t];
-        const dgnn_csr *At = snapm_At(in);
         const float *hp = t > 0 ? s->h + (t - 1) * NL : s->zero, *cp = t > 0 ? s->c + (t - 1) * NL : s->zero;
-        const float *E1 = s->E1 + t * NL, *E2 = s->E2 + t * NL;
-        lstm_step_backward(m, s->dE, dhp, dcp, dhn, dcn, s->ls + t * 5 * NL, E2, hp, cp);
-        /* layer 2: E2 = RReLU(A E1 W2); the slope multiplies in place */
-        const float *sl2 = s->sl2 + t * NL, *sl1 = s->sl1 + t * NL;
+        wd_slot *q = &s->slot[s->tslot[t]];
+        lstm_step_backward(m, s->dE, dhp, dcp, dhn, dcn, s->ls + t * 5 * NL, q->E2, hp, cp);
+        /* dL/dE2_t into the snapshot's slot; its GCN backward waits for the group's end */
 #pragma omp parallel for schedule(static) if (NL > 65536)
-        for (int64_t i = 0; i < NL; i++) s->dE[i] *= sl2[i], s->dE1[i] = 0.0f;
-        snapm_h_gcn_backward(s->dE1, dW2, NULL, s->tmp, At, E1, W2, s->dE, N, L, L);
-#pragma omp parallel for schedule(static) if (NL > 65536)
-        for (int64_t i = 0; i < NL; i++) s->dE1[i] *= sl1[i];
-        snapm_in_gcn_backward(m, dW1, NULL, s->tmp, in, s->dE1, L);
-        m->flops += 2.0 * (double)NL * (double)L * 18.0 + (m->cfg.onehot ? 0.0 : 2.0 * (double)NL * (double)V);
+        for (int64_t i = 0; i < NL; i++) q->dE[i] += s->dE[i];
+        q->pending = 1;
+        m->flops += 2.0 * (double)NL * (double)L * 16.0;
         float *sw = dhn;
         dhn = dhp, dhp = sw;
         sw = dcn, dcn = dcp, dcp = sw;
     }
+    if (!s->grouped) wd_flush(m);
 }
 
-const snapm_ops snapm_wdgcn_ops = {wd_declare, wd_init_values, wd_forward, wd_backward, wd_free};
+const snapm_ops snapm_wdgcn_ops = {wd_declare, wd_init_values, wd_forward, wd_backward, wd_free, wd_group};

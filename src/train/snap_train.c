@@ -498,12 +498,14 @@ static void head_backward(run_t *r, const float *H, float *dH) {
  * sampling, forward, loss and backward, in process CPU seconds when the run has one
  * thread (what the sample costs on a core of its own, whatever else runs on the machine),
  * else in wall seconds. */
+/* The profile's clock: process CPU seconds with one thread, else wall seconds. */
+static double sample_clock(void) { return omp_get_max_threads() == 1 ? dgnn_snap_cpu_seconds() : dgnn_now(); }
+
 static int train_sample(run_t *r, int64_t epoch, int64_t idx, double *loss, int64_t *pairs, double *secs,
                         dgnn_err *err) {
     const dgnn_snap_train_cfg *c = r->cfg;
     const int64_t N = r->N, W = r->W;
-    const int cpu_clock = omp_get_max_threads() == 1;
-    const double t0 = cpu_clock ? dgnn_snap_cpu_seconds() : dgnn_now();
+    const double t0 = sample_clock();
     *pairs = 0;
     *loss = 0;
     *secs = 0;
@@ -560,9 +562,18 @@ static int train_sample(run_t *r, int64_t epoch, int64_t idx, double *loss, int6
         return dgnn_err_set(err, DGNN_EINVAL, "epoch %lld, sample %lld: the loss is not finite (%g); try a lower --lr",
                             (long long)epoch, (long long)idx, *loss);
     dgnn_snapmodel_backward(r->model, r->dH);
-    *secs = (cpu_clock ? dgnn_snap_cpu_seconds() : dgnn_now()) - t0;
+    *secs = sample_clock() - t0;
     *pairs = M;
     return DGNN_OK;
+}
+
+/* Ends the model's group of windows (the windows of one optimizer step: wdgcn runs its
+ * shared snapshots' deferred GCN backward here) and returns its time on the profile's
+ * clock, which the caller adds to the group's last window. */
+static double end_group(run_t *r) {
+    const double t0 = sample_clock();
+    dgnn_snapmodel_group_end(r->model);
+    return sample_clock() - t0;
 }
 
 /* One Adam step on the summed gradients (and the node head's), then zeroed gradients. */
@@ -609,7 +620,10 @@ static int train_epoch(run_t *r, int64_t epoch, dgnn_snap_epoch_result *er, run_
     snprintf(label, sizeof label, "epoch %lld train", (long long)epoch);
     if (c->progress) dgnn_progress_begin(&pg, label, n);
     double t0 = dgnn_now(), loss_sum = 0;
-    int64_t done = 0, pairs_sum = 0;
+    int64_t done = 0, pairs_sum = 0, last = -1;
+    /* the windows of one step form a group (snapmodel.h), which ends at the epoch's end too:
+     * validation runs between epochs, and a step may straddle them */
+    dgnn_snapmodel_group_begin(r->model);
     for (int64_t k = 0; k < n; k++) {
         int64_t idx = r->tb + k;
         double loss, secs;
@@ -618,7 +632,12 @@ static int train_epoch(run_t *r, int64_t epoch, dgnn_snap_epoch_result *er, run_
         if (rc) return rc;
         /* trainer.optim_step: a step every steps_accum_gradients samples that trained,
          * counted across epochs */
-        if (pairs > 0 && ++r->tr_step % c->windows_per_step == 0) optimizer_step(r);
+        if (pairs > 0 && ++r->tr_step % c->windows_per_step == 0) {
+            secs += end_group(r);
+            optimizer_step(r);
+            dgnn_snapmodel_group_begin(r->model);
+        }
+        if (pairs > 0) last = k;
         if (prof) prof[k] = secs, r->prof_pairs[k] = pairs;
         if (pairs > 0) {
             loss_sum += loss;
@@ -635,6 +654,8 @@ static int train_epoch(run_t *r, int64_t epoch, dgnn_snap_epoch_result *er, run_
             dgnn_progress_update(&pg, k + 1, extra);
         }
     }
+    const double tail = end_group(r);
+    if (prof && last >= 0) prof[last] += tail;
     if (c->progress) dgnn_progress_end(&pg);
     if (prof) r->prof_epochs++;
     er->train_loss = done ? loss_sum / (double)done : NAN;
@@ -672,6 +693,8 @@ static int train_epoch_dist(run_t *r, int64_t epoch, dgnn_snap_epoch_result *er,
             const int64_t *g = dgnn_sched_group(s, rd, p, &m);
             if (m == 0) continue; /* an idle rank: time 0, it only waits */
             double w0 = dgnn_now(), c0 = dgnn_snap_cpu_seconds();
+            int64_t last = -1;
+            dgnn_snapmodel_group_begin(r->model);
             for (int64_t i = 0; i < m; i++) {
                 const int64_t idx = s->sample[g[i]], k = idx - r->tb;
                 double loss, secs;
@@ -679,6 +702,7 @@ static int train_epoch_dist(run_t *r, int64_t epoch, dgnn_snap_epoch_result *er,
                 int rc = train_sample(r, epoch, idx, &loss, &pairs, &secs, err);
                 if (rc) return rc;
                 if (prof) prof[k] = secs, r->prof_pairs[k] = pairs;
+                if (pairs > 0) last = k;
                 if (pairs > 0) {
                     loss_sum += loss;
                     cnt[0]++;
@@ -688,6 +712,8 @@ static int train_epoch_dist(run_t *r, int64_t epoch, dgnn_snap_epoch_result *er,
                         cnt[3] += r->snaps.snaps[q].ev_end - r->snaps.snaps[q].ev_begin;
                 }
             }
+            const double tail = end_group(r);
+            if (prof && last >= 0) prof[last] += tail;
             r->gwall[rd * P + p] = dgnn_now() - w0;
             r->gcpu[rd * P + p] = dgnn_snap_cpu_seconds() - c0;
         }
