@@ -19,9 +19,10 @@
  * come from streams of (seed, e, idx), so a checkpoint needs no generator state and a run
  * does not depend on the thread count, nor on which rank trains the sample.
  *
- * DyGNeX (cfg.dist): train_epoch_dist replaces train_epoch; the schedule comes from
- * snap_dist.c; rank 0 evaluates, checkpoints and reports. */
-#include "dgnn/train_snapshot.h"
+ * DyGNeX (cfg.dist): snap_dist.c's snapt_train_epoch_dist replaces train_epoch and takes
+ * its schedule from there; rank 0 evaluates (snap_eval.c), checkpoints and reports. The
+ * run's state (run_t) and the functions the three files share: snap_train_internal.h. */
+#include "snap_train_internal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -248,57 +249,9 @@ void dgnn_snap_link_metrics(double *ap, double *mrr, const float *prob, const dg
     free(cols);
 }
 
-/* ---- the run --------------------------------------------------------------------------- */
+/* ---- the run (run_t: snap_train_internal.h) ---------------------------------------- */
 
-typedef struct {
-    const dgnn_events *ev;
-    const dgnn_snap_train_cfg *cfg;
-    dgnn_snap_task task;
-    dgnn_snapshots snaps;
-    int64_t T, N, V, W, L, C;
-    int32_t *deg;         /* (T, N) one-hot degree input (link, edge) */
-    float *nx, *ny;       /* node task: (T, N, V) dense input, (T, N) z-scored targets */
-    uint8_t *mask;        /* (T, N) nodes with an edge */
-    dgnn_snap_input *in;  /* (T) */
-    int32_t *elab;        /* edge task: labels of every snapshot's entries, at eoff[k] */
-    int64_t *eoff;        /* (T + 1) */
-    int32_t f1_class;     /* edge: the minority class of the training labels */
-    int32_t majority;     /* edge: the other one (the baseline's fallback) */
-    dgnn_snapmodel *model;
-    dgnn_params *p;
-    dgnn_adam opt;
-    /* node task's head Linear(L -> C) -> ReLU -> Linear(C -> 1), its own slab and Adam
-     * (the reference's classifier has its own optimizer too) */
-    dgnn_params head;
-    int hW1, hb1, hW2, hb2;
-    dgnn_adam hopt;
-    float *hz, *hdz, *yhat, *dyhat; /* (N, C), (N, C), (N), (N) */
-    int64_t tr_step;
-    float *H, *dH;        /* (N, L) */
-    int32_t *psrc, *pdst, *plab, *pool, *pred;
-    float *logits, *dlogits;
-    int64_t pcap;
-    float *prob;          /* (N, N) evaluation */
-    int32_t *label;       /* (N, N) */
-    float *best_params, *best_head;
-    int64_t tb, te, ve, xe; /* split */
-    /* profile: seconds of every training sample of every epoch run, (epochs, n) */
-    double *prof_sec;
-    int64_t *prof_pairs;  /* (n) training pairs of the last epoch run, 0 = skipped */
-    int64_t prof_n, prof_epochs;
-    /* DyGNeX */
-    int dist;             /* 1: train_epoch_dist */
-    int rank, procs;      /* this process, the process count (1 when not distributed) */
-    dgnn_sched sched;     /* the schedule (every process holds it) */
-    dgnn_sched_info sinfo;/* rank 0's scheduler report */
-    double *gwall, *gcpu; /* (R, P) this epoch's group compute seconds (every process, after
-                             the epoch's reduction) */
-    double *acc_wall, *acc_cpu; /* (R, P) the same summed over the epochs run */
-    int64_t dist_epochs;  /* epochs run by this process */
-    double comm_s, step_s; /* this process: blocked in all-reduces; Adam steps */
-} run_t;
-
-static uint64_t stream_seed(uint64_t seed, uint64_t what, int64_t epoch) {
+static uint64_t snapt_stream_seed(uint64_t seed, uint64_t what, int64_t epoch) {
     return dgnn_hash64(dgnn_hash64(seed ^ what) + (uint64_t)epoch * 0x9e3779b97f4a7c15ULL);
 }
 
@@ -454,7 +407,7 @@ static int run_setup(run_t *r, const dgnn_events *ev, const dgnn_snap_train_cfg 
     return DGNN_OK;
 }
 
-static void ensure_pairs(run_t *r, int64_t M) {
+void snapt_ensure_pairs(run_t *r, int64_t M) {
     if (M <= r->pcap) return;
     r->pcap = M + M / 4 + 16;
     r->psrc = dgnn_xrealloc(r->psrc, (size_t)r->pcap * sizeof(int32_t));
@@ -466,13 +419,13 @@ static void ensure_pairs(run_t *r, int64_t M) {
 }
 
 /* The entries of g as pairs (torch's coalesce order (u, v)) at psrc/pdst[0..E). */
-static void entries_as_pairs(run_t *r, const dgnn_snapshot *g) {
+void snapt_entries_as_pairs(run_t *r, const dgnn_snapshot *g) {
     for (int64_t u = 0, i = 0; u < r->N; u++)
         for (int64_t e = g->rowptr[u]; e < g->rowptr[u + 1]; e++, i++) r->psrc[i] = (int32_t)u, r->pdst[i] = g->col[e];
 }
 
 /* node head forward: hz = relu(H W1^T + b1) (N, C), yhat = hz W2^T + b2 (N) */
-static void head_forward(run_t *r, const float *H) {
+void snapt_head_forward(run_t *r, const float *H) {
     const dgnn_params *h = &r->head;
     dgnn_linear_forward(r->hz, H, dgnn_params_get(h, r->hW1), dgnn_params_get(h, r->hb1), r->N, r->L, r->C);
     dgnn_relu_forward(r->hz, r->hz, r->N * r->C);
@@ -499,13 +452,13 @@ static void head_backward(run_t *r, const float *H, float *dH) {
  * thread (what the sample costs on a core of its own, whatever else runs on the machine),
  * else in wall seconds. */
 /* The profile's clock: process CPU seconds with one thread, else wall seconds. */
-static double sample_clock(void) { return omp_get_max_threads() == 1 ? dgnn_snap_cpu_seconds() : dgnn_now(); }
+static double snapt_sample_clock(void) { return omp_get_max_threads() == 1 ? dgnn_snap_cpu_seconds() : dgnn_now(); }
 
-static int train_sample(run_t *r, int64_t epoch, int64_t idx, double *loss, int64_t *pairs, double *secs,
+int snapt_train_sample(run_t *r, int64_t epoch, int64_t idx, double *loss, int64_t *pairs, double *secs,
                         dgnn_err *err) {
     const dgnn_snap_train_cfg *c = r->cfg;
     const int64_t N = r->N, W = r->W;
-    const double t0 = sample_clock();
+    const double t0 = snapt_sample_clock();
     *pairs = 0;
     *loss = 0;
     *secs = 0;
@@ -514,13 +467,13 @@ static int train_sample(run_t *r, int64_t epoch, int64_t idx, double *loss, int6
         const dgnn_snapshot *lab = &r->snaps.snaps[idx + 1];
         const int64_t E = lab->num_edges, want = E * c->neg_mult;
         if (E == 0) return DGNN_OK;
-        ensure_pairs(r, E + want);
-        entries_as_pairs(r, lab); /* positives */
+        snapt_ensure_pairs(r, E + want);
+        snapt_entries_as_pairs(r, lab); /* positives */
         /* negatives' destinations: the nodes with an edge in each window snapshot, concatenated
          * (the reference), or every node (neg_all_nodes) */
         const int64_t np = dgnn_snap_neg_pool(r->pool, r->mask, N, idx - W, idx, c->neg_all_nodes);
         dgnn_rng rn;
-        dgnn_rng_seed2(&rn, stream_seed(c->seed, 0x6e6567 /* "neg" */, epoch), (uint64_t)idx);
+        dgnn_rng_seed2(&rn, snapt_stream_seed(c->seed, 0x6e6567 /* "neg" */, epoch), (uint64_t)idx);
         int64_t nneg = dgnn_snap_link_negatives(r->psrc + E, r->pdst + E, want, lab, r->pool, np, &rn);
         M = E + nneg;
         for (int64_t i = 0; i < M; i++) r->plab[i] = i < E;
@@ -528,21 +481,21 @@ static int train_sample(run_t *r, int64_t epoch, int64_t idx, double *loss, int6
         const dgnn_snapshot *lab = &r->snaps.snaps[idx]; /* get_edge_labels(time = idx) */
         M = lab->num_edges;
         if (M == 0) return DGNN_OK;
-        ensure_pairs(r, M);
-        entries_as_pairs(r, lab);
+        snapt_ensure_pairs(r, M);
+        snapt_entries_as_pairs(r, lab);
         memcpy(r->plab, r->elab + r->eoff[idx], (size_t)M * sizeof(int32_t));
     } else {
         M = N;
     }
 
     dgnn_rng rr;
-    dgnn_rng_seed2(&rr, stream_seed(c->seed, 0x72726c75 /* "rrlu" */, epoch), (uint64_t)idx);
+    dgnn_rng_seed2(&rr, snapt_stream_seed(c->seed, 0x72726c75 /* "rrlu" */, epoch), (uint64_t)idx);
     int rc = dgnn_snapmodel_forward(r->model, r->H, &r->in[idx - W], W + 1, &rr, err);
     if (rc) return rc;
     memset(r->dH, 0, (size_t)(N * r->L) * sizeof(float));
     if (r->task == DGNN_SNAP_TASK_NODE) {
         const float *y = r->ny + (idx + 1) * N;
-        head_forward(r, r->H);
+        snapt_head_forward(r, r->H);
         *loss = dgnn_mse_forward(r->yhat, y, N);
         if (isfinite(*loss)) {
             memset(r->dyhat, 0, (size_t)N * sizeof(float));
@@ -562,7 +515,7 @@ static int train_sample(run_t *r, int64_t epoch, int64_t idx, double *loss, int6
         return dgnn_err_set(err, DGNN_EINVAL, "epoch %lld, sample %lld: the loss is not finite (%g); try a lower --lr",
                             (long long)epoch, (long long)idx, *loss);
     dgnn_snapmodel_backward(r->model, r->dH);
-    *secs = sample_clock() - t0;
+    *secs = snapt_sample_clock() - t0;
     *pairs = M;
     return DGNN_OK;
 }
@@ -570,14 +523,14 @@ static int train_sample(run_t *r, int64_t epoch, int64_t idx, double *loss, int6
 /* Ends the model's group of windows (the windows of one optimizer step: wdgcn runs its
  * shared snapshots' deferred GCN backward here) and returns its time on the profile's
  * clock, which the caller adds to the group's last window. */
-static double end_group(run_t *r) {
-    const double t0 = sample_clock();
+double snapt_end_group(run_t *r) {
+    const double t0 = snapt_sample_clock();
     dgnn_snapmodel_group_end(r->model);
-    return sample_clock() - t0;
+    return snapt_sample_clock() - t0;
 }
 
 /* One Adam step on the summed gradients (and the node head's), then zeroed gradients. */
-static void optimizer_step(run_t *r) {
+void snapt_optimizer_step(run_t *r) {
     dgnn_adam_step_params(&r->opt, r->p);
     dgnn_params_zero_grad(r->p);
     if (r->task == DGNN_SNAP_TASK_NODE) {
@@ -588,19 +541,15 @@ static void optimizer_step(run_t *r) {
 
 /* 1 when sample idx has something to learn from (train_sample's pairs > 0): known from
  * the data alone, so every rank knows whether a round's windows produce any gradient. */
-static int sample_trains(const run_t *r, int64_t idx) {
+int snapt_sample_trains(const run_t *r, int64_t idx) {
     if (r->task == DGNN_SNAP_TASK_LINK) return r->snaps.snaps[idx + 1].num_edges > 0;
     if (r->task == DGNN_SNAP_TASK_EDGE) return r->snaps.snaps[idx].num_edges > 0;
     return r->N > 0;
 }
 
-typedef struct {
-    double train_seconds, eval_seconds;
-    int64_t windows, snapshots, events, eval_pairs;
-} run_totals;
 
 /* --profile: this epoch's row of n per-window seconds (zeroed), NULL when not profiling */
-static double *profile_epoch(run_t *r, int64_t n) {
+double *snapt_profile_epoch(run_t *r, int64_t n) {
     if (!r->cfg->profile) return NULL;
     r->prof_n = n;
     r->prof_sec = dgnn_xrealloc(r->prof_sec, (size_t)((r->prof_epochs + 1) * n) * sizeof(double));
@@ -614,7 +563,7 @@ static int train_epoch(run_t *r, int64_t epoch, dgnn_snap_epoch_result *er, run_
     const dgnn_snap_train_cfg *c = r->cfg;
     int64_t n = r->te - r->tb;
     if (c->max_train_windows > 0 && n > c->max_train_windows) n = c->max_train_windows;
-    double *prof = profile_epoch(r, n);
+    double *prof = snapt_profile_epoch(r, n);
     dgnn_progress pg;
     char label[64];
     snprintf(label, sizeof label, "epoch %lld train", (long long)epoch);
@@ -628,13 +577,13 @@ static int train_epoch(run_t *r, int64_t epoch, dgnn_snap_epoch_result *er, run_
         int64_t idx = r->tb + k;
         double loss, secs;
         int64_t pairs;
-        int rc = train_sample(r, epoch, idx, &loss, &pairs, &secs, err);
+        int rc = snapt_train_sample(r, epoch, idx, &loss, &pairs, &secs, err);
         if (rc) return rc;
         /* trainer.optim_step: a step every steps_accum_gradients samples that trained,
          * counted across epochs */
         if (pairs > 0 && ++r->tr_step % c->windows_per_step == 0) {
-            secs += end_group(r);
-            optimizer_step(r);
+            secs += snapt_end_group(r);
+            snapt_optimizer_step(r);
             dgnn_snapmodel_group_begin(r->model);
         }
         if (pairs > 0) last = k;
@@ -654,7 +603,7 @@ static int train_epoch(run_t *r, int64_t epoch, dgnn_snap_epoch_result *er, run_
             dgnn_progress_update(&pg, k + 1, extra);
         }
     }
-    const double tail = end_group(r);
+    const double tail = snapt_end_group(r);
     if (prof && last >= 0) prof[last] += tail;
     if (c->progress) dgnn_progress_end(&pg);
     if (prof) r->prof_epochs++;
@@ -664,210 +613,6 @@ static int train_epoch(run_t *r, int64_t epoch, dgnn_snap_epoch_result *er, run_
     er->train_pairs = pairs_sum;
     tot->train_seconds += er->train_seconds;
     return DGNN_OK;
-}
-
-/* One epoch of DyGNeX training: round by round, this process trains the groups of its
- * ranks (its own rank; with one process, every rank's), then the gradient slabs are
- * sum-all-reduced and every process takes the same Adam step. A round none of whose
- * windows trains (empty label snapshots) takes no step, as the single-process trainer
- * counts only windows that train. Each group's compute (wall and CPU seconds) is timed;
- * the (R, P) matrices are summed over the processes at the epoch's end. */
-static int train_epoch_dist(run_t *r, int64_t epoch, dgnn_snap_epoch_result *er, run_totals *tot, dgnn_err *err) {
-    const dgnn_snap_train_cfg *c = r->cfg;
-    const dgnn_sched *s = &r->sched;
-    const int64_t P = s->num_ranks, R = s->num_rounds, n = s->num_windows;
-    double *prof = profile_epoch(r, n);
-    memset(r->gwall, 0, (size_t)(R * P) * sizeof(double));
-    memset(r->gcpu, 0, (size_t)(R * P) * sizeof(double));
-    dgnn_progress pg;
-    char label[64];
-    snprintf(label, sizeof label, "epoch %lld train (rounds)", (long long)epoch);
-    if (c->progress) dgnn_progress_begin(&pg, label, R);
-    double t0 = dgnn_now();
-    /* this process's sums: loss, then windows, pairs, snapshots, events (reduced at the end) */
-    double loss_sum = 0;
-    int64_t cnt[4] = {0, 0, 0, 0};
-    for (int64_t rd = 0; rd < R; rd++) {
-        for (int64_t p = r->rank; p < P; p += r->procs) {
-            int64_t m;
-            const int64_t *g = dgnn_sched_group(s, rd, p, &m);
-            if (m == 0) continue; /* an idle rank: time 0, it only waits */
-            double w0 = dgnn_now(), c0 = dgnn_snap_cpu_seconds();
-            int64_t last = -1;
-            dgnn_snapmodel_group_begin(r->model);
-            for (int64_t i = 0; i < m; i++) {
-                const int64_t idx = s->sample[g[i]], k = idx - r->tb;
-                double loss, secs;
-                int64_t pairs;
-                int rc = train_sample(r, epoch, idx, &loss, &pairs, &secs, err);
-                if (rc) return rc;
-                if (prof) prof[k] = secs, r->prof_pairs[k] = pairs;
-                if (pairs > 0) last = k;
-                if (pairs > 0) {
-                    loss_sum += loss;
-                    cnt[0]++;
-                    cnt[1] += pairs;
-                    cnt[2] += r->W + 1;
-                    for (int64_t q = idx - r->W; q <= idx; q++)
-                        cnt[3] += r->snaps.snaps[q].ev_end - r->snaps.snaps[q].ev_begin;
-                }
-            }
-            const double tail = end_group(r);
-            if (prof && last >= 0) prof[last] += tail;
-            r->gwall[rd * P + p] = dgnn_now() - w0;
-            r->gcpu[rd * P + p] = dgnn_snap_cpu_seconds() - c0;
-        }
-        int any = 0;
-        for (int64_t p = 0; p < P && !any; p++) {
-            int64_t m;
-            const int64_t *g = dgnn_sched_group(s, rd, p, &m);
-            for (int64_t i = 0; i < m && !any; i++) any = sample_trains(r, s->sample[g[i]]);
-        }
-        if (any) {
-            if (r->procs > 1) {
-                /* the sum of the ranks' summed gradients = the single-process accumulation
-                 * over the round's windows: no weighting needed */
-                double a = dgnn_now();
-                dgnn_comm_allreduce_sum_f32(r->p->grad, r->p->total);
-                if (r->head.total) dgnn_comm_allreduce_sum_f32(r->head.grad, r->head.total);
-                r->comm_s += dgnn_now() - a;
-            }
-            double a = dgnn_now();
-            optimizer_step(r);
-            r->tr_step++;
-            r->step_s += dgnn_now() - a;
-        }
-        if (c->progress) dgnn_progress_update(&pg, rd + 1, NULL);
-    }
-    if (c->progress) dgnn_progress_end(&pg);
-    if (r->procs > 1) {
-        double a = dgnn_now();
-        dgnn_comm_allreduce_sum_f64(r->gwall, R * P);
-        dgnn_comm_allreduce_sum_f64(r->gcpu, R * P);
-        dgnn_comm_allreduce_sum_f64(&loss_sum, 1);
-        dgnn_comm_allreduce_sum_i64(cnt, 4);
-        r->comm_s += dgnn_now() - a;
-    }
-    for (int64_t i = 0; i < R * P; i++) r->acc_wall[i] += r->gwall[i], r->acc_cpu[i] += r->gcpu[i];
-    r->dist_epochs++;
-    if (prof) r->prof_epochs++;
-    er->train_loss = cnt[0] ? loss_sum / (double)cnt[0] : NAN;
-    er->train_seconds = dgnn_now() - t0;
-    er->train_windows = cnt[0];
-    er->train_pairs = cnt[1];
-    tot->windows += cnt[0];
-    tot->snapshots += cnt[2];
-    tot->events += cnt[3];
-    tot->train_seconds += er->train_seconds;
-    return DGNN_OK;
-}
-
-/* The distributed mode's set-up: checks, the windows' predicted costs (cfg's, else the
- * default law on this run's windows), the schedule (a collective) and the matrices. */
-static int dist_setup(run_t *r, dgnn_err *err) {
-    const dgnn_snap_train_cfg *c = r->cfg;
-    const dgnn_snap_dist_cfg *d = &c->dist;
-    r->dist = 1;
-    r->rank = d->local ? 0 : dgnn_comm_rank();
-    r->procs = d->local ? 1 : dgnn_comm_size();
-    const int64_t P = d->ranks > 0 ? d->ranks : r->procs;
-    if (c->windows_per_step != 1)
-        return dgnn_err_set(err, DGNN_EINVAL, "--windows-per-step does not apply with --dist dygnex: a round (one "
-                                              "group per rank) is one optimizer step");
-    if (d->mode != DGNN_SNAP_DIST_DYGNEX)
-        return dgnn_err_set(err, DGNN_EINVAL, "snapshot training: unknown distributed mode %d", (int)d->mode);
-    if (r->procs > 1 && P != r->procs)
-        return dgnn_err_set(err, DGNN_EINVAL,
-                            "--sched-ranks %lld under %d processes: a schedule for P ranks runs on P processes (or on "
-                            "one, which plays all P)",
-                            (long long)P, r->procs);
-    if (P > DGNN_SNAP_DIST_MAX_RANKS)
-        return dgnn_err_set(err, DGNN_EINVAL, "%lld ranks: at most %d here (dgnn simulate models more)", (long long)P,
-                            DGNN_SNAP_DIST_MAX_RANKS);
-    if (d->rounds < 0 || d->time_limit < 0)
-        return dgnn_err_set(err, DGNN_EINVAL, "--rounds and --time-limit must be >= 0");
-    int64_t n = r->te - r->tb;
-    if (c->max_train_windows > 0 && n > c->max_train_windows) n = c->max_train_windows;
-    double *cost = dgnn_xmalloc((size_t)n * sizeof(double));
-    int64_t *sample = dgnn_xmalloc((size_t)n * sizeof(int64_t));
-    for (int64_t k = 0; k < n; k++) sample[k] = r->tb + k;
-    int rc = DGNN_OK;
-    if (d->cost) {
-        if (d->cost_n < n)
-            rc = dgnn_err_set(err, DGNN_EINVAL, "%lld predicted window costs for %lld training windows",
-                              (long long)d->cost_n, (long long)n);
-        else
-            for (int64_t k = 0; k < n; k++) cost[k] = d->cost[k];
-    } else {
-        dgnn_window *win = dgnn_xmalloc((size_t)n * sizeof *win);
-        rc = dgnn_windows_of_snapshots(win, &r->snaps, r->tb, r->tb + n, r->W, c->neg_mult, r->L, err);
-        if (!rc) {
-            dgnn_costmodel cm = dgnn_costmodel_default(c->model.kind == DGNN_SNAPMODEL_EGCN_H ? 1 : 0, r->W, r->L,
-                                                       r->C, r->V, 0);
-            for (int64_t k = 0; k < n; k++) cost[k] = dgnn_costmodel_predict(&cm, &win[k]);
-        }
-        free(win);
-    }
-    /* every process takes part in the schedule's broadcast, even after a local failure
-     * here (the inputs are the same on every process, so all fail alike) */
-    if (!rc) rc = dgnn_snap_dist_schedule(&r->sched, &r->sinfo, d, cost, sample, n, P, err);
-    free(cost);
-    free(sample);
-    if (rc) return rc;
-    const int64_t R = r->sched.num_rounds;
-    r->gwall = dgnn_xcalloc((size_t)(R * P), sizeof(double));
-    r->gcpu = dgnn_xcalloc((size_t)(R * P), sizeof(double));
-    r->acc_wall = dgnn_xcalloc((size_t)(R * P), sizeof(double));
-    r->acc_cpu = dgnn_xcalloc((size_t)(R * P), sizeof(double));
-    return DGNN_OK;
-}
-
-/* res->dist from the schedule and the summed matrices; a collective (the per-process
- * communication seconds are gathered). */
-static void dist_report(run_t *r, const dgnn_snap_train_result *res, dgnn_snap_dist_result *d) {
-    const dgnn_sched *s = &r->sched;
-    const int64_t P = s->num_ranks, R = s->num_rounds;
-    double mine[2] = {r->comm_s, r->step_s}, all[2 * DGNN_SNAP_DIST_MAX_RANKS];
-    int64_t counts[DGNN_SNAP_DIST_MAX_RANKS];
-    if (r->procs > 1) dgnn_comm_allgatherv_bytes(all, counts, mine, (int64_t)sizeof mine);
-    else all[0] = mine[0], all[1] = mine[1];
-    memset(d, 0, sizeof *d);
-    d->active = 1;
-    d->ranks = P, d->processes = r->procs, d->rounds = R, d->windows = s->num_windows;
-    snprintf(d->scheduler, sizeof d->scheduler, "%s", r->cfg->dist.schedule ? "given"
-                                                        : dgnn_sched_kind_name(r->cfg->dist.scheduler));
-    snprintf(d->method, sizeof d->method, "%s", r->sinfo.method ? r->sinfo.method : "");
-    d->solve_seconds = r->sinfo.solve_seconds, d->gap = r->sinfo.gap, d->fallback = r->sinfo.fallback;
-    const double E = r->dist_epochs > 0 ? (double)r->dist_epochs : 1;
-    double *pred = dgnn_xmalloc((size_t)(R * P) * sizeof(double));
-    double *wall = dgnn_xmalloc((size_t)(R * P) * sizeof(double)), *cpu = dgnn_xmalloc((size_t)(R * P) * sizeof(double));
-    for (int64_t rd = 0; rd < R; rd++)
-        for (int64_t p = 0; p < P; p++) {
-            const int64_t i = rd * P + p;
-            int64_t m;
-            dgnn_sched_group(s, rd, p, &m);
-            pred[i] = dgnn_sched_group_cost(s, rd, p);
-            wall[i] = r->acc_wall[i] / E, cpu[i] = r->acc_cpu[i] / E;
-            d->rank_windows[p] += m;
-            d->rank_pred[p] += pred[i], d->rank_compute[p] += wall[i], d->rank_cpu[p] += cpu[i];
-        }
-    d->pred_imbalance = dgnn_snap_round_imbalance(pred, R, P, &d->pred_makespan, &d->pred_mean);
-    d->meas_imbalance = dgnn_snap_round_imbalance(wall, R, P, &d->meas_makespan, &d->meas_mean);
-    d->cpu_imbalance = dgnn_snap_round_imbalance(cpu, R, P, &d->cpu_makespan, &d->cpu_mean);
-    for (int64_t p = 0; p < P; p++) d->rank_comm[p] = all[2 * (p % r->procs)] / E;
-    d->step_seconds = all[1] / E;
-    double ts = 0;
-    int64_t ne = 0;
-    for (int64_t i = 0; i < res->num_epochs; i++)
-        if (res->epochs[i].train_seconds > 0) ts += res->epochs[i].train_seconds, ne++;
-    d->epoch_seconds = ne ? ts / (double)ne : 0;
-    if (R * P <= DGNN_SNAP_DIST_MAX_CELLS) {
-        d->per_round = 1;
-        memcpy(d->round_pred, pred, (size_t)(R * P) * sizeof(double));
-        memcpy(d->round_meas, wall, (size_t)(R * P) * sizeof(double));
-        memcpy(d->round_cpu, cpu, (size_t)(R * P) * sizeof(double));
-    }
-    free(pred), free(wall), free(cpu);
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -903,170 +648,6 @@ static void fill_profile(run_t *r, dgnn_snap_profile *p) {
     }
     free(s);
     free(und);
-}
-
-/* The "repeat the last snapshot" baseline for link prediction: a pair's score is its
- * weight in the sample's last input snapshot t (0 when absent), ranked against all pairs
- * of t+1 exactly as the model's scores are (same metrics, same weighting). */
-static void fill_last_snapshot(float *prob, const dgnn_snapshot *g, int64_t N) {
-    memset(prob, 0, (size_t)(N * N) * sizeof(float));
-    for (int64_t u = 0; u < N; u++)
-        for (int64_t q = g->rowptr[u]; q < g->rowptr[u + 1]; q++) prob[u * N + g->col[q]] = g->w[q];
-}
-
-/* The edge baseline's memory: the last label of every ordered pair seen so far, open
- * addressing on u N + v + 1 (0 = empty). */
-typedef struct {
-    uint64_t *key;
-    int32_t *val;
-    int64_t cap, n;
-} pair_map;
-
-static void pmap_put(pair_map *m, uint64_t key, int32_t val) {
-    if (2 * (m->n + 1) > m->cap) {
-        pair_map g = {NULL, NULL, m->cap ? 2 * m->cap : 1024, 0};
-        g.key = dgnn_xcalloc((size_t)g.cap, sizeof *g.key);
-        g.val = dgnn_xmalloc((size_t)g.cap * sizeof *g.val);
-        for (int64_t i = 0; i < m->cap; i++)
-            if (m->key[i]) pmap_put(&g, m->key[i], m->val[i]);
-        free(m->key), free(m->val);
-        *m = g;
-    }
-    int64_t h = (int64_t)(dgnn_hash64(key) & (uint64_t)(m->cap - 1));
-    while (m->key[h] && m->key[h] != key) h = (h + 1) & (m->cap - 1);
-    if (!m->key[h]) m->key[h] = key, m->n++;
-    m->val[h] = val;
-}
-
-static int pmap_get(const pair_map *m, uint64_t key, int32_t *val) {
-    if (!m->cap) return 0;
-    int64_t h = (int64_t)(dgnn_hash64(key) & (uint64_t)(m->cap - 1));
-    while (m->key[h] && m->key[h] != key) h = (h + 1) & (m->cap - 1);
-    if (!m->key[h]) return 0;
-    *val = m->val[h];
-    return 1;
-}
-
-static void pmap_add_snapshot(pair_map *m, const run_t *r, int64_t k) {
-    const dgnn_snapshot *g = &r->snaps.snaps[k];
-    for (int64_t u = 0; u < r->N; u++)
-        for (int64_t e = g->rowptr[u]; e < g->rowptr[u + 1]; e++)
-            pmap_put(m, (uint64_t)u * (uint64_t)r->N + (uint64_t)g->col[e] + 1, r->elab[r->eoff[k] + e]);
-}
-
-typedef struct {
-    double map, mrr, f1, precision, recall, mse;
-} eval_metrics;
-
-/* The task's metrics over samples [b, e) (see train_snapshot.h); baseline = 1: the
- * task's "repeat the last snapshot" predictions instead of the model's. */
-static int evaluate(run_t *r, int64_t b, int64_t e, eval_metrics *out, run_totals *tot, const char *what,
-                    dgnn_err *err, int baseline) {
-    const int64_t N = r->N, W = r->W;
-    out->map = out->mrr = out->f1 = out->precision = out->recall = out->mse = NAN;
-    if (r->task == DGNN_SNAP_TASK_LINK && !r->prob) {
-        r->prob = dgnn_xmalloc((size_t)(N * N) * sizeof(float));
-        r->label = dgnn_xmalloc((size_t)(N * N) * sizeof(int32_t));
-    }
-    int64_t n = e > b ? e - b : 0;
-    double *ap = dgnn_xmalloc((size_t)(n ? n : 1) * sizeof(double)), *rr = dgnn_xmalloc((size_t)(n ? n : 1) * sizeof(double));
-    double *wt = dgnn_xmalloc((size_t)(n ? n : 1) * sizeof(double)), *wr = dgnn_xmalloc((size_t)(n ? n : 1) * sizeof(double));
-    /* edge: predictions and truths of every label edge of the split, in order */
-    int32_t *epred = NULL, *etrue = NULL;
-    int64_t ne = 0;
-    if (r->task == DGNN_SNAP_TASK_EDGE) {
-        int64_t tot_e = r->eoff[e] - r->eoff[b];
-        epred = dgnn_xmalloc((size_t)(tot_e ? tot_e : 1) * sizeof(int32_t));
-        etrue = dgnn_xmalloc((size_t)(tot_e ? tot_e : 1) * sizeof(int32_t));
-    }
-    pair_map last = {NULL, NULL, 0, 0};
-    if (r->task == DGNN_SNAP_TASK_EDGE && baseline)
-        for (int64_t k = 0; k < b; k++) pmap_add_snapshot(&last, r, k);
-    double sq = 0;
-    int64_t nsq = 0;
-    dgnn_progress pg;
-    if (r->cfg->progress) dgnn_progress_begin(&pg, what, n);
-    double t0 = dgnn_now();
-    int64_t m = 0, mr = 0;
-    int rc = DGNN_OK;
-    for (int64_t k = 0; k < n; k++) {
-        int64_t idx = b + k;
-        if (!baseline && (r->task != DGNN_SNAP_TASK_EDGE || r->snaps.snaps[idx].num_edges > 0)) {
-            rc = dgnn_snapmodel_forward(r->model, r->H, &r->in[idx - W], W + 1, NULL, err);
-            if (rc) break;
-        }
-        if (r->task == DGNN_SNAP_TASK_LINK) {
-            if (baseline) fill_last_snapshot(r->prob, &r->snaps.snaps[idx], N);
-            else dgnn_snapmodel_edge_prob_rows(r->model, r->prob, r->H, 0, N);
-            double a, q;
-            dgnn_snap_link_metrics(&a, &q, r->prob, &r->snaps.snaps[idx + 1], r->label);
-            /* calc_epoch_metric: weighted by the sample's pair count, N^2 for every one */
-            if (!isnan(a)) ap[m] = a, wt[m++] = (double)(N * N);
-            if (!isnan(q)) rr[mr] = q, wr[mr++] = (double)(N * N);
-            tot->eval_pairs += N * N;
-        } else if (r->task == DGNN_SNAP_TASK_EDGE) {
-            const dgnn_snapshot *g = &r->snaps.snaps[idx];
-            const int64_t M = g->num_edges;
-            const int32_t *lab = r->elab + r->eoff[idx];
-            if (M > 0) {
-                ensure_pairs(r, M);
-                entries_as_pairs(r, g);
-                if (baseline) {
-                    for (int64_t i = 0; i < M; i++) {
-                        int32_t v;
-                        uint64_t key = (uint64_t)r->psrc[i] * (uint64_t)N + (uint64_t)r->pdst[i] + 1;
-                        epred[ne + i] = pmap_get(&last, key, &v) ? v : r->majority;
-                    }
-                    pmap_add_snapshot(&last, r, idx);
-                } else {
-                    dgnn_snapmodel_edge_forward(r->model, r->logits, r->H, r->psrc, r->pdst, M);
-                    /* torch's argmax: the first of equal maxima */
-                    for (int64_t i = 0; i < M; i++) epred[ne + i] = r->logits[2 * i + 1] > r->logits[2 * i];
-                }
-                memcpy(etrue + ne, lab, (size_t)M * sizeof(int32_t));
-                ne += M;
-                tot->eval_pairs += M;
-            }
-        } else {
-            const float *y = r->ny + (idx + 1) * N;
-            const float *pred = r->ny + idx * N;
-            if (!baseline) {
-                head_forward(r, r->H);
-                pred = r->yhat;
-            }
-            for (int64_t v = 0; v < N; v++) {
-                double d = (double)pred[v] - (double)y[v];
-                sq += d * d;
-            }
-            nsq += N;
-            tot->eval_pairs += N;
-        }
-        if (r->cfg->progress) dgnn_progress_update(&pg, k + 1, NULL);
-    }
-    if (r->cfg->progress) dgnn_progress_end(&pg);
-    tot->eval_seconds += dgnn_now() - t0;
-    if (!rc) {
-        if (r->task == DGNN_SNAP_TASK_LINK) {
-            out->map = m ? dgnn_metric_weighted_mean(ap, wt, m) : NAN;
-            out->mrr = mr ? dgnn_metric_weighted_mean(rr, wr, mr) : NAN;
-        } else if (r->task == DGNN_SNAP_TASK_EDGE) {
-            if (ne > 0) {
-                dgnn_prf f = dgnn_metric_prf(epred, etrue, ne, r->f1_class);
-                out->f1 = f.f1, out->precision = f.precision, out->recall = f.recall;
-            }
-        } else {
-            out->mse = nsq ? sq / (double)nsq : NAN;
-        }
-    }
-    free(ap), free(rr), free(wt), free(wr), free(epred), free(etrue), free(last.key), free(last.val);
-    return rc;
-}
-
-/* The validation figure early stopping maximizes: MAP, F1, or minus the MSE. */
-static double val_score(const run_t *r, const eval_metrics *m) {
-    if (r->task == DGNN_SNAP_TASK_EDGE) return m->f1;
-    if (r->task == DGNN_SNAP_TASK_NODE) return -m->mse;
-    return m->map;
 }
 
 /* ---- checkpoints ----------------------------------------------------------------------
@@ -1168,7 +749,7 @@ int dgnn_snap_train(const dgnn_events *ev, const dgnn_snap_train_cfg *c, dgnn_sn
     if (c->threads > 0) omp_set_num_threads((int)c->threads);
     run_t r;
     int rc = run_setup(&r, ev, c, err);
-    if (!rc && c->dist.mode != DGNN_SNAP_DIST_NONE) rc = dist_setup(&r, err);
+    if (!rc && c->dist.mode != DGNN_SNAP_DIST_NONE) rc = snapt_dist_setup(&r, err);
     if (rc) goto done;
     /* distributed: rank 0 validates, tests, checkpoints and reports; the others train */
     const int lead = r.rank == 0, bcast = r.dist && r.procs > 1;
@@ -1218,17 +799,17 @@ int dgnn_snap_train(const dgnn_events *ev, const dgnn_snap_train_cfg *c, dgnn_sn
         er->epoch = epoch;
         er->val_map = er->val_mrr = er->val_f1 = er->val_mse = NAN;
         double t0 = dgnn_now();
-        rc = r.dist ? train_epoch_dist(&r, epoch, er, &meta.tot, err) : train_epoch(&r, epoch, er, &meta.tot, err);
+        rc = r.dist ? snapt_train_epoch_dist(&r, epoch, er, &meta.tot, err) : train_epoch(&r, epoch, er, &meta.tot, err);
         if (rc) goto done;
         int validated = lead && !c->skip_eval && epoch > c->skip_val_epochs && r.ve > r.te;
         double score = NAN;
         if (validated) {
             double tv = dgnn_now();
             eval_metrics vm;
-            if ((rc = evaluate(&r, r.te, r.ve, &vm, &meta.tot, "validation", err, 0))) goto done;
+            if ((rc = snapt_evaluate(&r, r.te, r.ve, &vm, &meta.tot, "validation", err, 0))) goto done;
             er->val_map = vm.map, er->val_mrr = vm.mrr, er->val_f1 = vm.f1, er->val_mse = vm.mse;
             er->val_seconds = dgnn_now() - tv;
-            score = val_score(&r, &vm);
+            score = snapt_val_score(&r, &vm);
         }
         er->seconds = dgnn_now() - t0;
         res->num_epochs = epoch;
@@ -1289,7 +870,7 @@ int dgnn_snap_train(const dgnn_events *ev, const dgnn_snap_train_cfg *c, dgnn_sn
         if (nh) memcpy(*c->params_out + np, r.head.value, (size_t)nh * sizeof(float));
         if (c->params_out_n) *c->params_out_n = np + nh;
     }
-    if (r.dist) dist_report(&r, res, &res->dist);
+    if (r.dist) snapt_dist_report(&r, res, &res->dist);
     if (!lead) goto done; /* rank 0 tests and reports */
     if (!c->skip_eval && r.xe > r.ve) {
         if (meta.have_best) {
@@ -1298,7 +879,7 @@ int dgnn_snap_train(const dgnn_events *ev, const dgnn_snap_train_cfg *c, dgnn_sn
         }
         double t0 = dgnn_now();
         eval_metrics tm;
-        if ((rc = evaluate(&r, r.ve, r.xe, &tm, &meta.tot, "test", err, 0))) goto done;
+        if ((rc = snapt_evaluate(&r, r.ve, r.xe, &tm, &meta.tot, "test", err, 0))) goto done;
         res->test_map = tm.map, res->test_mrr = tm.mrr, res->test_mse = tm.mse;
         res->test_f1 = tm.f1, res->test_precision = tm.precision, res->test_recall = tm.recall;
         res->test_seconds = dgnn_now() - t0;
@@ -1306,7 +887,7 @@ int dgnn_snap_train(const dgnn_events *ev, const dgnn_snap_train_cfg *c, dgnn_sn
     if (c->baseline_last && r.xe > r.ve) {
         run_totals scratch = meta.tot; /* the baseline's pairs are not the model's throughput */
         eval_metrics bm;
-        if ((rc = evaluate(&r, r.ve, r.xe, &bm, &scratch, "baseline", err, 1))) goto done;
+        if ((rc = snapt_evaluate(&r, r.ve, r.xe, &bm, &scratch, "baseline", err, 1))) goto done;
         res->last_map = bm.map, res->last_mrr = bm.mrr, res->last_f1 = bm.f1, res->last_mse = bm.mse;
     }
     {
