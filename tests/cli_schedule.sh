@@ -22,7 +22,7 @@ expect_rc 0 "$dgnn" schedule --help; has "usage: dgnn schedule"
 expect_rc 0 "$dgnn" simulate --help; has "usage: dgnn simulate"
 expect_rc 2 "$dgnn" schedule $S; has "--workers"
 expect_rc 2 "$dgnn" schedule $S --workers 4 --scheduler magic; has "unknown scheduler 'magic'"
-expect_rc 2 "$dgnn" schedule --data "$tmp/ev.txt" --workers 4 --model gcn; has "not a snapshot model"
+expect_rc 2 "$dgnn" schedule --data "$tmp/ev.txt" --workers 4 --model tgn; has "not a snapshot model"
 expect_rc 1 "$dgnn" schedule --data "$tmp/missing.txt" --model evolvegcn-o --workers 2; has "missing.txt"
 
 for s in even greedy ilp; do
@@ -64,6 +64,23 @@ with open(sys.argv[1], "w") as f:
         f.write("evolvegcn-o,%d,60,%d,%d,%d,5,100,%.9g\n" % (i, e, ew, lp, 2e-6 * e * 100 + 1e-6 * lp + 0.01))
 PY
 expect_rc 0 "$dgnn" schedule $S --workers 2 --scheduler greedy --profile "$tmp/prof.csv"
+has "fitted on 27 rows"; has "0.0% MAPE on the fitted rows"
+# every snapshot model has a law and a fit; a profile's rows of other models are left out
+# (a wdgcn law on edges_window among evolvegcn-o rows of another law)
+python3 - "$tmp/prof.csv" "$tmp/prof2.csv" <<'PY'
+import sys
+rows = open(sys.argv[1]).read().splitlines()
+with open(sys.argv[2], "w") as f:
+    f.write(rows[0] + "\n" + "\n".join(rows[1:]) + "\n")
+    for i in range(3, 30):
+        e = 2 + (i * 37) % 41; ew = e * 4 + i; lp = 101 * (3 + (i * 13) % 29)
+        f.write("wdgcn,%d,60,%d,%d,%d,5,100,%.9g\n" % (i, e, ew, lp, 5e-6 * ew * 100 + 0.2))
+PY
+for m in evolvegcn-h tgcn gcrn-gru wdgcn gcn; do
+  expect_rc 0 "$dgnn" schedule --data "$tmp/ev.txt" --snapshot-seconds 10 --window 3 --model $m --workers 2; has "DEFAULT LAW"
+done
+expect_rc 0 "$dgnn" schedule --data "$tmp/ev.txt" --snapshot-seconds 10 --window 3 --model wdgcn --workers 2 \
+  --profile "$tmp/prof2.csv"
 has "fitted on 27 rows"; has "0.0% MAPE on the fitted rows"
 printf 'model,sample\n' > "$tmp/badprof.csv"
 expect_rc 1 "$dgnn" schedule $S --workers 2 --profile "$tmp/badprof.csv"; has "badprof.csv:1: header"

@@ -4,6 +4,7 @@
  * and bad files; the window sizes computed from hand-made snapshots. */
 #include "check.h"
 #include "dgnn/sched.h"
+#include "dgnn/snapmodel.h"
 
 static void make_rows(dgnn_window *w, int64_t n, const double *coef, double noise, int const_nodes, uint64_t seed) {
     dgnn_rng rng;
@@ -84,6 +85,18 @@ static void test_default_law(void) {
     CHECK_NEAR(m.coef[3], 12.0 * 400 / 1e10, 1e-20);
     dgnn_costmodel h = dgnn_costmodel_default(1, 10, 50, 100, 67, 2e10);
     CHECK(h.coef[0] == 6 / 2e10 && h.coef[1] == 6 / 2e10);
+    /* the node-state kinds: propagations over every snapshot, per-snapshot dense products
+     * in the nodes term (T = 11, L = 100, C = 400), no weight evolution */
+    const struct { dgnn_snapmodel_kind k; double a0, a2; } law[] = {
+        {DGNN_SNAPMODEL_TGCN, 18, 36.0 * 11 * 100}, {DGNN_SNAPMODEL_GCRN_GRU, 36, 18.0 * 11 * 100},
+        {DGNN_SNAPMODEL_WDGCN, 12, 54.0 * 11 * 100}, {DGNN_SNAPMODEL_GCN, 12, 6.0 * 100}};
+    for (int i = 0; i < 4; i++) {
+        dgnn_costmodel q = dgnn_costmodel_default((int)law[i].k, 10, 100, 400, 67, 1e10);
+        CHECK_NEAR(q.coef[0], law[i].a0 / 1e10, 1e-20);
+        CHECK(q.coef[1] == 0 && q.coef[4] == 0);
+        CHECK_NEAR(q.coef[2], (law[i].a2 + 12.0 * 400) / 1e10, 1e-18);
+        CHECK_NEAR(q.coef[3], 12.0 * 400 / 1e10, 1e-20);
+    }
 }
 
 static void test_profile_csv(void) {

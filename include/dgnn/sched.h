@@ -85,14 +85,24 @@ typedef struct {
     double flops_per_second;      /* default law: the nominal rate it assumes */
 } dgnn_costmodel;
 
-/* The default law when nothing was measured: a FLOP count of EvolveGCN's training step
- * (kind 0 = -O, 1 = -H, as dgnn_snapmodel_kind) divided by a nominal rate:
- *   -O: edges*hidden x 12 (two sparse propagations over the last snapshot, fwd+bwd),
- *   -H: edges_window*hidden x 6 + edges*hidden x 6 (layer 1 on every snapshot),
- *   nodes*hidden x (6 L + 12 C) (layer 2's dense product, the classifier's per-node layer),
- *   label_pairs x 12 C (the classifier's per-pair add, ReLU and output layer),
- *   1 x 36 (W + 1) (V^2 L + L^3) (the matrix GRUs evolving both layers' weights).
- * rate <= 0 uses DGNN_COST_DEFAULT_RATE, 5e10: one calibration on this project's machine
+/* The default law when nothing was measured: a FLOP count of one window's training step
+ * (kind: a dgnn_snapmodel_kind) divided by a nominal rate; 2 FLOPs per multiply-add, the
+ * backward twice the forward (x3 in all), T = W + 1 snapshots, one-hot input (a gather):
+ *   EvolveGCN -O: edges*hidden x 12 (two sparse propagations over the last snapshot),
+ *             -H: edges_window*hidden x 6 + edges*hidden x 6 (layer 1 on every snapshot),
+ *             nodes*hidden x 6 L (layer 2's dense product), 1 x 36 T (V^2 L + L^3) (the
+ *             matrix GRUs evolving both layers' weights);
+ *   tgcn:     edges_window*hidden x 18 (three gate GCNs), nodes*hidden x 36 T L (three
+ *             linear layers 2L -> L per snapshot);
+ *   gcrn-gru: edges_window*hidden x 36 (six propagations), nodes*hidden x 18 T L (A H Wh);
+ *   wdgcn:    edges_window*hidden x 12 (two layers), nodes*hidden x 54 T L (layer 2's
+ *             product and the LSTM's two (N, L) x (L, 4L) products);
+ *   gcn:      edges_window*hidden x 12 (two layers over the union, at most the window's
+ *             entries), nodes*hidden x 6 L;
+ *   every kind: nodes*hidden x 12 C (the classifier's per-node layer), label_pairs x 12 C
+ *             (its per-pair add, ReLU and output layer).
+ * A group's cost is the sum of its windows' (wdgcn shares snapshots inside a group, so
+ * the sum bounds it from above). rate <= 0 uses DGNN_COST_DEFAULT_RATE, 5e10: one calibration on this project's machine
  * (bitcoin-alpha, -O, one epoch of 85 samples on 1 thread took 3.9 s of CPU; the law
  * predicts 4.7 s at 5e10). Only the ratios matter for imbalance; the simulator's
  * compute/communication ratio depends on the rate. */

@@ -58,6 +58,8 @@ void cli_set_threads(int64_t threads);
  * "dgnn CMD: ..." and returns non-zero on failure. */
 #include "dgnn/sched.h"
 #include "dgnn/train_snapshot.h"
+/* the snapshot models schedule, simulate --family snapshot and the cost model take */
+#define CLI_SNAP_MODELS "evolvegcn-o, evolvegcn-h, tgcn, gcrn-gru, wdgcn, gcn"
 /* --model name -> dgnn_snapmodel_kind, or -1 (message printed) */
 int cli_snap_model_kind(const char *cmd, const char *model);
 /* The training windows of a dataset cut as the trainer cuts it under c (*win_out malloc'd). */

@@ -17,12 +17,12 @@
 
 int cli_snap_model_kind(const char *cmd, const char *model) {
     if (!model) {
-        fprintf(stderr, "dgnn %s: --model evolvegcn-o or evolvegcn-h is required\n", cmd);
+        fprintf(stderr, "dgnn %s: --model is required (%s)\n", cmd, CLI_SNAP_MODELS);
         return -1;
     }
-    if (strcmp(model, "evolvegcn-o") == 0 || strcmp(model, "egcn-o") == 0) return DGNN_SNAPMODEL_EGCN_O;
-    if (strcmp(model, "evolvegcn-h") == 0 || strcmp(model, "egcn-h") == 0) return DGNN_SNAPMODEL_EGCN_H;
-    fprintf(stderr, "dgnn %s: --model: '%s' is not a snapshot model here (evolvegcn-o, evolvegcn-h)\n", cmd, model);
+    dgnn_snapmodel_kind k;
+    if (dgnn_snapmodel_kind_parse(model, &k) == 0) return (int)k;
+    fprintf(stderr, "dgnn %s: --model: '%s' is not a snapshot model (%s)\n", cmd, model, CLI_SNAP_MODELS);
     return -1;
 }
 
@@ -48,10 +48,8 @@ int cli_snap_cost_model(const char *cmd, dgnn_costmodel *cm, dgnn_window *win, i
     /* the rows of this model; the profiler may spell it either way */
     int64_t m = 0;
     for (int64_t i = 0; i < pr.n; i++) {
-        int64_t kk = -1;
-        if (strcmp(pr.model[i], "evolvegcn-o") == 0 || strcmp(pr.model[i], "egcn-o") == 0) kk = 0;
-        if (strcmp(pr.model[i], "evolvegcn-h") == 0 || strcmp(pr.model[i], "egcn-h") == 0) kk = 1;
-        if (kk == kind) pr.rows[m++] = pr.rows[i];
+        dgnn_snapmodel_kind kk;
+        if (dgnn_snapmodel_kind_parse(pr.model[i], &kk) == 0 && (int)kk == kind) pr.rows[m++] = pr.rows[i];
     }
     if (m < 3) {
         fprintf(stderr, "dgnn %s: --profile %s: %lld rows of model %s, need at least 3 to fit the cost model\n", cmd,
@@ -231,7 +229,7 @@ int cmd_schedule(int argc, char **argv) {
     arg_opt opts[] = {
         {"data", ARG_STRING, &data, "FILE", "event stream (any format), cut into snapshots as the trainer does"},
         CLI_LOAD_OPTS(lf),
-        {"model", ARG_STRING, &model, "M", "evolvegcn-o or evolvegcn-h"},
+        {"model", ARG_STRING, &model, "M", CLI_SNAP_MODELS},
         {"workers", ARG_INT, &workers, "P", "ranks (data-parallel workers)"},
         {"scheduler", ARG_STRING, &scheduler, "S", "even, greedy (default) or ilp"},
         {"profile", ARG_STRING, &profile, "CSV", "the trainer's per-window profile (dgnn train --profile): fit the cost model"},

@@ -437,7 +437,7 @@ int cmd_simulate(int argc, char **argv) {
         {"nodes", ARG_INT, &nodes, "N", "synthetic: node count (10000)"},
         {"in-dim", ARG_INT, &in_dim, "V", "synthetic: one-hot input width (100)"},
         {"seed", ARG_INT, &seed, "S", "synthetic: generator seed (1)"},
-        {"model", ARG_STRING, &model, "M", "evolvegcn-o (default) or evolvegcn-h"},
+        {"model", ARG_STRING, &model, "M", "snapshot: evolvegcn-o (default), evolvegcn-h, tgcn, gcrn-gru, wdgcn, gcn"},
         {"preset", ARG_STRING, &preset, "P", "the trainer's configuration: bitcoin-alpha (default) or uci"},
         {"snapshot-seconds", ARG_DOUBLE, &seconds, "S", "--data: snapshot length in time units"},
         {"window", ARG_INT, &window, "W", "a window reads snapshots t-W..t (10)"},

@@ -151,18 +151,39 @@ dgnn_costmodel dgnn_costmodel_default(int kind, int64_t W, int64_t hidden, int64
     dgnn_costmodel m;
     memset(&m, 0, sizeof m);
     if (!(rate > 0)) rate = DGNN_COST_DEFAULT_RATE;
-    const double L = (double)hidden, C = (double)cls_hidden, V = (double)in_dim;
+    const double L = (double)hidden, C = (double)cls_hidden, V = (double)in_dim, T = (double)(W + 1);
     /* flops: 2 per multiply-add, backward twice the forward (so x3 for fwd+bwd) */
-    if (kind == 1) {
-        m.coef[0] = 6.0; /* -H: layer 1 propagates over every snapshot of the window */
+    switch ((dgnn_snapmodel_kind)kind) {
+    case DGNN_SNAPMODEL_EGCN_H:
+        m.coef[0] = 6.0; /* layer 1 propagates over every snapshot of the window */
         m.coef[1] = 6.0; /* layer 2 over the last one */
-    } else {
-        m.coef[0] = 0.0; /* -O: the earlier snapshots' GCN outputs feed nothing (snapmodel.h) */
+        m.coef[2] = 6.0 * L;
+        m.coef[4] = 36.0 * T * (V * V * L + L * L * L);
+        break;
+    case DGNN_SNAPMODEL_TGCN:
+        m.coef[0] = 18.0;
+        m.coef[2] = 36.0 * T * L;
+        break;
+    case DGNN_SNAPMODEL_GCRN_GRU:
+        m.coef[0] = 36.0;
+        m.coef[2] = 18.0 * T * L;
+        break;
+    case DGNN_SNAPMODEL_WDGCN:
+        m.coef[0] = 12.0;
+        m.coef[2] = 54.0 * T * L;
+        break;
+    case DGNN_SNAPMODEL_GCN:
+        m.coef[0] = 12.0;
+        m.coef[2] = 6.0 * L;
+        break;
+    default: /* EvolveGCN-O: the earlier snapshots' GCN outputs feed nothing (snapmodel.h) */
         m.coef[1] = 12.0;
+        m.coef[2] = 6.0 * L;
+        m.coef[4] = 36.0 * T * (V * V * L + L * L * L);
+        break;
     }
-    m.coef[2] = 6.0 * L + 12.0 * C;
+    m.coef[2] += 12.0 * C;
     m.coef[3] = 12.0 * C;
-    m.coef[4] = 36.0 * (double)(W + 1) * (V * V * L + L * L * L);
     for (int k = 0; k < DGNN_COST_NFEAT; k++) m.coef[k] /= rate;
     m.fitted = 0;
     m.flops_per_second = rate;

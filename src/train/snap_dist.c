@@ -267,7 +267,7 @@ int snapt_dist_setup(run_t *r, dgnn_err *err) {
         dgnn_window *win = dgnn_xmalloc((size_t)n * sizeof *win);
         rc = dgnn_windows_of_snapshots(win, &r->snaps, r->tb, r->tb + n, r->W, c->neg_mult, r->L, err);
         if (!rc) {
-            dgnn_costmodel cm = dgnn_costmodel_default(c->model.kind == DGNN_SNAPMODEL_EGCN_H ? 1 : 0, r->W, r->L,
+            dgnn_costmodel cm = dgnn_costmodel_default((int)c->model.kind, r->W, r->L,
                                                        r->C, r->V, 0);
             for (int64_t k = 0; k < n; k++) cost[k] = dgnn_costmodel_predict(&cm, &win[k]);
         }
