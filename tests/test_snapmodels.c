@@ -12,7 +12,7 @@
  *  - a window's output does not depend on the windows run before it;
  *  - groups of overlapping windows (group_begin/end): the same outputs, and gradients
  *    equal to the windows' own summed, for every kind (wdgcn shares its snapshots'
- *    GCN; the others must be unchanged bit for bit);
+ *    GCN; the others must be unchanged bit for bit), and under wdgcn's memory budget;
  *  - kind names: parse, aliases, round trip, unknown names. */
 #include "check.h"
 #include "gradcheck.h"
@@ -53,6 +53,9 @@ static int64_t degree_idx(int32_t *idx, const dgnn_snapshot *g) {
     }
     return mx;
 }
+
+/* cfg.group_bytes of the models setup builds (check_groups' memory budget) */
+static int64_t g_group_bytes;
 
 static const float *P(dgnn_snapmodel *m, const char *name) {
     dgnn_params *p = dgnn_snapmodel_params(m);
@@ -125,6 +128,7 @@ static void setup(ctx_t *c, dgnn_snapmodel_kind kind, int64_t N, int64_t T, int6
     dgnn_snapmodel_cfg cfg = dgnn_snapmodel_cfg_default(kind);
     cfg.num_nodes = N, cfg.in_dim = c->F, cfg.onehot = onehot, cfg.hidden = L, cfg.cls_hidden = c->C;
     cfg.seed = seed;
+    cfg.group_bytes = g_group_bytes;
     DGNN_ASSERT(dgnn_snapmodel_init(&c->m, &cfg, &err) == DGNN_OK);
     dgnn_params *p = dgnn_snapmodel_params(c->m);
     for (int i = 0; i < p->ntensors; i++) {
@@ -246,9 +250,11 @@ static void check_threads(dgnn_snapmodel_kind kind, int onehot) {
  * to float rounding, its GCN backward runs once per snapshot on summed gradients; the
  * other kinds do not share and must give the same bits). Evaluation slopes (rng NULL), so
  * that the shared snapshots' RReLU is the same whichever window computes it. */
-static void check_groups(dgnn_snapmodel_kind kind) {
+static void check_groups(dgnn_snapmodel_kind kind, int64_t budget_slots, int distinct) {
     ctx_t c;
+    g_group_bytes = budget_slots * 5 * 30 * 5 * (int64_t)sizeof(float); /* N 30, L 5 */
     setup(&c, kind, 30, 6, 5, 1, 0, 91 + (uint64_t)kind, 0.3);
+    g_group_bytes = 0;
     dgnn_params *p = dgnn_snapmodel_params(c.m);
     const int shares = dgnn_snapmodel_shares_snapshots(c.m);
     CHECK(shares == (kind == DGNN_SNAPMODEL_WDGCN));
@@ -292,9 +298,9 @@ static void check_groups(dgnn_snapmodel_kind kind) {
                        worst);
         CHECK(gmax > 0);
     }
-    /* 12 window snapshots, 6 distinct: 6 GCN forwards (one N L L product) and backwards
-     * (two) fewer, one-hot input */
-    const double saved = 6.0 * 3.0 * 2.0 * (double)(c.N * c.L * c.L);
+    /* 12 window snapshots, `distinct` GCNs run: 12 - distinct GCN forwards (one N L L
+     * product) and backwards (two) fewer, one-hot input */
+    const double saved = (12.0 - distinct) * 3.0 * 2.0 * (double)(c.N * c.L * c.L);
     if (shares) CHECK_MSG(flops[0] - flops[1] == saved, "%s group: %g flops, alone %g (expected %g fewer)",
                           dgnn_snapmodel_name(kind), flops[1], flops[0], saved);
     else CHECK(flops[1] == flops[0]);
@@ -527,7 +533,10 @@ int main(void) {
         gradcheck_model(new_kinds[k], 0, 0);
         gradcheck_model(new_kinds[k], 1, 1);
     }
-    for (int k = 0; k < NKIND; k++) check_groups(new_kinds[k]);
+    for (int k = 0; k < NKIND; k++) check_groups(new_kinds[k], 0, 6);
+    /* a budget of 6 snapshots' outputs: a window may add 3, so the group restarts before
+     * windows 2 (4 slots + 3 > 6): windows 0-1 and 2-3 share, 4 + 4 GCNs */
+    check_groups(DGNN_SNAPMODEL_WDGCN, 6, 8);
     for (int k = 0; k < NKIND; k++) {
         check_threads(new_kinds[k], 1);
         check_threads(new_kinds[k], 0);

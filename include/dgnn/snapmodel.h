@@ -93,7 +93,11 @@ typedef struct {
     int64_t num_classes; /* K: classifier outputs (2 for link prediction) */
     float rrelu_lower, rrelu_upper; /* torch.nn.RReLU's defaults 1/8, 1/3 */
     uint64_t seed;       /* initialisation */
+    int64_t group_bytes; /* wdgcn groups: memory for the shared snapshots' outputs before the
+                            group is flushed and restarted (0: DGNN_SNAPMODEL_GROUP_BYTES) */
 } dgnn_snapmodel_cfg;
+
+#define DGNN_SNAPMODEL_GROUP_BYTES ((int64_t)1 << 30)
 
 /* EvolveGCN's bitcoin-alpha link-prediction sizes (-O: L 100, C 400; -H: L 50, C 100;
  * every other kind takes -O's: L 100, C 400), K = 2, one-hot input, torch's RReLU bounds
@@ -147,6 +151,8 @@ void dgnn_snapmodel_backward(dgnn_snapmodel *m, const float *dH);
  * of the windows' gradients: the gradients equal the windows' own summed (up to float
  * rounding), for less work. A snapshot is recognised by its input's address: windows
  * must slice one array of the sequence's inputs, which stays valid until group_end.
+ * Memory: 5 (N, L) arrays per distinct snapshot; past cfg.group_bytes the group runs its
+ * deferred backward and starts afresh before the next window (sharing stops there).
  * Other kinds: no-ops (dgnn_snapmodel_shares_snapshots says which). Gradients are
  * complete only after group_end. */
 int dgnn_snapmodel_shares_snapshots(const dgnn_snapmodel *m);

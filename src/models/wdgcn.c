@@ -210,7 +210,15 @@ static int wd_forward(dgnn_snapmodel *m, float *H, dgnn_rng *rng, dgnn_err *err)
     const int64_t N = m->N, V = m->V, L = m->L, T = m->T, NL = N * L;
     const float lo = m->cfg.rrelu_lower, hi = m->cfg.rrelu_upper;
     wd_ensure(m, T);
-    if (!s->grouped) s->nslot = 0; /* a window alone: a group of one */
+    /* a window alone is a group of one; a group whose slots would pass cfg.group_bytes
+     * flushes what it holds and starts afresh here, between two windows: memory stays
+     * bounded whatever the group's size, and only the sharing is cut there */
+    const int64_t budget = m->cfg.group_bytes > 0 ? m->cfg.group_bytes : DGNN_SNAPMODEL_GROUP_BYTES;
+    if (!s->grouped) s->nslot = 0;
+    else if (s->nslot > 0 && (s->nslot + T) * 5 * NL * (int64_t)sizeof(float) > budget) {
+        wd_flush(m);
+        s->nslot = 0;
+    }
     const float *W1 = dgnn_params_get(&m->p, s->iW1), *W2 = dgnn_params_get(&m->p, s->iW2);
     for (int64_t t = 0; t < T; t++) {
         const dgnn_snap_input *in = &m->win[t];
