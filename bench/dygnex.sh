@@ -16,7 +16,7 @@
 #   bench/dygnex.sh [DGNN] ; env: DATA (shared data folder), OUT (/tmp/dygnex-bench),
 #   EPOCHS (2 per run), NPS ("2 4"), SCHEDS ("even greedy ilp"), ILP_LIMIT (10 s),
 #   ALPHA/BETA (this machine's MPI latency and s/byte for the simulator: 2e-6, 1e-9),
-#   TABLE_ONLY=1 (no runs: the tables from the JSONs already in $OUT)
+#   SETS ("ba cm"), TABLE_ONLY=1 (no runs: the tables from the JSONs already in $OUT)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dgnn=${1:-$root/build/dgnn}
@@ -32,16 +32,7 @@ beta=${BETA:-1e-9}
 command -v mpirun > /dev/null || { echo "mpirun not found"; exit 1; }
 mkdir -p "$out"
 mpi="mpirun --allow-run-as-root --oversubscribe"
-declare -A file args
-file[ba]=$data/bitcoin-alpha/soc-sign-bitcoinalpha.csv
-args[ba]=""
-file[cm]=$data/collegemsg/CollegeMsg.txt
-args[cm]="--preset uci --snapshot-seconds 190080"
-sets=""
-for d in ba cm; do
-  if [ -e "${file[$d]}" ]; then sets="$sets $d"; else echo "skip: ${file[$d]} not found"; fi
-done
-[ -n "$sets" ] || exit 0
+. "$root/bench/snap_datasets.sh"
 T="--model evolvegcn-o --threads 1 --quiet"
 [ "${TABLE_ONLY:-0}" = 1 ] || echo "cores: $(nproc); load average: $(cut -d' ' -f1-3 /proc/loadavg)" > "$out/machine.txt"
 cat "$out/machine.txt"

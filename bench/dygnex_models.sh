@@ -27,16 +27,7 @@ keep() { [ "${REUSE:-0}" = 1 ] && [ -s "$1" ]; }
 models=${MODELS:-"evolvegcn-o evolvegcn-h gcn tgcn gcrn-gru wdgcn"}
 [ -x "$dgnn" ] || { echo "no dgnn binary at $dgnn (build first, or pass its path)"; exit 1; }
 mkdir -p "$out"
-declare -A file args
-file[ba]=$data/bitcoin-alpha/soc-sign-bitcoinalpha.csv
-args[ba]=""
-file[cm]=$data/collegemsg/CollegeMsg.txt
-args[cm]="--preset uci --snapshot-seconds 190080"
-sets=""
-for d in ${SETS:-ba cm}; do
-  if [ -e "${file[$d]}" ]; then sets="$sets $d"; else echo "skip: ${file[$d]} not found"; fi
-done
-[ -n "$sets" ] || exit 0
+. "$root/bench/snap_datasets.sh"
 [ "${TABLE_ONLY:-0}" = 1 ] || echo "cores: $(nproc); load average: $(cut -d' ' -f1-3 /proc/loadavg)" > "$out/machine.txt"
 cat "$out/machine.txt"
 for d in $sets; do

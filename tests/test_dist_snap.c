@@ -103,6 +103,14 @@ static double max_abs_diff(const float *a, const float *b, int64_t n) {
     return m;
 }
 
+/* c trains the given schedule on P ranks and returns its parameters in *p (*n floats). */
+static void use_schedule(dgnn_snap_train_cfg *c, const dgnn_sched *s, int64_t P, float **p, int64_t *n) {
+    c->dist.mode = DGNN_SNAP_DIST_DYGNEX;
+    c->dist.ranks = P;
+    c->dist.schedule = s;
+    c->params_out = p, c->params_out_n = n;
+}
+
 /* The trained parameters p (n) differ from c's initial ones (the same run with 0 epochs):
  * training moved them. */
 static void check_moved(const dgnn_events *ev, dgnn_snap_train_cfg c, const float *p, int64_t n, const char *what) {
@@ -152,10 +160,7 @@ int main(int argc, char **argv) {
         float *pd = NULL, *pr = NULL;
         int64_t nd = 0, nr = 0;
         dgnn_snap_train_cfg c = small_cfg();
-        c.dist.mode = DGNN_SNAP_DIST_DYGNEX;
-        c.dist.ranks = P;
-        c.dist.schedule = &s;
-        c.params_out = &pd, c.params_out_n = &nd;
+        use_schedule(&c, &s, P, &pd, &nd);
         int rc = dgnn_snap_train(&ev, &c, res, &err);
         CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
         if (me == 0 && rc == DGNN_OK) {
@@ -202,10 +207,7 @@ int main(int argc, char **argv) {
         float *pd = NULL, *pr = NULL;
         int64_t nd = 0, nr = 0;
         dgnn_snap_train_cfg c = small_cfg();
-        c.dist.mode = DGNN_SNAP_DIST_DYGNEX;
-        c.dist.ranks = P;
-        c.dist.schedule = &s2;
-        c.params_out = &pd, c.params_out_n = &nd;
+        use_schedule(&c, &s2, P, &pd, &nd);
         int rc = dgnn_snap_train(&ev, &c, res, &err);
         CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
         if (rc == DGNN_OK) {
@@ -249,10 +251,7 @@ int main(int argc, char **argv) {
         c.model = dgnn_snapmodel_cfg_default(DGNN_SNAPMODEL_WDGCN);
         c.model.hidden = 8, c.model.cls_hidden = 16, c.model.seed = 5;
         c.model.rrelu_lower = c.model.rrelu_upper = 0.2f;
-        c.dist.mode = DGNN_SNAP_DIST_DYGNEX;
-        c.dist.ranks = P;
-        c.dist.schedule = &s3;
-        c.params_out = &pd, c.params_out_n = &nd;
+        use_schedule(&c, &s3, P, &pd, &nd);
         int rc = dgnn_snap_train(&ev, &c, res, &err);
         CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
         if (me == 0 && rc == DGNN_OK) {

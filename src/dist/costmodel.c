@@ -152,36 +152,26 @@ dgnn_costmodel dgnn_costmodel_default(int kind, int64_t W, int64_t hidden, int64
     memset(&m, 0, sizeof m);
     if (!(rate > 0)) rate = DGNN_COST_DEFAULT_RATE;
     const double L = (double)hidden, C = (double)cls_hidden, V = (double)in_dim, T = (double)(W + 1);
-    /* flops: 2 per multiply-add, backward twice the forward (so x3 for fwd+bwd) */
-    switch ((dgnn_snapmodel_kind)kind) {
-    case DGNN_SNAPMODEL_EGCN_H:
-        m.coef[0] = 6.0; /* layer 1 propagates over every snapshot of the window */
-        m.coef[1] = 6.0; /* layer 2 over the last one */
-        m.coef[2] = 6.0 * L;
-        m.coef[4] = 36.0 * T * (V * V * L + L * L * L);
-        break;
-    case DGNN_SNAPMODEL_TGCN:
-        m.coef[0] = 18.0;
-        m.coef[2] = 36.0 * T * L;
-        break;
-    case DGNN_SNAPMODEL_GCRN_GRU:
-        m.coef[0] = 36.0;
-        m.coef[2] = 18.0 * T * L;
-        break;
-    case DGNN_SNAPMODEL_WDGCN:
-        m.coef[0] = 12.0;
-        m.coef[2] = 54.0 * T * L;
-        break;
-    case DGNN_SNAPMODEL_GCN:
-        m.coef[0] = 12.0;
-        m.coef[2] = 6.0 * L;
-        break;
-    default: /* EvolveGCN-O: the earlier snapshots' GCN outputs feed nothing (snapmodel.h) */
-        m.coef[1] = 12.0;
-        m.coef[2] = 6.0 * L;
-        m.coef[4] = 36.0 * T * (V * V * L + L * L * L);
-        break;
-    }
+    /* flops: 2 per multiply-add, backward twice the forward (so x3 for fwd+bwd); per kind
+     * (dgnn_snapmodel_kind order): edges_window and edges coefficients, the dense per-node
+     * work in units of L (x T when it runs at every snapshot), and whether the GCN weights
+     * evolve (EvolveGCN's matrix GRUs, a constant per window); sched.h lists the terms */
+    static const struct {
+        double a_w, a_e, node_L;
+        int per_snapshot, evolves;
+    } law[] = {
+        {0.0, 12.0, 6.0, 0, 1},  /* -O: the earlier snapshots' GCN outputs feed nothing */
+        {6.0, 6.0, 6.0, 0, 1},   /* -H: layer 1 over every snapshot, layer 2 over the last */
+        {18.0, 0.0, 36.0, 1, 0}, /* tgcn */
+        {36.0, 0.0, 18.0, 1, 0}, /* gcrn-gru */
+        {12.0, 0.0, 54.0, 1, 0}, /* wdgcn */
+        {12.0, 0.0, 6.0, 0, 0},  /* gcn (union graph) */
+    };
+    const int k = kind >= 0 && kind < (int)(sizeof law / sizeof law[0]) ? kind : 0;
+    m.coef[0] = law[k].a_w;
+    m.coef[1] = law[k].a_e;
+    m.coef[2] = law[k].node_L * L * (law[k].per_snapshot ? T : 1.0);
+    m.coef[4] = law[k].evolves ? 36.0 * T * (V * V * L + L * L * L) : 0.0;
     m.coef[2] += 12.0 * C;
     m.coef[3] = 12.0 * C;
     for (int k = 0; k < DGNN_COST_NFEAT; k++) m.coef[k] /= rate;
