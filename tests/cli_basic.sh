@@ -25,6 +25,11 @@ expect_rc 2 "$dgnn" info; has "missing argument"
 expect_rc 2 "$dgnn" gen --events 10; has "--out FILE is required"
 expect_rc 2 "$dgnn" gen --events -5 --out "$tmp/x.dgnn"; has "events"
 expect_rc 2 "$dgnn" gen --wibble 3 --out "$tmp/x.dgnn"; has "wibble"
+# a negative value typed for a numeric flag is refused, never taken as "use the default"
+expect_rc 1 "$dgnn" train --epochs -3 --max-batches 1 --quiet; has "--epochs >= 0"
+expect_rc 1 "$dgnn" train --lr -0.1 --max-batches 1 --quiet; has "--lr > 0"
+expect_rc 1 "$dgnn" train --dropout -0.5 --max-batches 1 --quiet; has "--dropout must be in [0, 1)"
+expect_rc 2 "$dgnn" train --dist depbloom --window-events -1; has "--window-events must be >= 1"
 
 # gen -> info -> convert -> info: identical figures
 expect_rc 0 "$dgnn" gen --events 20000 --nodes 500 --seed 3 --out "$tmp/g.dgnn"; has "20,000 events"

@@ -3,6 +3,9 @@
 #ifndef DGNN_CLI_H
 #define DGNN_CLI_H
 
+#include <math.h>
+#include <stdint.h>
+
 #include "args.h"
 #include "dgnn/io.h"
 
@@ -53,6 +56,12 @@ int cli_write_json(const char *cmd, const char *path, struct cJSON *o);
 /* Sets the OpenMP thread count when threads > 0. */
 void cli_set_threads(int64_t threads);
 
+
+/* "Flag not given", for numeric flags whose every value (negatives too) must reach the
+ * checks: a value the user typed is never mistaken for the default. */
+#define CLI_UNSET INT64_MIN
+#define CLI_UNSET_F NAN
+#define CLI_GIVEN_F(x) (!isnan(x))
 
 /* What schedule and simulate share (cmd_schedule.c). Each prints its own error as
  * "dgnn CMD: ..." and returns non-zero on failure. */

@@ -187,13 +187,14 @@ static int train_main(int argc, char **argv, int bench) {
     cli_load_flags lf = {0};
     const char *model = "tgn", *data = NULL, *preset = NULL, *out = NULL, *ckpt = NULL;
     const char *sampler = NULL, *negs = NULL, *attn = NULL, *dist = NULL;
-    int64_t window_events = -1, refine = 0;
+    int64_t window_events = CLI_UNSET, refine = 0;
     double window_seconds = 0;
     int partition = 0, critical_path = 0, no_prefetch = 0, cold_allgather = 0;
     const char *window_report = NULL;
-    int64_t slots = -1, epochs = -1, batch = -1, threads = 0, patience = -1, evalneg = -1, seed = 0, mem = -1, tdim = -1,
-            emb = -1, nbrs = -1, heads = -1, max_batches = 0;
-    double lr = -1, dropout = -1, new_frac = -1;
+    int64_t slots = CLI_UNSET, epochs = CLI_UNSET, batch = CLI_UNSET, threads = 0, patience = CLI_UNSET,
+            evalneg = CLI_UNSET, seed = 0, mem = CLI_UNSET, tdim = CLI_UNSET, emb = CLI_UNSET, nbrs = CLI_UNSET,
+            heads = CLI_UNSET, max_batches = 0;
+    double lr = CLI_UNSET_F, dropout = CLI_UNSET_F, new_frac = CLI_UNSET_F;
     int resume = 0, quiet = 0, no_eval = 0;
     arg_opt opts[] = {
         {"model", ARG_STRING, &model, "M", "tgn (default), jodie, dyrep, apan; evolvegcn-o|-h (own flags)"},
@@ -269,21 +270,21 @@ static int train_main(int argc, char **argv, int bench) {
         return 2;
     }
     c.model.kind = kind;
-    if (epochs >= 0) c.epochs = epochs;
-    if (batch >= 0) c.batch = batch;
-    if (lr >= 0) c.lr = lr;
-    if (patience >= 0) c.patience = patience;
-    if (evalneg >= 0) c.eval_negatives = evalneg;
-    if (mem >= 0) c.model.mem_dim = mem;
-    if (tdim >= 0) c.model.time_dim = tdim;
-    if (emb >= 0) c.model.emb_dim = emb;
-    else if (mem >= 0 && strcmp(preset, "tgn-paper") == 0) c.model.emb_dim = mem; /* the TGN code: emb = memory */
+    if (epochs != CLI_UNSET) c.epochs = epochs;
+    if (batch != CLI_UNSET) c.batch = batch;
+    if (CLI_GIVEN_F(lr)) c.lr = lr;
+    if (patience != CLI_UNSET) c.patience = patience;
+    if (evalneg != CLI_UNSET) c.eval_negatives = evalneg;
+    if (mem != CLI_UNSET) c.model.mem_dim = mem;
+    if (tdim != CLI_UNSET) c.model.time_dim = tdim;
+    if (emb != CLI_UNSET) c.model.emb_dim = emb;
+    else if (mem != CLI_UNSET && strcmp(preset, "tgn-paper") == 0) c.model.emb_dim = mem; /* the TGN code: emb = memory */
     if (kind != DGNN_TGNN_TGN) c.model.emb_dim = c.model.mem_dim; /* the embedding is the (projected) memory */
-    if (slots >= 0) c.model.mail_slots = slots;
-    if (nbrs >= 0) c.model.neighbors = nbrs;
-    if (heads >= 0) c.model.heads = heads;
-    if (dropout >= 0) c.model.dropout = (float)dropout;
-    if (new_frac >= 0) c.split.new_node_frac = new_frac;
+    if (slots != CLI_UNSET) c.model.mail_slots = slots;
+    if (nbrs != CLI_UNSET) c.model.neighbors = nbrs;
+    if (heads != CLI_UNSET) c.model.heads = heads;
+    if (CLI_GIVEN_F(dropout)) c.model.dropout = (float)dropout;
+    if (CLI_GIVEN_F(new_frac)) c.split.new_node_frac = new_frac;
     if (sampler) {
         if (strcmp(sampler, "recent") && strcmp(sampler, "uniform")) {
             fprintf(stderr, "dgnn train: --sampler: '%s' (recent, uniform)\n", sampler);
@@ -334,17 +335,17 @@ static int train_main(int argc, char **argv, int bench) {
         fprintf(stderr, "dgnn train: --no-prefetch and --cold-allgather go with --critical-path\n");
         return 2;
     }
-    if ((partition || window_events >= 0 || window_seconds > 0 || refine > 1 || critical_path || window_report) &&
+    if ((partition || window_events != CLI_UNSET || window_seconds > 0 || refine > 1 || critical_path || window_report) &&
         c.dist.mode != DGNN_DIST_DEPBLOOM) {
         fprintf(stderr, "dgnn train: --partition, --window-*, --refine and --critical-path need --dist depbloom\n");
         return 2;
     }
-    if (window_events == 0 || window_events < -1 || window_seconds < 0 || refine < 0) {
+    if ((window_events != CLI_UNSET && window_events < 1) || window_seconds < 0 || refine < 0) {
         fprintf(stderr, "dgnn train: --window-events must be >= 1, --window-seconds and --refine >= 0\n");
         return 2;
     }
     c.dist.partition = partition;
-    c.dist.window_events = window_events > 0 ? window_events : 10000;
+    c.dist.window_events = window_events != CLI_UNSET ? window_events : 10000;
     c.dist.window_seconds = window_seconds;
     c.dist.refine = refine;
     c.dist.critical_path = critical_path;

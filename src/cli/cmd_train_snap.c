@@ -330,11 +330,12 @@ static int snap_main(int argc, char **argv, int bench) {
     const char *weights = NULL, *profile = NULL, *dist = NULL, *scheduler = "greedy", *cost_profile = NULL;
     int64_t sched_ranks = 0, rounds = 0;
     double time_limit = 10;
-    int64_t window = -1, per_step = -1, epochs = -1, seed = -1, threads = 0, hidden = -1, cls = -1, negs = -1,
-            patience = -1, skipval = -1, max_windows = 0, count = -1;
+    int64_t window = CLI_UNSET, per_step = CLI_UNSET, epochs = CLI_UNSET, seed = CLI_UNSET, threads = 0,
+            hidden = CLI_UNSET, cls = CLI_UNSET, negs = CLI_UNSET, patience = CLI_UNSET, skipval = CLI_UNSET,
+            max_windows = 0, count = CLI_UNSET;
     /* INT64_MIN: not given (so that --synthetic 0 or --nodes -1 are reported, not ignored) */
     int64_t synthetic = INT64_MIN, syn_nodes = INT64_MIN, syn_events = INT64_MIN;
-    double seconds = -1, lr = -1, train_frac = -1, val_frac = -1, bench_secs = 1.0;
+    double seconds = CLI_UNSET_F, lr = CLI_UNSET_F, train_frac = CLI_UNSET_F, val_frac = CLI_UNSET_F, bench_secs = 1.0;
     int resume = 0, quiet = 0, no_eval = 0, baseline_last = 0, neg_all = 0;
     arg_opt opts[] = {
         {"model", ARG_STRING, &model, "M", "evolvegcn-o, evolvegcn-h, tgcn, gcrn-gru, wdgcn, gcn (static baseline)"},
@@ -456,7 +457,7 @@ static int snap_main(int argc, char **argv, int bench) {
                 cmd);
         return 2;
     }
-    if (syn && (seconds >= 0 || count >= 0)) {
+    if (syn && (CLI_GIVEN_F(seconds) || count != CLI_UNSET)) {
         fprintf(stderr, "dgnn %s: --synthetic T cuts its stream into T snapshots itself: leave out --snapshot-seconds "
                         "and --snapshots\n", cmd);
         return 2;
@@ -474,38 +475,38 @@ static int snap_main(int argc, char **argv, int bench) {
         fprintf(stderr, "dgnn %s: --preset: %s\n", cmd, err.msg);
         return 2;
     }
-    if (seconds >= 0 && count >= 0) {
+    if (CLI_GIVEN_F(seconds) && count != CLI_UNSET) {
         fprintf(stderr, "dgnn %s: give --snapshot-seconds or --snapshots, not both\n", cmd);
         return 2;
     }
-    if (seconds >= 0) {
+    if (CLI_GIVEN_F(seconds)) {
         if (!(seconds > 0)) {
             fprintf(stderr, "dgnn %s: --snapshot-seconds must be > 0\n", cmd);
             return 2;
         }
         c.snapshot_seconds = seconds, c.snapshot_count = 0;
     }
-    if (count >= 0) {
+    if (count != CLI_UNSET) {
         if (count < 1) {
             fprintf(stderr, "dgnn %s: --snapshots must be >= 1\n", cmd);
             return 2;
         }
         c.snapshot_count = count, c.snapshot_seconds = 0;
     }
-    if (window >= 0) c.window = window;
-    if (per_step >= 0) c.windows_per_step = per_step;
-    if (epochs >= 0) c.epochs = epochs;
+    if (window != CLI_UNSET) c.window = window;
+    if (per_step != CLI_UNSET) c.windows_per_step = per_step;
+    if (epochs != CLI_UNSET) c.epochs = epochs;
     else if (bench) c.epochs = 3;
-    if (lr >= 0) c.lr = lr;
-    if (hidden >= 0) c.model.hidden = hidden;
-    if (cls >= 0) c.model.cls_hidden = cls;
-    if (negs >= 0) c.neg_mult = negs;
+    if (CLI_GIVEN_F(lr)) c.lr = lr;
+    if (hidden != CLI_UNSET) c.model.hidden = hidden;
+    if (cls != CLI_UNSET) c.model.cls_hidden = cls;
+    if (negs != CLI_UNSET) c.neg_mult = negs;
     c.neg_all_nodes = neg_all;
-    if (train_frac >= 0) c.train_frac = train_frac;
-    if (val_frac >= 0) c.val_frac = val_frac;
-    if (patience >= 0) c.patience = patience;
-    if (skipval >= 0) c.skip_val_epochs = skipval;
-    if (seed >= 0) c.seed = (uint64_t)seed, c.model.seed = (uint64_t)seed;
+    if (CLI_GIVEN_F(train_frac)) c.train_frac = train_frac;
+    if (CLI_GIVEN_F(val_frac)) c.val_frac = val_frac;
+    if (patience != CLI_UNSET) c.patience = patience;
+    if (skipval != CLI_UNSET) c.skip_val_epochs = skipval;
+    if (seed != CLI_UNSET) c.seed = (uint64_t)seed, c.model.seed = (uint64_t)seed;
     else c.model.seed = c.seed;
     if (weights && parse_weights(weights, c.class_w) != 0) {
         fprintf(stderr, "dgnn %s: --class-weights: '%s' is not two non-negative numbers W0,W1\n", cmd, weights);
