@@ -223,8 +223,8 @@ static cJSON *sched_json(const dgnn_sched *s, const dgnn_sched_metrics *m, const
 int cmd_schedule(int argc, char **argv) {
     cli_load_flags lf = {0};
     const char *model = NULL, *data = NULL, *scheduler = "greedy", *profile = NULL, *svg = NULL, *preset = "bitcoin-alpha";
-    int64_t workers = 0, window = -1, rounds = 0, count = -1;
-    double seconds = -1, time_limit = 10, rate = 0;
+    int64_t workers = 0, window = CLI_UNSET, rounds = 0, count = CLI_UNSET;
+    double seconds = CLI_UNSET_F, time_limit = 10, rate = 0;
     int json = 0;
     arg_opt opts[] = {
         {"data", ARG_STRING, &data, "FILE", "event stream (any format), cut into snapshots as the trainer does"},
@@ -280,25 +280,31 @@ int cmd_schedule(int argc, char **argv) {
         fprintf(stderr, "dgnn schedule: --preset: %s\n", err.msg);
         return 2;
     }
-    if (seconds >= 0 && count >= 0) {
+    if (CLI_GIVEN_F(seconds) && count != CLI_UNSET) {
         fprintf(stderr, "dgnn schedule: give --snapshot-seconds or --snapshots, not both\n");
         return 2;
     }
-    if (seconds >= 0) {
+    if (CLI_GIVEN_F(seconds)) {
         if (!(seconds > 0)) {
             fprintf(stderr, "dgnn schedule: --snapshot-seconds must be > 0\n");
             return 2;
         }
         c.snapshot_seconds = seconds, c.snapshot_count = 0;
     }
-    if (count >= 0) {
+    if (count != CLI_UNSET) {
         if (count < 1) {
             fprintf(stderr, "dgnn schedule: --snapshots must be >= 1\n");
             return 2;
         }
         c.snapshot_count = count, c.snapshot_seconds = 0;
     }
-    if (window >= 0) c.window = window;
+    if (window != CLI_UNSET) {
+        if (window < 0) {
+            fprintf(stderr, "dgnn schedule: --window must be >= 0, got %lld\n", (long long)window);
+            return 2;
+        }
+        c.window = window;
+    }
 
     dgnn_window *win = NULL;
     int64_t n = 0, N = 0;

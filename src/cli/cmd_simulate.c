@@ -19,6 +19,19 @@
 #include "dgnn/split.h"
 
 /* the header line's all-reduce words */
+
+/* --alpha / --beta given: they replace the preset's (a negative one is refused). Returns
+ * non-zero after printing the message. */
+static int cli_net_override(dgnn_net *net, double alpha, double beta) {
+    if ((CLI_GIVEN_F(alpha) && !(alpha >= 0)) || (CLI_GIVEN_F(beta) && !(beta >= 0))) {
+        fprintf(stderr, "dgnn simulate: --alpha and --beta must be >= 0\n");
+        return 1;
+    }
+    if (CLI_GIVEN_F(alpha)) net->alpha = alpha, net->name = "custom";
+    if (CLI_GIVEN_F(beta)) net->beta = beta, net->name = "custom";
+    return 0;
+}
+
 static const char *ar_label(const dgnn_net *n) {
     return n->allreduce == DGNN_ALLREDUCE_AUTO ? "auto (the cheaper of ring and tree at each P)"
            : n->allreduce == DGNN_ALLREDUCE_TREE ? "tree" : "ring";
@@ -253,8 +266,7 @@ static int simulate_event(const ev_opts *o) {
         fprintf(stderr, "dgnn simulate: %s\n", err.msg);
         return 2;
     }
-    if (o->alpha >= 0) net.alpha = o->alpha, net.name = "custom";
-    if (o->beta >= 0) net.beta = o->beta, net.name = "custom";
+    if (cli_net_override(&net, o->alpha, o->beta)) return 2;
     if (dgnn_allreduce_parse(&net, o->allreduce, &err) != DGNN_OK) {
         fprintf(stderr, "dgnn simulate: %s\n", err.msg);
         return 2;
@@ -424,8 +436,8 @@ int cmd_simulate(int argc, char **argv) {
     const char *family = "snapshot", *workers_s = default_workers, *data = NULL;
     const char *pattern = "growing", *model = "evolvegcn-o", *preset = "bitcoin-alpha", *profile = NULL;
     const char *net_s = "ib", *allreduce = "auto", *scheds_s = "even,greedy", *svg = NULL, *json = NULL;
-    int64_t synthetic = 0, window = -1, params = 0, seed = 1, nodes = 10000, in_dim = 100, rounds = 0;
-    double seconds = -1, rate = 0, alpha = -1, beta = -1, time_limit = 10;
+    int64_t synthetic = 0, window = CLI_UNSET, params = 0, seed = 1, nodes = 10000, in_dim = 100, rounds = 0;
+    double seconds = CLI_UNSET_F, rate = 0, alpha = CLI_UNSET_F, beta = CLI_UNSET_F, time_limit = 10;
     ev_opts eo = ev_opts_default();
     arg_opt opts[] = {
         {"family", ARG_STRING, &family, "F", "snapshot (DyGNeX, default) or event (DepBloom against strict)"},
@@ -517,8 +529,7 @@ int cmd_simulate(int argc, char **argv) {
         fprintf(stderr, "dgnn simulate: %s\n", err.msg);
         return 2;
     }
-    if (alpha >= 0) net.alpha = alpha, net.name = "custom";
-    if (beta >= 0) net.beta = beta, net.name = "custom";
+    if (cli_net_override(&net, alpha, beta)) return 2;
     if (dgnn_allreduce_parse(&net, allreduce, &err) != DGNN_OK) {
         fprintf(stderr, "dgnn simulate: %s\n", err.msg);
         return 2;
@@ -534,8 +545,20 @@ int cmd_simulate(int argc, char **argv) {
         fprintf(stderr, "dgnn simulate: --preset: %s\n", err.msg);
         return 2;
     }
-    if (window >= 0) c.window = window;
-    if (seconds > 0) c.snapshot_seconds = seconds, c.snapshot_count = 0;
+    if (window != CLI_UNSET) {
+        if (window < 0) {
+            fprintf(stderr, "dgnn simulate: --window must be >= 0, got %lld\n", (long long)window);
+            return 2;
+        }
+        c.window = window;
+    }
+    if (CLI_GIVEN_F(seconds)) {
+        if (!(seconds > 0)) {
+            fprintf(stderr, "dgnn simulate: --snapshot-seconds must be > 0\n");
+            return 2;
+        }
+        c.snapshot_seconds = seconds, c.snapshot_count = 0;
+    }
 
     dgnn_window *win = NULL;
     int64_t n = 0, N = nodes;
