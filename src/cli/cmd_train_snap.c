@@ -226,21 +226,37 @@ static int parse_weights(const char *s, float *w) {
     return 0;
 }
 
+/* The snapshots as the trainer cuts them (symmetric; snapshot length `seconds`, or `count`
+ * equal spans), for the bench's reports: 0, or 1 after "dgnn bench train: WHAT: ..." (also
+ * when the cut holds no snapshot). */
+static int bench_cut(dgnn_snapshots *s, const dgnn_events *ev, double seconds, int64_t count, int weight_from_feature,
+                     const char *what) {
+    dgnn_snapshot_opts so = dgnn_snapshot_opts_default();
+    so.seconds = seconds;
+    so.count = count;
+    so.symmetric = 1;
+    so.weight_from_feature = weight_from_feature;
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    if (dgnn_snapshots_build(s, ev, &so, &err) != DGNN_OK) {
+        fprintf(stderr, "dgnn bench train: %s: %s\n", what, err.msg);
+        return 1;
+    }
+    if (s->count == 0) {
+        fprintf(stderr, "dgnn bench train: %s: no snapshot\n", what);
+        dgnn_snapshots_free(s);
+        return 1;
+    }
+    return 0;
+}
+
 /* The largest input snapshot's A_hat through dgnn_spmm (F = hidden) beside the STREAM
  * triad, both measured now, so the ratio means something on this machine. */
 static void bench_bandwidth(const dgnn_events *ev, const dgnn_snap_train_cfg *c, double secs) {
-    dgnn_snapshot_opts so = dgnn_snapshot_opts_default();
-    so.seconds = c->snapshot_seconds;
-    so.count = c->snapshot_count;
-    so.symmetric = 1;
-    so.weight_from_feature = c->task == DGNN_SNAP_TASK_NODE && ev->edge_dim >= 1;
     dgnn_snapshots s;
-    dgnn_err err;
-    dgnn_err_clear(&err);
-    if (dgnn_snapshots_build(&s, ev, &so, &err) != DGNN_OK || s.count == 0) {
-        fprintf(stderr, "dgnn bench train: snapshots: %s\n", err.msg);
+    if (bench_cut(&s, ev, c->snapshot_seconds, c->snapshot_count,
+                  c->task == DGNN_SNAP_TASK_NODE && ev->edge_dim >= 1, "snapshots"))
         return;
-    }
     int64_t best = 0;
     for (int64_t k = 1; k < s.count; k++)
         if (s.snaps[k].hat_nnz > s.snaps[best].hat_nnz) best = k;
@@ -301,16 +317,8 @@ static int synthetic_events(const char *cmd, int64_t T, int64_t nodes, int64_t e
  * (symmetric, so edges = nnz of A + A^T, each undirected edge counted twice) and the
  * sizes of its first and last snapshot. */
 static void synthetic_report(const dgnn_events *ev, int64_t T, double seconds, int64_t nodes, int64_t events) {
-    dgnn_snapshot_opts so = dgnn_snapshot_opts_default();
-    so.seconds = seconds;
-    so.symmetric = 1;
     dgnn_snapshots s;
-    dgnn_err err;
-    dgnn_err_clear(&err);
-    if (dgnn_snapshots_build(&s, ev, &so, &err) != DGNN_OK || s.count == 0) {
-        fprintf(stderr, "dgnn bench train: --synthetic: snapshots: %s\n", err.msg);
-        return;
-    }
+    if (bench_cut(&s, ev, seconds, 0, 0, "--synthetic: snapshots")) return;
     const dgnn_snapshot *f = &s.snaps[0], *l = &s.snaps[s.count - 1];
     printf("synthetic sequence: T %lld (%lld snapshots cut) of %g s; dgnn gen with nodes %lld, events %lld, growth "
            "%g, bursts 0, seed 1; first snapshot %lld events, %lld edges; last %lld events, %lld "
