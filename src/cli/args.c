@@ -65,7 +65,7 @@ void args_print_help(const arg_spec *s) {
         else snprintf(left, sizeof left, "--%s %s", o->name, o->metavar ? o->metavar : "X");
         char r[96];
         args_range_text(r, sizeof r, o);
-        if (r[0]) printf("  %-26s %s [%s]\n", left, o->help, r);
+        if (r[0]) printf("  %-26s %s; %s%s\n", left, o->help, r[0] == '>' || r[0] == '<' ? "" : "in ", r);
         else printf("  %-26s %s\n", left, o->help);
     }
     printf("  %-26s %s\n", "--help", "show this help");

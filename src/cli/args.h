@@ -23,7 +23,8 @@ typedef struct {
     const char *metavar;
     const char *help;
     /* ARG_INT / ARG_DOUBLE: the allowed range of a typed value, checked at parse time
-     * ("dgnn train: --threads must be in 1..1024 (got 100000)") and shown in --help.
+     * ("dgnn train: --threads must be in 1..1024 (got 100000)") and shown at the end of
+     * the option's --help line ("...; in 1..1024").
      * Set with ARG_IN & co. after the help text; a default the user did not type is not
      * checked here. */
     arg_bound bound;

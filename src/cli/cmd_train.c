@@ -279,7 +279,8 @@ static int train_main(int argc, char **argv, int bench) {
     if (tdim != CLI_UNSET) c.model.time_dim = tdim;
     if (emb != CLI_UNSET) c.model.emb_dim = emb;
     else if (mem != CLI_UNSET && strcmp(preset, "tgn-paper") == 0) c.model.emb_dim = mem; /* the TGN code: emb = memory */
-    if (kind != DGNN_TGNN_TGN) c.model.emb_dim = c.model.mem_dim; /* the embedding is the (projected) memory */
+    /* the embedding is the (projected) memory: a differing --emb-dim is refused by the check below */
+    if (kind != DGNN_TGNN_TGN && emb == CLI_UNSET) c.model.emb_dim = c.model.mem_dim;
     if (slots != CLI_UNSET) c.model.mail_slots = slots;
     if (nbrs != CLI_UNSET) c.model.neighbors = nbrs;
     if (heads != CLI_UNSET) c.model.heads = heads;
