@@ -213,7 +213,8 @@ static int write_json(const char *path, const char *model, const char *dataset, 
     return cli_write_json("train", path, o);
 }
 
-/* "0.05,0.95" -> w[0], w[1] */
+/* "0.05,0.95" -> w[0], w[1]: each in [0, 1e6] (a float; 1e300 would be inf in the loss),
+ * not both 0 (the loss would be 0 / 0) */
 static int parse_weights(const char *s, float *w) {
     char *end;
     errno = 0;
@@ -221,7 +222,8 @@ static int parse_weights(const char *s, float *w) {
     if (errno || end == s || *end != ',') return -1;
     const char *s2 = end + 1;
     double b = strtod(s2, &end);
-    if (errno || end == s2 || *end != '\0' || !(a >= 0) || !(b >= 0) || !isfinite(a) || !isfinite(b)) return -1;
+    if (errno || end == s2 || *end != '\0' || !(a >= 0 && a <= 1e6) || !(b >= 0 && b <= 1e6) || !(a + b > 0))
+        return -1;
     w[0] = (float)a, w[1] = (float)b;
     return 0;
 }
@@ -363,7 +365,8 @@ static int snap_main(int argc, char **argv, int bench) {
         {"lr", ARG_DOUBLE, &lr, "X", "Adam learning rate (bitcoin-alpha 0.005, edge and uci 0.001, node 0.01)", ARG_IN_OPEN_LO(0, CLI_MAX_LR)},
         {"hidden", ARG_INT, &hidden, "L", "width of both GCN layers (link -o 100, -h 50; edge -o 122, -h 100; node 32)", ARG_IN(1, CLI_MAX_DIM)},
         {"cls-hidden", ARG_INT, &cls, "C", "classifier / head hidden width (link -o 400, -h 100; edge -o 77, -h 200; node 32)", ARG_IN(1, CLI_MAX_DIM)},
-        {"class-weights", ARG_STRING, &weights, "W0,W1", "loss weights of classes 0 and 1 (link 0.05,0.95; edge 0.8,0.2)"},
+        {"class-weights", ARG_STRING, &weights, "W0,W1", "loss weights of classes 0 and 1 (link 0.05,0.95; edge 0.8,0.2); "
+                                                         "each in [0, 1e6], not both 0"},
         {"negatives", ARG_INT, &negs, "K", "link: sampled non-edges per edge in training (bitcoin-alpha 100, uci 50)", ARG_IN(0, 10000)},
         {"neg-all-nodes", ARG_FLAG, &neg_all, NULL, "link: non-edges' destinations from all nodes (reference: active ones)"},
         {"train-frac", ARG_DOUBLE, &train_frac, "F", "fraction of the time steps for training (0.7, uci 0.71; train + val < 1)", ARG_IN_OPEN(0, 1)},
@@ -502,7 +505,8 @@ static int snap_main(int argc, char **argv, int bench) {
     if (seed != CLI_UNSET) c.seed = (uint64_t)seed, c.model.seed = (uint64_t)seed;
     else c.model.seed = c.seed;
     if (weights && parse_weights(weights, c.class_w) != 0) {
-        fprintf(stderr, "dgnn %s: --class-weights: '%s' is not two non-negative numbers W0,W1\n", cmd, weights);
+        fprintf(stderr, "dgnn %s: --class-weights: '%s' is not two numbers W0,W1 in [0, 1e6], not both 0\n", cmd,
+                weights);
         return 2;
     }
     c.threads = threads;
