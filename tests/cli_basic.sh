@@ -26,9 +26,10 @@ expect_rc 2 "$dgnn" gen --events 10; has "--out FILE is required"
 expect_rc 2 "$dgnn" gen --events -5 --out "$tmp/x.dgnn"; has "events"
 expect_rc 2 "$dgnn" gen --wibble 3 --out "$tmp/x.dgnn"; has "wibble"
 # a negative value typed for a numeric flag is refused, never taken as "use the default"
-expect_rc 1 "$dgnn" train --epochs -3 --max-batches 1 --quiet; has "--epochs >= 0"
-expect_rc 1 "$dgnn" train --lr -0.1 --max-batches 1 --quiet; has "--lr > 0"
-expect_rc 1 "$dgnn" train --dropout -0.5 --max-batches 1 --quiet; has "--dropout must be in [0, 1)"
+# (by the option table's range, before any data is read: tests/cli_limits.sh has the rest)
+expect_rc 2 "$dgnn" train --epochs -3 --max-batches 1 --quiet; has "--epochs must be in 1..1024 (got -3)"
+expect_rc 2 "$dgnn" train --lr -0.1 --max-batches 1 --quiet; has "--lr must be in (0, 10] (got -0.1)"
+expect_rc 2 "$dgnn" train --dropout -0.5 --max-batches 1 --quiet; has "--dropout must be in [0, 1) (got -0.5)"
 expect_rc 2 "$dgnn" train --dist depbloom --window-events -1; has "--window-events must be >= 1"
 
 # gen -> info -> convert -> info: identical figures

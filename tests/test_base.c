@@ -1,7 +1,51 @@
-/* test_base.c: rng determinism and range, error messages, the event builder. */
+/* test_base.c: rng determinism and range, error messages, the event builder, the checked
+ * allocation (saturating sizes, a set that fails whole with a message, never an abort). */
 #include "check.h"
 #include "dgnn/base.h"
 #include "dgnn/events.h"
+
+static void test_checked_alloc(void) {
+    /* sizes saturate instead of wrapping */
+    CHECK(dgnn_size_mul(3, 4) == 12 && dgnn_size_add(3, 4) == 7);
+    CHECK(dgnn_size_mul(INT64_MAX / 2, 3) == INT64_MAX && dgnn_size_mul(-1, 3) == INT64_MAX);
+    CHECK(dgnn_size_mul(dgnn_size_mul((int64_t)1 << 40, (int64_t)1 << 40), 2) == INT64_MAX);
+    CHECK(dgnn_size_add(INT64_MAX, 1) == INT64_MAX);
+    char b[32];
+    CHECK(strcmp(dgnn_fmt_bytes(b, sizeof b, 512), "512 B") == 0);
+    CHECK(strcmp(dgnn_fmt_bytes(b, sizeof b, 1.5 * 1024 * 1024 * 1024), "1.5 GiB") == 0);
+    CHECK(strcmp(dgnn_fmt_metric(b, sizeof b, NAN), "n/a") == 0);
+    CHECK(strcmp(dgnn_fmt_metric(b, sizeof b, 0.25), "0.2500") == 0);
+    CHECK(dgnn_mem_total_bytes() > 0);
+    /* a set that can be had */
+    dgnn_err e;
+    dgnn_alloc_set as = {0, 0};
+    float *x = NULL;
+    double *y = NULL;
+    DGNN_GROW(&as, x, 1000);
+    DGNN_GROW_ZEROED(&as, y, 10);
+    CHECK(!as.failed && x && y && y[9] == 0.0 && as.bytes == 4000 + 80);
+    CHECK(dgnn_alloc_done(&as, &e, "x") == DGNN_OK);
+    x[999] = 1;
+    /* past the machine (a product that overflowed): refused without being tried, the
+     * earlier buffers kept, the later grows skipped, the message naming the whole */
+    float *big = NULL, *after = NULL;
+    dgnn_alloc_set bs = {0, 0};
+    DGNN_GROW(&bs, x, 2000); /* granted */
+    DGNN_GROW(&bs, big, dgnn_size_mul((int64_t)1 << 40, (int64_t)1 << 30));
+    DGNN_GROW(&bs, after, 10);
+    CHECK(bs.failed && big == NULL && after == NULL && x != NULL && x[999] == 1);
+    CHECK(dgnn_alloc_done(&bs, &e, "the test's %d buffers", 3) == DGNN_ENOMEM);
+    CHECK_MSG(strcmp(e.msg, "out of memory: more than 8 EiB for the test's 3 buffers") == 0, "%s", e.msg);
+    /* one that fits int64 but not this machine */
+    dgnn_alloc_set cs = {0, 0};
+    DGNN_GROW(&cs, big, dgnn_size_mul((int64_t)1 << 50, 4));
+    CHECK(cs.failed && big == NULL && dgnn_alloc_done(&cs, &e, "a petabyte") == DGNN_ENOMEM);
+    CHECK_MSG(strstr(e.msg, "out of memory: 16.0 PiB for a petabyte") != NULL, "%s", e.msg);
+    CHECK(dgnn_mem_check(dgnn_size_mul((int64_t)1 << 50, 4), &e, "the sum of %s", "them") == DGNN_ENOMEM);
+    CHECK_MSG(strstr(e.msg, "4.0 PiB for the sum of them") != NULL, "%s", e.msg);
+    CHECK(dgnn_mem_check(4096, &e, "a page") == DGNN_OK);
+    free(x), free(y);
+}
 
 int main(void) {
     dgnn_rng a, b;
@@ -58,5 +102,6 @@ int main(void) {
     CHECK(dgnn_builder_finish(&bld, &ev, 0, &e) == DGNN_OK);
     CHECK(ev.node_ids == NULL && ev.num_nodes == 3 && ev.bipartite == 1);
     dgnn_events_free(&ev);
+    test_checked_alloc();
     return check_done();
 }

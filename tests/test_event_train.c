@@ -118,6 +118,27 @@ int main(void) {
     bad = cfg;
     bad.resume = 1;
     CHECK(dgnn_event_train(&ev, &bad, &b, &err) == DGNN_EINVAL);
+    /* more test negatives than destination nodes (the bipartite stream has 30 of them) */
+    bad = cfg;
+    bad.eval_negatives = 31;
+    bad.epochs = 1;
+    CHECK(dgnn_event_train(&ev, &bad, &b, &err) == DGNN_EINVAL);
+    CHECK_MSG(strstr(err.msg, "--eval-negatives 31: this dataset has 30 candidate negatives") != NULL, "%s", err.msg);
+    CHECK(dgnn_event_train_cfg_check(&bad, &err) == DGNN_OK); /* a bound of the data, not of the settings */
+    bad.model.heads = 5; /* 16 + 8 = 24 columns of attention: 5 heads do not divide them */
+    CHECK(dgnn_event_train_cfg_check(&bad, &err) == DGNN_EINVAL && strstr(err.msg, "--heads 5 must divide"));
+    /* a stream whose events share one timestamp: no validation or test, refused before
+     * training (it reported val AP nan) */
+    int64_t kept = ev.num_events;
+    ev.num_events = 50;
+    for (int64_t e = 0; e < 50; e++) ev.t[e] = ev.t[0];
+    bad = cfg;
+    CHECK(dgnn_event_train(&ev, &bad, &b, &err) == DGNN_EINVAL);
+    CHECK_MSG(strstr(err.msg, "leaves no validation events") && strstr(err.msg, "share the timestamp"), "%s", err.msg);
+    bad.skip_eval = 1; /* nothing evaluated: training is enough */
+    bad.epochs = 1;
+    CHECK(dgnn_event_train(&ev, &bad, &b, &err) == DGNN_OK && b.num_epochs == 1);
+    ev.num_events = kept;
     dgnn_events_free(&ev);
     return check_done();
 }

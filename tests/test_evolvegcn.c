@@ -46,7 +46,7 @@ static double loss_fn(void *vp) {
         fprintf(stderr, "%s\n", err.msg);
         exit(2);
     }
-    dgnn_snapmodel_edge_forward(c->m, c->logits, c->H, c->src, c->dst, MP);
+    CHECK(dgnn_snapmodel_edge_forward(c->m, c->logits, c->H, c->src, c->dst, MP, NULL) == DGNN_OK);
     return dgnn_wce_forward(c->logits, c->lab, c->cw, MP, 2);
 }
 
@@ -207,7 +207,7 @@ static void check_classifier(void) {
     dgnn_err err;
     CHECK(dgnn_snapmodel_forward(c.m, c.H, c.in, TT, NULL, &err) == DGNN_OK);
     float ref[2 * MP];
-    dgnn_snapmodel_edge_forward(c.m, c.logits, c.H, c.src, c.dst, MP);
+    CHECK(dgnn_snapmodel_edge_forward(c.m, c.logits, c.H, c.src, c.dst, MP, NULL) == DGNN_OK);
     dgnn_snapmodel_edge_forward_ref(c.m, ref, c.H, c.src, c.dst, MP);
     CHECK_MSG(gradcheck_maxdiff(c.logits, ref, 2 * MP) < 1e-5, "split vs plain logits: %g",
               gradcheck_maxdiff(c.logits, ref, 2 * MP));
@@ -218,17 +218,17 @@ static void check_classifier(void) {
     float lg[2 * NN * NN], prob[NN * NN], pref[NN * NN];
     dgnn_snapmodel_edge_forward_ref(c.m, lg, c.H, as, ad, NN * NN);
     for (int i = 0; i < NN * NN; i++) pref[i] = (float)(1.0 / (1.0 + exp((double)lg[2 * i] - (double)lg[2 * i + 1])));
-    dgnn_snapmodel_edge_prob_rows(c.m, prob, c.H, 0, NN);
+    CHECK(dgnn_snapmodel_edge_prob_rows(c.m, prob, c.H, 0, NN, NULL) == DGNN_OK);
     CHECK_MSG(gradcheck_maxdiff(prob, pref, NN * NN) < 1e-5, "all pairs: %g", gradcheck_maxdiff(prob, pref, NN * NN));
     /* a band of rows gives the same rows */
     float part[3 * NN];
-    dgnn_snapmodel_edge_prob_rows(c.m, part, c.H, 5, 3);
+    CHECK(dgnn_snapmodel_edge_prob_rows(c.m, part, c.H, 5, 3, NULL) == DGNN_OK);
     CHECK(memcmp(part, prob + 5 * NN, sizeof part) == 0);
     /* the thread count does not change the scores or the gradients */
     float prob1[NN * NN];
     int nt = omp_get_max_threads();
     omp_set_num_threads(1);
-    dgnn_snapmodel_edge_prob_rows(c.m, prob1, c.H, 0, NN);
+    CHECK(dgnn_snapmodel_edge_prob_rows(c.m, prob1, c.H, 0, NN, NULL) == DGNN_OK);
     analytic(&c);
     dgnn_params *p = dgnn_snapmodel_params(c.m);
     float *g1 = malloc((size_t)p->total * sizeof(float));

@@ -20,13 +20,19 @@
 
 enum { SN = 30, ST = 28 };
 
-static void make_stream(dgnn_events *ev, uint64_t seed) {
+/* ST snapshots of 1 s (events at t + 0.5), none in the snapshots gap_lo..gap_hi (none
+ * left out when gap_lo > gap_hi) */
+static void make_stream_gap(dgnn_events *ev, uint64_t seed, int gap_lo, int gap_hi);
+static void make_stream(dgnn_events *ev, uint64_t seed) { make_stream_gap(ev, seed, 1, 0); }
+
+static void make_stream_gap(dgnn_events *ev, uint64_t seed, int gap_lo, int gap_hi) {
     dgnn_builder b;
     dgnn_err err;
     dgnn_builder_init(&b, 0, 0, 0);
     dgnn_rng r;
     dgnn_rng_seed(&r, seed);
     for (int t = 0; t < ST; t++) {
+        if (t >= gap_lo && t <= gap_hi) continue;
         double ts = t + 0.5;
         for (int h = 0; h < 4; h++)
             for (int k = 0; k < 6; k++)
@@ -172,6 +178,34 @@ static void errors(void) {
     c = small_cfg(DGNN_SNAPMODEL_EGCN_O);
     c.train_frac = 0.95;
     CHECK(dgnn_snap_train(&ev, &c, r, &err) == DGNN_EINVAL);
+    /* parts left empty are refused before training (they printed NaN as their metric) */
+    c = small_cfg(DGNN_SNAPMODEL_EGCN_O);
+    c.epochs = 1;
+    c.val_frac = 0; /* validation ends where training does */
+    CHECK(dgnn_snap_train(&ev, &c, r, &err) == DGNN_EINVAL);
+    CHECK_MSG(strstr(err.msg, "leave no validation sample") != NULL, "%s", err.msg);
+    c.skip_eval = 1; /* nothing evaluated: training is enough */
+    CHECK(dgnn_snap_train(&ev, &c, r, &err) == DGNN_OK && r->num_epochs == 1);
+    dgnn_events_free(&ev);
+    /* T 28, W 3: validation samples 16..19 predict snapshots 17..20, here empty */
+    make_stream_gap(&ev, 6, 17, 20);
+    c = small_cfg(DGNN_SNAPMODEL_TGCN);
+    c.epochs = 1;
+    CHECK(dgnn_snap_train(&ev, &c, r, &err) == DGNN_EINVAL);
+    CHECK_MSG(strstr(err.msg, "all 4 validation samples (16..19) predict snapshots with no edges") != NULL, "%s",
+              err.msg);
+    c.skip_eval = 1;
+    CHECK(dgnn_snap_train(&ev, &c, r, &err) == DGNN_OK);
+    c = small_cfg(DGNN_SNAPMODEL_TGCN);
+    c.epochs = 1;
+    c.max_train_windows = 1; /* only sample 3: its label snapshot 4 is in the gap */
+    dgnn_events_free(&ev);
+    make_stream_gap(&ev, 6, 4, 4);
+    CHECK(dgnn_snap_train(&ev, &c, r, &err) == DGNN_EINVAL);
+    CHECK_MSG(strstr(err.msg, "the 1 training sample (3..3) predicts a snapshot with no edges") != NULL, "%s", err.msg);
+    c = small_cfg(DGNN_SNAPMODEL_EGCN_O);
+    c.train_frac = 0.7, c.val_frac = 0.4; /* no test part: refused before the data is looked at */
+    CHECK(dgnn_snap_train_cfg_check(&c, &err) == DGNN_EINVAL && strstr(err.msg, "train + val < 1"));
     c = small_cfg(DGNN_SNAPMODEL_EGCN_O);
     CHECK(dgnn_snap_train_preset(&c, "nope", &err) == DGNN_EINVAL);
     CHECK(dgnn_snap_train_preset(&c, "uci", &err) == DGNN_OK && c.snapshot_seconds == 190080 && c.neg_mult == 50);

@@ -73,7 +73,7 @@ static double loss_fn(void *vp) {
         fprintf(stderr, "%s\n", err.msg);
         exit(2);
     }
-    dgnn_snapmodel_edge_forward(c->m, c->logits, c->H, c->src, c->dst, c->M);
+    CHECK(dgnn_snapmodel_edge_forward(c->m, c->logits, c->H, c->src, c->dst, c->M, NULL) == DGNN_OK);
     return dgnn_wce_forward(c->logits, c->lab, c->cw, c->M, 2);
 }
 
@@ -270,7 +270,7 @@ static void check_groups(dgnn_snapmodel_kind kind, int64_t budget_slots, int dis
             if (!grouped) memcpy(Hs + w * c.N * c.L, c.H, NLb);
             else CHECK_MSG(memcmp(Hs + w * c.N * c.L, c.H, NLb) == 0, "%s: window %d's output changes in a group",
                            dgnn_snapmodel_name(kind), w);
-            dgnn_snapmodel_edge_forward(c.m, c.logits, c.H, c.src, c.dst, c.M);
+            CHECK(dgnn_snapmodel_edge_forward(c.m, c.logits, c.H, c.src, c.dst, c.M, NULL) == DGNN_OK);
             dgnn_wce_forward(c.logits, c.lab, c.cw, c.M, 2);
             memset(c.dlogits, 0, (size_t)(2 * c.M) * sizeof(float));
             dgnn_wce_backward(c.dlogits, 1.0f, c.logits, c.lab, c.cw, c.M, 2);

@@ -1,8 +1,9 @@
 /* test_split.c: numpy-exact quantiles (hand-computed values, including a case where
  * numpy's upper-end interpolation differs from the naive formula in the last bit),
  * time and ext_roll splits and TGN's new-node masks on hand-made tables, the protocol's
- * invariants for random held-out samples, bad inputs, and the Wikipedia counts TGN
- * prints (23,621 validation and test events), when the shared data is present. */
+ * invariants for random held-out samples, bad inputs, dgnn_split_check's refusal of
+ * splits that leave a part empty, and the Wikipedia counts TGN prints (23,621
+ * validation and test events), when the shared data is present. */
 #include "check.h"
 #include "dgnn/io.h"
 #include "dgnn/split.h"
@@ -194,6 +195,59 @@ static void test_ext_roll_split(void) {
     dgnn_events_free(&ev);
 }
 
+/* dgnn_split_check: a part left empty is refused, saying why; without evaluation only
+ * training must be left. */
+static void test_split_check(void) {
+    dgnn_err err;
+    dgnn_events ev;
+    dgnn_split s;
+    dgnn_split_opts o = dgnn_split_opts_default();
+    /* the hand table splits into 7 training, 1 validation and 2 test events */
+    hand_table(&ev);
+    o.new_node_frac = 0;
+    CHECK(dgnn_split_make(&s, &ev, &o, &err) == DGNN_OK);
+    CHECK(dgnn_split_check(&s, &ev, 1, &err) == DGNN_OK);
+    dgnn_split_free(&s);
+    /* every event at one timestamp: all training */
+    for (int e = 0; e < 10; e++) ev.t[e] = 5;
+    CHECK(dgnn_split_make(&s, &ev, &o, &err) == DGNN_OK && s.n_train == 10 && s.n_val == 0 && s.n_test == 0);
+    CHECK(dgnn_split_check(&s, &ev, 1, &err) == DGNN_EINVAL);
+    CHECK_MSG(strstr(err.msg, "no validation events") && strstr(err.msg, "share the timestamp 5") &&
+              strstr(err.msg, "10 training, 0 validation, 0 test"), "%s", err.msg);
+    CHECK(dgnn_split_check(&s, &ev, 0, &err) == DGNN_OK); /* no evaluation: training is enough */
+    dgnn_split_free(&s);
+    /* two distinct times: validation (t in (1.7, 1.85]) is empty, test is not */
+    for (int e = 0; e < 10; e++) ev.t[e] = e < 7 ? 1 : 2;
+    ev.num_events = 8; /* 7 at t 1, 1 at t 2: val_time = test_time = 1.something */
+    CHECK(dgnn_split_make(&s, &ev, &o, &err) == DGNN_OK);
+    CHECK(dgnn_split_check(&s, &ev, 1, &err) == DGNN_EINVAL);
+    CHECK_MSG(strstr(err.msg, "no validation events") != NULL, "%s", err.msg);
+    dgnn_split_free(&s);
+    ev.num_events = 10;
+    dgnn_events_free(&ev);
+    /* every training event touches a held-out node: nodes 0 and 1 only, both later */
+    dgnn_events_init(&ev);
+    CHECK(dgnn_events_alloc(&ev, 10, 0, 0, &err) == DGNN_OK);
+    ev.num_nodes = 2;
+    for (int e = 0; e < 10; e++) ev.src[e] = 0, ev.dst[e] = 1, ev.t[e] = e;
+    o.new_node_frac = 0.5; /* floor(0.5 * 2) = 1 node held out: every event touches it */
+    CHECK(dgnn_split_make(&s, &ev, &o, &err) == DGNN_OK && s.n_train == 0 && s.n_held_out == 1);
+    CHECK(dgnn_split_check(&s, &ev, 0, &err) == DGNN_EINVAL);
+    CHECK_MSG(strstr(err.msg, "no training events") && strstr(err.msg, "--new-node-frac"), "%s", err.msg);
+    dgnn_split_free(&s);
+    /* by ext_roll: no event of roll 2 leaves the test empty */
+    ev.ext_roll = calloc(10, 1);
+    for (int e = 5; e < 10; e++) ev.ext_roll[e] = 1;
+    o = dgnn_split_opts_default();
+    o.mode = DGNN_SPLIT_BY_EXT_ROLL;
+    o.new_node_frac = 0;
+    CHECK(dgnn_split_make(&s, &ev, &o, &err) == DGNN_OK);
+    CHECK(dgnn_split_check(&s, &ev, 1, &err) == DGNN_EINVAL);
+    CHECK_MSG(strstr(err.msg, "no test events") && strstr(err.msg, "ext_roll is 2"), "%s", err.msg);
+    dgnn_split_free(&s);
+    dgnn_events_free(&ev);
+}
+
 /* TGN on Wikipedia prints 23,621 validation and 23,621 test interactions (they only
  * depend on the quantiles) and holds out int(0.1 * 9227) = 922 nodes. */
 static void test_wikipedia(void) {
@@ -227,6 +281,7 @@ int main(void) {
     test_quantile();
     test_time_split();
     test_ext_roll_split();
+    test_split_check();
     test_wikipedia();
     return check_done();
 }

@@ -297,6 +297,12 @@ static void run(dgnn_tgnn_kind kind, int64_t de) {
     }
     CHECK(changed > 0);
 
+    /* a batch whose workspace cannot be had (2^40 negatives per event, the roots' count
+     * saturating): DGNN_ENOMEM naming it, never an abort, and the model stays usable */
+    CHECK(dgnn_tgnn_forward(m, logits, &st, &g, ev.efeat, &ev, 0, B, neg, (int64_t)1 << 40, NULL, &err) == DGNN_ENOMEM);
+    CHECK_MSG(strstr(err.msg, "out of memory") && strstr(err.msg, "workspace") && strstr(err.msg, "negatives"), "%s",
+              err.msg);
+    CHECK(dgnn_tgnn_forward(m, logits, &st, &g, ev.efeat, &ev, 0, B, neg, nneg, NULL, &err) == DGNN_OK);
     dgnn_state_free(&before);
     dgnn_state_free(&st);
     dgnn_tgnn_free(m);

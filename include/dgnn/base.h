@@ -50,11 +50,54 @@ void dgnn_assert_fail(const char *expr, const char *file, int line) __attribute_
 #define DGNN_ASSERT(cond) \
     ((cond) ? (void)0 : dgnn_assert_fail(#cond, __FILE__, __LINE__))
 
-/* Allocation that aborts with a message on failure: for internal buffers whose size
- * does not come from user input. Readers use plain malloc and return DGNN_ENOMEM. */
+/* Allocation that aborts with a message on failure: for small internal buffers whose
+ * size does not come from user input. Readers use plain malloc and return DGNN_ENOMEM;
+ * buffers sized by flags or data (batch x neighbours x widths, N x N scores, ...) use
+ * the checked allocation below. */
 void *dgnn_xmalloc(size_t n);
 void *dgnn_xcalloc(size_t count, size_t size);
 void *dgnn_xrealloc(void *p, size_t n);
+
+/* ---- checked allocation: sizes from user input or data ---------------------------
+ * Sizes are int64_t element counts multiplied with dgnn_size_mul, which saturates at
+ * INT64_MAX (a negative factor counts as INT64_MAX too): a chain of products that
+ * overflows stays "too large" and fails the allocation it sizes, with a message,
+ * instead of wrapping to a small buffer. A request larger than this machine's memory
+ * (RAM + swap) fails without being tried: with overcommit, malloc would grant it and the
+ * kernel kill the process when the pages are touched. Failures return DGNN_ENOMEM with
+ * "out of memory: 762.9 GiB for WHAT", the caller's words naming the buffer and the flags
+ * that size it. */
+int64_t dgnn_size_mul(int64_t a, int64_t b);
+int64_t dgnn_size_add(int64_t a, int64_t b);
+/* RAM + swap of this machine, in bytes (INT64_MAX when unknown). */
+int64_t dgnn_mem_total_bytes(void);
+/* "762.9 GiB", "12.0 MiB", "512 B" into buf; returns buf. */
+char *dgnn_fmt_bytes(char *buf, size_t cap, double bytes);
+/* DGNN_ENOMEM with "out of memory: <bytes> for <printf text>". */
+int dgnn_err_nomem(dgnn_err *e, int64_t bytes, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* DGNN_OK when `bytes` can be asked for (0 <= bytes <= dgnn_mem_total_bytes()), else
+ * dgnn_err_nomem(e, bytes, fmt, ...): for a sum of buffers checked before any of them
+ * is allocated. */
+int dgnn_mem_check(int64_t bytes, dgnn_err *e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Buffers sized together (a model's workspace, a run's buffers): grow each with
+ * dgnn_alloc_grow, then dgnn_alloc_done tells whether all of them were granted. A
+ * failed grow leaves its pointer as it was (still valid, still owned by the caller) and
+ * makes every later grow of the set a no-op, so the set's pointers are always safe to
+ * free; the sizes of those later grows still count in the set's total. */
+typedef struct {
+    int64_t bytes; /* asked for by the set so far (saturating) */
+    int failed;
+} dgnn_alloc_set;
+/* *p = realloc(*p, n * size) (n <= 0: one element), unless the set has failed. */
+void dgnn_alloc_grow(dgnn_alloc_set *a, void **p, int64_t n, size_t size);
+/* As dgnn_alloc_grow, the buffer zeroed. */
+void dgnn_alloc_zeroed(dgnn_alloc_set *a, void **p, int64_t n, size_t size);
+/* DGNN_OK when every grow succeeded and the set's total fits dgnn_mem_total_bytes(), else
+ * dgnn_err_nomem(e, a->bytes, fmt, ...). */
+int dgnn_alloc_done(const dgnn_alloc_set *a, dgnn_err *e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#define DGNN_GROW(set, ptr, n) dgnn_alloc_grow((set), (void **)&(ptr), (n), sizeof *(ptr))
+#define DGNN_GROW_ZEROED(set, ptr, n) dgnn_alloc_zeroed((set), (void **)&(ptr), (n), sizeof *(ptr))
 
 /* ---- random numbers (DESIGN.md, convention 10) ------------------------- */
 /* xoshiro256** seeded through splitmix64. Pass a dgnn_rng explicitly: no globals. */
@@ -89,6 +132,9 @@ void dgnn_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Formats n with thousands separators ("157,474") into buf; returns buf. */
 char *dgnn_fmt_count(char *buf, size_t cap, int64_t n);
+/* A metric as printed: "%.4f", or "n/a" when it is absent (NaN: not evaluated, or over
+ * no events: no new-node events, no MRR with 0 negatives), as the JSON's null. */
+char *dgnn_fmt_metric(char *buf, size_t cap, double x);
 
 /* ---- progress bar ------------------------------------------------------ */
 /* On a terminal: a bar redrawn in place at most ~10 times a second. Otherwise: a

@@ -162,18 +162,20 @@ void dgnn_snapmodel_group_end(dgnn_snapmodel *m);
 /* ---- the edge classifier ---- */
 
 /* logits (M, K) of the pairs (src[i], dst[i]) from embeddings H (N, L). Applies the first
- * layer once per distinct source and destination node; saves for the backward. */
-void dgnn_snapmodel_edge_forward(dgnn_snapmodel *m, float *logits, const float *H, const int32_t *src,
-                                 const int32_t *dst, int64_t M);
+ * layer once per distinct source and destination node; saves for the backward.
+ * DGNN_ENOMEM (err says how much) when its buffers for M pairs cannot be had. */
+int dgnn_snapmodel_edge_forward(dgnn_snapmodel *m, float *logits, const float *H, const int32_t *src,
+                                const int32_t *dst, int64_t M, dgnn_err *err);
 /* dH (N, L) += and the classifier's parameter gradients += from dlogits (M, K) of the
  * last dgnn_snapmodel_edge_forward (same H and pairs). Deterministic: the per-node sums
  * run over each node's pairs in pair order. */
 void dgnn_snapmodel_edge_backward(dgnn_snapmodel *m, float *dH, const float *dlogits);
 /* prob (rows, N), row-major: softmax(logits(u, v))[1] for u = u0 .. u0 + rows - 1 and every
  * v = 0 .. N-1, i.e. the probability of class 1 ("edge") of all pairs, as the reference's
- * validation and test score them (K must be 2). Allocates its O((N + rows) C) temporaries;
- * no saving, no gradient. */
-void dgnn_snapmodel_edge_prob_rows(dgnn_snapmodel *m, float *prob, const float *H, int64_t u0, int64_t rows);
+ * validation and test score them (K must be 2). Allocates its O((N + rows) C) temporaries
+ * (DGNN_ENOMEM when it cannot); no saving, no gradient. */
+int dgnn_snapmodel_edge_prob_rows(dgnn_snapmodel *m, float *prob, const float *H, int64_t u0, int64_t rows,
+                                  dgnn_err *err);
 /* The plain reference (tests): logits (M, K) of each pair from its concatenated input
  * [h_u; h_v] through both layers, double accumulation, no splitting. */
 void dgnn_snapmodel_edge_forward_ref(const dgnn_snapmodel *m, float *logits, const float *H, const int32_t *src,

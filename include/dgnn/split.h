@@ -75,6 +75,12 @@ typedef struct {
  * naming the event). DGNN_ENOMEM when out of memory. s is zeroed on failure. */
 int dgnn_split_make(dgnn_split *s, const dgnn_events *ev, const dgnn_split_opts *opts, dgnn_err *err);
 void dgnn_split_free(dgnn_split *s);
+/* DGNN_OK when s (the split of ev) leaves training events, and validation and test
+ * events too when need_eval; else DGNN_EINVAL saying which part is empty and why (all
+ * events at one timestamp, every training event touching a held-out node, too few
+ * events), with the counts: what a trainer checks before it trains on the split, rather
+ * than report metrics of nothing. */
+int dgnn_split_check(const dgnn_split *s, const dgnn_events *ev, int need_eval, dgnn_err *err);
 
 /* The ascending indices of the events whose mask has any bit of `bits`; *idx is
  * malloc'd (caller frees; non-NULL even when *n == 0). */

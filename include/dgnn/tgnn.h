@@ -90,6 +90,10 @@ dgnn_tgnn_cfg dgnn_tgnn_cfg_default(dgnn_tgnn_kind kind);
 
 typedef struct dgnn_tgnn dgnn_tgnn;
 
+/* The checks of cfg that do not depend on the data (widths, neighbours, heads dividing
+ * the attention width, dropout, ...): DGNN_EINVAL naming the flag, so that a caller can
+ * refuse a configuration before it loads a dataset. dgnn_tgnn_init runs them too. */
+int dgnn_tgnn_cfg_check(const dgnn_tgnn_cfg *cfg, dgnn_err *err);
 /* num_nodes, edge_dim: of the dataset. Returns DGNN_EINVAL naming a bad field. */
 int dgnn_tgnn_init(dgnn_tgnn **out, const dgnn_tgnn_cfg *cfg, int64_t num_nodes, int64_t edge_dim,
                    dgnn_err *err);

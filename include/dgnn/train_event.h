@@ -105,6 +105,12 @@ typedef struct {
 
 /* The TGN code's defaults (--preset tgn-paper). */
 dgnn_event_train_cfg dgnn_event_train_cfg_default(void);
+/* The checks of cfg that need no data (sizes, rates, the model's, dgnn_tgnn_cfg_check):
+ * DGNN_EINVAL naming the flag, before anything is loaded. dgnn_event_train runs them
+ * too, then the ones that need the data: the split must leave training events, and
+ * validation and test events unless skip_eval; eval_negatives at most the nodes
+ * negatives are drawn from. */
+int dgnn_event_train_cfg_check(const dgnn_event_train_cfg *cfg, dgnn_err *err);
 
 typedef struct {
     int64_t epoch;

@@ -238,6 +238,12 @@ dgnn_snap_train_cfg dgnn_snap_train_cfg_default(dgnn_snapmodel_kind kind);
  *    period, W 7, L 32, C 32, lr 0.01, 70/10/20, 200 epochs, patience 20, no skip).
  * Returns 0, or DGNN_EINVAL for a name unknown for the task. */
 int dgnn_snap_train_preset(dgnn_snap_train_cfg *c, const char *name, dgnn_err *err);
+/* The checks of c that need no data (task, sizes, rates, fractions and their sum):
+ * DGNN_EINVAL naming the flag, so that a caller can refuse c before loading a dataset.
+ * dgnn_snap_train runs them too, then the ones that need the snapshots: the split must
+ * leave training samples with edges to learn from, and validation and test samples with
+ * edges to score unless skip_eval. */
+int dgnn_snap_train_cfg_check(const dgnn_snap_train_cfg *c, dgnn_err *err);
 
 typedef struct {
     int64_t epoch;              /* 1-based */

@@ -1,9 +1,11 @@
 /* base.c: status strings, error messages, checked allocation and assertions. */
 #include "dgnn/base.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysinfo.h>
 
 const char *dgnn_status_str(int code) {
     switch (code) {
@@ -66,6 +68,95 @@ void *dgnn_xrealloc(void *p, size_t n) {
     return q;
 }
 
+int64_t dgnn_size_mul(int64_t a, int64_t b) {
+    if (a < 0 || b < 0) return INT64_MAX;
+    int64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+int64_t dgnn_size_add(int64_t a, int64_t b) {
+    if (a < 0 || b < 0) return INT64_MAX;
+    int64_t r;
+    return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+int64_t dgnn_mem_total_bytes(void) {
+    struct sysinfo si;
+    if (sysinfo(&si) != 0) return INT64_MAX;
+    const int64_t unit = si.mem_unit ? (int64_t)si.mem_unit : 1;
+    return dgnn_size_mul(dgnn_size_add((int64_t)si.totalram, (int64_t)si.totalswap), unit);
+}
+
+char *dgnn_fmt_bytes(char *buf, size_t cap, double b) {
+    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    int u = 0;
+    while (b >= 1024 && u < 6) b /= 1024, u++;
+    if (u == 0) snprintf(buf, cap, "%.0f B", b);
+    else snprintf(buf, cap, "%.1f %s", b, unit[u]);
+    return buf;
+}
+
+static int vnomem(dgnn_err *e, int64_t bytes, const char *fmt, va_list ap) {
+    if (!e) return DGNN_ENOMEM;
+    char what[600], sz[32];
+    vsnprintf(what, sizeof what, fmt, ap);
+    if (bytes == INT64_MAX) snprintf(sz, sizeof sz, "more than 8 EiB");
+    else dgnn_fmt_bytes(sz, sizeof sz, (double)bytes);
+    return dgnn_err_set(e, DGNN_ENOMEM, "out of memory: %s for %s", sz, what);
+}
+
+int dgnn_err_nomem(dgnn_err *e, int64_t bytes, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vnomem(e, bytes, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int dgnn_mem_check(int64_t bytes, dgnn_err *e, const char *fmt, ...) {
+    if (bytes >= 0 && bytes <= dgnn_mem_total_bytes()) return DGNN_OK;
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vnomem(e, bytes, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+static void alloc_set(dgnn_alloc_set *a, void **p, int64_t n, size_t size, int zero) {
+    const int64_t bytes = dgnn_size_mul(n > 0 ? n : 1, (int64_t)size);
+    a->bytes = dgnn_size_add(a->bytes, bytes); /* counted after a failure too: the message names the whole */
+    if (a->failed) return;
+    /* larger than the machine: never asked (overcommit would grant it, the OOM killer end it) */
+    if (bytes == INT64_MAX || (uint64_t)bytes > SIZE_MAX || a->bytes > dgnn_mem_total_bytes()) {
+        a->failed = 1;
+        return;
+    }
+    void *q;
+    if (zero) {
+        q = calloc((size_t)bytes, 1);
+        if (q) free(*p);
+    } else {
+        q = realloc(*p, (size_t)bytes);
+    }
+    if (!q) {
+        a->failed = 1;
+        return;
+    }
+    *p = q;
+}
+
+void dgnn_alloc_grow(dgnn_alloc_set *a, void **p, int64_t n, size_t size) { alloc_set(a, p, n, size, 0); }
+void dgnn_alloc_zeroed(dgnn_alloc_set *a, void **p, int64_t n, size_t size) { alloc_set(a, p, n, size, 1); }
+
+int dgnn_alloc_done(const dgnn_alloc_set *a, dgnn_err *e, const char *fmt, ...) {
+    if (!a->failed) return DGNN_OK;
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vnomem(e, a->bytes, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
 char *dgnn_fmt_count(char *buf, size_t cap, int64_t n) {
     char tmp[32];
     int neg = n < 0;
@@ -81,5 +172,11 @@ char *dgnn_fmt_count(char *buf, size_t cap, int64_t n) {
     size_t j = 0;
     for (int i = len - 1; i >= 0 && j + 1 < cap; i--) buf[j++] = tmp[i];
     if (cap) buf[j < cap ? j : cap - 1] = '\0';
+    return buf;
+}
+
+char *dgnn_fmt_metric(char *buf, size_t cap, double x) {
+    if (isfinite(x)) snprintf(buf, cap, "%.4f", x);
+    else snprintf(buf, cap, "n/a");
     return buf;
 }

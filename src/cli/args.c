@@ -1,7 +1,9 @@
-/* args.c: see args.h. Accepts "--name value" and "--name=value"; "--" ends options. */
+/* args.c: see args.h. Accepts "--name value" and "--name=value"; "--" ends options. A
+ * number outside its option's range is refused here, before the command loads anything. */
 #include "args.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,47 @@ static const arg_opt *find_opt(const arg_spec *s, const char *name, size_t len) 
     return NULL;
 }
 
+static void fmt_num(char *b, size_t cap, double x, arg_kind kind) {
+    if (kind == ARG_INT) snprintf(b, cap, "%.0f", x);
+    else snprintf(b, cap, "%g", x);
+}
+
+char *args_range_text(char *buf, size_t cap, const arg_opt *o) {
+    buf[0] = '\0';
+    if (o->bound == ARG_ANY || (o->kind != ARG_INT && o->kind != ARG_DOUBLE)) return buf;
+    char a[32], b[32];
+    fmt_num(a, sizeof a, o->lo, o->kind);
+    fmt_num(b, sizeof b, o->hi, o->kind);
+    const int open_lo = o->bound == ARG_OPEN_LO || o->bound == ARG_OPEN;
+    const int open_hi = o->bound == ARG_OPEN_HI || o->bound == ARG_OPEN;
+    const int has_lo = isfinite(o->lo), has_hi = isfinite(o->hi);
+    if (has_lo && !has_hi) snprintf(buf, cap, "%s %s", open_lo ? ">" : ">=", a);
+    else if (!has_lo && has_hi) snprintf(buf, cap, "%s %s", open_hi ? "<" : "<=", b);
+    else if (o->kind == ARG_INT && !open_lo && !open_hi) snprintf(buf, cap, "%s..%s", a, b);
+    else if (has_lo && has_hi) snprintf(buf, cap, "%s%s, %s%s", open_lo ? "(" : "[", a, b, open_hi ? ")" : "]");
+    return buf;
+}
+
+/* 1 when x lies in o's range (always without one) */
+static int in_range(const arg_opt *o, double x) {
+    switch (o->bound) {
+    case ARG_ANY: return 1;
+    case ARG_CLOSED: return x >= o->lo && x <= o->hi;
+    case ARG_OPEN_LO: return x > o->lo && x <= o->hi;
+    case ARG_OPEN_HI: return x >= o->lo && x < o->hi;
+    case ARG_OPEN: return x > o->lo && x < o->hi;
+    }
+    return 0;
+}
+
+static int out_of_range(const arg_spec *s, const arg_opt *o, const char *got) {
+    char r[96];
+    args_range_text(r, sizeof r, o);
+    fprintf(stderr, "dgnn %s: --%s must be %s%s (got %s)\n", s->cmd, o->name, r[0] == '>' || r[0] == '<' ? "" : "in ",
+            r, got);
+    return -1;
+}
+
 void args_print_help(const arg_spec *s) {
     printf("usage: %s\n\n%s\n", s->usage, s->summary);
     if (s->opts && s->opts->name) printf("\noptions:\n");
@@ -20,7 +63,10 @@ void args_print_help(const arg_spec *s) {
         char left[64];
         if (o->kind == ARG_FLAG) snprintf(left, sizeof left, "--%s", o->name);
         else snprintf(left, sizeof left, "--%s %s", o->name, o->metavar ? o->metavar : "X");
-        printf("  %-26s %s\n", left, o->help);
+        char r[96];
+        args_range_text(r, sizeof r, o);
+        if (r[0]) printf("  %-26s %s; %s%s\n", left, o->help, r[0] == '>' || r[0] == '<' ? "" : "in ", r);
+        else printf("  %-26s %s\n", left, o->help);
     }
     printf("  %-26s %s\n", "--help", "show this help");
 }
@@ -38,12 +84,18 @@ static int parse_value(const arg_spec *s, const arg_opt *o, const char *v) {
             else end = (char *)v;
         } else if (end && end != v && end[1] == '\0' && (*end == 'k' || *end == 'K' || *end == 'M' || *end == 'G')) {
             long long m = *end == 'G' ? 1000000000LL : *end == 'M' ? 1000000LL : 1000LL;
-            x *= m;
+            if (x > LLONG_MAX / m || x < LLONG_MIN / m) errno = ERANGE; /* 99999999999G */
+            else x *= m;
             end++;
         }
         if (end == v || *end != '\0' || errno == ERANGE) {
             fprintf(stderr, "dgnn %s: --%s expects an integer, got '%s'\n", s->cmd, o->name, v);
             return -1;
+        }
+        if (!in_range(o, (double)x)) {
+            char got[32];
+            snprintf(got, sizeof got, "%lld", x);
+            return out_of_range(s, o, got);
         }
         *(int64_t *)o->dest = x;
         return 0;
@@ -54,6 +106,7 @@ static int parse_value(const arg_spec *s, const arg_opt *o, const char *v) {
             fprintf(stderr, "dgnn %s: --%s expects a number, got '%s'\n", s->cmd, o->name, v);
             return -1;
         }
+        if (!in_range(o, x)) return out_of_range(s, o, v);
         *(double *)o->dest = x;
         return 0;
     }

@@ -1,13 +1,20 @@
 /* args.h: the dgnn command's flag parser. Each subcommand declares a table of options
- * (name, kind, destination, help); the parser fills the destinations, collects the
- * positional arguments, and turns unknown flags, missing values and malformed numbers
- * into clear errors. --help prints the table. */
+ * (name, kind, destination, help, and for numbers the allowed range); the parser fills
+ * the destinations, collects the positional arguments, and turns unknown flags, missing
+ * values, malformed numbers and numbers out of range into clear errors (exit 2) before
+ * the command does any work. --help prints the table with the ranges. */
 #ifndef DGNN_CLI_ARGS_H
 #define DGNN_CLI_ARGS_H
 
+#include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef enum { ARG_FLAG, ARG_INT, ARG_DOUBLE, ARG_STRING } arg_kind;
+
+/* Which ends of [lo, hi] a number may take. ARG_ANY (0, what an initialiser that names
+ * no range gets): no bound. An infinite end is no bound on that side. */
+typedef enum { ARG_ANY = 0, ARG_CLOSED, ARG_OPEN_LO, ARG_OPEN_HI, ARG_OPEN } arg_bound;
 
 typedef struct {
     const char *name;  /* without the leading "--" */
@@ -15,7 +22,30 @@ typedef struct {
     void *dest;        /* int* (flag), int64_t* (int), double*, const char** */
     const char *metavar;
     const char *help;
+    /* ARG_INT / ARG_DOUBLE: the allowed range of a typed value, checked at parse time
+     * ("dgnn train: --threads must be in 1..1024 (got 100000)") and shown at the end of
+     * the option's --help line ("...; in 1..1024").
+     * Set with ARG_IN & co. after the help text; a default the user did not type is not
+     * checked here. */
+    arg_bound bound;
+    double lo, hi;
 } arg_opt;
+
+/* Tables list an option's first five fields positionally, and the range only where it
+ * has one: the fields left out are zero, ARG_ANY, as meant. */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+/* Range initialisers, written after an option's help:
+ *   {"threads", ARG_INT, &t, "T", "OpenMP threads", ARG_IN(1, 1024)}   1 <= x <= 1024
+ *   {"lr", ARG_DOUBLE, &lr, "X", "learning rate", ARG_IN_OPEN_LO(0, 10)} 0 < x <= 10
+ *   {"dropout", ARG_DOUBLE, &p, "P", "dropout", ARG_IN_OPEN_HI(0, 1)}   0 <= x < 1
+ *   ARG_IN_OPEN(0, 1): 0 < x < 1;  ARG_MIN(0): x >= 0;  ARG_ABOVE(0): x > 0 */
+#define ARG_IN(a, b) .bound = ARG_CLOSED, .lo = (a), .hi = (b)
+#define ARG_IN_OPEN_LO(a, b) .bound = ARG_OPEN_LO, .lo = (a), .hi = (b)
+#define ARG_IN_OPEN_HI(a, b) .bound = ARG_OPEN_HI, .lo = (a), .hi = (b)
+#define ARG_IN_OPEN(a, b) .bound = ARG_OPEN, .lo = (a), .hi = (b)
+#define ARG_MIN(a) ARG_IN(a, INFINITY)
+#define ARG_ABOVE(a) ARG_IN_OPEN_LO(a, INFINITY)
 
 typedef struct {
     const char *cmd;        /* "info" */
@@ -31,5 +61,8 @@ typedef struct {
  * (message printed; caller exits 2). */
 int args_parse(arg_spec *spec, int argc, char **argv);
 void args_print_help(const arg_spec *spec);
+/* The range of o as text ("1..1024", ">= 0", "[0, 1)", "(0, 10]", "> 0"), or "" when
+ * it has none. Returns buf. */
+char *args_range_text(char *buf, size_t cap, const arg_opt *o);
 
 #endif

@@ -57,6 +57,17 @@ int cli_write_json(const char *cmd, const char *path, struct cJSON *o);
 void cli_set_threads(int64_t threads);
 
 
+/* Bounds the commands' option tables share (args.h: ARG_IN & co.). */
+#define CLI_MAX_THREADS 1024   /* OpenMP threads: libgomp ran 20,000 here, and crashed at 100,000 */
+#define CLI_MAX_EPOCHS 1024    /* the results' epochs[] (train_event.h, train_snapshot.h) */
+#define CLI_MAX_DIM 4096       /* model widths (memory, time encoding, embedding, hidden) */
+#define CLI_MAX_BATCH 1000000  /* events per batch */
+#define CLI_MAX_LR 10          /* Adam's learning rate, in (0, 10] */
+#define CLI_MAX_SECONDS 86400  /* solver time limits */
+#define CLI_MAX_WINDOW 10000   /* snapshot windows: a sample reads W + 1 snapshots */
+#define CLI_MAX_SNAPSHOTS 1000000
+#define CLI_MAX_WORKERS 65536  /* schedule and simulate worker counts */
+
 /* "Flag not given", for numeric flags whose every value (negatives too) must reach the
  * checks: a value the user typed is never mistaken for the default. */
 #define CLI_UNSET INT64_MIN

@@ -19,10 +19,11 @@ static int bench_sampler(int argc, char **argv) {
     double seconds = 2.0;
     arg_opt opts[] = {
         CLI_LOAD_OPTS(lf),
-        {"k", ARG_INT, &k, "K", "neighbours per root (default 10)"},
-        {"threads", ARG_INT, &max_threads, "T", "measure 1, 2, 4, ... up to T threads (default 2)"},
-        {"batch", ARG_INT, &batch, "B", "events per batch; roots = 2B (default 600)"},
-        {"seconds", ARG_DOUBLE, &seconds, "S", "time per sampler and thread count (default 2)"},
+        {"k", ARG_INT, &k, "K", "neighbours per root (default 10)", ARG_IN(1, 1000)},
+        {"threads", ARG_INT, &max_threads, "T", "measure 1, 2, 4, ... up to T threads (default 2)",
+         ARG_IN(1, CLI_MAX_THREADS)},
+        {"batch", ARG_INT, &batch, "B", "events per batch; roots = 2B (default 600)", ARG_IN(1, CLI_MAX_BATCH)},
+        {"seconds", ARG_DOUBLE, &seconds, "S", "time per sampler and thread count (default 2)", ARG_IN_OPEN_LO(0, 3600)},
         {NULL, 0, NULL, NULL, NULL},
     };
     arg_spec spec = {.cmd = "bench sampler", .usage = "dgnn bench sampler [options] DATA",
@@ -32,10 +33,6 @@ static int bench_sampler(int argc, char **argv) {
                      .opts = opts, .min_pos = 1, .max_pos = 1};
     int rc = args_parse(&spec, argc, argv);
     if (rc) return rc > 0 ? 0 : 2;
-    if (k < 1 || k > 1000 || max_threads < 1 || batch < 1 || seconds <= 0) {
-        fprintf(stderr, "dgnn bench sampler: need 1 <= k <= 1000, threads >= 1, batch >= 1, seconds > 0\n");
-        return 2;
-    }
     dgnn_events ev;
     if ((rc = cli_load("bench sampler", spec.pos[0], &lf, &ev)) != 0) return rc;
     char a[32];

@@ -25,7 +25,9 @@ static void gen_help(const char *cmd) {
     printf("  --help                     show this help\n");
 }
 
-/* Parses generator flags into o; --out into *out. Returns 0, 1 (help printed) or -1. */
+/* Parses generator flags into o; --out into *out. Returns 0, 1 (help printed) or -1 (a
+ * bad flag, or values out of the generator's ranges: dgnn_gen_check, before any output
+ * is opened). */
 static int parse_gen_flags(const char *cmd, int argc, char **argv, dgnn_gen_opts *o, const char **out) {
     dgnn_err err;
     for (int i = 0; i < argc; i++) {
@@ -65,6 +67,11 @@ static int parse_gen_flags(const char *cmd, int argc, char **argv, dgnn_gen_opts
             fprintf(stderr, "dgnn %s: %s (see dgnn %s --help)\n", cmd, err.msg, cmd);
             return -1;
         }
+    }
+    dgnn_err_clear(&err);
+    if (dgnn_gen_check(o, &err) != DGNN_OK) {
+        fprintf(stderr, "dgnn %s: %s (see dgnn %s --help)\n", cmd, err.msg, cmd);
+        return -1;
     }
     return 0;
 }

@@ -68,12 +68,13 @@ int cmd_info(int argc, char **argv) {
     cli_load_flags lf = {0};
     int json = 0;
     int64_t bins = 20, snap_count = 0;
-    double snap_seconds = 0;
+    double snap_seconds = 0; /* 0: not given (a typed value must be > 0) */
     arg_opt opts[] = {
         CLI_LOAD_OPTS(lf),
         {"json", ARG_FLAG, &json, NULL, "print the figures as one JSON object"},
-        {"bins", ARG_INT, &bins, "N", "histogram bins (default 20)"},
-        {"snapshot-seconds", ARG_DOUBLE, &snap_seconds, "S", "also cut snapshots of S time units; print their sizes"},
+        {"bins", ARG_INT, &bins, "N", "histogram bins (default 20)", ARG_IN(1, 1000)},
+        {"snapshot-seconds", ARG_DOUBLE, &snap_seconds, "S", "also cut snapshots of S time units; print their sizes",
+         ARG_ABOVE(0)},
         {"snapshots", ARG_INT, &snap_count, "C", "also cut C snapshots of equal time spans; print their sizes"},
         {NULL, 0, NULL, NULL, NULL},
     };
@@ -83,10 +84,6 @@ int cmd_info(int argc, char **argv) {
                      .opts = opts, .min_pos = 1, .max_pos = 1};
     int rc = args_parse(&spec, argc, argv);
     if (rc) return rc > 0 ? 0 : 2;
-    if (bins < 1 || bins > 1000) {
-        fprintf(stderr, "dgnn info: --bins must be in 1..1000, got %lld\n", (long long)bins);
-        return 2;
-    }
     const char *path = spec.pos[0];
     dgnn_events ev;
     if ((rc = cli_load("info", path, &lf, &ev)) != 0) return rc;

@@ -230,16 +230,19 @@ int cmd_schedule(int argc, char **argv) {
         {"data", ARG_STRING, &data, "FILE", "event stream (any format), cut into snapshots as the trainer does"},
         CLI_LOAD_OPTS(lf),
         {"model", ARG_STRING, &model, "M", CLI_SNAP_MODELS},
-        {"workers", ARG_INT, &workers, "P", "ranks (data-parallel workers)"},
+        {"workers", ARG_INT, &workers, "P", "ranks (data-parallel workers)", ARG_IN(1, CLI_MAX_WORKERS)},
         {"scheduler", ARG_STRING, &scheduler, "S", "even, greedy (default) or ilp"},
         {"profile", ARG_STRING, &profile, "CSV", "the trainer's per-window profile (dgnn train --profile): fit the cost model"},
         {"preset", ARG_STRING, &preset, "P", "the trainer's configuration: bitcoin-alpha (default) or uci"},
-        {"snapshot-seconds", ARG_DOUBLE, &seconds, "S", "snapshot length in time units (bitcoin-alpha 1200000, uci 190080)"},
-        {"snapshots", ARG_INT, &count, "C", "instead: C snapshots of equal time span"},
-        {"window", ARG_INT, &window, "W", "a window reads snapshots t-W..t (10)"},
-        {"rounds", ARG_INT, &rounds, "R", "greedy/ilp: rounds (optimizer steps) per epoch (default: ceil(windows / P), or floor when that balances better)"},
-        {"time-limit", ARG_DOUBLE, &time_limit, "S", "ilp: solver time limit in seconds (10)"},
-        {"rate", ARG_DOUBLE, &rate, "F", "default cost law: nominal FLOP/s (5e10)"},
+        {"snapshot-seconds", ARG_DOUBLE, &seconds, "S", "snapshot length in time units (bitcoin-alpha 1200000, uci 190080)",
+         ARG_ABOVE(0)},
+        {"snapshots", ARG_INT, &count, "C", "instead: C snapshots of equal time span", ARG_IN(1, CLI_MAX_SNAPSHOTS)},
+        {"window", ARG_INT, &window, "W", "a window reads snapshots t-W..t (10)", ARG_IN(0, CLI_MAX_WINDOW)},
+        {"rounds", ARG_INT, &rounds, "R", "greedy/ilp: rounds (optimizer steps) per epoch (default: ceil(windows / P), or floor when that balances better)",
+         ARG_MIN(0)},
+        {"time-limit", ARG_DOUBLE, &time_limit, "S", "ilp: solver time limit in seconds (10)",
+         ARG_IN_OPEN_LO(0, CLI_MAX_SECONDS)},
+        {"rate", ARG_DOUBLE, &rate, "F", "default cost law: nominal FLOP/s (5e10)", ARG_ABOVE(0)},
         {"json", ARG_FLAG, &json, NULL, "print JSON (imbalance, makespan, the schedule) instead of the table"},
         {"svg", ARG_STRING, &svg, "FILE", "write a Gantt chart of the schedule"},
         {NULL, 0, NULL, NULL, NULL},
@@ -260,17 +263,13 @@ int cmd_schedule(int argc, char **argv) {
         fprintf(stderr, "dgnn schedule: --data FILE is required\n");
         return 2;
     }
-    if (workers < 1) {
+    if (workers < 1) { /* 0: not given (the table refuses a typed value below 1) */
         fprintf(stderr, "dgnn schedule: --workers P (>= 1) is required\n");
         return 2;
     }
     int sk = dgnn_sched_kind_parse(scheduler);
     if (sk < 0) {
         fprintf(stderr, "dgnn schedule: --scheduler: unknown scheduler '%s' (even, greedy, ilp)\n", scheduler);
-        return 2;
-    }
-    if (rounds < 0 || !(time_limit > 0)) {
-        fprintf(stderr, "dgnn schedule: --rounds must be >= 0 and --time-limit > 0\n");
         return 2;
     }
     dgnn_snap_train_cfg c = dgnn_snap_train_cfg_default((dgnn_snapmodel_kind)kind);
@@ -284,27 +283,9 @@ int cmd_schedule(int argc, char **argv) {
         fprintf(stderr, "dgnn schedule: give --snapshot-seconds or --snapshots, not both\n");
         return 2;
     }
-    if (CLI_GIVEN_F(seconds)) {
-        if (!(seconds > 0)) {
-            fprintf(stderr, "dgnn schedule: --snapshot-seconds must be > 0\n");
-            return 2;
-        }
-        c.snapshot_seconds = seconds, c.snapshot_count = 0;
-    }
-    if (count != CLI_UNSET) {
-        if (count < 1) {
-            fprintf(stderr, "dgnn schedule: --snapshots must be >= 1\n");
-            return 2;
-        }
-        c.snapshot_count = count, c.snapshot_seconds = 0;
-    }
-    if (window != CLI_UNSET) {
-        if (window < 0) {
-            fprintf(stderr, "dgnn schedule: --window must be >= 0, got %lld\n", (long long)window);
-            return 2;
-        }
-        c.window = window;
-    }
+    if (CLI_GIVEN_F(seconds)) c.snapshot_seconds = seconds, c.snapshot_count = 0;
+    if (count != CLI_UNSET) c.snapshot_count = count, c.snapshot_seconds = 0;
+    if (window != CLI_UNSET) c.window = window;
 
     dgnn_window *win = NULL;
     int64_t n = 0, N = 0;

@@ -7,6 +7,7 @@
  * stream's rows and partitions, the same alpha-beta network; also checks the model
  * against measured multi-rank runs. */
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,13 +21,9 @@
 
 /* the header line's all-reduce words */
 
-/* --alpha / --beta given: they replace the preset's (a negative one is refused). Returns
- * non-zero after printing the message. */
+/* --alpha / --beta given: they replace the preset's (a negative one is refused by the
+ * option table). */
 static int cli_net_override(dgnn_net *net, double alpha, double beta) {
-    if ((CLI_GIVEN_F(alpha) && !(alpha >= 0)) || (CLI_GIVEN_F(beta) && !(beta >= 0))) {
-        fprintf(stderr, "dgnn simulate: --alpha and --beta must be >= 0\n");
-        return 1;
-    }
     if (CLI_GIVEN_F(alpha)) net->alpha = alpha, net->name = "custom";
     if (CLI_GIVEN_F(beta)) net->beta = beta, net->name = "custom";
     return 0;
@@ -37,14 +34,16 @@ static const char *ar_label(const dgnn_net *n) {
            : n->allreduce == DGNN_ALLREDUCE_TREE ? "tree" : "ring";
 }
 
-/* "1,2,4" -> values (ascending, >= 1); returns the count or -1 */
+/* "1,2,4" -> values (ascending, in 1..CLI_MAX_WORKERS); returns the count or -1 */
 static int64_t parse_list(const char *s, int64_t *v, int64_t cap) {
     int64_t n = 0;
     const char *p = s;
     while (*p) {
         char *end;
+        errno = 0;
         long long x = strtoll(p, &end, 10);
-        if (end == p || x < 1 || n == cap || (n > 0 && x <= v[n - 1])) return -1;
+        if (end == p || errno == ERANGE || x < 1 || x > CLI_MAX_WORKERS || n == cap || (n > 0 && x <= v[n - 1]))
+            return -1;
         v[n++] = x;
         if (*end == ',') end++;
         else if (*end) return -1;
@@ -53,7 +52,7 @@ static int64_t parse_list(const char *s, int64_t *v, int64_t cap) {
     return n;
 }
 
-static int64_t param_count(int kind, const dgnn_snap_train_cfg *c, int64_t N, int64_t V) {
+static int64_t param_count(int kind, const dgnn_snap_train_cfg *c, int64_t N, int64_t V, dgnn_err *err) {
     dgnn_snapmodel_cfg mc = c->model;
     mc.kind = (dgnn_snapmodel_kind)kind;
     mc.num_nodes = N > 0 ? N : 1;
@@ -61,8 +60,7 @@ static int64_t param_count(int kind, const dgnn_snap_train_cfg *c, int64_t N, in
     mc.onehot = 1;
     mc.num_classes = 2;
     dgnn_snapmodel *m = NULL;
-    dgnn_err err;
-    if (dgnn_snapmodel_init(&m, &mc, &err) != DGNN_OK) return -1;
+    if (dgnn_snapmodel_init(&m, &mc, err) != DGNN_OK) return -1;
     int64_t k = dgnn_params_count(dgnn_snapmodel_params(m));
     dgnn_snapmodel_free(m);
     return k;
@@ -100,18 +98,23 @@ static ev_opts ev_opts_default(void) {
     {"measured", ARG_STRING, &(o).measured, "LIST", "event: single-rank `dgnn train --out` runs (2 batch sizes: per-step cost fitted)"}, \
     {"measured-strict", ARG_STRING, &(o).m_strict, "LIST", "event: multi-rank strict runs to check the model against"},      \
     {"measured-depbloom", ARG_STRING, &(o).m_depbloom, "LIST", "event: multi-rank depbloom runs to check it against"},        \
-    {"refine", ARG_INT, &(o).refine, "K", "event: depbloom micro-batches per step (1)"},                                     \
-    {"refine-overhead", ARG_DOUBLE, &(o).refine_overhead, "F", "event: refinement's extra compute per event, fraction (0)"}, \
-    {"window-events", ARG_INT, &(o).window_events, "N", "event: depbloom window (default: the depbloom run's, or 10000)"},   \
-    {"window-seconds", ARG_DOUBLE, &(o).window_seconds, "S", "event: depbloom windows of S time units instead"},             \
+    {"refine", ARG_INT, &(o).refine, "K", "event: depbloom micro-batches per step (1)", ARG_IN(1, 1024)},                    \
+    {"refine-overhead", ARG_DOUBLE, &(o).refine_overhead, "F", "event: refinement's extra compute per event, fraction (0)", \
+     ARG_IN(0, 100)},                                                                                                         \
+    {"window-events", ARG_INT, &(o).window_events, "N", "event: depbloom window (default: the depbloom run's, or 10000)",  \
+     ARG_MIN(1)},                                                                                                             \
+    {"window-seconds", ARG_DOUBLE, &(o).window_seconds, "S", "event: depbloom windows of S time units instead", ARG_ABOVE(0)}, \
     {"critical-path", ARG_FLAG, &(o).critical_path, NULL, "event: depbloom samples beside compute (prefetch)"},              \
-    {"apply-gbps", ARG_DOUBLE, &(o).apply_gbps, "G", "event: GB/s of applying received rows (10)"},                         \
-    {"row-bytes", ARG_DOUBLE, &(o).row_bytes, "N", "event: bytes of a node's state row (default: from the run's model)"},   \
-    {"local-alpha", ARG_DOUBLE, &(o).local_alpha, "S", "event, checks: this machine's MPI latency (2e-6)"},                \
-    {"local-beta", ARG_DOUBLE, &(o).local_beta, "S_PER_BYTE", "event, checks: this machine's MPI s/byte (1e-9)"},          \
-    {"cores", ARG_DOUBLE, &(o).cores, "C", "event, checks: cores the measured ranks shared (default: this machine's)"},     \
-    {"background", ARG_DOUBLE, &(o).background, "L", "event, checks: other runnable threads on those cores (0)"},      \
-    {"compute-scale", ARG_DOUBLE, &(o).compute_scale, "F", "event, projection: workers compute F x the measured time (0.01: 100x faster)"}
+    {"apply-gbps", ARG_DOUBLE, &(o).apply_gbps, "G", "event: GB/s of applying received rows (10)", ARG_ABOVE(0)},          \
+    {"row-bytes", ARG_DOUBLE, &(o).row_bytes, "N", "event: bytes of a node's state row (default: from the run's model)",  \
+     ARG_ABOVE(0)},                                                                                                           \
+    {"local-alpha", ARG_DOUBLE, &(o).local_alpha, "S", "event, checks: this machine's MPI latency (2e-6)", ARG_MIN(0)},   \
+    {"local-beta", ARG_DOUBLE, &(o).local_beta, "S_PER_BYTE", "event, checks: this machine's MPI s/byte (1e-9)", ARG_MIN(0)}, \
+    {"cores", ARG_DOUBLE, &(o).cores, "C", "event, checks: cores the measured ranks shared (default: this machine's)",    \
+     ARG_IN(1, 1e6)},                                                                                                         \
+    {"background", ARG_DOUBLE, &(o).background, "L", "event, checks: other runnable threads on those cores (0)", ARG_IN(0, 1e6)}, \
+    {"compute-scale", ARG_DOUBLE, &(o).compute_scale, "F", "event, projection: workers compute F x the measured time (0.01: 100x faster)", \
+     ARG_IN_OPEN_LO(0, 1e6)}
 
 /* "a.json,b.json" -> reads each; returns the count, or -1 (message printed) */
 static int64_t read_runs(const char *list, dgnn_sim_measured **out, const char *flag) {
@@ -244,19 +247,14 @@ static int simulate_event(const ev_opts *o) {
     int64_t W[64];
     int64_t npts = parse_list(o->workers, W, 64);
     if (npts < 1) {
-        fprintf(stderr, "dgnn simulate: --workers: expected ascending integers >= 1 separated by commas, got '%s'\n",
+        fprintf(stderr, "dgnn simulate: --workers: expected at most 64 ascending integers in 1..%d separated by commas, got "
+                        "'%s'\n", CLI_MAX_WORKERS,
                 o->workers);
         return 2;
     }
     if (!o->measured) {
         fprintf(stderr, "dgnn simulate: --family event needs --measured RUN.json (a single-rank `dgnn train --out` "
                         "run; two with different --batch fit the per-step cost)\n");
-        return 2;
-    }
-    if (o->refine < 1 || o->refine_overhead < 0 || o->apply_gbps <= 0 || o->window_events < 0 ||
-        o->window_seconds < 0 || o->background < 0 || !(o->compute_scale > 0)) {
-        fprintf(stderr, "dgnn simulate: need --refine >= 1, --refine-overhead >= 0, --apply-gbps > 0, "
-                        "--window-events >= 0, --window-seconds >= 0, --background >= 0, --compute-scale > 0\n");
         return 2;
     }
     dgnn_err err;
@@ -444,25 +442,28 @@ int cmd_simulate(int argc, char **argv) {
         {"workers", ARG_STRING, &workers_s, "LIST", "worker counts, ascending (1,2,4,...,4096)"},
         {"data", ARG_STRING, &data, "FILE", "a real dataset's training windows (cut as the trainer does) ..."},
         CLI_LOAD_OPTS(lf),
-        {"synthetic", ARG_INT, &synthetic, "T", "... or a synthetic sequence of T snapshots"},
+        {"synthetic", ARG_INT, &synthetic, "T", "... or a synthetic sequence of T snapshots (at least window + 2)",
+         ARG_IN(1, CLI_MAX_SNAPSHOTS)},
         {"pattern", ARG_STRING, &pattern, "P", "synthetic sizes: growing (default) or bursty"},
-        {"nodes", ARG_INT, &nodes, "N", "synthetic: node count (10000)"},
-        {"in-dim", ARG_INT, &in_dim, "V", "synthetic: one-hot input width (100)"},
-        {"seed", ARG_INT, &seed, "S", "synthetic: generator seed (1)"},
+        {"nodes", ARG_INT, &nodes, "N", "synthetic: node count (10000)", ARG_IN(1, 1e9)},
+        {"in-dim", ARG_INT, &in_dim, "V", "synthetic: one-hot input width (100)", ARG_IN(1, 65536)},
+        {"seed", ARG_INT, &seed, "S", "synthetic: generator seed (1)", ARG_MIN(0)},
         {"model", ARG_STRING, &model, "M", "snapshot: evolvegcn-o (default), evolvegcn-h, tgcn, gcrn-gru, wdgcn, gcn"},
         {"preset", ARG_STRING, &preset, "P", "the trainer's configuration: bitcoin-alpha (default) or uci"},
-        {"snapshot-seconds", ARG_DOUBLE, &seconds, "S", "--data: snapshot length in time units"},
-        {"window", ARG_INT, &window, "W", "a window reads snapshots t-W..t (10)"},
+        {"snapshot-seconds", ARG_DOUBLE, &seconds, "S", "--data: snapshot length in time units", ARG_ABOVE(0)},
+        {"window", ARG_INT, &window, "W", "a window reads snapshots t-W..t (10)", ARG_IN(0, CLI_MAX_WINDOW)},
         {"profile", ARG_STRING, &profile, "CSV", "fit the cost model on the trainer's profile (else the default law)"},
-        {"rate", ARG_DOUBLE, &rate, "F", "default cost law: nominal FLOP/s (5e10)"},
+        {"rate", ARG_DOUBLE, &rate, "F", "default cost law: nominal FLOP/s (5e10)", ARG_ABOVE(0)},
         {"schedulers", ARG_STRING, &scheds_s, "LIST", "even,greedy (default); add ilp for the ILP (time-limited)"},
-        {"rounds", ARG_INT, &rounds, "R", "greedy/ilp rounds per epoch (default: ceil(windows / P), or floor when that balances better)"},
-        {"time-limit", ARG_DOUBLE, &time_limit, "S", "ilp: time limit per point (10)"},
+        {"rounds", ARG_INT, &rounds, "R", "greedy/ilp rounds per epoch (default: ceil(windows / P), or floor when that balances better)",
+         ARG_MIN(0)},
+        {"time-limit", ARG_DOUBLE, &time_limit, "S", "ilp: time limit per point (10)", ARG_IN_OPEN_LO(0, CLI_MAX_SECONDS)},
         {"net", ARG_STRING, &net_s, "NET", "all-reduce network preset: ib (default) or nvlink"},
-        {"alpha", ARG_DOUBLE, &alpha, "S", "override: latency per message, seconds"},
-        {"beta", ARG_DOUBLE, &beta, "S_PER_BYTE", "override: seconds per byte"},
+        {"alpha", ARG_DOUBLE, &alpha, "S", "override: latency per message, seconds", ARG_MIN(0)},
+        {"beta", ARG_DOUBLE, &beta, "S_PER_BYTE", "override: seconds per byte", ARG_MIN(0)},
         {"allreduce", ARG_STRING, &allreduce, "A", "ring, tree or auto (default: the cheaper at each P, as NCCL picks)"},
-        {"params", ARG_INT, &params, "N", "gradient size in floats (default: the model's parameter count)"},
+        {"params", ARG_INT, &params, "N", "gradient size in floats (default: the model's parameter count)",
+         ARG_IN(1, 1e13)},
         {"svg", ARG_STRING, &svg, "FILE", "write the scaling plot"},
         {"json", ARG_STRING, &json, "FILE", "write the table as JSON"},
         EV_OPTS(eo),
@@ -501,7 +502,8 @@ int cmd_simulate(int argc, char **argv) {
     int64_t W[64];
     int64_t npts = parse_list(workers_s, W, 64);
     if (npts < 1) {
-        fprintf(stderr, "dgnn simulate: --workers: expected ascending integers >= 1 separated by commas, got '%s'\n",
+        fprintf(stderr, "dgnn simulate: --workers: expected at most 64 ascending integers in 1..%d separated by commas, got "
+                        "'%s'\n", CLI_MAX_WORKERS,
                 workers_s);
         return 2;
     }
@@ -545,20 +547,8 @@ int cmd_simulate(int argc, char **argv) {
         fprintf(stderr, "dgnn simulate: --preset: %s\n", err.msg);
         return 2;
     }
-    if (window != CLI_UNSET) {
-        if (window < 0) {
-            fprintf(stderr, "dgnn simulate: --window must be >= 0, got %lld\n", (long long)window);
-            return 2;
-        }
-        c.window = window;
-    }
-    if (CLI_GIVEN_F(seconds)) {
-        if (!(seconds > 0)) {
-            fprintf(stderr, "dgnn simulate: --snapshot-seconds must be > 0\n");
-            return 2;
-        }
-        c.snapshot_seconds = seconds, c.snapshot_count = 0;
-    }
+    if (window != CLI_UNSET) c.window = window;
+    if (CLI_GIVEN_F(seconds)) c.snapshot_seconds = seconds, c.snapshot_count = 0;
 
     dgnn_window *win = NULL;
     int64_t n = 0, N = nodes;
@@ -567,9 +557,9 @@ int cmd_simulate(int argc, char **argv) {
         if (cli_snap_windows("simulate", data, &lf, &c, &win, &n, &N)) return 1;
         snprintf(what, sizeof what, "%s (%lld training windows)", data, (long long)n);
     } else {
-        if (synthetic < c.window + 2 || nodes < 1 || in_dim < 1) {
-            fprintf(stderr, "dgnn simulate: --synthetic needs at least window + 2 = %lld snapshots, --nodes and "
-                            "--in-dim >= 1\n", (long long)(c.window + 2));
+        if (synthetic < c.window + 2) {
+            fprintf(stderr, "dgnn simulate: --synthetic %lld: needs at least window + 2 = %lld snapshots\n",
+                    (long long)synthetic, (long long)(c.window + 2));
             return 2;
         }
         int64_t *edges = dgnn_xmalloc((size_t)synthetic * sizeof(int64_t));
@@ -591,9 +581,9 @@ int cmd_simulate(int argc, char **argv) {
         free(win);
         return 1;
     }
-    if (params <= 0) params = param_count(kind, &c, N, win[0].in_dim);
+    if (params <= 0) params = param_count(kind, &c, N, win[0].in_dim, &err);
     if (params <= 0) {
-        fprintf(stderr, "dgnn simulate: cannot size the model's parameters; pass --params N\n");
+        fprintf(stderr, "dgnn simulate: cannot size the model's parameters (%s); pass --params N\n", err.msg);
         free(win);
         return 1;
     }

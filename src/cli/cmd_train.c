@@ -201,34 +201,34 @@ static int train_main(int argc, char **argv, int bench) {
         {"data", ARG_STRING, &data, "FILE", "dataset (any format); default: the built-in synthetic stream"},
         CLI_LOAD_OPTS(lf),
         {"preset", ARG_STRING, &preset, "P", "tgn-paper (default: the TGN code's defaults) or tgl (TGL's TGN.yml)"},
-        {"epochs", ARG_INT, &epochs, "N", "training epochs (tgn-paper: 10)"},
-        {"batch", ARG_INT, &batch, "B", "events per batch (tgn-paper: 200, tgl: 600)"},
-        {"lr", ARG_DOUBLE, &lr, "X", "Adam learning rate (1e-4)"},
-        {"seed", ARG_INT, &seed, "S", "seed of initialisation, negatives and dropout (0)"},
-        {"threads", ARG_INT, &threads, "T", "OpenMP threads (default: all cores)"},
-        {"patience", ARG_INT, &patience, "N", "early stopping: epochs without better val AP (5)"},
-        {"eval-negatives", ARG_INT, &evalneg, "K", "negatives per test event for MRR (9; 0: no MRR)"},
-        {"mem-dim", ARG_INT, &mem, "N", "memory width (tgn-paper 172, tgl 100)"},
-        {"time-dim", ARG_INT, &tdim, "N", "time encoding width (100)"},
-        {"emb-dim", ARG_INT, &emb, "N", "embedding width (tgn-paper: = mem-dim, as the TGN code)"},
-        {"neighbors", ARG_INT, &nbrs, "K", "sampled neighbours per node (10)"},
-        {"heads", ARG_INT, &heads, "H", "attention heads (2)"},
-        {"mail-slots", ARG_INT, &slots, "N", "APAN: mails kept per node (10)"},
-        {"dropout", ARG_DOUBLE, &dropout, "P", "attention dropout (tgn-paper 0.1, tgl 0.2)"},
+        {"epochs", ARG_INT, &epochs, "N", "training epochs (tgn-paper: 10)", ARG_IN(1, CLI_MAX_EPOCHS)},
+        {"batch", ARG_INT, &batch, "B", "events per batch (tgn-paper: 200, tgl: 600)", ARG_IN(1, CLI_MAX_BATCH)},
+        {"lr", ARG_DOUBLE, &lr, "X", "Adam learning rate (1e-4)", ARG_IN_OPEN_LO(0, CLI_MAX_LR)},
+        {"seed", ARG_INT, &seed, "S", "seed of initialisation, negatives and dropout (0)", ARG_MIN(0)},
+        {"threads", ARG_INT, &threads, "T", "OpenMP threads (default: all cores)", ARG_IN(1, CLI_MAX_THREADS)},
+        {"patience", ARG_INT, &patience, "N", "early stopping: epochs without better val AP (5)", ARG_IN(1, CLI_MAX_EPOCHS)},
+        {"eval-negatives", ARG_INT, &evalneg, "K", "negatives per test event for MRR (9; 0: no MRR; at most the candidate nodes)", ARG_IN(0, 10000)},
+        {"mem-dim", ARG_INT, &mem, "N", "memory width (tgn-paper 172, tgl 100)", ARG_IN(1, CLI_MAX_DIM)},
+        {"time-dim", ARG_INT, &tdim, "N", "time encoding width (100)", ARG_IN(1, CLI_MAX_DIM)},
+        {"emb-dim", ARG_INT, &emb, "N", "embedding width (tgn-paper: = mem-dim, as the TGN code)", ARG_IN(1, CLI_MAX_DIM)},
+        {"neighbors", ARG_INT, &nbrs, "K", "sampled neighbours per node (10)", ARG_IN(1, 1000)},
+        {"heads", ARG_INT, &heads, "H", "attention heads (2; must divide the attention width)", ARG_IN(1, 64)},
+        {"mail-slots", ARG_INT, &slots, "N", "APAN: mails kept per node (10)", ARG_IN(1, 1024)},
+        {"dropout", ARG_DOUBLE, &dropout, "P", "attention dropout (tgn-paper 0.1, tgl 0.2)", ARG_IN_OPEN_HI(0, 1)},
         {"sampler", ARG_STRING, &sampler, "S", "recent (default) or uniform neighbour sampling"},
         {"negatives", ARG_STRING, &negs, "N", "dst (destination set, tgn-paper) or all (all nodes, tgl)"},
         {"attention", ARG_STRING, &attn, "A", "tgn (MultiheadAttention + MergeLayer) or tgl (TGL's layer)"},
-        {"new-node-frac", ARG_DOUBLE, &new_frac, "F", "fraction of nodes held out as new test nodes (0.1)"},
-        {"max-batches", ARG_INT, &max_batches, "N", "stop each training epoch after N batches (quick runs)"},
+        {"new-node-frac", ARG_DOUBLE, &new_frac, "F", "fraction of nodes held out as new test nodes (0.1)", ARG_IN_OPEN_HI(0, 1)},
+        {"max-batches", ARG_INT, &max_batches, "N", "stop each training epoch after N batches (quick runs; 0: all)", ARG_MIN(0)},
         {"no-eval", ARG_FLAG, &no_eval, NULL, "skip validation and test (timing the training loop)"},
         {"checkpoint", ARG_STRING, &ckpt, "DIR", "write a checkpoint after every epoch into DIR"},
         {"resume", ARG_FLAG, &resume, NULL, "continue from the checkpoint in --checkpoint DIR"},
         {"dist", ARG_STRING, &dist, "MODE", "multi-rank training under mpirun: strict (the baseline) or depbloom"},
         {"partition", ARG_FLAG, &partition, NULL, "depbloom: temporally bounded spatial partitioning (METIS)"},
-        {"window-events", ARG_INT, &window_events, "N", "depbloom: training events per partition window (10000; 2500 was more accurate on wikipedia, docs/depbloom.md)"},
-        {"window-seconds", ARG_DOUBLE, &window_seconds, "S", "depbloom: partition windows of S time units instead"},
+        {"window-events", ARG_INT, &window_events, "N", "depbloom: training events per partition window (10000; 2500 was more accurate on wikipedia, docs/depbloom.md)", ARG_MIN(1)},
+        {"window-seconds", ARG_DOUBLE, &window_seconds, "S", "depbloom: partition windows of S time units instead", ARG_ABOVE(0)},
         {"refine", ARG_INT, &refine, "K", "depbloom: K micro-batches per step, each reading the memory the earlier"
-                                                      " ones wrote (intra-batch memory refinement)"},
+                                                      " ones wrote (intra-batch memory refinement)", ARG_IN(0, 1024)},
         {"critical-path", ARG_FLAG, &critical_path, NULL, "depbloom: hot rows (far ends of cut events) sent after every step, overlapped; the next micro-batch sampled ahead on a worker thread"},
         {"window-report", ARG_STRING, &window_report, "CSV", "depbloom: rank 0 writes each window's events, cut, events per rank and bytes synchronised (and strict's at most) as CSV"},
         {"cold-allgather", ARG_FLAG, &cold_allgather, NULL, "with --critical-path: all-gather every written row at each window's end instead of fetching cold rows when read"},
@@ -279,7 +279,8 @@ static int train_main(int argc, char **argv, int bench) {
     if (tdim != CLI_UNSET) c.model.time_dim = tdim;
     if (emb != CLI_UNSET) c.model.emb_dim = emb;
     else if (mem != CLI_UNSET && strcmp(preset, "tgn-paper") == 0) c.model.emb_dim = mem; /* the TGN code: emb = memory */
-    if (kind != DGNN_TGNN_TGN) c.model.emb_dim = c.model.mem_dim; /* the embedding is the (projected) memory */
+    /* the embedding is the (projected) memory: a differing --emb-dim is refused by the check below */
+    if (kind != DGNN_TGNN_TGN && emb == CLI_UNSET) c.model.emb_dim = c.model.mem_dim;
     if (slots != CLI_UNSET) c.model.mail_slots = slots;
     if (nbrs != CLI_UNSET) c.model.neighbors = nbrs;
     if (heads != CLI_UNSET) c.model.heads = heads;
@@ -306,16 +307,12 @@ static int train_main(int argc, char **argv, int bench) {
         }
         c.model.attn = strcmp(attn, "tgl") == 0 ? DGNN_ATTN_TGL : DGNN_ATTN_TGN;
     }
-    if (seed < 0) {
-        fprintf(stderr, "dgnn train: --seed must be >= 0\n");
-        return 2;
-    }
     c.seed = (uint64_t)seed;
     c.model.seed = (uint64_t)seed + 1;
     c.threads = threads;
     c.max_train_batches = max_batches;
     c.skip_eval = no_eval || bench;
-    if (bench && epochs < 0) c.epochs = 1;
+    if (bench && epochs == CLI_UNSET) c.epochs = 1;
     c.checkpoint = ckpt;
     c.resume = resume;
     c.progress = !quiet;
@@ -340,10 +337,6 @@ static int train_main(int argc, char **argv, int bench) {
         fprintf(stderr, "dgnn train: --partition, --window-*, --refine and --critical-path need --dist depbloom\n");
         return 2;
     }
-    if ((window_events != CLI_UNSET && window_events < 1) || window_seconds < 0 || refine < 0) {
-        fprintf(stderr, "dgnn train: --window-events must be >= 1, --window-seconds and --refine >= 0\n");
-        return 2;
-    }
     c.dist.partition = partition;
     c.dist.window_events = window_events != CLI_UNSET ? window_events : 10000;
     c.dist.window_seconds = window_seconds;
@@ -352,6 +345,14 @@ static int train_main(int argc, char **argv, int bench) {
     c.dist.no_prefetch = no_prefetch;
     c.dist.cold_allgather = cold_allgather;
     c.dist.window_report = window_report;
+    /* what needs no data (heads dividing the width, emb-dim = mem-dim but for tgn, ...) is
+     * told before the data is loaded */
+    dgnn_err cerr;
+    dgnn_err_clear(&cerr);
+    if (dgnn_event_train_cfg_check(&c, &cerr) != DGNN_OK) {
+        fprintf(stderr, "dgnn %s: %s\n", spec.cmd, cerr.msg);
+        return 2;
+    }
     if (c.dist.mode != DGNN_DIST_NONE) {
         dgnn_comm_init(&argc, &argv);
         if (dgnn_comm_rank() != 0) c.progress = 0;
@@ -399,10 +400,13 @@ static int train_main(int argc, char **argv, int bench) {
         dgnn_comm_finalize();
         return 0;
     }
-    if (!c.skip_eval)
-        printf("test AP %.4f  AUC %.4f  new-node AP %.4f  new-node AUC %.4f  MRR %.4f  (%s epoch %lld; best val AP: "
+    char f[5][16];
+    if (!c.skip_eval) /* n/a: over no events (no new-node test events; no MRR with --eval-negatives 0) */
+        printf("test AP %s  AUC %s  new-node AP %s  new-node AUC %s  MRR %s  (%s epoch %lld; best val AP: "
                "epoch %lld)\n",
-               res->test_ap, res->test_auc, res->test_new_ap, res->test_new_auc, res->test_mrr,
+               dgnn_fmt_metric(f[0], 16, res->test_ap), dgnn_fmt_metric(f[1], 16, res->test_auc),
+               dgnn_fmt_metric(f[2], 16, res->test_new_ap), dgnn_fmt_metric(f[3], 16, res->test_new_auc),
+               dgnn_fmt_metric(f[4], 16, res->test_mrr),
                res->early_stopped ? "early-stopped, back to" : "after", 
                (long long)(res->early_stopped ? res->best_epoch : res->num_epochs), (long long)res->best_epoch);
     printf("training: %.0f events/s, peak RSS %.0f MB\n", res->train_events_per_second, res->peak_rss_mb);

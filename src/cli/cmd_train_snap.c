@@ -213,7 +213,8 @@ static int write_json(const char *path, const char *model, const char *dataset, 
     return cli_write_json("train", path, o);
 }
 
-/* "0.05,0.95" -> w[0], w[1] */
+/* "0.05,0.95" -> w[0], w[1]: each in [0, 1e6] (a float; 1e300 would be inf in the loss),
+ * not both 0 (the loss would be 0 / 0) */
 static int parse_weights(const char *s, float *w) {
     char *end;
     errno = 0;
@@ -221,7 +222,8 @@ static int parse_weights(const char *s, float *w) {
     if (errno || end == s || *end != ',') return -1;
     const char *s2 = end + 1;
     double b = strtod(s2, &end);
-    if (errno || end == s2 || *end != '\0' || !(a >= 0) || !(b >= 0) || !isfinite(a) || !isfinite(b)) return -1;
+    if (errno || end == s2 || *end != '\0' || !(a >= 0 && a <= 1e6) || !(b >= 0 && b <= 1e6) || !(a + b > 0))
+        return -1;
     w[0] = (float)a, w[1] = (float)b;
     return 0;
 }
@@ -290,10 +292,7 @@ static void bench_bandwidth(const dgnn_events *ev, const dgnn_snap_train_cfg *c,
  * caught by dgnn_gen_check) or 1. */
 static int synthetic_events(const char *cmd, int64_t T, int64_t nodes, int64_t events, dgnn_events *ev,
                             double *seconds) {
-    if (events < 1) { /* the generator allows 0; the snapshot cut does not */
-        fprintf(stderr, "dgnn %s: --events must be >= 1, got %lld\n", cmd, (long long)events);
-        return 2;
-    }
+    /* --events >= 1 (the option table): the generator allows 0, the snapshot cut does not */
     dgnn_gen_opts o = dgnn_gen_opts_default();
     o.num_nodes = nodes;
     o.num_events = events;
@@ -351,31 +350,32 @@ static int snap_main(int argc, char **argv, int bench) {
         CLI_LOAD_OPTS(lf),
         {"synthetic", ARG_INT, &synthetic, "T", "bench train only, instead of --data: a generated stream (dgnn gen, "
                                                 "growth 10, bursts 0, seed 1) cut into T snapshots of growing size "
-                                                "(of 30 days / T each)"},
-        {"nodes", ARG_INT, &syn_nodes, "N", "with --synthetic: node count (3000)"},
-        {"events", ARG_INT, &syn_events, "E", "with --synthetic: event count (500000)"},
+                                                "(of 30 days / T each)", ARG_IN(1, 100000)},
+        {"nodes", ARG_INT, &syn_nodes, "N", "with --synthetic: node count (3000)", ARG_IN(2, 100000000)},
+        {"events", ARG_INT, &syn_events, "E", "with --synthetic: event count (500000)", ARG_IN(1, 1e10)},
         {"task", ARG_STRING, &task_s, "T", "link (link prediction, default), edge (rating-sign classification), "
                                            "node (node regression on PGT targets)"},
         {"preset", ARG_STRING, &preset, "P", "configuration: link: bitcoin-alpha (default) or uci; edge: "
                                              "bitcoin-alpha; node: pgt"},
-        {"snapshot-seconds", ARG_DOUBLE, &seconds, "S", "snapshot length in time units (bitcoin-alpha 1200000, uci 190080)"},
-        {"snapshots", ARG_INT, &count, "C", "instead: C snapshots of equal time span"},
-        {"window", ARG_INT, &window, "W", "num_hist_steps: a sample reads snapshots t-W..t (10; node 7)"},
-        {"windows-per-step", ARG_INT, &per_step, "K", "samples whose gradients are summed per Adam step (1; wdgcn: overlapping ones share their snapshots' GCN)"},
-        {"epochs", ARG_INT, &epochs, "N", "training epochs at most (bitcoin-alpha 500, edge 1000, uci 1000, node 200)"},
-        {"lr", ARG_DOUBLE, &lr, "X", "Adam learning rate (bitcoin-alpha 0.005, edge and uci 0.001, node 0.01)"},
-        {"hidden", ARG_INT, &hidden, "L", "width of both GCN layers (link -o 100, -h 50; edge -o 122, -h 100; node 32)"},
-        {"cls-hidden", ARG_INT, &cls, "C", "classifier / head hidden width (link -o 400, -h 100; edge -o 77, -h 200; node 32)"},
-        {"class-weights", ARG_STRING, &weights, "W0,W1", "loss weights of classes 0 and 1 (link 0.05,0.95; edge 0.8,0.2)"},
-        {"negatives", ARG_INT, &negs, "K", "link: sampled non-edges per edge in training (bitcoin-alpha 100, uci 50)"},
+        {"snapshot-seconds", ARG_DOUBLE, &seconds, "S", "snapshot length in time units (bitcoin-alpha 1200000, uci 190080)", ARG_ABOVE(0)},
+        {"snapshots", ARG_INT, &count, "C", "instead: C snapshots of equal time span", ARG_IN(1, CLI_MAX_SNAPSHOTS)},
+        {"window", ARG_INT, &window, "W", "num_hist_steps: a sample reads snapshots t-W..t (10; node 7)", ARG_IN(0, CLI_MAX_WINDOW)},
+        {"windows-per-step", ARG_INT, &per_step, "K", "samples whose gradients are summed per Adam step (1; wdgcn: overlapping ones share their snapshots' GCN)", ARG_IN(1, 100000)},
+        {"epochs", ARG_INT, &epochs, "N", "training epochs at most (bitcoin-alpha 500, edge 1000, uci 1000, node 200)", ARG_IN(1, CLI_MAX_EPOCHS)},
+        {"lr", ARG_DOUBLE, &lr, "X", "Adam learning rate (bitcoin-alpha 0.005, edge and uci 0.001, node 0.01)", ARG_IN_OPEN_LO(0, CLI_MAX_LR)},
+        {"hidden", ARG_INT, &hidden, "L", "width of both GCN layers (link -o 100, -h 50; edge -o 122, -h 100; node 32)", ARG_IN(1, CLI_MAX_DIM)},
+        {"cls-hidden", ARG_INT, &cls, "C", "classifier / head hidden width (link -o 400, -h 100; edge -o 77, -h 200; node 32)", ARG_IN(1, CLI_MAX_DIM)},
+        {"class-weights", ARG_STRING, &weights, "W0,W1", "loss weights of classes 0 and 1 (link 0.05,0.95; edge 0.8,0.2); "
+                                                         "each in [0, 1e6], not both 0"},
+        {"negatives", ARG_INT, &negs, "K", "link: sampled non-edges per edge in training (bitcoin-alpha 100, uci 50)", ARG_IN(0, 10000)},
         {"neg-all-nodes", ARG_FLAG, &neg_all, NULL, "link: non-edges' destinations from all nodes (reference: active ones)"},
-        {"train-frac", ARG_DOUBLE, &train_frac, "F", "fraction of the time steps for training (0.7, uci 0.71)"},
-        {"val-frac", ARG_DOUBLE, &val_frac, "F", "fraction of the time steps for validation (0.1)"},
-        {"patience", ARG_INT, &patience, "N", "early stopping: stop after more than N validations without a better figure"},
-        {"skip-val-epochs", ARG_INT, &skipval, "N", "first epochs without validation (6: the reference's eval_after_epochs 5)"},
-        {"seed", ARG_INT, &seed, "S", "seed of initialisation, negatives and RReLU (1234)"},
-        {"threads", ARG_INT, &threads, "T", "OpenMP threads (default: all cores)"},
-        {"max-windows", ARG_INT, &max_windows, "N", "stop each training epoch after N samples (quick runs)"},
+        {"train-frac", ARG_DOUBLE, &train_frac, "F", "fraction of the time steps for training (0.7, uci 0.71; train + val < 1)", ARG_IN_OPEN(0, 1)},
+        {"val-frac", ARG_DOUBLE, &val_frac, "F", "fraction of the time steps for validation (0.1)", ARG_IN_OPEN_HI(0, 1)},
+        {"patience", ARG_INT, &patience, "N", "early stopping: stop after more than N validations without a better figure", ARG_IN(0, CLI_MAX_EPOCHS)},
+        {"skip-val-epochs", ARG_INT, &skipval, "N", "first epochs without validation (6: the reference's eval_after_epochs 5)", ARG_IN(0, CLI_MAX_EPOCHS)},
+        {"seed", ARG_INT, &seed, "S", "seed of initialisation, negatives and RReLU (1234)", ARG_MIN(0)},
+        {"threads", ARG_INT, &threads, "T", "OpenMP threads (default: all cores)", ARG_IN(1, CLI_MAX_THREADS)},
+        {"max-windows", ARG_INT, &max_windows, "N", "stop each training epoch after N samples (quick runs; 0: all)", ARG_MIN(0)},
         {"no-eval", ARG_FLAG, &no_eval, NULL, "skip validation and test (timing the training loop)"},
         {"baseline-last", ARG_FLAG, &baseline_last, NULL, "also score the test samples with the task's \"repeat the "
                                                           "last snapshot\" baseline"},
@@ -386,17 +386,17 @@ static int snap_main(int argc, char **argv, int bench) {
                                             "(or one process playing --sched-ranks P)"},
         {"scheduler", ARG_STRING, &scheduler, "S", "dygnex: even, greedy (default) or ilp"},
         {"sched-ranks", ARG_INT, &sched_ranks, "P", "dygnex: ranks of the schedule (default: the processes; one "
-                                                    "process with P > 1 plays P ranks)"},
+                                                    "process with P > 1 plays P ranks)", ARG_IN(0, DGNN_SNAP_DIST_MAX_RANKS)},
         {"cost-profile", ARG_STRING, &cost_profile, "CSV", "dygnex: fit the cost model on this profile (dgnn train "
                                                            "--profile), as dgnn schedule --profile; default: the "
                                                            "FLOP law"},
-        {"rounds", ARG_INT, &rounds, "R", "dygnex: rounds (optimizer steps) per epoch (default: ceil(windows / P), or floor when that balances better)"},
-        {"time-limit", ARG_DOUBLE, &time_limit, "S", "dygnex, ilp: solver time limit in seconds (10)"},
+        {"rounds", ARG_INT, &rounds, "R", "dygnex: rounds (optimizer steps) per epoch (default: ceil(windows / P), or floor when that balances better)", ARG_MIN(0)},
+        {"time-limit", ARG_DOUBLE, &time_limit, "S", "dygnex, ilp: solver time limit in seconds (10)", ARG_IN_OPEN_LO(0, CLI_MAX_SECONDS)},
         {"checkpoint", ARG_STRING, &ckpt, "DIR", "write a checkpoint after every epoch into DIR"},
         {"resume", ARG_FLAG, &resume, NULL, "continue from the checkpoint in --checkpoint DIR"},
         {"out", ARG_STRING, &out, "FILE", "write the results as JSON"},
         {"quiet", ARG_FLAG, &quiet, NULL, "no progress bar"},
-        {"bench-seconds", ARG_DOUBLE, &bench_secs, "S", "bench train: time of each bandwidth measurement (1)"},
+        {"bench-seconds", ARG_DOUBLE, &bench_secs, "S", "bench train: time of each bandwidth measurement (1)", ARG_IN_OPEN_LO(0, 60)},
         {NULL, 0, NULL, NULL, NULL},
     };
     arg_spec spec = {.cmd = bench ? "bench train" : "train",
@@ -487,20 +487,8 @@ static int snap_main(int argc, char **argv, int bench) {
         fprintf(stderr, "dgnn %s: give --snapshot-seconds or --snapshots, not both\n", cmd);
         return 2;
     }
-    if (CLI_GIVEN_F(seconds)) {
-        if (!(seconds > 0)) {
-            fprintf(stderr, "dgnn %s: --snapshot-seconds must be > 0\n", cmd);
-            return 2;
-        }
-        c.snapshot_seconds = seconds, c.snapshot_count = 0;
-    }
-    if (count != CLI_UNSET) {
-        if (count < 1) {
-            fprintf(stderr, "dgnn %s: --snapshots must be >= 1\n", cmd);
-            return 2;
-        }
-        c.snapshot_count = count, c.snapshot_seconds = 0;
-    }
+    if (CLI_GIVEN_F(seconds)) c.snapshot_seconds = seconds, c.snapshot_count = 0;
+    if (count != CLI_UNSET) c.snapshot_count = count, c.snapshot_seconds = 0;
     if (window != CLI_UNSET) c.window = window;
     if (per_step != CLI_UNSET) c.windows_per_step = per_step;
     if (epochs != CLI_UNSET) c.epochs = epochs;
@@ -517,7 +505,8 @@ static int snap_main(int argc, char **argv, int bench) {
     if (seed != CLI_UNSET) c.seed = (uint64_t)seed, c.model.seed = (uint64_t)seed;
     else c.model.seed = c.seed;
     if (weights && parse_weights(weights, c.class_w) != 0) {
-        fprintf(stderr, "dgnn %s: --class-weights: '%s' is not two non-negative numbers W0,W1\n", cmd, weights);
+        fprintf(stderr, "dgnn %s: --class-weights: '%s' is not two numbers W0,W1 in [0, 1e6], not both 0\n", cmd,
+                weights);
         return 2;
     }
     c.threads = threads;
@@ -554,8 +543,9 @@ static int snap_main(int argc, char **argv, int bench) {
         fprintf(stderr, "dgnn %s: --resume needs --checkpoint DIR\n", cmd);
         return 2;
     }
-    if (!(bench_secs > 0) || bench_secs > 60) {
-        fprintf(stderr, "dgnn %s: --bench-seconds must be in (0, 60]\n", cmd);
+    /* what needs no data (the fractions' sum, ...) is told before the data is loaded */
+    if (dgnn_snap_train_cfg_check(&c, &err) != DGNN_OK) {
+        fprintf(stderr, "dgnn %s: %s\n", cmd, err.msg);
         return 2;
     }
     if (dist && strcmp(dist, "dygnex") != 0 && strcmp(dist, "none") != 0) {
@@ -570,10 +560,6 @@ static int snap_main(int argc, char **argv, int bench) {
     }
     if (!dyg && (sched_ranks || rounds || cost_profile)) {
         fprintf(stderr, "dgnn %s: --sched-ranks, --rounds and --cost-profile need --dist dygnex\n", cmd);
-        return 2;
-    }
-    if (sched_ranks < 0 || rounds < 0 || !(time_limit > 0)) {
-        fprintf(stderr, "dgnn %s: --sched-ranks and --rounds must be >= 0, --time-limit > 0\n", cmd);
         return 2;
     }
     if (dyg) {
@@ -667,23 +653,28 @@ static int snap_main(int argc, char **argv, int bench) {
     dgnn_log("%lld snapshots, input width %lld, samples: train %lld..%lld, validation ..%lld, test ..%lld\n",
              (long long)res->num_snapshots, (long long)res->in_dim, (long long)res->train_begin,
              (long long)res->train_end - 1, (long long)res->val_end - 1, (long long)res->test_end - 1);
+    char f[3][16]; /* n/a: a metric over nothing (no positive prediction for precision, ...) */
     if (!c.skip_eval) {
         if (task == DGNN_SNAP_TASK_LINK)
-            printf("test MAP %.4f  MRR %.4f", res->test_map, res->test_mrr);
+            printf("test MAP %s  MRR %s", dgnn_fmt_metric(f[0], 16, res->test_map),
+                   dgnn_fmt_metric(f[1], 16, res->test_mrr));
         else if (task == DGNN_SNAP_TASK_EDGE)
-            printf("test F1 %.4f  precision %.4f  recall %.4f  of class %lld (the minority: %lld vs %lld training "
+            printf("test F1 %s  precision %s  recall %s  of class %lld (the minority: %lld vs %lld training "
                    "labels)",
-                   res->test_f1, res->test_precision, res->test_recall, (long long)res->f1_class,
+                   dgnn_fmt_metric(f[0], 16, res->test_f1), dgnn_fmt_metric(f[1], 16, res->test_precision),
+                   dgnn_fmt_metric(f[2], 16, res->test_recall), (long long)res->f1_class,
                    (long long)res->label_counts[res->f1_class], (long long)res->label_counts[1 - res->f1_class]);
         else
-            printf("test MSE %.4f", res->test_mse);
+            printf("test MSE %s", dgnn_fmt_metric(f[0], 16, res->test_mse));
         printf("  (best validation epoch %lld of %lld)\n", (long long)res->best_epoch, (long long)res->num_epochs);
     }
     if (c.baseline_last) {
         printf("baseline \"repeat the last snapshot\", same test samples: ");
-        if (task == DGNN_SNAP_TASK_LINK) printf("MAP %.4f  MRR %.4f\n", res->last_map, res->last_mrr);
-        else if (task == DGNN_SNAP_TASK_EDGE) printf("F1 %.4f (the pair's last label, else the majority class)\n", res->last_f1);
-        else printf("MSE %.4f (y_t+1 predicted as y_t)\n", res->last_mse);
+        if (task == DGNN_SNAP_TASK_LINK)
+            printf("MAP %s  MRR %s\n", dgnn_fmt_metric(f[0], 16, res->last_map), dgnn_fmt_metric(f[1], 16, res->last_mrr));
+        else if (task == DGNN_SNAP_TASK_EDGE)
+            printf("F1 %s (the pair's last label, else the majority class)\n", dgnn_fmt_metric(f[0], 16, res->last_f1));
+        else printf("MSE %s (y_t+1 predicted as y_t)\n", dgnn_fmt_metric(f[0], 16, res->last_mse));
     }
     double tsec = 0;
     for (int64_t i = 0; i < res->num_epochs; i++) tsec += res->epochs[i].train_seconds;

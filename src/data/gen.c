@@ -171,7 +171,7 @@ static int64_t num_sources(const dgnn_gen_opts *o) {
 
 int dgnn_gen_check(const dgnn_gen_opts *o, dgnn_err *err) {
 #define BAD(...) return dgnn_err_set(err, DGNN_EINVAL, "gen: " __VA_ARGS__)
-    if (o->num_events < 0) BAD("option 'events' must be >= 0");
+    if (o->num_events < 0 || o->num_events > (int64_t)1e12) BAD("option 'events' must be in [0, 1e12], got %lld", (long long)o->num_events);
     if (o->num_nodes < 2 || o->num_nodes > INT32_MAX) BAD("option 'nodes' must be in [2, 2^31-1], got %lld", (long long)o->num_nodes);
     if (o->bipartite != 0 && o->bipartite != 1) BAD("option 'bipartite' must be 0 or 1");
     if (o->bipartite && (o->num_src_nodes < 0 || o->num_src_nodes >= o->num_nodes))
@@ -182,6 +182,10 @@ int dgnn_gen_check(const dgnn_gen_opts *o, dgnn_err *err) {
     if (o->ring < 1 || o->ring > 64) BAD("option 'ring' must be in [1, 64], got %d", o->ring);
     if (!(o->alpha >= 0 && o->alpha <= 10)) BAD("option 'alpha' must be in [0, 10], got %g", o->alpha);
     if (o->edge_dim < 0 || o->edge_dim > 65536) BAD("option 'edge-dim' must be in [0, 65536], got %lld", (long long)o->edge_dim);
+    /* the output's sizes are int64 byte counts: events x (features + the fixed columns) must fit, far below 2^63 */
+    if ((double)o->num_events * (double)(4 * o->edge_dim + 32) > 0x1p60)
+        BAD("options 'events' x 'edge-dim' (%lld x %lld) make an output past 2^60 bytes", (long long)o->num_events,
+            (long long)o->edge_dim);
     if (!(o->feat_noise >= 0 && o->feat_noise <= 1e6)) BAD("option 'noise' must be in [0, 1e6], got %g", o->feat_noise);
     /* timestamps are rounded to milliseconds: keep t * 1000 exact in a double */
     if (!(o->duration > 0 && o->duration <= 1e12)) BAD("option 'duration' must be in (0, 1e12] seconds, got %g", o->duration);

@@ -4,6 +4,7 @@
 #include "dgnn/split.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -193,4 +194,32 @@ int dgnn_split_indices(int64_t **idx, int64_t *n, const dgnn_split *s, int bits,
         if (s->mask[e] & bits) (*idx)[j++] = e;
     *n = c;
     return DGNN_OK;
+}
+
+int dgnn_split_check(const dgnn_split *s, const dgnn_events *ev, int need_eval, dgnn_err *err) {
+    const char *empty = s->n_train == 0 ? "training" : !need_eval ? NULL : s->n_val == 0 ? "validation"
+                                                       : s->n_test == 0 ? "test" : NULL;
+    if (!empty) return DGNN_OK;
+    const int64_t E = s->num_events;
+    char counts[160];
+    snprintf(counts, sizeof counts, "of %lld events: %lld training, %lld validation, %lld test", (long long)E,
+             (long long)s->n_train, (long long)s->n_val, (long long)s->n_test);
+    if (isnan(s->val_time)) /* by ext_roll */
+        return dgnn_err_set(err, DGNN_EINVAL, "the split leaves no %s events (%s): no event's ext_roll is %d", empty,
+                            counts, s->n_train == 0 ? 0 : s->n_val == 0 ? 1 : 2);
+    if (E > 0 && ev->t[0] == ev->t[E - 1])
+        return dgnn_err_set(err, DGNN_EINVAL,
+                            "the split leaves no %s events (%s): all %lld events share the timestamp %.17g, and a "
+                            "chronological split (training up to a time quantile, then validation, then test) needs "
+                            "events at three or more distinct times",
+                            empty, counts, (long long)E, ev->t[0]);
+    if (s->n_train == 0 && s->n_held_out > 0)
+        return dgnn_err_set(err, DGNN_EINVAL,
+                            "the split leaves no training events (%s): every training-period event touches one of "
+                            "the %lld nodes held out as new nodes; lower --new-node-frac",
+                            counts, (long long)s->n_held_out);
+    return dgnn_err_set(err, DGNN_EINVAL,
+                        "the split leaves no %s events (%s; training t <= %.17g, validation t <= %.17g, test after): "
+                        "the stream needs more events, spread over more distinct times",
+                        empty, counts, s->val_time, s->test_time);
 }

@@ -64,51 +64,58 @@ void tgnn_apan_init_values(dgnn_tgnn *m, dgnn_rng *rng) {
     dgnn_params_init_constant(p, a->i_ln2b, 0.0f);
 }
 
-void tgnn_apan_ensure(dgnn_tgnn *m, int64_t R) {
+int tgnn_apan_ensure(dgnn_tgnn *m, int64_t R, dgnn_err *err) {
     tgnn_apan *a = &m->apan;
     /* U <= R rows; neighbours are sampled for 2B <= R roots, so P <= R k */
     const int64_t k = m->cfg.neighbors, M = m->M, T = m->T, S = a->S, H = m->cfg.heads;
-    const int64_t U = R, US = U * S, P = R * k;
-    TGNN_GROW(m->roots, R);
-    TGNN_GROW(m->root_t, R);
-    TGNN_GROW(m->s_nbr, R * k);
-    TGNN_GROW(m->s_eid, R * k);
-    TGNN_GROW(m->s_ts, R * k);
-    TGNN_GROW(m->s_cnt, R);
-    TGNN_GROW(m->off, R + 1);
-    TGNN_GROW(m->row_root, R);
-    TGNN_GROW(m->unodes, U);
-    TGNN_GROW(m->h, U * M);
-    TGNN_GROW(m->h_t, U);
-    TGNN_GROW(m->pred_saved, R * M); /* DGNN_EDGEPRED_SAVED(B, nneg, M) = R M */
-    TGNN_GROW(m->pred_scratch, R * M);
-    TGNN_GROW(a->next_row, U);
-    TGNN_GROW(a->aoff, U + 1);
-    TGNN_GROW(a->x, US * a->Dx);
-    TGNN_GROW(a->dt, US);
-    TGNN_GROW(a->q, U * M);
-    TGNN_GROW(a->k, US * M);
-    TGNN_GROW(a->v, US * M);
-    TGNN_GROW(a->logit, US * H);
-    TGNN_GROW(a->att, US * H);
-    TGNN_GROW(a->att_mask, US * H);
-    TGNN_GROW(a->a, U * M);
-    TGNN_GROW(a->ln1_mean, U);
-    TGNN_GROW(a->ln1_rstd, U);
-    TGNN_GROW(a->n1, U * M);
-    TGNN_GROW(a->z, U * M);
-    TGNN_GROW(a->drop_mask, U * M);
-    TGNN_GROW(a->hnew, U * M);
-    TGNN_GROW(a->ln2_mean, U);
-    TGNN_GROW(a->ln2_rstd, U);
-    TGNN_GROW(a->emb, U * M);
-    TGNN_GROW(a->emb_root, R * M);
-    TGNN_GROW(a->d_root, R * M);
-    TGNN_GROW(a->d1, U * M);
-    TGNN_GROW(a->d2, U * M);
-    TGNN_GROW(a->dq, U * M);
-    TGNN_GROW(a->dte, US * T);
+    const int64_t U = R, US = MUL(U, S), P = MUL(R, k);
+    dgnn_alloc_set as = {0, 0};
+    TGNN_GROW(&as, m->roots, R);
+    TGNN_GROW(&as, m->root_t, R);
+    TGNN_GROW(&as, m->s_nbr, MUL(R, k));
+    TGNN_GROW(&as, m->s_eid, MUL(R, k));
+    TGNN_GROW(&as, m->s_ts, MUL(R, k));
+    TGNN_GROW(&as, m->s_cnt, R);
+    TGNN_GROW(&as, m->off, dgnn_size_add(R, 1));
+    TGNN_GROW(&as, m->row_root, R);
+    TGNN_GROW(&as, m->unodes, U);
+    TGNN_GROW(&as, m->h, MUL(U, M));
+    TGNN_GROW(&as, m->h_t, U);
+    TGNN_GROW(&as, m->pred_saved, MUL(R, M)); /* DGNN_EDGEPRED_SAVED(B, nneg, M) = R M */
+    TGNN_GROW(&as, m->pred_scratch, MUL(R, M));
+    TGNN_GROW(&as, a->next_row, U);
+    TGNN_GROW(&as, a->aoff, dgnn_size_add(U, 1));
+    TGNN_GROW(&as, a->x, MUL(US, a->Dx));
+    TGNN_GROW(&as, a->dt, US);
+    TGNN_GROW(&as, a->q, MUL(U, M));
+    TGNN_GROW(&as, a->k, MUL(US, M));
+    TGNN_GROW(&as, a->v, MUL(US, M));
+    TGNN_GROW(&as, a->logit, MUL(US, H));
+    TGNN_GROW(&as, a->att, MUL(US, H));
+    TGNN_GROW(&as, a->att_mask, MUL(US, H));
+    TGNN_GROW(&as, a->a, MUL(U, M));
+    TGNN_GROW(&as, a->ln1_mean, U);
+    TGNN_GROW(&as, a->ln1_rstd, U);
+    TGNN_GROW(&as, a->n1, MUL(U, M));
+    TGNN_GROW(&as, a->z, MUL(U, M));
+    TGNN_GROW(&as, a->drop_mask, MUL(U, M));
+    TGNN_GROW(&as, a->hnew, MUL(U, M));
+    TGNN_GROW(&as, a->ln2_mean, U);
+    TGNN_GROW(&as, a->ln2_rstd, U);
+    TGNN_GROW(&as, a->emb, MUL(U, M));
+    TGNN_GROW(&as, a->emb_root, MUL(R, M));
+    TGNN_GROW(&as, a->d_root, MUL(R, M));
+    TGNN_GROW(&as, a->d1, MUL(U, M));
+    TGNN_GROW(&as, a->d2, MUL(U, M));
+    TGNN_GROW(&as, a->dq, MUL(U, M));
+    TGNN_GROW(&as, a->dte, MUL(US, T));
+    int rc = dgnn_alloc_done(&as, err, "APAN's workspace of %lld roots (batch %lld x (2 + %lld negatives)), %lld mail "
+                             "slots and %lld neighbours each, width %lld; lower --batch, --mail-slots, --neighbors or "
+                             "--eval-negatives",
+                             (long long)R, (long long)m->B, (long long)m->nneg, (long long)S, (long long)k, (long long)M);
+    if (rc) return rc;
     m->capR = R, m->capP = P, m->capU = U;
+    return DGNN_OK;
 }
 
 void tgnn_apan_free(dgnn_tgnn *m) {
@@ -158,6 +165,27 @@ int tgnn_apan_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, const d
     map_rows(m);
     const int64_t U = m->U, US = U * S;
     dgnn_params *p = &m->p;
+    /* what this batch's backward (dk, dv: US x M) and commit (the mails: 2B (1 + k) rows,
+     * since P <= 2B k) will need, granted here, where a failure can be told */
+    const int64_t k = m->cfg.neighbors, mails = MUL(MUL(2, B), 1 + k);
+    if (US > a->cap_dkv || mails > a->cap_mail) {
+        dgnn_alloc_set as = {0, 0};
+        if (US > a->cap_dkv) {
+            TGNN_GROW(&as, a->dk, MUL(US, M));
+            TGNN_GROW(&as, a->dv, MUL(US, M));
+        }
+        if (mails > a->cap_mail) {
+            TGNN_GROW(&as, a->mails, MUL(mails, Dm));
+            TGNN_GROW(&as, a->mnodes, mails);
+            TGNN_GROW(&as, a->mts, mails);
+        }
+        if ((rc = dgnn_alloc_done(&as, err, "APAN's batch of %lld events: gradients of %lld mail slots and %lld "
+                                  "mails (--neighbors %lld); lower --batch or --neighbors",
+                                  (long long)B, (long long)US, (long long)mails, (long long)k)))
+            return rc;
+        if (US > a->cap_dkv) a->cap_dkv = US;
+        if (mails > a->cap_mail) a->cap_mail = mails;
+    }
 
     /* memory, the S mail slots (all of them: empty slots are zero mails at time 0, and
      * TGL attends over them too) and each slot's time difference */
@@ -245,11 +273,7 @@ void tgnn_apan_backward(dgnn_tgnn *m, const float *dlogits) {
     memset(a->d1, 0, (size_t)(U * M) * sizeof(float));
     dgnn_layernorm_backward(a->d1, dgnn_params_grad(p, a->i_ln1g), dgnn_params_grad(p, a->i_ln1b), a->d2, a->a,
                             dgnn_params_get(p, a->i_ln1g), a->ln1_mean, a->ln1_rstd, U, M);
-    if (US > a->cap_dkv) {
-        TGNN_GROW(a->dk, US * M);
-        TGNN_GROW(a->dv, US * M);
-        a->cap_dkv = US;
-    }
+    DGNN_ASSERT(US <= a->cap_dkv); /* granted by the forward */
     memset(a->dq, 0, (size_t)(U * M) * sizeof(float));
     memset(a->dk, 0, (size_t)(US * M) * sizeof(float));
     memset(a->dv, 0, (size_t)(US * M) * sizeof(float));
@@ -275,12 +299,7 @@ void tgnn_apan_backward(dgnn_tgnn *m, const float *dlogits) {
 void tgnn_apan_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev) {
     tgnn_apan *a = &m->apan;
     const int64_t B = m->B, M = m->M, Dm = a->Dm, de = m->de, k = m->cfg.neighbors;
-    if (2 * B + m->P > a->cap_mail) {
-        a->cap_mail = 2 * B * (1 + k); /* P <= 2B k: the largest a batch of B can need */
-        TGNN_GROW(a->mails, a->cap_mail * Dm);
-        TGNN_GROW(a->mnodes, a->cap_mail);
-        TGNN_GROW(a->mts, a->cap_mail);
-    }
+    DGNN_ASSERT(2 * B + m->P <= a->cap_mail); /* granted by the forward */
     /* 1. the true src/dst roots store their updated memory and the root time, in root
      *    order: a node that is several true roots keeps the last (TGL's
      *    node_memory[nid] = memory). Mails are not consumed. */

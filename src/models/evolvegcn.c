@@ -96,9 +96,10 @@ static void egcn_declare(dgnn_snapmodel *m) {
     }
 }
 
-static void egcn_init_values(dgnn_snapmodel *m, dgnn_rng *rng) {
+static int egcn_init_values(dgnn_snapmodel *m, dgnn_rng *rng, dgnn_err *err) {
     egcn_t *e = m->impl;
     const int64_t N = m->N, V = m->V, L = m->L;
+    dgnn_alloc_set as = {0, 0};
     for (int l = 0; l < 2; l++) {
         grcu_t *g = &e->l[l];
         /* egcn_*.py: the cell (gates, then the scorer) is built before GCN_init_weights */
@@ -107,45 +108,50 @@ static void egcn_init_values(dgnn_snapmodel *m, dgnn_rng *rng) {
         /* GRCU.reset_param: U(-1/sqrt(cols), 1/sqrt(cols)) */
         float b = (float)(1.0 / sqrt((double)g->C));
         dgnn_init_uniform(dgnn_params_get(&m->p, g->iQ0), g->R * g->C, -b, b, rng);
-        g->dQa = dgnn_xmalloc((size_t)(g->R * g->C) * sizeof(float));
-        g->dQb = dgnn_xmalloc((size_t)(g->R * g->C) * sizeof(float));
-        g->dX = dgnn_xmalloc((size_t)(g->R * g->C) * sizeof(float));
+        DGNN_GROW(&as, g->dQa, MUL(g->R, g->C));
+        DGNN_GROW(&as, g->dQb, MUL(g->R, g->C));
+        DGNN_GROW(&as, g->dX, MUL(g->R, g->C));
     }
-    const size_t NL = (size_t)(N * L) * sizeof(float);
+    const int64_t NL = MUL(N, L);
     const int64_t VL = V > L ? V : L;
-    e->W1t = m->cfg.onehot ? NULL : dgnn_xmalloc((size_t)(L * V) * sizeof(float));
-    e->g2saved = dgnn_xmalloc(NL);
-    e->slope2 = dgnn_xmalloc(NL);
-    e->W2t = dgnn_xmalloc((size_t)(L * L) * sizeof(float));
-    e->dPre = dgnn_xmalloc(NL);
-    e->gscratch = dgnn_xmalloc(NL);
-    e->dH1 = dgnn_xmalloc(NL);
-    e->dW = dgnn_xmalloc((size_t)(L * VL) * sizeof(float));
-    e->topk_s = dgnn_xmalloc((size_t)N * sizeof(float));
+    if (!m->cfg.onehot) DGNN_GROW(&as, e->W1t, MUL(L, V));
+    DGNN_GROW(&as, e->g2saved, NL);
+    DGNN_GROW(&as, e->slope2, NL);
+    DGNN_GROW(&as, e->W2t, MUL(L, L));
+    DGNN_GROW(&as, e->dPre, NL);
+    DGNN_GROW(&as, e->gscratch, NL);
+    DGNN_GROW(&as, e->dH1, NL);
+    DGNN_GROW(&as, e->dW, MUL(L, VL));
+    DGNN_GROW(&as, e->topk_s, N);
+    return snapm_alloc_done(m, &as, 0, err);
 }
 
-static void ensure_window(dgnn_snapmodel *m, int64_t T) {
+static int ensure_window(dgnn_snapmodel *m, int64_t T, dgnn_err *err) {
     egcn_t *e = m->impl;
-    if (T <= e->Tcap) return;
+    if (T <= e->Tcap) return DGNN_OK;
     free_window(e);
     const int hmode = m->cfg.kind == DGNN_SNAPMODEL_EGCN_H;
+    dgnn_alloc_set as = {0, 0};
     for (int l = 0; l < 2; l++) {
         grcu_t *g = &e->l[l];
-        size_t RC = (size_t)(g->R * g->C);
-        g->Q = dgnn_xmalloc((size_t)T * RC * sizeof(float));
-        g->gsaved = dgnn_xmalloc((size_t)T * 4 * RC * sizeof(float));
+        const int64_t RC = MUL(g->R, g->C);
+        DGNN_GROW(&as, g->Q, MUL(T, RC));
+        DGNN_GROW(&as, g->gsaved, MUL(MUL(T, 4), RC));
         if (hmode) {
-            g->X = dgnn_xmalloc((size_t)T * RC * sizeof(float));
-            g->tk_idx = dgnn_xmalloc((size_t)(T * g->C) * sizeof(int32_t));
-            g->tk_tanh = dgnn_xmalloc((size_t)(T * g->C) * sizeof(float));
+            DGNN_GROW(&as, g->X, MUL(T, RC));
+            DGNN_GROW(&as, g->tk_idx, MUL(T, g->C));
+            DGNN_GROW(&as, g->tk_tanh, MUL(T, g->C));
         }
     }
-    e->S1cap = hmode ? T : 1;
-    size_t NL = (size_t)(m->N * m->L);
-    e->H1 = dgnn_xmalloc((size_t)e->S1cap * NL * sizeof(float));
-    e->g1saved = dgnn_xmalloc((size_t)e->S1cap * NL * sizeof(float));
-    e->slope1 = dgnn_xmalloc((size_t)e->S1cap * NL * sizeof(float));
+    const int64_t S1 = hmode ? T : 1, NL = MUL(m->N, m->L);
+    DGNN_GROW(&as, e->H1, MUL(S1, NL));
+    DGNN_GROW(&as, e->g1saved, MUL(S1, NL));
+    DGNN_GROW(&as, e->slope1, MUL(S1, NL));
+    int rc = snapm_alloc_done(m, &as, T, err);
+    if (rc) return rc;
+    e->S1cap = S1;
     e->Tcap = T;
+    return DGNN_OK;
 }
 
 /* ---- TopK over one-hot rows ---------------------------------------------------------
@@ -210,11 +216,11 @@ static void layer1_gcn(dgnn_snapmodel *m, float *H1, float *saved, float *slope,
 }
 
 static int egcn_forward(dgnn_snapmodel *m, float *H, dgnn_rng *rng, dgnn_err *err) {
-    (void)err; /* snapmodel.c has checked the window */
-    egcn_t *e = m->impl;
+    egcn_t *e = m->impl; /* snapmodel.c has checked the window */
     const int64_t N = m->N, V = m->V, L = m->L, T = m->T;
     const dgnn_snap_input *win = m->win;
-    ensure_window(m, T);
+    int rc = ensure_window(m, T, err);
+    if (rc) return rc;
     const int hmode = m->cfg.kind == DGNN_SNAPMODEL_EGCN_H;
     grcu_t *g1 = &e->l[0], *g2 = &e->l[1];
     const int64_t RC1 = g1->R * L, RC2 = L * L;

@@ -76,37 +76,41 @@ static void gcrn_declare(dgnn_snapmodel *m) {
     }
 }
 
-static void gcrn_init_values(dgnn_snapmodel *m, dgnn_rng *rng) {
+static int gcrn_init_values(dgnn_snapmodel *m, dgnn_rng *rng, dgnn_err *err) {
     gcrn_t *s = m->impl;
     const int64_t N = m->N, V = m->V, L = m->L;
     for (int g = 0; g < 3; g++) { /* biases: zeros (the slab starts zeroed) */
         snapm_init_glorot(dgnn_params_get(&m->p, s->iXW[g]), V * L, V, L, rng);
         snapm_init_glorot(dgnn_params_get(&m->p, s->iHW[g]), L * L, L, L, rng);
     }
-    const size_t NL = (size_t)(N * L) * sizeof(float);
-    s->zero = dgnn_xcalloc(1, NL);
+    const int64_t NL = MUL(N, L);
+    dgnn_alloc_set as = {0, 0};
+    DGNN_GROW_ZEROED(&as, s->zero, NL);
     float **bufs[] = {&s->tmp, &s->P, &s->dZp, &s->dRp, &s->dHtp, &s->dHR, &s->dHa, &s->dHb};
-    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) *bufs[i] = dgnn_xmalloc(NL);
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) DGNN_GROW(&as, *bufs[i], NL);
+    return snapm_alloc_done(m, &as, 0, err);
 }
 
-static void gcrn_ensure(dgnn_snapmodel *m, int64_t T) {
+static int gcrn_ensure(dgnn_snapmodel *m, int64_t T, dgnn_err *err) {
     gcrn_t *s = m->impl;
-    if (T <= s->Tcap) return;
+    if (T <= s->Tcap) return DGNN_OK;
     gcrn_free_window(s);
-    const size_t TNL = (size_t)(T * m->N * m->L) * sizeof(float);
-    s->Hs = dgnn_xmalloc(TNL);
-    s->Z = dgnn_xmalloc(TNL);
-    s->R = dgnn_xmalloc(TNL);
-    s->Ht = dgnn_xmalloc(TNL);
-    s->HR = dgnn_xmalloc(TNL);
+    const int64_t TNL = MUL(MUL(T, m->N), m->L);
+    dgnn_alloc_set as = {0, 0};
+    float **bufs[] = {&s->Hs, &s->Z, &s->R, &s->Ht, &s->HR};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) DGNN_GROW(&as, *bufs[i], TNL);
+    int rc = snapm_alloc_done(m, &as, T, err);
+    if (rc) return rc;
     s->Tcap = T;
+    return DGNN_OK;
 }
 
 static int gcrn_forward(dgnn_snapmodel *m, float *H, dgnn_rng *rng, dgnn_err *err) {
-    (void)rng, (void)err; /* no randomness; snapmodel.c has checked the window */
+    (void)rng; /* no randomness; snapmodel.c has checked the window */
     gcrn_t *s = m->impl;
     const int64_t N = m->N, V = m->V, L = m->L, T = m->T, NL = N * L;
-    gcrn_ensure(m, T);
+    int rc = gcrn_ensure(m, T, err);
+    if (rc) return rc;
     const float *XW[3], *Xb[3], *HW[3], *Hb[3];
     for (int g = 0; g < 3; g++) {
         XW[g] = dgnn_params_get(&m->p, s->iXW[g]), Xb[g] = dgnn_params_get(&m->p, s->iXb[g]);

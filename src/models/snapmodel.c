@@ -130,7 +130,10 @@ int dgnn_snapmodel_init(dgnn_snapmodel **out, const dgnn_snapmodel_cfg *cfg, dgn
     m->ops = kinds[row].ops;
     dgnn_rng rng;
     dgnn_rng_seed2(&rng, c->seed, 0x6567636e /* "egcn" */);
-    m->ops->init_values(m, &rng);
+    if ((rc = m->ops->init_values(m, &rng, err))) {
+        dgnn_snapmodel_free(m);
+        return rc;
+    }
     /* torch.nn.Linear defaults */
     dgnn_linear_init(dgnn_params_get(&m->p, m->icW1), dgnn_params_get(&m->p, m->icb1), 2 * L, C, &rng);
     dgnn_linear_init(dgnn_params_get(&m->p, m->icW2), dgnn_params_get(&m->p, m->icb2), C, K, &rng);
@@ -190,6 +193,14 @@ void dgnn_snapmodel_group_end(dgnn_snapmodel *m) {
 }
 
 /* ---- helpers of the kinds (snapmodel_internal.h) ------------------------------------ */
+
+int snapm_alloc_done(const dgnn_snapmodel *m, const dgnn_alloc_set *a, int64_t T, dgnn_err *err) {
+    char win[64] = "";
+    if (T > 0) snprintf(win, sizeof win, " over a window of %lld snapshots", (long long)T);
+    return dgnn_alloc_done(a, err, "the %s model's activations (%lld nodes x hidden %lld, input width %lld)%s; lower "
+                           "--hidden%s", dgnn_snapmodel_name(m->cfg.kind), (long long)m->N, (long long)m->L,
+                           (long long)m->V, win, T > 0 ? " or --window" : "");
+}
 
 void snapm_grow(void **p, int64_t *cap, int64_t n, size_t sz) {
     if (n <= *cap) return;
@@ -358,33 +369,30 @@ static void pair_bwd_cols(float *dP, float *dQ, float *dW2c, const float *Ps, co
     }
 }
 
-static void ensure_pairs(dgnn_snapmodel *m, int64_t M) {
+static int ensure_pairs(dgnn_snapmodel *m, int64_t M, dgnn_err *err) {
     const int64_t L = m->L, C = m->Cc;
     if (M < 1) M = 1; /* so that an empty batch still has valid (tiny) buffers */
     int64_t U = M < m->N ? M : m->N;
-    if (M > m->Mcap) {
-        free(m->ps), free(m->pd);
-        m->Mcap = M + M / 4 + 16;
-        m->ps = dgnn_xmalloc((size_t)m->Mcap * sizeof(int32_t));
-        m->pd = dgnn_xmalloc((size_t)m->Mcap * sizeof(int32_t));
-    }
-    if (!m->dw2c) m->dw2c = dgnn_xmalloc((size_t)(m->K * C) * sizeof(float));
+    dgnn_alloc_set as = {0, 0};
+    const int64_t mcap = dgnn_size_add(M, M / 4 + 16);
+    if (M > m->Mcap) DGNN_GROW(&as, m->ps, mcap), DGNN_GROW(&as, m->pd, mcap);
+    if (!m->dw2c) DGNN_GROW(&as, m->dw2c, MUL(m->K, C));
+    int64_t u = U + U / 4 + 16;
+    if (u > m->N) u = m->N;
     if (U > m->Ucap) {
-        void *ptrs[] = {m->us, m->ud, m->Hs, m->Hd, m->Ps, m->Qd, m->dPs, m->dQd, m->dHg};
-        for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
-        int64_t u = U + U / 4 + 16;
-        if (u > m->N) u = m->N;
-        m->Ucap = u;
-        m->us = dgnn_xmalloc((size_t)u * sizeof(int32_t));
-        m->ud = dgnn_xmalloc((size_t)u * sizeof(int32_t));
-        m->Hs = dgnn_xmalloc((size_t)(u * L) * sizeof(float));
-        m->Hd = dgnn_xmalloc((size_t)(u * L) * sizeof(float));
-        m->Ps = dgnn_xmalloc((size_t)(u * C) * sizeof(float));
-        m->Qd = dgnn_xmalloc((size_t)(u * C) * sizeof(float));
-        m->dPs = dgnn_xmalloc((size_t)(u * C) * sizeof(float));
-        m->dQd = dgnn_xmalloc((size_t)(u * C) * sizeof(float));
-        m->dHg = dgnn_xmalloc((size_t)(u * L) * sizeof(float));
+        DGNN_GROW(&as, m->us, u), DGNN_GROW(&as, m->ud, u);
+        float **bufs[] = {&m->Hs, &m->Hd, &m->dHg};
+        for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) DGNN_GROW(&as, *bufs[i], MUL(u, L));
+        float **cbufs[] = {&m->Ps, &m->Qd, &m->dPs, &m->dQd};
+        for (size_t i = 0; i < sizeof cbufs / sizeof cbufs[0]; i++) DGNN_GROW(&as, *cbufs[i], MUL(u, C));
     }
+    int rc = dgnn_alloc_done(&as, err, "the edge classifier's buffers for %lld pairs over %lld nodes (classifier "
+                             "width %lld); lower --negatives or --cls-hidden", (long long)M, (long long)U,
+                             (long long)C);
+    if (rc) return rc;
+    if (M > m->Mcap) m->Mcap = mcap;
+    if (U > m->Ucap) m->Ucap = u;
+    return DGNN_OK;
 }
 
 /* Maps the nodes of ids (M) to rows of distinct nodes (uniq, in order of appearance);
@@ -416,10 +424,11 @@ static void half_layer(float *out, float *G, const float *H, const int32_t *uniq
     }
 }
 
-void dgnn_snapmodel_edge_forward(dgnn_snapmodel *m, float *logits, const float *H, const int32_t *src,
-                                 const int32_t *dst, int64_t M) {
+int dgnn_snapmodel_edge_forward(dgnn_snapmodel *m, float *logits, const float *H, const int32_t *src,
+                                const int32_t *dst, int64_t M, dgnn_err *err) {
     const int64_t L = m->L, C = m->Cc, K = m->K;
-    ensure_pairs(m, M);
+    int rc = ensure_pairs(m, M, err);
+    if (rc) return rc;
     m->M = M;
     for (int64_t i = 0; i < M; i++) DGNN_ASSERT(src[i] >= 0 && src[i] < m->N && dst[i] >= 0 && dst[i] < m->N);
     m->Us = distinct_rows(m->us, m->ps, m->stamp, src, M);
@@ -441,6 +450,7 @@ void dgnn_snapmodel_edge_forward(dgnn_snapmodel *m, float *logits, const float *
         }
         free(hbuf);
     }
+    return DGNN_OK;
 }
 
 void dgnn_snapmodel_edge_backward(dgnn_snapmodel *m, float *dH, const float *dlogits) {
@@ -524,17 +534,26 @@ static void score_tile2(float *restrict acc, const float *restrict P0, const flo
     memcpy(acc + 64, &b0, 64), memcpy(acc + 80, &b1, 64), memcpy(acc + 96, &b2, 64), memcpy(acc + 112, &b3, 64);
 }
 
-void dgnn_snapmodel_edge_prob_rows(dgnn_snapmodel *m, float *prob, const float *H, int64_t u0, int64_t rows) {
+int dgnn_snapmodel_edge_prob_rows(dgnn_snapmodel *m, float *prob, const float *H, int64_t u0, int64_t rows,
+                                  dgnn_err *err) {
     const int64_t N = m->N, L = m->L, C = m->Cc;
     DGNN_ASSERT(m->K == 2 && u0 >= 0 && rows >= 0 && u0 + rows <= N);
-    if (rows == 0) return;
+    if (rows == 0) return DGNN_OK;
     const float *W1 = dgnn_params_get(&m->p, m->icW1), *b1 = dgnn_params_get(&m->p, m->icb1);
     const float *W2 = dgnn_params_get(&m->p, m->icW2), *b2 = dgnn_params_get(&m->p, m->icb2);
-    float *P = dgnn_xmalloc((size_t)(rows * C) * sizeof(float));
-    float *Qa = dgnn_xmalloc((size_t)(N * C) * sizeof(float));
     const int64_t ntiles = (N + PAIR_TILE - 1) / PAIR_TILE, ldq = ntiles * PAIR_TILE;
-    float *QT = dgnn_xmalloc((size_t)(ldq * C) * sizeof(float)); /* padded: every tile is whole */
-    float *wd = dgnn_xmalloc((size_t)C * sizeof(float));
+    float *P = NULL, *Qa = NULL, *QT = NULL /* padded: every tile is whole */, *wd = NULL;
+    dgnn_alloc_set as = {0, 0};
+    DGNN_GROW(&as, P, MUL(rows, C));
+    DGNN_GROW(&as, Qa, MUL(N, C));
+    DGNN_GROW(&as, QT, MUL(ldq, C));
+    DGNN_GROW(&as, wd, C);
+    int rc = dgnn_alloc_done(&as, err, "scoring the pairs of %lld x %lld nodes (classifier width %lld); lower "
+                             "--cls-hidden", (long long)rows, (long long)N, (long long)C);
+    if (rc) {
+        free(P), free(Qa), free(QT), free(wd);
+        return rc;
+    }
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)C, (int)L, 1.0f, H + u0 * L, (int)L, W1,
                 (int)(2 * L), 0.0f, P, (int)C);
     for (int64_t r = 0; r < rows; r++)
@@ -568,6 +587,7 @@ void dgnn_snapmodel_edge_prob_rows(dgnn_snapmodel *m, float *prob, const float *
         }
     }
     free(P), free(QT), free(wd);
+    return DGNN_OK;
 }
 
 void dgnn_snapmodel_edge_forward_ref(const dgnn_snapmodel *m, float *logits, const float *H, const int32_t *src,

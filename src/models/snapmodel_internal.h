@@ -45,7 +45,7 @@ struct dgnn_snapmodel {
  * m->T, m->win, m->training; backward after one forward. free releases m->impl. */
 struct snapm_ops {
     void (*declare)(dgnn_snapmodel *m);
-    void (*init_values)(dgnn_snapmodel *m, dgnn_rng *rng);
+    int (*init_values)(dgnn_snapmodel *m, dgnn_rng *rng, dgnn_err *err); /* DGNN_ENOMEM: snapm_alloc_done */
     int (*forward)(dgnn_snapmodel *m, float *H, dgnn_rng *rng, dgnn_err *err);
     void (*backward)(dgnn_snapmodel *m, const float *dH);
     void (*free)(dgnn_snapmodel *m);
@@ -60,6 +60,12 @@ extern const snapm_ops snapm_tgcn_ops;  /* tgcn.c */
 extern const snapm_ops snapm_gcrn_ops;  /* gcrn.c */
 extern const snapm_ops snapm_wdgcn_ops; /* wdgcn.c */
 extern const snapm_ops snapm_gcn_ops;   /* gcn.c: the static baseline */
+
+/* Checked allocation (base.h): counts multiplied with MUL, which saturates. */
+#define MUL dgnn_size_mul
+/* dgnn_alloc_done(a, err, ...) naming the model's buffers: of its N x hidden
+ * activations, over a window of T snapshots when T > 0. */
+int snapm_alloc_done(const dgnn_snapmodel *m, const dgnn_alloc_set *a, int64_t T, dgnn_err *err);
 
 /* Grows *p to hold n elements of size sz (contents dropped); *cap tracks the size. */
 void snapm_grow(void **p, int64_t *cap, int64_t n, size_t sz);

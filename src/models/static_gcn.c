@@ -52,17 +52,19 @@ static void sgcn_declare(dgnn_snapmodel *m) {
     s->sym = 1;
 }
 
-static void sgcn_init_values(dgnn_snapmodel *m, dgnn_rng *rng) {
+static int sgcn_init_values(dgnn_snapmodel *m, dgnn_rng *rng, dgnn_err *err) {
     sgcn_t *s = m->impl;
     const int64_t N = m->N, V = m->V, L = m->L;
     float b = (float)(1.0 / sqrt((double)L));
     dgnn_init_uniform(dgnn_params_get(&m->p, s->iW1), V * L, -b, b, rng);
     dgnn_init_uniform(dgnn_params_get(&m->p, s->iW2), L * L, -b, b, rng);
-    s->rowptr = dgnn_xmalloc((size_t)(N + 1) * sizeof(int64_t));
-    s->mark = dgnn_xmalloc((size_t)N * sizeof(int32_t));
-    const size_t NL = (size_t)(N * L) * sizeof(float);
+    dgnn_alloc_set as = {0, 0};
+    DGNN_GROW(&as, s->rowptr, dgnn_size_add(N, 1));
+    DGNN_GROW(&as, s->mark, N);
+    const int64_t NL = MUL(N, L);
     float **bufs[] = {&s->H1, &s->sl1, &s->sl2, &s->tmp, &s->dP, &s->dH1};
-    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) *bufs[i] = dgnn_xmalloc(NL);
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) DGNN_GROW(&as, *bufs[i], NL);
+    return snapm_alloc_done(m, &as, 0, err);
 }
 
 static int cmp_i32(const void *a, const void *b) {
@@ -79,10 +81,13 @@ static int build_union(dgnn_snapmodel *m, dgnn_err *err) {
     int sym = 1;
     for (int64_t t = 0; t < T; t++) bound += win[t].A.nnz, sym &= win[t].At == NULL;
     if (bound > s->ccap) {
-        free(s->col), free(s->val);
+        dgnn_alloc_set as = {0, 0};
+        DGNN_GROW(&as, s->col, bound);
+        DGNN_GROW(&as, s->val, bound);
+        int rc = dgnn_alloc_done(&as, err, "the union graph of a window of %lld snapshots (%lld entries)", (long long)T,
+                                 (long long)bound);
+        if (rc) return rc;
         s->ccap = bound;
-        s->col = dgnn_xmalloc((size_t)bound * sizeof(int32_t));
-        s->val = dgnn_xmalloc((size_t)bound * sizeof(float));
     }
     for (int64_t u = 0; u < N; u++) s->mark[u] = -1;
     int64_t nnz = 0;

@@ -72,7 +72,7 @@ static void tgcn_declare(dgnn_snapmodel *m) {
     }
 }
 
-static void tgcn_init_values(dgnn_snapmodel *m, dgnn_rng *rng) {
+static int tgcn_init_values(dgnn_snapmodel *m, dgnn_rng *rng, dgnn_err *err) {
     tgcn_t *s = m->impl;
     const int64_t N = m->N, V = m->V, L = m->L;
     for (int g = 0; g < 3; g++) { /* the reference builds conv_g then linear_g, gate by gate */
@@ -80,24 +80,27 @@ static void tgcn_init_values(dgnn_snapmodel *m, dgnn_rng *rng) {
         /* conv_g.b: zeros (the slab starts zeroed) */
         dgnn_linear_init(dgnn_params_get(&m->p, s->iLW[g]), dgnn_params_get(&m->p, s->iLb[g]), 2 * L, L, rng);
     }
-    const size_t NL = (size_t)(N * L) * sizeof(float);
-    s->zero = dgnn_xcalloc(1, NL);
+    const int64_t NL = MUL(N, L);
+    dgnn_alloc_set as = {0, 0};
+    DGNN_GROW_ZEROED(&as, s->zero, NL);
     float **bufs[] = {&s->tmp, &s->dZp, &s->dRp, &s->dHtp, &s->dG, &s->dHR, &s->dHa, &s->dHb};
-    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) *bufs[i] = dgnn_xmalloc(NL);
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) DGNN_GROW(&as, *bufs[i], NL);
+    return snapm_alloc_done(m, &as, 0, err);
 }
 
-static void tgcn_ensure(dgnn_snapmodel *m, int64_t T) {
+static int tgcn_ensure(dgnn_snapmodel *m, int64_t T, dgnn_err *err) {
     tgcn_t *s = m->impl;
-    if (T <= s->Tcap) return;
+    if (T <= s->Tcap) return DGNN_OK;
     tgcn_free_window(s);
-    const size_t TNL = (size_t)(T * m->N * m->L) * sizeof(float);
-    s->Hs = dgnn_xmalloc(TNL);
-    s->G = dgnn_xmalloc(3 * TNL);
-    s->Z = dgnn_xmalloc(TNL);
-    s->R = dgnn_xmalloc(TNL);
-    s->Ht = dgnn_xmalloc(TNL);
-    s->HR = dgnn_xmalloc(TNL);
+    const int64_t TNL = MUL(MUL(T, m->N), m->L);
+    dgnn_alloc_set as = {0, 0};
+    DGNN_GROW(&as, s->G, MUL(3, TNL));
+    float **bufs[] = {&s->Hs, &s->Z, &s->R, &s->Ht, &s->HR};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) DGNN_GROW(&as, *bufs[i], TNL);
+    int rc = snapm_alloc_done(m, &as, T, err);
+    if (rc) return rc;
     s->Tcap = T;
+    return DGNN_OK;
 }
 
 /* out (N, L) = [A, B] W^T + b = A Wa^T + B Wb^T + b, W (L, 2L) = [Wa | Wb] */
@@ -122,10 +125,11 @@ static void lin2_backward(float *dA, float *dB, float *dW, float *db, const floa
 }
 
 static int tgcn_forward(dgnn_snapmodel *m, float *H, dgnn_rng *rng, dgnn_err *err) {
-    (void)rng, (void)err; /* no randomness; snapmodel.c has checked the window */
+    (void)rng; /* no randomness; snapmodel.c has checked the window */
     tgcn_t *s = m->impl;
     const int64_t N = m->N, V = m->V, L = m->L, T = m->T, NL = N * L;
-    tgcn_ensure(m, T);
+    int rc = tgcn_ensure(m, T, err);
+    if (rc) return rc;
     const float *CW[3], *Cb[3], *LW[3], *Lb[3];
     for (int g = 0; g < 3; g++) {
         CW[g] = dgnn_params_get(&m->p, s->iCW[g]), Cb[g] = dgnn_params_get(&m->p, s->iCb[g]);

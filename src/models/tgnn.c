@@ -72,57 +72,67 @@ void dgnn_tgnn_free(dgnn_tgnn *m) {
 
 static int uses_attention(dgnn_tgnn_kind kind) { return kind == DGNN_TGNN_TGN || kind == DGNN_TGNN_DYREP; }
 
-/* Sizes the workspace for R roots (P <= R k pairs, U <= R + P nodes). */
-static void ensure(dgnn_tgnn *m, int64_t R) {
-    if (R <= m->capR) return;
-    if (m->cfg.kind == DGNN_TGNN_APAN) {
-        tgnn_apan_ensure(m, R);
-        return;
-    }
+/* Sizes the workspace for R roots (P <= R k pairs, U <= R + P nodes); DGNN_ENOMEM
+ * naming the sizes when it cannot be had. */
+static int ensure(dgnn_tgnn *m, int64_t R, dgnn_err *err) {
+    if (R <= m->capR) return DGNN_OK;
+    if (m->cfg.kind == DGNN_TGNN_APAN) return tgnn_apan_ensure(m, R, err);
     const int64_t k = uses_attention(m->cfg.kind) ? m->cfg.neighbors : 0;
-    const int64_t P = R * k, U = R + P, M = m->M, T = m->T, D = m->D, E = m->emb;
-    GROW(m->roots, R);
-    GROW(m->root_t, R);
-    GROW(m->s_nbr, R * k);
-    GROW(m->s_eid, R * k);
-    GROW(m->s_ts, R * k);
-    GROW(m->s_cnt, R);
-    GROW(m->off, R + 1);
-    GROW(m->row_root, R);
-    GROW(m->nbr_row, P);
-    GROW(m->pair_eid, P);
-    GROW(m->pair_dt, P);
-    GROW(m->pair_e, P * m->de);
-    GROW(m->unodes, U);
-    GROW(m->mrow, U);
-    GROW(m->h, U * M);
-    GROW(m->h_t, U);
-    GROW(m->xm, U * D);
-    GROW(m->hm, U * M);
-    GROW(m->hout, U * M);
-    GROW(m->upd_saved, U * 6 * M);
-    GROW(m->h_root, R * M);
-    GROW(m->te, P * T);
-    GROW(m->jdt, R);
-    GROW(m->emb_out, R * E);
+    const int64_t P = MUL(R, k), U = dgnn_size_add(R, P), M = m->M, T = m->T, D = m->D, E = m->emb;
+    dgnn_alloc_set as = {0, 0};
+    GROW(&as, m->roots, R);
+    GROW(&as, m->root_t, R);
+    GROW(&as, m->s_nbr, MUL(R, k));
+    GROW(&as, m->s_eid, MUL(R, k));
+    GROW(&as, m->s_ts, MUL(R, k));
+    GROW(&as, m->s_cnt, R);
+    GROW(&as, m->off, dgnn_size_add(R, 1));
+    GROW(&as, m->row_root, R);
+    GROW(&as, m->nbr_row, P);
+    GROW(&as, m->pair_eid, P);
+    GROW(&as, m->pair_dt, P);
+    GROW(&as, m->pair_e, MUL(P, m->de));
+    GROW(&as, m->unodes, U);
+    GROW(&as, m->mrow, U);
+    GROW(&as, m->h, MUL(U, M));
+    GROW(&as, m->h_t, U);
+    GROW(&as, m->xm, MUL(U, D));
+    GROW(&as, m->hm, MUL(U, M));
+    GROW(&as, m->hout, MUL(U, M));
+    GROW(&as, m->upd_saved, MUL(MUL(U, 6), M));
+    GROW(&as, m->h_root, MUL(R, M));
+    GROW(&as, m->te, MUL(P, T));
+    GROW(&as, m->jdt, R);
+    GROW(&as, m->emb_out, MUL(R, E));
     /* DGNN_EDGEPRED_SAVED(B, nneg, E) = B (2 + nneg) E = R E; its scratch is as large */
-    GROW(m->pred_saved, R * E);
-    GROW(m->pred_scratch, R * E);
-    GROW(m->demb, R * E);
-    GROW(m->dh_root, R * M);
-    GROW(m->dh, U * M);
-    GROW(m->dte, P * T);
-    GROW(m->dhm, U * M);
-    GROW(m->upd_scratch, U * 6 * M);
-    GROW(m->c_dt, R);
-    GROW(m->c_te, R * T);
-    if (uses_attention(m->cfg.kind)) {
+    GROW(&as, m->pred_saved, MUL(R, E));
+    GROW(&as, m->pred_scratch, MUL(R, E));
+    GROW(&as, m->demb, MUL(R, E));
+    GROW(&as, m->dh_root, MUL(R, M));
+    GROW(&as, m->dh, MUL(U, M));
+    GROW(&as, m->dte, MUL(P, T));
+    GROW(&as, m->dhm, MUL(U, M));
+    GROW(&as, m->upd_scratch, MUL(MUL(U, 6), M));
+    GROW(&as, m->c_dt, R);
+    GROW(&as, m->c_te, MUL(R, T));
+    /* the layout's own products are plain: only sized once the buffers above, as large,
+     * were granted (their counts saturate) */
+    if (uses_attention(m->cfg.kind) && !as.failed) {
         int64_t n = dgnn_tattn_saved_layout(&m->as, NULL, &m->acfg, R, P, U, P);
-        GROW(m->attn_slab, n);
-        m->attn_slab_n = n;
-        dgnn_tattn_saved_layout(&m->as, m->attn_slab, &m->acfg, R, P, U, P);
+        GROW(&as, m->attn_slab, n);
+        if (!as.failed) {
+            m->attn_slab_n = n;
+            dgnn_tattn_saved_layout(&m->as, m->attn_slab, &m->acfg, R, P, U, P);
+        }
     }
+    int rc = dgnn_alloc_done(&as, err, "the model's workspace of %lld roots (batch %lld x (2 + %lld negatives)) with "
+                             "%lld sampled neighbours each, widths memory %lld, time %lld, mail %lld; lower --batch, "
+                             "--neighbors or --eval-negatives",
+                             (long long)R, (long long)m->B, (long long)m->nneg, (long long)k, (long long)M,
+                             (long long)T, (long long)D);
+    if (rc) return rc;
     m->capR = R, m->capP = P, m->capU = U;
+    return DGNN_OK;
 }
 
 static const char *kind_name(dgnn_tgnn_kind kind) {
@@ -135,8 +145,14 @@ static const char *kind_name(dgnn_tgnn_kind kind) {
     return "?";
 }
 
-int dgnn_tgnn_init(dgnn_tgnn **out, const dgnn_tgnn_cfg *cfg, int64_t N, int64_t de, dgnn_err *err) {
-    *out = NULL;
+/* The attention's settings of a configuration (TGN, DyRep): what dgnn_tattn_check sees. */
+static dgnn_tattn_cfg attn_cfg(const dgnn_tgnn_cfg *cfg, int64_t de) {
+    return (dgnn_tattn_cfg){.kind = cfg->attn, .dn = cfg->mem_dim, .de = de, .dt = cfg->time_dim,
+                            .heads = cfg->heads, .dout = cfg->emb_dim, .attn_dropout = cfg->dropout,
+                            .dropout = cfg->dropout};
+}
+
+int dgnn_tgnn_cfg_check(const dgnn_tgnn_cfg *cfg, dgnn_err *err) {
     const dgnn_tgnn_kind kind = cfg->kind;
     if (kind != DGNN_TGNN_TGN && kind != DGNN_TGNN_JODIE && kind != DGNN_TGNN_DYREP && kind != DGNN_TGNN_APAN)
         return dgnn_err_set(err, DGNN_EINVAL, "model: unknown kind %d", (int)kind);
@@ -157,6 +173,28 @@ int dgnn_tgnn_init(dgnn_tgnn **out, const dgnn_tgnn_cfg *cfg, int64_t N, int64_t
     if (kind == DGNN_TGNN_APAN && (cfg->mail_slots < 1 || cfg->mail_slots > 1024))
         return dgnn_err_set(err, DGNN_EINVAL, "model apan: --mail-slots must be in [1, 1024] (got %lld)",
                             (long long)cfg->mail_slots);
+    if (uses_attention(kind)) {
+        /* the attention's width does not depend on the edge features' */
+        dgnn_tattn_cfg a = attn_cfg(cfg, 0);
+        const int64_t E = dgnn_tattn_E(&a);
+        if (cfg->heads < 1 || E % cfg->heads != 0)
+            return dgnn_err_set(err, DGNN_EINVAL, "model %s: --heads %lld must divide the attention width %lld (%s)",
+                                kind_name(kind), (long long)cfg->heads, (long long)E,
+                                cfg->attn == DGNN_ATTN_TGN ? "--mem-dim + --time-dim" : "--emb-dim");
+        int rc = dgnn_tattn_check(&a, err);
+        if (rc) return rc;
+    }
+    return DGNN_OK;
+}
+
+int dgnn_tgnn_init(dgnn_tgnn **out, const dgnn_tgnn_cfg *cfg, int64_t N, int64_t de, dgnn_err *err) {
+    *out = NULL;
+    const dgnn_tgnn_kind kind = cfg->kind;
+    int rc = dgnn_tgnn_cfg_check(cfg, err);
+    if (rc) return rc;
+    if (N < 0 || de < 0)
+        return dgnn_err_set(err, DGNN_EINVAL, "model: bad data sizes (%lld nodes, %lld edge features)", (long long)N,
+                            (long long)de);
     dgnn_tgnn *m = dgnn_xcalloc(1, sizeof *m);
     m->cfg = *cfg;
     m->N = N, m->de = de, m->M = cfg->mem_dim, m->T = cfg->time_dim, m->emb = cfg->emb_dim;
@@ -164,10 +202,8 @@ int dgnn_tgnn_init(dgnn_tgnn **out, const dgnn_tgnn_cfg *cfg, int64_t N, int64_t
     m->D = kind == DGNN_TGNN_APAN ? 2 * m->M + de : 2 * m->M + de + m->T;
     m->gates = kind == DGNN_TGNN_TGN ? 3 : 1;
     if (uses_attention(kind)) {
-        m->acfg = (dgnn_tattn_cfg){.kind = cfg->attn, .dn = m->M, .de = de, .dt = m->T, .heads = cfg->heads,
-                                   .dout = m->emb, .attn_dropout = cfg->dropout, .dropout = cfg->dropout};
-        int rc = dgnn_tattn_check(&m->acfg, err);
-        if (rc) {
+        m->acfg = attn_cfg(cfg, de);
+        if ((rc = dgnn_tattn_check(&m->acfg, err))) {
             free(m);
             return rc;
         }
@@ -196,8 +232,7 @@ int dgnn_tgnn_init(dgnn_tgnn **out, const dgnn_tgnn_cfg *cfg, int64_t N, int64_t
      * EdgePredictor (APAN) has src_fc and dst_fc, a bias each */
     const int with_bd = kind == DGNN_TGNN_APAN;
     m->i_pred = dgnn_params_add1(p, "link_predictor", dgnn_edgepred_layout(&m->pp, NULL, m->emb, m->emb, with_bd));
-    int rc = dgnn_params_alloc(p, err);
-    if (rc) {
+    if ((rc = dgnn_params_alloc(p, err))) {
         dgnn_params_free(p);
         free(m);
         return rc;
@@ -358,14 +393,15 @@ int dgnn_tgnn_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, const d
                             (long long)(e0 + B), (long long)ev->num_events);
     DGNN_ASSERT(st->mem_dim == m->M && st->mail_dim == m->D && st->num_nodes == m->N);
     DGNN_ASSERT(ev->edge_dim == m->de);
-    m->e0 = e0, m->B = B, m->nneg = nneg, m->R = B * (2 + nneg);
+    m->e0 = e0, m->B = B, m->nneg = nneg, m->R = MUL(B, 2 + nneg);
     const dgnn_tgnn_kind kind = m->cfg.kind;
     m->Rs = tgnn_sampled_roots(kind, B, m->R);
     m->backward_ran = 0;
     m->flops = m->flops_nograd = 0;
-    ensure(m, m->R);
+    int rc = ensure(m, m->R, err);
+    if (rc) return rc;
     if (kind == DGNN_TGNN_APAN) return tgnn_apan_forward(m, logits, st, g, ev, neg, rng, err);
-    int rc = gather_and_update(m, st, g, g_efeat, ev, neg, rng, err);
+    rc = gather_and_update(m, st, g, g_efeat, ev, neg, rng, err);
     if (rc) return rc;
     const int64_t R = m->R, Rs = m->Rs, M = m->M, T = m->T, E = m->emb, P = m->P;
     dgnn_params *p = &m->p;

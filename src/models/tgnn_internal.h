@@ -6,7 +6,10 @@
 
 #include "dgnn/tgnn.h"
 
-#define TGNN_GROW(ptr, n) ((ptr) = dgnn_xrealloc((ptr), (size_t)((n) > 0 ? (n) : 1) * sizeof(*(ptr))))
+/* The workspace grows through a checked set (base.h): GROW(&set, ptr, count), counts
+ * multiplied with MUL, which saturates instead of overflowing. */
+#define TGNN_GROW(set, ptr, n) DGNN_GROW(set, ptr, n)
+#define MUL dgnn_size_mul
 
 /* APAN's parameters (slab indices) and workspace. Rows are the U distinct (node, root
  * time) pairs of the batch; each has S mail slots. */
@@ -127,7 +130,7 @@ void tgnn_new_stamp(dgnn_tgnn *m);
 /* apan.c */
 void tgnn_apan_declare(dgnn_tgnn *m);            /* declares APAN's parameters */
 void tgnn_apan_init_values(dgnn_tgnn *m, dgnn_rng *rng);
-void tgnn_apan_ensure(dgnn_tgnn *m, int64_t R);  /* sizes the workspace for R roots */
+int tgnn_apan_ensure(dgnn_tgnn *m, int64_t R, dgnn_err *err); /* sizes the workspace for R roots */
 void tgnn_apan_free(dgnn_tgnn *m);               /* the APAN-only arrays */
 int tgnn_apan_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, const dgnn_tcsr *g,
                       const dgnn_events *ev, const int32_t *neg, dgnn_rng *rng, dgnn_err *err);

@@ -92,7 +92,7 @@ static void wd_declare(dgnn_snapmodel *m) {
     s->ibhh = dgnn_params_add1(&m->p, "wdgcn.lstm.b_hh", 4 * L);
 }
 
-static void wd_init_values(dgnn_snapmodel *m, dgnn_rng *rng) {
+static int wd_init_values(dgnn_snapmodel *m, dgnn_rng *rng, dgnn_err *err) {
     wdgcn_t *s = m->impl;
     const int64_t N = m->N, V = m->V, L = m->L;
     float b = (float)(1.0 / sqrt((double)L));
@@ -100,42 +100,57 @@ static void wd_init_values(dgnn_snapmodel *m, dgnn_rng *rng) {
     dgnn_init_uniform(dgnn_params_get(&m->p, s->iW2), L * L, -b, b, rng);
     dgnn_lstm_init(dgnn_params_get(&m->p, s->iWih), dgnn_params_get(&m->p, s->iWhh), dgnn_params_get(&m->p, s->ibih),
                    dgnn_params_get(&m->p, s->ibhh), L, L, rng);
-    const size_t NL = (size_t)(N * L) * sizeof(float);
-    s->zero = dgnn_xcalloc(1, NL);
-    s->scratch = dgnn_xmalloc(4 * NL);
-    s->da = dgnn_xmalloc(4 * NL);
+    const int64_t NL = MUL(N, L);
+    dgnn_alloc_set as = {0, 0};
+    DGNN_GROW_ZEROED(&as, s->zero, NL);
+    DGNN_GROW(&as, s->scratch, MUL(4, NL));
+    DGNN_GROW(&as, s->da, MUL(4, NL));
     float **bufs[] = {&s->tmp, &s->dE, &s->dE1, &s->dha, &s->dhb, &s->dca, &s->dcb};
-    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) *bufs[i] = dgnn_xmalloc(NL);
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) DGNN_GROW(&as, *bufs[i], NL);
+    return snapm_alloc_done(m, &as, 0, err);
 }
 
-static void wd_ensure(dgnn_snapmodel *m, int64_t T) {
+static int wd_ensure(dgnn_snapmodel *m, int64_t T, dgnn_err *err) {
     wdgcn_t *s = m->impl;
-    if (T <= s->Tcap) return;
+    if (T <= s->Tcap) return DGNN_OK;
     wd_free_window(s);
-    const size_t TNL = (size_t)(T * m->N * m->L) * sizeof(float);
-    s->h = dgnn_xmalloc(TNL);
-    s->c = dgnn_xmalloc(TNL);
-    s->ls = dgnn_xmalloc(5 * TNL);
-    s->tslot = dgnn_xmalloc((size_t)T * sizeof(int64_t));
+    const int64_t TNL = MUL(MUL(T, m->N), m->L);
+    dgnn_alloc_set as = {0, 0};
+    DGNN_GROW(&as, s->h, TNL);
+    DGNN_GROW(&as, s->c, TNL);
+    DGNN_GROW(&as, s->ls, MUL(5, TNL));
+    DGNN_GROW(&as, s->tslot, T);
+    int rc = snapm_alloc_done(m, &as, T, err);
+    if (rc) return rc;
     s->Tcap = T;
+    return DGNN_OK;
 }
 
 /* The slot of snapshot input `in` in the current group: k (found, *fresh = 0) or a new
  * one (*fresh = 1; its E1, E2 and slopes are for the caller to fill). Slots keep their
  * buffers from group to group; a new one is allocated only past the largest group seen. */
-static int64_t wd_slot_of(dgnn_snapmodel *m, const dgnn_snap_input *in, int *fresh) {
+static int64_t wd_slot_of(dgnn_snapmodel *m, const dgnn_snap_input *in, int *fresh, dgnn_err *err) {
     wdgcn_t *s = m->impl;
     for (int64_t k = 0; k < s->nslot; k++)
         if (s->slot[k].key == in) return *fresh = 0, k;
     if (s->nslot == s->Scap) {
         int64_t cap = s->Scap ? 2 * s->Scap : 16;
-        s->slot = dgnn_xrealloc(s->slot, (size_t)cap * sizeof *s->slot);
-        const size_t NL = (size_t)(m->N * m->L) * sizeof(float);
+        s->slot = dgnn_xrealloc(s->slot, (size_t)cap * sizeof *s->slot); /* a few structs */
+        memset(s->slot + s->Scap, 0, (size_t)(cap - s->Scap) * sizeof *s->slot);
+        const int64_t NL = MUL(m->N, m->L);
+        dgnn_alloc_set as = {0, 0};
         for (int64_t k = s->Scap; k < cap; k++) {
             wd_slot *q = &s->slot[k];
-            q->E1 = dgnn_xmalloc(NL), q->sl1 = dgnn_xmalloc(NL), q->E2 = dgnn_xmalloc(NL), q->sl2 = dgnn_xmalloc(NL);
-            q->dE = dgnn_xcalloc(1, NL);
-            q->key = NULL, q->pending = 0;
+            DGNN_GROW(&as, q->E1, NL), DGNN_GROW(&as, q->sl1, NL), DGNN_GROW(&as, q->E2, NL);
+            DGNN_GROW(&as, q->sl2, NL), DGNN_GROW_ZEROED(&as, q->dE, NL);
+        }
+        if (as.failed) { /* the new slots are dropped whole: the old ones stay usable */
+            for (int64_t k = s->Scap; k < cap; k++) {
+                wd_slot *q = &s->slot[k];
+                free(q->E1), free(q->sl1), free(q->E2), free(q->sl2), free(q->dE);
+                memset(q, 0, sizeof *q);
+            }
+            return snapm_alloc_done(m, &as, cap, err);
         }
         s->Scap = cap;
     }
@@ -205,11 +220,11 @@ static void lstm_step_forward(dgnn_snapmodel *m, float *hout, float *cout, float
 }
 
 static int wd_forward(dgnn_snapmodel *m, float *H, dgnn_rng *rng, dgnn_err *err) {
-    (void)err; /* snapmodel.c has checked the window */
-    wdgcn_t *s = m->impl;
+    wdgcn_t *s = m->impl; /* snapmodel.c has checked the window */
     const int64_t N = m->N, V = m->V, L = m->L, T = m->T, NL = N * L;
     const float lo = m->cfg.rrelu_lower, hi = m->cfg.rrelu_upper;
-    wd_ensure(m, T);
+    int rc = wd_ensure(m, T, err);
+    if (rc) return rc;
     /* a window alone is a group of one; a group whose slots would pass cfg.group_bytes
      * flushes what it holds and starts afresh here, between two windows: memory stays
      * bounded whatever the group's size, and only the sharing is cut there */
@@ -223,7 +238,8 @@ static int wd_forward(dgnn_snapmodel *m, float *H, dgnn_rng *rng, dgnn_err *err)
     for (int64_t t = 0; t < T; t++) {
         const dgnn_snap_input *in = &m->win[t];
         int fresh;
-        const int64_t k = wd_slot_of(m, in, &fresh);
+        const int64_t k = wd_slot_of(m, in, &fresh, err);
+        if (k < 0) return (int)k;
         wd_slot *q = &s->slot[k];
         s->tslot[t] = k;
         if (fresh) {

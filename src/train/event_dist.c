@@ -169,8 +169,8 @@ static int strict_epoch(run_t *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err
     for (int64_t b = 0; b < nb; b++) {
         const int64_t g0 = b * G, Gb = g0 + G <= tr->num_events ? G : tr->num_events - g0;
         const int64_t lo = g0 + Gb * me / P, hi = g0 + Gb * (me + 1) / P, B = hi - lo;
-        event_ensure_batch(r, Gb, 1);
-        int rc = event_draw_negatives(r, Gb, 1, 0, event_stream_seed(c->seed, epoch, b), err);
+        int rc = event_ensure_batch(r, Gb, 1, err);
+        if (!rc) rc = event_draw_negatives(r, Gb, 1, 0, event_stream_seed(c->seed, epoch, b), err);
         if (rc) return rc;
         double t0 = dgnn_now();
         dgnn_params_zero_grad(r->p);
@@ -557,8 +557,8 @@ static int depbloom_steps(run_t *r, int64_t epoch, int64_t total_steps, sampler_
                 /* negatives keyed by (epoch, micro-batch id x P + rank): on one rank,
                  * micro-batch b draws what single-process batch b draws */
                 double ml_loss;
-                event_ensure_batch(r, mb, 1);
-                rc = event_draw_negatives(r, mb, 1, 0, event_stream_seed(c->seed, epoch, (step * K + j) * P + me), err);
+                rc = event_ensure_batch(r, mb, 1, err);
+                if (!rc) rc = event_draw_negatives(r, mb, 1, 0, event_stream_seed(c->seed, epoch, (step * K + j) * P + me), err);
                 if (!rc) rc = ahead_step(r, ahead, &at, K, total_steps, epoch, err);
                 if (!rc) rc = micro_batch(r, mine, ml, mb, G, r->neg_t, j + 1 == K ? &gs : NULL, &ml_loss, &flops, err);
                 loss += ml_loss * (double)mb / (double)B;

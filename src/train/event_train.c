@@ -40,15 +40,32 @@ dgnn_event_train_cfg dgnn_event_train_cfg_default(void) {
     return c;
 }
 
-void event_ensure_batch(run_t *r, int64_t B, int64_t K) {
-    int64_t need = B * (1 + K);
-    if (need <= r->cap) return;
-    r->neg = dgnn_xrealloc(r->neg, (size_t)need * sizeof(int32_t));
-    r->neg_t = dgnn_xrealloc(r->neg_t, (size_t)need * sizeof(int32_t));
-    r->logits = dgnn_xrealloc(r->logits, (size_t)need * sizeof(float));
-    r->dlogits = dgnn_xrealloc(r->dlogits, (size_t)need * sizeof(float));
-    r->labels = dgnn_xrealloc(r->labels, (size_t)need * sizeof(float));
+int dgnn_event_train_cfg_check(const dgnn_event_train_cfg *c, dgnn_err *err) {
+    if (c->batch < 1 || c->epochs < 0 || !(c->lr > 0) || !isfinite(c->lr) || c->patience < 1 ||
+        c->eval_negatives < 0 || c->max_train_batches < 0 || c->threads < 0)
+        return dgnn_err_set(err, DGNN_EINVAL,
+                            "training: need --batch >= 1, --epochs >= 0, --lr > 0, --patience >= 1, "
+                            "--eval-negatives >= 0, --max-batches >= 0, --threads >= 0");
+    if (c->epochs > 1024) return dgnn_err_set(err, DGNN_EINVAL, "--epochs: at most 1024");
+    if (!(c->split.new_node_frac >= 0 && c->split.new_node_frac <= 1))
+        return dgnn_err_set(err, DGNN_EINVAL, "--new-node-frac must be in [0, 1] (got %g)", c->split.new_node_frac);
+    return dgnn_tgnn_cfg_check(&c->model, err);
+}
+
+int event_ensure_batch(run_t *r, int64_t B, int64_t K, dgnn_err *err) {
+    const int64_t need = dgnn_size_mul(B, dgnn_size_add(1, K));
+    if (need <= r->cap) return DGNN_OK;
+    dgnn_alloc_set as = {0, 0};
+    DGNN_GROW(&as, r->neg, need);
+    DGNN_GROW(&as, r->neg_t, need);
+    DGNN_GROW(&as, r->logits, need);
+    DGNN_GROW(&as, r->dlogits, need);
+    DGNN_GROW(&as, r->labels, need);
+    int rc = dgnn_alloc_done(&as, err, "the scores of a batch of %lld events with %lld negatives each; lower --batch "
+                             "or --eval-negatives", (long long)B, (long long)K);
+    if (rc) return rc;
     r->cap = need;
+    return DGNN_OK;
 }
 
 /* K negatives for each of B events into r->neg_t in the model's (K, B) layout. */
@@ -87,8 +104,8 @@ static int train_epoch(run_t *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err 
     int64_t events = 0;
     for (int64_t b = 0; b < nb; b++) {
         int64_t e0 = b * bs, B = e0 + bs <= tr->num_events ? bs : tr->num_events - e0;
-        event_ensure_batch(r, B, 1);
-        int rc = event_draw_negatives(r, B, 1, 0, event_stream_seed(c->seed, epoch, b), err);
+        int rc = event_ensure_batch(r, B, 1, err);
+        if (!rc) rc = event_draw_negatives(r, B, 1, 0, event_stream_seed(c->seed, epoch, b), err);
         if (rc) return rc;
         dgnn_params_zero_grad(r->p);
         rc = dgnn_tgnn_forward(r->model, r->logits, &r->st, &r->g_train, r->train.efeat, tr, e0, B, r->neg_t, 1,
@@ -137,8 +154,8 @@ static int evaluate(run_t *r, const dgnn_events *part, uint64_t seed_base, int64
     if (r->cfg->progress) dgnn_progress_begin(&pg, what, part->num_events);
     for (int64_t b = 0; b < nb; b++) {
         int64_t e0 = b * bs, B = e0 + bs <= part->num_events ? bs : part->num_events - e0;
-        event_ensure_batch(r, B, K);
-        int rc = event_draw_negatives(r, B, K, 1, event_stream_seed(seed_base, -1, b), err);
+        int rc = event_ensure_batch(r, B, K, err);
+        if (!rc) rc = event_draw_negatives(r, B, K, 1, event_stream_seed(seed_base, -1, b), err);
         if (rc) return rc;
         rc = dgnn_tgnn_forward(r->model, r->logits, &r->st, &r->g_full, r->ev->efeat, part, e0, B, r->neg_t, K, NULL,
                                err);
@@ -308,14 +325,12 @@ static int run_setup(run_t *r, const dgnn_events *ev, const dgnn_event_train_cfg
     memset(r, 0, sizeof *r);
     r->ev = ev;
     r->cfg = c;
-    if (c->batch < 1 || c->epochs < 0 || c->lr <= 0 || c->patience < 1 || c->eval_negatives < 0)
-        return dgnn_err_set(err, DGNN_EINVAL,
-                            "training: need --batch >= 1, --epochs >= 0, --lr > 0, --patience >= 1, "
-                            "--eval-negatives >= 0");
-    if (ev->num_events < 2) return dgnn_err_set(err, DGNN_EINVAL, "training needs at least 2 events");
-    if (c->epochs > 1024) return dgnn_err_set(err, DGNN_EINVAL, "--epochs: at most 1024");
-    int rc = dgnn_split_make(&r->split, ev, &c->split, err);
+    int rc = dgnn_event_train_cfg_check(c, err);
     if (rc) return rc;
+    if (ev->num_events < 2) return dgnn_err_set(err, DGNN_EINVAL, "training needs at least 2 events");
+    if ((rc = dgnn_split_make(&r->split, ev, &c->split, err))) return rc;
+    /* metrics of an empty validation or test set would be NaN printed as results */
+    if ((rc = dgnn_split_check(&r->split, ev, !c->skip_eval, err))) return rc;
     const uint8_t *mk = r->split.mask;
     if ((rc = dgnn_events_subset(&r->train, ev, mk, DGNN_SPLIT_TRAIN, err)) ||
         (rc = dgnn_events_subset(&r->val, ev, mk, DGNN_SPLIT_VAL, err)) ||
@@ -323,21 +338,41 @@ static int run_setup(run_t *r, const dgnn_events *ev, const dgnn_event_train_cfg
         (rc = dgnn_events_subset(&r->new_val, ev, mk, DGNN_SPLIT_NEW_VAL, err)) ||
         (rc = dgnn_events_subset(&r->new_test, ev, mk, DGNN_SPLIT_NEW_TEST, err)))
         return rc;
-    if (r->train.num_events == 0) return dgnn_err_set(err, DGNN_EINVAL, "the split left no training events");
     if ((rc = dgnn_tcsr_build(&r->g_train, &r->train, -1, 0, err)) ||
         (rc = dgnn_tcsr_build(&r->g_full, ev, -1, 0, err)))
         return rc;
     if ((rc = dgnn_neg_dst_set(&r->train_dst, &r->n_train_dst, &r->train, -1, err)) ||
         (rc = dgnn_neg_dst_set(&r->full_dst, &r->n_full_dst, ev, -1, err)))
         return rc;
+    if (!c->skip_eval && c->eval_negatives > 0) {
+        /* negatives are drawn with replacement: more of them than candidates ranks a test
+         * event against repeats */
+        const int64_t cand = c->neg == DGNN_NEG_ALL ? ev->num_nodes : r->n_full_dst;
+        if (c->eval_negatives > cand)
+            return dgnn_err_set(err, DGNN_EINVAL,
+                                "--eval-negatives %lld: this dataset has %lld candidate negatives (%s); use at most %lld",
+                                (long long)c->eval_negatives, (long long)cand,
+                                c->neg == DGNN_NEG_ALL ? "its nodes, --negatives all" : "its destination nodes, --negatives dst",
+                                (long long)cand);
+    }
     if ((rc = dgnn_tgnn_init(&r->model, &c->model, ev->num_nodes, ev->edge_dim, err))) return rc;
     r->p = dgnn_tgnn_params(r->model);
     const int64_t D = dgnn_tgnn_mail_dim(r->model), M = c->model.mem_dim, N = ev->num_nodes;
     const int64_t S = dgnn_tgnn_mail_slots(r->model);
+    /* three copies of the node state (training, backup, best): asked for as one sum, since
+     * calloc grants each lazily and the pages would run out only when touched */
+    const int64_t row = dgnn_size_add(dgnn_size_mul(M, 4), dgnn_size_mul(S, dgnn_size_add(dgnn_size_mul(D, 4), 8)));
+    if ((rc = dgnn_mem_check(dgnn_size_mul(3, dgnn_size_mul(N, dgnn_size_add(row, 16))), err,
+                             "the node state (3 copies of %lld nodes x (memory %lld + %lld mail slots of %lld)); lower "
+                             "--mem-dim, --time-dim or --mail-slots",
+                             (long long)N, (long long)M, (long long)S, (long long)D)))
+        return rc;
     if ((rc = dgnn_state_init(&r->st, N, M, D, S, err)) || (rc = dgnn_state_init(&r->st_backup, N, M, D, S, err)) ||
         (rc = dgnn_state_init(&r->st_best, N, M, D, S, err)))
         return rc;
-    r->best_params = dgnn_xmalloc((size_t)r->p->total * sizeof(float));
+    dgnn_alloc_set as = {0, 0};
+    DGNN_GROW(&as, r->best_params, r->p->total);
+    if ((rc = dgnn_alloc_done(&as, err, "a copy of the %lld parameters", (long long)r->p->total))) return rc;
     r->opt = dgnn_adam_default(c->lr);
     dgnn_rng_seed2(&r->rng, c->seed, 0x64726f70 /* "drop" */);
     return DGNN_OK;
@@ -440,9 +475,11 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
         }
         er->seconds = dgnn_now() - t0;
         res->num_epochs = epoch;
-        dgnn_log("epoch %lld: train loss %.4f, val AP %.4f AUC %.4f, new-node val AP %.4f, %.1f s (train %.1f s, "
+        char f[4][16];
+        dgnn_log("epoch %lld: train loss %s, val AP %s AUC %s, new-node val AP %s, %.1f s (train %.1f s, "
                  "%.0f events/s)\n",
-                 (long long)epoch, er->train_loss, er->val_ap, er->val_auc, er->val_new_ap, er->seconds,
+                 (long long)epoch, dgnn_fmt_metric(f[0], 16, er->train_loss), dgnn_fmt_metric(f[1], 16, er->val_ap),
+                 dgnn_fmt_metric(f[2], 16, er->val_auc), dgnn_fmt_metric(f[3], 16, er->val_new_ap), er->seconds,
                  er->train_seconds, er->train_seconds > 0 ? (double)er->train_events / er->train_seconds : 0.0);
         /* early stopping on validation AP (the TGN code's EarlyStopMonitor) */
         if (evaluating) {

@@ -45,8 +45,8 @@ static inline uint64_t event_stream_seed(uint64_t seed, int64_t a, int64_t b) {
     return dgnn_hash64(dgnn_hash64(seed ^ 0x6e656761ULL) + (uint64_t)a * 0x9e3779b97f4a7c15ULL + (uint64_t)b);
 }
 
-/* Grows the batch buffers to B events with K negatives each. */
-void event_ensure_batch(run_t *r, int64_t B, int64_t K);
+/* Grows the batch buffers to B events with K negatives each (DGNN_ENOMEM naming them). */
+int event_ensure_batch(run_t *r, int64_t B, int64_t K, dgnn_err *err);
 /* K negatives for each of B events into r->neg_t in the model's (K, B) layout, from the
  * pool of cfg->neg (training or full destination set), seeded. */
 int event_draw_negatives(run_t *r, int64_t B, int64_t K, int full, uint64_t seed, dgnn_err *err);

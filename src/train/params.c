@@ -64,6 +64,12 @@ static float *alloc_slab(int64_t total) {
 
 int dgnn_params_alloc(dgnn_params *p, dgnn_err *err) {
     DGNN_ASSERT(p->value == NULL);
+    /* the four slabs are zeroed (touched) one after the other: asked for as one sum, so
+     * that a size past the machine is told here rather than by the OOM killer */
+    int rc = dgnn_mem_check(dgnn_size_mul(dgnn_size_mul(4, p->total), (int64_t)sizeof(float)), err,
+                            "parameters: 4 slabs (values, gradients, Adam's two moments) of %lld floats",
+                            (long long)p->total);
+    if (rc) return rc;
     p->value = alloc_slab(p->total);
     p->grad = alloc_slab(p->total);
     p->m = alloc_slab(p->total);

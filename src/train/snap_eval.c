@@ -68,9 +68,9 @@ int snapt_evaluate(run_t *r, int64_t b, int64_t e, eval_metrics *out, run_totals
                     dgnn_err *err, int baseline) {
     const int64_t N = r->N, W = r->W;
     out->map = out->mrr = out->f1 = out->precision = out->recall = out->mse = NAN;
-    if (r->task == DGNN_SNAP_TASK_LINK && !r->prob) {
-        r->prob = dgnn_xmalloc((size_t)(N * N) * sizeof(float));
-        r->label = dgnn_xmalloc((size_t)(N * N) * sizeof(int32_t));
+    if (r->task == DGNN_SNAP_TASK_LINK && !r->prob) { /* run_setup grants them; a caller of its own may not */
+        int rc = snapt_alloc_scores(r, err);
+        if (rc) return rc;
     }
     int64_t n = e > b ? e - b : 0;
     double *ap = dgnn_xmalloc((size_t)(n ? n : 1) * sizeof(double)), *rr = dgnn_xmalloc((size_t)(n ? n : 1) * sizeof(double));
@@ -101,7 +101,7 @@ int snapt_evaluate(run_t *r, int64_t b, int64_t e, eval_metrics *out, run_totals
         }
         if (r->task == DGNN_SNAP_TASK_LINK) {
             if (baseline) fill_last_snapshot(r->prob, &r->snaps.snaps[idx], N);
-            else dgnn_snapmodel_edge_prob_rows(r->model, r->prob, r->H, 0, N);
+            else if ((rc = dgnn_snapmodel_edge_prob_rows(r->model, r->prob, r->H, 0, N, err))) break;
             double a, q;
             dgnn_snap_link_metrics(&a, &q, r->prob, &r->snaps.snaps[idx + 1], r->label);
             /* calc_epoch_metric: weighted by the sample's pair count, N^2 for every one */
@@ -113,7 +113,7 @@ int snapt_evaluate(run_t *r, int64_t b, int64_t e, eval_metrics *out, run_totals
             const int64_t M = g->num_edges;
             const int32_t *lab = r->elab + r->eoff[idx];
             if (M > 0) {
-                snapt_ensure_pairs(r, M);
+                if ((rc = snapt_ensure_pairs(r, M, err))) break;
                 snapt_entries_as_pairs(r, g);
                 if (baseline) {
                     for (int64_t i = 0; i < M; i++) {
@@ -123,7 +123,7 @@ int snapt_evaluate(run_t *r, int64_t b, int64_t e, eval_metrics *out, run_totals
                     }
                     pmap_add_snapshot(&last, r, idx);
                 } else {
-                    dgnn_snapmodel_edge_forward(r->model, r->logits, r->H, r->psrc, r->pdst, M);
+                    if ((rc = dgnn_snapmodel_edge_forward(r->model, r->logits, r->H, r->psrc, r->pdst, M, err))) break;
                     /* torch's argmax: the first of equal maxima */
                     for (int64_t i = 0; i < M; i++) epred[ne + i] = r->logits[2 * i + 1] > r->logits[2 * i];
                 }

@@ -292,12 +292,64 @@ static int setup_head(run_t *r, dgnn_err *err) {
     dgnn_params_init_torch_linear(&r->head, r->hb2, r->C, &g);
     r->hopt = dgnn_adam_default(r->cfg->lr);
     const int64_t N = r->N;
-    r->hz = dgnn_xmalloc((size_t)(N * r->C) * sizeof(float));
-    r->hdz = dgnn_xmalloc((size_t)(N * r->C) * sizeof(float));
-    r->yhat = dgnn_xmalloc((size_t)N * sizeof(float));
-    r->dyhat = dgnn_xmalloc((size_t)N * sizeof(float));
-    r->best_head = dgnn_xmalloc((size_t)r->head.total * sizeof(float));
+    dgnn_alloc_set as = {0, 0};
+    DGNN_GROW(&as, r->hz, MUL(N, r->C));
+    DGNN_GROW(&as, r->hdz, MUL(N, r->C));
+    DGNN_GROW(&as, r->yhat, N);
+    DGNN_GROW(&as, r->dyhat, N);
+    DGNN_GROW(&as, r->best_head, r->head.total);
+    return dgnn_alloc_done(&as, err, "the node head's activations (%lld nodes x --cls-hidden %lld)", (long long)N,
+                           (long long)r->C);
+}
+
+int dgnn_snap_train_cfg_check(const dgnn_snap_train_cfg *c, dgnn_err *err) {
+    if (c->task != DGNN_SNAP_TASK_LINK && c->task != DGNN_SNAP_TASK_EDGE && c->task != DGNN_SNAP_TASK_NODE)
+        return dgnn_err_set(err, DGNN_EINVAL, "snapshot training: unknown task %d", (int)c->task);
+    if (c->window < 0 || c->windows_per_step < 1 || c->epochs < 0 || !(c->lr > 0) || !isfinite(c->lr) ||
+        c->neg_mult < 0 || c->patience < 0 || c->skip_val_epochs < 0 || c->max_train_windows < 0 || c->threads < 0 ||
+        !(c->class_w[0] >= 0) || !(c->class_w[1] >= 0))
+        return dgnn_err_set(err, DGNN_EINVAL,
+                            "snapshot training: need --window >= 0, --windows-per-step >= 1, --epochs >= 0, --lr > 0, "
+                            "negatives >= 0, patience >= 0, --max-windows >= 0, class weights >= 0");
+    if (!(c->train_frac > 0 && c->train_frac < 1) || !(c->val_frac >= 0 && c->val_frac < 1) ||
+        !(c->train_frac + c->val_frac < 1))
+        return dgnn_err_set(err, DGNN_EINVAL,
+                            "--train-frac (%g) and --val-frac (%g) must leave a test part: 0 < train, 0 <= val, "
+                            "train + val < 1", c->train_frac, c->val_frac);
+    if (c->epochs > 1024) return dgnn_err_set(err, DGNN_EINVAL, "--epochs: at most 1024");
     return DGNN_OK;
+}
+
+/* Samples [b, e) of a part: DGNN_EINVAL when none of them has anything to learn from or
+ * to score (snapt_sample_trains: the edges of its label snapshot), which would train
+ * nothing or report NaN as the part's metric. */
+static int check_part(const run_t *r, const char *part, int64_t b, int64_t e, dgnn_err *err) {
+    const dgnn_snap_train_cfg *c = r->cfg;
+    if (e <= b)
+        return dgnn_err_set(err, DGNN_EINVAL,
+                            "%lld snapshots leave no %s sample (--window %lld, train fraction %g, validation "
+                            "fraction %g: training samples %lld..%lld, validation to %lld, test to %lld); use more or "
+                            "shorter snapshots, a smaller --window or other fractions",
+                            (long long)r->T, part, (long long)r->W, c->train_frac, c->val_frac, (long long)r->tb,
+                            (long long)r->te - 1, (long long)r->ve - 1, (long long)r->xe - 1);
+    for (int64_t idx = b; idx < e; idx++)
+        if (snapt_sample_trains(r, idx)) return DGNN_OK;
+    const int one = e - b == 1, edge = r->task == DGNN_SNAP_TASK_EDGE;
+    return dgnn_err_set(err, DGNN_EINVAL,
+                        "%s %lld %s sample%s (%lld..%lld) %s no edges: nothing to %s; use longer or fewer snapshots",
+                        one ? "the" : "all", (long long)(e - b), part, one ? "" : "s", (long long)b, (long long)e - 1,
+                        edge ? (one ? "has" : "have") : (one ? "predicts a snapshot with" : "predict snapshots with"),
+                        strcmp(part, "training") == 0 ? "learn from" : "score");
+}
+
+/* The (N, N) scores and labels of link evaluation. */
+int snapt_alloc_scores(run_t *r, dgnn_err *err) {
+    const int64_t NN = dgnn_size_mul(r->N, r->N);
+    dgnn_alloc_set as = {0, 0};
+    DGNN_GROW(&as, r->prob, NN);
+    DGNN_GROW(&as, r->label, NN);
+    return dgnn_alloc_done(&as, err, "scoring all %lld x %lld node pairs of a snapshot (link prediction's validation "
+                           "and test); --no-eval trains without them", (long long)r->N, (long long)r->N);
 }
 
 static int run_setup(run_t *r, const dgnn_events *ev, const dgnn_snap_train_cfg *c, dgnn_err *err) {
@@ -306,16 +358,8 @@ static int run_setup(run_t *r, const dgnn_events *ev, const dgnn_snap_train_cfg 
     r->ev = ev;
     r->cfg = c;
     r->task = c->task;
-    if (c->task != DGNN_SNAP_TASK_LINK && c->task != DGNN_SNAP_TASK_EDGE && c->task != DGNN_SNAP_TASK_NODE)
-        return dgnn_err_set(err, DGNN_EINVAL, "snapshot training: unknown task %d", (int)c->task);
-    if (c->window < 0 || c->windows_per_step < 1 || c->epochs < 0 || !(c->lr > 0) || c->neg_mult < 0 ||
-        c->patience < 0 || c->skip_val_epochs < 0 || !(c->train_frac > 0) || !(c->val_frac >= 0) ||
-        !(c->train_frac + c->val_frac < 1) || !(c->class_w[0] >= 0) || !(c->class_w[1] >= 0))
-        return dgnn_err_set(err, DGNN_EINVAL,
-                            "snapshot training: need --window >= 0, --windows-per-step >= 1, --epochs >= 0, --lr > 0, "
-                            "negatives >= 0, patience >= 0, 0 < train fraction, 0 <= val fraction, their sum < 1, "
-                            "class weights >= 0");
-    if (c->epochs > 1024) return dgnn_err_set(err, DGNN_EINVAL, "--epochs: at most 1024");
+    int rc = dgnn_snap_train_cfg_check(c, err);
+    if (rc) return rc;
     if (c->task == DGNN_SNAP_TASK_EDGE && (ev->edge_dim < 1 || !ev->efeat))
         return dgnn_err_set(err, DGNN_EINVAL,
                             "--task edge needs a signed rating per event as edge-feature column 0 (bitcoin-alpha's "
@@ -331,8 +375,7 @@ static int run_setup(run_t *r, const dgnn_events *ev, const dgnn_snap_train_cfg 
     /* PGT tables carry the edge weight as feature column 0; bitcoin's column 0 is the
      * rating, a label, not a weight (the reference's A counts ratings) */
     so.weight_from_feature = c->task == DGNN_SNAP_TASK_NODE && ev->edge_dim >= 1;
-    int rc = dgnn_snapshots_build(&r->snaps, ev, &so, err);
-    if (rc) return rc;
+    if ((rc = dgnn_snapshots_build(&r->snaps, ev, &so, err))) return rc;
     if (c->task == DGNN_SNAP_TASK_NODE && (r->snaps.mode != DGNN_SNAP_PERIODS || r->snaps.count != ev->num_periods))
         return dgnn_err_set(err, DGNN_EINVAL,
                             "--task node reads one snapshot per period of the file (its targets are per period): "
@@ -346,12 +389,27 @@ static int run_setup(run_t *r, const dgnn_events *ev, const dgnn_snap_train_cfg 
                             "(--window %lld) and training ends at snapshot %lld (train fraction %g); use shorter "
                             "snapshots or a smaller window",
                             (long long)r->T, (long long)r->W, (long long)r->W, (long long)r->te, c->train_frac);
-    if (!c->skip_eval && (r->ve <= r->te || r->xe <= r->ve))
-        dgnn_log("warning: %lld snapshots give %lld validation and %lld test samples\n", (long long)r->T,
-                 (long long)(r->ve > r->te ? r->ve - r->te : 0), (long long)(r->xe > r->ve ? r->xe - r->ve : 0));
+    /* a part with nothing in it would train nothing ("train loss nan (0 samples)") or
+     * report NaN as its metric: refused before training */
+    int64_t ntrain = r->te - r->tb;
+    if (c->max_train_windows > 0 && ntrain > c->max_train_windows) ntrain = c->max_train_windows;
+    if ((rc = check_part(r, "training", r->tb, r->tb + ntrain, err))) return rc;
+    if (!c->skip_eval && ((rc = check_part(r, "validation", r->te, r->ve, err)) ||
+                          (rc = check_part(r, "test", r->ve, r->xe, err))))
+        return rc;
     const int64_t T = r->T, N = r->N;
-    r->mask = dgnn_xmalloc((size_t)(T * N));
-    r->in = dgnn_xcalloc((size_t)T, sizeof *r->in);
+    /* the buffers sized by the snapshots and the widths, asked for before any is filled */
+    dgnn_alloc_set as = {0, 0};
+    DGNN_GROW(&as, r->mask, MUL(T, N));
+    DGNN_GROW_ZEROED(&as, r->in, T);
+    if (c->task != DGNN_SNAP_TASK_NODE) DGNN_GROW(&as, r->deg, MUL(T, N));
+    DGNN_GROW(&as, r->H, MUL(N, r->L));
+    DGNN_GROW(&as, r->dH, MUL(N, r->L));
+    DGNN_GROW(&as, r->pool, MUL(r->W + 1, N));
+    if ((rc = dgnn_alloc_done(&as, err, "the snapshot trainer's buffers (%lld snapshots x %lld nodes, hidden %lld, "
+                              "--window %lld); lower --hidden or --window, or use fewer snapshots",
+                              (long long)T, (long long)N, (long long)r->L, (long long)r->W)))
+        return rc;
     dgnn_snapmodel_cfg mc = c->model;
     mc.num_nodes = N;
     mc.num_classes = 2;
@@ -362,7 +420,6 @@ static int run_setup(run_t *r, const dgnn_events *ev, const dgnn_snap_train_cfg 
         mc.onehot = 0;
         mc.cls_hidden = 1; /* the model's pair classifier is not used: keep it tiny */
     } else {
-        r->deg = dgnn_xmalloc((size_t)(T * N) * sizeof(int32_t));
         int64_t maxdeg = 0;
         for (int64_t k = 0; k < T; k++) {
             int64_t d = dgnn_snap_degree_onehot(r->deg + k * N, &r->snaps.snaps[k]);
@@ -399,23 +456,29 @@ static int run_setup(run_t *r, const dgnn_events *ev, const dgnn_snap_train_cfg 
     if ((rc = dgnn_snapmodel_init(&r->model, &mc, err))) return rc;
     r->p = dgnn_snapmodel_params(r->model);
     r->opt = dgnn_adam_default(c->lr);
-    r->H = dgnn_xmalloc((size_t)(N * r->L) * sizeof(float));
-    r->dH = dgnn_xmalloc((size_t)(N * r->L) * sizeof(float));
-    r->pool = dgnn_xmalloc((size_t)((r->W + 1) * N) * sizeof(int32_t));
-    r->best_params = dgnn_xmalloc((size_t)r->p->total * sizeof(float));
+    DGNN_GROW(&as, r->best_params, r->p->total);
+    if ((rc = dgnn_alloc_done(&as, err, "a copy of the %lld parameters", (long long)r->p->total))) return rc;
+    if (c->task == DGNN_SNAP_TASK_LINK && (!c->skip_eval || c->baseline_last) && (rc = snapt_alloc_scores(r, err)))
+        return rc;
     if (c->task == DGNN_SNAP_TASK_NODE && (rc = setup_head(r, err))) return rc;
     return DGNN_OK;
 }
 
-void snapt_ensure_pairs(run_t *r, int64_t M) {
-    if (M <= r->pcap) return;
-    r->pcap = M + M / 4 + 16;
-    r->psrc = dgnn_xrealloc(r->psrc, (size_t)r->pcap * sizeof(int32_t));
-    r->pdst = dgnn_xrealloc(r->pdst, (size_t)r->pcap * sizeof(int32_t));
-    r->plab = dgnn_xrealloc(r->plab, (size_t)r->pcap * sizeof(int32_t));
-    r->pred = dgnn_xrealloc(r->pred, (size_t)r->pcap * sizeof(int32_t));
-    r->logits = dgnn_xrealloc(r->logits, (size_t)(2 * r->pcap) * sizeof(float));
-    r->dlogits = dgnn_xrealloc(r->dlogits, (size_t)(2 * r->pcap) * sizeof(float));
+int snapt_ensure_pairs(run_t *r, int64_t M, dgnn_err *err) {
+    if (M <= r->pcap) return DGNN_OK;
+    const int64_t cap = dgnn_size_add(M, M / 4 + 16);
+    dgnn_alloc_set as = {0, 0};
+    DGNN_GROW(&as, r->psrc, cap);
+    DGNN_GROW(&as, r->pdst, cap);
+    DGNN_GROW(&as, r->plab, cap);
+    DGNN_GROW(&as, r->pred, cap);
+    DGNN_GROW(&as, r->logits, MUL(2, cap));
+    DGNN_GROW(&as, r->dlogits, MUL(2, cap));
+    int rc = dgnn_alloc_done(&as, err, "the %lld pairs of a sample (a snapshot's edges and --negatives %lld per "
+                             "edge); lower --negatives", (long long)M, (long long)r->cfg->neg_mult);
+    if (rc) return rc;
+    r->pcap = cap;
+    return DGNN_OK;
 }
 
 /* The entries of g as pairs (torch's coalesce order (u, v)) at psrc/pdst[0..E). */
@@ -465,9 +528,10 @@ int snapt_train_sample(run_t *r, int64_t epoch, int64_t idx, double *loss, int64
     int64_t M = 0;
     if (r->task == DGNN_SNAP_TASK_LINK) {
         const dgnn_snapshot *lab = &r->snaps.snaps[idx + 1];
-        const int64_t E = lab->num_edges, want = E * c->neg_mult;
+        const int64_t E = lab->num_edges, want = MUL(E, c->neg_mult);
         if (E == 0) return DGNN_OK;
-        snapt_ensure_pairs(r, E + want);
+        int rc = snapt_ensure_pairs(r, dgnn_size_add(E, want), err);
+        if (rc) return rc;
         snapt_entries_as_pairs(r, lab); /* positives */
         /* negatives' destinations: the nodes with an edge in each window snapshot, concatenated
          * (the reference), or every node (neg_all_nodes) */
@@ -481,7 +545,8 @@ int snapt_train_sample(run_t *r, int64_t epoch, int64_t idx, double *loss, int64
         const dgnn_snapshot *lab = &r->snaps.snaps[idx]; /* get_edge_labels(time = idx) */
         M = lab->num_edges;
         if (M == 0) return DGNN_OK;
-        snapt_ensure_pairs(r, M);
+        int rc = snapt_ensure_pairs(r, M, err);
+        if (rc) return rc;
         snapt_entries_as_pairs(r, lab);
         memcpy(r->plab, r->elab + r->eoff[idx], (size_t)M * sizeof(int32_t));
     } else {
@@ -503,7 +568,7 @@ int snapt_train_sample(run_t *r, int64_t epoch, int64_t idx, double *loss, int64
             head_backward(r, r->H, r->dH);
         }
     } else {
-        dgnn_snapmodel_edge_forward(r->model, r->logits, r->H, r->psrc, r->pdst, M);
+        if ((rc = dgnn_snapmodel_edge_forward(r->model, r->logits, r->H, r->psrc, r->pdst, M, err))) return rc;
         *loss = dgnn_wce_forward(r->logits, r->plab, c->class_w, M, 2);
         if (isfinite(*loss)) {
             memset(r->dlogits, 0, (size_t)(2 * M) * sizeof(float));
@@ -813,14 +878,17 @@ int dgnn_snap_train(const dgnn_events *ev, const dgnn_snap_train_cfg *c, dgnn_sn
         }
         er->seconds = dgnn_now() - t0;
         res->num_epochs = epoch;
+        char f[3][16]; /* n/a: not validated this epoch (--skip-val-epochs, --no-eval) */
+        dgnn_fmt_metric(f[0], 16, er->train_loss);
         if (r.task == DGNN_SNAP_TASK_LINK)
-            dgnn_log("epoch %lld: train loss %.4f (%.2f s, %lld samples), val MAP %.4f MRR %.4f (%.1f s)\n",
-                     (long long)epoch, er->train_loss, er->train_seconds, (long long)er->train_windows, er->val_map,
-                     er->val_mrr, er->val_seconds);
+            dgnn_log("epoch %lld: train loss %s (%.2f s, %lld samples), val MAP %s MRR %s (%.1f s)\n",
+                     (long long)epoch, f[0], er->train_seconds, (long long)er->train_windows,
+                     dgnn_fmt_metric(f[1], 16, er->val_map), dgnn_fmt_metric(f[2], 16, er->val_mrr), er->val_seconds);
         else
-            dgnn_log("epoch %lld: train loss %.4f (%.2f s, %lld samples), val %s %.4f (%.1f s)\n", (long long)epoch,
-                     er->train_loss, er->train_seconds, (long long)er->train_windows, metric_name(r.task),
-                     r.task == DGNN_SNAP_TASK_EDGE ? er->val_f1 : er->val_mse, er->val_seconds);
+            dgnn_log("epoch %lld: train loss %s (%.2f s, %lld samples), val %s %s (%.1f s)\n", (long long)epoch, f[0],
+                     er->train_seconds, (long long)er->train_windows, metric_name(r.task),
+                     dgnn_fmt_metric(f[1], 16, r.task == DGNN_SNAP_TASK_EDGE ? er->val_f1 : er->val_mse),
+                     er->val_seconds);
         if (validated) {
             /* trainer.train: stop when the count of validations without a better figure
              * exceeds patience */

@@ -10,6 +10,9 @@
 #include "dgnn/optim.h"
 #include "dgnn/params.h"
 
+/* checked allocation counts (base.h): products that saturate instead of overflowing */
+#define MUL dgnn_size_mul
+
 typedef struct {
     const dgnn_events *ev;
     const dgnn_snap_train_cfg *cfg;
@@ -68,8 +71,10 @@ typedef struct {
 } eval_metrics;
 
 /* snap_train.c */
-/* the pair buffers hold at least M pairs */
-void snapt_ensure_pairs(run_t *r, int64_t M);
+/* the pair buffers hold at least M pairs (DGNN_ENOMEM naming them) */
+int snapt_ensure_pairs(run_t *r, int64_t M, dgnn_err *err);
+/* link evaluation's (N, N) scores and labels, r->prob and r->label */
+int snapt_alloc_scores(run_t *r, dgnn_err *err);
 /* the pairs (psrc, pdst) = snapshot g's entries, in CSR order */
 void snapt_entries_as_pairs(run_t *r, const dgnn_snapshot *g);
 /* node task: the head's prediction yhat (N) from H (N, L), saving for the backward */
