@@ -337,7 +337,10 @@ int dgnn_outfile_open(dgnn_outfile **out, const char *path, int flags, dgnn_err 
         outfile_free(o);
         return dgnn_err_set(err, DGNN_EIO, "cannot write %s: %s", name, why);
     }
-    if (exists) fchmod(o->fd, st.st_mode & 07777); /* the replacement keeps the file's mode */
+    if (exists) { /* the replacement keeps the file's mode (and owner, where allowed: root) */
+        if (st.st_uid != geteuid() || st.st_gid != getegid()) (void)!fchown(o->fd, st.st_uid, st.st_gid);
+        fchmod(o->fd, st.st_mode & 07777); /* after chown, which clears set-id bits */
+    }
     *out = o;
     return DGNN_OK;
 }
@@ -352,16 +355,24 @@ int dgnn_outfile_set_size(dgnn_outfile *o, uint64_t bytes, dgnn_err *err) {
 
 /* Copies the spool (all of it) into the target. Returns 0 or -1 with errno. */
 static int copy_spool(int from, int to) {
-    static char buf[1 << 16];
+    const size_t cap = 1 << 20;
+    char *buf = malloc(cap);
+    if (!buf) return -1;
     off_t at = 0;
+    int rc = 0;
     for (;;) {
-        ssize_t n = pread(from, buf, sizeof buf, at);
+        ssize_t n = pread(from, buf, cap, at);
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return -1;
-        if (n == 0) return 0;
-        if (write_all(to, buf, (size_t)n) < 0) return -1;
+        if (n <= 0 || write_all(to, buf, (size_t)n) < 0) {
+            rc = n == 0 ? 0 : -1;
+            break;
+        }
         at += n;
     }
+    int e = errno;
+    free(buf);
+    errno = e;
+    return rc;
 }
 
 /* fsync of final's folder: makes the rename itself durable (best effort: some
