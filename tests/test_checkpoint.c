@@ -302,14 +302,23 @@ static void test_failed_writes(void) {
     CHECK(holds(p, 3.0f));
     free(after);
 
-    /* the rename itself failing (the target is a non-empty folder): temp removed */
+    /* a folder at the path is refused at once (outfile.h), nothing written */
     path_of(q, sizeof q, "adir");
     mkdir(q, 0755);
     char inner[600];
     snprintf(inner, sizeof inner, "%s/keep", q);
     check_write_file(inner, "x", 1);
+    CHECK(dgnn_ckpt_writer_open(&w, q, &err) != 0 && w == NULL && strstr(err.msg, "is a directory"));
+    CHECK(count_temps() == 0);
+    CHECK(access(inner, F_OK) == 0);
+    /* the rename itself failing (a non-empty folder appears at the path while the
+     * checkpoint is written): the temporary file is removed, the folder untouched */
+    path_of(q, sizeof q, "bdir");
     CHECK(dgnn_ckpt_writer_open(&w, q, &err) == 0);
     CHECK(dgnn_ckpt_writer_add(w, "a", &step, sizeof step, &err) == 0);
+    mkdir(q, 0755);
+    snprintf(inner, sizeof inner, "%s/keep", q);
+    check_write_file(inner, "x", 1);
     CHECK(dgnn_ckpt_writer_commit(w, NULL, &err) == DGNN_EIO && strstr(err.msg, "rename"));
     CHECK(count_temps() == 0);
     CHECK(access(inner, F_OK) == 0);

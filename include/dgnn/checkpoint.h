@@ -21,10 +21,12 @@
  * The table comes last so that the writer can stream each section to disk as it is
  * added, without holding or copying the blobs.
  *
- * Atomicity: the writer writes a temporary file in the same folder (so rename is
- * atomic), fsyncs it, renames it over the path, then fsyncs the folder. A crash or a
- * failure at any point leaves either the previous checkpoint or the new one, complete;
- * a failed write removes its temporary file.
+ * Atomicity: the writer writes through dgnn/outfile.h: a temporary file in the same
+ * folder (so rename is atomic), fsynced, renamed over the path, then the folder fsynced.
+ * A crash or a failure at any point leaves either the previous checkpoint or the new
+ * one, complete; a failed write removes its temporary file, and the temporary files
+ * that killed runs left (.checkpoint.dgnnckpt.tmp.HOST.PID) are removed by the next
+ * writer. A symlink at the path is followed; a device or FIFO is written through.
  *
  * Errors name the file and, for corruption, the section:
  *   "checkpoint run/ckpt.bin is corrupted (section 'params' checksum mismatch); delete it
@@ -87,7 +89,12 @@ void dgnn_ckpt_close(dgnn_ckpt *c);
 /* ---- what every trainer stores the same way ---- */
 /* The checkpoint file of a run folder: DIR/checkpoint.dgnnckpt. */
 void dgnn_ckpt_dir_path(char *buf, size_t cap, const char *dir);
-/* Opens a writer for DIR's checkpoint file, creating DIR when it is missing. */
+/* Checks, before any work, that checkpoints can be written into DIR: it exists and takes
+ * files (and its checkpoint file is not, say, a folder), or it can be created (its parent
+ * exists and is writable). The message does not repeat DIR (dgnn_outfile_check's style). */
+int dgnn_ckpt_dir_check(const char *dir, dgnn_err *err);
+/* Opens a writer for DIR's checkpoint file, creating DIR when it is missing; stale
+ * temporary files of killed runs in DIR are removed (outfile.h). */
 int dgnn_ckpt_dir_writer_open(dgnn_ckpt_writer **out, const char *dir, dgnn_err *err);
 /* The parameter slabs as sections "params", "adam.m", "adam.v" (and "grad" when
  * with_grad: gradients accumulated over several samples between optimizer steps). */

@@ -75,7 +75,8 @@ uint64_t dgnn_bin_checksum(const void *data, size_t len);
  * offset follows from the layout, so each append goes with pwrite straight to its
  * section's running offset while the section checksum is updated incrementally;
  * finish writes the header and the section table, fsyncs and renames the temporary
- * file (in the same folder) over path. Appends are validated (ids in [0, N),
+ * file (in the same folder) over path, by the rules of dgnn/outfile.h (a symlink is
+ * followed, a device or FIFO written through). Appends are validated (ids in [0, N),
  * timestamps finite and non-decreasing), so the writer never produces a file that
  * dgnn_load_binary would reject. Pass chunks of thousands of events: each append is
  * one pwrite per column. */

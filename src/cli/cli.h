@@ -48,10 +48,26 @@ typedef struct {
 /* Loads path with the flags; on failure prints "dgnn CMD: MESSAGE" and returns non-zero. */
 int cli_load(const char *cmd, const char *path, const cli_load_flags *f, dgnn_events *ev);
 
-/* Writes o (then deleted) to path as JSON, atomically (temporary file + rename): a
- * reader never sees half a file. On failure prints "dgnn CMD: ..." and returns 1. */
+/* Writes o (then deleted) to path as JSON through the output rules of dgnn/outfile.h
+ * (atomic temporary file + rename; symlinks followed; devices and FIFOs written
+ * through): a reader never sees half a file. On failure prints "dgnn CMD: ..." and
+ * returns 1. */
 struct cJSON;
 int cli_write_json(const char *cmd, const char *path, struct cJSON *o);
+
+/* An output a command will write: its flag ("--out"), the path given (NULL: flag not
+ * given, skipped), and folder = 1 for a folder the command fills (--checkpoint DIR). */
+typedef struct {
+    const char *flag;
+    const char *path;
+    int folder;
+} cli_output;
+/* Checks every output before any work (dgnn_outfile_check, dgnn_ckpt_dir_check), so
+ * that a missing folder is told at once, not after training: prints "dgnn CMD: --out
+ * /missing/dir/r.json: folder /missing/dir does not exist" for each bad one and returns
+ * 2, else 0. Under MPI rank 0 checks (it writes every output) and every rank gets the
+ * verdict: call it on every rank, after dgnn_comm_init. */
+int cli_check_outputs(const char *cmd, const cli_output *outs, int n);
 
 /* Sets the OpenMP thread count when threads > 0. */
 void cli_set_threads(int64_t threads);

@@ -10,10 +10,13 @@ int cmd_convert(int argc, char **argv) {
     arg_opt opts[] = {CLI_LOAD_OPTS(lf), {NULL, 0, NULL, NULL, NULL}};
     arg_spec spec = {.cmd = "convert", .usage = "dgnn convert [options] IN OUT.dgnn",
                      .summary = "Reads IN (any format) and writes it as a binary .dgnn file (atomically:\n"
-                                "a temporary file renamed into place).",
+                                "a temporary file renamed into place; a symlink OUT is followed, a device\n"
+                                "or FIFO written through). OUT is checked before IN is read.",
                      .opts = opts, .min_pos = 2, .max_pos = 2};
     int rc = args_parse(&spec, argc, argv);
     if (rc) return rc > 0 ? 0 : 2;
+    const cli_output outs[] = {{"OUT", spec.pos[1], 0}}; /* before reading IN, which may take long */
+    if (cli_check_outputs("convert", outs, 1)) return 2;
     double t = dgnn_now();
     dgnn_events ev;
     if ((rc = cli_load("convert", spec.pos[0], &lf, &ev)) != 0) return rc;

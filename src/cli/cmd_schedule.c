@@ -257,6 +257,8 @@ int cmd_schedule(int argc, char **argv) {
                      .opts = opts, .min_pos = 0, .max_pos = 0};
     int rc = args_parse(&spec, argc, argv);
     if (rc) return rc > 0 ? 0 : 2;
+    const cli_output outs[] = {{"--svg", svg, 0}}; /* before loading and scheduling (an ILP may take long) */
+    if (cli_check_outputs("schedule", outs, 1)) return 2;
     int kind = cli_snap_model_kind("schedule", model);
     if (kind < 0) return 2;
     if (!data) {

@@ -484,6 +484,8 @@ int cmd_simulate(int argc, char **argv) {
                      .opts = opts, .min_pos = 0, .max_pos = 0};
     int rc = args_parse(&spec, argc, argv);
     if (rc) return rc > 0 ? 0 : 2;
+    const cli_output outs[] = {{"--svg", svg, 0}, {"--json", json, 0}}; /* before any simulation */
+    if (cli_check_outputs("simulate", outs, 2)) return 2;
     if (strcmp(family, "event") == 0) {
         if (synthetic > 0) {
             fprintf(stderr, "dgnn simulate: --family event: --synthetic T (a snapshot sequence) is not built yet for "

@@ -357,6 +357,16 @@ static int train_main(int argc, char **argv, int bench) {
         dgnn_comm_init(&argc, &argv);
         if (dgnn_comm_rank() != 0) c.progress = 0;
     }
+    /* ---- outputs: every path this run writes is checked before any work (rank 0
+     * writes them all; every rank gets the verdict) ---- */
+    {
+        const cli_output outs[] = {{"--out", out, 0}, {"--checkpoint", ckpt, 1}, {"--window-report", window_report, 0}};
+        if (cli_check_outputs(bench ? "bench train" : "train", outs, 3)) {
+            if (c.dist.mode != DGNN_DIST_NONE) dgnn_comm_finalize();
+            return 2;
+        }
+    }
+    /* ---- end of the output checks ---- */
 
     dgnn_events ev;
     const char *dataset = data ? data : "builtin-synthetic";

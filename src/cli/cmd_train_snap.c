@@ -572,6 +572,16 @@ static int snap_main(int argc, char **argv, int bench) {
         c.dist.time_limit = time_limit;
     }
     const int rank = dyg ? dgnn_comm_rank() : 0, many = dyg && dgnn_comm_size() > 1;
+    /* ---- outputs: every path this run writes is checked before any work (rank 0
+     * writes them all; every rank gets the verdict) ---- */
+    {
+        const cli_output outs[] = {{"--out", out, 0}, {"--profile", profile, 0}, {"--checkpoint", ckpt, 1}};
+        if (cli_check_outputs(cmd, outs, 3)) {
+            if (dyg) dgnn_comm_finalize();
+            return 2;
+        }
+    }
+    /* ---- end of the output checks ---- */
     cli_set_threads(threads);
 
     /* the windows' predicted costs, fitted on --cost-profile as `dgnn schedule` does (rank

@@ -8,6 +8,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "dgnn/checkpoint.h"
+#include "dgnn/comm.h"
+#include "dgnn/outfile.h"
 
 typedef struct {
     const char *name;
@@ -129,16 +132,45 @@ void cli_set_threads(int64_t threads) {
 int cli_write_json(const char *cmd, const char *path, cJSON *o) {
     char *text = cJSON_Print(o);
     cJSON_Delete(o);
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-    FILE *f = fopen(tmp, "w");
-    int ok = text && f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-    if (f && fclose(f) != 0) ok = 0;
-    free(text);
-    if (!ok || rename(tmp, path) != 0) {
-        fprintf(stderr, "dgnn %s: cannot write %s: %s\n", cmd, path, strerror(errno));
-        unlink(tmp);
+    if (!text) {
+        fprintf(stderr, "dgnn %s: cannot write %s: out of memory\n", cmd, path);
+        return 1;
+    }
+    size_t n = strlen(text);
+    char *line = realloc(text, n + 2); /* the file ends with a newline */
+    if (!line) {
+        free(text);
+        fprintf(stderr, "dgnn %s: cannot write %s: out of memory\n", cmd, path);
+        return 1;
+    }
+    line[n] = '\n', line[n + 1] = '\0';
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    int rc = dgnn_outfile_write(path, line, n + 1, &err);
+    free(line);
+    if (rc != DGNN_OK) {
+        fprintf(stderr, "dgnn %s: %s\n", cmd, err.msg);
         return 1;
     }
     return 0;
+}
+
+int cli_check_outputs(const char *cmd, const cli_output *outs, int n) {
+    int bad = 0;
+    if (dgnn_comm_rank() == 0) {
+        for (int i = 0; i < n; i++) {
+            if (!outs[i].path) continue;
+            dgnn_err err;
+            dgnn_err_clear(&err);
+            int rc = outs[i].folder ? dgnn_ckpt_dir_check(outs[i].path, &err) : dgnn_outfile_check(outs[i].path, &err);
+            if (rc != DGNN_OK) {
+                fprintf(stderr, "dgnn %s: %s %s: %s\n", cmd, outs[i].flag, outs[i].path, err.msg);
+                bad = 1;
+            }
+        }
+    }
+    /* rank 0 writes every output; the others learn its verdict (a no-op in one process) */
+    int32_t b = bad;
+    dgnn_comm_bcast(&b, sizeof b, 0);
+    return b ? 2 : 0;
 }

@@ -32,6 +32,8 @@
 
 #include "../base/le.h"
 
+#include "dgnn/outfile.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -198,8 +200,9 @@ typedef struct {
 } wsec;
 
 struct dgnn_bin_writer {
-    int fd;
-    char *path, *tmp;
+    int fd;            /* dgnn_outfile_fd(out) */
+    char *path;
+    dgnn_outfile *out; /* the temporary file beside path (outfile.h: atomic, symlinks followed) */
     dgnn_bin_layout lay;
     int nsec;
     wsec sec[SEC_COUNT];
@@ -229,10 +232,8 @@ dgnn_bin_layout dgnn_bin_layout_of(const dgnn_events *ev) {
 
 void dgnn_bin_writer_abort(dgnn_bin_writer *w) {
     if (!w) return;
-    if (w->fd >= 0) close(w->fd);
-    if (w->tmp) unlink(w->tmp);
+    dgnn_outfile_abort(w->out); /* removes the temporary file; NULL once committed */
     free(w->path);
-    free(w->tmp);
     free(w->role);
     free(w);
 }
@@ -285,27 +286,18 @@ int dgnn_bin_writer_open(dgnn_bin_writer **out, const char *path, const dgnn_bin
             return dgnn_err_set(err, DGNN_ENOMEM, "%s: out of memory", path);
         }
     }
-    size_t plen = strlen(path);
-    w->path = malloc(plen + 1);
-    w->tmp = malloc(plen + 16);
-    if (!w->path || !w->tmp) {
-        free(w->tmp);
-        w->tmp = NULL;
+    if (!(w->path = strdup(path))) {
         dgnn_bin_writer_abort(w);
         return dgnn_err_set(err, DGNN_ENOMEM, "%s: out of memory", path);
     }
-    memcpy(w->path, path, plen + 1);
-    /* the temporary file sits beside path so that rename() is atomic (same filesystem) */
-    snprintf(w->tmp, plen + 16, "%s.tmp.XXXXXX", path);
-    w->fd = mkstemp(w->tmp);
-    if (w->fd < 0) {
-        int e = errno;
-        free(w->tmp);
-        w->tmp = NULL; /* nothing to unlink */
+    /* sections go to their offsets with pwrite: a seekable file (outfile.h spools for a
+     * FIFO); the temporary file sits beside path, renamed at finish */
+    int rc = dgnn_outfile_open(&w->out, path, DGNN_OUTFILE_SEEK, err);
+    if (rc) {
         dgnn_bin_writer_abort(w);
-        return dgnn_err_set(err, DGNN_EIO, "%s: cannot create a temporary file beside it: %s", path, strerror(e));
+        return rc;
     }
-    fchmod(w->fd, 0644); /* mkstemp creates 0600; a dataset is meant to be shared */
+    w->fd = dgnn_outfile_fd(w->out);
     *out = w;
     return DGNN_OK;
 }
@@ -322,7 +314,7 @@ static int wsec_put(dgnn_bin_writer *w, int id, const void *data, uint64_t bytes
         size_t n = (size_t)(bytes < piece ? bytes : piece);
         xxh_update(&s->h, p, n);
         if (pwrite_all(w->fd, p, n, s->off + s->written) != 0)
-            return dgnn_err_set(err, DGNN_EIO, "%s: write failed in section '%s': %s", w->tmp, SEC_NAME[id],
+            return dgnn_err_set(err, DGNN_EIO, "cannot write %s: section '%s': %s", w->path, SEC_NAME[id],
                                 strerror(errno));
         s->written += n;
         p += n;
@@ -453,34 +445,18 @@ int dgnn_bin_writer_finish(dgnn_bin_writer *w, int64_t *bytes, dgnn_err *err) {
     }
     unsigned char buf[HDR_SIZE + SEC_COUNT * ENTRY_SIZE];
     build_header(w, bipartite, buf);
-    if (pwrite_all(w->fd, buf, HDR_SIZE + (size_t)w->nsec * ENTRY_SIZE, 0) != 0 ||
-        ftruncate(w->fd, (off_t)w->file_size) != 0 || fsync(w->fd) != 0) {
-        rc = dgnn_err_set(err, DGNN_EIO, "%s: write failed: %s", w->tmp, strerror(errno));
+    if (pwrite_all(w->fd, buf, HDR_SIZE + (size_t)w->nsec * ENTRY_SIZE, 0) != 0) {
+        rc = dgnn_err_set(err, DGNN_EIO, "cannot write %s: %s", w->path, strerror(errno));
         goto fail;
     }
-    if (close(w->fd) != 0) {
-        w->fd = -1;
-        rc = dgnn_err_set(err, DGNN_EIO, "%s: close failed: %s", w->tmp, strerror(errno));
-        goto fail;
-    }
-    w->fd = -1;
-    if (rename(w->tmp, w->path) != 0) {
-        rc = dgnn_err_set(err, DGNN_EIO, "%s: cannot rename the temporary file into place: %s", w->path,
-                          strerror(errno));
-        goto fail;
-    }
-    /* make the rename itself durable: fsync the folder (best effort) */
-    char *slash = strrchr(w->path, '/');
-    if (slash) *slash = '\0';
-    int dfd = open(slash ? (w->path[0] ? w->path : "/") : ".", O_RDONLY | O_DIRECTORY);
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
-    }
+    /* the padding after the last section may be a hole: give the file its full size */
+    if ((rc = dgnn_outfile_set_size(w->out, w->file_size, err))) goto fail;
+    /* fsync, rename over path, fsync of the folder (outfile.h) */
+    dgnn_outfile *o = w->out;
+    w->out = NULL;
+    if ((rc = dgnn_outfile_commit(o, err))) goto fail;
     if (bytes) *bytes = (int64_t)w->file_size;
-    free(w->tmp);
-    w->tmp = NULL;
-    dgnn_bin_writer_abort(w); /* frees the rest; nothing left to unlink */
+    dgnn_bin_writer_abort(w); /* frees the rest; nothing left to remove */
     return DGNN_OK;
 fail:
     dgnn_bin_writer_abort(w);

@@ -18,6 +18,7 @@
 #include "dgnn/gen.h"
 
 #include "dgnn/io.h"
+#include "dgnn/outfile.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -548,66 +549,38 @@ static char *put_u64(char *p, uint64_t x) {
     return p;
 }
 
-/* A csv writer over a temporary file beside path (renamed into place at the end). */
+/* A csv stream through dgnn/outfile.h (a temporary file beside path, renamed into
+ * place at the end; a device or FIFO written through). */
 typedef struct {
-    char *tmp;
+    dgnn_outfile *out;
     FILE *f;
     int64_t bytes;
 } csv_out;
 
 static int csv_open(csv_out *c, const char *path, dgnn_err *err) {
     memset(c, 0, sizeof *c);
-    size_t n = strlen(path) + 16;
-    c->tmp = dgnn_xmalloc(n);
-    snprintf(c->tmp, n, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(c->tmp);
-    if (fd < 0) {
-        int e = errno;
-        free(c->tmp);
-        c->tmp = NULL;
-        return dgnn_err_set(err, DGNN_EIO, "%s: cannot create a temporary file beside it: %s", path, strerror(e));
-    }
-    fchmod(fd, 0644);
-    c->f = fdopen(fd, "wb");
-    if (!c->f) {
-        close(fd);
-        unlink(c->tmp);
-        free(c->tmp);
-        c->tmp = NULL;
-        return dgnn_err_set(err, DGNN_EIO, "%s: cannot open: %s", path, strerror(errno));
-    }
+    int rc = dgnn_outfile_open(&c->out, path, 0, err);
+    if (rc) return rc;
+    c->f = dgnn_outfile_stream(c->out);
     setvbuf(c->f, NULL, _IOFBF, 1 << 20);
     return DGNN_OK;
 }
 
 static void csv_abort(csv_out *c) {
-    if (c->f) fclose(c->f);
-    if (c->tmp) unlink(c->tmp);
-    free(c->tmp);
+    dgnn_outfile_abort(c->out);
     memset(c, 0, sizeof *c);
 }
 
 static int csv_write(csv_out *c, const char *buf, size_t n, const char *path, dgnn_err *err) {
     if (fwrite(buf, 1, n, c->f) != n)
-        return dgnn_err_set(err, DGNN_EIO, "%s: write failed: %s", path, strerror(errno));
+        return dgnn_err_set(err, DGNN_EIO, "cannot write %s: %s", path, strerror(errno));
     c->bytes += (int64_t)n;
     return DGNN_OK;
 }
 
-static int csv_finish(csv_out *c, const char *path, dgnn_err *err) {
-    int rc = DGNN_OK;
-    if (fflush(c->f) != 0 || fsync(fileno(c->f)) != 0)
-        rc = dgnn_err_set(err, DGNN_EIO, "%s: write failed: %s", path, strerror(errno));
-    int cl = fclose(c->f);
-    c->f = NULL;
-    if (!rc && cl != 0) rc = dgnn_err_set(err, DGNN_EIO, "%s: close failed: %s", path, strerror(errno));
-    if (!rc && rename(c->tmp, path) != 0)
-        rc = dgnn_err_set(err, DGNN_EIO, "%s: cannot rename the temporary file into place: %s", path, strerror(errno));
-    if (rc == DGNN_OK) {
-        free(c->tmp);
-        c->tmp = NULL;
-    }
-    csv_abort(c);
+static int csv_finish(csv_out *c, dgnn_err *err) {
+    int rc = dgnn_outfile_commit(c->out, err); /* flush, fsync, rename; frees it */
+    memset(c, 0, sizeof *c);
     return rc;
 }
 
@@ -704,7 +677,7 @@ int dgnn_gen_write(const char *path, const dgnn_gen_opts *o, dgnn_gen_stats *st,
     if (rc) goto done;
     if (is_csv) {
         bytes = c.bytes;
-        rc = csv_finish(&c, path, err);
+        rc = csv_finish(&c, err);
     } else {
         rc = dgnn_bin_writer_finish(w, &bytes, err);
         w = NULL; /* finish frees it whatever the outcome */

@@ -1,29 +1,19 @@
 /* svg.c: the two small SVG figures of DyGNeX: a schedule's Gantt chart (sched.h) and the
  * simulator's scaling plot (simulate.h). Plain SVG 1.1 text, no dependencies; written
- * to a temporary file and renamed, so a reader never sees half a figure. */
+ * through dgnn/outfile.h (a temporary file renamed), so a reader never sees half a figure. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "dgnn/outfile.h"
 #include "dgnn/simulate.h"
 
-static FILE *open_tmp(char *tmp, size_t cap, const char *path, dgnn_err *err) {
-    snprintf(tmp, cap, "%s.tmp.%d", path, (int)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) dgnn_err_set(err, DGNN_EIO, "%s: cannot write: %s", path, strerror(errno));
-    return f;
-}
-
-static int close_rename(FILE *f, const char *tmp, const char *path, dgnn_err *err) {
-    int bad = ferror(f);
-    if (fclose(f) != 0) bad = 1;
-    if (bad || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return dgnn_err_set(err, DGNN_EIO, "%s: cannot write: %s", path, strerror(errno));
-    }
-    return DGNN_OK;
+/* The figure's stream through dgnn/outfile.h (a temporary file renamed at the end; a
+ * symlink followed, a device or FIFO written through); NULL with err set on failure. */
+static FILE *open_out(dgnn_outfile **o, const char *path, dgnn_err *err) {
+    return dgnn_outfile_open(o, path, 0, err) == DGNN_OK ? dgnn_outfile_stream(*o) : NULL;
 }
 
 /* XML-escape a title into out */
@@ -44,8 +34,9 @@ int dgnn_sched_svg(const dgnn_sched *s, const char *path, const char *title, int
     dgnn_sched_eval(s, &m);
     const double W = 1000, left = 70, top = 50, row = shown > 32 ? 8 : 20, H = top + row * (double)shown + 40;
     const double scale = m.makespan > 0 ? (W - left - 20) / m.makespan : 1;
-    char tmp[4200], t[512];
-    FILE *f = open_tmp(tmp, sizeof tmp, path, err);
+    char t[512];
+    dgnn_outfile *o;
+    FILE *f = open_out(&o, path, err);
     if (!f) return err ? err->code : DGNN_EIO;
     esc(t, sizeof t, title);
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" "
@@ -87,7 +78,7 @@ int dgnn_sched_svg(const dgnn_sched *s, const char *path, const char *title, int
     for (int64_t p = 0; p < shown; p += shown > 32 ? 8 : 1)
         fprintf(f, "<text x=\"5\" y=\"%.1f\">rank %lld</text>\n", top + row * (double)p + row - 3, (long long)p);
     fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">time (s) -&gt; 0 .. %.4g</text>\n</svg>\n", left, H - 12, m.makespan);
-    return close_rename(f, tmp, path, err);
+    return dgnn_outfile_commit(o, err); /* reports any failed write */
 }
 
 int dgnn_sim_svg(const char *path, const char *title, const int64_t *workers, int64_t npts, const double *eff,
@@ -99,8 +90,9 @@ int dgnn_sim_svg(const char *path, const char *title, const int64_t *workers, in
         lx0 = log2((double)workers[0]), lx1 = log2((double)workers[npts - 1]);
         if (lx1 <= lx0) lx1 = lx0 + 1;
     }
-    char tmp[4200], tt[512];
-    FILE *f = open_tmp(tmp, sizeof tmp, path, err);
+    char tt[512];
+    dgnn_outfile *o;
+    FILE *f = open_out(&o, path, err);
     if (!f) return err ? err->code : DGNN_EIO;
     esc(tt, sizeof tt, title);
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" "
@@ -148,5 +140,5 @@ int dgnn_sim_svg(const char *path, const char *title, const int64_t *workers, in
 #undef PX
 #undef PY
     fprintf(f, "</svg>\n");
-    return close_rename(f, tmp, path, err);
+    return dgnn_outfile_commit(o, err); /* reports any failed write */
 }

@@ -5,6 +5,7 @@
 #include "../base/le.h"
 
 #include "dgnn/io.h" /* dgnn_bin_checksum */
+#include "dgnn/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,8 +42,9 @@ typedef struct {
 } entry;
 
 struct dgnn_ckpt_writer {
-    char *path, *tmp;
-    int fd;
+    char *path;
+    dgnn_outfile *out; /* the temporary file beside path (outfile.h: atomic, symlinks followed) */
+    int fd;            /* its descriptor */
     uint64_t end; /* bytes written so far (next section starts at align_up(end)) */
     entry *e;
     int n, cap;
@@ -75,10 +77,8 @@ static int pad_to(dgnn_ckpt_writer *w, uint64_t to) {
 }
 
 static void writer_free(dgnn_ckpt_writer *w) {
-    if (w->fd >= 0) close(w->fd);
-    if (w->tmp) unlink(w->tmp);
+    dgnn_outfile_abort(w->out); /* removes the temporary file; NULL once committed */
     free(w->path);
-    free(w->tmp);
     free(w->e);
     free(w);
 }
@@ -90,28 +90,20 @@ void dgnn_ckpt_writer_abort(dgnn_ckpt_writer *w) {
 int dgnn_ckpt_writer_open(dgnn_ckpt_writer **out, const char *path, dgnn_err *err) {
     *out = NULL;
     dgnn_ckpt_writer *w = calloc(1, sizeof *w);
-    if (!w) return dgnn_err_set(err, DGNN_ENOMEM, "checkpoint %s: out of memory", path);
-    w->fd = -1;
-    size_t len = strlen(path);
-    w->path = malloc(len + 1);
-    w->tmp = malloc(len + 16);
-    if (!w->path || !w->tmp) {
-        free(w->path), free(w->tmp), free(w);
+    if (!w || !(w->path = strdup(path))) {
+        free(w);
         return dgnn_err_set(err, DGNN_ENOMEM, "checkpoint %s: out of memory", path);
     }
-    memcpy(w->path, path, len + 1);
-    /* the temporary file sits beside path so that rename() is atomic (same filesystem) */
-    snprintf(w->tmp, len + 16, "%s.tmp.XXXXXX", path);
-    w->fd = mkstemp(w->tmp);
-    if (w->fd < 0) {
-        int e = errno;
-        free(w->tmp);
-        w->tmp = NULL; /* nothing to unlink */
+    w->fd = -1;
+    /* the header is written last, at its offset: a seekable file (outfile.h spools
+     * for a FIFO); the temporary file sits beside path, and stale ones of killed runs
+     * are removed here */
+    int rc = dgnn_outfile_open(&w->out, path, DGNN_OUTFILE_SEEK, err);
+    if (rc) {
         writer_free(w);
-        return dgnn_err_set(err, DGNN_EIO, "cannot write checkpoint %s: %s (does its folder exist and is it writable?)",
-                            path, strerror(e));
+        return rc;
     }
-    fchmod(w->fd, 0644); /* mkstemp creates 0600 */
+    w->fd = dgnn_outfile_fd(w->out);
     /* the header is written last, at commit; reserve its place */
     static const unsigned char zeros[HDR_SIZE];
     if (write_all(w->fd, zeros, HDR_SIZE) != 0) {
@@ -160,22 +152,6 @@ int dgnn_ckpt_writer_add(dgnn_ckpt_writer *w, const char *name, const void *data
     return DGNN_OK;
 }
 
-/* fsync of the folder holding path: makes the rename itself durable. */
-static int fsync_dir_of(const char *path) {
-    const char *slash = strrchr(path, '/');
-    char *dir;
-    if (!slash) dir = strdup(".");
-    else if (slash == path) dir = strdup("/");
-    else dir = strndup(path, (size_t)(slash - path));
-    if (!dir) return -1;
-    int fd = open(dir, O_RDONLY | O_DIRECTORY);
-    free(dir);
-    if (fd < 0) return -1;
-    int rc = fsync(fd);
-    close(fd);
-    return rc;
-}
-
 int dgnn_ckpt_writer_commit(dgnn_ckpt_writer *w, int64_t *bytes_out, dgnn_err *err) {
     if (w->failed) {
         int rc = dgnn_err_set(err, w->first.code, "%s", w->first.msg);
@@ -201,29 +177,21 @@ int dgnn_ckpt_writer_commit(dgnn_ckpt_writer *w, int64_t *bytes_out, dgnn_err *e
     put64(hdr + 24, size);
     put64(hdr + HDR_CSUM_AT, header_checksum(hdr, table, table_bytes));
 
-    const char *step = "write";
     int ok = pad_to(w, table_off) == 0 && write_all(w->fd, table, table_bytes) == 0;
     if (ok) ok = pwrite(w->fd, hdr, HDR_SIZE, 0) == HDR_SIZE;
-    if (ok) step = "fsync", ok = fsync(w->fd) == 0;
-    if (ok) step = "close", ok = close(w->fd) == 0, w->fd = -1;
-    if (ok) step = "rename", ok = rename(w->tmp, w->path) == 0;
     free(table);
     if (!ok) {
-        int e = errno;
-        int rc = dgnn_err_set(err, DGNN_EIO, "cannot write checkpoint %s (%s of %s): %s; the previous file, if any, is untouched",
-                              w->path, step, w->tmp, strerror(e));
+        int rc = dgnn_err_set(err, DGNN_EIO, "cannot write checkpoint %s: %s; the previous file, if any, is untouched",
+                              w->path, strerror(errno));
         writer_free(w); /* removes the temporary file */
         return rc;
     }
-    free(w->tmp);
-    w->tmp = NULL; /* renamed: nothing to unlink */
-    /* the new file is complete and in place; a failing folder fsync only weakens
-     * durability across a power loss, which we report */
-    int rc = DGNN_OK;
-    if (fsync_dir_of(w->path) != 0)
-        rc = dgnn_err_set(err, DGNN_EIO, "checkpoint %s written, but syncing its folder failed: %s", w->path,
-                          strerror(errno));
-    if (bytes_out) *bytes_out = (int64_t)size;
+    /* fsync, rename over path, fsync of the folder; on failure the temporary file is
+     * removed and the previous checkpoint stays */
+    dgnn_outfile *o = w->out;
+    w->out = NULL;
+    int rc = dgnn_outfile_commit(o, err);
+    if (!rc && bytes_out) *bytes_out = (int64_t)size;
     writer_free(w);
     return rc;
 }
@@ -399,6 +367,19 @@ const char *dgnn_ckpt_name(const dgnn_ckpt *c, int i) {
 const char *dgnn_ckpt_path(const dgnn_ckpt *c) { return c->path; }
 
 void dgnn_ckpt_dir_path(char *buf, size_t cap, const char *dir) { snprintf(buf, cap, "%s/checkpoint.dgnnckpt", dir); }
+
+int dgnn_ckpt_dir_check(const char *dir, dgnn_err *err) {
+    int rc = dgnn_outfile_check_dir(dir, err);
+    if (rc) return rc;
+    struct stat st;
+    if (stat(dir, &st) != 0) return DGNN_OK; /* created at the first checkpoint */
+    char path[4096];
+    dgnn_ckpt_dir_path(path, sizeof path, dir);
+    dgnn_err e2;
+    if (dgnn_outfile_check(path, &e2) != DGNN_OK)
+        return dgnn_err_set(err, e2.code, "its checkpoint file %s: %s", path, e2.msg);
+    return DGNN_OK;
+}
 
 int dgnn_ckpt_dir_writer_open(dgnn_ckpt_writer **out, const char *dir, dgnn_err *err) {
     *out = NULL;

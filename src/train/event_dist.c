@@ -49,6 +49,7 @@
 
 #include "dgnn/comm.h"
 #include "dgnn/metrics.h"
+#include "dgnn/outfile.h"
 #include "dgnn/partition.h"
 #include "depbloom_internal.h"
 #include "event_train_internal.h"
@@ -276,11 +277,11 @@ static int plan_make(run_t *r, dgnn_err *err) {
     int rc = DGNN_OK;
     const int cold = pl->cold = cold_supported(r);
     FILE *rep = NULL;
+    dgnn_outfile *rep_out = NULL; /* outfile.h: a temporary file renamed at the end, or written through */
     const int64_t rb = dgnn_state_row_bytes(&r->st);
     if (d->window_report && me == 0) {
-        if (!(rep = fopen(d->window_report, "w")))
-            rc = dgnn_err_set(err, DGNN_EIO, "%s: cannot write the window report", d->window_report);
-        else {
+        if (!(rc = dgnn_outfile_open(&rep_out, d->window_report, 0, err))) {
+            rep = dgnn_outfile_stream(rep_out);
             fprintf(rep, "window,begin,end,events,cut_events,cut_fraction,nodes");
             for (int q = 0; q < P; q++) fprintf(rep, ",events_rank%d", q);
             fprintf(rep, ",largest_over_mean,rows_synced,bytes_synced,strict_bytes_max\n");
@@ -362,8 +363,8 @@ static int plan_make(run_t *r, dgnn_err *err) {
         nhot = u;
         dgnn_owner_update(owner, &wp);
     }
-    if (rep && fclose(rep) != 0 && !rc)
-        rc = dgnn_err_set(err, DGNN_EIO, "%s: write failed (disk full?)", d->window_report);
+    if (rep_out && rc) dgnn_outfile_abort(rep_out); /* no half report; a previous one stays */
+    else if (rep_out) rc = dgnn_outfile_commit(rep_out, err); /* names the path and the OS error */
     pl->hot_off[W] = nhot;
     pl->stamp = dgnn_xmalloc((size_t)(tr->num_nodes ? tr->num_nodes : 1) * sizeof(int64_t));
     for (int64_t v = 0; v < tr->num_nodes; v++) pl->stamp[v] = -1;

@@ -3,6 +3,7 @@
  * (bitcoin_dl.py's majority vote), node-regression inputs and targets from a PyG-Temporal
  * table, and the per-sample profile's CSV. Kept apart from snap_train.c so that each
  * piece can be tested on hand-made inputs. */
+#include "dgnn/outfile.h"
 #include "dgnn/train_snapshot.h"
 
 #include <errno.h>
@@ -113,11 +114,10 @@ void dgnn_snap_profile_free(dgnn_snap_profile *p) {
 }
 
 int dgnn_snap_profile_write_csv(const char *path, const dgnn_snap_profile *p, dgnn_err *err) {
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
-        return dgnn_err_set(err, DGNN_EIO, "%s: path too long", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) return dgnn_err_set(err, DGNN_EIO, "%s: cannot create: %s", tmp, strerror(errno));
+    dgnn_outfile *o; /* outfile.h: a temporary file renamed into place, or written through */
+    int rc = dgnn_outfile_open(&o, path, 0, err);
+    if (rc) return rc;
+    FILE *f = dgnn_outfile_stream(o);
     fprintf(f, "%s\n", dgnn_snap_profile_header);
     for (int64_t i = 0; i < p->count; i++) {
         const dgnn_snap_profile_row *r = &p->rows[i];
@@ -125,14 +125,7 @@ int dgnn_snap_profile_write_csv(const char *path, const dgnn_snap_profile *p, dg
                 (long long)r->edges, (long long)r->edges_window, (long long)r->label_pairs, (long long)r->in_dim,
                 (long long)r->hidden, r->seconds);
     }
-    int bad = ferror(f);
-    if (fclose(f) != 0) bad = 1;
-    if (bad || rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        return dgnn_err_set(err, DGNN_EIO, "%s: cannot write: %s", path, strerror(e));
-    }
-    return DGNN_OK;
+    return dgnn_outfile_commit(o, err); /* reports any failed write */
 }
 
 static int cmp_double(const void *a, const void *b) {

@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# cli_outputs.sh DGNN DATA_DIR: every command that writes a file follows the output rules
+# (include/dgnn/outfile.h), checked the same way for each writer: a device stays a device
+# (written through), a symlink is kept and its target written, a FIFO is written through
+# (read by cat), a missing folder / a directory / a folder nobody may write is refused
+# with exit 2 BEFORE any work (no training lines), a full disk (a 1 MiB tmpfs, as root)
+# fails with the OS's words and leaves the previous file and no temporary, and stale
+# temporaries of dead processes are removed (a live process's kept). Writers: train --out
+# (both trainers), --profile, --window-report, --checkpoint DIR, convert, gen (.dgnn and
+# .csv), schedule --svg, simulate --svg / --json, bench gen --out, bench train --out.
+set -u
+dgnn=$1
+. "$(dirname "$0")/lib_cli.sh"
+root=0; [ "$(id -u)" = 0 ] && root=1
+host=$(uname -n | tr -c 'A-Za-z0-9._\n-' '_')
+mounts=()
+cleanup() { for m in "${mounts[@]}"; do umount "$m" 2>/dev/null; done; chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+trap "exit 143" TERM INT # so that cleanup (the umount) runs when ctest kills the test
+
+lacks() { if grep -qF -- "$1" "$tmp/out"; then bad "output has '$1'"; sed 's/^/    /' "$tmp/out" | head -8; else ok; fi; }
+check() { if eval "$1"; then ok; else bad "$2"; fi; }
+temps_in() { find "$1" -maxdepth 1 -name '*.tmp.*' | wc -l; }
+
+# devices to write to: as root, private nodes (so that a writer that replaces its target
+# could never touch the system's /dev/null); otherwise the system's (not replaceable)
+devnull=/dev/null devfull=/dev/full
+if [ $root = 1 ]; then
+  devnull=$tmp/devnull devfull=$tmp/devfull
+  if ! mknod "$devnull" c 1 3 2>/dev/null || ! mknod "$devfull" c 1 7 2>/dev/null || ! echo x > "$devnull" 2>/dev/null; then
+    echo "skip: device cases (mknod refused here)"; devnull= devfull=
+  fi
+fi
+# a folder nobody may create files in: /proc for root, a 0555 folder otherwise
+rodir=$tmp/ro; mkdir -p "$rodir"; chmod 555 "$rodir"; [ $root = 1 ] && rodir=/proc
+# a 1 MiB tmpfs, filled up when a case needs a full disk: root only
+full=
+if [ $root = 1 ] && mkdir -p "$tmp/full" && mount -t tmpfs -o size=1m tmpfs "$tmp/full" 2>/dev/null; then
+  full=$tmp/full; mounts+=("$full")
+else
+  echo "skip: full-disk cases (need root to mount a tiny tmpfs)"
+fi
+# fills the tmpfs (what is in it stays)
+fill() { rm -f "$full/filler"; dd if=/dev/zero of="$full/filler" bs=4k 2>/dev/null; }
+unfill() { rm -f "$full/filler"; }
+dead_pid() { sh -c 'exit 0' & local p=$!; wait $p; echo $p; }
+
+# args CMD... with @OUT@ replaced by $1 -> array A
+subst() { local p=$1; shift; A=(); for x in "$@"; do A+=("${x//@OUT@/$p}"); done; }
+
+# check_writer NAME EXT WORKWORD CMD...: the cases above for the file CMD writes at @OUT@.
+# WORKWORD is a word the command prints only once it has worked (never seen when refused).
+check_writer() {
+  local name=$1 ext=$2 work=$3; shift 3
+  local d=$tmp/w_$name; mkdir -p "$d"
+  # a new file; nothing else left in the folder
+  subst "$d/plain.$ext" "$@"; expect_rc 0 "${A[@]}"
+  check "[ -s '$d/plain.$ext' ] && [ \$(temps_in '$d') = 0 ]" "$name: no file, or temporaries left"
+  # a device stays a device; a write error on one is reported with the OS's words
+  if [ -n "$devnull" ]; then
+    subst "$devnull" "$@"; expect_rc 0 "${A[@]}"
+    check "[ -c '$devnull' ]" "$name: $devnull is no longer a character device"
+    subst "$devfull" "$@"; expect_rc 1 "${A[@]}"; has "No space left on device"
+    check "[ -c '$devfull' ]" "$name: $devfull is no longer a character device"
+  fi
+  # a symlink is kept, its target written; a chain too
+  ln -s "real.$ext" "$d/link.$ext"; ln -s "$d/link.$ext" "$d/link2.$ext"
+  subst "$d/link2.$ext" "$@"; expect_rc 0 "${A[@]}"
+  check "[ -L '$d/link.$ext' ] && [ -L '$d/link2.$ext' ] && [ -s '$d/real.$ext' ]" "$name: symlink replaced or target not written"
+  # a dangling symlink into a missing folder: refused before any work
+  ln -s "$d/nowhere/x.$ext" "$d/dangling.$ext"
+  subst "$d/dangling.$ext" "$@"; expect_rc 2 "${A[@]}"; has "folder $d/nowhere does not exist"; lacks "$work"
+  # a FIFO is written through: cat reads what was written
+  # (this shell holds a write end while the command runs, so that cat ends when it is
+  # closed, whether or not the command opened the FIFO: a failing writer never hangs the test)
+  mkfifo "$d/fifo.$ext"; exec 3<> "$d/fifo.$ext"
+  cat "$d/fifo.$ext" > "$d/fifo.got" 3>&- & local cat=$!
+  subst "$d/fifo.$ext" "$@"; expect_rc 0 "${A[@]}"
+  exec 3>&-; wait $cat
+  check "[ -p '$d/fifo.$ext' ] && [ -s '$d/fifo.got' ]" "$name: FIFO replaced, or nothing came through it"
+  # a missing folder, a directory, a read-only folder: exit 2 before any work
+  subst "$d/missing/r.$ext" "$@"; expect_rc 2 "${A[@]}"; has "$d/missing/r.$ext: folder $d/missing does not exist"; lacks "$work"
+  mkdir "$d/adir.$ext"
+  subst "$d/adir.$ext" "$@"; expect_rc 2 "${A[@]}"; has "is a directory"; lacks "$work"
+  subst "$rodir/r.$ext" "$@"; expect_rc 2 "${A[@]}"; has "cannot create files in folder $rodir"; lacks "$work"
+  # stale temporaries: a dead process's removed, a live one's (this shell's) kept
+  local dp; dp=$(dead_pid)
+  : > "$d/.plain.$ext.tmp.$host.$dp"; : > "$d/.plain.$ext.tmp.$host.$$"
+  subst "$d/plain.$ext" "$@"; expect_rc 0 "${A[@]}"
+  check "[ ! -e '$d/.plain.$ext.tmp.$host.$dp' ] && [ -e '$d/.plain.$ext.tmp.$host.$$' ]" "$name: stale temporary of pid $dp kept, or a live one removed"
+  # a full disk: the previous file survives byte for byte, no temporary is left
+  if [ -n "$full" ]; then
+    printf 'previous %s\n' "$name" > "$full/r.$ext"; fill
+    subst "$full/r.$ext" "$@"; expect_rc 1 "${A[@]}"; has "No space left on device"
+    check "[ \"\$(cat '$full/r.$ext')\" = 'previous $name' ] && [ \$(temps_in '$full') = 0 ]" "$name: full disk: previous file lost or temporary left"
+    unfill; rm -f "$full/r.$ext"
+  fi
+}
+
+# data: a small stream, as .dgnn and as a JODIE csv
+expect_rc 0 "$dgnn" gen --events 3000 --nodes 200 --seed 1 --out "$tmp/s.dgnn"
+expect_rc 0 "$dgnn" gen --events 3000 --nodes 200 --seed 1 --bipartite --out "$tmp/s.csv"
+ev=(--data "$tmp/s.dgnn" --epochs 1 --quiet --mem-dim 16 --time-dim 16)
+snap=(--model evolvegcn-o --data "$tmp/s.dgnn" --snapshots 20 --window 3 --epochs 1 --quiet --hidden 8 --cls-hidden 8)
+
+check_writer train_out json "epoch 1" "$dgnn" train "${ev[@]}" --out @OUT@
+check_writer snap_out json "test MAP" "$dgnn" train "${snap[@]}" --out @OUT@
+check_writer snap_profile csv "test MAP" "$dgnn" train "${snap[@]}" --profile @OUT@
+check_writer window_report csv "epoch 1" "$dgnn" train "${ev[@]}" --dist depbloom --partition --window-events 1000 --window-report @OUT@
+check_writer convert dgnn "wrote" "$dgnn" convert "$tmp/s.csv" @OUT@
+check_writer gen dgnn "wrote" "$dgnn" gen --events 3000 --nodes 200 --out @OUT@
+check_writer gen_csv csv "wrote" "$dgnn" gen --events 3000 --nodes 200 --bipartite --out @OUT@
+check_writer schedule_svg svg "imbalance" "$dgnn" schedule --data "$tmp/s.dgnn" --model evolvegcn-o --workers 2 --snapshots 20 --window 3 --svg @OUT@
+check_writer simulate_svg svg "greedy-eff" "$dgnn" simulate --synthetic 20 --workers 1,2 --svg @OUT@
+check_writer simulate_json json "greedy-eff" "$dgnn" simulate --synthetic 20 --workers 1,2 --json @OUT@
+
+# the other commands that write: refused before any work, same messages
+expect_rc 2 "$dgnn" bench gen --events 3000 --nodes 200 --out "$tmp/missing/b.dgnn"; has "folder $tmp/missing does not exist"
+expect_rc 0 "$dgnn" bench gen --events 3000 --nodes 200 --out "$tmp/b.dgnn"; check "[ -s '$tmp/b.dgnn' ]" "bench gen --out: no file"
+expect_rc 2 "$dgnn" bench train "${ev[@]}" --out "$tmp/missing/b.json"; has "folder $tmp/missing does not exist"; lacks "epoch"
+expect_rc 2 "$dgnn" bench train "${snap[@]}" --profile "$tmp/missing/b.csv"; has "folder $tmp/missing does not exist"; lacks "epoch"
+expect_rc 2 "$dgnn" simulate --family event --measured "$tmp/none.json" --json "$tmp/missing/e.json"; has "folder $tmp/missing does not exist"
+# convert: OUT is checked before IN is read (a missing IN would be exit 1)
+expect_rc 2 "$dgnn" convert "$tmp/absent.csv" "$tmp/missing/x.dgnn"; has "OUT $tmp/missing/x.dgnn: folder $tmp/missing does not exist"
+# several bad outputs: each is named
+expect_rc 2 "$dgnn" train "${ev[@]}" --out "$tmp/missing/a.json" --checkpoint "$tmp/missing/c"
+has "--out $tmp/missing/a.json: folder $tmp/missing does not exist"; has "--checkpoint $tmp/missing/c: folder $tmp/missing does not exist"
+
+# --checkpoint DIR (both trainers): created when missing; its file follows the same rules
+check_ckpt() {
+  local name=$1; shift
+  local d=$tmp/c_$name; mkdir -p "$d"
+  subst "$d/run" "$@"; expect_rc 0 "${A[@]}"
+  check "[ -s '$d/run/checkpoint.dgnnckpt' ] && [ \$(temps_in '$d/run') = 0 ]" "$name: no checkpoint, or temporaries left"
+  # stale temporaries of killed runs: a dead process's removed, a live one's kept
+  local dp; dp=$(dead_pid)
+  head -c 100000 /dev/zero > "$d/run/.checkpoint.dgnnckpt.tmp.$host.$dp"; : > "$d/run/.checkpoint.dgnnckpt.tmp.$host.$$"
+  expect_rc 0 "${A[@]}"
+  check "[ ! -e '$d/run/.checkpoint.dgnnckpt.tmp.$host.$dp' ] && [ -e '$d/run/.checkpoint.dgnnckpt.tmp.$host.$$' ]" "$name: stale checkpoint temporary kept, or a live one removed"
+  # refused before any work: parent missing, a file, its checkpoint file a folder, read-only
+  subst "$d/missing/run" "$@"; expect_rc 2 "${A[@]}"; has "--checkpoint $d/missing/run: folder $d/missing does not exist"; lacks "epoch"
+  : > "$d/afile"
+  subst "$d/afile" "$@"; expect_rc 2 "${A[@]}"; has "not a folder"; lacks "epoch"
+  mkdir -p "$d/bad/checkpoint.dgnnckpt"
+  subst "$d/bad" "$@"; expect_rc 2 "${A[@]}"; has "is a directory"; lacks "epoch"
+  subst "$rodir/run" "$@"; expect_rc 2 "${A[@]}"; has "cannot create files in folder $rodir"; lacks "epoch"
+  # its file a symlink (kept, target written), a device (stays one), a FIFO (through a spool)
+  mkdir -p "$d/l"; ln -s ../real.ckpt "$d/l/checkpoint.dgnnckpt"
+  subst "$d/l" "$@"; expect_rc 0 "${A[@]}"
+  check "[ -L '$d/l/checkpoint.dgnnckpt' ] && [ -s '$d/real.ckpt' ]" "$name: checkpoint symlink replaced or target not written"
+  if [ -n "$devnull" ]; then
+    mkdir -p "$d/n"; mknod "$d/n/checkpoint.dgnnckpt" c 1 3 2>/dev/null || ln -s /dev/null "$d/n/checkpoint.dgnnckpt"
+    subst "$d/n" "$@"; expect_rc 0 "${A[@]}"
+    check "[ -c '$d/n/checkpoint.dgnnckpt' ]" "$name: checkpoint device replaced by a file"
+  fi
+  mkdir -p "$d/f"; mkfifo "$d/f/checkpoint.dgnnckpt"; exec 3<> "$d/f/checkpoint.dgnnckpt"
+  cat "$d/f/checkpoint.dgnnckpt" > "$d/fifo.got" 3>&- & local cat=$!
+  subst "$d/f" "$@"; expect_rc 0 "${A[@]}"
+  exec 3>&-; wait $cat
+  check "[ -p '$d/f/checkpoint.dgnnckpt' ] && [ \"\$(head -c 8 '$d/fifo.got')\" = DGNNCKPT ] && [ \$(stat -c %s '$d/fifo.got') = \$(stat -c %s '$d/run/checkpoint.dgnnckpt') ]" "$name: FIFO replaced, or the checkpoint through it incomplete"
+  # a full disk: the previous checkpoint survives byte for byte, no temporary is left
+  if [ -n "$full" ]; then
+    subst "$full/run" "$@"; expect_rc 0 "${A[@]}"; cp "$full/run/checkpoint.dgnnckpt" "$d/before"
+    fill; expect_rc 1 "${A[@]}"; has "No space left on device"
+    check "cmp -s '$d/before' '$full/run/checkpoint.dgnnckpt' && [ \$(temps_in '$full/run') = 0 ]" "$name: full disk: previous checkpoint lost or temporary left"
+    unfill; rm -rf "$full/run"
+  fi
+}
+check_ckpt event "$dgnn" train "${ev[@]}" --checkpoint @OUT@
+check_ckpt snap "$dgnn" train "${snap[@]}" --checkpoint @OUT@
+
+# under MPI rank 0 writes every output: it checks them and every rank stops at once
+# (exit 2, one message, no training), for both trainers
+if command -v mpirun >/dev/null 2>&1 && ldd "$dgnn" 2>/dev/null | grep -q libmpi; then
+  mpi="mpirun --allow-run-as-root --oversubscribe -np 2"
+  expect_rc 2 timeout 120 $mpi "$dgnn" train "${ev[@]}" --threads 1 --dist depbloom --partition --window-report "$tmp/missing/w.csv"
+  has "--window-report $tmp/missing/w.csv: folder $tmp/missing does not exist"; lacks "epoch"
+  check "[ \$(grep -c 'does not exist' '$tmp/out') = 1 ]" "mpi: the message should come once (rank 0)"
+  mkdir -p "$tmp/adir.json"
+  expect_rc 2 timeout 120 $mpi "$dgnn" train "${snap[@]}" --threads 1 --dist dygnex --out "$tmp/adir.json"
+  has "--out $tmp/adir.json: is a directory"; lacks "test MAP"
+else
+  echo "skip: MPI cases (no mpirun, or $dgnn built without MPI)"
+fi
+
+echo "cli_outputs: $pass passed, $fail failed"
+[ "$fail" = 0 ]
