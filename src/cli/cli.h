@@ -56,6 +56,14 @@ int cli_write_json(const char *cmd, const char *path, struct cJSON *o);
 /* Sets the OpenMP thread count when threads > 0. */
 void cli_set_threads(int64_t threads);
 
+/* --comm-timeout S of both trainers (dgnn_comm_set_timeout): how long a rank waits for a
+ * peer before it ends the job. cli_comm_timeout applies it (not given: the default); a
+ * negative value is refused with a message and returns 2. */
+#define CLI_COMM_TIMEOUT_OPT(v)                                                                     \
+    {"comm-timeout", ARG_DOUBLE, &(v), "S", "multi-rank: a rank that waits S seconds for a peer ends the job, naming " \
+                                            "the ranks that do not answer (600; 0: wait forever)"}
+int cli_comm_timeout(const char *cmd, double seconds);
+
 
 /* "Flag not given", for numeric flags whose every value (negatives too) must reach the
  * checks: a value the user typed is never mistaken for the default. */

@@ -39,6 +39,16 @@ static const char *dist_mode_name(dgnn_dist_mode m) {
     return m == DGNN_DIST_STRICT ? "strict" : m == DGNN_DIST_DEPBLOOM ? "depbloom" : "none";
 }
 
+int cli_comm_timeout(const char *cmd, double seconds) {
+    if (!CLI_GIVEN_F(seconds)) return 0;
+    if (!(seconds >= 0) || seconds > 1e9) {
+        fprintf(stderr, "dgnn %s: --comm-timeout %g: must be seconds >= 0 (0: wait forever)\n", cmd, seconds);
+        return 2;
+    }
+    dgnn_comm_set_timeout(seconds);
+    return 0;
+}
+
 static cJSON *num_or_null(double x) { return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull(); }
 
 static int write_json(const char *path, const char *model, const char *dataset, const char *preset,
@@ -191,6 +201,7 @@ static int train_main(int argc, char **argv, int bench) {
     double window_seconds = 0;
     int partition = 0, critical_path = 0, no_prefetch = 0, cold_allgather = 0;
     const char *window_report = NULL;
+    double comm_timeout = CLI_UNSET_F;
     int64_t slots = CLI_UNSET, epochs = CLI_UNSET, batch = CLI_UNSET, threads = 0, patience = CLI_UNSET,
             evalneg = CLI_UNSET, seed = 0, mem = CLI_UNSET, tdim = CLI_UNSET, emb = CLI_UNSET, nbrs = CLI_UNSET,
             heads = CLI_UNSET, max_batches = 0;
@@ -224,6 +235,7 @@ static int train_main(int argc, char **argv, int bench) {
         {"checkpoint", ARG_STRING, &ckpt, "DIR", "write a checkpoint after every epoch into DIR"},
         {"resume", ARG_FLAG, &resume, NULL, "continue from the checkpoint in --checkpoint DIR"},
         {"dist", ARG_STRING, &dist, "MODE", "multi-rank training under mpirun: strict (the baseline) or depbloom"},
+        CLI_COMM_TIMEOUT_OPT(comm_timeout),
         {"partition", ARG_FLAG, &partition, NULL, "depbloom: temporally bounded spatial partitioning (METIS)"},
         {"window-events", ARG_INT, &window_events, "N", "depbloom: training events per partition window (10000; 2500 was more accurate on wikipedia, docs/depbloom.md)"},
         {"window-seconds", ARG_DOUBLE, &window_seconds, "S", "depbloom: partition windows of S time units instead"},
@@ -352,6 +364,7 @@ static int train_main(int argc, char **argv, int bench) {
     c.dist.no_prefetch = no_prefetch;
     c.dist.cold_allgather = cold_allgather;
     c.dist.window_report = window_report;
+    if (cli_comm_timeout("train", comm_timeout)) return 2;
     if (c.dist.mode != DGNN_DIST_NONE) {
         dgnn_comm_init(&argc, &argv);
         if (dgnn_comm_rank() != 0) c.progress = 0;

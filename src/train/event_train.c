@@ -154,6 +154,7 @@ static int evaluate(run_t *r, const dgnn_events *part, uint64_t seed_base, int64
             rr_sum += dgnn_metric_mrr(r->logits, r->dlogits, B, K) * (double)B;
             n_rr += B;
         }
+        dgnn_comm_heartbeat(); /* distributed: the other ranks wait for rank 0's evaluation */
         if (r->cfg->progress) dgnn_progress_update(&pg, e0 + B, NULL);
     }
     if (r->cfg->progress) dgnn_progress_end(&pg);
