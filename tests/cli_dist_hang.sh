@@ -22,6 +22,12 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
+# a dgnn built without MPI (the sanitizer pass) runs each mpirun process alone: nothing to test
+$mpi -np 2 "$dgnn" train --dist strict --epochs 1 --max-batches 1 --no-eval --threads 1 --quiet --mem-dim 8 \
+    --time-dim 4 --emb-dim 8 --out "$tmp/probe.json" >/dev/null 2>&1
+if ! tr -d ' \t\n' <"$tmp/probe.json" 2>/dev/null | grep -q '"ranks":2,'; then
+  echo "skip: $dgnn does not run as 2 ranks under mpirun (built without MPI?)"; exit 77
+fi
 pass=0; fail=0
 ok() { echo "ok: $1"; pass=$((pass + 1)); }
 bad() { echo "FAILED: $1"; fail=$((fail + 1)); }
