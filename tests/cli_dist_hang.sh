@@ -1,15 +1,14 @@
 #!/usr/bin/env bash
 # cli_dist_hang.sh: a rank that stops answering (kill -STOP) ends the job with a message
 # naming it, within --comm-timeout plus a margin, with a non-zero exit, and leaves no
-# stopped or orphaned process behind (skipped without mpirun):
+# stopped or orphaned process behind (skipped without mpirun, or when dgnn is built without
+# MPI), and the flag is in both trainers' --help and refuses a negative value:
 #  - 2 ranks, rank 1 stopped: rank 0 names rank 1;
 #  - 3 ranks, rank 0 stopped: the others say that rank 0 does not answer.
 # The margins are generous (a loaded 2-core CI machine): the job must end after the stop
 # within the timeout + the roll call's grace + 40 s, not before the timeout.
 set -u
 dgnn="$1"
-if ! command -v mpirun >/dev/null 2>&1; then echo "skip: mpirun not found"; exit 77; fi
-if [ -z "$("$dgnn" train --help 2>&1 | grep -- --comm-timeout)" ]; then echo "FAILED: no --comm-timeout"; exit 1; fi
 mpi="mpirun --allow-run-as-root --oversubscribe"
 timeout_s=5
 tmp=$(mktemp -d)
@@ -22,6 +21,15 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
+# the flag, on both trainers: in --help, and a negative value refused
+for m in tgn evolvegcn-o; do
+  if ! "$dgnn" train --model $m --help 2>&1 | grep -q -- "--comm-timeout S .*0: wait forever"; then
+    echo "FAILED: dgnn train --model $m --help lacks --comm-timeout"; exit 1; fi
+  out=$("$dgnn" train --model $m --data "$tmp/none.csv" --comm-timeout -2 2>&1)
+  if [ $? -ne 2 ] || ! echo "$out" | grep -q -- "--comm-timeout -2: must be seconds >= 0"; then
+    echo "FAILED: --model $m --comm-timeout -2 not refused: $out"; exit 1; fi
+done
+if ! command -v mpirun >/dev/null 2>&1; then echo "skip: mpirun not found"; exit 77; fi
 # a dgnn built without MPI (the sanitizer pass) runs each mpirun process alone: nothing to test
 $mpi -np 2 "$dgnn" train --dist strict --epochs 1 --max-batches 1 --no-eval --threads 1 --quiet --mem-dim 8 \
     --time-dim 4 --emb-dim 8 --out "$tmp/probe.json" >/dev/null 2>&1
