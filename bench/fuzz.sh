@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# fuzz.sh: builds the libFuzzer harnesses (fuzz/fuzz_text.c, fuzz/fuzz_binary.c) with
+# fuzz.sh: builds the libFuzzer harnesses (fuzz/fuzz_text.c, fuzz/fuzz_binary.c,
+# fuzz/fuzz_checkpoint.c) with
 # clang + AddressSanitizer + UndefinedBehaviorSanitizer, seeds their corpora from small
 # hand-made files and the first lines of the shared datasets, runs each for
 # FUZZ_SECONDS and prints the run summary. See fuzz/README.md.
@@ -24,7 +25,7 @@ SECS=${FUZZ_SECONDS:-60}
 JOBS=${FUZZ_JOBS:-1}
 CC=${CC:-clang}
 DATA=${DGNN_DATA_DIR:-$ROOT/../shared/data}
-TARGETS=${*:-text binary}
+TARGETS=${*:-text binary checkpoint}
 
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 CFLAGS="-g -O1 -std=gnu11 -Wall -Wextra -fopenmp -I$ROOT/include $(pkg-config --cflags libcjson 2>/dev/null || true)"
@@ -33,7 +34,7 @@ LIBS="-fopenmp $(pkg-config --libs libcjson 2>/dev/null || true) -lm"
 mkdir -p "$OUT/obj" "$OUT/artifacts"
 echo "== building into $OUT"
 rm -f "$OUT"/obj/*.o "$OUT/libdgnn_fuzz.a"
-for src in "$ROOT"/src/base/*.c "$ROOT"/src/data/*.c; do
+for src in "$ROOT"/src/base/*.c "$ROOT"/src/data/*.c "$ROOT"/src/train/checkpoint.c; do
     obj="$OUT/obj/$(basename "$(dirname "$src")")_$(basename "${src%.c}").o"
     if ! $CC $CFLAGS $SAN -fsanitize=fuzzer-no-link -c "$src" -o "$obj" 2>"$obj.log"; then
         echo "warning: skipped $src (does not compile; see $obj.log)"
@@ -72,6 +73,23 @@ seed_binary() {
     "$OUT/seedgen_binary" "$d"
 }
 
+seed_checkpoint() {
+    # real checkpoints of tiny models, when the Release dgnn is built (build/dgnn), each
+    # written as is and with other runs' records by fuzz_checkpoint.c's seed program
+    local d="$OUT/seeds_checkpoint" real="$OUT/real_checkpoints" dg="$ROOT/build/dgnn" ck=()
+    rm -rf "$d" "$real"
+    mkdir -p "$d" "$real"
+    if [ -x "$dg" ] && "$dg" gen --events 400 --nodes 40 --communities 2 --bipartite 1 --out "$real/tiny.csv" >/dev/null 2>&1; then
+        local a="--data $real/tiny.csv --threads 1 --epochs 1 --max-batches 2 --batch 20 --mem-dim 4 --time-dim 2 --emb-dim 4 --neighbors 2 --heads 1 --no-eval --quiet"
+        "$dg" train $a --checkpoint "$real/tgn" >/dev/null 2>&1 && ck+=("$real/tgn/checkpoint.dgnnckpt")
+        "$dg" train $a --dist depbloom --partition --window-events 50 --refine 2 --critical-path --checkpoint "$real/db" >/dev/null 2>&1 && ck+=("$real/db/checkpoint.dgnnckpt")
+    else
+        echo "note: $dg not built: checkpoint seeds are the seed program's own"
+    fi
+    $CC $CFLAGS $SAN -DFUZZ_SEED_MAIN "$ROOT/fuzz/fuzz_checkpoint.c" "$OUT/libdgnn_fuzz.a" $LIBS -o "$OUT/seedgen_checkpoint"
+    "$OUT/seedgen_checkpoint" "$d" "${ck[@]}"
+}
+
 # ---- run ----
 status=0
 for t in $TARGETS; do
@@ -83,7 +101,9 @@ for t in $TARGETS; do
     par=""
     [ "$JOBS" -gt 1 ] && par="-jobs=$JOBS -workers=$JOBS"
     set +e
-    (cd "$OUT" && ./fuzz_$t -max_total_time="$SECS" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+    maxlen=8192
+    [ "$t" = checkpoint ] && maxlen=131072 # a tiny model's checkpoint: ~100 KB (the results table)
+    (cd "$OUT" && ./fuzz_$t -max_total_time="$SECS" -max_len=$maxlen -timeout=10 -rss_limit_mb=2048 \
         $par -print_final_stats=1 \
         -artifact_prefix="$OUT/artifacts/$t-" "$corpus" "$OUT/seeds_$t") >"$log" 2>&1
     rc=$?
@@ -96,7 +116,7 @@ for t in $TARGETS; do
     if [ $rc -ne 0 ]; then
         status=1
         echo "!! fuzz_$t stopped with status $rc: crash report:"
-        grep -E -A 25 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error|fuzz_(text|binary): ' "$log" | head -n 60
+        grep -E -A 25 "ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error|fuzz_$t: " "$log" | head -n 60
         ls "$OUT"/artifacts/"$t"-* 2>/dev/null
     else
         echo "fuzz_$t: no crash in ${SECS}s"

@@ -62,6 +62,29 @@ if out=$($mpi -np 2 "$dgnn" train --dist strict --epochs 3 --max-batches 40 --th
     --resume 2>&1) && echo "$out" | grep -q "resumed from" && echo "$out" | grep -q "^test AP"; then
   ok "--resume after the kill finishes the run"
 else bad "--resume after the kill"; echo "$out" | tail -10; fi
+# that 2-rank --dist strict checkpoint resumed otherwise: refused, naming both runs
+if out=$("$dgnn" train --epochs 4 --max-batches 40 --threads 1 --quiet --checkpoint "$ck" --resume 2>&1); then
+  bad "a 2-rank strict checkpoint resumed in one process"
+elif echo "$out" | grep -q "was written by a 2-rank --dist strict run; this run is 1 process (processes 2 -> 1, dist strict -> none)"; then
+  ok "2-rank strict checkpoint in one process: refused"
+else bad "2-rank strict checkpoint in one process: no clear message"; echo "$out" | tail -3; fi
+if out=$($mpi -np 3 "$dgnn" train --dist strict --epochs 4 --max-batches 40 --threads 1 --quiet --checkpoint "$ck" \
+    --resume 2>&1); then bad "a 2-rank strict checkpoint resumed by 3 ranks"
+elif echo "$out" | grep -q "this run is a 3-rank --dist strict run (processes 2 -> 3)"; then ok "... by 3 ranks: refused"
+else bad "... by 3 ranks: no clear message"; echo "$out" | tail -3; fi
+if out=$($mpi -np 2 "$dgnn" train --dist depbloom --partition --epochs 4 --max-batches 40 --threads 1 --quiet \
+    --checkpoint "$ck" --resume 2>&1); then bad "a strict checkpoint resumed under depbloom"
+elif echo "$out" | grep -q "(dist strict -> depbloom, partition unset -> 1"; then ok "... under depbloom: refused"
+else bad "... under depbloom: no clear message"; echo "$out" | tail -3; fi
+# the counters of a resumed run cover all its epochs: the JSON's integer figures equal an
+# uninterrupted run's (steps, per-rank events and bytes, bytes per epoch, hot rows)
+counters() { tr -d ' \t\n' <"$1" | grep -oE '"(steps|train_events|bytes_sent|state_bytes_per_epoch|grad_bytes_per_epoch|hot_rows_rank0)":[0-9.e+]+'; }
+run2="$mpi -np 2 $dgnn train --dist depbloom --partition --window-events 2000 --critical-path --max-batches 15 --threads 1 --quiet --no-eval"
+if $run2 --epochs 2 --out "$tmp/u.json" >/dev/null 2>&1 && $run2 --epochs 1 --checkpoint "$tmp/ck2" >/dev/null 2>&1 &&
+    $run2 --epochs 2 --checkpoint "$tmp/ck2" --resume --out "$tmp/r.json" >/dev/null 2>&1 &&
+    [ -n "$(counters "$tmp/u.json")" ] && [ "$(counters "$tmp/u.json")" = "$(counters "$tmp/r.json")" ]; then
+  ok "resumed run's dist counters = the uninterrupted run's ($(counters "$tmp/r.json" | grep -c .) figures)"
+else bad "resumed run's dist counters"; diff <(counters "$tmp/u.json") <(counters "$tmp/r.json") | head -10; fi
 # a bad flag on every rank: a clear message and a non-zero exit, no hang
 if out=$(timeout 60 $mpi -np 2 "$dgnn" train --dist bogus 2>&1); then bad "--dist bogus accepted"
 elif echo "$out" | grep -q "\-\-dist: 'bogus'"; then ok "--dist bogus refused"

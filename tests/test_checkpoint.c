@@ -1,9 +1,18 @@
 /* test_checkpoint.c: checkpoint round trip, every kind of corruption (truncation, bad
  * magic, version, a section's checksum, the header) reported with the file and the
  * section named, missing sections, and failed writes (missing folder, a write that runs
- * out of space, an abort) leaving no partial file and the previous checkpoint intact. */
+ * out of space, an abort) leaving no partial file and the previous checkpoint intact.
+ * The run record (section "run"): round trip, every malformed record refused naming the
+ * line, and the comparison's refusals and notes; then through the trainers: each change
+ * of rank count, --dist mode or option refused on --resume with a message naming both
+ * runs (a 2-rank strict checkpoint, made by rewriting a 1-process one's record, refused
+ * in one process), harmless changes accepted, and a checkpoint whose progress fields are
+ * out of range refused rather than trusted (they index the results). */
 #include "check.h"
 #include "dgnn/checkpoint.h"
+#include "dgnn/gen.h"
+#include "dgnn/train_event.h"
+#include "dgnn/train_snapshot.h"
 
 #include <dirent.h>
 #include <signal.h>
@@ -194,12 +203,18 @@ static void test_corruption(void) {
     CHECK(open_bytes("text.ckpt", (const unsigned char *)"hello world, not a checkpoint", 29, &err, p, sizeof p) ==
           DGNN_EFORMAT);
 
-    /* another version */
+    /* another version; version 1 (the same layout, no run record) says why it is refused */
     memcpy(x, b, n);
-    x[8] = 2;
+    x[8] = 3;
     CHECK(open_bytes("version.ckpt", x, n, &err, p, sizeof p) == DGNN_EVERSION);
-    CHECK_MSG(strstr(err.msg, p) && strstr(err.msg, "version 2") && strstr(err.msg, "version 1"), "%s", err.msg);
+    CHECK_MSG(strstr(err.msg, p) && strstr(err.msg, "version 3") && strstr(err.msg, "version 2"), "%s", err.msg);
     printf("version: %s\n", err.msg);
+    x[8] = 1;
+    CHECK(open_bytes("version1.ckpt", x, n, &err, p, sizeof p) == DGNN_EVERSION);
+    CHECK_MSG(strstr(err.msg, p) && strstr(err.msg, "version 1") && strstr(err.msg, "rank count") &&
+                  strstr(err.msg, "without --resume"),
+              "%s", err.msg);
+    printf("version 1: %s\n", err.msg);
 
     /* a flipped byte inside each section: the message names that section */
     dgnn_ckpt *c;
@@ -331,6 +346,294 @@ static void rm_rf(const char *d) {
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", d);
 }
 
+/* ---- the run record ---- */
+
+/* Writes a checkpoint whose "run" section holds text (n bytes) and reads its record. */
+static int read_run_text(const char *text, size_t n, dgnn_ckpt_run *run, dgnn_err *err) {
+    char p[512];
+    path_of(p, sizeof p, "run.ckpt");
+    dgnn_ckpt_writer *w;
+    CHECK(dgnn_ckpt_writer_open(&w, p, err) == 0);
+    CHECK(dgnn_ckpt_writer_add(w, "run", text, n, err) == 0);
+    CHECK(dgnn_ckpt_writer_commit(w, NULL, err) == 0);
+    dgnn_ckpt *c;
+    CHECK(dgnn_ckpt_open(&c, p, err) == 0);
+    if (!c) return -1000;
+    int rc = dgnn_ckpt_read_run(c, run, err);
+    dgnn_ckpt_close(c);
+    return rc;
+}
+
+static void test_run_record(void) {
+    dgnn_ckpt_run a, b;
+    dgnn_err err;
+    dgnn_ckpt_run_init(&a);
+    dgnn_ckpt_run_set(&a, "processes", "%d", 2);
+    dgnn_ckpt_run_set(&a, "dist", "strict");
+    dgnn_ckpt_run_set(&a, "flags", "--dist strict");
+    dgnn_ckpt_run_set(&a, "dist", "%s", "strict"); /* replaces */
+    CHECK(a.n == 3 && strcmp(dgnn_ckpt_run_get(&a, "dist"), "strict") == 0 && !dgnn_ckpt_run_get(&a, "refine"));
+    char d[256];
+    dgnn_ckpt_run_describe(d, sizeof d, &a);
+    CHECK_MSG(strcmp(d, "a 2-rank --dist strict run") == 0, "%s", d);
+
+    /* round trip through a file */
+    char p[512];
+    path_of(p, sizeof p, "rec.ckpt");
+    dgnn_ckpt_writer *w;
+    CHECK(dgnn_ckpt_writer_open(&w, p, &err) == 0 && dgnn_ckpt_add_run(w, &a, &err) == 0 &&
+          dgnn_ckpt_writer_commit(w, NULL, &err) == 0);
+    dgnn_ckpt *c;
+    CHECK(dgnn_ckpt_open(&c, p, &err) == 0);
+    CHECK_MSG(c && dgnn_ckpt_read_run(c, &b, &err) == 0, "%s", err.msg);
+    CHECK(b.n == 3 && strcmp(dgnn_ckpt_run_get(&b, "flags"), "--dist strict") == 0 &&
+          strcmp(dgnn_ckpt_run_get(&b, "processes"), "2") == 0);
+    dgnn_ckpt_close(c);
+
+    /* malformed records: refused, naming the file and the line */
+    const char *bad[] = {"processes=2",                 /* no newline */
+                         "processes=2\nnokey\n",       /* not key=value */
+                         "=2\n",                        /* empty key */
+                         "processes=2\nBad=1\n",        /* upper case */
+                         "processes=2\nx=\x01\n",      /* unprintable */
+                         "processes=2\nprocesses=3\n", /* twice */
+                         "dist=strict\n",               /* no processes */
+                         "processes=0\n",
+                         "processes=-2\n",
+                         "processes=2x\n",
+                         "processes=99999999999999999999\n",
+                         "processes=\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        int rc = read_run_text(bad[i], strlen(bad[i]), &b, &err);
+        CHECK_MSG(rc == DGNN_EFORMAT && strstr(err.msg, "run.ckpt") && strstr(err.msg, "run record"), "case %zu: %d %s",
+                  i, rc, err.msg);
+    }
+    CHECK(read_run_text("processes=2\nx=a\0b\n", 16, &b, &err) == DGNN_EFORMAT && strstr(err.msg, "line 2"));
+    char many[4096] = "processes=1\n";
+    for (int i = 0; i < DGNN_CKPT_RUN_MAX; i++) snprintf(many + strlen(many), sizeof many - strlen(many), "k%d=1\n", i);
+    CHECK(read_run_text(many, strlen(many), &b, &err) == DGNN_EFORMAT && strstr(err.msg, "more than"));
+    char longv[200];
+    snprintf(longv, sizeof longv, "processes=1\nv=%0120d\n", 7);
+    CHECK(read_run_text(longv, strlen(longv), &b, &err) == DGNN_EFORMAT && strstr(err.msg, "longer"));
+    /* and a checkpoint without the section */
+    path_of(p, sizeof p, "norun.ckpt");
+    CHECK(dgnn_ckpt_writer_open(&w, p, &err) == 0 && dgnn_ckpt_writer_commit(w, NULL, &err) == 0);
+    CHECK(dgnn_ckpt_open(&c, p, &err) == 0);
+    CHECK(c && dgnn_ckpt_read_run(c, &b, &err) == DGNN_EFORMAT && strstr(err.msg, "no run record"));
+    dgnn_ckpt_close(c);
+
+    /* the comparison: equal, a harmless difference (a note), refused differences */
+    const dgnn_ckpt_run_rule rules[] = {{"prefetch", "the same samples"}, {NULL, NULL}};
+    b = a;
+    dgnn_ckpt_run_set(&b, "flags", "typed otherwise"); /* never compared */
+    char notes[256];
+    CHECK(dgnn_ckpt_run_check(&a, &b, rules, "ckpt/", "ADVICE", notes, sizeof notes, &err) == 0 && !notes[0]);
+    dgnn_ckpt_run_set(&b, "prefetch", "1");
+    CHECK(dgnn_ckpt_run_check(&a, &b, rules, "ckpt/", "ADVICE", notes, sizeof notes, &err) == 0);
+    CHECK_MSG(strcmp(notes, "prefetch unset -> 1: the same samples") == 0, "%s", notes);
+    dgnn_ckpt_run now;
+    dgnn_ckpt_run_init(&now);
+    dgnn_ckpt_run_set(&now, "processes", "1");
+    dgnn_ckpt_run_set(&now, "dist", "none");
+    dgnn_ckpt_run_set(&now, "flags", "%s", "");
+    CHECK(dgnn_ckpt_run_check(&a, &now, rules, "ckpt/", "resume with the same mpirun -np and --dist", notes,
+                              sizeof notes, &err) == DGNN_EINVAL);
+    CHECK_MSG(strstr(err.msg, "checkpoint ckpt/ was written by a 2-rank --dist strict run; this run is 1 process "
+                              "(processes 2 -> 1, dist strict -> none): resume with the same mpirun -np and --dist"),
+              "%s", err.msg);
+    printf("run record mismatch: %s\n", err.msg);
+}
+
+/* Rewrites checkpoint path with section `name` replaced by bytes (n): what a checkpoint
+ * written by another run would hold, all checksums valid. */
+static void rewrite_section(const char *path, const char *name, const void *bytes, size_t n) {
+    dgnn_ckpt *c;
+    dgnn_err err;
+    CHECK_MSG(dgnn_ckpt_open(&c, path, &err) == 0, "%s", err.msg);
+    if (!c) return;
+    dgnn_ckpt_writer *w;
+    CHECK(dgnn_ckpt_writer_open(&w, path, &err) == 0);
+    for (int i = 0; i < dgnn_ckpt_count(c); i++) {
+        const char *s = dgnn_ckpt_name(c, i);
+        const void *d;
+        size_t len;
+        CHECK(dgnn_ckpt_get(c, s, &d, &len, &err) == 0);
+        if (strcmp(s, name) == 0) d = bytes, len = n;
+        CHECK(dgnn_ckpt_writer_add(w, s, d, len, &err) == 0);
+    }
+    CHECK(dgnn_ckpt_writer_commit(w, NULL, &err) == 0);
+    dgnn_ckpt_close(c);
+}
+
+static dgnn_event_train_cfg tiny_event_cfg(const char *ck) {
+    dgnn_event_train_cfg c = dgnn_event_train_cfg_default();
+    c.model.mem_dim = 8, c.model.time_dim = 4, c.model.emb_dim = 8, c.model.neighbors = 3;
+    c.batch = 50, c.epochs = 1, c.max_train_batches = 3, c.skip_eval = 1, c.threads = 1, c.progress = 0;
+    c.checkpoint = ck;
+    return c;
+}
+
+/* Resumes (epochs 2) from the checkpoint of run `was` (1 epoch) with `now`: the status and
+ * err; the checkpoint is written afresh first. */
+static int resume_with(const dgnn_events *ev, dgnn_event_train_cfg was, dgnn_event_train_cfg now, dgnn_err *err) {
+    static dgnn_event_train_result res;
+    int rc = dgnn_event_train(ev, &was, &res, err);
+    CHECK_MSG(rc == 0, "%s", err->msg);
+    now.epochs = 2;
+    now.resume = 1;
+    dgnn_err_clear(err);
+    return dgnn_event_train(ev, &now, &res, err);
+}
+
+static void test_event_resume_checks(void) {
+    dgnn_gen_opts go = dgnn_gen_opts_default();
+    go.num_events = 1500, go.num_nodes = 60, go.bipartite = 1, go.seed = 2;
+    dgnn_events ev;
+    dgnn_err err;
+    CHECK(dgnn_gen_events(&ev, &go, &err) == DGNN_OK);
+    char ck[300], file[340];
+    snprintf(ck, sizeof ck, "%s/ev", dir);
+    dgnn_ckpt_dir_path(file, sizeof file, ck);
+    dgnn_event_train_cfg one = tiny_event_cfg(ck), strict = one, dep = one;
+    strict.dist.mode = DGNN_DIST_STRICT;
+    dep.dist.mode = DGNN_DIST_DEPBLOOM, dep.dist.partition = 1, dep.dist.window_events = 200, dep.dist.refine = 2;
+    dep.dist.critical_path = 1;
+
+    /* the same run resumes */
+    CHECK_MSG(resume_with(&ev, dep, dep, &err) == 0, "%s", err.msg);
+    /* another mode, or another option of depbloom: refused, naming both runs */
+    CHECK(resume_with(&ev, strict, one, &err) == DGNN_EINVAL);
+    CHECK_MSG(strstr(err.msg, "was written by 1 process with --dist strict; this run is 1 process (dist strict -> none)"),
+              "%s", err.msg);
+    CHECK(resume_with(&ev, one, strict, &err) == DGNN_EINVAL && strstr(err.msg, "dist none -> strict"));
+    dgnn_event_train_cfg x = dep;
+    x.dist.refine = 4;
+    CHECK(resume_with(&ev, dep, x, &err) == DGNN_EINVAL);
+    CHECK_MSG(strstr(err.msg, "refine 2 -> 4") && strstr(err.msg, "--refine 2 --critical-path run") == NULL &&
+                  strstr(err.msg, "1 process with --dist depbloom --partition --window-events 200 --refine 2 --critical-path;"),
+              "%s", err.msg);
+    printf("refine: %s\n", err.msg);
+    x = dep, x.dist.window_events = 300;
+    CHECK(resume_with(&ev, dep, x, &err) == DGNN_EINVAL && strstr(err.msg, "window_events 200 -> 300"));
+    x = dep, x.dist.window_events = 0, x.dist.window_seconds = 50;
+    CHECK(resume_with(&ev, dep, x, &err) == DGNN_EINVAL && strstr(err.msg, "window_seconds unset -> 50"));
+    x = dep, x.dist.critical_path = 0;
+    CHECK(resume_with(&ev, dep, x, &err) == DGNN_EINVAL && strstr(err.msg, "critical_path 1 -> 0"));
+    x = dep, x.dist.refine = 1;
+    dgnn_event_train_cfg y = dep;
+    y.dist.refine = 0; /* 0 and 1 both mean no refinement */
+    CHECK_MSG(resume_with(&ev, x, y, &err) == 0, "%s", err.msg);
+    /* what trains alike may change: sampling ahead, cold rows fetched when read */
+    x = dep, x.dist.no_prefetch = 1, x.dist.cold_allgather = 1;
+    CHECK_MSG(resume_with(&ev, dep, x, &err) == 0, "%s", err.msg);
+
+    /* a 2-rank --dist strict checkpoint (its record says so) resumed in one process */
+    static dgnn_event_train_result res;
+    CHECK(dgnn_event_train(&ev, &strict, &res, &err) == 0);
+    const char *two = "processes=2\ndist=strict\nflags=--dist strict\n";
+    rewrite_section(file, "run", two, strlen(two));
+    dgnn_event_train_cfg r1 = one;
+    r1.epochs = 2, r1.resume = 1;
+    CHECK(dgnn_event_train(&ev, &r1, &res, &err) == DGNN_EINVAL);
+    char want[600];
+    snprintf(want, sizeof want,
+             "checkpoint %s was written by a 2-rank --dist strict run; this run is 1 process (processes 2 -> 1, dist "
+             "strict -> none): resume with the same mpirun -np and --dist flags, or start without --resume", ck);
+    CHECK_MSG(strstr(err.msg, want), "%s", err.msg);
+    printf("2-rank strict in one process: %s\n", err.msg);
+    r1 = strict, r1.epochs = 2, r1.resume = 1;
+    CHECK(dgnn_event_train(&ev, &r1, &res, &err) == DGNN_EINVAL && strstr(err.msg, "(processes 2 -> 1)"));
+
+    /* progress fields out of range (all checksums valid): refused, not trusted */
+    CHECK(dgnn_event_train(&ev, &one, &res, &err) == 0);
+    dgnn_ckpt *c;
+    CHECK(dgnn_ckpt_open(&c, file, &err) == 0);
+    const void *m;
+    size_t mn = 0;
+    unsigned char meta[4096];
+    CHECK(c && dgnn_ckpt_get(c, "meta", &m, &mn, &err) == 0 && mn <= sizeof meta && mn >= 16);
+    if (c) memcpy(meta, m, mn);
+    dgnn_ckpt_close(c);
+    const int64_t bad_done[] = {-3, 5000, 7}; /* meta: u64 fingerprint, then i64 epochs_done */
+    for (int i = 0; i < 3; i++) {
+        unsigned char mm[4096];
+        memcpy(mm, meta, mn);
+        memcpy(mm + 8, &bad_done[i], 8);
+        rewrite_section(file, "meta", mm, mn);
+        r1 = one, r1.epochs = 2, r1.resume = 1;
+        CHECK_MSG(dgnn_event_train(&ev, &r1, &res, &err) == DGNN_EFORMAT && strstr(err.msg, "progress is inconsistent") &&
+                      strstr(err.msg, file),
+                  "epochs_done %lld: %s", (long long)bad_done[i], err.msg);
+    }
+    printf("bad progress: %s\n", err.msg);
+    dgnn_events_free(&ev);
+}
+
+static void test_snap_resume_checks(void) {
+    /* 30 nodes, 16 snapshots of 12 events */
+    dgnn_builder bl;
+    dgnn_err err;
+    dgnn_builder_init(&bl, 0, 0, 0);
+    dgnn_rng g;
+    dgnn_rng_seed(&g, 9);
+    for (int t = 0; t < 16; t++)
+        for (int k = 0; k < 12; k++)
+            DGNN_ASSERT(dgnn_builder_push(&bl, (int64_t)dgnn_rng_below(&g, 15), 15 + (int64_t)dgnn_rng_below(&g, 15),
+                                          t + 0.5, NULL, 0, 0, &err) == 0);
+    dgnn_events ev;
+    dgnn_events_init(&ev);
+    DGNN_ASSERT(dgnn_builder_finish(&bl, &ev, 30, &err) == 0);
+    char ck[300], file[340];
+    snprintf(ck, sizeof ck, "%s/snap", dir);
+    dgnn_ckpt_dir_path(file, sizeof file, ck);
+    dgnn_snap_train_cfg c = dgnn_snap_train_cfg_default(DGNN_SNAPMODEL_EGCN_O);
+    c.snapshot_seconds = 1, c.window = 2, c.model.hidden = 4, c.model.cls_hidden = 4, c.neg_mult = 2;
+    c.train_frac = 0.6, c.val_frac = 0.15, c.skip_eval = 1, c.progress = 0, c.threads = 1, c.epochs = 1;
+    c.checkpoint = ck;
+    dgnn_snap_train_cfg dyg = c;
+    dyg.dist.mode = DGNN_SNAP_DIST_DYGNEX, dyg.dist.scheduler = DGNN_SCHED_GREEDY, dyg.dist.ranks = 2;
+    dyg.dist.local = 1;
+    dgnn_snap_train_result *res = calloc(1, sizeof *res);
+    struct { dgnn_snap_train_cfg was, now; int ok; const char *want; } cases[6];
+    int nc = 0;
+    cases[nc].was = dyg, cases[nc].now = dyg, cases[nc].ok = 1, cases[nc++].want = NULL;
+    cases[nc].was = dyg, cases[nc].now = c, cases[nc].ok = 0, cases[nc++].want = "dist dygnex -> none";
+    cases[nc].was = c, cases[nc].now = dyg, cases[nc].ok = 0, cases[nc++].want = "dist none -> dygnex";
+    cases[nc].was = dyg, cases[nc].now = dyg, cases[nc].now.dist.ranks = 3, cases[nc].ok = 0;
+    cases[nc++].want = "ranks 2 -> 3";
+    cases[nc].was = dyg, cases[nc].now = dyg, cases[nc].now.dist.scheduler = DGNN_SCHED_EVEN, cases[nc].ok = 0;
+    cases[nc++].want = "scheduler greedy -> even";
+    for (int i = 0; i < nc; i++) {
+        dgnn_snap_train_cfg was = cases[i].was, now = cases[i].now;
+        CHECK_MSG(dgnn_snap_train(&ev, &was, res, &err) == 0, "%s", err.msg);
+        now.epochs = 2, now.resume = 1;
+        dgnn_err_clear(&err);
+        int rc = dgnn_snap_train(&ev, &now, res, &err);
+        if (cases[i].ok) CHECK_MSG(rc == 0, "case %d: %s", i, err.msg);
+        else CHECK_MSG(rc == DGNN_EINVAL && strstr(err.msg, cases[i].want) && strstr(err.msg, "was written by"),
+                       "case %d: %d %s", i, rc, err.msg);
+    }
+    printf("dygnex: %s\n", err.msg);
+    /* a 2-process dygnex checkpoint resumed by one process playing both ranks: accepted */
+    CHECK(dgnn_snap_train(&ev, &dyg, res, &err) == 0);
+    dgnn_ckpt *ck2;
+    CHECK(dgnn_ckpt_open(&ck2, file, &err) == 0);
+    dgnn_ckpt_run run;
+    CHECK(ck2 && dgnn_ckpt_read_run(ck2, &run, &err) == 0);
+    dgnn_ckpt_close(ck2);
+    CHECK(strcmp(dgnn_ckpt_run_get(&run, "processes"), "1") == 0 && strcmp(dgnn_ckpt_run_get(&run, "ranks"), "2") == 0);
+    char text[2048];
+    size_t len = 0;
+    dgnn_ckpt_run_set(&run, "processes", "2");
+    for (int i = 0; i < run.n; i++) len += (size_t)snprintf(text + len, sizeof text - len, "%s=%s\n", run.key[i], run.val[i]);
+    rewrite_section(file, "run", text, len);
+    dgnn_snap_train_cfg now = dyg;
+    now.epochs = 2, now.resume = 1;
+    CHECK_MSG(dgnn_snap_train(&ev, &now, res, &err) == 0, "%s", err.msg);
+    free(res);
+    dgnn_events_free(&ev);
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/dgnn_test_ckpt_XXXXXX");
     if (!mkdtemp(dir)) {
@@ -340,6 +643,9 @@ int main(void) {
     test_round_trip();
     test_corruption();
     test_failed_writes();
+    test_run_record();
+    test_event_resume_checks();
+    test_snap_resume_checks();
     rm_rf(dir);
     return check_done();
 }

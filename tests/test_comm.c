@@ -1,9 +1,12 @@
 /* test_comm.c: the comm module under 1 process (ctest) and under mpirun -np 2/4
  * (tests/cli_mpi.sh): all-reduce sums, broadcast from a non-zero root, all-gather(-v),
  * all-to-all-v, the non-blocking bucketed all-reduce and the byte counter. Each rank
- * checks the exact expected values. */
+ * checks the exact expected values. Under mpirun: heartbeats keep a rank that works alone
+ * past the timeout from ending the job, and the waiting ranks nap instead of spinning. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #include "check.h"
 #include "dgnn/base.h"
@@ -89,6 +92,32 @@ int main(int argc, char **argv) {
     dgnn_comm_allreduce_sum_i64(&si, 1);
     CHECK(mx == P - 1 && si == (int64_t)P * (P - 1) / 2);
     dgnn_comm_barrier();
+    /* a rank working alone for longer than the timeout, saying it is alive: the others
+     * wait in a barrier without ending the job, and napping, not spinning (CPU time well
+     * below the wall time) */
+    if (P > 1) {
+        CHECK(dgnn_comm_timeout() == DGNN_COMM_TIMEOUT_DEFAULT);
+        dgnn_comm_set_timeout(1.5);
+        CHECK(dgnn_comm_timeout() == 1.5);
+        struct rusage ru0, ru1;
+        getrusage(RUSAGE_SELF, &ru0);
+        const double t0 = dgnn_now();
+        if (r == 0)
+            while (dgnn_now() - t0 < 4.0) {
+                struct timespec ts = {0, 20 * 1000 * 1000};
+                nanosleep(&ts, NULL);
+                dgnn_comm_heartbeat();
+            }
+        dgnn_comm_barrier();
+        getrusage(RUSAGE_SELF, &ru1);
+        const double wall = dgnn_now() - t0;
+        const double cpu = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec + ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
+                           1e-6 * (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec + ru1.ru_stime.tv_usec -
+                                           ru0.ru_stime.tv_usec);
+        CHECK_MSG(wall >= 3.9, "rank %d: the barrier ended after %.2f s, before rank 0 arrived", r, wall);
+        CHECK_MSG(r == 0 || cpu < 0.5 * wall, "rank %d: %.2f s of CPU in a %.2f s wait", r, cpu, wall);
+        dgnn_comm_set_timeout(DGNN_COMM_TIMEOUT_DEFAULT);
+    }
     int fails = check_fail_;
     if (r == 0 || fails) printf("rank %d of %d: ", r, P);
     int rc = (r == 0 || fails) ? check_done() : (fails != 0);

@@ -7,7 +7,10 @@
  * the single-process one: event_dist.c) with dropout off. Each rank checks the losses
  * it was told (they are the global batch's, all-reduced), rank 0 runs the reference.
  * Both modes must end with every rank's replica of the node state equal (checksums),
- * and --dist depbloom --partition must train every training event once per epoch. */
+ * and --dist depbloom --partition must train every training event once per epoch.
+ * A run stopped after epoch 1 and resumed to epoch 2 reports the uninterrupted run's
+ * counters (steps, each rank's events and bytes, bytes per epoch, hot rows): the
+ * checkpoint carries every rank's running totals. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -243,6 +246,48 @@ int main(int argc, char **argv) {
         }
         CHECK_MSG(worst < 1e-5, "refined steps against single-process batches: relative difference %.3g", worst);
         CHECK_MSG(diff_big > 1e-4, "the unrefined %d x batch should read stale memory (difference %.3g)", K, diff_big);
+    }
+    /* resumed = uninterrupted, for the integer counters (strict; depbloom with the
+     * critical path's hot rows) */
+    char dir[64] = "/tmp/dgnn_dist_ckpt_XXXXXX";
+    if (me == 0) CHECK(mkdtemp(dir) != NULL);
+    dgnn_comm_bcast(dir, sizeof dir, 0);
+    for (int mode = 0; mode < 2; mode++) {
+        step_log log = {{0}, 0};
+        dgnn_event_train_cfg c = mode ? critical_cfg(DGNN_TGNN_TGN, B, &log) : small_cfg(DGNN_TGNN_TGN, B, &log);
+        if (!mode) c.dist.mode = DGNN_DIST_STRICT;
+        c.max_train_batches = 6;
+        c.epochs = 2;
+        c.on_step = NULL;
+        dgnn_event_train_result *whole = calloc(1, sizeof *whole);
+        int rc = dgnn_event_train(&ev, &c, whole, &err);
+        CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
+        c.checkpoint = dir;
+        c.epochs = 1;
+        rc = dgnn_event_train(&ev, &c, res, &err);
+        CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
+        c.epochs = 2;
+        c.resume = 1;
+        rc = dgnn_event_train(&ev, &c, res, &err);
+        CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
+        if (me == 0) {
+            const dgnn_dist_result *a = &whole->dist, *b = &res->dist;
+            CHECK_MSG(b->steps == a->steps && a->steps > 0, "mode %d: %lld steps resumed, %lld uninterrupted", mode,
+                      (long long)b->steps, (long long)a->steps);
+            for (int q = 0; q < P; q++)
+                CHECK_MSG(b->train_events[q] == a->train_events[q] && b->bytes_sent[q] == a->bytes_sent[q],
+                          "mode %d rank %d: events %lld vs %lld, bytes %lld vs %lld", mode, q,
+                          (long long)b->train_events[q], (long long)a->train_events[q], (long long)b->bytes_sent[q],
+                          (long long)a->bytes_sent[q]);
+            CHECK(b->state_bytes_per_epoch == a->state_bytes_per_epoch && b->grad_bytes_per_epoch == a->grad_bytes_per_epoch);
+            CHECK(b->hot_rows == a->hot_rows && (!mode || P == 1 || a->hot_rows > 0));
+        }
+        free(whole);
+    }
+    if (me == 0) {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        CHECK(system(cmd) == 0);
     }
     free(res);
     dgnn_events_free(&ev);

@@ -8,7 +8,8 @@
  *
  * File layout (little-endian; DESIGN.md, convention 8):
  *     0  char[8] magic "DGNNCKPT"
- *     8  u32     version (1)
+ *     8  u32     version (2; version 1 had the same layout, but its trainers wrote no
+ *                "run" section, so a resume could not check the run that wrote it)
  *    12  u32     number of sections S
  *    16  u64     offset of the section table
  *    24  u64     file size in bytes
@@ -43,7 +44,7 @@ extern "C" {
 #endif
 
 #define DGNN_CKPT_MAGIC "DGNNCKPT"
-#define DGNN_CKPT_VERSION 1
+#define DGNN_CKPT_VERSION 2
 #define DGNN_CKPT_NAME_MAX 56 /* including the terminating NUL */
 
 /* ---- writing ---- */
@@ -68,7 +69,8 @@ typedef struct dgnn_ckpt dgnn_ckpt; /* opaque */
 
 /* Maps path read-only and checks the header, the table and every section's checksum.
  * Errors: DGNN_EIO (cannot open), DGNN_EFORMAT (not a checkpoint: bad magic),
- * DGNN_EVERSION (another format version), DGNN_ECHECKSUM (corrupted or truncated). */
+ * DGNN_EVERSION (another format version: version 1 files are refused, since they do not
+ * say how many ranks wrote them), DGNN_ECHECKSUM (corrupted or truncated). */
 int dgnn_ckpt_open(dgnn_ckpt **out, const char *path, dgnn_err *err);
 /* The section called name: *data points into the mapping (64-byte aligned, valid until
  * dgnn_ckpt_close), *bytes its length. A missing section is DGNN_EFORMAT naming it. */
@@ -100,6 +102,52 @@ int dgnn_ckpt_dir_writer_open(dgnn_ckpt_writer **out, const char *dir, dgnn_err 
  * with_grad: gradients accumulated over several samples between optimizer steps). */
 int dgnn_ckpt_add_params(dgnn_ckpt_writer *w, const dgnn_params *p, int with_grad, dgnn_err *err);
 int dgnn_ckpt_read_params(const dgnn_ckpt *c, dgnn_params *p, int with_grad, dgnn_err *err);
+
+/* ---- the run that wrote a checkpoint ----
+ * Section "run": what changes the meaning of the saved state besides the model and data
+ * settings each trainer fingerprints: how many processes trained and how the work was
+ * distributed (--dist and its options). Text, one "key=value" line per setting, keys of
+ * lower-case letters, digits, '_' and '.', values of printable ASCII. Two keys every
+ * trainer writes: "processes" (the MPI processes, 1..DGNN_CKPT_MAX_PROCESSES) and
+ * "flags" (the distribution flags as typed, for messages only; never compared). */
+#define DGNN_CKPT_RUN_MAX 32        /* settings */
+#define DGNN_CKPT_RUN_KEY 32        /* key bytes, including the NUL */
+#define DGNN_CKPT_RUN_VAL 96        /* value bytes, including the NUL */
+#define DGNN_CKPT_MAX_PROCESSES 65536
+typedef struct {
+    int n;
+    char key[DGNN_CKPT_RUN_MAX][DGNN_CKPT_RUN_KEY];
+    char val[DGNN_CKPT_RUN_MAX][DGNN_CKPT_RUN_VAL];
+} dgnn_ckpt_run;
+
+void dgnn_ckpt_run_init(dgnn_ckpt_run *r);
+/* Sets key (replacing an earlier value) to the formatted value. A bad key, an unprintable
+ * or too long value, or more than DGNN_CKPT_RUN_MAX keys are the caller's bugs (assert). */
+void dgnn_ckpt_run_set(dgnn_ckpt_run *r, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The value of key, or NULL. */
+const char *dgnn_ckpt_run_get(const dgnn_ckpt_run *r, const char *key);
+/* "a 2-rank --dist strict run", "1 process", "1 process with --dist dygnex ...". */
+void dgnn_ckpt_run_describe(char *buf, size_t cap, const dgnn_ckpt_run *r);
+int dgnn_ckpt_add_run(dgnn_ckpt_writer *w, const dgnn_ckpt_run *r, dgnn_err *err);
+/* Reads and checks section "run": every line a valid key=value, no key twice, at most
+ * DGNN_CKPT_RUN_MAX, "processes" an integer in 1..DGNN_CKPT_MAX_PROCESSES. A missing or
+ * malformed section is DGNN_EFORMAT naming the file (and the line). */
+int dgnn_ckpt_read_run(const dgnn_ckpt *c, dgnn_ckpt_run *r, dgnn_err *err);
+
+/* What a difference in one key means on resume: harmless == NULL, the resume is refused;
+ * else the key may differ, and harmless says why (printed as a note). */
+typedef struct {
+    const char *key;
+    const char *harmless;
+} dgnn_ckpt_run_rule;
+/* Compares the checkpoint's run (saved) with this one (now), key by key ("flags"
+ * excepted; a key on one side only differs too). Keys whose rule is harmless go to notes
+ * (may be NULL) as "processes 2 -> 1: WHY; ..." (empty when none differ); any other
+ * difference is DGNN_EINVAL: "checkpoint NAME was written by a 2-rank --dist strict run;
+ * this run is 1 process (processes 2 -> 1, dist strict -> none): ADVICE". rules ends
+ * with a {NULL, NULL} entry. */
+int dgnn_ckpt_run_check(const dgnn_ckpt_run *saved, const dgnn_ckpt_run *now, const dgnn_ckpt_run_rule *rules,
+                        const char *name, const char *advice, char *notes, size_t notes_cap, dgnn_err *err);
 
 #ifdef __cplusplus
 }

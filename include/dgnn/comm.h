@@ -24,6 +24,28 @@ int dgnn_comm_size(void);
 /* 1 if built with MPI support. */
 int dgnn_comm_has_mpi(void);
 void dgnn_comm_barrier(void);
+
+/* ---- a peer that stops answering ----
+ * Every call below waits at most the timeout for progress (a peer's part of the call,
+ * or a heartbeat); then the whole job ends (MPI_Abort, exit status 1) with a message on
+ * stderr naming the ranks that did not answer a roll call, or, seen from another rank,
+ * saying that rank 0 is the silent one. The waits also stop spinning after a few
+ * milliseconds, so a rank waiting long does not hold a core.
+ * The default, 10 minutes, is far above any wait of a healthy job that a heartbeat does
+ * not cover (ranks reaching set-up at different times after loading the data, rank 0
+ * writing a checkpoint); docs/depbloom.md, "A rank that stops answering". */
+#define DGNN_COMM_TIMEOUT_DEFAULT 600.0
+/* Seconds without progress before a wait ends the job; 0 (or less): wait forever. */
+void dgnn_comm_set_timeout(double seconds);
+double dgnn_comm_timeout(void);
+/* For a rank that works alone while the others wait for it (rank 0's validation and
+ * test): tells every other rank that it is alive, restarting their clocks. Cheap enough
+ * to call per batch (it sends at most once per second). No-op in one process. */
+void dgnn_comm_heartbeat(void);
+/* The next wait on this rank may last `seconds` longer than the timeout: for a known long
+ * solo job that cannot send heartbeats (rank 0 running the ILP scheduler). */
+void dgnn_comm_allow(double seconds);
+
 /* Ends every rank of the job with this exit code (MPI_Abort): what a rank calls when it
  * fails while the others may be waiting in a collective, so the job never hangs.
  * Single process: exit(code). */

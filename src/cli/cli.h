@@ -72,6 +72,14 @@ int cli_check_outputs(const char *cmd, const cli_output *outs, int n);
 /* Sets the OpenMP thread count when threads > 0. */
 void cli_set_threads(int64_t threads);
 
+/* --comm-timeout S of both trainers (dgnn_comm_set_timeout): how long a rank waits for a
+ * peer before it ends the job. The table bounds it (0..1e9); cli_comm_timeout applies a
+ * given value (not given: the default, 600 s). */
+#define CLI_COMM_TIMEOUT_OPT(v)                                                                     \
+    {"comm-timeout", ARG_DOUBLE, &(v), "S", "multi-rank: a rank that waits S seconds for a peer ends the job, naming " \
+                                            "the ranks that do not answer (600; 0: wait forever)", ARG_IN(0, 1e9)}
+void cli_comm_timeout(double seconds);
+
 
 /* Bounds the commands' option tables share (args.h: ARG_IN & co.). */
 #define CLI_MAX_THREADS 1024   /* OpenMP threads: libgomp ran 20,000 here, and crashed at 100,000 */

@@ -39,6 +39,10 @@ static const char *dist_mode_name(dgnn_dist_mode m) {
     return m == DGNN_DIST_STRICT ? "strict" : m == DGNN_DIST_DEPBLOOM ? "depbloom" : "none";
 }
 
+void cli_comm_timeout(double seconds) { /* its range is the option table's (CLI_COMM_TIMEOUT_OPT) */
+    if (CLI_GIVEN_F(seconds)) dgnn_comm_set_timeout(seconds);
+}
+
 static cJSON *num_or_null(double x) { return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull(); }
 
 static int write_json(const char *path, const char *model, const char *dataset, const char *preset,
@@ -191,6 +195,7 @@ static int train_main(int argc, char **argv, int bench) {
     double window_seconds = 0;
     int partition = 0, critical_path = 0, no_prefetch = 0, cold_allgather = 0;
     const char *window_report = NULL;
+    double comm_timeout = CLI_UNSET_F;
     int64_t slots = CLI_UNSET, epochs = CLI_UNSET, batch = CLI_UNSET, threads = 0, patience = CLI_UNSET,
             evalneg = CLI_UNSET, seed = 0, mem = CLI_UNSET, tdim = CLI_UNSET, emb = CLI_UNSET, nbrs = CLI_UNSET,
             heads = CLI_UNSET, max_batches = 0;
@@ -224,6 +229,7 @@ static int train_main(int argc, char **argv, int bench) {
         {"checkpoint", ARG_STRING, &ckpt, "DIR", "write a checkpoint after every epoch into DIR"},
         {"resume", ARG_FLAG, &resume, NULL, "continue from the checkpoint in --checkpoint DIR"},
         {"dist", ARG_STRING, &dist, "MODE", "multi-rank training under mpirun: strict (the baseline) or depbloom"},
+        CLI_COMM_TIMEOUT_OPT(comm_timeout),
         {"partition", ARG_FLAG, &partition, NULL, "depbloom: temporally bounded spatial partitioning (METIS)"},
         {"window-events", ARG_INT, &window_events, "N", "depbloom: training events per partition window (10000; 2500 was more accurate on wikipedia, docs/depbloom.md)", ARG_MIN(1)},
         {"window-seconds", ARG_DOUBLE, &window_seconds, "S", "depbloom: partition windows of S time units instead", ARG_ABOVE(0)},
@@ -353,6 +359,7 @@ static int train_main(int argc, char **argv, int bench) {
         fprintf(stderr, "dgnn %s: %s\n", spec.cmd, cerr.msg);
         return 2;
     }
+    cli_comm_timeout(comm_timeout);
     if (c.dist.mode != DGNN_DIST_NONE) {
         dgnn_comm_init(&argc, &argv);
         if (dgnn_comm_rank() != 0) c.progress = 0;

@@ -336,7 +336,7 @@ static int snap_main(int argc, char **argv, int bench) {
     const char *model = NULL, *data = NULL, *task_s = "link", *preset = NULL, *out = NULL, *ckpt = NULL;
     const char *weights = NULL, *profile = NULL, *dist = NULL, *scheduler = "greedy", *cost_profile = NULL;
     int64_t sched_ranks = 0, rounds = 0;
-    double time_limit = 10;
+    double time_limit = 10, comm_timeout = CLI_UNSET_F;
     int64_t window = CLI_UNSET, per_step = CLI_UNSET, epochs = CLI_UNSET, seed = CLI_UNSET, threads = 0,
             hidden = CLI_UNSET, cls = CLI_UNSET, negs = CLI_UNSET, patience = CLI_UNSET, skipval = CLI_UNSET,
             max_windows = 0, count = CLI_UNSET;
@@ -392,6 +392,7 @@ static int snap_main(int argc, char **argv, int bench) {
                                                            "FLOP law"},
         {"rounds", ARG_INT, &rounds, "R", "dygnex: rounds (optimizer steps) per epoch (default: ceil(windows / P), or floor when that balances better)", ARG_MIN(0)},
         {"time-limit", ARG_DOUBLE, &time_limit, "S", "dygnex, ilp: solver time limit in seconds (10)", ARG_IN_OPEN_LO(0, CLI_MAX_SECONDS)},
+        CLI_COMM_TIMEOUT_OPT(comm_timeout),
         {"checkpoint", ARG_STRING, &ckpt, "DIR", "write a checkpoint after every epoch into DIR"},
         {"resume", ARG_FLAG, &resume, NULL, "continue from the checkpoint in --checkpoint DIR"},
         {"out", ARG_STRING, &out, "FILE", "write the results as JSON"},
@@ -562,6 +563,7 @@ static int snap_main(int argc, char **argv, int bench) {
         fprintf(stderr, "dgnn %s: --sched-ranks, --rounds and --cost-profile need --dist dygnex\n", cmd);
         return 2;
     }
+    cli_comm_timeout(comm_timeout);
     if (dyg) {
         dgnn_comm_init(&argc, &argv);
         if (dgnn_comm_rank() != 0) c.progress = 0;

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -269,6 +270,14 @@ int dgnn_ckpt_open(dgnn_ckpt **out, const char *path, dgnn_err *err) {
     }
     if (size < HDR_SIZE) CORRUPT("truncated: %llu bytes, shorter than the %d-byte header", (unsigned long long)size, HDR_SIZE);
     uint32_t version = get32(m + 8);
+    if (version == 1) { /* the same layout, but nothing says how many ranks wrote it */
+        rc = dgnn_err_set(err, DGNN_EVERSION,
+                          "checkpoint %s has format version 1, which does not record the rank count and distribution "
+                          "mode of the run that wrote it, so a resume cannot be checked; this build reads version %d: "
+                          "start without --resume, or resume with the dgnn that wrote it",
+                          path, DGNN_CKPT_VERSION);
+        goto fail;
+    }
     if (version != DGNN_CKPT_VERSION) {
         rc = dgnn_err_set(err, DGNN_EVERSION,
                           "checkpoint %s has format version %u; this build reads version %d: resume with the dgnn that wrote it, "
@@ -406,4 +415,145 @@ int dgnn_ckpt_read_params(const dgnn_ckpt *c, dgnn_params *p, int with_grad, dgn
     if (!rc) rc = dgnn_ckpt_read(c, "adam.m", p->m, pb, err);
     if (!rc) rc = dgnn_ckpt_read(c, "adam.v", p->v, pb, err);
     return rc;
+}
+
+/* ======================================================================== the run record */
+
+void dgnn_ckpt_run_init(dgnn_ckpt_run *r) { memset(r, 0, sizeof *r); }
+
+static int key_char(char ch) { return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '.'; }
+static int val_char(char ch) { return ch >= 0x20 && ch <= 0x7e; }
+
+static int run_find(const dgnn_ckpt_run *r, const char *key) {
+    for (int i = 0; i < r->n; i++)
+        if (strcmp(r->key[i], key) == 0) return i;
+    return -1;
+}
+
+void dgnn_ckpt_run_set(dgnn_ckpt_run *r, const char *key, const char *fmt, ...) {
+    const size_t kl = strlen(key);
+    DGNN_ASSERT(kl > 0 && kl < DGNN_CKPT_RUN_KEY);
+    for (size_t i = 0; i < kl; i++) DGNN_ASSERT(key_char(key[i]));
+    int i = run_find(r, key);
+    if (i < 0) {
+        DGNN_ASSERT(r->n < DGNN_CKPT_RUN_MAX);
+        i = r->n++;
+        memcpy(r->key[i], key, kl + 1);
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int vl = vsnprintf(r->val[i], DGNN_CKPT_RUN_VAL, fmt, ap);
+    va_end(ap);
+    DGNN_ASSERT(vl >= 0 && vl < DGNN_CKPT_RUN_VAL);
+    for (int j = 0; j < vl; j++) DGNN_ASSERT(val_char(r->val[i][j]));
+}
+
+const char *dgnn_ckpt_run_get(const dgnn_ckpt_run *r, const char *key) {
+    int i = run_find(r, key);
+    return i < 0 ? NULL : r->val[i];
+}
+
+void dgnn_ckpt_run_describe(char *buf, size_t cap, const dgnn_ckpt_run *r) {
+    const char *p = dgnn_ckpt_run_get(r, "processes"), *f = dgnn_ckpt_run_get(r, "flags");
+    const long long n = p ? strtoll(p, NULL, 10) : 1;
+    if (!f) f = "";
+    if (n > 1) snprintf(buf, cap, "a %lld-rank%s%s run", n, f[0] ? " " : "", f);
+    else snprintf(buf, cap, "1 process%s%s", f[0] ? " with " : "", f);
+}
+
+int dgnn_ckpt_add_run(dgnn_ckpt_writer *w, const dgnn_ckpt_run *r, dgnn_err *err) {
+    char buf[DGNN_CKPT_RUN_MAX * (DGNN_CKPT_RUN_KEY + DGNN_CKPT_RUN_VAL + 2)];
+    size_t len = 0;
+    for (int i = 0; i < r->n; i++) len += (size_t)snprintf(buf + len, sizeof buf - len, "%s=%s\n", r->key[i], r->val[i]);
+    return dgnn_ckpt_writer_add(w, "run", buf, len, err);
+}
+
+int dgnn_ckpt_read_run(const dgnn_ckpt *c, dgnn_ckpt_run *r, dgnn_err *err) {
+    dgnn_ckpt_run_init(r);
+    const void *data;
+    size_t n;
+    if (!dgnn_ckpt_has(c, "run"))
+        return dgnn_err_set(err, DGNN_EFORMAT,
+                            "checkpoint %s has no run record (section 'run'): dgnn train did not write it; start "
+                            "without --resume", c->path);
+    int rc = dgnn_ckpt_get(c, "run", &data, &n, err);
+    if (rc) return rc;
+    const char *t = data, *end = t + n;
+    int line = 0;
+    while (t < end) {
+        line++;
+        const char *nl = memchr(t, '\n', (size_t)(end - t));
+        if (!nl)
+            return dgnn_err_set(err, DGNN_EFORMAT, "checkpoint %s: run record line %d does not end with a newline",
+                                c->path, line);
+        const char *eq = memchr(t, '=', (size_t)(nl - t));
+        if (!eq || eq == t || eq - t >= DGNN_CKPT_RUN_KEY)
+            return dgnn_err_set(err, DGNN_EFORMAT, "checkpoint %s: run record line %d is not key=value with a key of 1 "
+                                "to %d characters", c->path, line, DGNN_CKPT_RUN_KEY - 1);
+        for (const char *q = t; q < eq; q++)
+            if (!key_char(*q))
+                return dgnn_err_set(err, DGNN_EFORMAT, "checkpoint %s: run record line %d: the key holds byte 0x%02x",
+                                    c->path, line, (unsigned char)*q);
+        if (nl - eq - 1 >= DGNN_CKPT_RUN_VAL)
+            return dgnn_err_set(err, DGNN_EFORMAT, "checkpoint %s: run record line %d: value longer than %d characters",
+                                c->path, line, DGNN_CKPT_RUN_VAL - 1);
+        for (const char *q = eq + 1; q < nl; q++)
+            if (!val_char(*q))
+                return dgnn_err_set(err, DGNN_EFORMAT, "checkpoint %s: run record line %d: the value holds byte 0x%02x",
+                                    c->path, line, (unsigned char)*q);
+        char key[DGNN_CKPT_RUN_KEY];
+        memcpy(key, t, (size_t)(eq - t));
+        key[eq - t] = '\0';
+        if (run_find(r, key) >= 0)
+            return dgnn_err_set(err, DGNN_EFORMAT, "checkpoint %s: run record line %d: key '%s' appears twice", c->path,
+                                line, key);
+        if (r->n == DGNN_CKPT_RUN_MAX)
+            return dgnn_err_set(err, DGNN_EFORMAT, "checkpoint %s: run record: more than %d settings", c->path,
+                                DGNN_CKPT_RUN_MAX);
+        memcpy(r->key[r->n], key, sizeof key);
+        memcpy(r->val[r->n], eq + 1, (size_t)(nl - eq - 1));
+        r->val[r->n][nl - eq - 1] = '\0';
+        r->n++;
+        t = nl + 1;
+    }
+    const char *p = dgnn_ckpt_run_get(r, "processes");
+    char *pe = NULL;
+    long long np = p ? strtoll(p, &pe, 10) : 0;
+    if (!p || !p[0] || *pe || p[0] < '0' || p[0] > '9' || np < 1 || np > DGNN_CKPT_MAX_PROCESSES)
+        return dgnn_err_set(err, DGNN_EFORMAT, "checkpoint %s: run record: 'processes' must be a count of 1 to %d (it is %s%s%s)",
+                            c->path, DGNN_CKPT_MAX_PROCESSES, p ? "'" : "", p ? p : "missing", p ? "'" : "");
+    return DGNN_OK;
+}
+
+/* Appends "key a -> b" (an absent side shows as "unset") to buf. */
+static void note_diff(char *buf, size_t cap, const char *key, const char *a, const char *b, const char *why) {
+    size_t len = strlen(buf);
+    if (len + 1 >= cap) return;
+    snprintf(buf + len, cap - len, "%s%s %s -> %s%s%s", len ? (why ? "; " : ", ") : "", key, a ? a : "unset",
+             b ? b : "unset", why ? ": " : "", why ? why : "");
+}
+
+int dgnn_ckpt_run_check(const dgnn_ckpt_run *saved, const dgnn_ckpt_run *now, const dgnn_ckpt_run_rule *rules,
+                        const char *name, const char *advice, char *notes, size_t notes_cap, dgnn_err *err) {
+    char refused[1024] = "";
+    if (notes && notes_cap) notes[0] = '\0';
+    const dgnn_ckpt_run *side[2] = {saved, now};
+    for (int s = 0; s < 2; s++)
+        for (int i = 0; i < side[s]->n; i++) {
+            const char *key = side[s]->key[i];
+            if (strcmp(key, "flags") == 0 || (s == 1 && run_find(saved, key) >= 0)) continue; /* once per key */
+            const char *a = dgnn_ckpt_run_get(saved, key), *b = dgnn_ckpt_run_get(now, key);
+            if (a && b && strcmp(a, b) == 0) continue;
+            const char *why = NULL;
+            for (const dgnn_ckpt_run_rule *u = rules; u && u->key; u++)
+                if (strcmp(u->key, key) == 0) why = u->harmless;
+            if (why && notes) note_diff(notes, notes_cap, key, a, b, why);
+            else if (!why) note_diff(refused, sizeof refused, key, a, b, NULL);
+        }
+    if (!refused[0]) return DGNN_OK;
+    char was[256], is[256];
+    dgnn_ckpt_run_describe(was, sizeof was, saved);
+    dgnn_ckpt_run_describe(is, sizeof is, now);
+    return dgnn_err_set(err, DGNN_EINVAL, "checkpoint %s was written by %s; this run is %s (%s): %s", name, was, is,
+                        refused, advice);
 }

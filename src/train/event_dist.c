@@ -665,6 +665,12 @@ void event_dist_report(const run_t *r, dgnn_dist_result *d) {
     d->setup_seconds = r->plan->setup_seconds;
 }
 
+int64_t event_dist_hot_rows(run_t *r, int64_t set) {
+    if (!r->plan) return 0;
+    if (set >= 0) r->plan->hot_rows_sent = set;
+    return r->plan->hot_rows_sent;
+}
+
 void event_dist_free(run_t *r) {
     free(r->pack);
     free(r->recv);

@@ -171,6 +171,7 @@ static int evaluate(run_t *r, const dgnn_events *part, uint64_t seed_base, int64
             rr_sum += dgnn_metric_mrr(r->logits, r->dlogits, B, K) * (double)B;
             n_rr += B;
         }
+        dgnn_comm_heartbeat(); /* distributed: the other ranks wait for rank 0's evaluation */
         if (r->cfg->progress) dgnn_progress_update(&pg, e0 + B, NULL);
     }
     if (r->cfg->progress) dgnn_progress_end(&pg);
@@ -184,8 +185,11 @@ static int evaluate(run_t *r, const dgnn_events *part, uint64_t seed_base, int64
  * One file, <dir>/checkpoint.dgnnckpt, rewritten atomically after every epoch. It
  * holds what the rest of the run depends on: parameters and Adam state, the node
  * state after validation (the test starts from it), the best epoch's parameters and
- * state, the dropout rng, the results so far, and a fingerprint of the settings that
- * must not change on --resume (model, sizes, batch, learning rate, seed, data). */
+ * state, the dropout rng, the results so far, a fingerprint of the settings that
+ * must not change on --resume (model, sizes, batch, learning rate, seed, data), the run
+ * record (checkpoint.h: the rank count and the distribution mode and options, checked
+ * with a message naming both runs) and, distributed, every rank's running totals
+ * ("dist.totals"), so the figures of a resumed run cover all its epochs. */
 
 typedef struct {
     uint64_t fingerprint;
@@ -195,6 +199,73 @@ typedef struct {
     dgnn_adam opt;
     dgnn_rng rng;
 } ckpt_meta;
+
+/* One rank's running totals (dgnn_dist_result's per-rank figures, summed over epochs). */
+typedef struct {
+    double compute, sample, comm, prefetch;
+    int64_t events, state_bytes, grad_bytes, steps, hot_rows;
+} rank_totals;
+
+static rank_totals my_totals(run_t *r) {
+    rank_totals t = {r->t_compute,   r->t_sample,    r->t_comm,  r->t_prefetch,
+                     r->my_events,   r->state_bytes, r->grad_bytes, r->steps,
+                     event_dist_hot_rows(r, -1)};
+    return t;
+}
+
+/* Every rank's totals into all (P), in rank order: a collective. */
+static void gather_totals(run_t *r, rank_totals *all) {
+    rank_totals mine = my_totals(r);
+    int64_t counts[DGNN_DIST_MAX_RANKS];
+    dgnn_comm_allgatherv_bytes(all, counts, &mine, sizeof mine);
+}
+
+/* A resumed rank continues the totals the checkpoint holds for it. */
+static void restore_totals(run_t *r, const rank_totals *t) {
+    r->t_compute = t->compute, r->t_sample = t->sample, r->t_comm = t->comm, r->t_prefetch = t->prefetch;
+    r->my_events = t->events, r->state_bytes = t->state_bytes, r->grad_bytes = t->grad_bytes, r->steps = t->steps;
+    event_dist_hot_rows(r, t->hot_rows);
+}
+
+/* The run record: the settings that change what the saved state means (train_event.h's
+ * dgnn_dist_cfg), and the flags that set them, for messages. */
+static void run_record(const run_t *r, dgnn_ckpt_run *rec) {
+    const dgnn_dist_cfg *d = &r->cfg->dist;
+    static const char *const mode[] = {"none", "strict", "depbloom"};
+    dgnn_ckpt_run_init(rec);
+    dgnn_ckpt_run_set(rec, "processes", "%d", r->nranks);
+    dgnn_ckpt_run_set(rec, "dist", "%s", d->mode >= 0 && d->mode <= 2 ? mode[d->mode] : "?");
+    char flags[DGNN_CKPT_RUN_VAL] = "";
+    if (d->mode == DGNN_DIST_STRICT) snprintf(flags, sizeof flags, "--dist strict");
+    if (d->mode == DGNN_DIST_DEPBLOOM) {
+        const int64_t K = d->refine > 1 ? d->refine : 1;
+        dgnn_ckpt_run_set(rec, "partition", "%d", d->partition);
+        if (d->window_seconds > 0) dgnn_ckpt_run_set(rec, "window_seconds", "%.17g", d->window_seconds);
+        else dgnn_ckpt_run_set(rec, "window_events", "%lld", (long long)d->window_events);
+        dgnn_ckpt_run_set(rec, "refine", "%lld", (long long)K);
+        dgnn_ckpt_run_set(rec, "critical_path", "%d", d->critical_path);
+        if (d->critical_path) {
+            dgnn_ckpt_run_set(rec, "cold_fetch", "%d", !d->cold_allgather);
+            dgnn_ckpt_run_set(rec, "prefetch", "%d", !d->no_prefetch);
+        }
+        char w[40];
+        if (d->window_seconds > 0) snprintf(w, sizeof w, " --window-seconds %g", d->window_seconds);
+        else snprintf(w, sizeof w, " --window-events %lld", (long long)d->window_events);
+        char k[32] = "";
+        if (K > 1) snprintf(k, sizeof k, " --refine %lld", (long long)K);
+        snprintf(flags, sizeof flags, "--dist depbloom%s%s%s%s", d->partition ? " --partition" : "", w, k,
+                 d->critical_path ? " --critical-path" : "");
+    }
+    dgnn_ckpt_run_set(rec, "flags", "%s", flags);
+}
+
+/* What may change on --resume: both give the same training, step for step
+ * (test_dist_event checks each against its alternative). */
+static const dgnn_ckpt_run_rule k_run_rules[] = {
+    {"cold_fetch", "cold rows fetched when read or all-gathered at each window's end train alike"},
+    {"prefetch", "sampling the next micro-batch ahead draws the same samples"},
+    {NULL, NULL},
+};
 
 static uint64_t fingerprint(const run_t *r) {
     const dgnn_event_train_cfg *c = r->cfg;
@@ -252,12 +323,18 @@ static int state_read(const dgnn_ckpt *c, const char *prefix, dgnn_state *s, dgn
     return DGNN_OK;
 }
 
-static int save_checkpoint(run_t *r, const ckpt_meta *meta, const dgnn_event_train_result *res, dgnn_err *err) {
+/* totals: every rank's running totals (distributed runs), else NULL */
+static int save_checkpoint(run_t *r, const ckpt_meta *meta, const dgnn_event_train_result *res,
+                           const rank_totals *totals, dgnn_err *err) {
     dgnn_ckpt_writer *w;
     int rc = dgnn_ckpt_dir_writer_open(&w, r->cfg->checkpoint, err);
     if (rc) return rc;
     size_t pb = (size_t)r->p->total * sizeof(float);
+    dgnn_ckpt_run rec;
+    run_record(r, &rec);
+    rc = dgnn_ckpt_add_run(w, &rec, err);
     if (!rc) rc = dgnn_ckpt_writer_add(w, "meta", meta, sizeof *meta, err);
+    if (!rc && totals) rc = dgnn_ckpt_writer_add(w, "dist.totals", totals, (size_t)r->nranks * sizeof *totals, err);
     if (!rc) rc = dgnn_ckpt_add_params(w, r->p, 0, err);
     if (!rc) rc = dgnn_ckpt_writer_add(w, "results", res, sizeof *res, err);
     if (!rc) rc = state_sections(w, "state", &r->st, err);
@@ -270,20 +347,47 @@ static int save_checkpoint(run_t *r, const ckpt_meta *meta, const dgnn_event_tra
     return dgnn_ckpt_writer_commit(w, NULL, err);
 }
 
-static int load_checkpoint(run_t *r, ckpt_meta *meta, dgnn_event_train_result *res, dgnn_err *err) {
+/* A checkpoint's progress that the loop indexes with: in range, or the file is refused. */
+static int check_meta(const char *path, const ckpt_meta *m, const dgnn_event_train_result *res, dgnn_err *err) {
+    const int64_t E = (int64_t)(sizeof res->epochs / sizeof res->epochs[0]);
+    if (m->epochs_done < 0 || m->epochs_done > E || res->num_epochs != m->epochs_done || m->best_epoch < 0 ||
+        m->best_epoch > m->epochs_done || m->bad_rounds < 0 || (m->early_stopped != 0 && m->early_stopped != 1) ||
+        (m->have_best != 0 && m->have_best != 1) || res->best_epoch != m->best_epoch)
+        return dgnn_err_set(err, DGNN_EFORMAT,
+                            "checkpoint %s: its progress is inconsistent (epochs done %lld, results for %lld, best epoch "
+                            "%lld): delete it or resume from another",
+                            path, (long long)m->epochs_done, (long long)res->num_epochs, (long long)m->best_epoch);
+    return DGNN_OK;
+}
+
+/* Rank 0: reads the checkpoint; totals (P entries, distributed runs) gets every rank's
+ * running totals. */
+static int load_checkpoint(run_t *r, ckpt_meta *meta, dgnn_event_train_result *res, rank_totals *totals,
+                           dgnn_err *err) {
     char path[4096];
     dgnn_ckpt_dir_path(path, sizeof path, r->cfg->checkpoint);
     dgnn_ckpt *c;
     int rc = dgnn_ckpt_open(&c, path, err);
     if (rc) return rc;
     size_t pb = (size_t)r->p->total * sizeof(float);
-    rc = dgnn_ckpt_read(c, "meta", meta, sizeof *meta, err);
+    dgnn_ckpt_run saved, now;
+    char notes[512];
+    run_record(r, &now);
+    rc = dgnn_ckpt_read_run(c, &saved, err);
+    if (!rc)
+        rc = dgnn_ckpt_run_check(&saved, &now, k_run_rules, r->cfg->checkpoint,
+                                 "resume with the same mpirun -np and --dist flags, or start without --resume", notes,
+                                 sizeof notes, err);
+    if (!rc && notes[0]) dgnn_log("resuming %s: %s\n", r->cfg->checkpoint, notes);
+    if (!rc) rc = dgnn_ckpt_read(c, "meta", meta, sizeof *meta, err);
     if (!rc && meta->fingerprint != fingerprint(r))
         rc = dgnn_err_set(err, DGNN_EINVAL,
                           "%s was written by a run with other settings (model, sizes, batch, lr, seed or data); "
                           "--resume needs the same ones, or start afresh without --resume", path);
+    if (!rc && totals) rc = dgnn_ckpt_read(c, "dist.totals", totals, (size_t)r->nranks * sizeof *totals, err);
     if (!rc) rc = dgnn_ckpt_read_params(c, r->p, 0, err);
     if (!rc) rc = dgnn_ckpt_read(c, "results", res, sizeof *res, err);
+    if (!rc) rc = check_meta(path, meta, res, err);
     if (!rc) rc = state_read(c, "state", &r->st, err);
     if (!rc && meta->have_best) rc = dgnn_ckpt_read(c, "best.params", r->best_params, pb, err);
     if (!rc && meta->have_best) rc = state_read(c, "best", &r->st_best, err);
@@ -380,16 +484,11 @@ static int run_setup(run_t *r, const dgnn_events *ev, const dgnn_event_train_cfg
 
 /* Every rank's time split and traffic into rank 0's res->dist (a collective). */
 static void dist_report(run_t *r, dgnn_event_train_result *res) {
-    typedef struct {
-        double compute, sample, comm, prefetch;
-        int64_t events, state_bytes, grad_bytes, steps;
-        uint64_t state_sum;
-    } rank_fig;
-    rank_fig mine = {r->t_compute,  r->t_sample, r->t_comm,  r->t_prefetch, r->my_events,
-                     r->state_bytes, r->grad_bytes, r->steps, r->state_sum};
-    rank_fig all[DGNN_DIST_MAX_RANKS];
+    rank_totals all[DGNN_DIST_MAX_RANKS];
+    uint64_t sums[DGNN_DIST_MAX_RANKS];
     int64_t counts[DGNN_DIST_MAX_RANKS];
-    dgnn_comm_allgatherv_bytes(all, counts, &mine, sizeof mine);
+    gather_totals(r, all);
+    dgnn_comm_allgatherv_bytes(sums, counts, &r->state_sum, sizeof r->state_sum);
     dgnn_dist_result *d = &res->dist;
     event_dist_report(r, d);
     d->ranks = r->nranks;
@@ -402,7 +501,7 @@ static void dist_report(run_t *r, dgnn_event_train_result *res) {
         d->comm_seconds[q] = all[q].comm;
         d->train_events[q] = all[q].events;
         d->bytes_sent[q] = all[q].state_bytes + all[q].grad_bytes;
-        d->state_checksum[q] = all[q].state_sum;
+        d->state_checksum[q] = sums[q];
         d->state_bytes_per_epoch += (double)all[q].state_bytes / epochs;
         d->grad_bytes_per_epoch += (double)all[q].grad_bytes / epochs;
     }
@@ -434,12 +533,15 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
             rc = dgnn_err_set(err, DGNN_EINVAL, "--resume needs --checkpoint DIR");
             goto done;
         }
-        if (r.rank == 0 && (rc = load_checkpoint(&r, &meta, res, err))) goto done;
+        rank_totals totals[DGNN_DIST_MAX_RANKS];
+        if (r.rank == 0 && (rc = load_checkpoint(&r, &meta, res, dist ? totals : NULL, err))) goto done;
         if (dist) { /* rank 0 read it: the others take parameters, Adam and progress from it */
             dgnn_comm_bcast(&meta, sizeof meta, 0);
             dgnn_comm_bcast(r.p->value, r.p->total * (int64_t)sizeof(float), 0);
             dgnn_comm_bcast(r.p->m, r.p->total * (int64_t)sizeof(float), 0);
             dgnn_comm_bcast(r.p->v, r.p->total * (int64_t)sizeof(float), 0);
+            dgnn_comm_bcast(totals, r.nranks * (int64_t)sizeof *totals, 0);
+            restore_totals(&r, &totals[r.rank]);
             r.opt = meta.opt;
         }
         dgnn_log("resumed from %s after epoch %lld\n", c->checkpoint, (long long)meta.epochs_done);
@@ -503,7 +605,11 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
         meta.rng = r.rng;
         res->best_epoch = meta.best_epoch;
         res->early_stopped = (int)meta.early_stopped;
-        if (c->checkpoint && r.rank == 0 && (rc = save_checkpoint(&r, &meta, res, err))) goto done;
+        if (c->checkpoint) {
+            rank_totals totals[DGNN_DIST_MAX_RANKS];
+            if (dist) gather_totals(&r, totals); /* a collective: every rank */
+            if (r.rank == 0 && (rc = save_checkpoint(&r, &meta, res, dist ? totals : NULL, err))) goto done;
+        }
     }
     if (meta.early_stopped && r.have_best) {
         memcpy(r.p->value, r.best_params, (size_t)r.p->total * sizeof(float));

@@ -76,5 +76,8 @@ int event_dist_setup(run_t *r, dgnn_err *err);
 void event_dist_free(run_t *r);
 /* The plan's figures (windows, cut fraction, set-up time) into d. */
 void event_dist_report(const run_t *r, dgnn_dist_result *d);
+/* depbloom --critical-path: the rows this rank sent eagerly, all epochs so far; set >= 0
+ * replaces the count (a resumed run continues the checkpoint's). 0 without a plan. */
+int64_t event_dist_hot_rows(run_t *r, int64_t set);
 
 #endif

@@ -108,6 +108,8 @@ int dgnn_snap_dist_schedule(dgnn_sched *out, dgnn_sched_info *info, const dgnn_s
         hdr[0] = rc;
         hdr[3] = rc ? 0 : out->num_rounds;
     }
+    /* the others wait here while rank 0 schedules: the ILP for up to its time limit */
+    if (procs > 1 && !d->schedule && d->scheduler == DGNN_SCHED_ILP) dgnn_comm_allow(d->time_limit);
     if (procs > 1) dgnn_comm_bcast(hdr, (int64_t)sizeof hdr, 0);
     if (hdr[0]) {
         if (me != 0) dgnn_err_set(err, (int)hdr[0], "rank 0 could not schedule the windows (its message says why)");

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dgnn/comm.h"
 #include "dgnn/metrics.h"
 #include "dgnn/nn.h"
 
@@ -145,6 +146,7 @@ int snapt_evaluate(run_t *r, int64_t b, int64_t e, eval_metrics *out, run_totals
             nsq += N;
             tot->eval_pairs += N;
         }
+        dgnn_comm_heartbeat(); /* distributed: the other ranks wait for rank 0's evaluation */
         if (r->cfg->progress) dgnn_progress_update(&pg, k + 1, NULL);
     }
     if (r->cfg->progress) dgnn_progress_end(&pg);

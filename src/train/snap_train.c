@@ -718,8 +718,11 @@ static void fill_profile(run_t *r, dgnn_snap_profile *p) {
 /* ---- checkpoints ----------------------------------------------------------------------
  * <dir>/checkpoint.dgnnckpt, rewritten atomically after every epoch: parameters, Adam
  * state, the gradient slab (with windows_per_step > 1 a step may straddle epochs), the
- * best parameters, the node head's slabs (node task), the results so far, and a
- * fingerprint of the settings that must not change on --resume. */
+ * best parameters, the node head's slabs (node task), the results so far, a fingerprint
+ * of the settings that must not change on --resume, and the run record (checkpoint.h:
+ * processes, --dist dygnex and its schedule, checked with a message naming both runs).
+ * The distributed figures (dgnn_snap_dist_result) are per-epoch means over the epochs a
+ * run trained itself, so they need no totals from the checkpoint. */
 
 typedef struct {
     uint64_t fingerprint;
@@ -728,6 +731,39 @@ typedef struct {
     dgnn_adam opt, hopt;
     run_totals tot;
 } ckpt_meta;
+
+/* The run record: processes, the distribution mode, the schedule's shape, its scheduler
+ * and a hash of the windows in each group; the flags, for messages. */
+static void run_record(const run_t *r, dgnn_ckpt_run *rec) {
+    const dgnn_snap_dist_cfg *d = &r->cfg->dist;
+    dgnn_ckpt_run_init(rec);
+    dgnn_ckpt_run_set(rec, "processes", "%d", r->dist ? r->procs : 1);
+    dgnn_ckpt_run_set(rec, "dist", "%s", r->dist ? "dygnex" : "none");
+    if (!r->dist) {
+        dgnn_ckpt_run_set(rec, "flags", "%s", "");
+        return;
+    }
+    const dgnn_sched *sc = &r->sched;
+    const char *kind = d->schedule ? "given" : dgnn_sched_kind_name(d->scheduler);
+    uint64_t h = dgnn_hash64((uint64_t)sc->num_ranks * 0x9e3779b97f4a7c15ULL ^ (uint64_t)sc->num_rounds);
+    for (int64_t i = 0; i <= sc->num_rounds * sc->num_ranks; i++) h = dgnn_hash64(h ^ (uint64_t)sc->group_ptr[i]);
+    for (int64_t i = 0; i < sc->num_windows; i++) h = dgnn_hash64(h ^ (uint64_t)sc->sample[sc->pos[i]]);
+    dgnn_ckpt_run_set(rec, "ranks", "%lld", (long long)sc->num_ranks);
+    dgnn_ckpt_run_set(rec, "rounds", "%lld", (long long)sc->num_rounds);
+    dgnn_ckpt_run_set(rec, "scheduler", "%s", kind);
+    dgnn_ckpt_run_set(rec, "schedule", "%016llx", (unsigned long long)h);
+    char more[48] = "";
+    if (sc->num_ranks != r->procs) snprintf(more, sizeof more, " --sched-ranks %lld", (long long)sc->num_ranks);
+    dgnn_ckpt_run_set(rec, "flags", "--dist dygnex --scheduler %s%s", kind, more);
+}
+
+static const dgnn_ckpt_run_rule k_run_rules[] = {
+    {"processes", "one process plays the schedule's ranks in turn: the same rounds and optimizer steps (the "
+                  "gradients summed in another order)"},
+    {"schedule", "the scheduler grouped the windows otherwise (the ILP stops at its time limit; another "
+                 "--cost-profile gives other costs): the rounds from here on differ from the run that wrote it"},
+    {NULL, NULL},
+};
 
 static uint64_t fingerprint(const run_t *r) {
     const dgnn_snap_train_cfg *c = r->cfg;
@@ -739,12 +775,7 @@ static uint64_t fingerprint(const run_t *r) {
                     (uint64_t)(c->class_w[1] * 1e6), (uint64_t)(c->train_frac * 1e9), (uint64_t)(c->val_frac * 1e9),
                     (uint64_t)r->ev->num_events, (uint64_t)c->max_train_windows, (uint64_t)c->task};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) h = dgnn_hash64(h ^ v[i]);
-    if (r->dist) { /* a round is the step: the rank and round counts, not the schedule itself
-                    * (the ILP, stopped by a clock, may place windows differently on a resume) */
-        uint64_t d[] = {0x6479676e6578ULL /* "dygnex" */, (uint64_t)r->sched.num_ranks, (uint64_t)r->sched.num_rounds};
-        for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) h = dgnn_hash64(h ^ d[i]);
-    }
-    return h;
+    return h; /* distributed: the run record holds the rank and round counts (a round is the step) */
 }
 
 static int save_checkpoint(run_t *r, const ckpt_meta *meta, const dgnn_snap_train_result *res, dgnn_err *err) {
@@ -752,6 +783,9 @@ static int save_checkpoint(run_t *r, const ckpt_meta *meta, const dgnn_snap_trai
     int rc = dgnn_ckpt_dir_writer_open(&w, r->cfg->checkpoint, err);
     if (rc) return rc;
     size_t pb = (size_t)r->p->total * sizeof(float), hb = (size_t)r->head.total * sizeof(float);
+    dgnn_ckpt_run rec;
+    run_record(r, &rec);
+    rc = dgnn_ckpt_add_run(w, &rec, err);
     if (!rc) rc = dgnn_ckpt_writer_add(w, "meta", meta, sizeof *meta, err);
     if (!rc) rc = dgnn_ckpt_add_params(w, r->p, 1, err);
     if (!rc) rc = dgnn_ckpt_writer_add(w, "results", res, sizeof *res, err);
@@ -778,7 +812,17 @@ static int load_checkpoint(run_t *r, ckpt_meta *meta, dgnn_snap_train_result *re
     int rc = dgnn_ckpt_open(&c, path, err);
     if (rc) return rc;
     size_t pb = (size_t)r->p->total * sizeof(float), hb = (size_t)r->head.total * sizeof(float);
-    rc = dgnn_ckpt_read(c, "meta", meta, sizeof *meta, err);
+    dgnn_ckpt_run saved, now;
+    char notes[512];
+    run_record(r, &now);
+    rc = dgnn_ckpt_read_run(c, &saved, err);
+    if (!rc)
+        rc = dgnn_ckpt_run_check(&saved, &now, k_run_rules, r->cfg->checkpoint,
+                                 "resume with the same --dist, --scheduler, --sched-ranks and --rounds (any process "
+                                 "count plays a schedule), or start without --resume",
+                                 notes, sizeof notes, err);
+    if (!rc && notes[0]) dgnn_log("resuming %s: %s\n", r->cfg->checkpoint, notes);
+    if (!rc) rc = dgnn_ckpt_read(c, "meta", meta, sizeof *meta, err);
     if (!rc && meta->fingerprint != fingerprint(r))
         rc = dgnn_err_set(err, DGNN_EINVAL,
                           "%s was written by a run with other settings (task, model, sizes, snapshots, window, lr, "
@@ -786,6 +830,19 @@ static int load_checkpoint(run_t *r, ckpt_meta *meta, dgnn_snap_train_result *re
                           path);
     if (!rc) rc = dgnn_ckpt_read_params(c, r->p, 1, err);
     if (!rc) rc = dgnn_ckpt_read(c, "results", res, sizeof *res, err);
+    if (!rc) {
+        const run_totals *t = &meta->tot;
+        const int64_t E = (int64_t)(sizeof res->epochs / sizeof res->epochs[0]);
+        if (meta->epochs_done < 0 || meta->epochs_done > E || res->num_epochs != meta->epochs_done ||
+            meta->best_epoch < 0 || meta->best_epoch > meta->epochs_done || meta->bad_rounds < 0 ||
+            (meta->early_stopped != 0 && meta->early_stopped != 1) || (meta->have_best != 0 && meta->have_best != 1) ||
+            meta->tr_step < 0 || t->windows < 0 || t->snapshots < 0 || t->events < 0)
+            rc = dgnn_err_set(err, DGNN_EFORMAT,
+                              "checkpoint %s: its progress is inconsistent (epochs done %lld, results for %lld, best "
+                              "epoch %lld): delete it or resume from another",
+                              path, (long long)meta->epochs_done, (long long)res->num_epochs,
+                              (long long)meta->best_epoch);
+    }
     if (!rc && meta->have_best) rc = dgnn_ckpt_read(c, "best.params", r->best_params, pb, err);
     if (!rc && r->head.total) {
         if (!rc) rc = dgnn_ckpt_read(c, "head.params", r->head.value, hb, err);
