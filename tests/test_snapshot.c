@@ -340,6 +340,16 @@ static void test_bad_options(void) {
     o.weight_col = 0;
     expect_einval(&ev, o, "snapshot 2: node 0 has weighted degree -3");
     ev.efeat[5] = 4;
+    /* issue 12: snapshots x nodes beyond what memory holds are refused before allocating
+     * (1-second windows over a long stream of many nodes) */
+    {
+        int64_t n0 = ev.num_nodes;
+        ev.num_nodes = (int64_t)1 << 21;
+        o = dgnn_snapshot_opts_default();
+        o.count = 200;
+        expect_einval(&ev, o, "row pointers alone");
+        ev.num_nodes = n0;
+    }
     /* unsorted table */
     ev.t[2] = 100;
     o = dgnn_snapshot_opts_default();

@@ -67,14 +67,15 @@ static void human_span(char *buf, size_t cap, double s) {
 int cmd_info(int argc, char **argv) {
     cli_load_flags lf = {0};
     int json = 0;
-    int64_t bins = 20, snap_count = 0;
-    double snap_seconds = 0;
+    /* unset until typed, so that --snapshots 0 or --snapshot-seconds -1 are refused, not ignored */
+    int64_t bins = 20, snap_count = CLI_UNSET;
+    double snap_seconds = CLI_UNSET_F;
     arg_opt opts[] = {
         CLI_LOAD_OPTS(lf),
         {"json", ARG_FLAG, &json, NULL, "print the figures as one JSON object"},
         {"bins", ARG_INT, &bins, "N", "histogram bins (default 20)"},
-        {"snapshot-seconds", ARG_DOUBLE, &snap_seconds, "S", "also cut snapshots of S time units; print their sizes"},
-        {"snapshots", ARG_INT, &snap_count, "C", "also cut C snapshots of equal time spans; print their sizes"},
+        {"snapshot-seconds", ARG_DOUBLE, &snap_seconds, "S", "also cut snapshots of S > 0 time units; print their sizes"},
+        {"snapshots", ARG_INT, &snap_count, "C", "also cut C >= 1 snapshots of equal time spans; print their sizes"},
         {NULL, 0, NULL, NULL, NULL},
     };
     arg_spec spec = {.cmd = "info", .usage = "dgnn info [options] DATA",
@@ -87,6 +88,20 @@ int cmd_info(int argc, char **argv) {
         fprintf(stderr, "dgnn info: --bins must be in 1..1000, got %lld\n", (long long)bins);
         return 2;
     }
+    if (snap_count != CLI_UNSET && snap_count < 1) {
+        fprintf(stderr, "dgnn info: --snapshots must be >= 1, got %lld\n", (long long)snap_count);
+        return 2;
+    }
+    if (CLI_GIVEN_F(snap_seconds) && !(snap_seconds > 0)) {
+        fprintf(stderr, "dgnn info: --snapshot-seconds must be > 0, got %g\n", snap_seconds);
+        return 2;
+    }
+    if (snap_count != CLI_UNSET && CLI_GIVEN_F(snap_seconds)) {
+        fprintf(stderr, "dgnn info: give --snapshots or --snapshot-seconds, not both\n");
+        return 2;
+    }
+    if (!CLI_GIVEN_F(snap_seconds)) snap_seconds = 0; /* 0 and 0: the snapshot library's "not given" */
+    if (snap_count == CLI_UNSET) snap_count = 0;
     const char *path = spec.pos[0];
     dgnn_events ev;
     if ((rc = cli_load("info", path, &lf, &ev)) != 0) return rc;
@@ -95,7 +110,8 @@ int cmd_info(int argc, char **argv) {
     int64_t *hist = dgnn_xcalloc((size_t)bins, sizeof(int64_t));
     histogram(&ev, (int)bins, hist);
     double t0 = ev.num_events ? ev.t[0] : 0, t1 = ev.num_events ? ev.t[ev.num_events - 1] : 0;
-    const char *fmt = dgnn_format_name(dgnn_detect_format(path));
+    /* the format that was read: the one forced with --format, else the detected one */
+    const char *fmt = lf.format && strcmp(lf.format, "auto") != 0 ? lf.format : dgnn_format_name(dgnn_detect_format(path));
     dgnn_snap_stats ss;
     int have_snaps = 0;
     if (snap_seconds > 0 || snap_count > 0 || ev.num_periods > 0) {
