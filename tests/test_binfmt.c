@@ -418,6 +418,7 @@ int main(void) {
     /* a period table's times are period indices */
     FORGE("t", 0, double, -0.5, "not a period index 0..1");
     FORGE("t", 4, double, 2, "section 't', event 4: timestamp 2 is not a period index");
+    FORGE("t", 4, double, 1e308, "section 't', event 4: timestamp 1e+308 is out of range");
     /* a header claiming bipartite for a stream that is not (node 0 is a source and a destination) */
     memcpy(b, good, n);
     set64(b + 72, 1);

@@ -288,6 +288,8 @@ static void test_jodie_bad(void) {
     JB("jb_ts_vtab.csv", "0,1,\v5,0\n", DGNN_EFORMAT, 2, "timestamp", "not a number"); /* strtod skips \v */
     JB("jb_ts_empty.csv", "0,1,,0\n", DGNN_EFORMAT, 2, "timestamp", "empty field");
     JB("jb_ts_negovf.csv", "0,1,-1e999,0\n", DGNN_EFORMAT, 2, "timestamp", "overflows");
+    JB("jb_ts_huge.csv", "0,1,-1e308,0\n", DGNN_EFORMAT, 2, "timestamp", "above 8.9e307"); /* spans would overflow */
+    JB("jb_cr.csv", "0,1,1,0\r0,1,2,0\r", DGNN_EFORMAT, 2, NULL, "carriage return");
     /* ids: hexadecimal, exponent, overflow by one */
     JB("jb_id_hex.csv", "0x10,1,1,0\n", DGNN_EFORMAT, 2, "user", "hexadecimal");
     JB("jb_id_exp.csv", "1e3,1,1,0\n", DGNN_EFORMAT, 2, "user", "not an integer");

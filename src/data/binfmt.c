@@ -35,6 +35,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -379,11 +380,12 @@ int dgnn_bin_writer_events(dgnn_bin_writer *w, int64_t n, const int32_t *src, co
             return dgnn_err_set(err, DGNN_EINVAL, "%s: event %lld: node id %d outside [0, %lld)", w->path,
                                 (long long)(w->events + i), src[i] < 0 || src[i] >= N ? src[i] : dst[i],
                                 (long long)N);
-        if (!isfinite(t[i]) || t[i] < last)
+        if (!(fabs(t[i]) <= DBL_MAX / 2) || t[i] < last)
             return dgnn_err_set(err, DGNN_EINVAL, "%s: event %lld: timestamp %.17g %s", w->path,
                                 (long long)(w->events + i), t[i],
-                                isfinite(t[i]) ? "is smaller than the previous one (events must be sorted by time)"
-                                               : "is not finite");
+                                !isfinite(t[i])          ? "is not finite"
+                                : fabs(t[i]) > DBL_MAX / 2 ? "is out of range (above 8.9e307)"
+                                                           : "is smaller than the previous one (events must be sorted by time)");
         last = t[i];
         if (l->num_periods > 0 && !(t[i] >= 0 && t[i] < (double)l->num_periods && t[i] == floor(t[i])))
             return dgnn_err_set(err, DGNN_EINVAL, "%s: event %lld: timestamp %.17g is not a period index 0..%lld",
@@ -783,7 +785,9 @@ int dgnn_load_binary(dgnn_events *ev, const char *path, int verify, dgnn_err *er
             FAIL(DGNN_EFORMAT, "%s: section '%s', event %lld: node id %d outside [0, %lld): the file is corrupted", path,
                  bad_src ? "src" : "dst", (long long)i, bad_src ? src[i] : dst[i], (long long)N);
         }
-        if (!isfinite(t[i])) FAIL(DGNN_EFORMAT, "%s: section 't', event %lld: timestamp is not finite", path, (long long)i);
+        if (!(fabs(t[i]) <= DBL_MAX / 2)) /* also NaN; beyond DBL_MAX / 2 a time span overflows */
+            FAIL(DGNN_EFORMAT, "%s: section 't', event %lld: timestamp %g is %s", path, (long long)i, t[i],
+                 isfinite(t[i]) ? "out of range (above 8.9e307, half the double range)" : "not finite");
         if (t[i] < prev)
             FAIL(DGNN_EFORMAT, "%s: section 't', event %lld: timestamp %.17g is smaller than the previous %.17g (events must be sorted by time)",
                  path, (long long)i, t[i], prev);

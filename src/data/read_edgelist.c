@@ -65,6 +65,9 @@ static int parse_columns(layout *L, const char *spec, const char *path, dgnn_err
                             count[R_WEIGHT] > 1 ? "weight" : "label");
     int64_t next = count[R_WEIGHT]; /* the weight takes feature slot 0 */
     L->edge_dim = count[R_WEIGHT] + count[R_FEAT];
+    if (L->edge_dim > DGNN_MAX_DIM)
+        return dgnn_err_set(err, DGNN_EINVAL, "%s: --columns names %lld feature columns: at most %lld", path,
+                            (long long)L->edge_dim, (long long)DGNN_MAX_DIM);
     L->has_label = count[R_LABEL] > 0;
     for (int64_t c = 0; c < n; c++)
         L->slot[c] = L->role[c] == R_WEIGHT ? 0 : L->role[c] == R_FEAT ? next++ : -1;

@@ -113,6 +113,11 @@ int dgnn_read_jodie(dgnn_events *ev, const char *path, dgnn_err *err) {
                 break;
             }
             d = ncols - 4;
+            if (d > DGNN_MAX_DIM) {
+                rc = dgnn_ts_fail(&s, err, DGNN_EFORMAT, "%lld features: at most %lld are supported", (long long)d,
+                                  (long long)DGNN_MAX_DIM);
+                break;
+            }
             feat = malloc((size_t)(d > 0 ? d : 1) * sizeof(float));
             if (!feat) {
                 rc = dgnn_ts_fail(&s, err, DGNN_ENOMEM, "out of memory for %lld features", (long long)d);

@@ -112,6 +112,11 @@ int dgnn_ts_next(dgnn_ts_scan *s, dgnn_err *err) {
     if (!line) line = s->buf;
     s->lineno++;
     if (len > 0 && line[len - 1] == '\r') len--; /* CRLF (Windows) endings */
+    if (memchr(line, '\r', len))
+        return dgnn_err_set(err, DGNN_EFORMAT,
+                            "%s:%lld: a carriage return (\\r) inside the line: lines end with LF or CRLF; a file "
+                            "with old Mac (CR-only) line endings can be converted with tr '\\r' '\\n'",
+                            s->path, (long long)s->lineno);
     line[len] = '\0'; /* the '\n' in the block, or room kept in buf (rbuf has one spare byte) */
     s->line = line;
     if (s->lineno == 1 && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) {
@@ -328,6 +333,10 @@ int dgnn_ts_get_double(dgnn_ts_scan *s, int64_t col, const char *role, double *o
     errno = 0;
     double v = strtod(f->s, &end);
     if (isinf(v)) return dgnn_ts_field_fail(s, err, col, role, "number out of range (overflows a double)");
+    /* beyond DBL_MAX / 2 the difference of two values (a time span, an inter-event time)
+     * overflows to inf, which every trainer and the snapshot cutter would take */
+    if (fabs(v) > DBL_MAX / 2)
+        return dgnn_ts_field_fail(s, err, col, role, "number out of range (above 8.9e307, half the double range)");
     *out = v; /* ERANGE with a finite result is underflow to ~0: harmless */
     return DGNN_OK;
 }

@@ -86,7 +86,8 @@ int dgnn_ts_get_int(dgnn_ts_scan *s, int64_t col, const char *role, int64_t lo, 
                dgnn_err *err);
 /* An event label: 0 or 1 (JODIE's state_label; what every label consumer counts). */
 int dgnn_ts_get_label(dgnn_ts_scan *s, int64_t col, const char *role, int32_t *out, dgnn_err *err);
-/* Finite double (timestamp): rejects nan, inf, hexadecimal and overflow. */
+/* Finite double (timestamp) of magnitude at most DBL_MAX / 2, so that the difference of
+ * two is finite: rejects nan, inf, hexadecimal and overflow. */
 int dgnn_ts_get_double(dgnn_ts_scan *s, int64_t col, const char *role, double *out, dgnn_err *err);
 /* Finite value representable as float32 (features, weights). */
 int dgnn_ts_get_float(dgnn_ts_scan *s, int64_t col, const char *role, float *out, dgnn_err *err);
