@@ -254,6 +254,14 @@ static void test_bad_files(void) {
         CHECK_MSG(rc == DGNN_EFORMAT && strstr(err.msg, "UTF-16 text") && strstr(err.msg, "iconv"), "%d %s", rc, err.msg);
     }
 
+    /* repeated keys: cJSON takes the first, Python's json the last; refused */
+    expect_fail("dup edges", "{\"time_periods\": 1, \"0\": {\"edges\": [[0, 1]], \"edges\": [[1, 2]]}}", DGNN_EFORMAT,
+                "\"0\": key \"edges\" appears twice");
+    expect_fail("dup period", "{\"time_periods\": 1, \"0\": {\"edges\": []}, \"0\": {\"edges\": [[0, 1]]}}",
+                DGNN_EFORMAT, "(top level): key \"0\" appears twice");
+    expect_fail("dup england", "{\"edge_mapping\": {\"edge_index\": {\"0\": [], \"0\": [[1, 1]]}}, \"time_periods\": 1}",
+                DGNN_EFORMAT, "edge_mapping.edge_index: key \"0\" appears twice");
+
     /* files that cannot be read */
     dgnn_events ev;
     dgnn_err err;

@@ -25,7 +25,7 @@ extern "C" {
  * with a message (a claim with no data behind it would otherwise make every consumer
  * allocate for it). */
 #define DGNN_MAX_DIM ((int64_t)1 << 20)          /* features per event, per node, per period */
-#define DGNN_MAX_PERIODS ((int64_t)1 << 24)      /* snapshots of a PyG-Temporal table */
+#define DGNN_MAX_PERIODS ((int64_t)1 << 20)      /* snapshots of a PyG-T table, or cut from any table */
 /* A .dgnn with no node section (node_ids, nfeat, period_x/y) declares at most
  * max(2E, this) nodes: the events touch at most 2E, `dgnn gen` may add unseen ones. */
 #define DGNN_MAX_UNSEEN_NODES ((int64_t)1 << 24)
