@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { TS_READ = 1 << 18 };
-static int fill(dgnn_ts_scan *s, dgnn_err *err); /* read() size: few system calls on multi-GB edge lists */
+enum { TS_READ = 1 << 18 }; /* read() size: few system calls on multi-GB edge lists */
+static int fill(dgnn_ts_scan *s, dgnn_err *err);
 
 int dgnn_ts_open(dgnn_ts_scan *s, const char *path, dgnn_err *err) {
     memset(s, 0, sizeof *s);
@@ -279,16 +279,30 @@ static const char *why_not_number(const char *s, size_t n, const char *generic) 
     return generic;
 }
 
+/* The fast path of both parsers: after an optional sign, the field starts with a digit
+ * (or '.'), and is not "0x...". Then a conversion that consumed the whole field read the
+ * grammar above: strtoll/strtod accept nothing else that starts so (their other forms,
+ * leading white space, hexadecimal, inf and nan, start otherwise). */
+static int plain_start(const char *s, size_t n, int dot_ok) {
+    size_t i = (n > 0 && (s[0] == '+' || s[0] == '-')) ? 1 : 0;
+    if (i >= n) return 0;
+    char c = s[i];
+    if (!((c >= '0' && c <= '9') || (dot_ok && c == '.'))) return 0;
+    return !(c == '0' && i + 1 < n && (s[i + 1] == 'x' || s[i + 1] == 'X'));
+}
+
 static int parse_i64(dgnn_ts_scan *s, int64_t col, const char *role, int64_t *out, dgnn_err *err) {
     DGNN_ASSERT(col >= 0 && col < s->nf);
     const dgnn_ts_field *f = &s->fld[col];
     if (f->n == 0) return dgnn_ts_field_fail(s, err, col, role, "empty field");
-    int k = classify(f->s, f->n);
-    if (k != NUM_INT)
-        return dgnn_ts_field_fail(s, err, col, role, k == NUM_DEC ? "not an integer" : why_not_number(f->s, f->n, "not an integer"));
     char *end;
     errno = 0;
-    long long v = strtoll(f->s, &end, 10); /* the grammar leaves strtoll nothing to skip or stop at */
+    long long v = strtoll(f->s, &end, 10);
+    if (end != f->s + f->n || !plain_start(f->s, f->n, 0)) {
+        int k = classify(f->s, f->n);
+        return dgnn_ts_field_fail(s, err, col, role,
+                                  k == NUM_DEC ? "not an integer" : why_not_number(f->s, f->n, "not an integer"));
+    }
     if (errno == ERANGE) return dgnn_ts_field_fail(s, err, col, role, "integer out of range (overflows int64)");
     *out = (int64_t)v;
     return DGNN_OK;
@@ -327,11 +341,13 @@ int dgnn_ts_get_double(dgnn_ts_scan *s, int64_t col, const char *role, double *o
     DGNN_ASSERT(col >= 0 && col < s->nf);
     const dgnn_ts_field *f = &s->fld[col];
     if (f->n == 0) return dgnn_ts_field_fail(s, err, col, role, "empty field");
-    if (classify(f->s, f->n) == NUM_NONE)
-        return dgnn_ts_field_fail(s, err, col, role, why_not_number(f->s, f->n, "not a number"));
     char *end;
     errno = 0;
     double v = strtod(f->s, &end);
+    if ((end != f->s + f->n || !plain_start(f->s, f->n, 1)) && classify(f->s, f->n) == NUM_NONE)
+        return dgnn_ts_field_fail(s, err, col, role, why_not_number(f->s, f->n, "not a number"));
+    if (end != f->s + f->n) /* only under a locale whose decimal point is not '.' */
+        return dgnn_ts_field_fail(s, err, col, role, "not a number (is LC_NUMERIC set to a locale without '.'?)");
     if (isinf(v)) return dgnn_ts_field_fail(s, err, col, role, "number out of range (overflows a double)");
     /* beyond DBL_MAX / 2 the difference of two values (a time span, an inter-event time)
      * overflows to inf, which every trainer and the snapshot cutter would take */
