@@ -73,7 +73,7 @@ int cmd_info(int argc, char **argv) {
     arg_opt opts[] = {
         CLI_LOAD_OPTS(lf),
         {"json", ARG_FLAG, &json, NULL, "print the figures as one JSON object"},
-        {"bins", ARG_INT, &bins, "N", "histogram bins (default 20)"},
+        {"bins", ARG_INT, &bins, "N", "histogram bins, 1..1000 (default 20)"},
         {"snapshot-seconds", ARG_DOUBLE, &snap_seconds, "S", "also cut snapshots of S > 0 time units; print their sizes"},
         {"snapshots", ARG_INT, &snap_count, "C", "also cut C >= 1 snapshots of equal time spans; print their sizes"},
         {NULL, 0, NULL, NULL, NULL},
