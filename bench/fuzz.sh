@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # fuzz.sh: builds the libFuzzer harnesses (fuzz/fuzz_text.c, fuzz/fuzz_binary.c,
-# fuzz/fuzz_checkpoint.c) with
+# fuzz/fuzz_snapshot.c, fuzz/fuzz_checkpoint.c) with
 # clang + AddressSanitizer + UndefinedBehaviorSanitizer, seeds their corpora from small
 # hand-made files and the first lines of the shared datasets, runs each for
 # FUZZ_SECONDS and prints the run summary. See fuzz/README.md.
 #
-#   bench/fuzz.sh                 # both targets, 60 s each
+#   bench/fuzz.sh                 # every target, 60 s each
 #   FUZZ_SECONDS=600 bench/fuzz.sh text
 #
 # Environment: FUZZ_SECONDS (default 60), FUZZ_OUT (build/corpus folder, default
@@ -25,7 +25,7 @@ SECS=${FUZZ_SECONDS:-60}
 JOBS=${FUZZ_JOBS:-1}
 CC=${CC:-clang}
 DATA=${DGNN_DATA_DIR:-$ROOT/../shared/data}
-TARGETS=${*:-text binary checkpoint}
+TARGETS=${*:-text binary snapshot checkpoint}
 
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 CFLAGS="-g -O1 -std=gnu11 -Wall -Wextra -fopenmp -I$ROOT/include $(pkg-config --cflags libcjson 2>/dev/null || true)"
@@ -90,6 +90,22 @@ seed_checkpoint() {
     "$OUT/seedgen_checkpoint" "$d" "${ck[@]}"
 }
 
+seed_snapshot() { # PyG-Temporal json in its three layouts, the shared files' heads, small edge lists
+    local d="$OUT/seeds_snapshot"
+    rm -rf "$d"
+    mkdir -p "$d"
+    printf '{"0": {"index": 0, "edges": [[0, 1], [2, 0], [0, 1]], "weights": [1, 2.5, 3], "X": [[1, 2], [3, 4], [5, 6]], "y": [1, 2, 3]},\n "1": {"edges": [[2, 2]], "weights": [4], "X": [[0, 0], [0, 0], [0.5, -1e-3]], "y": [0, 0, 7]},\n "time_periods": 2, "node_ids": {"a": 0, "b": 1}}\n' >"$d/twitter.json"
+    printf '{"edge_mapping": {"edge_index": {"1": [[0, 1]], "0": [[1, 2], [2, 2]]}, "edge_weight": {"0": [10.5, 20], "1": [30]}}, "time_periods": 2, "y": [[1, 2, 3], [4, 5, 6]]}' >"$d/england.json"
+    printf '{"edges": [[0, 1], [1, 0], [1, 2]], "node_ids": {"A": 0, "B": 1, "C": 2}, "FX": [[1, 2, 3], [3, 4, 5], [5, 6, 7]]}' >"$d/chickenpox.json"
+    printf '{"time_periods": 2, "0": {"edges": [[0, 2000000000], [5, 0]]}, "1": {"edges": [[2000000000, 5]]}}' >"$d/sparse.json"
+    printf '1 2 3\n2 3 3.5\n3 1 10\n1 3 11\n' >"$d/edges.txt"
+    printf '5,6,10,1407470400\n6,5,-10,1376539200\n5,7,1,1376539300\n' >"$d/bitcoin.csv"
+    for f in pgt/twitter_tennis_rg17.json pgt/england_covid.json pgt/chickenpox.json; do
+        [ -r "$DATA/$f" ] && head -c 6000 "$DATA/$f" >"$d/head_$(basename "$f")"
+    done
+    return 0
+}
+
 # ---- run ----
 status=0
 for t in $TARGETS; do
@@ -116,7 +132,7 @@ for t in $TARGETS; do
     if [ $rc -ne 0 ]; then
         status=1
         echo "!! fuzz_$t stopped with status $rc: crash report:"
-        grep -E -A 25 "ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error|fuzz_$t: " "$log" | head -n 60
+        grep -E -A 25 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error|fuzz_[a-z]+: ' "$log" | head -n 60
         ls "$OUT"/artifacts/"$t"-* 2>/dev/null
     else
         echo "fuzz_$t: no crash in ${SECS}s"

@@ -8,7 +8,9 @@
  *     so mutations reach the count / offset / semantic checks behind the checksums,
  *     which random bytes would otherwise never pass.
  * A success must give a table whose arrays can all be read (a pointer past the mapping
- * faults) and whose ids and timestamps are valid, as the loader promises.
+ * faults) and whose values are what the loader promises: ids in range, finite sorted
+ * timestamps (period indices in a period table), labels 0/1, ext_roll 0..2, finite
+ * features, increasing node_ids, a bipartite flag true of the events.
  *
  * Built with -DFUZZ_SEED_MAIN (no libFuzzer) the file is instead a small program that
  * writes seed inputs (.dgnn files saved by dgnn_save_binary, .npy files) into the folder
@@ -65,24 +67,45 @@ static void check_table(const dgnn_events *ev) {
     if (E < 0 || N < 0 || ev->edge_dim < 0 || ev->node_dim < 0 || ev->num_periods < 0) die("negative count");
     if (E > 0 && (!ev->src || !ev->dst || !ev->t)) die("missing event arrays");
     double s = 0;
+    const int64_t P = ev->num_periods;
     for (int64_t i = 0; i < E; i++) {
         if (ev->src[i] < 0 || ev->src[i] >= N || ev->dst[i] < 0 || ev->dst[i] >= N) die("node id out of range");
         if (!isfinite(ev->t[i]) || (i && ev->t[i] < ev->t[i - 1])) die("timestamps not finite and sorted");
+        if (P > 0 && !(ev->t[i] >= 0 && ev->t[i] < (double)P && ev->t[i] == floor(ev->t[i])))
+            die("a period table's time is not a period index");
+        if (ev->label && ev->label[i] != 0 && ev->label[i] != 1) die("label other than 0 or 1");
+        if (ev->ext_roll && (ev->ext_roll[i] < 0 || ev->ext_roll[i] > 2)) die("ext_roll outside 0..2");
         if (ev->label) s += ev->label[i];
         if (ev->ext_roll) s += ev->ext_roll[i];
     }
     if (ev->edge_dim > 0 && !ev->efeat) die("edge_dim > 0 without efeat");
     if (ev->efeat)
-        for (int64_t i = 0; i < E * ev->edge_dim; i++) s += ev->efeat[i];
+        for (int64_t i = 0; i < E * ev->edge_dim; i++) {
+            if (!isfinite(ev->efeat[i])) die("non-finite edge feature");
+            s += ev->efeat[i];
+        }
     if (ev->node_ids)
-        for (int64_t v = 0; v < N; v++) s += (double)ev->node_ids[v];
+        for (int64_t v = 0; v < N; v++) {
+            if (ev->node_ids[v] < 0 || (v && ev->node_ids[v] <= ev->node_ids[v - 1])) die("node_ids not increasing");
+            s += (double)ev->node_ids[v];
+        }
     if (ev->node_dim > 0 && !ev->nfeat) die("node_dim > 0 without nfeat");
     if (ev->nfeat)
-        for (int64_t i = 0; i < N * ev->node_dim; i++) s += ev->nfeat[i];
+        for (int64_t i = 0; i < N * ev->node_dim; i++) {
+            if (!isfinite(ev->nfeat[i])) die("non-finite node feature");
+            s += ev->nfeat[i];
+        }
     if (ev->period_x)
-        for (int64_t i = 0; i < ev->num_periods * N * ev->period_x_dim; i++) s += ev->period_x[i];
+        for (int64_t i = 0; i < P * N * ev->period_x_dim; i++) {
+            if (!isfinite(ev->period_x[i])) die("non-finite period_x");
+            s += ev->period_x[i];
+        }
     if (ev->period_y)
-        for (int64_t i = 0; i < ev->num_periods * N * ev->period_y_dim; i++) s += ev->period_y[i];
+        for (int64_t i = 0; i < P * N * ev->period_y_dim; i++) {
+            if (!isfinite(ev->period_y[i])) die("non-finite period_y");
+            s += ev->period_y[i];
+        }
+    if (ev->bipartite && E > 0 && !dgnn_events_detect_bipartite(ev)) die("bipartite flag false of the events");
     g_sink = s;
 }
 

@@ -5,8 +5,9 @@
  * folder (in /dev/shm when it exists: no disk traffic). The folder holds nothing else,
  * so the TGL reader finds no feature files beside the csv. Every reader runs on every
  * input; a failure must come with a status and a message, and a success must give a
- * table whose invariants hold (ids in [0, N), finite non-decreasing timestamps, finite
- * features): a violation aborts, so libFuzzer records it like a crash. Memory errors
+ * table whose invariants hold (ids in [0, N), finite non-decreasing timestamps below
+ * DBL_MAX / 2, finite features, labels 0/1, ext_roll 0..2, increasing node_ids, the
+ * bipartite flag true of the events): a violation aborts, so libFuzzer records it like a crash. Memory errors
  * and leaks are caught by AddressSanitizer / LeakSanitizer. */
 #include "dgnn/io.h"
 
@@ -59,6 +60,12 @@ static void check_table(const char *reader, const dgnn_events *ev) {
     if (ev->ext_roll)
         for (int64_t i = 0; i < ev->num_events; i++)
             if (ev->ext_roll[i] < 0 || ev->ext_roll[i] > 2) die(reader, "ext_roll outside 0..2");
+    if (ev->label)
+        for (int64_t i = 0; i < ev->num_events; i++)
+            if (ev->label[i] != 0 && ev->label[i] != 1) die(reader, "label other than 0 or 1");
+    for (int64_t i = 0; i < ev->num_events; i++)
+        if (fabs(ev->t[i]) > 8.98846567431158e307) die(reader, "timestamp above DBL_MAX / 2");
+    if (ev->bipartite != dgnn_events_detect_bipartite(ev)) die(reader, "bipartite flag differs from the events");
 }
 
 static void check_result(const char *reader, int rc, dgnn_events *ev, const dgnn_err *err) {

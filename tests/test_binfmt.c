@@ -50,6 +50,14 @@ static unsigned char *entry_of(unsigned char *b, const char *name) {
     return NULL;
 }
 
+/* Recomputes a section's checksum, then the header's: a forger who knows the format, so
+ * that a wrong value reaches the semantic checks behind the checksums. */
+static void reseal(unsigned char *b, const char *name) {
+    unsigned char *e = entry_of(b, name);
+    set64(e + 24, dgnn_bin_checksum(b + le64(e + 8), (size_t)le64(e + 16)));
+    fix_header_checksum(b);
+}
+
 /* Writes bytes to a file in the test folder and loads it; returns the status and fills err. */
 static int load_bytes(const unsigned char *b, size_t n, int verify, dgnn_err *err) {
     char path[512];
@@ -84,9 +92,9 @@ static int count_tmp_files(void) {
 /* A hand-made table with every optional section. */
 enum { E0 = 5, N0 = 4, DE = 3, DN = 2, P0 = 2, DX = 2, DY = 1 };
 static int32_t T_src[E0] = {0, 1, 2, 3, 0}, T_dst[E0] = {1, 2, 3, 0, 2}, T_label[E0] = {0, 1, 0, 0, 1};
-static double T_t[E0] = {0.5, 1.0, 1.0, 2.25, 1e9};
+static double T_t[E0] = {0, 1, 1, 1, 1}; /* period indices: the table has P0 = 2 periods */
 static int8_t T_roll[E0] = {0, 0, 1, 2, 2};
-static int64_t T_ids[N0] = {10, 20, 30, -5};
+static int64_t T_ids[N0] = {5, 10, 20, 30}; /* original ids: increasing, as every reader keeps them */
 static float T_efeat[E0 * DE], T_nfeat[N0 * DN], T_px[P0 * N0 * DX], T_py[P0 * N0 * DY];
 
 static dgnn_events full_table(void) {
@@ -147,10 +155,9 @@ int main(void) {
     CHECK(((uintptr_t)out.t % 64) == 0 && ((uintptr_t)out.node_ids % 64) == 0 && ((uintptr_t)out.period_y % 64) == 0);
     dgnn_events_free(&out);
     CHECK(out.src == NULL && out.map == NULL);
-    in.bipartite = 1; /* the flag is stored as given */
-    CHECK(dgnn_save_binary(&in, path, &err) == DGNN_OK);
-    CHECK(dgnn_load_binary(&out, path, 0, &err) == DGNN_OK && out.bipartite == 1);
-    dgnn_events_free(&out);
+    in.bipartite = 1; /* a false claim (node 1 is a source and a destination) is refused */
+    CHECK(dgnn_save_binary(&in, path, &err) == DGNN_EINVAL && strstr(err.msg, "declared bipartite"));
+    CHECK(count_tmp_files() == 0);
     in.bipartite = 0;
     CHECK(dgnn_save_binary(&in, path, &err) == DGNN_OK);
     CHECK(count_tmp_files() == 0);
@@ -279,6 +286,7 @@ int main(void) {
         int rc = load_bytes(good, cuts[k], 1, &e);
         CHECK_MSG(rc == DGNN_EFORMAT, "cut at %zu: status %d (%s)", cuts[k], rc, e.msg);
         if (cuts[k] >= 8) CHECK_MSG(strstr(e.msg, "truncated") != NULL, "cut at %zu: %s", cuts[k], e.msg);
+        else if (cuts[k] == 0) CHECK_MSG(strstr(e.msg, "empty file (0 bytes)") != NULL, "cut at 0: %s", e.msg);
         else CHECK_MSG(strstr(e.msg, "bad magic") != NULL, "cut at %zu: %s", cuts[k], e.msg);
     }
     /* wrong magic */
@@ -382,6 +390,169 @@ int main(void) {
         memcpy(b + le64(entry_of(b, "t") + 8) + 8 * 0, &nan, 8);
         EXPECT_FAIL(b, n, 0, DGNN_EFORMAT, "not finite");
     }
+    /* ---- issue 12: values behind valid checksums are checked as the text readers check
+     * theirs, with and without verify ---- */
+#define FORGE(name, idx, type, value, substr)                                        \
+    do {                                                                             \
+        memcpy(b, good, n);                                                          \
+        type v_ = (value);                                                           \
+        memcpy(b + le64(entry_of(b, name) + 8) + sizeof(type) * (size_t)(idx), &v_, sizeof v_); \
+        reseal(b, name);                                                             \
+        EXPECT_FAIL(b, n, 1, DGNN_EFORMAT, substr);                                  \
+        EXPECT_FAIL(b, n, 0, DGNN_EFORMAT, substr);                                  \
+    } while (0)
+    /* NaN edge features used to load and train to loss 2 ln 2, AP 0.5 */
+    FORGE("efeat", 3 * DE + 1, float, NAN, "section 'efeat', event 3, column 1: NaN value");
+    FORGE("efeat", 0, float, -INFINITY, "section 'efeat', event 0, column 0: infinite value");
+    FORGE("nfeat", 2 * DN + 0, float, INFINITY, "section 'nfeat', node 2, column 0: infinite");
+    FORGE("period_x", (1 * N0 + 2) * DX + 1, float, NAN, "section 'period_x', period 1, node 2, column 1: NaN");
+    FORGE("period_y", 1 * N0 + 3, float, INFINITY, "section 'period_y', period 1, node 3");
+    /* labels are 0 or 1; -3 and -12345 used to count as positive */
+    FORGE("label", 1, int32_t, -3, "section 'label', event 1: label -3");
+    FORGE("label", 4, int32_t, 2, "section 'label', event 4: label 2 (a label is 0 or 1)");
+    FORGE("ext_roll", 2, int8_t, 5, "section 'ext_roll', event 2: 5 is not a split");
+    FORGE("ext_roll", 0, int8_t, -1, "section 'ext_roll', event 0");
+    /* the node id mapping: non-negative and increasing */
+    FORGE("node_ids", 2, int64_t, 7, "section 'node_ids', node 2: original id 7 after 10");
+    FORGE("node_ids", 0, int64_t, -5, "section 'node_ids', node 0: original id -5 is negative");
+    /* a period table's times are period indices */
+    FORGE("t", 0, double, -0.5, "not a period index 0..1");
+    FORGE("t", 4, double, 2, "section 't', event 4: timestamp 2 is not a period index");
+    FORGE("t", 4, double, 1e308, "section 't', event 4: timestamp 1e+308 is out of range");
+    /* a header claiming bipartite for a stream that is not (node 0 is a source and a destination) */
+    memcpy(b, good, n);
+    set64(b + 72, 1);
+    fix_header_checksum(b);
+    EXPECT_FAIL(b, n, 0, DGNN_EFORMAT, "'flags' says bipartite, but node 0 is both a source and a destination");
+#undef FORGE
+    /* counts with no data behind them */
+    {
+        dgnn_events pl;
+        dgnn_events_init(&pl);
+        int32_t ps[2] = {0, 1}, pd[2] = {1, 2};
+        double pt[2] = {0, 1};
+        pl.num_events = 2, pl.num_nodes = 3, pl.src = ps, pl.dst = pd, pl.t = pt;
+        snprintf(path2, sizeof path2, "%s/plain.dgnn", g_dir);
+        CHECK_MSG(dgnn_save_binary(&pl, path2, &err) == DGNN_OK, "%s", err.msg);
+        size_t pn;
+        unsigned char *pb = slurp(path2, &pn);
+        set64(pb + 24, ((uint64_t)1 << 24) + 1); /* 16.8M nodes for 2 events, no node section */
+        fix_header_checksum(pb);
+        EXPECT_FAIL(pb, pn, 1, DGNN_EFORMAT, "'num_nodes': 16777217 nodes, but its 2 events touch at most 4");
+        set64(pb + 24, 3);
+        set64(pb + 48, (uint64_t)1 << 25); /* 33M periods with no period data */
+        fix_header_checksum(pb);
+        EXPECT_FAIL(pb, pn, 1, DGNN_EFORMAT, "'num_periods'");
+        free(pb);
+        /* no events: edge_dim claims 2^21 features with an empty efeat section */
+        dgnn_events z;
+        dgnn_events_init(&z);
+        float one = 1;
+        z.edge_dim = 2, z.efeat = &one;
+        CHECK_MSG(dgnn_save_binary(&z, path2, &err) == DGNN_OK, "%s", err.msg);
+        pb = slurp(path2, &pn);
+        set64(pb + 32, (uint64_t)1 << 21);
+        fix_header_checksum(pb);
+        EXPECT_FAIL(pb, pn, 1, DGNN_EFORMAT, "'edge_dim': 2097152 features");
+        free(pb);
+    }
+    /* what the file is, when it is not a .dgnn: the version field of random bytes is not a
+     * version ("written by a newer dgnn (version 1329005583)" before) */
+    {
+        unsigned char r[512];
+        memcpy(r, "DGNNDATA\x0f\x04" "7O", 12);
+        uint32_t x = 7;
+        for (size_t i = 12; i < sizeof r; i++) x = x * 1664525u + 1013904223u, r[i] = (unsigned char)(x >> 24);
+        EXPECT_FAIL(r, sizeof r, 1, DGNN_ECHECKSUM, "not a dgnn file or corrupted header: checksum mismatch");
+        {
+            dgnn_err e2;
+            load_bytes(r, sizeof r, 1, &e2);
+            CHECK_MSG(strstr(e2.msg, "newer") == NULL && strstr(e2.msg, "1329005583"), "%s", e2.msg);
+        }
+        memcpy(b, good, n);
+        set32(b + 8, 2); /* a genuine newer file (intact checksum): believed, and said plainly */
+        fix_header_checksum(b);
+        EXPECT_FAIL(b, n, 1, DGNN_EVERSION, "written by a newer dgnn (version 2); this build reads version 1");
+        {
+            dgnn_err e2;
+            load_bytes(b, n, 1, &e2);
+            CHECK_MSG(strstr(e2.msg, "corrupted") == NULL, "%s", e2.msg);
+        }
+        set32(b + 8, 1000); /* implausible but intact: still a newer version */
+        fix_header_checksum(b);
+        EXPECT_FAIL(b, n, 1, DGNN_EVERSION, "version 1000");
+        set32(b + 8, 1000); /* implausible and broken */
+        b[20] ^= 1;
+        EXPECT_FAIL(b, n, 1, DGNN_ECHECKSUM, "checksum mismatch (the version field reads 1000");
+        EXPECT_FAIL((const unsigned char *)"user,item,timestamp,state_label\n0,1,2,0\n", 40, 1, DGNN_EFORMAT,
+                    "bad magic: it looks like text");
+        EXPECT_FAIL((const unsigned char *)"\xFF\xFEu\0,\0i\0", 8, 1, DGNN_EFORMAT, "bad magic: it is UTF-16 text");
+    }
+    /* the writer never writes what the loader refuses */
+    {
+        dgnn_events bad = full_table();
+        snprintf(path2, sizeof path2, "%s/refused2.dgnn", g_dir);
+        int32_t lab[E0] = {0, 1, 0, -3, 1};
+        bad.label = lab;
+        CHECK(dgnn_save_binary(&bad, path2, &err) == DGNN_EINVAL && strstr(err.msg, "label -3"));
+        bad = full_table();
+        int8_t roll[E0] = {0, 0, 3, 0, 0};
+        bad.ext_roll = roll;
+        CHECK(dgnn_save_binary(&bad, path2, &err) == DGNN_EINVAL && strstr(err.msg, "ext_roll 3"));
+        bad = full_table();
+        float ef[E0 * DE];
+        memcpy(ef, T_efeat, sizeof ef);
+        ef[7] = NAN;
+        bad.efeat = ef;
+        CHECK_MSG(dgnn_save_binary(&bad, path2, &err) == DGNN_EINVAL && strstr(err.msg, "event 2, edge feature 1"), "%s", err.msg);
+        bad = full_table();
+        float nf[N0 * DN];
+        memcpy(nf, T_nfeat, sizeof nf);
+        nf[3] = INFINITY;
+        bad.nfeat = nf;
+        CHECK(dgnn_save_binary(&bad, path2, &err) == DGNN_EINVAL && strstr(err.msg, "node 1, feature 1"));
+        bad = full_table();
+        float px[P0 * N0 * DX];
+        memcpy(px, T_px, sizeof px);
+        px[5] = NAN;
+        bad.period_x = px;
+        CHECK(dgnn_save_binary(&bad, path2, &err) == DGNN_EINVAL && strstr(err.msg, "period_x"));
+        bad = full_table();
+        int64_t ids[N0] = {5, 10, 10, 30};
+        bad.node_ids = ids;
+        CHECK(dgnn_save_binary(&bad, path2, &err) == DGNN_EINVAL && strstr(err.msg, "node 2"));
+        bad = full_table();
+        double tt[E0] = {0, 0.5, 1, 1, 1};
+        bad.t = tt;
+        CHECK(dgnn_save_binary(&bad, path2, &err) == DGNN_EINVAL && strstr(err.msg, "period index"));
+        CHECK(access(path2, F_OK) != 0 && count_tmp_files() == 0);
+        /* layouts the loader would refuse */
+        dgnn_bin_layout lay;
+        memset(&lay, 0, sizeof lay);
+        lay.num_events = 1, lay.num_nodes = ((int64_t)1 << 24) + 1;
+        dgnn_bin_writer *w = NULL;
+        CHECK(dgnn_bin_writer_open(&w, path2, &lay, &err) == DGNN_EINVAL && w == NULL && strstr(err.msg, "nodes for 1 events"));
+        lay.num_nodes = 2, lay.edge_dim = ((int64_t)1 << 20) + 1;
+        CHECK(dgnn_bin_writer_open(&w, path2, &lay, &err) == DGNN_EINVAL && w == NULL);
+        /* declared bipartite (1), streamed: checked per event, across chunks */
+        memset(&lay, 0, sizeof lay);
+        lay.num_events = 3, lay.num_nodes = 4, lay.bipartite = 1;
+        int32_t s1[3] = {0, 1, 2}, d1[3] = {2, 3, 0};
+        double t1[3] = {1, 2, 3};
+        CHECK(dgnn_bin_writer_open(&w, path2, &lay, &err) == DGNN_OK);
+        CHECK(dgnn_bin_writer_events(w, 2, s1, d1, t1, NULL, NULL, NULL, &err) == DGNN_OK);
+        CHECK(dgnn_bin_writer_events(w, 1, s1 + 2, d1 + 2, t1 + 2, NULL, NULL, NULL, &err) == DGNN_EINVAL &&
+              strstr(err.msg, "node 2 is both"));
+        dgnn_bin_writer_abort(w);
+        lay.num_events = 2; /* a true claim is kept and loads */
+        CHECK(dgnn_bin_writer_open(&w, path2, &lay, &err) == DGNN_OK);
+        CHECK(dgnn_bin_writer_events(w, 2, s1, d1, t1, NULL, NULL, NULL, &err) == DGNN_OK);
+        CHECK(dgnn_bin_writer_finish(w, NULL, &err) == DGNN_OK);
+        CHECK(dgnn_load_binary(&out, path2, 1, &err) == DGNN_OK && out.bipartite == 1);
+        dgnn_events_free(&out);
+        CHECK(count_tmp_files() == 0);
+    }
+
     /* the untouched file still loads both ways */
     CHECK(load_bytes(good, n, 1, &err) == DGNN_OK);
     CHECK(load_bytes(good, n, 0, &err) == DGNN_OK);

@@ -111,6 +111,28 @@ static void test_england_layout(void) {
     dgnn_events_free(&ev);
 }
 
+/* Without X or y nothing fixes the node count: sparse ids are made dense (issue 12: one
+ * id of 2e9 used to declare 2e9 nodes, and every consumer allocated for them). */
+static void test_sparse_ids(void) {
+    dgnn_events ev;
+    dgnn_err err;
+    int rc = read_text("{\"time_periods\": 2, \"0\": {\"edges\": [[0, 2000000000], [5, 0]]}, "
+                       "\"1\": {\"edges\": [[2000000000, 5]]}}",
+                       &ev, &err);
+    CHECK_MSG(rc == 0, "%s", err.msg);
+    if (rc) return;
+    CHECK(ev.num_events == 3 && ev.num_nodes == 3 && ev.num_periods == 2);
+    CHECK(ev.node_ids && ev.node_ids[0] == 0 && ev.node_ids[1] == 5 && ev.node_ids[2] == 2000000000);
+    CHECK(ev.src[0] == 0 && ev.dst[0] == 2 && ev.src[1] == 1 && ev.dst[1] == 0 && ev.src[2] == 2 && ev.dst[2] == 1);
+    CHECK(ev.t[2] == 1);
+    dgnn_events_free(&ev);
+    /* with y the ids are the rows of y: kept as they are, unseen node 1 included */
+    rc = read_text("{\"edge_mapping\": {\"edge_index\": {\"0\": [[0, 2]]}}, \"time_periods\": 1, \"y\": [[1, 2, 3]]}", &ev,
+                   &err);
+    CHECK_MSG(rc == 0 && ev.num_nodes == 3 && ev.node_ids == NULL && ev.dst[0] == 2, "%s", err.msg);
+    dgnn_events_free(&ev);
+}
+
 static void test_chickenpox_layout(void) {
     dgnn_events ev;
     dgnn_err err;
@@ -218,6 +240,28 @@ static void test_bad_files(void) {
     expect_fail("chickenpox time_periods", "{\"edges\": [], \"FX\": [[1]], \"time_periods\": 2}", DGNN_EFORMAT,
                 "time_periods: 2, but FX has 1 rows");
 
+    /* issue 12: no periods at all; a json file in UTF-16 */
+    expect_fail("no periods", "{\"time_periods\": 0}", DGNN_EFORMAT, "0 time periods");
+    expect_fail("england no periods", "{\"edge_mapping\": {\"edge_index\": {}}, \"time_periods\": 0}", DGNN_EFORMAT,
+                "0 time periods");
+    expect_fail("chickenpox no periods", "{\"edges\": [[0, 1]], \"FX\": []}", DGNN_EFORMAT, "0 time periods");
+    {
+        const char *u16 = "\xFF\xFE{\0\"\0" "0\0\"\0:\0 \0{\0}\0}\0";
+        check_write_file(tmp_path, u16, 20);
+        dgnn_events ev;
+        dgnn_err err;
+        int rc = dgnn_read_pgt(&ev, tmp_path, &err);
+        CHECK_MSG(rc == DGNN_EFORMAT && strstr(err.msg, "UTF-16 text") && strstr(err.msg, "iconv"), "%d %s", rc, err.msg);
+    }
+
+    /* repeated keys: cJSON takes the first, Python's json the last; refused */
+    expect_fail("dup edges", "{\"time_periods\": 1, \"0\": {\"edges\": [[0, 1]], \"edges\": [[1, 2]]}}", DGNN_EFORMAT,
+                "\"0\": key \"edges\" appears twice");
+    expect_fail("dup period", "{\"time_periods\": 1, \"0\": {\"edges\": []}, \"0\": {\"edges\": [[0, 1]]}}",
+                DGNN_EFORMAT, "(top level): key \"0\" appears twice");
+    expect_fail("dup england", "{\"edge_mapping\": {\"edge_index\": {\"0\": [], \"0\": [[1, 1]]}}, \"time_periods\": 1}",
+                DGNN_EFORMAT, "edge_mapping.edge_index: key \"0\" appears twice");
+
     /* files that cannot be read */
     dgnn_events ev;
     dgnn_err err;
@@ -298,6 +342,7 @@ int main(void) {
     test_twitter_layout();
     test_england_layout();
     test_chickenpox_layout();
+    test_sparse_ids();
     test_bad_files();
     test_shared_files();
     remove(tmp_path);

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 /* ---- temp files ---------------------------------------------------------- */
 
@@ -267,7 +268,46 @@ static void test_jodie_bad(void) {
     JB("jb_ts_trail.csv", "0,1,12abc,0\n", DGNN_EFORMAT, 2, "timestamp", "not a number");
     JB("jb_label.csv", "0,1,1,0.5\n", DGNN_EFORMAT, 2, "state_label", "not an integer");
     JB("jb_label_big.csv", "0,1,1,4294967296\n", DGNN_EFORMAT, 2, "state_label", "out of range");
+    /* issue 12: labels are 0 or 1 (JODIE's state_label); -3 and -12345 used to count as positive */
+    JB("jb_label_neg.csv", "0,1,1,0\n0,1,2,-3\n", DGNN_EFORMAT, 3, "state_label", "a label is 0 or 1: '-3'");
+    JB("jb_label_neg2.csv", "0,1,1,-12345\n", DGNN_EFORMAT, 2, "state_label", "a label is 0 or 1");
+    JB("jb_label_two.csv", "0,1,1,2\n", DGNN_EFORMAT, 2, "state_label", "a label is 0 or 1");
+    JB("jb_label_float.csv", "0,1,1,1.0\n", DGNN_EFORMAT, 2, "state_label", "not an integer");
+    JB("jb_label_empty.csv", "0,1,1,\n", DGNN_EFORMAT, 2, "state_label", "empty field");
+    /* issue 12: timestamps that strtod reads but are no decimal number */
+    JB("jb_ts_hex.csv", "0,1,0x10,0\n", DGNN_EFORMAT, 2, "timestamp", "hexadecimal numbers are not accepted: write it in decimal: '0x10'");
+    JB("jb_ts_hexfloat.csv", "0,1,0x1p3,0\n", DGNN_EFORMAT, 2, "timestamp", "hexadecimal");
+    JB("jb_ts_neghex.csv", "0,1,-0X1A,0\n", DGNN_EFORMAT, 2, "timestamp", "hexadecimal");
+    JB("jb_ts_nanpay.csv", "0,1,nan(123),0\n", DGNN_EFORMAT, 2, "timestamp", "NaN");
+    JB("jb_ts_pinf.csv", "0,1,+INFINITY,0\n", DGNN_EFORMAT, 2, "timestamp", "infinite");
+    JB("jb_ts_e.csv", "0,1,1e,0\n", DGNN_EFORMAT, 2, "timestamp", "not a number: '1e'");
+    JB("jb_ts_dot.csv", "0,1,.,0\n", DGNN_EFORMAT, 2, "timestamp", "not a number");
+    JB("jb_ts_signs.csv", "0,1,--1,0\n", DGNN_EFORMAT, 2, "timestamp", "not a number");
+    JB("jb_ts_under.csv", "0,1,1_000,0\n", DGNN_EFORMAT, 2, "timestamp", "not a number");
+    JB("jb_ts_space.csv", "0,1,1 2,0\n", DGNN_EFORMAT, 2, "timestamp", "not a number");
+    JB("jb_ts_vtab.csv", "0,1,\v5,0\n", DGNN_EFORMAT, 2, "timestamp", "not a number"); /* strtod skips \v */
+    JB("jb_ts_empty.csv", "0,1,,0\n", DGNN_EFORMAT, 2, "timestamp", "empty field");
+    JB("jb_ts_negovf.csv", "0,1,-1e999,0\n", DGNN_EFORMAT, 2, "timestamp", "overflows");
+    JB("jb_ts_huge.csv", "0,1,-1e308,0\n", DGNN_EFORMAT, 2, "timestamp", "above 8.9e307"); /* spans would overflow */
+    JB("jb_cr.csv", "0,1,1,0\r0,1,2,0\r", DGNN_EFORMAT, 2, NULL, "carriage return");
+    /* ids: hexadecimal, exponent, overflow by one */
+    JB("jb_id_hex.csv", "0x10,1,1,0\n", DGNN_EFORMAT, 2, "user", "hexadecimal");
+    JB("jb_id_exp.csv", "1e3,1,1,0\n", DGNN_EFORMAT, 2, "user", "not an integer");
+    JB("jb_id_ovf1.csv", "0,9223372036854775808,1,0\n", DGNN_EFORMAT, 2, "item", "overflows int64");
+    JB("jb_id_nan.csv", "nan,1,1,0\n", DGNN_EFORMAT, 2, "user", "NaN");
+    /* issue 12 (UBSan: signed overflow in separate_id_spaces): ids near INT64_MAX used both
+     * as a user and an item; shifting the items past the users overflows int64 */
+    JB("jb_id_max.csv", "9223372036854775807,9223372036854775807,1,0\n", DGNN_EFORMAT, 0, NULL, "overflows int64");
+    JB("jb_id_max2.csv", "9223372036854775807,5,1,0\n5,0,2,0\n", DGNN_EFORMAT, 0, NULL, "overflows int64");
 #undef JB
+    /* what the grammar accepts: a leading '+', "5." and ".5", exponents, -0 as an id */
+    {
+        const char *q = W("jg_signs.csv", "u,i,ts,label\n+1,-0,+5.,1\n2,3,.5e+1,0\n");
+        int rc = jodie(&ev, q, &e);
+        CHECK_MSG(rc == 0, "%s", e.msg);
+        CHECK(rc == 0 && ev.num_events == 2 && ev.t[0] == 5 && ev.t[1] == 5 && ev.label[0] == 1);
+        dgnn_events_free(&ev);
+    }
     /* features: the feature name and its column */
     const char *p = W("jb_feat_nan.csv", "u,i,ts,label,a,b\n0,1,1,0,1,2\n0,1,2,0,3,NaN\n");
     BAD(jodie(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 3, "f2", "(column 6)");
@@ -295,6 +335,146 @@ static void test_jodie_bad(void) {
     BAD(jodie(&ev, p, &e), &e, &ev, DGNN_EIO, p, 0, NULL, "No such file");
     p = MKDIR("a_folder.csv");
     BAD(jodie(&ev, p, &e), &e, &ev, DGNN_EIO, p, 0, NULL, "folder");
+    p = W("jb_feat_hex.csv", "u,i,ts,label,a\n0,1,1,0,0x1p3\n");
+    BAD(jodie(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 2, "f1", "hexadecimal");
+    p = W("jb_feat_inf.csv", "u,i,ts,label,a\n0,1,1,0,-inf\n");
+    BAD(jodie(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 2, "f1", "infinite");
+}
+
+/* ---- what the file is: kinds of files and encodings (issue 12) --------------- */
+
+/* Writes n raw bytes to name in the temp folder. */
+static const char *WB(const char *name, const void *bytes, size_t n) {
+    const char *p = P(name);
+    check_write_file(p, bytes, n);
+    remember(p);
+    return p;
+}
+
+/* Every text reader (and the .npy and json readers) on path must fail with code and a
+ * message naming the file and holding `also`. */
+static void all_readers_fail_(int line, const char *path, int code, const char *also) {
+    dgnn_events ev;
+    dgnn_err e = {0};
+    bad_(line, dgnn_read_jodie(&ev, path, &e), &e, &ev, code, path, 0, NULL, also);
+    bad_(line, dgnn_read_edgelist(&ev, path, NULL, &e), &e, &ev, code, path, 0, NULL, also);
+    bad_(line, dgnn_read_tgl(&ev, path, NULL, NULL, &e), &e, &ev, code, path, 0, NULL, also);
+    bad_(line, dgnn_read_pgt(&ev, path, &e), &e, &ev, code, path, 0, NULL, also);
+    dgnn_load_opts o = dgnn_load_opts_default();
+    bad_(line, dgnn_load(&ev, path, &o, &e), &e, &ev, code, path, 0, NULL, also);
+}
+#define ALL_FAIL(path, code, also) all_readers_fail_(__LINE__, path, code, also)
+
+static void test_file_kinds(void) {
+    dgnn_events ev;
+    dgnn_err e = {0};
+    /* a FIFO: open() would block until a writer comes; refused at once */
+    const char *fifo = P("a_fifo.csv");
+    unlink(fifo);
+    if (mkfifo(fifo, 0600) == 0) {
+        remember(fifo);
+        double t0 = dgnn_now();
+        ALL_FAIL(fifo, DGNN_EIO, "FIFO");
+        float *v = NULL;
+        int64_t r, c;
+        BAD(dgnn_read_npy(fifo, &v, &r, &c, &e), &e, NULL, DGNN_EIO, fifo, 0, NULL, "FIFO");
+        BAD(dgnn_load_binary(&ev, fifo, 1, &e), &e, &ev, DGNN_EIO, fifo, 0, NULL, "FIFO");
+        CHECK(dgnn_detect_format(fifo) == DGNN_FMT_AUTO);
+        CHECK_MSG(dgnn_now() - t0 < 5, "%.1f s on a FIFO", dgnn_now() - t0);
+    } else {
+        printf("skip: mkfifo failed\n");
+    }
+    /* character devices: /dev/zero never ends, /dev/null is empty but no dataset */
+    if (access("/dev/zero", R_OK) == 0) {
+        ALL_FAIL("/dev/zero", DGNN_EIO, "character device");
+        BAD(dgnn_load_binary(&ev, "/dev/zero", 1, &e), &e, &ev, DGNN_EIO, "/dev/zero", 0, NULL, "character device");
+    }
+    if (access("/dev/null", R_OK) == 0) ALL_FAIL("/dev/null", DGNN_EIO, "character device");
+    /* a folder for the json reader */
+    BAD(dgnn_read_pgt(&ev, MKDIR("json_folder"), &e), &e, &ev, DGNN_EIO, P("json_folder"), 0, NULL, "folder");
+    /* no read permission (root reads anyway: skipped then) */
+    if (geteuid() != 0) {
+        const char *p = W("noperm.csv", "u,i,ts,label\n0,1,1,0\n");
+        chmod(p, 0);
+        ALL_FAIL(p, DGNN_EIO, "Permission denied");
+        chmod(p, 0600);
+    }
+
+    /* UTF-16 / UTF-32, with and without a byte-order mark: "u,i,ts,label\n0,1,1,0\n" encoded */
+    const char *ascii = "user,item,timestamp,state_label\n0,1,1,0\n1,2,2,0\n";
+    size_t an = strlen(ascii);
+    unsigned char enc[512];
+    struct { const char *name, *bom; size_t bom_n; int width, be; const char *want; } encs[] = {
+        {"u16le_bom.csv", "\xFF\xFE", 2, 2, 0, "UTF-16 text (little-endian, byte-order mark FF FE): convert it to UTF-8"},
+        {"u16be_bom.csv", "\xFE\xFF", 2, 2, 1, "UTF-16 text (big-endian"},
+        {"u16le.csv", "", 0, 2, 0, "UTF-16 text (little-endian, no byte-order mark)"},
+        {"u16be.csv", "", 0, 2, 1, "UTF-16 text (big-endian, no byte-order mark)"},
+        {"u32le_bom.csv", "\xFF\xFE\0\0", 4, 4, 0, "UTF-32 text (little-endian, byte-order mark"},
+        {"u32be.csv", "", 0, 4, 1, "UTF-32 text (big-endian, no byte-order mark)"},
+    };
+    for (size_t k = 0; k < sizeof encs / sizeof encs[0]; k++) {
+        size_t o = 0;
+        memcpy(enc, encs[k].bom, encs[k].bom_n);
+        o = encs[k].bom_n;
+        for (size_t i = 0; i < an; i++) {
+            for (int b = 0; b < encs[k].width; b++) {
+                int pos = encs[k].be ? encs[k].width - 1 - b : b;
+                enc[o + (size_t)pos] = b == 0 ? (unsigned char)ascii[i] : 0;
+            }
+            o += (size_t)encs[k].width;
+        }
+        const char *p = WB(encs[k].name, enc, o);
+        ALL_FAIL(p, DGNN_EFORMAT, encs[k].want);
+    }
+    /* UTF-8 with a BOM and CRLF is still text */
+    {
+        const char *p = W("u8bom.csv", "\xEF\xBB\xBFuser,item,timestamp,state_label\r\n0,1,1,0\r\n");
+        int rc = dgnn_read_jodie(&ev, p, &e);
+        CHECK_MSG(rc == 0 && ev.num_events == 1, "%s", e.msg);
+        dgnn_events_free(&ev);
+    }
+    /* binary files passed as text: each named for what it is */
+    {
+        unsigned char junk[600];
+        uint32_t x = 12345;
+        for (size_t i = 0; i < sizeof junk; i++) x = x * 1103515245u + 12345u, junk[i] = (unsigned char)(x >> 24);
+        ALL_FAIL(WB("random.bin", junk, sizeof junk), DGNN_EFORMAT, "binary data, not text");
+        memset(junk, 0, sizeof junk);
+        ALL_FAIL(WB("zeros.bin", junk, sizeof junk), DGNN_EFORMAT, "binary data, not text");
+        ALL_FAIL(WB("data.csv.gz", "\x1F\x8B\x08\0\0\0\0\0\0\x03", 10), DGNN_EFORMAT, "gzip-compressed");
+        ALL_FAIL(WB("data.zip", "PK\x03\x04\x14\0\0\0", 8), DGNN_EFORMAT, "zip archive");
+        ALL_FAIL(WB("data.pkl", "\x80\x04\x95\x10\0\0", 6), DGNN_EFORMAT, "pickle");
+        const float f4[2] = {1, 2};
+        const char *npy = write_npy_f4("feat_as_text.npy", 1, f4, 2, 1, 1);
+        BAD(dgnn_read_edgelist(&ev, npy, NULL, &e), &e, &ev, DGNN_EFORMAT, npy, 0, NULL, ".npy array, not text");
+        /* a .dgnn read as text, e.g. with --format jodie */
+        const char *d = WB("table.dgnn", "DGNNDATA\x01\0\0\0\x80\0\0\0", 16);
+        BAD(dgnn_read_jodie(&ev, d, &e), &e, &ev, DGNN_EFORMAT, d, 0, NULL, "a dgnn binary file");
+    }
+    /* a stray NUL byte stays a field error (the file is text) */
+    {
+        const char *p = WB("one_nul.txt", "1 2 3\n4 5 6\n7 8 \0\n", 18);
+        BAD(dgnn_read_edgelist(&ev, p, NULL, &e), &e, &ev, DGNN_EFORMAT, p, 3, "ts", "not a number");
+    }
+    /* a line longer than the 16 MiB cap: an error naming the file and the line, in bounded memory */
+    {
+        size_t n = ((size_t)16 << 20) + 100;
+        char *big = malloc(n + 64);
+        size_t o = (size_t)snprintf(big, 64, "1 2 3\n4 5 6\n");
+        memset(big + o, '7', n - o);
+        const char *p = WB("long_line.txt", big, n);
+        free(big);
+        BAD(dgnn_read_edgelist(&ev, p, NULL, &e), &e, &ev, DGNN_EFORMAT, p, 3, NULL, "line longer than 16 MiB");
+        memcpy(big = malloc(n), "u,i,ts,label\n0,1,1,0\n", 21);
+        memset(big + 21, '7', n - 21);
+        p = WB("long_line.csv", big, n);
+        free(big);
+        BAD(dgnn_read_jodie(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 3, NULL, "line longer than 16 MiB");
+        unlink(P("long_line.txt"));
+        unlink(p);
+    }
+    /* empty files */
+    ALL_FAIL(W("empty_file.csv", ""), DGNN_EFORMAT, "empty");
 }
 
 /* ---- npy ------------------------------------------------------------------- */
@@ -472,6 +652,11 @@ static void test_tgl_bad(void) {
     TB("tb_roll.csv", "0,1,2,1.0,3\n", DGNN_EFORMAT, 2, "ext_roll", "out of range");
     TB("tb_roll_text.csv", "0,1,2,1.0,train\n", DGNN_EFORMAT, 2, "ext_roll", "'train'");
     TB("tb_header_only.csv", "", DGNN_EFORMAT, 0, NULL, "only a header");
+    TB("tb_time_hex.csv", "0,1,2,0x10,0\n", DGNN_EFORMAT, 2, "time", "hexadecimal");
+    TB("tb_time_empty.csv", "0,1,2,,0\n", DGNN_EFORMAT, 2, "time", "empty field");
+    TB("tb_src_hex.csv", "0,0x1,2,1,0\n", DGNN_EFORMAT, 2, "src", "hexadecimal");
+    TB("tb_roll_neg.csv", "0,1,2,1,-1\n", DGNN_EFORMAT, 2, "ext_roll", "out of range");
+    TB("tb_roll_float.csv", "0,1,2,1,1.0\n", DGNN_EFORMAT, 2, "ext_roll", "not an integer");
 #undef TB
     const char *p = W("tb_empty.csv", "");
     BAD(dgnn_read_tgl(&ev, p, NULL, NULL, &e), &e, &ev, DGNN_EFORMAT, p, 0, NULL, "empty file");
@@ -560,6 +745,13 @@ static void test_edgelist_good(void) {
     SAME_I32(ev.label, 1, 0);
     dgnn_events_free(&ev);
 
+    /* a label column with 0/1, a leading '+' on numbers */
+    p = W("e_lab.txt", "1 2 +3 1\n2 1 4 0\n");
+    rc = dgnn_read_edgelist(&ev, p, "src,dst,ts,label", &e);
+    CHECK_MSG(rc == 0, "%s", e.msg);
+    if (rc == 0) SAME_I32(ev.label, 1, 0);
+    dgnn_events_free(&ev);
+
     /* 2 columns made usable: --columns names a third as ts (5 columns, two feats) */
     p = W("e5.csv", "0,1,3,0.5,0.25\n");
     rc = dgnn_read_edgelist(&ev, p, "src,dst,ts,feat,feat", &e);
@@ -595,6 +787,16 @@ static void test_edgelist_bad(void) {
     EB("eb_header.txt", "src dst ts\n1 2 3\n", NULL, DGNN_EFORMAT, 1, NULL, "header");
     EB("eb_label.txt", "1 2 3 x\n", "src,dst,ts,label", DGNN_EFORMAT, 1, "label", "'x'");
     EB("eb_feat.txt", "1 2 3 1e40\n", "src,dst,ts,feat", DGNN_EFORMAT, 1, "feat", "float32");
+    /* issue 12: a label column holds 0 or 1, like JODIE's state_label */
+    EB("eb_label_neg.txt", "1 2 3 0\n1 2 4 -3\n", "src,dst,ts,label", DGNN_EFORMAT, 2, "label", "a label is 0 or 1");
+    EB("eb_label_big.txt", "1 2 3 7\n", "src,dst,ts,label", DGNN_EFORMAT, 1, "label", "a label is 0 or 1");
+    EB("eb_ts_hex.txt", "1 2 0x10\n", NULL, DGNN_EFORMAT, 1, "ts", "hexadecimal");
+    EB("eb_ts_hexp.txt", "1 2 3\n1 2 0x1p3\n", NULL, DGNN_EFORMAT, 2, "ts", "hexadecimal");
+    EB("eb_w_hex.txt", "1 2 0xff 3\n", NULL, DGNN_EFORMAT, 1, "weight", "hexadecimal");
+    EB("eb_w_inf.csv", "1,2,-Infinity,3\n", NULL, DGNN_EFORMAT, 1, "weight", "infinite");
+    EB("eb_w_empty.csv", "1,2,,3\n", NULL, DGNN_EFORMAT, 1, "weight", "empty field");
+    EB("eb_ts_trail.txt", "1 2 3s\n", NULL, DGNN_EFORMAT, 1, "ts", "not a number: '3s'");
+    EB("eb_id_plusminus.txt", "+-1 2 3\n", NULL, DGNN_EFORMAT, 1, "src", "not an integer");
     EB("eb_colcount.txt", "% x\n1 2 3\n", "src,dst,weight,ts", DGNN_EFORMAT, 2, NULL, "names 4");
     EB("eb_empty.txt", "", NULL, DGNN_EFORMAT, 0, NULL, "empty file");
     EB("eb_comments.txt", "\xEF\xBB\xBF% only\n# comments\n\n  \n", NULL, DGNN_EFORMAT, 0, NULL, "only comments");
@@ -612,6 +814,41 @@ static void test_edgelist_bad(void) {
 #undef EB
     p = P("missing.txt");
     BAD(dgnn_read_edgelist(&ev, p, NULL, &e), &e, &ev, DGNN_EIO, p, 0, NULL, "No such file");
+}
+
+/* ---- dgnn_load's options: each applies to one format, and is refused for the others ---- */
+
+static void test_load_flags(void) {
+    dgnn_events ev;
+    dgnn_err e = {0};
+    const char *jp = W("lf.csv", "user,item,timestamp,state_label\n0,1,1,0\n");
+    const char *ep = W("lf.txt", "1 2 3\n");
+    const float f4[1] = {1};
+    const char *npy = write_npy_f4("lf.npy", 1, f4, 1, 1, 1);
+    dgnn_load_opts o = dgnn_load_opts_default();
+    o.edge_feat = npy; /* issue 12: --edge-feat was ignored without a word for non-TGL data */
+    BAD(dgnn_load(&ev, jp, &o, &e), &e, &ev, DGNN_EINVAL, jp, 0, NULL, "--edge-feat applies to TGL datasets");
+    CHECK(strstr(e.msg, "jodie") != NULL);
+    o = dgnn_load_opts_default();
+    o.node_feat = npy;
+    BAD(dgnn_load(&ev, ep, &o, &e), &e, &ev, DGNN_EINVAL, ep, 0, NULL, "--node-feat applies to TGL datasets");
+    o = dgnn_load_opts_default();
+    o.columns = "src,dst,ts,label";
+    BAD(dgnn_load(&ev, jp, &o, &e), &e, &ev, DGNN_EINVAL, jp, 0, NULL, "--columns applies to edge lists");
+    o = dgnn_load_opts_default();
+    o.format = (dgnn_format)42;
+    BAD(dgnn_load(&ev, jp, &o, &e), &e, &ev, DGNN_EINVAL, jp, 0, NULL, "unknown format");
+    o = dgnn_load_opts_default();
+    o.bipartite = 2;
+    BAD(dgnn_load(&ev, jp, &o, &e), &e, NULL, DGNN_EINVAL, "", 0, NULL, "bipartite must be");
+    /* in TGL they apply */
+    MKDIR("lf_tgl");
+    W("lf_tgl/edges.csv", ",src,dst,time\n0,0,1,1\n");
+    o = dgnn_load_opts_default();
+    o.edge_feat = npy;
+    int rc = dgnn_load(&ev, P("lf_tgl"), &o, &e);
+    CHECK_MSG(rc == 0 && ev.edge_dim == 1, "%s", e.msg);
+    dgnn_events_free(&ev);
 }
 
 /* ---- the shared datasets ---------------------------------------------------- */
@@ -674,6 +911,8 @@ int main(void) {
     test_tgl_bad();
     test_edgelist_good();
     test_edgelist_bad();
+    test_file_kinds();
+    test_load_flags();
     test_shared();
     cleanup();
     return check_done();

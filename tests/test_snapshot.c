@@ -340,6 +340,37 @@ static void test_bad_options(void) {
     o.weight_col = 0;
     expect_einval(&ev, o, "snapshot 2: node 0 has weighted degree -3");
     ev.efeat[5] = 4;
+    /* issue 12: snapshots x nodes beyond what memory holds are refused before allocating
+     * (1-second windows over a long stream of many nodes) */
+    {
+        int64_t n0 = ev.num_nodes;
+        ev.num_nodes = (int64_t)1 << 21;
+        o = dgnn_snapshot_opts_default();
+        o.count = 200;
+        expect_einval(&ev, o, "row pointers would take");
+        ev.num_nodes = n0;
+        /* windows that make more than 2^20 snapshots (15M 2-second windows over a year
+         * took gigabytes in the snapshot structs alone; found by fuzz_snapshot) */
+        o = dgnn_snapshot_opts_default();
+        o.seconds = 1e-5; /* the table spans 30 time units: 3M snapshots */
+        expect_einval(&ev, o, "at most 1048576");
+        o = dgnn_snapshot_opts_default();
+        o.count = ((int64_t)1 << 20) + 1;
+        expect_einval(&ev, o, "at most 1048576");
+        /* the fuzzer's input: three bitcoin-alpha rows spanning 358 days, 2-second windows */
+        char path[64];
+        snprintf(path, sizeof path, "/tmp/dgnn_test_snapshot_%d.csv", (int)getpid());
+        const char *rows = "5,6,10,1407470400\n6,5,-10,1376539200\n5,7,1,1393703650\n";
+        check_write_file(path, rows, strlen(rows));
+        dgnn_events bt;
+        dgnn_err err;
+        CHECK(dgnn_read_edgelist(&bt, path, NULL, &err) == DGNN_OK);
+        remove(path);
+        o = dgnn_snapshot_opts_default();
+        o.seconds = 2;
+        expect_einval(&bt, o, "make 15465601 snapshots (at most 1048576)");
+        dgnn_events_free(&bt);
+    }
     /* unsorted table */
     ev.t[2] = 100;
     o = dgnn_snapshot_opts_default();

@@ -21,6 +21,15 @@
 extern "C" {
 #endif
 
+/* Limits every reader and the .dgnn loader enforce: a file that claims more is refused
+ * with a message (a claim with no data behind it would otherwise make every consumer
+ * allocate for it). */
+#define DGNN_MAX_DIM ((int64_t)1 << 20)          /* features per event, per node, per period */
+#define DGNN_MAX_PERIODS ((int64_t)1 << 20)      /* snapshots of a PyG-T table, or cut from any table */
+/* A .dgnn with no node section (node_ids, nfeat, period_x/y) declares at most
+ * max(2E, this) nodes: the events touch at most 2E, `dgnn gen` may add unseen ones. */
+#define DGNN_MAX_UNSEEN_NODES ((int64_t)1 << 24)
+
 typedef struct {
     int64_t num_events;  /* E */
     int64_t num_nodes;   /* N */
@@ -29,7 +38,7 @@ typedef struct {
     double *t;           /* (E) timestamps, non-decreasing */
     int64_t edge_dim;    /* d_e; 0 if no edge features */
     float *efeat;        /* (E, d_e) or NULL */
-    int32_t *label;      /* (E) event labels (JODIE state label) or NULL */
+    int32_t *label;      /* (E) event labels, 0 or 1 (JODIE state label) or NULL */
     int8_t *ext_roll;    /* (E) TGL split column (0 train, 1 val, 2 test) or NULL */
     int64_t *node_ids;   /* (N) original id of each dense id, or NULL for the identity */
     int64_t node_dim;    /* d_n; 0 if no static node features */

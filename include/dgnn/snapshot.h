@@ -78,8 +78,9 @@ dgnn_snapshot_opts dgnn_snapshot_opts_default(void);
 /* Cuts ev into snapshots and builds both CSRs of each (OpenMP across snapshots).
  * s is overwritten. Errors: DGNN_EINVAL for options that make no sense (seconds and count
  * both given, neither given on a table without periods, negative values, a weight column
- * the table lacks, a time-unsorted table, a period table whose t are not 0..P-1) or for a
- * snapshot whose weighted degree is not positive (negative weights); DGNN_ENOMEM. */
+ * the table lacks, a time-unsorted table, a period table whose t are not 0..P-1, more than
+ * 2^20 snapshots (DGNN_MAX_PERIODS), or snapshots x (N + 33) above 2^28 rows) or for a snapshot whose weighted
+ * degree is not positive (negative weights); DGNN_ENOMEM. */
 int dgnn_snapshots_build(dgnn_snapshots *s, const dgnn_events *ev, const dgnn_snapshot_opts *o, dgnn_err *err);
 /* Releases every snapshot's arrays and zeroes s. Safe on a zeroed struct. */
 void dgnn_snapshots_free(dgnn_snapshots *s);

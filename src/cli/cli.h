@@ -39,14 +39,20 @@ typedef struct {
 
 #define CLI_LOAD_OPTS(f)                                                                          \
     {"format", ARG_STRING, &(f).format, "FMT", "input format: auto (default), jodie, tgl, edgelist, pgt, dgnn"}, \
-    {"columns", ARG_STRING, &(f).columns, "LIST", "edge-list column roles, e.g. src,dst,ts or src,dst,weight,ts"}, \
+    {"columns", ARG_STRING, &(f).columns, "LIST", "edge lists only: column roles, e.g. src,dst,ts or src,dst,weight,ts"}, \
     {"bipartite", ARG_FLAG, &(f).bipartite, NULL, "declare the stream bipartite (checked)"},   \
     {"not-bipartite", ARG_FLAG, &(f).not_bipartite, NULL, "treat the stream as not bipartite"}, \
-    {"edge-feat", ARG_STRING, &(f).edge_feat, "NPY", "TGL: edge features .npy (default: beside edges.csv)"}, \
-    {"node-feat", ARG_STRING, &(f).node_feat, "NPY", "TGL: node features .npy (default: beside edges.csv)"}
+    {"edge-feat", ARG_STRING, &(f).edge_feat, "NPY", "TGL only: edge features .npy (default: beside edges.csv)"}, \
+    {"node-feat", ARG_STRING, &(f).node_feat, "NPY", "TGL only: node features .npy (default: beside edges.csv)"}
 
-/* Loads path with the flags; on failure prints "dgnn CMD: MESSAGE" and returns non-zero. */
+/* Loads path with the flags; on failure prints "dgnn CMD: MESSAGE" and returns 2 for flags
+ * that are wrong or do not fit the data (--format unknown, --columns for a JODIE file,
+ * --edge-feat for an edge list, ...), 1 for data that cannot be read. */
 int cli_load(const char *cmd, const char *path, const cli_load_flags *f, dgnn_events *ev);
+
+/* For commands whose data is optional (built-in or synthetic without --data): 2 with a
+ * message if a loading flag was given anyway (it would be ignored), else 0. */
+int cli_load_flags_unused(const char *cmd, const cli_load_flags *f);
 
 /* Writes o (then deleted) to path as JSON through the output rules of dgnn/outfile.h
  * (atomic temporary file + rename; symlinks followed; devices and FIFOs written

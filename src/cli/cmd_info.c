@@ -75,7 +75,8 @@ int cmd_info(int argc, char **argv) {
         {"bins", ARG_INT, &bins, "N", "histogram bins (default 20)", ARG_IN(1, 1000)},
         {"snapshot-seconds", ARG_DOUBLE, &snap_seconds, "S", "also cut snapshots of S time units; print their sizes",
          ARG_ABOVE(0)},
-        {"snapshots", ARG_INT, &snap_count, "C", "also cut C snapshots of equal time spans; print their sizes"},
+        {"snapshots", ARG_INT, &snap_count, "C", "also cut C snapshots of equal time spans; print their sizes",
+         ARG_IN(1, 1 << 20)},
         {NULL, 0, NULL, NULL, NULL},
     };
     arg_spec spec = {.cmd = "info", .usage = "dgnn info [options] DATA",
@@ -84,6 +85,10 @@ int cmd_info(int argc, char **argv) {
                      .opts = opts, .min_pos = 1, .max_pos = 1};
     int rc = args_parse(&spec, argc, argv);
     if (rc) return rc > 0 ? 0 : 2;
+    if (snap_count > 0 && snap_seconds > 0) {
+        fprintf(stderr, "dgnn info: give --snapshots or --snapshot-seconds, not both\n");
+        return 2;
+    }
     const char *path = spec.pos[0];
     dgnn_events ev;
     if ((rc = cli_load("info", path, &lf, &ev)) != 0) return rc;
@@ -92,7 +97,8 @@ int cmd_info(int argc, char **argv) {
     int64_t *hist = dgnn_xcalloc((size_t)bins, sizeof(int64_t));
     histogram(&ev, (int)bins, hist);
     double t0 = ev.num_events ? ev.t[0] : 0, t1 = ev.num_events ? ev.t[ev.num_events - 1] : 0;
-    const char *fmt = dgnn_format_name(dgnn_detect_format(path));
+    /* the format that was read: the one forced with --format, else the detected one */
+    const char *fmt = lf.format && strcmp(lf.format, "auto") != 0 ? lf.format : dgnn_format_name(dgnn_detect_format(path));
     dgnn_snap_stats ss;
     int have_snaps = 0;
     if (snap_seconds > 0 || snap_count > 0 || ev.num_periods > 0) {

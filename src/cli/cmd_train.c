@@ -258,6 +258,7 @@ static int train_main(int argc, char **argv, int bench) {
                      .opts = opts, .min_pos = 0, .max_pos = 0};
     int rc = args_parse(&spec, argc, argv);
     if (rc) return rc > 0 ? 0 : 2;
+    if (!data && (rc = cli_load_flags_unused("train", &lf)) != 0) return rc; /* the built-in stream */
 
     dgnn_event_train_cfg c = dgnn_event_train_cfg_default();
     if (strcmp(model, "tgn") == 0) c.model.kind = DGNN_TGNN_TGN;

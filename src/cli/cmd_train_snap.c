@@ -457,6 +457,7 @@ static int snap_main(int argc, char **argv, int bench) {
         fprintf(stderr, "dgnn %s: give --data FILE or --synthetic T, not both\n", cmd);
         return 2;
     }
+    if (syn && (rc = cli_load_flags_unused(cmd, &lf)) != 0) return rc;
     if (!syn && (syn_nodes != INT64_MIN || syn_events != INT64_MIN)) {
         fprintf(stderr, "dgnn %s: --nodes and --events size the --synthetic stream; they need --synthetic T\n", cmd);
         return 2;

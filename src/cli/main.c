@@ -118,11 +118,24 @@ int cli_load(const char *cmd, const char *path, const cli_load_flags *f, dgnn_ev
     o.node_feat = f->node_feat;
     dgnn_err err;
     dgnn_err_clear(&err);
-    if (dgnn_load(ev, path, &o, &err) != DGNN_OK) {
+    int rc = dgnn_load(ev, path, &o, &err);
+    if (rc != DGNN_OK) {
         fprintf(stderr, "dgnn %s: %s\n", cmd, err.msg);
-        return 1;
+        /* EINVAL: the flags do not fit the data (--columns for a JODIE file, --edge-feat
+         * for an edge list, an unknown --columns role): a usage error, as above */
+        return rc == DGNN_EINVAL ? 2 : 1;
     }
     return 0;
+}
+
+int cli_load_flags_unused(const char *cmd, const cli_load_flags *f) {
+    const char *given = f->format ? "format" : f->columns ? "columns" : f->bipartite ? "bipartite"
+                        : f->not_bipartite ? "not-bipartite" : f->edge_feat ? "edge-feat" : f->node_feat ? "node-feat"
+                                                                                                          : NULL;
+    if (!given) return 0;
+    fprintf(stderr, "dgnn %s: --%s describes the --data file, but no --data is given (the built-in data would "
+                    "ignore it)\n", cmd, given);
+    return 2;
 }
 
 void cli_set_threads(int64_t threads) {

@@ -3,12 +3,14 @@
  * a TGL header (",src,dst,time..."); a header line whose first field is not a number
  * is JODIE; anything else is an edge list. --format overrides all of it. */
 #include "dgnn/io.h"
+#include "infile.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 dgnn_load_opts dgnn_load_opts_default(void) {
     dgnn_load_opts o;
@@ -45,8 +47,15 @@ dgnn_format dgnn_detect_format(const char *path) {
     struct stat st;
     if (stat(path, &st) != 0) return DGNN_FMT_AUTO;
     if (S_ISDIR(st.st_mode)) return DGNN_FMT_TGL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return DGNN_FMT_AUTO;
+    int fd;
+    int64_t size;
+    dgnn_err ignored;
+    if (dgnn_in_open(path, &fd, &size, &ignored) != DGNN_OK) return DGNN_FMT_AUTO; /* a FIFO would block */
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return DGNN_FMT_AUTO;
+    }
     char buf[4096];
     size_t n = first_line(f, buf, sizeof buf);
     fclose(f);
@@ -71,10 +80,34 @@ int dgnn_load(dgnn_events *ev, const char *path, const dgnn_load_opts *opts, dgn
     dgnn_load_opts def = dgnn_load_opts_default();
     if (!opts) opts = &def;
     dgnn_events_init(ev);
+    if (!path) return dgnn_err_set(err, DGNN_EINVAL, "no input path given");
     struct stat st;
     if (stat(path, &st) != 0)
         return dgnn_err_set(err, DGNN_EIO, "%s: cannot open: %s", path, strerror(errno));
+    if (!S_ISDIR(st.st_mode)) { /* a FIFO, a device, ...: refused with what it is, before detection */
+        int fd;
+        int64_t size;
+        int rc = dgnn_in_open(path, &fd, &size, err);
+        if (rc) return rc;
+        close(fd);
+    }
+    if (opts->format < DGNN_FMT_AUTO || opts->format > DGNN_FMT_BINARY)
+        return dgnn_err_set(err, DGNN_EINVAL, "%s: unknown format code %d", path, (int)opts->format);
+    if (opts->bipartite < -1 || opts->bipartite > 1)
+        return dgnn_err_set(err, DGNN_EINVAL, "bipartite must be -1 (detect), 0 or 1, got %d", opts->bipartite);
     dgnn_format f = opts->format != DGNN_FMT_AUTO ? opts->format : dgnn_detect_format(path);
+    if (f == DGNN_FMT_AUTO) return dgnn_err_set(err, DGNN_EIO, "%s: cannot read the file", path);
+    /* options that only one format reads are refused for the others rather than ignored */
+    if (opts->columns && f != DGNN_FMT_EDGELIST)
+        return dgnn_err_set(err, DGNN_EINVAL,
+                            "%s: --columns applies to edge lists, but this is a %s file (force --format edgelist if "
+                            "it is one)",
+                            path, dgnn_format_name(f));
+    if ((opts->edge_feat || opts->node_feat) && f != DGNN_FMT_TGL)
+        return dgnn_err_set(err, DGNN_EINVAL,
+                            "%s: --%s applies to TGL datasets (edges.csv with .npy features), but this is a %s file: "
+                            "its features come from the file itself",
+                            path, opts->edge_feat ? "edge-feat" : "node-feat", dgnn_format_name(f));
     int rc;
     switch (f) {
     case DGNN_FMT_JODIE: rc = dgnn_read_jodie(ev, path, err); break;
@@ -87,11 +120,6 @@ int dgnn_load(dgnn_events *ev, const char *path, const dgnn_load_opts *opts, dgn
     if (rc != DGNN_OK) {
         dgnn_events_free(ev);
         return rc;
-    }
-    if (opts->columns && f != DGNN_FMT_EDGELIST) {
-        dgnn_events_free(ev);
-        return dgnn_err_set(err, DGNN_EINVAL, "%s: --columns applies to edge lists, but this is a %s file",
-                            path, dgnn_format_name(f));
     }
     if (opts->bipartite == 1 && !ev->bipartite) {
         /* name one offending node so the user can check the file */

@@ -10,13 +10,14 @@
  * header claiming a huge shape fails cleanly. NaN/inf values are rejected: downstream
  * layers would silently spread them. */
 #include "dgnn/io.h"
+#include "infile.h"
 
 #include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "npy.c reads little-endian '<f4'/'<f8' data directly: add byte swapping for big-endian hosts"
@@ -94,16 +95,20 @@ int dgnn_read_npy(const char *path, float **out, int64_t *rows, int64_t *cols, d
     float *data = NULL;
     double *chunk = NULL;
     if (!path) return dgnn_err_set(err, DGNN_EINVAL, "no .npy path given");
-    FILE *f = fopen(path, "rb");
-    if (!f) return dgnn_err_set(err, DGNN_EIO, "%s: cannot open: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || S_ISDIR(st.st_mode)) {
-        fclose(f);
-        return dgnn_err_set(err, DGNN_EIO, "%s: not a readable file", path);
+    int fd;
+    int64_t fsize;
+    if ((rc = dgnn_in_open(path, &fd, &fsize, err))) return rc; /* regular files only: fsize is the truth */
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return dgnn_err_set(err, DGNN_ENOMEM, "%s: out of memory", path);
     }
-    int64_t fsize = (int64_t)st.st_size;
 
     unsigned char pre[12];
+    if (fsize == 0) {
+        rc = dgnn_err_set(err, DGNN_EFORMAT, "%s: empty file (0 bytes), not a .npy array", path);
+        goto done;
+    }
     if (fread(pre, 1, 8, f) != 8 || memcmp(pre, "\x93NUMPY", 6) != 0) {
         rc = dgnn_err_set(err, DGNN_EFORMAT, "%s: not a .npy file (no \\x93NUMPY magic at the start)", path);
         goto done;

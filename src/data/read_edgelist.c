@@ -65,6 +65,9 @@ static int parse_columns(layout *L, const char *spec, const char *path, dgnn_err
                             count[R_WEIGHT] > 1 ? "weight" : "label");
     int64_t next = count[R_WEIGHT]; /* the weight takes feature slot 0 */
     L->edge_dim = count[R_WEIGHT] + count[R_FEAT];
+    if (L->edge_dim > DGNN_MAX_DIM)
+        return dgnn_err_set(err, DGNN_EINVAL, "%s: --columns names %lld feature columns: at most %lld", path,
+                            (long long)L->edge_dim, (long long)DGNN_MAX_DIM);
     L->has_label = count[R_LABEL] > 0;
     for (int64_t c = 0; c < n; c++)
         L->slot[c] = L->role[c] == R_WEIGHT ? 0 : L->role[c] == R_FEAT ? next++ : -1;
@@ -132,7 +135,8 @@ int dgnn_read_edgelist(dgnn_events *ev, const char *path, const char *columns, d
                               (long long)L.ncols, (long long)first_data_line, (long long)s.nf);
             break;
         }
-        int64_t u = 0, v = 0, lab = 0;
+        int64_t u = 0, v = 0;
+        int32_t lab = 0;
         double t = 0;
         for (int64_t c = 0; c < L.ncols && !rc; c++) {
             const char *name = role_names[L.role[c]];
@@ -142,12 +146,12 @@ int dgnn_read_edgelist(dgnn_events *ev, const char *path, const char *columns, d
             case R_TS: rc = dgnn_ts_get_double(&s, c, name, &t, err); break;
             case R_WEIGHT:
             case R_FEAT: rc = dgnn_ts_get_float(&s, c, name, &feat[L.slot[c]], err); break;
-            case R_LABEL: rc = dgnn_ts_get_int(&s, c, name, INT32_MIN, INT32_MAX, &lab, err); break;
+            case R_LABEL: rc = dgnn_ts_get_label(&s, c, name, &lab, err); break;
             default: break; /* skip */
             }
         }
         if (rc) break;
-        if ((rc = dgnn_builder_push(&b, u, v, t, feat, (int32_t)lab, 0, err))) break;
+        if ((rc = dgnn_builder_push(&b, u, v, t, feat, lab, 0, err))) break;
         e++;
     }
     if (rc) goto done;

@@ -55,12 +55,13 @@ static int separate_id_spaces(dgnn_builder *b, const char *path, dgnn_err *err) 
     free(u);
     free(it);
     if (!shared) return DGNN_OK;
-    int64_t shift = umax + 1; /* umax < INT64_MAX: ids parsed as int64 */
-    if (imax > INT64_MAX - shift)
+    /* umax may be INT64_MAX itself (strtoll takes "9223372036854775807"): test before adding */
+    if (umax == INT64_MAX || imax > INT64_MAX - (umax + 1))
         return dgnn_err_set(err, DGNN_EFORMAT,
                             "%s: user and item ids overlap, and shifting items past the users "
                             "(max user id %lld, max item id %lld) overflows int64",
                             path, (long long)umax, (long long)imax);
+    const int64_t shift = umax + 1;
     for (int64_t k = 0; k < n; k++) b->dst[k] += shift;
     return DGNN_OK;
 }
@@ -112,6 +113,11 @@ int dgnn_read_jodie(dgnn_events *ev, const char *path, dgnn_err *err) {
                 break;
             }
             d = ncols - 4;
+            if (d > DGNN_MAX_DIM) {
+                rc = dgnn_ts_fail(&s, err, DGNN_EFORMAT, "%lld features: at most %lld are supported", (long long)d,
+                                  (long long)DGNN_MAX_DIM);
+                break;
+            }
             feat = malloc((size_t)(d > 0 ? d : 1) * sizeof(float));
             if (!feat) {
                 rc = dgnn_ts_fail(&s, err, DGNN_ENOMEM, "out of memory for %lld features", (long long)d);
@@ -126,11 +132,12 @@ int dgnn_read_jodie(dgnn_events *ev, const char *path, dgnn_err *err) {
                               (long long)ncols, (long long)d, (long long)first_data_line, (long long)s.nf);
             break;
         }
-        int64_t u, i, lab;
+        int64_t u, i;
+        int32_t lab;
         double t;
         if ((rc = dgnn_ts_get_id(&s, 0, fixed[0], &u, err)) || (rc = dgnn_ts_get_id(&s, 1, fixed[1], &i, err)) ||
             (rc = dgnn_ts_get_double(&s, 2, fixed[2], &t, err)) ||
-            (rc = dgnn_ts_get_int(&s, 3, fixed[3], INT32_MIN, INT32_MAX, &lab, err)))
+            (rc = dgnn_ts_get_label(&s, 3, fixed[3], &lab, err)))
             break;
         for (int64_t k = 0; k < d; k++) {
             if (dgnn_ts_get_float(&s, 4 + k, "f", &feat[k], err)) {
@@ -142,7 +149,7 @@ int dgnn_read_jodie(dgnn_events *ev, const char *path, dgnn_err *err) {
             }
         }
         if (rc) break;
-        if ((rc = dgnn_builder_push(&b, u, i, t, feat, (int32_t)lab, 0, err))) break;
+        if ((rc = dgnn_builder_push(&b, u, i, t, feat, lab, 0, err))) break;
     }
     if (rc == 0) {
         if (header_fields < 0)

@@ -9,8 +9,12 @@
  *    same edges in every period, period_y = FX.
  * Each snapshot p becomes events with t = p in file order, the edge weight as a 1-dim edge
  * feature (1.0 when the file has no weights). Node ids are 0-based in these files and are
- * kept as they are; N = max id + 1, or the number of rows of X / y when the file has node
- * features or targets (an id outside those rows is an error: its features would be missing).
+ * kept as they are when the file has node features or targets: N = the number of rows of
+ * X / y (an id outside those rows is an error: its features would be missing). Without
+ * them, ids are made dense as the text readers make them (dense files keep theirs), so
+ * that a lone id 2000000000 cannot declare two billion nodes. Values are checked as the
+ * text readers check theirs: ids non-negative integers, numbers finite in float32, at
+ * least one period, at most DGNN_MAX_PERIODS periods and DGNN_MAX_DIM values per node.
  *
  * Where errors point: cJSON keeps no source positions for parsed values, and these files
  * are written on one line anyway (json.dump), so a line number would say nothing. A syntax
@@ -18,6 +22,7 @@
  * its JSON path instead, e.g.
  *   england_covid.json: edge_mapping.edge_index."12"[3][1]: expected a non-negative integer */
 #include "dgnn/io.h"
+#include "infile.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -26,6 +31,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct {
     const char *path;
@@ -201,8 +207,49 @@ static int fill_period(const pgt_ctx *c, dgnn_events *ev, int64_t k, const pgt_p
     return DGNN_OK;
 }
 
+static int cmp_i32(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Without node features or targets nothing in the file fixes the node count, and N =
+ * max id + 1 would let one edge [0, 2000000000] declare two billion nodes. As in the
+ * text readers, ids are then made dense in increasing original id (the originals kept
+ * in node_ids); files whose ids are already 0..N-1 keep them. */
+static int densify_ids(const pgt_ctx *c, dgnn_events *ev, int32_t max_id) {
+    int64_t E = ev->num_events;
+    int32_t *u = malloc((size_t)(E > 0 ? 2 * E : 1) * sizeof *u);
+    if (!u) return dgnn_err_set(c->err, DGNN_ENOMEM, "%s: out of memory", c->path);
+    for (int64_t i = 0; i < E; i++) u[2 * i] = ev->src[i], u[2 * i + 1] = ev->dst[i];
+    qsort(u, (size_t)(2 * E), sizeof *u, cmp_i32);
+    int64_t nu = 0;
+    for (int64_t i = 0; i < 2 * E; i++)
+        if (nu == 0 || u[nu - 1] != u[i]) u[nu++] = u[i];
+    ev->num_nodes = nu;
+    if (nu == (int64_t)max_id + 1) { /* already dense */
+        free(u);
+        return DGNN_OK;
+    }
+    ev->node_ids = malloc((size_t)(nu > 0 ? nu : 1) * sizeof *ev->node_ids);
+    if (!ev->node_ids) {
+        free(u);
+        return dgnn_err_set(c->err, DGNN_ENOMEM, "%s: out of memory", c->path);
+    }
+    for (int64_t v = 0; v < nu; v++) ev->node_ids[v] = u[v];
+    for (int64_t i = 0; i < E; i++) {
+        ev->src[i] = (int32_t)((const int32_t *)bsearch(&ev->src[i], u, (size_t)nu, sizeof *u, cmp_i32) - u);
+        ev->dst[i] = (int32_t)((const int32_t *)bsearch(&ev->dst[i], u, (size_t)nu, sizeof *u, cmp_i32) - u);
+    }
+    free(u);
+    return DGNN_OK;
+}
+
 /* The layout-independent part: periods -> events, period_x, period_y. */
 static int build_table(const pgt_ctx *c, dgnn_events *ev, const pgt_period *per, int64_t T) {
+    if (T == 0) return dgnn_err_set(c->err, DGNN_EFORMAT, "%s: no snapshots: the file declares 0 time periods", c->path);
+    if (T > DGNN_MAX_PERIODS)
+        return dgnn_err_set(c->err, DGNN_EFORMAT, "%s: %lld time periods: at most %lld are supported", c->path,
+                            (long long)T, (long long)DGNN_MAX_PERIODS);
     /* shapes first: which of X / y the file has, the node count they imply, their widths */
     int has_x = T > 0 && per[0].x != NULL, has_y = T > 0 && per[0].y != NULL;
     int64_t n_feat = -1, dx = 0, dy = 0; /* -1: no X / y seen yet */
@@ -233,6 +280,9 @@ static int build_table(const pgt_ctx *c, dgnn_events *ev, const pgt_period *per,
     if (has_y && n_feat > 0) dy = width_of(per[0].y->child);
     if (has_x && n_feat > 0 && dx == 0) return bad(c, per[0].f_x, "node feature rows are empty");
     if (has_y && n_feat > 0 && dy == 0) return bad(c, per[0].f_y, "target rows are empty");
+    if (dx > DGNN_MAX_DIM || dy > DGNN_MAX_DIM)
+        return bad(c, dx > DGNN_MAX_DIM ? per[0].f_x : per[0].f_y, "%lld values per node: at most %lld are supported",
+                   (long long)(dx > DGNN_MAX_DIM ? dx : dy), (long long)DGNN_MAX_DIM);
 
     int rc = dgnn_events_alloc(ev, E, 1, 0, c->err);
     if (rc) return rc;
@@ -243,8 +293,12 @@ static int build_table(const pgt_ctx *c, dgnn_events *ev, const pgt_period *per,
         k += cJSON_GetArraySize(per[p].edges);
     }
     DGNN_ASSERT(k == E);
-    int64_t N = n_feat > (int64_t)max_id + 1 ? n_feat : (int64_t)max_id + 1;
-    ev->num_nodes = N;
+    if (n_feat == 0) {
+        if ((rc = densify_ids(c, ev, max_id))) goto fail;
+    } else {
+        ev->num_nodes = n_feat; /* every id was checked to be below it */
+    }
+    const int64_t N = ev->num_nodes;
     ev->num_periods = T;
     /* sizes below come from the file but every value is in it, so they are bounded by its size */
     if (has_x && N > 0) {
@@ -409,38 +463,92 @@ static int layout_chickenpox(const pgt_ctx *c, const cJSON *root, pgt_period **o
     return DGNN_OK;
 }
 
+/* ---- duplicate keys --------------------------------------------------------------- */
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* JSON leaves repeated keys to the reader: cJSON's lookup takes the first, Python's json
+ * the last, so a file with two "edges" in a period would read differently here and in the
+ * PyG-T loaders. Refuse them: a walk over every object (keys sorted per object, so the
+ * cost is O(k log k) for an object of k keys; depth is bounded by cJSON's nesting limit). */
+static int check_unique_keys(const pgt_ctx *c, const cJSON *it, char *path, size_t plen, size_t cap) {
+    if (cJSON_IsObject(it)) {
+        int n = cJSON_GetArraySize(it);
+        if (n >= 2) {
+            const char **keys = malloc((size_t)n * sizeof *keys);
+            if (!keys) return dgnn_err_set(c->err, DGNN_ENOMEM, "%s: out of memory", c->path);
+            int k = 0;
+            const cJSON *ch;
+            cJSON_ArrayForEach(ch, it) keys[k++] = ch->string ? ch->string : "";
+            qsort(keys, (size_t)n, sizeof *keys, cmp_str);
+            for (int i = 1; i < n; i++)
+                if (strcmp(keys[i], keys[i - 1]) == 0) {
+                    char key[64];
+                    snprintf(key, sizeof key, "%.40s%s", keys[i], strlen(keys[i]) > 40 ? "..." : "");
+                    free(keys);
+                    return bad(c, plen ? path : "(top level)", "key \"%s\" appears twice (JSON readers disagree on which one counts)", key);
+                }
+            free(keys);
+        }
+    }
+    if (!cJSON_IsObject(it) && !cJSON_IsArray(it)) return DGNN_OK;
+    const cJSON *ch;
+    int64_t i = 0;
+    cJSON_ArrayForEach(ch, it) {
+        if (cJSON_IsObject(ch) || cJSON_IsArray(ch)) {
+            /* paths as the other messages write them: edge_mapping.edge_index."12"[3] */
+            const char *key = ch->string ? ch->string : "";
+            const char *q = is_digits(key) ? "\"" : "";
+            int w = cJSON_IsObject(it) ? snprintf(path + plen, cap - plen, "%s%s%.40s%s", plen ? "." : "", q, key, q)
+                                       : snprintf(path + plen, cap - plen, "[%lld]", (long long)i);
+            size_t nl = plen + (w > 0 && (size_t)w < cap - plen ? (size_t)w : 0);
+            int rc = check_unique_keys(c, ch, path, nl, cap);
+            path[plen] = '\0';
+            if (rc) return rc;
+        }
+        i++;
+    }
+    return DGNN_OK;
+}
+
 /* ---- file and parser ------------------------------------------------------------- */
 
-/* Reads the whole file into a NUL-terminated malloc'd buffer. */
+/* Reads the whole file into a NUL-terminated malloc'd buffer. Regular files only (a FIFO
+ * or /dev/zero is refused, see infile.h), so the size is known before anything is read. */
 static int read_all(const char *path, char **out, size_t *len, dgnn_err *err) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return dgnn_err_set(err, DGNN_EIO, "%s: cannot open: %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (n + 1 >= cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) break;
-            buf = nb;
-            cap *= 2;
+    int fd;
+    int64_t size;
+    int rc = dgnn_in_open(path, &fd, &size, err);
+    if (rc) return rc;
+    if ((uint64_t)size >= SIZE_MAX / 2) {
+        close(fd);
+        return dgnn_err_set(err, DGNN_EUNSUPPORTED, "%s: file too large (%lld bytes)", path, (long long)size);
+    }
+    char *buf = malloc((size_t)size + 1);
+    if (!buf) {
+        close(fd);
+        return dgnn_err_set(err, DGNN_ENOMEM, "%s: out of memory reading the file (%lld bytes)", path, (long long)size);
+    }
+    size_t n = 0;
+    while (n < (size_t)size) { /* a file that shrinks while read ends early; one that grows is cut */
+        ssize_t got = read(fd, buf + n, (size_t)size - n);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            int e = errno;
+            free(buf);
+            close(fd);
+            return dgnn_err_set(err, DGNN_EIO, "%s: read error: %s", path, strerror(e));
         }
-        size_t got = fread(buf + n, 1, cap - 1 - n, f);
-        n += got;
         if (got == 0) break;
+        n += (size_t)got;
     }
-    if (!buf || n + 1 >= cap) {
-        free(buf);
-        fclose(f);
-        return dgnn_err_set(err, DGNN_ENOMEM, "%s: out of memory reading the file", path);
-    }
-    if (ferror(f)) {
-        int e = errno;
-        free(buf);
-        fclose(f);
-        return dgnn_err_set(err, DGNN_EIO, "%s: read error: %s", path, strerror(e));
-    }
-    fclose(f);
+    close(fd);
     buf[n] = '\0';
+    char what[320];
+    if (dgnn_in_sniff((const unsigned char *)buf, n, what, sizeof what)) {
+        free(buf);
+        return dgnn_err_set(err, DGNN_EFORMAT, "%s: %s", path, what);
+    }
     *out = buf;
     *len = n;
     return DGNN_OK;
@@ -496,7 +604,10 @@ int dgnn_read_pgt(dgnn_events *ev, const char *path, dgnn_err *err) {
     pgt_ctx c = {path, err};
     pgt_period *per = NULL;
     int64_t T = 0;
-    if (!cJSON_IsObject(root)) {
+    char where[256] = "";
+    if ((rc = check_unique_keys(&c, root, where, 0, sizeof where))) {
+        /* rc set: fall through to the cleanup */
+    } else if (!cJSON_IsObject(root)) {
         rc = bad(&c, "(top level)", "expected an object, got %s", json_type_name(root));
     } else if (get_key(root, "edge_mapping")) {
         rc = layout_england(&c, root, &per, &T);

@@ -91,6 +91,12 @@ int dgnn_read_tgl(dgnn_events *ev, const char *path, const char *edge_feat_npy, 
     }
     if (efile && (rc = dgnn_read_npy(efile, &efeat, &erows, &ecols, err))) goto done;
     if (nfile && (rc = dgnn_read_npy(nfile, &nfeat, &nrows, &ncols, err))) goto done;
+    if (ecols > DGNN_MAX_DIM || ncols > DGNN_MAX_DIM) {
+        rc = dgnn_err_set(err, DGNN_EFORMAT, "%s: %lld features per row: at most %lld are supported",
+                          ecols > DGNN_MAX_DIM ? efile : nfile, (long long)(ecols > DGNN_MAX_DIM ? ecols : ncols),
+                          (long long)DGNN_MAX_DIM);
+        goto done;
+    }
     if (efeat && ecols == 0) { /* (E, 0): no features, but the row count is still checked */
         free(efeat);
         efeat = NULL;

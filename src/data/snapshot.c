@@ -16,9 +16,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A cap on the number of snapshots: each costs two (N+1) row pointer arrays, so a tiny
- * window over a long stream would otherwise ask for terabytes before failing. */
-#define MAX_SNAPSHOTS ((int64_t)1 << 24)
+/* A cap on the number of snapshots, 2^20 (DGNN_MAX_PERIODS, the same as a PyG-T table's):
+ * each costs its struct, eight arrays and two (N+1) row pointer arrays, so a tiny window
+ * over a long stream would otherwise ask for gigabytes before failing (2-second windows
+ * over bitcoin-alpha's 358 days made 15M snapshots and 6 GB; the EvolveGCN datasets
+ * have 49..733 snapshots). */
+#define MAX_SNAPSHOTS DGNN_MAX_PERIODS
+/* ... and on snapshots x (N + 33): the row pointers of A and A_hat (16 bytes per row)
+ * plus about 32 rows' worth of fixed cost per snapshot. 2^28 rows are 4.3 GB, far above
+ * the EvolveGCN datasets (elliptic: 49 x 203,769 = 10M) but below what a 1-minute window
+ * over a month of a 10,000-node stream would ask. */
+#define MAX_SNAPSHOT_ROWS ((int64_t)1 << 28)
 
 dgnn_snapshot_opts dgnn_snapshot_opts_default(void) {
     dgnn_snapshot_opts o;
@@ -278,6 +286,9 @@ int dgnn_snapshots_build(dgnn_snapshots *s, const dgnn_events *ev, const dgnn_sn
     } else if (ev->num_periods > 0) {
         mode = DGNN_SNAP_PERIODS;
         count = ev->num_periods;
+        if (count > MAX_SNAPSHOTS)
+            return dgnn_err_set(err, DGNN_EINVAL, "%lld periods: at most %lld snapshots", (long long)count,
+                                (long long)MAX_SNAPSHOTS);
         for (int64_t i = 0; i < E; i++) {
             double t = ev->t[i];
             if (!(t >= 0 && t < (double)count && t == floor(t)))
@@ -291,6 +302,12 @@ int dgnn_snapshots_build(dgnn_snapshots *s, const dgnn_events *ev, const dgnn_sn
                             "only PyG-Temporal tables come with their own periods");
     }
     if (N > INT32_MAX) return dgnn_err_set(err, DGNN_EINVAL, "%lld nodes: more than 2^31-1", (long long)N);
+    if ((double)count * (double)(N + 33) > (double)MAX_SNAPSHOT_ROWS)
+        return dgnn_err_set(err, DGNN_EINVAL,
+                            "%lld snapshots of %lld nodes: their row pointers would take %.1f GB (at most %.1f GB): "
+                            "use fewer or longer snapshots",
+                            (long long)count, (long long)N, 16.0 * (double)count * (double)(N + 33) / 1e9,
+                            16.0 * (double)MAX_SNAPSHOT_ROWS / 1e9);
 
     s->snaps = calloc((size_t)(count > 0 ? count : 1), sizeof *s->snaps);
     int *status = calloc((size_t)(count > 0 ? count : 1), sizeof *status);

@@ -2,56 +2,124 @@
  * text readers (see textscan.h for why they share it). */
 #include "textscan.h"
 
+#include "infile.h"
+
 #include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
+
+enum { TS_READ = 1 << 18 }; /* read() size: few system calls on multi-GB edge lists */
+static int fill(dgnn_ts_scan *s, dgnn_err *err);
 
 int dgnn_ts_open(dgnn_ts_scan *s, const char *path, dgnn_err *err) {
     memset(s, 0, sizeof *s);
-    if (!path) return dgnn_err_set(err, DGNN_EINVAL, "no input path given");
+    s->fd = -1;
     s->path = path;
-    s->fp = fopen(path, "rb");
-    if (!s->fp) return dgnn_err_set(err, DGNN_EIO, "%s: cannot open: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fileno(s->fp), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(s->fp);
-        s->fp = NULL;
-        return dgnn_err_set(err, DGNN_EIO, "%s: is a folder, expected a file", path);
+    int64_t size;
+    int rc = dgnn_in_open(path, &s->fd, &size, err);
+    if (rc) return rc;
+    s->rbuf = malloc(TS_READ + 1);
+    if (!s->rbuf) {
+        dgnn_ts_close(s);
+        return dgnn_err_set(err, DGNN_ENOMEM, "%s: out of memory", path);
     }
-    /* a larger stdio buffer: fewer read() calls on multi-GB edge lists */
-    setvbuf(s->fp, NULL, _IOFBF, 1 << 18);
+    /* the first block: is this text at all? */
+    if ((rc = fill(s, err))) {
+        dgnn_ts_close(s);
+        return rc;
+    }
+    char what[320];
+    if (dgnn_in_sniff((const unsigned char *)s->rbuf, s->rlen, what, sizeof what)) {
+        dgnn_ts_close(s);
+        return dgnn_err_set(err, DGNN_EFORMAT, "%s: %s", path, what);
+    }
     return DGNN_OK;
 }
 
 void dgnn_ts_close(dgnn_ts_scan *s) {
-    if (s->fp) fclose(s->fp);
+    if (s->fd >= 0) close(s->fd);
+    free(s->rbuf);
     free(s->buf);
     free(s->fld);
     memset(s, 0, sizeof *s);
+    s->fd = -1;
+}
+
+/* Refills the read buffer (called when it is used up). Sets eof at the end of the file. */
+static int fill(dgnn_ts_scan *s, dgnn_err *err) {
+    s->rpos = s->rlen = 0;
+    for (;;) {
+        ssize_t got = read(s->fd, s->rbuf, TS_READ);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0)
+            return dgnn_err_set(err, DGNN_EIO, "%s:%lld: read error: %s", s->path, (long long)(s->lineno + 1),
+                                strerror(errno));
+        if (got == 0) s->eof = 1;
+        s->rlen = (size_t)got;
+        return DGNN_OK;
+    }
+}
+
+static int too_long(const dgnn_ts_scan *s, dgnn_err *err) {
+    return dgnn_err_set(err, DGNN_EFORMAT,
+                        "%s:%lld: line longer than %zu MiB (no line break found): this is not a line-based "
+                        "text dataset, or it is damaged",
+                        s->path, (long long)(s->lineno + 1), DGNN_TS_MAX_LINE >> 20);
 }
 
 int dgnn_ts_next(dgnn_ts_scan *s, dgnn_err *err) {
-    errno = 0;
-    ssize_t n = getline(&s->buf, &s->cap, s->fp);
-    if (n < 0) {
-        if (errno == ENOMEM) return dgnn_err_set(err, DGNN_ENOMEM, "%s:%lld: out of memory reading a line",
-                                                 s->path, (long long)(s->lineno + 1));
-        if (ferror(s->fp))
-            return dgnn_err_set(err, DGNN_EIO, "%s:%lld: read error: %s", s->path, (long long)(s->lineno + 1),
-                                strerror(errno ? errno : EIO));
-        return 0;
+    size_t len = 0;     /* bytes gathered in s->buf */
+    char *line = NULL;  /* the line when it lies in one read block */
+    int got_any = 0;
+    for (;;) {
+        if (s->rpos == s->rlen) {
+            if (s->eof) break;
+            int rc = fill(s, err);
+            if (rc) return rc;
+            if (s->eof) break;
+        }
+        char *a = s->rbuf + s->rpos;
+        size_t avail = s->rlen - s->rpos;
+        char *nl = memchr(a, '\n', avail);
+        size_t take = nl ? (size_t)(nl - a) : avail;
+        got_any = 1;
+        if (len + take > DGNN_TS_MAX_LINE) return too_long(s, err);
+        s->rpos += take + (nl != NULL);
+        if (nl && len == 0) { /* the common case: the whole line in the block, no copy */
+            line = a;
+            len = take;
+            break;
+        }
+        if (len + take + 1 > s->cap) {
+            size_t cap = s->cap ? s->cap : 4096;
+            while (cap < len + take + 1) cap *= 2;
+            char *q = realloc(s->buf, cap);
+            if (!q)
+                return dgnn_err_set(err, DGNN_ENOMEM, "%s:%lld: out of memory reading a line", s->path,
+                                    (long long)(s->lineno + 1));
+            s->buf = q;
+            s->cap = cap;
+        }
+        memcpy(s->buf + len, a, take);
+        len += take;
+        if (nl) break;
     }
+    if (!got_any) return 0;
+    if (!line) line = s->buf;
     s->lineno++;
-    size_t len = (size_t)n;
-    if (len > 0 && s->buf[len - 1] == '\n') len--;
-    if (len > 0 && s->buf[len - 1] == '\r') len--; /* CRLF (Windows) endings */
-    s->buf[len] = '\0';
-    s->line = s->buf;
-    if (s->lineno == 1 && len >= 3 && memcmp(s->buf, "\xEF\xBB\xBF", 3) == 0) {
+    if (len > 0 && line[len - 1] == '\r') len--; /* CRLF (Windows) endings */
+    if (memchr(line, '\r', len))
+        return dgnn_err_set(err, DGNN_EFORMAT,
+                            "%s:%lld: a carriage return (\\r) inside the line: lines end with LF or CRLF; a file "
+                            "with old Mac (CR-only) line endings can be converted with tr '\\r' '\\n'",
+                            s->path, (long long)s->lineno);
+    line[len] = '\0'; /* the '\n' in the block, or room kept in buf (rbuf has one spare byte) */
+    s->line = line;
+    if (s->lineno == 1 && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) {
         s->line += 3; /* UTF-8 byte-order mark, as written by Excel and some editors */
         len -= 3;
     }
@@ -160,6 +228,69 @@ int dgnn_ts_field_fail(const dgnn_ts_scan *s, dgnn_err *err, int64_t col, const 
 
 /* ---- numbers ------------------------------------------------------------- */
 
+/* The grammar of textscan.h, on the field's n bytes (which may hold NUL bytes). */
+enum { NUM_NONE = 0, NUM_INT, NUM_DEC };
+
+static int scan_digits(const char *s, size_t n, size_t *i) {
+    size_t a = *i;
+    while (*i < n && s[*i] >= '0' && s[*i] <= '9') (*i)++;
+    return *i > a;
+}
+
+/* NUM_INT for [+-]?[0-9]+, NUM_DEC for any other decimal number, NUM_NONE otherwise. */
+static int classify(const char *s, size_t n) {
+    size_t i = 0;
+    if (i < n && (s[i] == '+' || s[i] == '-')) i++;
+    int lead = scan_digits(s, n, &i), frac = 0, dot = 0;
+    if (i < n && s[i] == '.') {
+        dot = 1;
+        i++;
+        frac = scan_digits(s, n, &i);
+    }
+    if (!lead && !frac) return NUM_NONE;
+    int expo = 0;
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-')) i++;
+        if (!scan_digits(s, n, &i)) return NUM_NONE;
+        expo = 1;
+    }
+    if (i != n) return NUM_NONE;
+    return dot || expo ? NUM_DEC : NUM_INT;
+}
+
+static int ieq(const char *s, size_t n, const char *w) {
+    size_t k = strlen(w);
+    if (n != k) return 0;
+    for (size_t i = 0; i < k; i++)
+        if ((s[i] | 0x20) != w[i]) return 0;
+    return 1;
+}
+
+/* Why a field that is not in the grammar is refused: the specific cases first. */
+static const char *why_not_number(const char *s, size_t n, const char *generic) {
+    size_t i = (n > 0 && (s[0] == '+' || s[0] == '-')) ? 1 : 0;
+    const char *b = s + i;
+    size_t m = n - i;
+    if (ieq(b, m, "nan") || (m >= 4 && ieq(b, 4, "nan(") && b[m - 1] == ')')) return "NaN is not allowed";
+    if (ieq(b, m, "inf") || ieq(b, m, "infinity")) return "infinite value is not allowed";
+    if (m >= 2 && b[0] == '0' && (b[1] == 'x' || b[1] == 'X'))
+        return "hexadecimal numbers are not accepted: write it in decimal";
+    return generic;
+}
+
+/* The fast path of both parsers: after an optional sign, the field starts with a digit
+ * (or '.'), and is not "0x...". Then a conversion that consumed the whole field read the
+ * grammar above: strtoll/strtod accept nothing else that starts so (their other forms,
+ * leading white space, hexadecimal, inf and nan, start otherwise). */
+static int plain_start(const char *s, size_t n, int dot_ok) {
+    size_t i = (n > 0 && (s[0] == '+' || s[0] == '-')) ? 1 : 0;
+    if (i >= n) return 0;
+    char c = s[i];
+    if (!((c >= '0' && c <= '9') || (dot_ok && c == '.'))) return 0;
+    return !(c == '0' && i + 1 < n && (s[i + 1] == 'x' || s[i + 1] == 'X'));
+}
+
 static int parse_i64(dgnn_ts_scan *s, int64_t col, const char *role, int64_t *out, dgnn_err *err) {
     DGNN_ASSERT(col >= 0 && col < s->nf);
     const dgnn_ts_field *f = &s->fld[col];
@@ -167,7 +298,11 @@ static int parse_i64(dgnn_ts_scan *s, int64_t col, const char *role, int64_t *ou
     char *end;
     errno = 0;
     long long v = strtoll(f->s, &end, 10);
-    if (end != f->s + f->n || end == f->s) return dgnn_ts_field_fail(s, err, col, role, "not an integer");
+    if (end != f->s + f->n || !plain_start(f->s, f->n, 0)) {
+        int k = classify(f->s, f->n);
+        return dgnn_ts_field_fail(s, err, col, role,
+                                  k == NUM_DEC ? "not an integer" : why_not_number(f->s, f->n, "not an integer"));
+    }
     if (errno == ERANGE) return dgnn_ts_field_fail(s, err, col, role, "integer out of range (overflows int64)");
     *out = (int64_t)v;
     return DGNN_OK;
@@ -192,6 +327,16 @@ int dgnn_ts_get_int(dgnn_ts_scan *s, int64_t col, const char *role, int64_t lo, 
     return DGNN_OK;
 }
 
+int dgnn_ts_get_label(dgnn_ts_scan *s, int64_t col, const char *role, int32_t *out, dgnn_err *err) {
+    int64_t v = 0;
+    int rc = parse_i64(s, col, role, &v, err);
+    if (rc) return rc;
+    if (v != 0 && v != 1)
+        return dgnn_ts_field_fail(s, err, col, role, "label out of range: a label is 0 or 1");
+    *out = (int32_t)v;
+    return DGNN_OK;
+}
+
 int dgnn_ts_get_double(dgnn_ts_scan *s, int64_t col, const char *role, double *out, dgnn_err *err) {
     DGNN_ASSERT(col >= 0 && col < s->nf);
     const dgnn_ts_field *f = &s->fld[col];
@@ -199,12 +344,15 @@ int dgnn_ts_get_double(dgnn_ts_scan *s, int64_t col, const char *role, double *o
     char *end;
     errno = 0;
     double v = strtod(f->s, &end);
-    if (end != f->s + f->n || end == f->s) return dgnn_ts_field_fail(s, err, col, role, "not a number");
-    if (isnan(v)) return dgnn_ts_field_fail(s, err, col, role, "NaN is not allowed");
-    if (isinf(v))
-        return dgnn_ts_field_fail(s, err, col, role,
-                                  errno == ERANGE ? "number out of range (overflows a double)"
-                                                  : "infinite value is not allowed");
+    if ((end != f->s + f->n || !plain_start(f->s, f->n, 1)) && classify(f->s, f->n) == NUM_NONE)
+        return dgnn_ts_field_fail(s, err, col, role, why_not_number(f->s, f->n, "not a number"));
+    if (end != f->s + f->n) /* only under a locale whose decimal point is not '.' */
+        return dgnn_ts_field_fail(s, err, col, role, "not a number (is LC_NUMERIC set to a locale without '.'?)");
+    if (isinf(v)) return dgnn_ts_field_fail(s, err, col, role, "number out of range (overflows a double)");
+    /* beyond DBL_MAX / 2 the difference of two values (a time span, an inter-event time)
+     * overflows to inf, which every trainer and the snapshot cutter would take */
+    if (fabs(v) > DBL_MAX / 2)
+        return dgnn_ts_field_fail(s, err, col, role, "number out of range (above 8.9e307, half the double range)");
     *out = v; /* ERANGE with a finite result is underflow to ~0: harmless */
     return DGNN_OK;
 }
@@ -218,10 +366,4 @@ int dgnn_ts_get_float(dgnn_ts_scan *s, int64_t col, const char *role, float *out
     return DGNN_OK;
 }
 
-int dgnn_ts_is_number(const dgnn_ts_field *f) {
-    if (f->n == 0) return 0;
-    char *end;
-    double v = strtod(f->s, &end);
-    (void)v;
-    return end == f->s + f->n;
-}
+int dgnn_ts_is_number(const dgnn_ts_field *f) { return classify(f->s, f->n) != NUM_NONE; }

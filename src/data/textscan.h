@@ -1,11 +1,22 @@
 /* textscan.h (private to src/data): the line reader and field parsers shared by the
  * text readers (read_jodie.c, read_tgl.c, read_edgelist.c).
  *
- * Why a shared scanner: every text format needs the same care — lines of any length
- * (getline, no fixed buffer), CRLF endings, a UTF-8 byte-order mark, fields split in
- * place without a malloc per field, numbers parsed with strtoll/strtod and a
- * full-consumption check, and error messages that name file, line and field in one
- * shape: "data.csv:17: field 'ts' (column 3): not a number: 'abc'".
+ * Why a shared scanner: every text format needs the same care: regular files only
+ * (a FIFO or /dev/zero is refused at open, see infile.h), a first block that is checked
+ * to be UTF-8 text (UTF-16, compressed or binary files are named as such), lines of any
+ * length up to DGNN_TS_MAX_LINE (longer is an error naming the line, so that a file
+ * without line breaks cannot take all memory), CRLF endings, a UTF-8 byte-order mark,
+ * fields split in place without a malloc per field, numbers checked against one
+ * decimal grammar before strtoll/strtod convert them, and error messages that name
+ * file, line and field in one shape:
+ *   "data.csv:17: field 'ts' (column 3): not a number: 'abc'".
+ *
+ * The number grammar is what Python's int() and float() read, less inf/nan (never a
+ * meaningful timestamp, id or feature) and digit-group underscores:
+ *   integer  [+-]? [0-9]+
+ *   decimal  [+-]? ([0-9]+ (. [0-9]*)? | . [0-9]+) ([eE] [+-]? [0-9]+)?
+ * so hexadecimal ("0x10", "0x1p3", which strtod would take), "inf", "nan", "1,5",
+ * "1e", "--1" and trailing junk are refused, each with its own message.
  *
  * Usage:
  *   dgnn_ts_scan s; if ((rc = dgnn_ts_open(&s, path, err))) return rc;
@@ -21,7 +32,11 @@
 
 #include "dgnn/base.h"
 
-#include <stdio.h>
+#include <stddef.h>
+
+/* The longest line a text reader takes: 16 MiB (a JODIE row of 172 features is ~2 KB;
+ * one of a million features ~10 MB). Longer is an error naming the file and line. */
+#define DGNN_TS_MAX_LINE ((size_t)16 << 20)
 
 /* One field of the current line: s points into the line buffer and is NUL-terminated
  * (the splitter overwrites the delimiter); n is its length (it may hold NUL bytes from
@@ -32,9 +47,12 @@ typedef struct {
 } dgnn_ts_field;
 
 typedef struct {
-    FILE *fp;
+    int fd;             /* -1 when closed */
     const char *path;   /* for messages; not owned */
-    char *buf;          /* getline buffer (grows with the longest line) */
+    char *rbuf;         /* read buffer (256 KiB) */
+    size_t rpos, rlen;  /* unread bytes are rbuf[rpos, rlen) */
+    int eof;
+    char *buf;          /* a line that spans two reads is gathered here */
     size_t cap;
     char *line;         /* current line without its ending (and without a BOM on line 1) */
     size_t len;
@@ -43,10 +61,12 @@ typedef struct {
     int64_t nf, fcap;
 } dgnn_ts_scan;
 
-/* Opens path for reading. DGNN_EIO (with strerror) if it cannot be opened or is a folder. */
+/* Opens path for reading. DGNN_EIO (with strerror) if it cannot be opened or is not a
+ * regular file; DGNN_EFORMAT when its first bytes are not UTF-8 text (dgnn_in_sniff). */
 int dgnn_ts_open(dgnn_ts_scan *s, const char *path, dgnn_err *err);
 void dgnn_ts_close(dgnn_ts_scan *s);
-/* Reads the next line: 1 = got one, 0 = end of file, < 0 = read error (DGNN_EIO/ENOMEM). */
+/* Reads the next line: 1 = got one, 0 = end of file, < 0 = read error (DGNN_EIO/ENOMEM)
+ * or a line longer than DGNN_TS_MAX_LINE (DGNN_EFORMAT). */
 int dgnn_ts_next(dgnn_ts_scan *s, dgnn_err *err);
 /* 1 if the current line holds only spaces and tabs (or nothing). */
 int dgnn_ts_blank(const dgnn_ts_scan *s);
@@ -61,10 +81,13 @@ int dgnn_ts_split(dgnn_ts_scan *s, char sep, dgnn_err *err);
  * for messages ("src", "ts", ...). Each returns DGNN_OK or DGNN_EFORMAT with a message. */
 /* Non-negative int64 (node id). */
 int dgnn_ts_get_id(dgnn_ts_scan *s, int64_t col, const char *role, int64_t *out, dgnn_err *err);
-/* int64 in [lo, hi] (labels, ext_roll). */
+/* int64 in [lo, hi] (ext_roll). */
 int dgnn_ts_get_int(dgnn_ts_scan *s, int64_t col, const char *role, int64_t lo, int64_t hi, int64_t *out,
                dgnn_err *err);
-/* Finite double (timestamp): rejects nan, inf and overflow. */
+/* An event label: 0 or 1 (JODIE's state_label; what every label consumer counts). */
+int dgnn_ts_get_label(dgnn_ts_scan *s, int64_t col, const char *role, int32_t *out, dgnn_err *err);
+/* Finite double (timestamp) of magnitude at most DBL_MAX / 2, so that the difference of
+ * two is finite: rejects nan, inf, hexadecimal and overflow. */
 int dgnn_ts_get_double(dgnn_ts_scan *s, int64_t col, const char *role, double *out, dgnn_err *err);
 /* Finite value representable as float32 (features, weights). */
 int dgnn_ts_get_float(dgnn_ts_scan *s, int64_t col, const char *role, float *out, dgnn_err *err);
@@ -79,7 +102,7 @@ int dgnn_ts_field_fail(const dgnn_ts_scan *s, dgnn_err *err, int64_t col, const 
  * shown as '?' and "..." when truncated. Returns out. */
 char *dgnn_ts_show(char *out, size_t cap, const char *text, size_t n);
 
-/* 1 if the field parses fully as a number (used to tell a header from data). */
+/* 1 if the field is a number in the grammar above (used to tell a header from data). */
 int dgnn_ts_is_number(const dgnn_ts_field *f);
 
 #endif
