@@ -96,8 +96,10 @@ TRAIN=("$BIN" train --epochs 1 --max-batches 2 --quiet --threads 1)
 # ---- a good stream to vary: 400 events, 40 users, 20 items, increasing times -----------------
 good="$W/good.csv"
 { echo "u,i,ts,label"; for e in $(seq 0 399); do echo "$((e % 40)),$((40 + (e * 7) % 20)),$e,0"; done; } > "$good"
-goodel="$W/good.txt"
-for e in $(seq 0 399); do echo "$((e % 40)) $((40 + (e * 7) % 20)) $e"; done > "$goodel"
+goodel="$W/good.txt" # not bipartite: node 0 also receives
+for e in $(seq 0 399); do echo "$((e % 40)) $((40 + (e * 7) % 20)) $e"; done > "$goodel"; echo "41 0 400" >> "$goodel"
+sparse="$W/sparse.txt" # ids far from dense: the .dgnn keeps a node_ids section
+for e in $(seq 0 199); do echo "$((1000 + e % 30)) $((5000 + (e * 3) % 17)) $e"; done > "$sparse"
 
 # ---- text files: dgnn info must refuse each, naming the file and line ------------------------
 j() { f "$1" "u,i,ts,label\n$2"; } # a JODIE file with one header line and body $2
@@ -169,6 +171,7 @@ err files pgt-ragged-x              "ragx.json"                  10 $(INFO --for
 # ---- the binary .dgnn format -----------------------------------------------------------------
 "$BIN" convert "$good" "$W/good.dgnn" > /dev/null 2>&1
 "$BIN" convert "$goodel" "$W/goodel.dgnn" > /dev/null 2>&1
+"$BIN" convert "$sparse" "$W/sparse.dgnn" > /dev/null 2>&1
 { head -c 8 "$W/good.dgnn"; head -c 4000 /dev/urandom; } > "$W/randbody.dgnn"
 err dgnn random-body-after-magic     "randbody.dgnn"             10 $(INFO "$W/randbody.dgnn")
 err dgnn random-body-says-corrupt    "corrupt|checksum|damaged|not a"  10 $(INFO "$W/randbody.dgnn")
@@ -230,7 +233,7 @@ EOF
   err dgnn resealed-label-7          "lab.dgnn|label"             10 $(INFO "$(rs "$W/good.dgnn" lab.dgnn "struct.pack_into('<i', b, sec[5][0] + 4, 7) if 5 in sec else None")")
   err dgnn resealed-huge-event-count "count.dgnn"                 10 $(INFO "$(rs "$W/good.dgnn" count.dgnn "struct.pack_into('<Q', b, 16, 2**62)")")
   err dgnn resealed-huge-edge-dim    "edim.dgnn"                  10 $(INFO "$(rs "$W/good.dgnn" edim.dgnn "struct.pack_into('<Q', b, 32, 2**40)")")
-  err dgnn resealed-node-ids-unsorted "nids.dgnn"                 10 $(INFO "$(rs "$W/good.dgnn" nids.dgnn "struct.pack_into('<q', b, sec[7][0], 10**12) if 7 in sec else None")")
+  err dgnn resealed-node-ids-unsorted "nids.dgnn"                 10 $(INFO "$(rs "$W/sparse.dgnn" nids.dgnn "struct.pack_into('<q', b, sec[7][0], 10**12)")")
   err dgnn resealed-nan-train        "nanf.dgnn"                  30 "${TRAIN[@]}" --data "$W/nanf.dgnn"
 fi
 
@@ -283,7 +286,7 @@ err flags snap-train-frac-1.5       "train-frac"                 20 "${S[@]}" --
 err flags snap-class-weights-bad    "class-weights"              20 "${S[@]}" --class-weights 1
 err flags snap-task-bogus           "task"                       20 "${S[@]}" --task bogus
 err flags snap-node-task-on-events  "node|pgt|target"            20 "${S[@]}" --task node
-err flags gen-events-0              "events"                     20 "$BIN" gen --events 0 --nodes 10 --out "$W/g0.dgnn"
+either flags gen-events-0           "events"                     20 "$BIN" gen --events 0 --nodes 100 --out "$W/g0.dgnn"
 err flags gen-events-minus-1        "events"                     20 "$BIN" gen --events -1 --nodes 10 --out "$W/g1.dgnn"
 err flags gen-nodes-1               "nodes"                      20 "$BIN" gen --events 10 --nodes 1 --out "$W/g2.dgnn"
 err flags gen-nodes-1e12            "nodes"                      20 "$BIN" gen --events 10 --nodes 1000000000000 --out "$W/g3.dgnn"
@@ -336,12 +339,15 @@ CK=("$BIN" train --data "$good" --epochs 1 --quiet --threads 1)
 "${CK[@]}" --checkpoint "$W/ck" > /dev/null 2>&1
 err ckpt resume-without-checkpoint-flag "checkpoint"                       20 "${CK[@]}" --resume
 err ckpt resume-empty-folder            "ck-empty|checkpoint"              20 "${CK[@]}" --checkpoint "$W/ck-empty" --resume
-for fck in "$W"/ck/*; do [ -f "$fck" ] && { cp -r "$W/ck" "$W/ck-flip"; printf '\x55' | dd of="$W/ck-flip/$(basename "$fck")" bs=1 seek=300 conv=notrunc 2>/dev/null; break; }; done
+# a byte in the middle of the file (the parameters), not in the padding between sections
+for fck in "$W"/ck/*; do [ -f "$fck" ] && { cp -r "$W/ck" "$W/ck-flip"; printf '\x55' | dd of="$W/ck-flip/$(basename "$fck")" bs=1 seek=$(( $(stat -c %s "$fck") / 2 )) conv=notrunc 2>/dev/null; break; }; done
 err ckpt resume-flipped-byte            "ck-flip|checksum|corrupt"         20 "${CK[@]}" --checkpoint "$W/ck-flip" --resume
 cp -r "$W/ck" "$W/ck-trunc"; for fck in "$W"/ck-trunc/*; do [ -f "$fck" ] && truncate -s 200 "$fck"; done
 err ckpt resume-truncated               "ck-trunc|truncated|short|corrupt" 20 "${CK[@]}" --checkpoint "$W/ck-trunc" --resume
 err ckpt resume-other-model             "model|checkpoint"                 20 "${CK[@]}" --model jodie --checkpoint "$W/ck" --resume
 err ckpt resume-other-data              "data|checkpoint"                  20 "${CK[@]}" --data "$goodel" --checkpoint "$W/ck" --resume
+sed '5s/^0,/1,/' "$good" > "$W/good2.csv" # the same counts, one event's source changed
+err ckpt resume-other-data-same-counts  "data|checkpoint|settings"         20 "${CK[@]}" --data "$W/good2.csv" --checkpoint "$W/ck" --resume
 err ckpt resume-other-width             "mem|checkpoint|dim"               20 "${CK[@]}" --mem-dim 8 --checkpoint "$W/ck" --resume
 err ckpt resume-under-depbloom          "checkpoint|dist|depbloom|rank"    20 "${CK[@]}" --dist depbloom --checkpoint "$W/ck" --resume
 

@@ -71,6 +71,12 @@ int main(void) {
     dgnn_err_clear(&err);
     CHECK(dgnn_event_train(&ev, &other, &b, &err) == DGNN_EINVAL);
     CHECK(strstr(err.msg, "other settings") != NULL);
+    /* other data of the same counts (one event's destination changed): refused too */
+    int32_t dst0 = ev.dst[5];
+    ev.dst[5] = ev.dst[5] == ev.dst[6] ? ev.dst[7] : ev.dst[6];
+    dgnn_err_clear(&err);
+    CHECK(dgnn_event_train(&ev, &part, &b, &err) == DGNN_EINVAL && strstr(err.msg, "other settings") != NULL);
+    ev.dst[5] = dst0;
     /* a corrupt checkpoint is a clear error naming the file */
     char file[300];
     snprintf(file, sizeof file, "%s/checkpoint.dgnnckpt", ck);

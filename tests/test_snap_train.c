@@ -132,6 +132,11 @@ static void resumes(void) {
     int rc = dgnn_snap_train(&ev, &c, b, &err);
     CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
     CHECK(same_results(a, b));
+    /* other data of the same counts (one event's destination changed): refused */
+    int32_t dst0 = ev.dst[3];
+    ev.dst[3] = (ev.dst[3] + 1) % (int32_t)ev.num_nodes;
+    CHECK(dgnn_snap_train(&ev, &c, b, &err) == DGNN_EINVAL && strstr(err.msg, "other settings") != NULL);
+    ev.dst[3] = dst0;
     /* other settings: refused */
     c.lr = 0.02;
     CHECK(dgnn_snap_train(&ev, &c, b, &err) == DGNN_EINVAL);

@@ -102,6 +102,12 @@ int dgnn_events_subset(dgnn_events *out, const dgnn_events *ev, const uint8_t *m
 /* Recomputes ev->bipartite from src/dst. */
 int dgnn_events_detect_bipartite(const dgnn_events *ev);
 
+/* A 64-bit hash of the table's content: sizes, src, dst, t, edge features, labels, split
+ * column, node ids and features, period tables (XXH64 of each array, combined). Two
+ * tables with the same counts but other events hash differently; what checkpoints use to
+ * tell that --resume is given the data it was written with. */
+uint64_t dgnn_events_hash(const dgnn_events *ev);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,6 +3,8 @@
  * time, dense node ids (in increasing original id) and bipartite detection. */
 #include "dgnn/events.h"
 
+#include "dgnn/io.h" /* dgnn_bin_checksum */
+
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -248,4 +250,25 @@ int dgnn_events_subset(dgnn_events *out, const dgnn_events *ev, const uint8_t *m
     }
     out->bipartite = ev->bipartite;
     return DGNN_OK;
+}
+
+uint64_t dgnn_events_hash(const dgnn_events *ev) {
+    const int64_t E = ev->num_events, N = ev->num_nodes, P = ev->num_periods;
+    const struct {
+        const void *p;
+        size_t bytes;
+    } a[] = {{ev->src, (size_t)E * sizeof(int32_t)},
+             {ev->dst, (size_t)E * sizeof(int32_t)},
+             {ev->t, (size_t)E * sizeof(double)},
+             {ev->efeat, (size_t)(E * ev->edge_dim) * sizeof(float)},
+             {ev->label, (size_t)E * sizeof(int32_t)},
+             {ev->ext_roll, (size_t)E},
+             {ev->node_ids, (size_t)N * sizeof(int64_t)},
+             {ev->nfeat, (size_t)(N * ev->node_dim) * sizeof(float)},
+             {ev->period_x, (size_t)(P * N * ev->period_x_dim) * sizeof(float)},
+             {ev->period_y, (size_t)(P * N * ev->period_y_dim) * sizeof(float)}};
+    uint64_t h = dgnn_hash64((uint64_t)E ^ dgnn_hash64((uint64_t)N ^ dgnn_hash64((uint64_t)P)));
+    for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
+        h = dgnn_hash64(h ^ (a[i].p ? dgnn_bin_checksum(a[i].p, a[i].bytes) : (uint64_t)i));
+    return h;
 }

@@ -277,6 +277,7 @@ static uint64_t fingerprint(const run_t *r) {
                     (uint64_t)r->ev->num_nodes, (uint64_t)(c->lr * 1e12), (uint64_t)(m->dropout * 1e6),
                     (uint64_t)c->max_train_batches, (uint64_t)m->mail_slots};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) h = dgnn_hash64(h ^ v[i]);
+    h = dgnn_hash64(h ^ dgnn_events_hash(r->ev)); /* the events themselves, not only their counts */
     return h;
 }
 

@@ -775,6 +775,7 @@ static uint64_t fingerprint(const run_t *r) {
                     (uint64_t)(c->class_w[1] * 1e6), (uint64_t)(c->train_frac * 1e9), (uint64_t)(c->val_frac * 1e9),
                     (uint64_t)r->ev->num_events, (uint64_t)c->max_train_windows, (uint64_t)c->task};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) h = dgnn_hash64(h ^ v[i]);
+    h = dgnn_hash64(h ^ dgnn_events_hash(r->ev)); /* the events themselves, not only their counts */
     return h; /* distributed: the run record holds the rank and round counts (a round is the step) */
 }
 
