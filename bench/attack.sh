@@ -346,7 +346,7 @@ cp -r "$W/ck" "$W/ck-trunc"; for fck in "$W"/ck-trunc/*; do [ -f "$fck" ] && tru
 err ckpt resume-truncated               "ck-trunc|truncated|short|corrupt" 20 "${CK[@]}" --checkpoint "$W/ck-trunc" --resume
 err ckpt resume-other-model             "model|checkpoint"                 20 "${CK[@]}" --model jodie --checkpoint "$W/ck" --resume
 err ckpt resume-other-data              "data|checkpoint"                  20 "${CK[@]}" --data "$goodel" --checkpoint "$W/ck" --resume
-sed '5s/^0,/1,/' "$good" > "$W/good2.csv" # the same counts, one event's source changed
+sed '2s/^0,/1,/' "$good" > "$W/good2.csv" # the same counts, one event's source changed
 err ckpt resume-other-data-same-counts  "data|checkpoint|settings"         20 "${CK[@]}" --data "$W/good2.csv" --checkpoint "$W/ck" --resume
 err ckpt resume-other-width             "mem|checkpoint|dim"               20 "${CK[@]}" --mem-dim 8 --checkpoint "$W/ck" --resume
 err ckpt resume-under-depbloom          "checkpoint|dist|depbloom|rank"    20 "${CK[@]}" --dist depbloom --checkpoint "$W/ck" --resume
