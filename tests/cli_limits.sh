@@ -30,9 +30,6 @@ sweep() {
     timeout 20 "$dgnn" $cmd $base --$flag abc > "$tmp/out" 2>&1
     grep -q -- "--$flag expects a" "$tmp/out" || continue
     n=$((n + 1))
-    case " $cmd --$flag " in
-      " info --snapshots ") continue ;; # info's --snapshots: the readers' change (issue 12) bounds it
-    esac
     case "$line" in
       *"; in "*|*"; >"*|*"; <"*) range=${line##*; } ;;
       *) bad "dgnn $cmd --$flag is numeric but its --help shows no range: $line"; continue ;;
