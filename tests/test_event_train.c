@@ -111,6 +111,30 @@ int main(void) {
         CHECK_MSG(j.test_ap > 0.53, "test AP %.4f", j.test_ap);
     }
 
+    /* early stopping tests the best epoch's parameters on the memory that epoch left: a run
+     * that stops after epoch k + 1 (patience 1) with epoch k the best has the test figures
+     * of the same run cut at k epochs (the same computation, one thread: bit for bit).
+     * Failed before the fix: the later epoch's memory was tested. JODIE's validation AP is
+     * noisy here, so a seed of the first four stops early (checked) */
+    {
+        int stopped = 0;
+        for (uint64_t s = 0; s < 4 && !stopped; s++) {
+            dgnn_event_train_cfg ec = small_cfg(DGNN_TGNN_JODIE);
+            ec.seed += s, ec.model.seed += s, ec.epochs = 4, ec.patience = 1;
+            CHECK(dgnn_event_train(&ev, &ec, &j, &err) == DGNN_OK);
+            if (!j.early_stopped || j.best_epoch >= j.num_epochs) continue;
+            stopped = 1;
+            ec.epochs = j.best_epoch;
+            CHECK(dgnn_event_train(&ev, &ec, &b, &err) == DGNN_OK);
+            printf("early stop after epoch %lld, best %lld: test AP %.6f, the run cut at the best epoch %.6f\n",
+                   (long long)j.num_epochs, (long long)j.best_epoch, j.test_ap, b.test_ap);
+            CHECK_MSG(j.test_ap == b.test_ap && j.test_auc == b.test_auc && j.test_mrr == b.test_mrr &&
+                          j.test_new_ap == b.test_new_ap,
+                      "early-stopped test AP %.6f vs %.6f at the best epoch", j.test_ap, b.test_ap);
+        }
+        CHECK_MSG(stopped, "no seed stopped early: the check above did not run");
+    }
+
     /* bad settings */
     dgnn_event_train_cfg bad = cfg;
     bad.batch = 0;
