@@ -18,7 +18,6 @@
 #include "dgnn/nn.h"
 
 #include <limits.h>
-#include <string.h>
 
 #include <cblas.h>
 

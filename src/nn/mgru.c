@@ -6,9 +6,9 @@
  * The products are small dense matrices (R, C ~ 100) and go to OpenBLAS through nn.h's
  * dgnn_gemm_fixed (above 2^18 multiply-adds a plain sgemm's bits change with the thread
  * count; gemm.c); the three W products share one call through the stacked layout
- * (W = [W_z; W_r; W_h], (3R, R)), as do the U products of the update and reset gates. The forward computes the pre-activations
- * directly in the caller's `saved` buffer and applies the activations in place, so it
- * needs no scratch of its own. */
+ * (W = [W_z; W_r; W_h], (3R, R)), as do the U products of the update and reset gates.
+ * The forward computes the pre-activations directly in the caller's `saved` buffer and
+ * applies the activations in place, so it needs no scratch of its own. */
 #include "dgnn/nn.h"
 #include "dgnn/nn_graph.h"
 
