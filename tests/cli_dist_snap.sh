@@ -80,14 +80,23 @@ for sch in even greedy ilp; do
     ok "mpirun -np 2 --dist dygnex --scheduler $sch --cost-profile: dist JSON, test figures"
   else bad "mpirun -np 2 --dist dygnex --scheduler $sch"; echo "$out" | tail -12; fi
 done
-# the same schedule and seed: 2 ranks and one process playing them end with the same test MAP
+# the same schedule and seed: 2 ranks and one process playing them train the same model:
+# the same epoch losses within 2e-5 relative (the all-reduce sums the two ranks' gradients
+# in another order: a few ulp per step; measured 1e-9 relative under the SkylakeX, Haswell
+# and Sandybridge kernels) and the same number of training pairs. Not the MAPs: they rank
+# near-tied pairs (this sequence's nodes have few distinct neighbourhoods), and under
+# Haswell parameters 1e-9 apart moved epoch 2's validation MAP from 0.02545 to 0.02443, so
+# that the best epoch, and with it the tested parameters and the test MAP, changed (issue
+# 12; test_dist_snap compares the parameters themselves)
 if "$dgnn" train $S --epochs 2 --dist dygnex --sched-ranks 2 --scheduler greedy --cost-profile "$tmp/p.csv" \
      --out "$tmp/g1.json" > /dev/null 2>&1 &&
-   js "$tmp/g1.json" "abs(d['test']['map'] - json.load(open('$tmp/greedy.json'))['test']['map']) < 1e-4" | grep -q True; then
-  ok "2 ranks and one process playing them: the same test MAP"
-else bad "2 ranks against one process: test MAP differs"; fi
+   out=$(js "$tmp/g1.json" "[(a['train_loss'], b['train_loss'], a['train_pairs'] == b['train_pairs']) for a, b in zip(d['epochs'], json.load(open('$tmp/greedy.json'))['epochs'])]") &&
+   python3 -c "import sys; r = eval(sys.argv[1]); sys.exit(not (len(r) == 2 and all(abs(a - b) <= 2e-5 * abs(b) and p for a, b, p in r)))" "$out"; then
+  ok "2 ranks and one process playing them: the same epoch losses (relative 2e-5)"
+else bad "2 ranks against one process: epoch losses differ: ${out:-no JSON}"; fi
 # a 2-rank run stopped after 2 epochs and resumed from rank 0's checkpoint ends where an
-# uninterrupted 4-epoch run ends (rank 0 broadcasts parameters, Adam moments and progress)
+# uninterrupted 4-epoch run ends (rank 0 broadcasts parameters, Adam moments and progress):
+# the same computation (binary, kernel, ranks, threads), so the figures are compared exactly
 D="$S --dist dygnex --scheduler greedy"
 if timeout 120 $mpi -np 2 "$dgnn" train $D --epochs 4 --out "$tmp/full.json" > /dev/null 2>&1 &&
    timeout 120 $mpi -np 2 "$dgnn" train $D --epochs 2 --checkpoint "$tmp/ck" > /dev/null 2>&1 &&

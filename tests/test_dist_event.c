@@ -10,7 +10,16 @@
  * and --dist depbloom --partition must train every training event once per epoch.
  * A run stopped after epoch 1 and resumed to epoch 2 reports the uninterrupted run's
  * counters (steps, each rank's events and bytes, bytes per epoch, hot rows): the
- * checkpoint carries every rank's running totals. */
+ * checkpoint carries every rank's running totals.
+ *
+ * What is exact and what is not (issue 12): the P-rank losses are the one-process ones up
+ * to rounding (each rank's rows sit in other sgemm tiles than in the global batch, and the
+ * gradients are summed in another order: ulp-level differences that Adam carries to the
+ * next steps), so they are compared relative, 1e-4; measured 4.3e-8 at worst over 20
+ * steps under the SkylakeX, Haswell and Sandybridge kernels with 2 and 4 ranks. The
+ * replicas' checksums, sampling ahead against sampling in the forward, and cold rows
+ * fetched against all-gathered compare the same arithmetic on the same rows (only who
+ * samples or what is sent differs), so those are exact. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,6 +120,8 @@ int main(int argc, char **argv) {
                 double d = fabs(dist_log.loss[s] - ref_log.loss[s]) / fabs(ref_log.loss[s]);
                 if (d > worst) worst = d;
             }
+            printf("model %d, %d ranks: strict against batch %lld in one process: worst relative loss difference "
+                   "%.3g; loss %.6f -> %.6f\n", k, P, (long long)(B * P), worst, ref_log.loss[0], ref_log.loss[STEPS - 1]);
             if (worst >= 1e-4)
                 for (int s = 0; s < STEPS; s++) printf("step %d: %.7f %.7f\n", s, dist_log.loss[s], ref_log.loss[s]);
             CHECK_MSG(worst < 1e-4, "model %d, %d ranks: worst relative loss difference %.3g (step 0: %.6f vs %.6f)",
@@ -156,6 +167,8 @@ int main(int argc, char **argv) {
              * loss is checked to be a number; its learning under depbloom is measured on
              * wikipedia (docs/depbloom.md) */
             CHECK(isfinite(res->epochs[1].train_loss));
+            printf("depbloom %s%s, %d ranks: epoch 2 loss %.5f\n", apan ? "apan" : "tgn", cp ? " critical path" : "", P,
+                   res->epochs[1].train_loss);
             if (!apan)
                 CHECK_MSG(res->epochs[1].train_loss < 1.3863 - 2e-3, "epoch 2 loss %.4f", res->epochs[1].train_loss);
         }
@@ -244,6 +257,8 @@ int main(int argc, char **argv) {
             worst = fmax(worst, fabs(refined.loss[s] - mean) / mean);
             diff_big = fmax(diff_big, fabs(big.loss[s] - mean) / mean);
         }
+        printf("refine %d: relative difference %.3g against single-process batches, %.3g against one batch of %d\n", K,
+               worst, diff_big, K * (int)B);
         CHECK_MSG(worst < 1e-5, "refined steps against single-process batches: relative difference %.3g", worst);
         CHECK_MSG(diff_big > 1e-4, "the unrefined %d x batch should read stale memory (difference %.3g)", K, diff_big);
     }

@@ -12,10 +12,13 @@
  *  2. a schedule with several windows per group (3 rounds, uneven groups) trained by P
  *     ranks gives the parameters of one process playing the same schedule (rank 0 runs the
  *     reference with dist.local), and every rank ends with the same parameters;
- *  3. with validation and test: the distributed run's epochs, validation and test MAP
- *     equal the one-process run's (within float tolerance), rank 0's profile has every
- *     window's row, and res.dist reports the schedule (rounds, windows per rank, predicted
- *     imbalance = dgnn_sched_eval's) and a measured time for exactly the non-empty groups;
+ *  3. with validation and test: the distributed run's epoch losses and final parameters
+ *     equal the one-process run's within a relative tolerance (its validation and test MAP
+ *     only within a sanity bound: they rank near-tied pairs, which a 1e-7 difference in
+ *     the parameters reorders; issue 12 saw 1.4e-4 on an AVX2 machine), rank 0's profile
+ *     has every window's row, and res.dist reports the schedule (rounds, windows per rank,
+ *     predicted imbalance = dgnn_sched_eval's) and a measured time for exactly the
+ *     non-empty groups;
  *  2b. WD-GCN, whose groups share their snapshots' GCN (snapmodel.h): two rounds of 6
  *     consecutive windows, each round's split over the ranks in consecutive chunks, gives
  *     the parameters of the single-process trainer with windows_per_step = 6 (one group of
@@ -103,6 +106,14 @@ static double max_abs_diff(const float *a, const float *b, int64_t n) {
     return m;
 }
 
+/* max |a - b| over the largest |b| (at least 1e-30): a parameter difference relative to
+ * the parameters' scale */
+static double rel_diff(const float *a, const float *b, int64_t n) {
+    double big = 1e-30;
+    for (int64_t i = 0; i < n; i++) big = fmax(big, fabs((double)b[i]));
+    return max_abs_diff(a, b, n) / big;
+}
+
 /* c trains the given schedule on P ranks and returns its parameters in *p (*n floats). */
 static void use_schedule(dgnn_snap_train_cfg *c, const dgnn_sched *s, int64_t P, float **p, int64_t *n) {
     c->dist.mode = DGNN_SNAP_DIST_DYGNEX;
@@ -140,7 +151,14 @@ int main(int argc, char **argv) {
     dgnn_comm_init(&argc, &argv);
     const int me = dgnn_comm_rank(), procs = dgnn_comm_size();
     const int64_t P = procs > 1 ? procs : 4;
-    /* one ulp-level difference per summation order, amplified by a few Adam steps at lr 0.01 */
+    /* Several processes sum the windows' gradients in another order (the all-reduce) than
+     * one process: each step's gradient differs by a few ulp (2^-23 = 1.2e-7 relative to
+     * the terms), which Adam at lr 0.01 turns into parameter differences of about
+     * lr x 1e-7 x (amplification by cancellation) per step; 6-12 steps here. Measured:
+     * at most 3.4e-7 relative to the largest parameter (1.3e-7 absolute, about one ulp of
+     * it) under the SkylakeX, Haswell and Sandybridge kernels, 2 and 4 ranks; the epoch
+     * losses 1e-9 apart. Allowed: 2e-5 relative, for both. One process playing the P
+     * ranks sums in the reference's order: bit for bit. */
     const double tol = procs > 1 ? 2e-5 : 0;
     dgnn_err err;
     dgnn_err_clear(&err);
@@ -171,11 +189,16 @@ int main(int argc, char **argv) {
             CHECK_MSG(dgnn_snap_train(&ev, &c1, ref, &err) == DGNN_OK, "%s", err.msg);
             CHECK(nd == nr && nd > 0);
             /* the same windows with the same parameters: the same epoch losses */
-            for (int e = 0; e < 2; e++) CHECK_NEAR(res->epochs[e].train_loss, ref->epochs[e].train_loss, 1e-5);
-            double d = max_abs_diff(pd, pr, nd);
-            printf("one window per rank and round, %lld ranks (%d processes) vs windows_per_step %lld: max |diff| %.3g\n",
+            for (int e = 0; e < 2; e++)
+                CHECK_MSG(fabs(res->epochs[e].train_loss - ref->epochs[e].train_loss) <=
+                              2e-5 * fabs(ref->epochs[e].train_loss),
+                          "epoch %d loss %.9g vs %.9g", e + 1, res->epochs[e].train_loss, ref->epochs[e].train_loss);
+            double d = rel_diff(pd, pr, nd);
+            printf("one window per rank and round, %lld ranks (%d processes) vs windows_per_step %lld: max |diff| %.3g "
+                   "(relative)\n",
                    (long long)P, procs, (long long)P, d);
-            CHECK_MSG(d <= tol, "%lld ranks, one window each per round, against windows_per_step %lld: max |diff| %.3g",
+            CHECK_MSG(d <= tol, "%lld ranks, one window each per round, against windows_per_step %lld: max |diff| %.3g "
+                                "(relative)",
                       (long long)P, (long long)P, d);
             /* and it learned something: the parameters moved from their initial values */
             check_moved(&ev, c1, pr, nd, "evolvegcn-o");
@@ -219,10 +242,10 @@ int main(int argc, char **argv) {
             c.params_out = &pr, c.params_out_n = &nr;
             CHECK_MSG(dgnn_snap_train(&ev, &c, ref, &err) == DGNN_OK, "%s", err.msg);
             CHECK(nd == nr);
-            double d = max_abs_diff(pd, pr, nd);
-            printf("stacked groups, %lld ranks (%d processes) vs one process playing them: max |diff| %.3g\n",
+            double d = rel_diff(pd, pr, nd);
+            printf("stacked groups, %lld ranks (%d processes) vs one process playing them: max |diff| %.3g (relative)\n",
                    (long long)P, procs, d);
-            CHECK_MSG(d <= tol, "%lld ranks against one process playing them, stacked groups: max |diff| %.3g",
+            CHECK_MSG(d <= tol, "%lld ranks against one process playing them, stacked groups: max |diff| %.3g (relative)",
                       (long long)P, d);
             CHECK(ref->dist.processes == 1 && ref->dist.ranks == P);
             CHECK(res->dist.processes == procs && res->dist.rounds == 3);
@@ -261,10 +284,11 @@ int main(int argc, char **argv) {
             c1.params_out = &pr, c1.params_out_n = &nr;
             CHECK_MSG(dgnn_snap_train(&ev, &c1, ref, &err) == DGNN_OK, "%s", err.msg);
             CHECK(nd == nr && nd > 0);
-            double d = max_abs_diff(pd, pr, nd);
+            double d = rel_diff(pd, pr, nd);
             printf("wdgcn, chunks of consecutive windows on %lld ranks (%d processes) vs windows_per_step %lld: "
-                   "max |diff| %.3g\n", (long long)P, procs, (long long)per, d);
-            CHECK_MSG(d <= 2e-5, "wdgcn groups on %lld ranks against windows_per_step %lld: max |diff| %.3g",
+                   "max |diff| %.3g (relative)\n", (long long)P, procs, (long long)per, d);
+            /* shared snapshots' GCN backward on summed gradients: other sums even in one process */
+            CHECK_MSG(d <= 2e-5, "wdgcn groups on %lld ranks against windows_per_step %lld: max |diff| %.3g (relative)",
                       (long long)P, (long long)per, d);
             check_moved(&ev, c1, pr, nd, "wdgcn");
         }
@@ -284,6 +308,9 @@ int main(int argc, char **argv) {
         dgnn_snap_profile prof;
         memset(&prof, 0, sizeof prof);
         c.profile = &prof;
+        float *pd = NULL, *pr = NULL;
+        int64_t nd = 0, nr = 0;
+        c.params_out = &pd, c.params_out_n = &nd;
         int rc = dgnn_snap_train(&ev, &c, res, &err);
         CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
         if (me == 0 && rc == DGNN_OK) {
@@ -319,20 +346,43 @@ int main(int argc, char **argv) {
             memset(&p1, 0, sizeof p1);
             c1.profile = &p1;
             c1.dist.local = 1;
+            c1.params_out = &pr, c1.params_out_n = &nr;
             CHECK_MSG(dgnn_snap_train(&ev, &c1, ref, &err) == DGNN_OK, "%s", err.msg);
-            CHECK(ref->num_epochs == res->num_epochs && ref->best_epoch == res->best_epoch);
+            CHECK(ref->num_epochs == res->num_epochs);
+            /* the comparison: epoch losses, the training pairs (integers: exact) and the
+             * final parameters, within the tolerance above */
             for (int64_t e = 0; e < res->num_epochs; e++) {
-                CHECK_NEAR(res->epochs[e].train_loss, ref->epochs[e].train_loss, 1e-5);
-                CHECK_NEAR(res->epochs[e].val_map, ref->epochs[e].val_map, 1e-4);
+                CHECK_MSG(fabs(res->epochs[e].train_loss - ref->epochs[e].train_loss) <=
+                              fmax(tol, 1e-15) * fabs(ref->epochs[e].train_loss),
+                          "epoch %lld loss %.9g vs %.9g", (long long)e + 1, res->epochs[e].train_loss,
+                          ref->epochs[e].train_loss);
                 CHECK(res->epochs[e].train_pairs == ref->epochs[e].train_pairs);
             }
-            CHECK_NEAR(res->test_map, ref->test_map, 1e-4);
-            CHECK_NEAR(res->test_mrr, ref->test_mrr, 1e-4);
+            CHECK(nd == nr && nd > 0);
+            double pdiff = nd == nr ? rel_diff(pd, pr, nd) : INFINITY;
+            printf("with validation, %lld ranks (%d processes) vs one process: parameters %.3g apart (relative), "
+                   "test MAP %.6f vs %.6f\n", (long long)P, procs, pdiff, res->test_map, ref->test_map);
+            CHECK_MSG(pdiff <= tol, "with validation, %lld ranks against one process: parameters %.3g apart (relative)",
+                      (long long)P, pdiff);
+            /* MAP and MRR rank all N^2 pairs, many of them near-tied here (40 nodes with few
+             * distinct neighbourhoods), and parameters 1e-9 apart reorder such pairs: a
+             * sample's AP moves by k / (P r (r + 1)) when a negative passes its k-th of P
+             * positives at rank r, up to 1 / 2P at the top (P = 5-20 here), and the best
+             * epoch (validation MAPs 0.0761, 0.0762, 0.0792) picks the tested
+             * parameters. Measured: validation MAP 1.4e-4 apart on an AVX2 machine, and
+             * 1e-3 on cli_dist_snap's sequence under Haswell. So only a sanity bound,
+             * several such flips at the top: 0.05 */
+            for (int64_t e = 0; e < res->num_epochs; e++)
+                CHECK_MSG(fabs(res->epochs[e].val_map - ref->epochs[e].val_map) <= 0.05, "epoch %lld val MAP %.6f vs %.6f",
+                          (long long)e + 1, res->epochs[e].val_map, ref->epochs[e].val_map);
+            CHECK_MSG(fabs(res->test_map - ref->test_map) <= 0.05, "test MAP %.6f vs %.6f", res->test_map, ref->test_map);
+            CHECK_MSG(fabs(res->test_mrr - ref->test_mrr) <= 0.05, "test MRR %.6f vs %.6f", res->test_mrr, ref->test_mrr);
             CHECK(p1.count == NWIN);
             for (int64_t i = 0; i < NWIN && i < prof.count && i < p1.count; i++)
                 CHECK(prof.rows[i].sample == p1.rows[i].sample && prof.rows[i].label_pairs == p1.rows[i].label_pairs);
             dgnn_snap_profile_free(&p1);
         }
+        free(pd), free(pr);
         dgnn_snap_profile_free(&prof);
         dgnn_comm_barrier();
     }

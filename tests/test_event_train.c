@@ -1,8 +1,18 @@
 /* test_event_train.c: the memory-based training loop end to end on a small synthetic
- * stream: it learns (test AP well above chance), one seed gives one result, a run
+ * stream: it learns (test AP above chance), one seed gives one result, a run
  * interrupted after epoch 2 and resumed from its checkpoint ends bit-identical to an
- * uninterrupted one (one thread), and a corrupt or mismatched checkpoint is a clear
- * error. */
+ * uninterrupted one (one thread), an early stop tests the best epoch as it was, and a
+ * corrupt or mismatched checkpoint is a clear error.
+ *
+ * The learning floors come from 24 seeds (trainer and model seed) under the SkylakeX and
+ * Haswell OpenBLAS kernels and 8 under Sandybridge (OPENBLAS_CORETYPE; 56 runs per
+ * model), each about 4 sd below the mean and below the lowest run (issue 12: floors
+ * set from one run failed on another CPU). Test AP, min / mean / sd:
+ *   TGN   0.615 / 0.674 / 0.021 (lowest per kernel: 0.648, 0.615, 0.643)   floor 0.58
+ *   JODIE 0.515 / 0.549 / 0.014 (it barely learns on this stream: docs/tgnn.md) floor 0.50
+ *   DyRep 0.539 / 0.558 / 0.009                                             floor 0.52
+ *   APAN  0.897 / 0.912 / 0.008 (negatives over all nodes)                  floor 0.87
+ * TGN's loss fell over the 3 epochs in every run (by 0.030 at least); its MRR was >= 0.52. */
 #include <sys/stat.h>
 
 #include "check.h"
@@ -45,7 +55,7 @@ int main(void) {
            a.test_new_ap, a.test_mrr);
     CHECK(a.num_epochs == 3);
     CHECK(a.epochs[2].train_loss < a.epochs[0].train_loss);
-    CHECK_MSG(a.test_ap > 0.62, "test AP %.4f", a.test_ap); /* 0.67 measured; chance is 0.5 */
+    CHECK_MSG(a.test_ap > 0.58, "test AP %.4f", a.test_ap); /* chance is 0.5; the spread is above */
     CHECK(a.test_mrr > 1.0 / 5 && a.test_mrr <= 1.0);
     CHECK(a.n_train > 0 && a.n_val > 0 && a.n_test > 0 && a.n_new_test > 0);
     CHECK(dgnn_event_train(&ev, &cfg, &b, &err) == DGNN_OK);
@@ -101,7 +111,7 @@ int main(void) {
     dgnn_event_train_cfg jc = small_cfg(DGNN_TGNN_JODIE);
     CHECK(dgnn_event_train(&ev, &jc, &j, &err) == DGNN_OK);
     printf("jodie: val AP %.4f -> %.4f, test AP %.4f\n", j.epochs[0].val_ap, j.epochs[2].val_ap, j.test_ap);
-    CHECK_MSG(j.test_ap > 0.53, "jodie test AP %.4f", j.test_ap); /* 0.55 measured */
+    CHECK_MSG(j.test_ap > 0.50, "jodie test AP %.4f", j.test_ap); /* not below chance (spread above) */
 
     /* DyRep and APAN run through the same loop (APAN with its 10-slot mailbox) and learn */
     dgnn_tgnn_kind more[2] = {DGNN_TGNN_DYREP, DGNN_TGNN_APAN};
@@ -114,7 +124,31 @@ int main(void) {
         CHECK(dgnn_event_train(&ev, &mc, &j, &err) == DGNN_OK);
         printf("%s: val AP %.4f -> %.4f, test AP %.4f\n", i ? "apan" : "dyrep", j.epochs[0].val_ap,
                j.epochs[2].val_ap, j.test_ap);
-        CHECK_MSG(j.test_ap > 0.53, "test AP %.4f", j.test_ap);
+        CHECK_MSG(j.test_ap > (i ? 0.87 : 0.52), "test AP %.4f", j.test_ap);
+    }
+
+    /* early stopping tests the best epoch's parameters on the memory that epoch left: a run
+     * that stops after epoch k + 1 (patience 1) with epoch k the best has the test figures
+     * of the same run cut at k epochs (the same computation, one thread: bit for bit).
+     * Failed before the fix: the later epoch's memory was tested. JODIE's validation AP is
+     * noisy here, so a seed of the first four stops early (checked) */
+    {
+        int stopped = 0;
+        for (uint64_t s = 0; s < 4 && !stopped; s++) {
+            dgnn_event_train_cfg ec = small_cfg(DGNN_TGNN_JODIE);
+            ec.seed += s, ec.model.seed += s, ec.epochs = 4, ec.patience = 1;
+            CHECK(dgnn_event_train(&ev, &ec, &j, &err) == DGNN_OK);
+            if (!j.early_stopped || j.best_epoch >= j.num_epochs) continue;
+            stopped = 1;
+            ec.epochs = j.best_epoch;
+            CHECK(dgnn_event_train(&ev, &ec, &b, &err) == DGNN_OK);
+            printf("early stop after epoch %lld, best %lld: test AP %.6f, the run cut at the best epoch %.6f\n",
+                   (long long)j.num_epochs, (long long)j.best_epoch, j.test_ap, b.test_ap);
+            CHECK_MSG(j.test_ap == b.test_ap && j.test_auc == b.test_auc && j.test_mrr == b.test_mrr &&
+                          j.test_new_ap == b.test_new_ap,
+                      "early-stopped test AP %.6f vs %.6f at the best epoch", j.test_ap, b.test_ap);
+        }
+        CHECK_MSG(stopped, "no seed stopped early: the check above did not run");
     }
 
     /* bad settings */

@@ -220,11 +220,17 @@ static void check_classifier(void) {
     for (int i = 0; i < NN * NN; i++) pref[i] = (float)(1.0 / (1.0 + exp((double)lg[2 * i] - (double)lg[2 * i + 1])));
     CHECK(dgnn_snapmodel_edge_prob_rows(c.m, prob, c.H, 0, NN, NULL) == DGNN_OK);
     CHECK_MSG(gradcheck_maxdiff(prob, pref, NN * NN) < 1e-5, "all pairs: %g", gradcheck_maxdiff(prob, pref, NN * NN));
-    /* a band of rows gives the same rows */
+    /* a band of rows gives the same rows, up to rounding: the band's rows sit in other
+     * sgemm tiles than in the whole product (issue 12: rows of one product differ in the
+     * last bit under Haswell's kernels); a probability is a sigmoid of sums of L + C terms,
+     * each off by at most (terms) x 2^-24 of their magnitudes (~1): 1e-6 */
     float part[3 * NN];
     CHECK(dgnn_snapmodel_edge_prob_rows(c.m, part, c.H, 5, 3, NULL) == DGNN_OK);
-    CHECK(memcmp(part, prob + 5 * NN, sizeof part) == 0);
-    /* the thread count does not change the scores or the gradients */
+    CHECK_MSG(gradcheck_maxdiff(part, prob + 5 * NN, 3 * NN) < 1e-6, "band of rows: %g",
+              gradcheck_maxdiff(part, prob + 5 * NN, 3 * NN));
+    /* the thread count does not change the scores or the gradients (the same products in
+     * the same fixed blocks: bit for bit; test_snapmodels checks it at sizes OpenBLAS
+     * would split, under each kernel) */
     float prob1[NN * NN];
     int nt = omp_get_max_threads();
     omp_set_num_threads(1);

@@ -146,6 +146,7 @@ static void edge_learns(void) {
                r.epochs[0].train_loss, r.epochs[29].train_loss, r.test_f1, (long long)r.f1_class);
         CHECK(r.f1_class == 0);
         CHECK(r.epochs[29].train_loss < r.epochs[0].train_loss);
+        /* F1 1.000 in all of 10 seeds x 3 OpenBLAS kernels (issue 12) */
         CHECK_MSG(r.test_f1 > 0.9, "test F1 %.3f", r.test_f1);
     }
     dgnn_events_free(&ev);
@@ -234,6 +235,7 @@ static void node_task(void) {
         CHECK_MSG(dgnn_snap_train(&ev, &c, &r, &err) == DGNN_OK, "%s", err.msg);
         printf("node task %s: 60 epochs, loss %.4f -> %.4f, test MSE %.4f (best epoch %lld)\n", k ? "-H" : "-O",
                r.epochs[0].train_loss, r.epochs[59].train_loss, r.test_mse, (long long)r.best_epoch);
+        /* 10 seeds x 3 OpenBLAS kernels: MSE at most 0.007 (issue 12) */
         CHECK_MSG(r.test_mse < 0.2, "test MSE %g", r.test_mse);
     }
     dgnn_events_free(&ev);

@@ -93,9 +93,13 @@ static void learns(dgnn_snapmodel_kind kind) {
            (long long)r1->best_epoch, r1->epochs[0].train_loss, r1->epochs[24].train_loss);
     /* chance: about 2 x 27 / 900 = 0.06 of the pairs are edges. A hub's pair with a given
      * other node is an edge with probability ~6/26 = 0.23, any other pair ~0.01, so ranking
-     * the hub pairs first is about the best possible: AP ~0.2 */
-    CHECK(r1->test_map > r0->test_map + 0.1);
-    CHECK(r1->test_map > 0.15);
+     * the hub pairs first is about the best possible: AP ~0.2. Measured over 10 seeds
+     * (trainer and model) under each of SkylakeX, Haswell and Sandybridge (30 runs per
+     * model): trained MAP min 0.209 (-O) / 0.194 (-H), mean 0.213; gain over the untrained
+     * model (whose MAP depends on its random initialisation: 0.04-0.12) min 0.088, mean
+     * 0.14. The gain floor was 0.1, from one run (issue 12) */
+    CHECK_MSG(r1->test_map > r0->test_map + 0.06, "test MAP %.4f, untrained %.4f", r1->test_map, r0->test_map);
+    CHECK_MSG(r1->test_map > 0.15, "test MAP %.4f", r1->test_map);
     CHECK(r1->test_mrr > 0 && r1->test_mrr <= 1);
     CHECK(r1->epochs[24].train_loss < r1->epochs[0].train_loss);
     CHECK(r1->best_epoch >= 1 && r1->best_epoch <= 25);

@@ -1,5 +1,5 @@
 /* test_snapmodels.c: the snapshot models beside EvolveGCN (snapmodel.h): T-GCN, GCRN-GRU,
- * WD-GCN and the static GCN on the window's union graph.
+ * WD-GCN and the static GCN on the window's union graph (EvolveGCN's thread check too).
  *  - central finite differences of the whole link-prediction loss (model over a window of
  *    small random snapshots, pair classifier, weighted cross-entropy; RReLU in training
  *    mode with its slopes held fixed) against the backward, for every parameter tensor,
@@ -7,8 +7,9 @@
  *  - the forward against a plain dense double-precision reference written from the
  *    equations in snapmodel.h, on a hand-made 5-node window whose A_hat is built here from
  *    its edge lists (the static GCN's union graph too);
- *  - 1 and 2 threads give bit-identical outputs and gradients (sizes above the OpenMP
- *    thresholds);
+ *  - 1 and 2 threads give bit-identical outputs, logits, all-pairs scores and gradients,
+ *    for every kind, EvolveGCN's too (sizes above the OpenMP and OpenBLAS thresholds),
+ *    under the CPU's own OpenBLAS kernel and each other one it can run (kernels.h);
  *  - a window's output does not depend on the windows run before it;
  *  - groups of overlapping windows (group_begin/end): the same outputs, and gradients
  *    equal to the windows' own summed, for every kind (wdgcn shares its snapshots'
@@ -16,6 +17,7 @@
  *  - kind names: parse, aliases, round trip, unknown names. */
 #include "check.h"
 #include "gradcheck.h"
+#include "kernels.h"
 #include "random_events.h"
 #include "dgnn/snapmodel.h"
 #include "dgnn/snapshot.h"
@@ -56,6 +58,8 @@ static int64_t degree_idx(int32_t *idx, const dgnn_snapshot *g) {
 
 /* cfg.group_bytes of the models setup builds (check_groups' memory budget) */
 static int64_t g_group_bytes;
+/* classifier width and pair count of setup's batch, when not 0 (default 5 and 40) */
+static int64_t g_cls_hidden, g_pairs;
 
 static const float *P(dgnn_snapmodel *m, const char *name) {
     dgnn_params *p = dgnn_snapmodel_params(m);
@@ -92,7 +96,8 @@ static void analytic(ctx_t *c) {
 static void setup(ctx_t *c, dgnn_snapmodel_kind kind, int64_t N, int64_t T, int64_t L, int onehot, int directed,
                   uint64_t seed, double jitter) {
     memset(c, 0, sizeof *c);
-    c->N = N, c->T = T, c->L = L, c->C = 5, c->M = 40, c->directed = directed;
+    c->N = N, c->T = T, c->L = L, c->directed = directed;
+    c->C = g_cls_hidden ? g_cls_hidden : 5, c->M = g_pairs ? g_pairs : 40;
     gen_events(&c->ev, seed, N, 5 * N, 40);
     dgnn_snapshot_opts o = dgnn_snapshot_opts_default();
     o.count = T;
@@ -210,29 +215,42 @@ static void gradcheck_model(dgnn_snapmodel_kind kind, int onehot, int directed) 
     teardown(&c);
 }
 
-/* 1 and 2 threads: the same H and the same gradients, bit for bit. N L = 1800 * 40 is
- * above the element-wise loops' thresholds (65536) and the fixed-block products' */
+/* 1 and 2 threads: the same H, logits, all-pairs scores and gradients, bit for bit, for
+ * every kind (EvolveGCN-O and -H included). The sizes are those where OpenBLAS splits a
+ * plain sgemm over its threads (M N K above 2^18): N L = 1800 x 64 (the GCN products and
+ * the element-wise loops' 65536 threshold), L = 64 for the matrix GRU's (3L, L) x (L, L)
+ * products, a classifier of width 64 over 3000 pairs and over all N^2 pairs. main runs it
+ * again under each OpenBLAS kernel the CPU has (kernels.h): before the fix, EvolveGCN's
+ * classifier, GCN layers and matrix GRU were plain sgemm calls, bit-identical for 1 and 2
+ * threads under SkylakeX and not under Haswell or Sandybridge. */
 static void check_threads(dgnn_snapmodel_kind kind, int onehot) {
     ctx_t c;
-    setup(&c, kind, 1800, 3, 40, onehot, 0, 41 + (uint64_t)kind, 0.05);
+    g_cls_hidden = 64, g_pairs = 3000;
+    setup(&c, kind, 1800, 3, 64, onehot, 0, 41 + (uint64_t)kind, 0.05);
+    g_cls_hidden = g_pairs = 0;
     dgnn_params *p = dgnn_snapmodel_params(c.m);
-    const size_t NLb = (size_t)(c.N * c.L) * sizeof(float);
-    float *H1 = malloc(NLb), *g1 = malloc((size_t)p->total * sizeof(float));
+    const size_t NLb = (size_t)(c.N * c.L) * sizeof(float), Mb = (size_t)(2 * c.M) * sizeof(float);
+    const size_t Rb = (size_t)(200 * c.N) * sizeof(float); /* 200 rows of all-pairs scores */
+    float *H1 = malloc(NLb), *g1 = malloc((size_t)p->total * sizeof(float)), *l1 = malloc(Mb);
+    float *pr1 = malloc(Rb), *pr2 = malloc(Rb);
     int nt = omp_get_max_threads();
     omp_set_num_threads(1);
     analytic(&c);
-    memcpy(H1, c.H, NLb);
+    memcpy(H1, c.H, NLb), memcpy(l1, c.logits, Mb);
     memcpy(g1, p->grad, (size_t)p->total * sizeof(float));
+    CHECK(dgnn_snapmodel_edge_prob_rows(c.m, pr1, c.H, 100, 200, NULL) == DGNN_OK);
     omp_set_num_threads(2);
     analytic(&c);
-    CHECK_MSG(memcmp(H1, c.H, NLb) == 0, "%s%s: H differs between 1 and 2 threads", dgnn_snapmodel_name(kind),
-              onehot ? "" : " dense");
+    CHECK(dgnn_snapmodel_edge_prob_rows(c.m, pr2, c.H, 100, 200, NULL) == DGNN_OK);
+    const char *name = dgnn_snapmodel_name(kind), *in = onehot ? "" : " dense";
+    CHECK_MSG(memcmp(H1, c.H, NLb) == 0, "%s%s: H differs between 1 and 2 threads", name, in);
+    CHECK_MSG(memcmp(l1, c.logits, Mb) == 0, "%s%s: the pairs' logits differ between 1 and 2 threads", name, in);
+    CHECK_MSG(memcmp(pr1, pr2, Rb) == 0, "%s%s: all-pairs scores differ between 1 and 2 threads", name, in);
     int same = 1;
     for (int i = 0; i < p->ntensors; i++) {
         int64_t off = p->t[i].offset, n = p->t[i].count;
         if (memcmp(g1 + off, p->grad + off, (size_t)n * sizeof(float)) != 0) {
-            fprintf(stderr, "  %s: gradient of %s differs between 1 and 2 threads\n", dgnn_snapmodel_name(kind),
-                    p->t[i].name);
+            fprintf(stderr, "  %s%s: gradient of %s differs between 1 and 2 threads\n", name, in, p->t[i].name);
             same = 0;
         }
     }
@@ -241,8 +259,15 @@ static void check_threads(dgnn_snapmodel_kind kind, int onehot) {
     for (int64_t j = 0; j < p->total; j++) gmax = fmax(gmax, fabs(g1[j]));
     CHECK(gmax > 0 && isfinite(gmax));
     omp_set_num_threads(nt);
-    free(H1), free(g1);
+    free(H1), free(g1), free(l1), free(pr1), free(pr2);
     teardown(&c);
+}
+
+static void check_threads_all(void) {
+    for (int k = 0; k <= DGNN_SNAPMODEL_GCN; k++) {
+        check_threads((dgnn_snapmodel_kind)k, 1);
+        check_threads((dgnn_snapmodel_kind)k, 0);
+    }
 }
 
 /* Four overlapping windows of 3 snapshots (starts 0..3 of 6) trained one by one and then
@@ -522,7 +547,11 @@ static void check_names(void) {
     CHECK(dgnn_snapmodel_init(&m, &c, &err) == DGNN_EINVAL && m == NULL);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "--threads") == 0) { /* kernels.h's run under one kernel */
+        check_threads_all();
+        return check_done();
+    }
     check_names();
     for (int k = 0; k < NKIND; k++) {
         check_reference(new_kinds[k], 1);
@@ -537,9 +566,7 @@ int main(void) {
     /* a budget of 6 snapshots' outputs: a window may add 3, so the group restarts before
      * windows 2 (4 slots + 3 > 6): windows 0-1 and 2-3 share, 4 + 4 GCNs */
     check_groups(DGNN_SNAPMODEL_WDGCN, 6, 8);
-    for (int k = 0; k < NKIND; k++) {
-        check_threads(new_kinds[k], 1);
-        check_threads(new_kinds[k], 0);
-    }
+    check_threads_all();
+    CHECK_MSG(kernels_rerun("--threads") == 0, "1 vs 2 threads under another OpenBLAS kernel (above)");
     return check_done();
 }

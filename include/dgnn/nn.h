@@ -15,8 +15,9 @@
  *    to skip it. Callers zero gradients once per step (one memset of the slab).
  *  - Dense products go through OpenBLAS (cblas_sgemm); it is called outside OpenMP
  *    parallel regions. Element-wise loops are OpenMP-parallel over the index they
- *    write. Reductions over rows (bias gradients, ...) run in a fixed order, so results
- *    do not depend on the thread count.
+ *    write. Reductions over rows (bias gradients, ...) run in a fixed order. A plain
+ *    sgemm's bits change with the thread count (OpenBLAS splits it); dgnn_gemm_fixed's do
+ *    not, and the snapshot models use it for every product (docs/determinism.md).
  *  - Randomness (dropout) comes from a dgnn_rng passed in; a NULL rng means inference
  *    (no dropout). Masks are saved, so backward never draws.
  *  - Sizes are int64_t. Bad sizes are internal invariants (DGNN_ASSERT), except for
@@ -64,6 +65,18 @@ void dgnn_linear_forward(float *out, const float *inp, const float *W, const flo
  * dinp, dW, db may each be NULL. dout (B, Dout), inp (B, Din), W (Dout, Din). */
 void dgnn_linear_backward(float *dinp, float *dW, float *db, const float *dout, const float *inp,
                           const float *W, int64_t B, int64_t Din, int64_t Dout);
+
+/* ======================================================================== */
+/* Products with the same bits for every thread count (gemm.c)              */
+/* ======================================================================== */
+
+/* C (M, N) = op(A) op(B) + beta C, row-major, op(X) = X or (trans) X^T: A is (M, K), or
+ * (K, M) when transA; B is (K, N), or (N, K) when transB; row strides lda, ldb, ldc. The
+ * rows of C run in fixed blocks (64 when transA, else 256), each one single-threaded
+ * sgemm inside an OpenMP loop, so the bits do not depend on the thread count (gemm.c says
+ * why a plain sgemm's do). */
+void dgnn_gemm_fixed(int transA, int transB, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
+                     const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
 
 /* ======================================================================== */
 /* Element-wise (act.c)                                                      */

@@ -73,7 +73,8 @@ void dgnn_spmm_backward(float *dX, const dgnn_csr *At, const float *dY, int64_t 
  * dgnn_gcn_xw_first(Din, Dout) (Dout <= Din) computes A (X W^T), otherwise (A X) W^T.
  * EvolveGCN multiplies by its evolved Q (Din x Dout) as X @ Q: pass W = Q^T (dgnn_transpose)
  * and add dW's transpose back into dQ.
- * saved (N, min(Din, Dout)): the intermediate (X W^T or A X). */
+ * saved (N, min(Din, Dout)): the intermediate (X W^T or A X). The dense products, forward
+ * and backward, are nn.h's dgnn_gemm_fixed: the bits do not depend on the thread count. */
 int dgnn_gcn_xw_first(int64_t Din, int64_t Dout);
 void dgnn_gcn_forward(float *Y, float *saved, const dgnn_csr *A, const float *X, const float *W, const float *b,
                       int64_t N, int64_t Din, int64_t Dout);
@@ -140,7 +141,8 @@ double dgnn_triad_gbps(int64_t n, double seconds);
  *   W (3R, R) = [W_z; W_r; W_h]   stacked so W X is one product
  *   U (3R, R) = [U_z; U_r; U_h]
  *   B (3R, C) = [B_z; B_r; B_h]
- * The gradient block has the same layout. */
+ * The gradient block has the same layout. The products are nn.h's dgnn_gemm_fixed (the
+ * bits do not depend on the thread count). */
 int64_t dgnn_mgru_param_count(int64_t R, int64_t C);
 /* The reference initialization: W, U uniform in +-1/sqrt(R) (mat_GRU_gate.reset_param,
  * "1/sqrt(size(1))"), B = 0. Draws W then U in order from rng. */

@@ -13,7 +13,6 @@
  *    2's propagation), so one (N, L) buffer carries it. */
 #include "snapmodel_internal.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -292,7 +291,7 @@ static void egcn_backward(dgnn_snapmodel *m, const float *dH) {
      * dH1 += dT W, dW += dT^T H1 (the last a sum over the N nodes: gemm_tn_fixed) */
     memset(e->gscratch, 0, NLb);
     dgnn_spmm_backward(e->gscratch, AtT, e->dPre, L);
-    dgnn_linear_backward(e->dH1, NULL, NULL, e->gscratch, H1T, e->W2t, N, L, L);
+    dgnn_gemm_fixed(0, 0, N, L, L, e->gscratch, L, e->W2t, L, 1.0f, e->dH1, L); /* dH1 += dT W */
     snapm_gemm_tn_fixed(e->dW, L, e->gscratch, H1T, N, L, L);
     m->flops += 4.0 * (double)N * (double)L * (double)L;
     float *dQ2 = g2->dQa, *dQ2p = g2->dQb, *dQ1 = g1->dQa, *dQ1p = g1->dQb;

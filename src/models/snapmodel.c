@@ -8,7 +8,6 @@
  * only adds two C-vectors, applies ReLU and the C -> K layer. */
 #include "snapmodel_internal.h"
 
-#include <cblas.h>
 #include <limits.h>
 #include <math.h>
 #include <omp.h>
@@ -209,37 +208,17 @@ void snapm_grow(void **p, int64_t *cap, int64_t n, size_t sz) {
     *cap = n;
 }
 
-/* A plain sgemm rounds differently for 1 and 2 OpenBLAS threads once it is large enough to
- * be split (measured: dW = G^T X on C = 100..400, L = 100, U = 500..3783; and X W on
- * N = 1800, 40 x 40: OpenBLAS splits the work by its thread count, and the edge tiles of
- * each part take other kernels). So the products below run as fixed blocks, each one
- * sgemm inside an OpenMP loop: in an active parallel region OpenBLAS's OpenMP build runs
- * single-threaded, and with one thread it is single-threaded anyway, so every block is
- * the same single-threaded call whatever the thread count. The region is opened even for
- * small products (no `if` clause): its cost is a few microseconds. */
+/* The products that run over nodes go through nn.h's dgnn_gemm_fixed (gemm.c: a plain
+ * sgemm's bits change with the thread count): the weight gradients sum over the U rows
+ * into few output rows (A^T B, blocks of 64), the others are row blocks of 256. */
 void snapm_gemm_tn_fixed(float *dW, int64_t ldw, const float *G, const float *X, int64_t U, int64_t C, int64_t L) {
-    if (U <= 0 || C <= 0 || L <= 0) return;
-    DGNN_ASSERT(U <= INT_MAX && C <= INT_MAX && L <= INT_MAX && ldw <= INT_MAX);
-    const int64_t nb = (C + 63) / 64;
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int64_t b = 0; b < nb; b++) {
-        int64_t c0 = b * 64, cn = c0 + 64 <= C ? 64 : C - c0;
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)cn, (int)L, (int)U, 1.0f, G + c0, (int)C, X, (int)L,
-                    1.0f, dW + c0 * ldw, (int)ldw);
-    }
+    if (U <= 0) return; /* dW += nothing */
+    dgnn_gemm_fixed(1, 0, C, L, U, G, C, X, L, 1.0f, dW, ldw);
 }
 
 void snapm_gemm_rows(int transB, int64_t M, int64_t Nc, int64_t K, const float *A, int64_t lda, const float *B,
                      int64_t ldb, float beta, float *C, int64_t ldc) {
-    if (M <= 0 || Nc <= 0) return;
-    DGNN_ASSERT(M <= INT_MAX && Nc <= INT_MAX && K <= INT_MAX && lda <= INT_MAX && ldb <= INT_MAX && ldc <= INT_MAX);
-    const int64_t RB = 256, nb = (M + RB - 1) / RB;
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int64_t b = 0; b < nb; b++) {
-        int64_t r0 = b * RB, rn = r0 + RB <= M ? RB : M - r0;
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, transB ? CblasTrans : CblasNoTrans, (int)rn, (int)Nc, (int)K, 1.0f,
-                    A + r0 * lda, (int)lda, B, (int)ldb, beta, C + r0 * ldc, (int)ldc);
-    }
+    dgnn_gemm_fixed(0, transB, M, Nc, K, A, lda, B, ldb, beta, C, ldc);
 }
 
 void snapm_colsum(float *db, const float *dY, int64_t N, int64_t D) {
@@ -414,9 +393,7 @@ static void half_layer(float *out, float *G, const float *H, const int32_t *uniq
                        int64_t off, const float *b, int64_t L, int64_t C) {
 #pragma omp parallel for schedule(static) if (U * L > 65536)
     for (int64_t r = 0; r < U; r++) memcpy(G + r * L, H + (int64_t)uniq[r] * L, (size_t)L * sizeof(float));
-    if (U == 0) return;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)U, (int)C, (int)L, 1.0f, G, (int)L, W1 + off,
-                (int)(2 * L), 0.0f, out, (int)C);
+    dgnn_gemm_fixed(0, 1, U, C, L, G, L, W1 + off, 2 * L, 0.0f, out, C);
     if (b) {
 #pragma omp parallel for schedule(static) if (U * C > 65536)
         for (int64_t r = 0; r < U; r++)
@@ -481,8 +458,7 @@ void dgnn_snapmodel_edge_backward(dgnn_snapmodel *m, float *dH, const float *dlo
     if (Us > 0) {
         snapm_gemm_tn_fixed(dW1, 2 * L, m->dPs, m->Hs, Us, C, L);
         dgnn_linear_backward(NULL, NULL, db1, m->dPs, NULL, NULL, Us, 1, C);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)Us, (int)L, (int)C, 1.0f, m->dPs, (int)C, W1,
-                    (int)(2 * L), 0.0f, m->dHg, (int)L);
+        dgnn_gemm_fixed(0, 0, Us, L, C, m->dPs, C, W1, 2 * L, 0.0f, m->dHg, L);
 #pragma omp parallel for schedule(static) if (Us * L > 65536)
         for (int64_t r = 0; r < Us; r++) {
             float *d = dH + (int64_t)m->us[r] * L;
@@ -492,8 +468,7 @@ void dgnn_snapmodel_edge_backward(dgnn_snapmodel *m, float *dH, const float *dlo
     }
     if (Ud > 0) {
         snapm_gemm_tn_fixed(dW1 + L, 2 * L, m->dQd, m->Hd, Ud, C, L);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)Ud, (int)L, (int)C, 1.0f, m->dQd, (int)C, W1 + L,
-                    (int)(2 * L), 0.0f, m->dHg, (int)L);
+        dgnn_gemm_fixed(0, 0, Ud, L, C, m->dQd, C, W1 + L, 2 * L, 0.0f, m->dHg, L);
 #pragma omp parallel for schedule(static) if (Ud * L > 65536)
         for (int64_t r = 0; r < Ud; r++) {
             float *d = dH + (int64_t)m->ud[r] * L;
@@ -554,12 +529,10 @@ int dgnn_snapmodel_edge_prob_rows(dgnn_snapmodel *m, float *prob, const float *H
         free(P), free(Qa), free(QT), free(wd);
         return rc;
     }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)C, (int)L, 1.0f, H + u0 * L, (int)L, W1,
-                (int)(2 * L), 0.0f, P, (int)C);
+    dgnn_gemm_fixed(0, 1, rows, C, L, H + u0 * L, L, W1, 2 * L, 0.0f, P, C);
     for (int64_t r = 0; r < rows; r++)
         for (int64_t c = 0; c < C; c++) P[r * C + c] += b1[c];
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)N, (int)C, (int)L, 1.0f, H, (int)L, W1 + L, (int)(2 * L),
-                0.0f, Qa, (int)C);
+    dgnn_gemm_fixed(0, 1, N, C, L, H, L, W1 + L, 2 * L, 0.0f, Qa, C);
     /* QT (C, ldq): destinations contiguous, the padding columns zero */
 #pragma omp parallel for schedule(static) if (N * C > 65536)
     for (int64_t c = 0; c < C; c++) {

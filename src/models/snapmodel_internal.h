@@ -72,13 +72,13 @@ void snapm_grow(void **p, int64_t *cap, int64_t n, size_t sz);
 
 /* dW (C, L; row stride ldw) += G^T X for G (U, C), X (U, L): a sum over U rows (nodes),
  * in fixed blocks of 64 output rows, each one single-threaded sgemm over all U, so the
- * bits do not depend on the thread count (a plain sgemm rounds differently for 1 and 2
- * OpenBLAS threads once it is split; snapmodel.c). */
+ * bits do not depend on the thread count (nn.h's dgnn_gemm_fixed; gemm.c says why a
+ * plain sgemm's do). */
 void snapm_gemm_tn_fixed(float *dW, int64_t ldw, const float *G, const float *X, int64_t U, int64_t C, int64_t L);
 
 /* C (M, Nc) = A (M, K) op(B) + beta C, op(B) = B (K, Nc) or, transB, B^T with B (Nc, K);
  * row strides lda, ldb, ldc. Rows in fixed blocks of 256, each one single-threaded
- * sgemm: the bits do not depend on the thread count (snapmodel.c says why). */
+ * sgemm: the bits do not depend on the thread count (dgnn_gemm_fixed). */
 void snapm_gemm_rows(int transB, int64_t M, int64_t Nc, int64_t K, const float *A, int64_t lda, const float *B,
                      int64_t ldb, float beta, float *C, int64_t ldc);
 

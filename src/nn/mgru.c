@@ -3,19 +3,18 @@
  * matrices multiplying the R x C weight matrix from the left) and the TopK summary of
  * egcn_h.py that turns N node embeddings into the R x C input of the GRU.
  *
- * The products are small dense matrices (R, C ~ 100) and go to OpenBLAS; the three W
- * products share one call through the stacked layout (W = [W_z; W_r; W_h], (3R, R)), as do
- * the U products of the update and reset gates. The forward computes the pre-activations
- * directly in the caller's `saved` buffer and applies the activations in place, so it
- * needs no scratch of its own. */
+ * The products are small dense matrices (R, C ~ 100) and go to OpenBLAS through nn.h's
+ * dgnn_gemm_fixed (above 2^18 multiply-adds a plain sgemm's bits change with the thread
+ * count; gemm.c); the three W products share one call through the stacked layout
+ * (W = [W_z; W_r; W_h], (3R, R)), as do the U products of the update and reset gates.
+ * The forward computes the pre-activations directly in the caller's `saved` buffer and
+ * applies the activations in place, so it needs no scratch of its own. */
 #include "dgnn/nn.h"
 #include "dgnn/nn_graph.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <cblas.h>
 
 int64_t dgnn_mgru_param_count(int64_t R, int64_t C) {
     return 6 * R * R + 3 * R * C;
@@ -39,18 +38,15 @@ void dgnn_mgru_forward(float *q_new, float *saved, const float *x, const float *
     const float *B = params + 6 * R * R;    /* (3R, C) */
     float *Z = saved, *Rs = saved + RC, *Hc = saved + 2 * RC, *RQ = saved + 3 * RC; /* each (R, C) */
     /* [Z; Rs; Hc] <- W X (3R, C), then the first 2R rows += [U_z; U_r] Q */
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(3 * R), (int)C, (int)R, 1.0f, W, (int)R, x, (int)C,
-                0.0f, saved, (int)C);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(2 * R), (int)C, (int)R, 1.0f, U, (int)R, q, (int)C,
-                1.0f, saved, (int)C);
+    dgnn_gemm_fixed(0, 0, 3 * R, C, R, W, R, x, C, 0.0f, saved, C);
+    dgnn_gemm_fixed(0, 0, 2 * R, C, R, U, R, q, C, 1.0f, saved, C);
     for (int64_t i = 0; i < RC; i++) {
         Z[i] = dgnn_sigmoidf(Z[i] + B[i]);
         Rs[i] = dgnn_sigmoidf(Rs[i] + B[RC + i]);
         RQ[i] = Rs[i] * q[i];
     }
     /* Hc pre-activation += U_h (Rs * Q) */
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)R, (int)C, (int)R, 1.0f, U + 2 * R * R, (int)R, RQ,
-                (int)C, 1.0f, Hc, (int)C);
+    dgnn_gemm_fixed(0, 0, R, C, R, U + 2 * R * R, R, RQ, C, 1.0f, Hc, C);
     for (int64_t i = 0; i < RC; i++) {
         Hc[i] = tanhf(Hc[i] + B[2 * RC + i]);
         q_new[i] = (1.0f - Z[i]) * q[i] + Z[i] * Hc[i];
@@ -75,27 +71,21 @@ void dgnn_mgru_backward(float *dx, float *dq, float *dparams, const float *dq_ne
         dq[i] += g * (1.0f - Z[i]);
     }
     /* Hc = tanh(W_h X + U_h (Rs * Q) + B_h): dRQ = U_h^T da_h */
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)R, (int)C, (int)R, 1.0f, U + 2 * R * R, (int)R, dah,
-                (int)C, 0.0f, dRQ, (int)C);
+    dgnn_gemm_fixed(1, 0, R, C, R, U + 2 * R * R, R, dah, C, 0.0f, dRQ, C);
     for (int64_t i = 0; i < RC; i++) {
         dar[i] = dRQ[i] * q[i] * Rs[i] * (1.0f - Rs[i]);
         dq[i] += dRQ[i] * Rs[i];
     }
     /* parameter gradients: dW += DA X^T, dU_zr += DA_zr Q^T, dU_h += da_h (Rs*Q)^T, dB += DA */
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)(3 * R), (int)R, (int)C, 1.0f, DA, (int)C, x, (int)C,
-                1.0f, dW, (int)R);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)(2 * R), (int)R, (int)C, 1.0f, DA, (int)C, q, (int)C,
-                1.0f, dU, (int)R);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)R, (int)R, (int)C, 1.0f, dah, (int)C, RQ, (int)C, 1.0f,
-                dU + 2 * R * R, (int)R);
+    dgnn_gemm_fixed(0, 1, 3 * R, R, C, DA, C, x, C, 1.0f, dW, R);
+    dgnn_gemm_fixed(0, 1, 2 * R, R, C, DA, C, q, C, 1.0f, dU, R);
+    dgnn_gemm_fixed(0, 1, R, R, C, dah, C, RQ, C, 1.0f, dU + 2 * R * R, R);
     for (int64_t i = 0; i < 3 * RC; i++) dB[i] += DA[i];
     /* input gradients: dx += W^T DA, dq += [U_z; U_r]^T DA_zr. Separate calls, so dx may
      * be the same array as dq. */
     if (dx)
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)R, (int)C, (int)(3 * R), 1.0f, W, (int)R, DA, (int)C,
-                    1.0f, dx, (int)C);
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)R, (int)C, (int)(2 * R), 1.0f, U, (int)R, DA, (int)C,
-                1.0f, dq, (int)C);
+        dgnn_gemm_fixed(1, 0, R, C, 3 * R, W, R, DA, C, 1.0f, dx, C);
+    dgnn_gemm_fixed(1, 0, R, C, 2 * R, U, R, DA, C, 1.0f, dq, C);
     free(DA);
 }
 

@@ -246,17 +246,25 @@ void dgnn_gcn_forward(float *Y, float *saved, const dgnn_csr *A, const float *X,
                       int64_t N, int64_t Din, int64_t Dout) {
     DGNN_ASSERT(A->rows == N && A->cols == N);
     if (dgnn_gcn_xw_first(Din, Dout)) {
-        dgnn_linear_forward(saved, X, W, NULL, N, Din, Dout); /* T = X W^T (N, Dout) */
+        dgnn_gemm_fixed(0, 1, N, Dout, Din, X, Din, W, Din, 0.0f, saved, Dout); /* T = X W^T (N, Dout) */
         dgnn_spmm(Y, A, saved, Dout, 0);
-        if (b) {
-#pragma omp parallel for schedule(static) if (N * Dout > 65536)
-            for (int64_t i = 0; i < N; i++)
-                for (int64_t o = 0; o < Dout; o++) Y[i * Dout + o] += b[o];
-        }
     } else {
         dgnn_spmm(saved, A, X, Din, 0); /* T = A X (N, Din) */
-        dgnn_linear_forward(Y, saved, W, b, N, Din, Dout);
+        dgnn_gemm_fixed(0, 1, N, Dout, Din, saved, Din, W, Din, 0.0f, Y, Dout);
     }
+    if (b) {
+#pragma omp parallel for schedule(static) if (N * Dout > 65536)
+        for (int64_t i = 0; i < N; i++)
+            for (int64_t o = 0; o < Dout; o++) Y[i * Dout + o] += b[o];
+    }
+}
+
+/* dX (N, Din) += dT (N, Dout) W and dW (Dout, Din) += dT^T X: the linear's backward, with
+ * products whose bits do not depend on the thread count (nn.h, dgnn_gemm_fixed) */
+static void gcn_linear_backward(float *dX, float *dW, const float *dT, const float *X, const float *W, int64_t N,
+                                int64_t Din, int64_t Dout) {
+    if (dX) dgnn_gemm_fixed(0, 0, N, Din, Dout, dT, Dout, W, Din, 1.0f, dX, Din);
+    if (dW) dgnn_gemm_fixed(1, 0, Dout, Din, N, dT, Dout, X, Din, 1.0f, dW, Din);
 }
 
 void dgnn_gcn_backward(float *dX, float *dW, float *db, float *scratch, const float *dY, const float *saved,
@@ -265,18 +273,18 @@ void dgnn_gcn_backward(float *dX, float *dW, float *db, float *scratch, const fl
     if (dgnn_gcn_xw_first(Din, Dout)) {
         /* Y = A T + b, T = X W^T: dT = A^T dY, then the linear's backward */
         dgnn_spmm(scratch, At, dY, Dout, 0);
-        dgnn_linear_backward(dX, dW, NULL, scratch, X, W, N, Din, Dout);
-        if (db) dgnn_linear_backward(NULL, NULL, db, dY, NULL, NULL, N, Din, Dout); /* column sums of dY */
+        gcn_linear_backward(dX, dW, scratch, X, W, N, Din, Dout);
     } else {
-        /* Y = T W^T + b, T = A X: the linear's backward gives dW, db and dT; dX += A^T dT */
+        /* Y = T W^T + b, T = A X: the linear's backward gives dW and dT; dX += A^T dT */
         if (dX) {
             memset(scratch, 0, (size_t)(N * Din) * sizeof(float));
-            dgnn_linear_backward(scratch, dW, db, dY, saved, W, N, Din, Dout);
+            gcn_linear_backward(scratch, dW, dY, saved, W, N, Din, Dout);
             dgnn_spmm(dX, At, scratch, Din, 1);
         } else {
-            dgnn_linear_backward(NULL, dW, db, dY, saved, W, N, Din, Dout);
+            gcn_linear_backward(NULL, dW, dY, saved, W, N, Din, Dout);
         }
     }
+    if (db) dgnn_linear_backward(NULL, NULL, db, dY, NULL, NULL, N, Din, Dout); /* column sums of dY */
 }
 
 /* One-hot input: X W^T would multiply a mostly-zero (N x V) matrix; its row i is just the

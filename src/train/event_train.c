@@ -565,16 +565,18 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
         er->val_ap = er->val_auc = er->val_new_ap = er->val_new_auc = NAN;
         if (dist && !c->skip_eval && (rc = event_dist_sync_for_eval(&r, err))) goto done;
         if (evaluating) {
-            /* validation from the memory training left; new-node validation from the same */
+            /* new-node validation and validation both start from the memory training left:
+             * the new-node pass on a copy first, then validation, whose state goes on. (It
+             * used to be the other way round with st_best as the scratch, which left a
+             * worse epoch's state in st_best: an early stop then tested the best epoch's
+             * parameters on the last epoch's memory.) */
             dgnn_state_copy(&r.st_backup, &r.st);
-            if ((rc = evaluate(&r, &r.val, c->seed + 1, 1, &er->val_ap, &er->val_auc, NULL, "validation", err)))
-                goto done;
-            dgnn_state_copy(&r.st_best /* scratch until the comparison below */, &r.st);
-            dgnn_state_copy(&r.st, &r.st_backup);
             if ((rc = evaluate(&r, &r.new_val, c->seed + 2, 1, &er->val_new_ap, &er->val_new_auc, NULL,
                                "new-node validation", err)))
                 goto done;
-            dgnn_state_copy(&r.st, &r.st_best); /* the post-validation state goes on */
+            dgnn_state_copy(&r.st, &r.st_backup);
+            if ((rc = evaluate(&r, &r.val, c->seed + 1, 1, &er->val_ap, &er->val_auc, NULL, "validation", err)))
+                goto done;
         }
         er->seconds = dgnn_now() - t0;
         res->num_epochs = epoch;

@@ -1,0 +1,44 @@
+/* gemm.c: dense products whose bits do not depend on the thread count.
+ *
+ * A plain sgemm rounds differently for 1 and 2 OpenBLAS threads once it is large enough
+ * to be split (M N K above 2^18 in OpenBLAS 0.3.21): OpenBLAS splits the work by its
+ * thread count, and the edge tiles of each part take other micro-kernels, which sum in
+ * another order. Measured: dW = G^T X on C = 100..400, L = 100, U = 500..3783, and X W on
+ * N = 1800, 40 x 40 under SkylakeX; EvolveGCN's classifier, GCN layers and matrix GRU
+ * under Haswell and Sandybridge (issue 12: a training loss that changed with --threads).
+ * So dgnn_gemm_fixed cuts C's rows into fixed blocks, the cut depending on the shape only,
+ * and runs each block as one sgemm inside an OpenMP loop: in an active parallel region
+ * OpenBLAS's OpenMP build runs single-threaded, and with one thread it is single-threaded
+ * anyway, so every block is the same single-threaded call whatever the thread count. The
+ * region is opened even for small products (no `if` clause): its cost is a few
+ * microseconds, and a threshold would be one more place where the path could change.
+ *
+ * The bits still depend on the OpenBLAS kernel (OPENBLAS_CORETYPE, i.e. the CPU) and on
+ * the block shape: docs/determinism.md. */
+#include "dgnn/nn.h"
+
+#include <limits.h>
+
+#include <cblas.h>
+
+void dgnn_gemm_fixed(int transA, int transB, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
+                     const float *B, int64_t ldb, float beta, float *C, int64_t ldc) {
+    if (M <= 0 || N <= 0) return;
+    if (K <= 0) { /* C = beta C: sgemm with K = 0 is legal, but some BLAS check lda >= 1 */
+        for (int64_t i = 0; i < M; i++)
+            for (int64_t j = 0; j < N; j++) C[i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[i * ldc + j];
+        return;
+    }
+    DGNN_ASSERT(M <= INT_MAX && N <= INT_MAX && K <= INT_MAX && lda <= INT_MAX && ldb <= INT_MAX && ldc <= INT_MAX);
+    /* A^T B sums over a long K (the nodes, for weight gradients) into few output rows:
+     * small blocks, so that 2+ threads share them; A B: 256 rows, a whole tile set */
+    const int64_t RB = transA ? 64 : 256, nb = (M + RB - 1) / RB;
+    const enum CBLAS_TRANSPOSE ta = transA ? CblasTrans : CblasNoTrans, tb = transB ? CblasTrans : CblasNoTrans;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int64_t b = 0; b < nb; b++) {
+        int64_t r0 = b * RB, rn = r0 + RB <= M ? RB : M - r0;
+        const float *Ab = transA ? A + r0 : A + r0 * lda; /* op(A)'s rows r0.. */
+        cblas_sgemm(CblasRowMajor, ta, tb, (int)rn, (int)N, (int)K, 1.0f, Ab, (int)lda, B, (int)ldb, beta,
+                    C + r0 * ldc, (int)ldc);
+    }
+}
