@@ -84,6 +84,11 @@ void dgnn_comm_abort(int code) {
 #define SPIN_SECONDS 0.005
 #define NAP_MIN_SECONDS 20e-6
 #define NAP_MAX_SECONDS 1e-3
+/* A gap this long between two polls of one wait means this rank itself did not run (it
+ * was stopped, or the whole job was suspended and resumed): that time is not counted
+ * against the peers. Without this, a stopped rank that mpirun resumes to kill it would
+ * wake up past its timeout and report the others' silence. */
+#define FROZEN_SECONDS 1.0
 
 /* TAG_HERE carries -1 (an answer to the roll call) or the seconds its sender waited
  * before it gave up */
@@ -217,13 +222,15 @@ static void peer_timeout(const char *what, double waited, int reporter) {
 static void wait_for(int n, MPI_Request *req, const char *what) {
     static double side_at; /* the last look at the side channel: at most one per ms */
     const double t0 = dgnn_now();
-    double rest = 0;
+    double rest = 0, prev = t0;
     g_last_alive = t0;
     for (;;) {
         int done = 0;
         MPI_Testall(n, req, &done, MPI_STATUSES_IGNORE);
         if (done) break;
         const double t = dgnn_now();
+        if (t - prev > FROZEN_SECONDS) g_last_alive += t - prev; /* this rank was not running */
+        prev = t;
         if (t - side_at >= NAP_MAX_SECONDS) {
             side_at = t;
             side_poll();
