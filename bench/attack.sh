@@ -50,18 +50,25 @@ run() {
   OUT=$(head -c 20000 "$W/.out"); ERR=$(head -c 20000 "$W/.err")
 }
 
+# broken GROUP NAME SECONDS: records a hang or a crash of the last run and returns 0, or
+# returns 1 (sets FIRST, the first line of its message) when it ended by itself
+broken() {
+  FIRST=$(printf '%s' "$ERR" | grep -v '^\s*$' | head -1 | cut -c1-110)
+  if [ $RC = 124 ] || [ $RC = 137 ]; then record "$1" "$2" HANG "(> ${3}s)"
+  elif printf '%s' "$ERR" | grep -q "Sanitizer\|runtime error:"; then record "$1" "$2" CRASH "sanitizer: $FIRST"
+  elif [ $RC -ge 126 ]; then record "$1" "$2" CRASH "exit $RC: $FIRST"
+  else return 1; fi
+}
+
 # err GROUP NAME PATTERN SECONDS CMD...: must be refused with a message matching PATTERN (grep -E)
 err() {
   local g=$1 n=$2 pat=$3 secs=$4; shift 4
   [ -n "$ONLY" ] && [ "$ONLY" != "$g" ] && return
   run "$secs" "$@"
-  local first; first=$(printf '%s' "$ERR" | grep -v '^\s*$' | head -1 | cut -c1-110)
-  if [ $RC = 124 ] || [ $RC = 137 ]; then record "$g" "$n" HANG "(> ${secs}s)"
-  elif printf '%s' "$ERR" | grep -q "Sanitizer\|runtime error:"; then record "$g" "$n" CRASH "sanitizer: $first"
-  elif [ $RC -ge 126 ]; then record "$g" "$n" CRASH "exit $RC: $first"
-  elif [ $RC = 0 ]; then record "$g" "$n" SILENT "exit 0: $(printf '%s' "$OUT" | tail -1 | cut -c1-90)"
-  elif [ -z "$first" ]; then record "$g" "$n" VAGUE "exit $RC, no message"
-  elif ! printf '%s' "$ERR" | grep -qiE -- "$pat"; then record "$g" "$n" VAGUE "$first"
+  broken "$g" "$n" "$secs" && return
+  if [ $RC = 0 ]; then record "$g" "$n" SILENT "exit 0: $(printf '%s' "$OUT" | tail -1 | cut -c1-90)"
+  elif [ -z "$FIRST" ]; then record "$g" "$n" VAGUE "exit $RC, no message"
+  elif ! printf '%s' "$ERR" | grep -qiE -- "$pat"; then record "$g" "$n" VAGUE "$FIRST"
   else record "$g" "$n" pass; fi
 }
 
@@ -70,11 +77,8 @@ ok() {
   local g=$1 n=$2 chk=$3 secs=$4; shift 4
   [ -n "$ONLY" ] && [ "$ONLY" != "$g" ] && return
   run "$secs" "$@"
-  local first; first=$(printf '%s' "$ERR" | grep -v '^\s*$' | head -1 | cut -c1-110)
-  if [ $RC = 124 ] || [ $RC = 137 ]; then record "$g" "$n" HANG "(> ${secs}s)"
-  elif printf '%s' "$ERR" | grep -q "Sanitizer\|runtime error:"; then record "$g" "$n" CRASH "sanitizer: $first"
-  elif [ $RC -ge 126 ]; then record "$g" "$n" CRASH "exit $RC: $first"
-  elif [ $RC != 0 ]; then record "$g" "$n" WRONG "exit $RC: $first"
+  broken "$g" "$n" "$secs" && return
+  if [ $RC != 0 ]; then record "$g" "$n" WRONG "exit $RC: $FIRST"
   elif printf '%s' "$OUT" | grep -qw "nan"; then record "$g" "$n" SILENT "nan in the output"
   elif ! eval "$chk"; then record "$g" "$n" WRONG "check failed: $chk"
   else record "$g" "$n" pass; fi
