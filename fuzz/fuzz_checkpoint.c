@@ -30,38 +30,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fuzz_common.h"
+
 #ifndef FUZZ_SEED_MAIN
 
 #include "dgnn/io.h" /* dgnn_bin_checksum */
-
-static void write_file(const char *path, const void *data, size_t size) {
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        perror(path);
-        abort();
-    }
-    if (size && fwrite(data, 1, size, f) != size) abort();
-    fclose(f);
-}
-
-static char g_dir[128];
-static char g_path[192];
-
-static void remove_temp(void) {
-    unlink(g_path);
-    rmdir(g_dir);
-}
-
-static void setup(void) {
-    if (g_dir[0]) return;
-    snprintf(g_dir, sizeof g_dir, "%s/dgnn_fuzz_ckpt_XXXXXX", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
-    if (!mkdtemp(g_dir)) {
-        perror("mkdtemp");
-        abort();
-    }
-    snprintf(g_path, sizeof g_path, "%s/input.dgnnckpt", g_dir);
-    atexit(remove_temp);
-}
 
 static void die(const char *what) {
     fprintf(stderr, "fuzz_checkpoint: the loader broke its promise: %s\n", what);
@@ -161,7 +134,7 @@ static void wr64(uint8_t *p, uint64_t x) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    setup();
+    fuzz_setup("ckpt", "input.dgnnckpt");
     write_file(g_path, data, size);
     load(size);
 

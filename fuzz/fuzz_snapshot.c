@@ -23,24 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static char g_dir[128];
-static char g_path[192];
-
-static void remove_temp(void) {
-    unlink(g_path);
-    rmdir(g_dir);
-}
-
-static void setup(void) {
-    if (g_dir[0]) return;
-    snprintf(g_dir, sizeof g_dir, "%s/dgnn_fuzz_snap_XXXXXX", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
-    if (!mkdtemp(g_dir)) {
-        perror("mkdtemp");
-        abort();
-    }
-    snprintf(g_path, sizeof g_path, "%s/input.json", g_dir);
-    atexit(remove_temp);
-}
+#include "fuzz_common.h"
 
 static void die(const char *who, const char *what) {
     fprintf(stderr, "fuzz_snapshot: %s: %s\n", who, what);
@@ -155,11 +138,8 @@ static void read_and_cut(const char *reader, int rc, dgnn_events *ev, const dgnn
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    setup();
-    FILE *f = fopen(g_path, "wb");
-    if (!f) abort();
-    if (size && fwrite(data, 1, size, f) != size) abort();
-    fclose(f);
+    fuzz_setup("snap", "input.json");
+    write_file(g_path, data, size);
     dgnn_events ev;
     dgnn_err err;
     memset(&err, 0, sizeof err);
