@@ -352,6 +352,8 @@ err ckpt resume-other-model             "model|checkpoint"                 20 "$
 err ckpt resume-other-data              "data|checkpoint"                  20 "${CK[@]}" --data "$goodel" --checkpoint "$W/ck" --resume
 sed '2s/^0,/1,/' "$good" > "$W/good2.csv" # the same counts, one event's source changed
 err ckpt resume-other-data-same-counts  "data|checkpoint|settings"         20 "${CK[@]}" --data "$W/good2.csv" --checkpoint "$W/ck" --resume
+mkdir -p "$W/ck-fifo"; mkfifo "$W/ck-fifo/checkpoint.dgnnckpt"
+err ckpt resume-from-a-fifo             "ck-fifo|FIFO"                     10 "${CK[@]}" --checkpoint "$W/ck-fifo" --resume
 err ckpt resume-other-width             "mem|checkpoint|dim"               20 "${CK[@]}" --mem-dim 8 --checkpoint "$W/ck" --resume
 err ckpt resume-under-depbloom          "checkpoint|dist|depbloom|rank"    20 "${CK[@]}" --dist depbloom --checkpoint "$W/ck" --resume
 

@@ -167,6 +167,28 @@ static int open_bytes(const char *name, const unsigned char *b, size_t n, dgnn_e
     return rc;
 }
 
+/* What is not a regular file is refused, never opened for reading: a FIFO in place of the
+ * checkpoint used to block dgnn_ckpt_open (and `dgnn train --resume`) forever. The alarm
+ * turns a block back into a failure of this test. */
+static void test_not_regular(void) {
+    char p[512];
+    path_of(p, sizeof p, "fifo.ckpt");
+    CHECK(mkfifo(p, 0600) == 0);
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    dgnn_ckpt *c = NULL;
+    alarm(20);
+    int rc = dgnn_ckpt_open(&c, p, &err);
+    alarm(0);
+    CHECK_MSG(rc == DGNN_EIO && c == NULL && strstr(err.msg, p) && strstr(err.msg, "FIFO"), "rc %d: %s", rc, err.msg);
+    unlink(p);
+    path_of(p, sizeof p, "folder.ckpt");
+    CHECK(mkdir(p, 0700) == 0);
+    rc = dgnn_ckpt_open(&c, p, &err);
+    CHECK_MSG(rc == DGNN_EIO && c == NULL && strstr(err.msg, "folder"), "rc %d: %s", rc, err.msg);
+    rmdir(p);
+}
+
 static void test_corruption(void) {
     char good[512], p[512];
     path_of(good, sizeof good, "good.ckpt");
@@ -642,6 +664,7 @@ int main(void) {
     }
     test_round_trip();
     test_corruption();
+    test_not_regular();
     test_failed_writes();
     test_run_record();
     test_event_resume_checks();

@@ -70,6 +70,13 @@ int dgnn_load_binary(dgnn_events *ev, const char *path, int verify, dgnn_err *er
  * xxhash.xxh64 can check a section from outside). */
 uint64_t dgnn_bin_checksum(const void *data, size_t len);
 
+/* Opens an input file (a dataset, a checkpoint) read-only, never blocking: anything but a
+ * regular file (a FIFO, a device such as /dev/zero, a folder, a socket) is refused
+ * without being opened for reading (src/data/infile.c). *fd is a blocking descriptor of
+ * a regular file and *size its size. DGNN_EIO with "PATH: ..." (what the path is instead,
+ * or strerror) on failure, *fd = -1. */
+int dgnn_in_open(const char *path, int *fd, int64_t *size, dgnn_err *err);
+
 /* Streaming writer: writes a .dgnn file whose sizes are known in advance without
  * holding the table (the generator writes 100M events through it). Every section's
  * offset follows from the layout, so each append goes with pwrite straight to its

@@ -1,4 +1,4 @@
-/* infile.c: opening dataset files (regular files only, never blocking) and naming what a
+/* infile.c: opening input files (regular files only, never blocking) and naming what a
  * file is when it is not text (see infile.h for why). */
 #include "infile.h"
 
@@ -14,14 +14,14 @@ static const char *not_regular(mode_t m) {
     if (S_ISREG(m)) return NULL;
     if (S_ISDIR(m)) return "is a folder, expected a file";
     if (S_ISFIFO(m))
-        return "is a FIFO (named pipe), not a regular file: dgnn reads datasets from regular files only "
+        return "is a FIFO (named pipe), not a regular file: dgnn reads its inputs from regular files only "
                "(save the stream to a file first)";
     if (S_ISCHR(m))
-        return "is a character device (such as /dev/zero or a terminal), not a regular file: dgnn reads datasets "
+        return "is a character device (such as /dev/zero or a terminal), not a regular file: dgnn reads its inputs "
                "from regular files only";
-    if (S_ISBLK(m)) return "is a block device, not a regular file: dgnn reads datasets from regular files only";
-    if (S_ISSOCK(m)) return "is a socket, not a regular file: dgnn reads datasets from regular files only";
-    return "is not a regular file: dgnn reads datasets from regular files only";
+    if (S_ISBLK(m)) return "is a block device, not a regular file: dgnn reads its inputs from regular files only";
+    if (S_ISSOCK(m)) return "is a socket, not a regular file: dgnn reads its inputs from regular files only";
+    return "is not a regular file: dgnn reads its inputs from regular files only";
 }
 
 int dgnn_in_open(const char *path, int *fd, int64_t *size, dgnn_err *err) {

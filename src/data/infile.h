@@ -1,4 +1,4 @@
-/* infile.h (private to src/data): opening a dataset file safely, and saying what a file
+/* infile.h (private to src/data): opening an input file safely, and saying what a file
  * is when it is not the text a reader expects.
  *
  * Why: open() on a FIFO blocks until a writer comes, a character device such as
@@ -20,10 +20,8 @@
 
 #include <stddef.h>
 
-/* Opens path read-only. *fd is a blocking descriptor of a regular file and *size its
- * size. DGNN_EIO with "PATH: ..." (what the path is instead: a folder, a FIFO, a
- * device, a socket; or strerror) on failure, *fd = -1. */
-int dgnn_in_open(const char *path, int *fd, int64_t *size, dgnn_err *err);
+/* dgnn_in_open is public (dgnn/io.h): the checkpoint loader opens its file with it too. */
+#include "dgnn/io.h"
 
 /* What the bytes p[0..n) (a file's first block) are, when they are not UTF-8 text: a
  * sentence written into buf (cap >= 256) and returned; NULL when they look like text.

@@ -234,23 +234,17 @@ int dgnn_ckpt_open(dgnn_ckpt **out, const char *path, dgnn_err *err) {
         free(c);
         return dgnn_err_set(err, DGNN_ENOMEM, "checkpoint %s: out of memory", path);
     }
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) {
-        rc = dgnn_err_set(err, DGNN_EIO, "cannot open checkpoint %s: %s", path, strerror(errno));
+    int fd;
+    int64_t fsize;
+    if ((rc = dgnn_in_open(path, &fd, &fsize, err))) { /* regular files only: a FIFO would block */
+        if (err) {
+            char why[sizeof err->msg];
+            snprintf(why, sizeof why, "%s", err->msg);
+            dgnn_err_set(err, rc, "checkpoint %s", why);
+        }
         goto fail;
     }
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        rc = dgnn_err_set(err, DGNN_EIO, "cannot open checkpoint %s: %s", path, strerror(errno));
-        close(fd);
-        goto fail;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        rc = dgnn_err_set(err, DGNN_EIO, "cannot open checkpoint %s: not a regular file", path);
-        goto fail;
-    }
-    c->size = (size_t)st.st_size;
+    c->size = (size_t)fsize;
     if (c->size > 0) {
         void *m = mmap(NULL, c->size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (m == MAP_FAILED) {
