@@ -145,22 +145,18 @@ void cli_set_threads(int64_t threads) {
 int cli_write_json(const char *cmd, const char *path, cJSON *o) {
     char *text = cJSON_Print(o);
     cJSON_Delete(o);
-    if (!text) {
-        fprintf(stderr, "dgnn %s: cannot write %s: out of memory\n", cmd, path);
-        return 1;
-    }
-    size_t n = strlen(text);
-    char *line = realloc(text, n + 2); /* the file ends with a newline */
-    if (!line) {
-        free(text);
-        fprintf(stderr, "dgnn %s: cannot write %s: out of memory\n", cmd, path);
-        return 1;
-    }
-    line[n] = '\n', line[n + 1] = '\0';
     dgnn_err err;
     dgnn_err_clear(&err);
-    int rc = dgnn_outfile_write(path, line, n + 1, &err);
-    free(line);
+    dgnn_outfile *f = NULL;
+    int rc = text ? dgnn_outfile_open(&f, path, 0, &err)
+                  : dgnn_err_set(&err, DGNN_ENOMEM, "cannot write %s: out of memory", path);
+    if (rc == DGNN_OK) {
+        FILE *s = dgnn_outfile_stream(f); /* a failing write is kept, and told by commit */
+        fputs(text, s);
+        fputc('\n', s);
+        rc = dgnn_outfile_commit(f, &err);
+    }
+    free(text);
     if (rc != DGNN_OK) {
         fprintf(stderr, "dgnn %s: %s\n", cmd, err.msg);
         return 1;
