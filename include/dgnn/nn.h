@@ -67,8 +67,17 @@ void dgnn_linear_backward(float *dinp, float *dW, float *db, const float *dout, 
                           const float *W, int64_t B, int64_t Din, int64_t Dout);
 
 /* ======================================================================== */
-/* Products with the same bits for every thread count (gemm.c)              */
+/* Dense products (gemm.c): the one place that calls sgemm for the models   */
 /* ======================================================================== */
+
+/* C (M, N) = op(A) op(B) + beta C, row-major, op(X) = X or (trans) X^T: A is (M, K), or
+ * (K, M) when transA; B is (K, N), or (N, K) when transB; row strides lda, ldb, ldc. One
+ * plain sgemm (OpenBLAS threads it as it likes: the bits may change with the thread
+ * count). K = 0 gives C = beta C; sizes must fit an int (cblas), else DGNN_ASSERT. */
+void dgnn_gemm(int transA, int transB, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
+               const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
+
+/* The same product with the same bits for every thread count. */
 
 /* C (M, N) = op(A) op(B) + beta C, row-major, op(X) = X or (trans) X^T: A is (M, K), or
  * (K, M) when transA; B is (K, N), or (N, K) when transB; row strides lda, ldb, ldc. The

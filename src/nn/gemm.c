@@ -1,4 +1,5 @@
-/* gemm.c: dense products whose bits do not depend on the thread count.
+/* gemm.c: the dense products of the models: dgnn_gemm, one plain sgemm, and
+ * dgnn_gemm_fixed, whose bits do not depend on the thread count.
  *
  * A plain sgemm rounds differently for 1 and 2 OpenBLAS threads once it is large enough
  * to be split (M N K above 2^18 in OpenBLAS 0.3.21): OpenBLAS splits the work by its
@@ -21,15 +22,30 @@
 
 #include <cblas.h>
 
+/* C = beta C when K = 0: sgemm with K = 0 is legal, but some BLAS check lda >= 1 */
+static void scale_only(int64_t M, int64_t N, float beta, float *C, int64_t ldc) {
+    for (int64_t i = 0; i < M; i++)
+        for (int64_t j = 0; j < N; j++) C[i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[i * ldc + j];
+}
+
+static void assert_fits_int(int64_t M, int64_t N, int64_t K, int64_t lda, int64_t ldb, int64_t ldc) {
+    DGNN_ASSERT(M <= INT_MAX && N <= INT_MAX && K <= INT_MAX && lda <= INT_MAX && ldb <= INT_MAX && ldc <= INT_MAX);
+}
+
+void dgnn_gemm(int transA, int transB, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
+               const float *B, int64_t ldb, float beta, float *C, int64_t ldc) {
+    if (M <= 0 || N <= 0) return;
+    if (K <= 0) { scale_only(M, N, beta, C, ldc); return; }
+    assert_fits_int(M, N, K, lda, ldb, ldc);
+    cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, (int)M,
+                (int)N, (int)K, 1.0f, A, (int)lda, B, (int)ldb, beta, C, (int)ldc);
+}
+
 void dgnn_gemm_fixed(int transA, int transB, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
                      const float *B, int64_t ldb, float beta, float *C, int64_t ldc) {
     if (M <= 0 || N <= 0) return;
-    if (K <= 0) { /* C = beta C: sgemm with K = 0 is legal, but some BLAS check lda >= 1 */
-        for (int64_t i = 0; i < M; i++)
-            for (int64_t j = 0; j < N; j++) C[i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[i * ldc + j];
-        return;
-    }
-    DGNN_ASSERT(M <= INT_MAX && N <= INT_MAX && K <= INT_MAX && lda <= INT_MAX && ldb <= INT_MAX && ldc <= INT_MAX);
+    if (K <= 0) { scale_only(M, N, beta, C, ldc); return; }
+    assert_fits_int(M, N, K, lda, ldb, ldc);
     /* A^T B sums over a long K (the nodes, for weight gradients) into few output rows:
      * small blocks, so that 2+ threads share them; A B: 256 rows, a whole tile set */
     const int64_t RB = transA ? 64 : 256, nb = (M + RB - 1) / RB;
