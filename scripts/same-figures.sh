@@ -16,7 +16,7 @@ work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 cd "$work"
 export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
 # the JSON's lines without timings, sizes of memory or host names
-strip() { grep -vE '"[a-z_]*(seconds|secs|_s|_ms|time|per_second|rss_mb|gflops|host|bandwidth|elapsed|wall)[a-z_]*":' "$1" || true; }
+strip() { grep -vE '"[a-z_]*(seconds|secs|_s|_ms|time|per_second|rss_mb|gflops|host|bandwidth|elapsed|wall|measured|cpu)[a-z_]*":' "$1" || true; }
 job() { # NAME, then the dgnn arguments (without --out)
     local name=$1; shift
     if "$bin" "$@" --quiet --out "$work/$name.json" > "$work/$name.log" 2>&1; then
