@@ -10,7 +10,7 @@ set -euo pipefail
 bin=$(readlink -f "$1"); out=$2
 [ -d "$bin" ] && bin=$bin/dgnn
 root=$(cd "$(dirname "$0")/.." && pwd)
-data=${DGNN_DATA_DIR:-$root/../shared/data}
+data=$(readlink -f "${DGNN_DATA_DIR:-$root/../shared/data}")
 mkdir -p "$out"; out=$(readlink -f "$out")
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 cd "$work"
