@@ -1,6 +1,7 @@
 /* evolvegcn.c: EvolveGCN-O and EvolveGCN-H (IBM/EvolveGCN egcn_o.py, egcn_h.py) over a
- * window of snapshots, with the semantics in include/dgnn/snapmodel.h. The struct, the
- * input checks and the pair classifier are snapmodel.c's (snapmodel_internal.h).
+ * window of snapshots, with the semantics in include/dgnn/snapmodel.h. The struct and the
+ * input checks are snapmodel.c's, the pair classifier snapmodel_edge.c's
+ * (snapmodel_internal.h).
  *
  * Layout of the work:
  *  - each GRCU layer keeps, per snapshot of the window, its evolved weights Q_t, the matrix
@@ -292,7 +293,7 @@ static void egcn_backward(dgnn_snapmodel *m, const float *dH) {
     memset(e->gscratch, 0, NLb);
     dgnn_spmm_backward(e->gscratch, AtT, e->dPre, L);
     dgnn_gemm_fixed(0, 0, N, L, L, e->gscratch, L, e->W2t, L, 1.0f, e->dH1, L); /* dH1 += dT W */
-    snapm_gemm_tn_fixed(e->dW, L, e->gscratch, H1T, N, L, L);
+    dgnn_gemm_fixed(1, 0, L, L, N, e->gscratch, L, H1T, L, 1.0f, e->dW, L);
     m->flops += 4.0 * (double)N * (double)L * (double)L;
     float *dQ2 = g2->dQa, *dQ2p = g2->dQb, *dQ1 = g1->dQa, *dQ1p = g1->dQb;
     dgnn_transpose(dQ2, e->dW, L, L, 0); /* dW is the gradient of Q2_T^T */

@@ -22,8 +22,8 @@
  * zeros as theirs. Each convolution has its own bias as in the reference (the two of a
  * gate only ever appear summed, so their gradients are equal).
  *
- * Weight gradients that sum over nodes go through snapm_gemm_tn_fixed (bits independent of
- * the thread count). */
+ * Weight gradients that sum over nodes go through nn.h's dgnn_gemm_fixed (bits independent
+ * of the thread count). */
 #include "snapmodel_internal.h"
 
 #include <math.h>

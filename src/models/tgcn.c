@@ -18,7 +18,7 @@
  * default U(+-1/sqrt(2L)).
  *
  * The backward walks t = T..1 carrying dL/dH_t; every weight gradient that sums over nodes
- * goes through snapm_gemm_tn_fixed, so the bits do not depend on the thread count. */
+ * goes through nn.h's dgnn_gemm_fixed, so the bits do not depend on the thread count. */
 #include "snapmodel_internal.h"
 
 #include <math.h>
@@ -106,8 +106,8 @@ static int tgcn_ensure(dgnn_snapmodel *m, int64_t T, dgnn_err *err) {
 /* out (N, L) = [A, B] W^T + b = A Wa^T + B Wb^T + b, W (L, 2L) = [Wa | Wb] */
 static void lin2_forward(float *out, const float *A, const float *B, const float *W, const float *b, int64_t N,
                          int64_t L) {
-    snapm_gemm_rows(1, N, L, L, A, L, W, 2 * L, 0.0f, out, L);
-    snapm_gemm_rows(1, N, L, L, B, L, W + L, 2 * L, 1.0f, out, L);
+    dgnn_gemm_fixed(0, 1, N, L, L, A, L, W, 2 * L, 0.0f, out, L);
+    dgnn_gemm_fixed(0, 1, N, L, L, B, L, W + L, 2 * L, 1.0f, out, L);
 #pragma omp parallel for schedule(static) if (N * L > 65536)
     for (int64_t i = 0; i < N; i++)
         for (int64_t o = 0; o < L; o++) out[i * L + o] += b[o];
@@ -117,10 +117,10 @@ static void lin2_forward(float *out, const float *A, const float *B, const float
  * db (L) += column sums of dout */
 static void lin2_backward(float *dA, float *dB, float *dW, float *db, const float *dout, const float *A,
                           const float *B, const float *W, int64_t N, int64_t L) {
-    snapm_gemm_rows(0, N, L, L, dout, L, W, 2 * L, 0.0f, dA, L);
-    snapm_gemm_rows(0, N, L, L, dout, L, W + L, 2 * L, 1.0f, dB, L);
-    snapm_gemm_tn_fixed(dW, 2 * L, dout, A, N, L, L);
-    snapm_gemm_tn_fixed(dW + L, 2 * L, dout, B, N, L, L);
+    dgnn_gemm_fixed(0, 0, N, L, L, dout, L, W, 2 * L, 0.0f, dA, L);
+    dgnn_gemm_fixed(0, 0, N, L, L, dout, L, W + L, 2 * L, 1.0f, dB, L);
+    dgnn_gemm_fixed(1, 0, L, L, N, dout, L, A, L, 1.0f, dW, 2 * L);
+    dgnn_gemm_fixed(1, 0, L, L, N, dout, L, B, L, 1.0f, dW + L, 2 * L);
     snapm_colsum(db, dout, N, L);
 }
 

@@ -17,8 +17,8 @@
  *
  * RReLU draws its training slopes from the forward's rng, one draw per call, layer 1 then
  * layer 2 at each snapshot. The LSTM step is written out here (nn_graph.h's formulas) rather
- * than called, so that its products run as snapm_gemm_rows / snapm_gemm_tn_fixed blocks:
- * the bits do not depend on the thread count.
+ * than called, so that its products run as nn.h's dgnn_gemm_fixed blocks: the bits do not
+ * depend on the thread count.
  *
  * Groups (dgnn_snapmodel_group_begin/end; DyGNeX's groups, docs/dygnex.md): E_t depends on
  * snapshot t alone, not on the window's start, so windows that overlap share it. The GCN
@@ -199,8 +199,8 @@ static void lstm_step_forward(dgnn_snapmodel *m, float *hout, float *cout, float
     const float *Wih = dgnn_params_get(&m->p, s->iWih), *Whh = dgnn_params_get(&m->p, s->iWhh);
     const float *bih = dgnn_params_get(&m->p, s->ibih), *bhh = dgnn_params_get(&m->p, s->ibhh);
     float *gates = saved, *tcn = saved + N * G, *ah = s->scratch;
-    snapm_gemm_rows(1, N, G, L, x, L, Wih, L, 0.0f, gates, G);
-    snapm_gemm_rows(1, N, G, L, h, L, Whh, L, 0.0f, ah, G);
+    dgnn_gemm_fixed(0, 1, N, G, L, x, L, Wih, L, 0.0f, gates, G);
+    dgnn_gemm_fixed(0, 1, N, G, L, h, L, Whh, L, 0.0f, ah, G);
 #pragma omp parallel for schedule(static) if (N * L > 16384)
     for (int64_t b = 0; b < N; b++) {
         float *gi = gates + b * G, *gf = gi + L, *gg = gi + 2 * L, *go = gi + 3 * L;
@@ -282,10 +282,10 @@ static void lstm_step_backward(dgnn_snapmodel *m, float *dx, float *dh, float *d
         }
     }
     const float *Wih = dgnn_params_get(&m->p, s->iWih), *Whh = dgnn_params_get(&m->p, s->iWhh);
-    snapm_gemm_rows(0, N, L, G, da, G, Wih, L, 0.0f, dx, L);
-    snapm_gemm_rows(0, N, L, G, da, G, Whh, L, 0.0f, dh, L);
-    snapm_gemm_tn_fixed(dgnn_params_grad(&m->p, s->iWih), L, da, x, N, G, L);
-    snapm_gemm_tn_fixed(dgnn_params_grad(&m->p, s->iWhh), L, da, h, N, G, L);
+    dgnn_gemm_fixed(0, 0, N, L, G, da, G, Wih, L, 0.0f, dx, L);
+    dgnn_gemm_fixed(0, 0, N, L, G, da, G, Whh, L, 0.0f, dh, L);
+    dgnn_gemm_fixed(1, 0, G, L, N, da, G, x, L, 1.0f, dgnn_params_grad(&m->p, s->iWih), L);
+    dgnn_gemm_fixed(1, 0, G, L, N, da, G, h, L, 1.0f, dgnn_params_grad(&m->p, s->iWhh), L);
     snapm_colsum(dgnn_params_grad(&m->p, s->ibih), da, N, G);
     snapm_colsum(dgnn_params_grad(&m->p, s->ibhh), da, N, G);
 }
