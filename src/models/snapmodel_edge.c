@@ -24,11 +24,18 @@ void snapm_edge_declare(dgnn_snapmodel *m) {
     m->icb2 = dgnn_params_add1(&m->p, "cls.b2", K);
 }
 
+static void cls_point(snapm_cls_params *q, const dgnn_params *p, snapm_slab_fn at, const dgnn_snapmodel *m) {
+    q->W1 = at(p, m->icW1), q->b1 = at(p, m->icb1);
+    q->W2 = at(p, m->icW2), q->b2 = at(p, m->icb2);
+}
+
 void snapm_edge_init(dgnn_snapmodel *m, dgnn_rng *rng) {
     const int64_t N = m->N, L = m->L, C = m->Cc, K = m->K;
+    cls_point(&m->cls, &m->p, dgnn_params_get, m);
+    cls_point(&m->dcls, &m->p, dgnn_params_grad, m);
     /* torch.nn.Linear defaults */
-    dgnn_linear_init(dgnn_params_get(&m->p, m->icW1), dgnn_params_get(&m->p, m->icb1), 2 * L, C, rng);
-    dgnn_linear_init(dgnn_params_get(&m->p, m->icW2), dgnn_params_get(&m->p, m->icb2), C, K, rng);
+    dgnn_linear_init(m->cls.W1, m->cls.b1, 2 * L, C, rng);
+    dgnn_linear_init(m->cls.W2, m->cls.b2, C, K, rng);
     m->stamp = dgnn_xmalloc((size_t)N * sizeof(int32_t));
     for (int64_t i = 0; i < N; i++) m->stamp[i] = -1;
 }
@@ -175,8 +182,7 @@ int dgnn_snapmodel_edge_forward(dgnn_snapmodel *m, float *logits, const float *H
     for (int64_t i = 0; i < M; i++) DGNN_ASSERT(src[i] >= 0 && src[i] < m->N && dst[i] >= 0 && dst[i] < m->N);
     m->Us = distinct_rows(m->us, m->ps, m->stamp, src, M);
     m->Ud = distinct_rows(m->ud, m->pd, m->stamp, dst, M);
-    const float *W1 = dgnn_params_get(&m->p, m->icW1), *b1 = dgnn_params_get(&m->p, m->icb1);
-    const float *W2 = dgnn_params_get(&m->p, m->icW2), *b2 = dgnn_params_get(&m->p, m->icb2);
+    const float *W1 = m->cls.W1, *b1 = m->cls.b1, *W2 = m->cls.W2, *b2 = m->cls.b2;
     half_layer(m->Ps, m->Hs, H, m->us, m->Us, W1, 0, b1, L, C);
     half_layer(m->Qd, m->Hd, H, m->ud, m->Ud, W1, L, NULL, L, C);
     const float *Ps = m->Ps, *Qd = m->Qd;
@@ -197,9 +203,8 @@ int dgnn_snapmodel_edge_forward(dgnn_snapmodel *m, float *logits, const float *H
 
 void dgnn_snapmodel_edge_backward(dgnn_snapmodel *m, float *dH, const float *dlogits) {
     const int64_t L = m->L, C = m->Cc, K = m->K, M = m->M, Us = m->Us, Ud = m->Ud;
-    const float *W1 = dgnn_params_get(&m->p, m->icW1), *W2 = dgnn_params_get(&m->p, m->icW2);
-    float *dW1 = dgnn_params_grad(&m->p, m->icW1), *db1 = dgnn_params_grad(&m->p, m->icb1);
-    float *dW2 = dgnn_params_grad(&m->p, m->icW2), *db2 = dgnn_params_grad(&m->p, m->icb2);
+    const float *W1 = m->cls.W1, *W2 = m->cls.W2;
+    float *dW1 = m->dcls.W1, *db1 = m->dcls.b1, *dW2 = m->dcls.W2, *db2 = m->dcls.b2;
     const float *Ps = m->Ps, *Qd = m->Qd;
     const int32_t *ps = m->ps, *pd = m->pd;
     memset(m->dPs, 0, (size_t)(Us * C) * sizeof(float));
@@ -279,8 +284,7 @@ int dgnn_snapmodel_edge_prob_rows(dgnn_snapmodel *m, float *prob, const float *H
     const int64_t N = m->N, L = m->L, C = m->Cc;
     DGNN_ASSERT(m->K == 2 && u0 >= 0 && rows >= 0 && u0 + rows <= N);
     if (rows == 0) return DGNN_OK;
-    const float *W1 = dgnn_params_get(&m->p, m->icW1), *b1 = dgnn_params_get(&m->p, m->icb1);
-    const float *W2 = dgnn_params_get(&m->p, m->icW2), *b2 = dgnn_params_get(&m->p, m->icb2);
+    const float *W1 = m->cls.W1, *b1 = m->cls.b1, *W2 = m->cls.W2, *b2 = m->cls.b2;
     const int64_t ntiles = (N + PAIR_TILE - 1) / PAIR_TILE, ldq = ntiles * PAIR_TILE;
     float *P = NULL, *Qa = NULL, *QT = NULL /* padded: every tile is whole */, *wd = NULL;
     dgnn_alloc_set as = {0, 0};
@@ -331,8 +335,7 @@ int dgnn_snapmodel_edge_prob_rows(dgnn_snapmodel *m, float *prob, const float *H
 void dgnn_snapmodel_edge_forward_ref(const dgnn_snapmodel *m, float *logits, const float *H, const int32_t *src,
                                      const int32_t *dst, int64_t M) {
     const int64_t L = m->L, C = m->Cc, K = m->K;
-    const float *W1 = dgnn_params_get(&m->p, m->icW1), *b1 = dgnn_params_get(&m->p, m->icb1);
-    const float *W2 = dgnn_params_get(&m->p, m->icW2), *b2 = dgnn_params_get(&m->p, m->icb2);
+    const float *W1 = m->cls.W1, *b1 = m->cls.b1, *W2 = m->cls.W2, *b2 = m->cls.b2;
     double *hid = dgnn_xmalloc((size_t)C * sizeof(double));
     float *x = dgnn_xmalloc((size_t)(2 * L) * sizeof(float));
     for (int64_t i = 0; i < M; i++) {

@@ -18,6 +18,14 @@
 
 typedef struct snapm_ops snapm_ops;
 
+/* the pair classifier's parameters (named pointers into the value or the gradient slab) */
+typedef struct {
+    float *W1; /* (C, 2L) torch layout, over [h_u; h_v] */
+    float *b1; /* (C) */
+    float *W2; /* (K, C) */
+    float *b2; /* (K) */
+} snapm_cls_params;
+
 struct dgnn_snapmodel {
     dgnn_snapmodel_cfg cfg;
     dgnn_params p;
@@ -31,7 +39,8 @@ struct dgnn_snapmodel {
     int training;
     double flops;
     /* the pair classifier */
-    int icW1, icb1, icW2, icb2;
+    int icW1, icb1, icW2, icb2; /* the declared tensors' indices, to point cls and dcls */
+    snapm_cls_params cls, dcls; /* values, gradients (snapm_edge_init) */
     int64_t M, Mcap, Us, Ud, Ucap;
     int32_t *stamp;          /* (N) node -> row among the distinct nodes, -1 elsewhere */
     int32_t *us, *ud;        /* (Ucap) distinct source / destination nodes, in order of appearance */
@@ -77,6 +86,12 @@ static inline int snapm_alloc_done(const dgnn_snapmodel *m, const dgnn_alloc_set
                            "--hidden%s", m->name, (long long)m->N, (long long)m->L, (long long)m->V, win,
                            T > 0 ? " or --window" : "");
 }
+
+/* Named parameter pointers (DESIGN.md convention 2): each kind keeps a struct of named
+ * float * into the value slab and one of the same shape into the gradient slab, filled
+ * once after dgnn_params_alloc (at the start of init_values) by one function that takes
+ * dgnn_params_get or dgnn_params_grad: the two slabs share one layout. */
+typedef float *(*snapm_slab_fn)(const dgnn_params *p, int idx);
 
 /* ---- the pair classifier (snapmodel_edge.c), for dgnn_snapmodel_init / _free ----
  * declare: its tensors, after the kind's; init: its values (draws from rng after the
