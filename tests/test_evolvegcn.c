@@ -18,6 +18,7 @@
 #include "random_events.h"
 #include "dgnn/metrics.h"
 #include "dgnn/snapmodel.h"
+#include "dgnn/snapshot_graph.h"
 #include "dgnn/train_snapshot.h"
 
 #include <omp.h>

@@ -18,6 +18,7 @@
 #include "dgnn/io.h"
 #include "dgnn/nn.h"
 #include "dgnn/nn_graph.h"
+#include "dgnn/snapshot_graph.h"
 
 #include <omp.h>
 

@@ -21,6 +21,7 @@
 #include "random_events.h"
 #include "dgnn/snapmodel.h"
 #include "dgnn/snapshot.h"
+#include "dgnn/snapshot_graph.h"
 
 #include <omp.h>
 

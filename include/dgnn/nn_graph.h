@@ -20,7 +20,6 @@
 #define DGNN_NN_GRAPH_H
 
 #include "dgnn/base.h"
-#include "dgnn/snapshot.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,8 +29,9 @@ extern "C" {
 
 /* A sparse matrix in CSR form: row r holds entries rowptr[r] .. rowptr[r+1]-1, columns
  * col[] (any order within a row; snapshots keep them ascending) and values val[].
- * A view (dgnn_csr_view, dgnn_csr_of_hat) borrows the arrays; dgnn_csr_transpose
- * allocates them, and dgnn_csr_free releases what was allocated (a no-op on a view). */
+ * A view (dgnn_csr_view, or snapshot_graph.h's dgnn_csr_of_hat) borrows the arrays;
+ * dgnn_csr_transpose allocates them, and dgnn_csr_free releases what was allocated (a
+ * no-op on a view). */
 typedef struct {
     int64_t rows, cols, nnz;
     const int64_t *rowptr; /* (rows+1) */
@@ -41,8 +41,6 @@ typedef struct {
 } dgnn_csr;
 
 dgnn_csr dgnn_csr_view(const int64_t *rowptr, const int32_t *col, const float *val, int64_t rows, int64_t cols);
-/* The normalized A_hat of a snapshot (N x N), borrowed from it. */
-dgnn_csr dgnn_csr_of_hat(const dgnn_snapshot *g);
 /* t = a^T, freshly allocated (free with dgnn_csr_free). Within each row of t the columns
  * come out ascending. O(nnz + rows + cols). Errors: DGNN_ENOMEM. */
 int dgnn_csr_transpose(dgnn_csr *t, const dgnn_csr *a, dgnn_err *err);
@@ -164,17 +162,14 @@ void dgnn_mgru_backward(float *dx, float *dq, float *dparams, const float *dq_ne
  * ties unspecified); out (F, k) = (X[idx] * tanh(s[idx]))^T, i.e. column j is row idx[j]
  * of X scaled by tanh(s_idx[j]).
  * Valid rows: mask[i] != 0 (mask (N), the reference's 0 / -inf node mask: nodes with an
- * edge in the snapshot), or every row when mask is NULL. When fewer than k rows are
- * valid, the reference's pad_with_last_val repeats the last (lowest-scoring) selected
- * index up to k; so does this. When no row is valid (the reference would fail), out is
- * zero and idx is all -1.
+ * edge in the snapshot, snapshot_graph.h's dgnn_topk_mask_of_snapshot), or every row
+ * when mask is NULL. When fewer than k rows are valid, the reference's pad_with_last_val
+ * repeats the last (lowest-scoring) selected index up to k; so does this. When no row is
+ * valid (the reference would fail), out is zero and idx is all -1.
  * Saved for backward: idx (k) the selected rows, tanh_s (k) = tanh(s_idx[j]).
  * Returns the number of distinct valid rows selected (min(k, valid)). */
 int64_t dgnn_topk_forward(float *out, int32_t *idx, float *tanh_s, const float *X, const float *p,
                           const uint8_t *mask, int64_t N, int64_t F, int64_t k);
-/* mask (N) = 1 for the nodes with an edge in snapshot g (a non-empty row or a column of
- * A, self loops of A_hat not counted), else 0: the reference's get_node_mask(cur_adj). */
-void dgnn_topk_mask_of_snapshot(uint8_t *mask, const dgnn_snapshot *g);
 /* dX (N, F) += (or NULL: X is an input without gradient), dp (F) += ; from dout (F, k).
  * A padded (repeated) index receives the sum of its columns' gradients. */
 void dgnn_topk_backward(float *dX, float *dp, const float *dout, const int32_t *idx, const float *tanh_s,

@@ -1,6 +1,7 @@
 /* snapmodel.h: snapshot-based dynamic GNNs over a window of graph snapshots, and the
  * edge classifier that scores node pairs from their embeddings. One API, six kinds
- * (dgnn_snapmodel_kind; src/models/snapmodel.c holds what they share and dispatches):
+ * (dgnn_snapmodel_kind; src/models/snapmodel.c holds the registry and dispatches,
+ * snapmodel_gcn.c the GCN layers they share, snapmodel_edge.c the classifier):
  *   evolvegcn-o, evolvegcn-h  src/models/evolvegcn.c, exactly as the reference code
  *                             (IBM/EvolveGCN egcn_o.py, egcn_h.py);
  *   tgcn                      src/models/tgcn.c, PyG-Temporal's TGCN cell;

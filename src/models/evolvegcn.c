@@ -1,6 +1,7 @@
 /* evolvegcn.c: EvolveGCN-O and EvolveGCN-H (IBM/EvolveGCN egcn_o.py, egcn_h.py) over a
- * window of snapshots, with the semantics in include/dgnn/snapmodel.h. The struct, the
- * input checks and the pair classifier are snapmodel.c's (snapmodel_internal.h).
+ * window of snapshots, with the semantics in include/dgnn/snapmodel.h. The struct and the
+ * input checks are snapmodel.c's, the pair classifier snapmodel_edge.c's
+ * (snapmodel_internal.h).
  *
  * Layout of the work:
  *  - each GRCU layer keeps, per snapshot of the window, its evolved weights Q_t, the matrix
@@ -19,11 +20,19 @@
 
 #include "dgnn/nn.h"
 
+/* one GRCU layer's parameters (named pointers into the value or the gradient slab) */
+typedef struct {
+    float *Q0;               /* (R, C) initial weights (GCN_init_weights) */
+    float *mgru;             /* (dgnn_mgru_param_count(R, C)) the matrix GRU block [W; U; B] */
+    float *topk_p;           /* (R) TopK's scorer (-H); NULL in -O */
+} grcu_params;
+
 /* one GRCU layer: weights (R, C) evolved by a matrix GRU, R = input width, C = L */
 typedef struct {
     int64_t R, C;
     int onehot_in;           /* input is one-hot (layer 1 on one-hot features) */
-    int iQ0, iG, iP;         /* parameter indices: initial weights, matrix GRU block, TopK scorer (-1 in -O) */
+    int iQ0, iG, iP;         /* the declared tensors' indices (iP -1 in -O), to point w and dw */
+    grcu_params w, dw;       /* values, gradients */
     float *Q;                /* (Tcap, R, C) Q_1..Q_T */
     float *gsaved;           /* (Tcap, 4, R, C) the matrix GRU's saved gates */
     float *X;                /* (Tcap, R, C) TopK summaries (-H) */
@@ -95,18 +104,25 @@ static void egcn_declare(dgnn_snapmodel *m) {
     }
 }
 
+static void grcu_point(grcu_params *q, const dgnn_params *p, snapm_slab_fn at, const grcu_t *g) {
+    q->Q0 = at(p, g->iQ0), q->mgru = at(p, g->iG);
+    q->topk_p = g->iP >= 0 ? at(p, g->iP) : NULL;
+}
+
 static int egcn_init_values(dgnn_snapmodel *m, dgnn_rng *rng, dgnn_err *err) {
     egcn_t *e = m->impl;
     const int64_t N = m->N, V = m->V, L = m->L;
     dgnn_alloc_set as = {0, 0};
     for (int l = 0; l < 2; l++) {
         grcu_t *g = &e->l[l];
+        grcu_point(&g->w, &m->p, dgnn_params_get, g);
+        grcu_point(&g->dw, &m->p, dgnn_params_grad, g);
         /* egcn_*.py: the cell (gates, then the scorer) is built before GCN_init_weights */
-        dgnn_mgru_init(dgnn_params_get(&m->p, g->iG), g->R, g->C, rng);
-        if (g->iP >= 0) dgnn_topk_init(dgnn_params_get(&m->p, g->iP), g->R, rng);
+        dgnn_mgru_init(g->w.mgru, g->R, g->C, rng);
+        if (g->w.topk_p) dgnn_topk_init(g->w.topk_p, g->R, rng);
         /* GRCU.reset_param: U(-1/sqrt(cols), 1/sqrt(cols)) */
         float b = (float)(1.0 / sqrt((double)g->C));
-        dgnn_init_uniform(dgnn_params_get(&m->p, g->iQ0), g->R * g->C, -b, b, rng);
+        dgnn_init_uniform(g->w.Q0, g->R * g->C, -b, b, rng);
         DGNN_GROW(&as, g->dQa, MUL(g->R, g->C));
         DGNN_GROW(&as, g->dQb, MUL(g->R, g->C));
         DGNN_GROW(&as, g->dX, MUL(g->R, g->C));
@@ -223,8 +239,8 @@ static int egcn_forward(dgnn_snapmodel *m, float *H, dgnn_rng *rng, dgnn_err *er
     const int hmode = m->cfg.kind == DGNN_SNAPMODEL_EGCN_H;
     grcu_t *g1 = &e->l[0], *g2 = &e->l[1];
     const int64_t RC1 = g1->R * L, RC2 = L * L;
-    const float *G1 = dgnn_params_get(&m->p, g1->iG), *G2 = dgnn_params_get(&m->p, g2->iG);
-    const float *Q1prev = dgnn_params_get(&m->p, g1->iQ0), *Q2prev = dgnn_params_get(&m->p, g2->iQ0);
+    const float *G1 = g1->w.mgru, *G2 = g2->w.mgru;
+    const float *Q1prev = g1->w.Q0, *Q2prev = g2->w.Q0;
     for (int64_t t = 0; t < T; t++) {
         const dgnn_snap_input *in = &win[t];
         const int last = t == T - 1;
@@ -233,7 +249,7 @@ static int egcn_forward(dgnn_snapmodel *m, float *H, dgnn_rng *rng, dgnn_err *er
         const float *x1 = Q1prev;
         if (hmode) {
             float *X1 = g1->X + t * RC1;
-            const float *p1 = dgnn_params_get(&m->p, g1->iP);
+            const float *p1 = g1->w.topk_p;
             if (m->cfg.onehot)
                 topk_onehot_forward(X1, g1->tk_idx + t * L, g1->tk_tanh + t * L, e->topk_s, in->feat_idx, p1, in->mask,
                                     N, V, L);
@@ -250,8 +266,7 @@ static int egcn_forward(dgnn_snapmodel *m, float *H, dgnn_rng *rng, dgnn_err *er
         const float *x2 = Q2prev;
         if (hmode) {
             float *X2 = g2->X + t * RC2;
-            dgnn_topk_forward(X2, g2->tk_idx + t * L, g2->tk_tanh + t * L, H1, dgnn_params_get(&m->p, g2->iP), in->mask,
-                              N, L, L);
+            dgnn_topk_forward(X2, g2->tk_idx + t * L, g2->tk_tanh + t * L, H1, g2->w.topk_p, in->mask, N, L, L);
             x2 = X2;
         }
         dgnn_mgru_forward(Q2, g2->gsaved + t * 4 * RC2, x2, Q2prev, G2, L, L);
@@ -275,9 +290,9 @@ static void egcn_backward(dgnn_snapmodel *m, const float *dH) {
     const size_t NLb = (size_t)(N * L) * sizeof(float);
     grcu_t *g1 = &e->l[0], *g2 = &e->l[1];
     const int64_t R1 = g1->R, RC1 = R1 * L, RC2 = L * L;
-    const float *G1 = dgnn_params_get(&m->p, g1->iG), *G2 = dgnn_params_get(&m->p, g2->iG);
-    float *dG1 = dgnn_params_grad(&m->p, g1->iG), *dG2 = dgnn_params_grad(&m->p, g2->iG);
-    const float *Q10 = dgnn_params_get(&m->p, g1->iQ0), *Q20 = dgnn_params_get(&m->p, g2->iQ0);
+    const float *G1 = g1->w.mgru, *G2 = g2->w.mgru;
+    float *dG1 = g1->dw.mgru, *dG2 = g2->dw.mgru;
+    const float *Q10 = g1->w.Q0, *Q20 = g2->w.Q0;
     const dgnn_snap_input *win = m->win;
     const dgnn_csr *AtT = win[T - 1].At ? win[T - 1].At : &win[T - 1].A;
 
@@ -292,7 +307,7 @@ static void egcn_backward(dgnn_snapmodel *m, const float *dH) {
     memset(e->gscratch, 0, NLb);
     dgnn_spmm_backward(e->gscratch, AtT, e->dPre, L);
     dgnn_gemm_fixed(0, 0, N, L, L, e->gscratch, L, e->W2t, L, 1.0f, e->dH1, L); /* dH1 += dT W */
-    snapm_gemm_tn_fixed(e->dW, L, e->gscratch, H1T, N, L, L);
+    dgnn_gemm_fixed(1, 0, L, L, N, e->gscratch, L, H1T, L, 1.0f, e->dW, L);
     m->flops += 4.0 * (double)N * (double)L * (double)L;
     float *dQ2 = g2->dQa, *dQ2p = g2->dQb, *dQ1 = g1->dQa, *dQ1p = g1->dQb;
     dgnn_transpose(dQ2, e->dW, L, L, 0); /* dW is the gradient of Q2_T^T */
@@ -307,8 +322,8 @@ static void egcn_backward(dgnn_snapmodel *m, const float *dH) {
         if (hmode) {
             memset(g2->dX, 0, (size_t)RC2 * sizeof(float));
             dgnn_mgru_backward(g2->dX, dQ2p, dG2, dQ2, g2->gsaved + t * 4 * RC2, g2->X + t * RC2, Q2prev, G2, L, L);
-            dgnn_topk_backward(e->dH1, dgnn_params_grad(&m->p, g2->iP), g2->dX, g2->tk_idx + t * L,
-                               g2->tk_tanh + t * L, e->H1 + t * N * L, dgnn_params_get(&m->p, g2->iP), N, L, L);
+            dgnn_topk_backward(e->dH1, g2->dw.topk_p, g2->dX, g2->tk_idx + t * L, g2->tk_tanh + t * L,
+                               e->H1 + t * N * L, g2->w.topk_p, N, L, L);
         } else {
             dgnn_mgru_backward(dQ2p, dQ2p, dG2, dQ2, g2->gsaved + t * 4 * RC2, Q2prev, Q2prev, G2, L, L);
         }
@@ -339,8 +354,8 @@ static void egcn_backward(dgnn_snapmodel *m, const float *dH) {
         if (hmode) {
             memset(g1->dX, 0, (size_t)RC1 * sizeof(float));
             dgnn_mgru_backward(g1->dX, dQ1p, dG1, dQ1, g1->gsaved + t * 4 * RC1, g1->X + t * RC1, Q1prev, G1, R1, L);
-            float *dp1 = dgnn_params_grad(&m->p, g1->iP);
-            const float *p1 = dgnn_params_get(&m->p, g1->iP);
+            float *dp1 = g1->dw.topk_p;
+            const float *p1 = g1->w.topk_p;
             if (m->cfg.onehot)
                 topk_onehot_backward(dp1, g1->dX, g1->tk_idx + t * L, g1->tk_tanh + t * L, in->feat_idx, p1, V, L);
             else
@@ -353,7 +368,7 @@ static void egcn_backward(dgnn_snapmodel *m, const float *dH) {
         dQ1 = dQ1p, dQ1p = sw;
     }
     /* what is left is the gradient of the initial weights */
-    float *dQ10 = dgnn_params_grad(&m->p, g1->iQ0), *dQ20 = dgnn_params_grad(&m->p, g2->iQ0);
+    float *dQ10 = g1->dw.Q0, *dQ20 = g2->dw.Q0;
     for (int64_t i = 0; i < RC1; i++) dQ10[i] += dQ1[i];
     for (int64_t i = 0; i < RC2; i++) dQ20[i] += dQ2[i];
     g1->dQa = dQ1, g1->dQb = dQ1p; /* keep ownership straight after the swaps */

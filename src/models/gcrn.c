@@ -22,8 +22,8 @@
  * zeros as theirs. Each convolution has its own bias as in the reference (the two of a
  * gate only ever appear summed, so their gradients are equal).
  *
- * Weight gradients that sum over nodes go through snapm_gemm_tn_fixed (bits independent of
- * the thread count). */
+ * Weight gradients that sum over nodes go through nn.h's dgnn_gemm_fixed (bits independent
+ * of the thread count). */
 #include "snapmodel_internal.h"
 
 #include <math.h>
@@ -32,8 +32,17 @@
 
 #include "dgnn/nn.h"
 
+/* the parameters, per gate z, r, h (named pointers into the value or the gradient slab) */
 typedef struct {
-    int iXW[3], iXb[3], iHW[3], iHb[3]; /* gates z, r, h */
+    float *conv_x_W[3]; /* (V, L) */
+    float *conv_x_b[3]; /* (L) */
+    float *conv_h_W[3]; /* (L, L) */
+    float *conv_h_b[3]; /* (L) */
+} gcrn_params;
+
+typedef struct {
+    int iXW[3], iXb[3], iHW[3], iHb[3]; /* the declared tensors' indices, to point w and dw */
+    gcrn_params w, dw;                  /* values, gradients */
     int64_t Tcap;
     float *Hs;              /* (Tcap, N, L) H_1..H_T */
     float *Z, *R, *Ht, *HR; /* (Tcap, N, L) */
@@ -76,12 +85,21 @@ static void gcrn_declare(dgnn_snapmodel *m) {
     }
 }
 
+static void gcrn_point(gcrn_params *q, const dgnn_params *p, snapm_slab_fn at, const gcrn_t *s) {
+    for (int g = 0; g < 3; g++) {
+        q->conv_x_W[g] = at(p, s->iXW[g]), q->conv_x_b[g] = at(p, s->iXb[g]);
+        q->conv_h_W[g] = at(p, s->iHW[g]), q->conv_h_b[g] = at(p, s->iHb[g]);
+    }
+}
+
 static int gcrn_init_values(dgnn_snapmodel *m, dgnn_rng *rng, dgnn_err *err) {
     gcrn_t *s = m->impl;
     const int64_t N = m->N, V = m->V, L = m->L;
+    gcrn_point(&s->w, &m->p, dgnn_params_get, s);
+    gcrn_point(&s->dw, &m->p, dgnn_params_grad, s);
     for (int g = 0; g < 3; g++) { /* biases: zeros (the slab starts zeroed) */
-        snapm_init_glorot(dgnn_params_get(&m->p, s->iXW[g]), V * L, V, L, rng);
-        snapm_init_glorot(dgnn_params_get(&m->p, s->iHW[g]), L * L, L, L, rng);
+        snapm_init_glorot(s->w.conv_x_W[g], V * L, V, L, rng);
+        snapm_init_glorot(s->w.conv_h_W[g], L * L, L, L, rng);
     }
     const int64_t NL = MUL(N, L);
     dgnn_alloc_set as = {0, 0};
@@ -111,30 +129,26 @@ static int gcrn_forward(dgnn_snapmodel *m, float *H, dgnn_rng *rng, dgnn_err *er
     const int64_t N = m->N, V = m->V, L = m->L, T = m->T, NL = N * L;
     int rc = gcrn_ensure(m, T, err);
     if (rc) return rc;
-    const float *XW[3], *Xb[3], *HW[3], *Hb[3];
-    for (int g = 0; g < 3; g++) {
-        XW[g] = dgnn_params_get(&m->p, s->iXW[g]), Xb[g] = dgnn_params_get(&m->p, s->iXb[g]);
-        HW[g] = dgnn_params_get(&m->p, s->iHW[g]), Hb[g] = dgnn_params_get(&m->p, s->iHb[g]);
-    }
+    const gcrn_params *w = &s->w;
     for (int64_t t = 0; t < T; t++) {
         const dgnn_snap_input *in = &m->win[t];
         const float *Hp = t > 0 ? s->Hs + (t - 1) * NL : s->zero;
         float *Z = s->Z + t * NL, *R = s->R + t * NL, *Ht = s->Ht + t * NL, *HR = s->HR + t * NL;
         float *Hn = s->Hs + t * NL, *P = s->P;
         /* the gates' pre-activations: input part, then += the state part */
-        snapm_in_gcn_forward(m, Z, s->tmp, in, XW[0], Xb[0], L);
-        snapm_h_gcn_forward(P, s->tmp, &in->A, Hp, HW[0], Hb[0], N, L, L);
+        snapm_in_gcn_forward(m, Z, s->tmp, in, w->conv_x_W[0], w->conv_x_b[0], L);
+        snapm_h_gcn_forward(P, s->tmp, &in->A, Hp, w->conv_h_W[0], w->conv_h_b[0], N, L, L);
 #pragma omp parallel for schedule(static) if (NL > 65536)
         for (int64_t i = 0; i < NL; i++) Z[i] = dgnn_sigmoidf(Z[i] + P[i]);
-        snapm_in_gcn_forward(m, R, s->tmp, in, XW[1], Xb[1], L);
-        snapm_h_gcn_forward(P, s->tmp, &in->A, Hp, HW[1], Hb[1], N, L, L);
+        snapm_in_gcn_forward(m, R, s->tmp, in, w->conv_x_W[1], w->conv_x_b[1], L);
+        snapm_h_gcn_forward(P, s->tmp, &in->A, Hp, w->conv_h_W[1], w->conv_h_b[1], N, L, L);
 #pragma omp parallel for schedule(static) if (NL > 65536)
         for (int64_t i = 0; i < NL; i++) {
             R[i] = dgnn_sigmoidf(R[i] + P[i]);
             HR[i] = Hp[i] * R[i];
         }
-        snapm_in_gcn_forward(m, Ht, s->tmp, in, XW[2], Xb[2], L);
-        snapm_h_gcn_forward(P, s->tmp, &in->A, HR, HW[2], Hb[2], N, L, L);
+        snapm_in_gcn_forward(m, Ht, s->tmp, in, w->conv_x_W[2], w->conv_x_b[2], L);
+        snapm_h_gcn_forward(P, s->tmp, &in->A, HR, w->conv_h_W[2], w->conv_h_b[2], N, L, L);
 #pragma omp parallel for schedule(static) if (NL > 65536)
         for (int64_t i = 0; i < NL; i++) {
             float h = tanhf(Ht[i] + P[i]);
@@ -150,13 +164,7 @@ static int gcrn_forward(dgnn_snapmodel *m, float *H, dgnn_rng *rng, dgnn_err *er
 static void gcrn_backward(dgnn_snapmodel *m, const float *dH) {
     gcrn_t *s = m->impl;
     const int64_t N = m->N, V = m->V, L = m->L, T = m->T, NL = N * L;
-    const float *HW[3];
-    float *dXW[3], *dXb[3], *dHW[3], *dHb[3];
-    for (int g = 0; g < 3; g++) {
-        HW[g] = dgnn_params_get(&m->p, s->iHW[g]);
-        dXW[g] = dgnn_params_grad(&m->p, s->iXW[g]), dXb[g] = dgnn_params_grad(&m->p, s->iXb[g]);
-        dHW[g] = dgnn_params_grad(&m->p, s->iHW[g]), dHb[g] = dgnn_params_grad(&m->p, s->iHb[g]);
-    }
+    const gcrn_params *w = &s->w, *dw = &s->dw;
     float *dHn = s->dHa, *dHp = s->dHb; /* dL/dH_t, dL/dH_{t-1} */
     memcpy(dHn, dH, (size_t)NL * sizeof(float));
     for (int64_t t = T - 1; t >= 0; t--) {
@@ -173,18 +181,19 @@ static void gcrn_backward(dgnn_snapmodel *m, const float *dH) {
             s->dHR[i] = 0.0f;
         }
         /* candidate: A X Wx_h + A (H R) Wh_h */
-        snapm_h_gcn_backward(s->dHR, dHW[2], dHb[2], s->tmp, At, HR, HW[2], s->dHtp, N, L, L);
-        snapm_in_gcn_backward(m, dXW[2], dXb[2], s->tmp, in, s->dHtp, L);
+        snapm_h_gcn_backward(s->dHR, dw->conv_h_W[2], dw->conv_h_b[2], s->tmp, At, HR, w->conv_h_W[2], s->dHtp, N, L,
+                             L);
+        snapm_in_gcn_backward(m, dw->conv_x_W[2], dw->conv_x_b[2], s->tmp, in, s->dHtp, L);
 #pragma omp parallel for schedule(static) if (NL > 65536)
         for (int64_t i = 0; i < NL; i++) {
             float r = R[i];
             dHp[i] += s->dHR[i] * r;
             s->dRp[i] = s->dHR[i] * Hp[i] * r * (1.0f - r);
         }
-        snapm_h_gcn_backward(dHp, dHW[1], dHb[1], s->tmp, At, Hp, HW[1], s->dRp, N, L, L);
-        snapm_in_gcn_backward(m, dXW[1], dXb[1], s->tmp, in, s->dRp, L);
-        snapm_h_gcn_backward(dHp, dHW[0], dHb[0], s->tmp, At, Hp, HW[0], s->dZp, N, L, L);
-        snapm_in_gcn_backward(m, dXW[0], dXb[0], s->tmp, in, s->dZp, L);
+        snapm_h_gcn_backward(dHp, dw->conv_h_W[1], dw->conv_h_b[1], s->tmp, At, Hp, w->conv_h_W[1], s->dRp, N, L, L);
+        snapm_in_gcn_backward(m, dw->conv_x_W[1], dw->conv_x_b[1], s->tmp, in, s->dRp, L);
+        snapm_h_gcn_backward(dHp, dw->conv_h_W[0], dw->conv_h_b[0], s->tmp, At, Hp, w->conv_h_W[0], s->dZp, N, L, L);
+        snapm_in_gcn_backward(m, dw->conv_x_W[0], dw->conv_x_b[0], s->tmp, in, s->dZp, L);
         m->flops += 3.0 * 4.0 * (double)NL * (double)L + (m->cfg.onehot ? 0.0 : 3.0 * 2.0 * (double)NL * (double)V);
         float *sw = dHn;
         dHn = dHp, dHp = sw;

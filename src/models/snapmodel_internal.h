@@ -1,12 +1,16 @@
 /* snapmodel_internal.h: what the snapshot models share (private to src/models): the model
  * struct, the table of kind-specific operations each model file provides, and the helpers
- * more than one model uses (GCN layers on the node input or on hidden states with
- * thread-count-independent weight gradients, sigmoid, growable buffers).
+ * more than one model uses.
  *
- * snapmodel.c owns the struct, the parameter slab, the input checks, the dispatch and the
- * edge classifier; each model file (evolvegcn.c, tgcn.c, gcrn.c, wdgcn.c, gcn.c) declares
- * and initialises its parameters, keeps its own window state behind m->impl, and runs
- * its window forward and backward. */
+ * Files and the way calls go (each only downwards in this list, so no two files call each
+ * other both ways):
+ *   snapmodel.c         the registry of kinds, the slab, the input checks, the dispatch
+ *   evolvegcn.c tgcn.c gcrn.c wdgcn.c static_gcn.c   one kind each, behind a snapm_ops
+ *   snapmodel_edge.c    the pair classifier (called by snapmodel.c and the trainers)
+ *   snapmodel_gcn.c     the GCN layers on the node input or on hidden states, column sums,
+ *                       Glorot init (called by the kinds)
+ * Each model file declares and initialises its parameters, keeps its own window state
+ * behind m->impl, and runs its window forward and backward. */
 #ifndef DGNN_SNAPMODEL_INTERNAL_H
 #define DGNN_SNAPMODEL_INTERNAL_H
 
@@ -14,10 +18,19 @@
 
 typedef struct snapm_ops snapm_ops;
 
+/* the pair classifier's parameters (named pointers into the value or the gradient slab) */
+typedef struct {
+    float *W1; /* (C, 2L) torch layout, over [h_u; h_v] */
+    float *b1; /* (C) */
+    float *W2; /* (K, C) */
+    float *b2; /* (K) */
+} snapm_cls_params;
+
 struct dgnn_snapmodel {
     dgnn_snapmodel_cfg cfg;
     dgnn_params p;
     const snapm_ops *ops;
+    const char *name;        /* the kind's canonical name (dgnn_snapmodel_name), for messages */
     void *impl;              /* the kind's own state (parameter indices, window buffers) */
     int64_t N, V, L, Cc, K;
     /* the window of the last forward (set by snapmodel.c before the kind's forward runs) */
@@ -26,7 +39,8 @@ struct dgnn_snapmodel {
     int training;
     double flops;
     /* the pair classifier */
-    int icW1, icb1, icW2, icb2;
+    int icW1, icb1, icW2, icb2; /* the declared tensors' indices, to point cls and dcls */
+    snapm_cls_params cls, dcls; /* values, gradients (snapm_edge_init) */
     int64_t M, Mcap, Us, Ud, Ucap;
     int32_t *stamp;          /* (N) node -> row among the distinct nodes, -1 elsewhere */
     int32_t *us, *ud;        /* (Ucap) distinct source / destination nodes, in order of appearance */
@@ -59,28 +73,36 @@ extern const snapm_ops snapm_egcn_ops;  /* evolvegcn.c: EvolveGCN-O and -H */
 extern const snapm_ops snapm_tgcn_ops;  /* tgcn.c */
 extern const snapm_ops snapm_gcrn_ops;  /* gcrn.c */
 extern const snapm_ops snapm_wdgcn_ops; /* wdgcn.c */
-extern const snapm_ops snapm_gcn_ops;   /* gcn.c: the static baseline */
+extern const snapm_ops snapm_gcn_ops;   /* static_gcn.c: the static baseline "gcn" */
 
 /* Checked allocation (base.h): counts multiplied with MUL, which saturates. */
 #define MUL dgnn_size_mul
 /* dgnn_alloc_done(a, err, ...) naming the model's buffers: of its N x hidden
  * activations, over a window of T snapshots when T > 0. */
-int snapm_alloc_done(const dgnn_snapmodel *m, const dgnn_alloc_set *a, int64_t T, dgnn_err *err);
+static inline int snapm_alloc_done(const dgnn_snapmodel *m, const dgnn_alloc_set *a, int64_t T, dgnn_err *err) {
+    char win[64] = "";
+    if (T > 0) snprintf(win, sizeof win, " over a window of %lld snapshots", (long long)T);
+    return dgnn_alloc_done(a, err, "the %s model's activations (%lld nodes x hidden %lld, input width %lld)%s; lower "
+                           "--hidden%s", m->name, (long long)m->N, (long long)m->L, (long long)m->V, win,
+                           T > 0 ? " or --window" : "");
+}
 
-/* Grows *p to hold n elements of size sz (contents dropped); *cap tracks the size. */
-void snapm_grow(void **p, int64_t *cap, int64_t n, size_t sz);
+/* Named parameter pointers (DESIGN.md convention 2): each kind keeps a struct of named
+ * float * into the value slab and one of the same shape into the gradient slab, filled
+ * once after dgnn_params_alloc (at the start of init_values) by one function that takes
+ * dgnn_params_get or dgnn_params_grad: the two slabs share one layout. */
+typedef float *(*snapm_slab_fn)(const dgnn_params *p, int idx);
 
-/* dW (C, L; row stride ldw) += G^T X for G (U, C), X (U, L): a sum over U rows (nodes),
- * in fixed blocks of 64 output rows, each one single-threaded sgemm over all U, so the
- * bits do not depend on the thread count (nn.h's dgnn_gemm_fixed; gemm.c says why a
- * plain sgemm's do). */
-void snapm_gemm_tn_fixed(float *dW, int64_t ldw, const float *G, const float *X, int64_t U, int64_t C, int64_t L);
+/* ---- the pair classifier (snapmodel_edge.c), for dgnn_snapmodel_init / _free ----
+ * declare: its tensors, after the kind's; init: its values (draws from rng after the
+ * kind's) and its node map; free: its buffers (safe on a partly built model). */
+void snapm_edge_declare(dgnn_snapmodel *m);
+void snapm_edge_init(dgnn_snapmodel *m, dgnn_rng *rng);
+void snapm_edge_free(dgnn_snapmodel *m);
 
-/* C (M, Nc) = A (M, K) op(B) + beta C, op(B) = B (K, Nc) or, transB, B^T with B (Nc, K);
- * row strides lda, ldb, ldc. Rows in fixed blocks of 256, each one single-threaded
- * sgemm: the bits do not depend on the thread count (dgnn_gemm_fixed). */
-void snapm_gemm_rows(int transB, int64_t M, int64_t Nc, int64_t K, const float *A, int64_t lda, const float *B,
-                     int64_t ldb, float beta, float *C, int64_t ldc);
+/* ---- shared layers (snapmodel_gcn.c) ---------------------------------------------------
+ * Products over nodes are nn.h's dgnn_gemm_fixed: the bits do not depend on the thread
+ * count. */
 
 /* Column sums db (D) += sum over rows of dY (N, D), in row order (fixed). */
 void snapm_colsum(float *db, const float *dY, int64_t N, int64_t D);

@@ -20,8 +20,15 @@
 
 #include "dgnn/nn.h"
 
+/* the parameters (named pointers into the value or the gradient slab) */
 typedef struct {
-    int iW1, iW2;
+    float *W1; /* (V, L) */
+    float *W2; /* (L, L) */
+} sgcn_params;
+
+typedef struct {
+    int iW1, iW2;           /* the declared tensors' indices, to point w and dw */
+    sgcn_params w, dw;      /* values, gradients */
     /* the union graph of the last forward */
     int64_t *rowptr;        /* (N+1) */
     int32_t *col;           /* (ccap) */
@@ -52,12 +59,18 @@ static void sgcn_declare(dgnn_snapmodel *m) {
     s->sym = 1;
 }
 
+static void sgcn_point(sgcn_params *q, const dgnn_params *p, snapm_slab_fn at, const sgcn_t *s) {
+    q->W1 = at(p, s->iW1), q->W2 = at(p, s->iW2);
+}
+
 static int sgcn_init_values(dgnn_snapmodel *m, dgnn_rng *rng, dgnn_err *err) {
     sgcn_t *s = m->impl;
     const int64_t N = m->N, V = m->V, L = m->L;
+    sgcn_point(&s->w, &m->p, dgnn_params_get, s);
+    sgcn_point(&s->dw, &m->p, dgnn_params_grad, s);
     float b = (float)(1.0 / sqrt((double)L));
-    dgnn_init_uniform(dgnn_params_get(&m->p, s->iW1), V * L, -b, b, rng);
-    dgnn_init_uniform(dgnn_params_get(&m->p, s->iW2), L * L, -b, b, rng);
+    dgnn_init_uniform(s->w.W1, V * L, -b, b, rng);
+    dgnn_init_uniform(s->w.W2, L * L, -b, b, rng);
     dgnn_alloc_set as = {0, 0};
     DGNN_GROW(&as, s->rowptr, dgnn_size_add(N, 1));
     DGNN_GROW(&as, s->mark, N);
@@ -143,9 +156,9 @@ static int sgcn_forward(dgnn_snapmodel *m, float *H, dgnn_rng *rng, dgnn_err *er
     int rc = build_union(m, err);
     if (rc) return rc;
     dgnn_snap_input in = union_input(m);
-    snapm_in_gcn_forward(m, s->H1, s->tmp, &in, dgnn_params_get(&m->p, s->iW1), NULL, L);
+    snapm_in_gcn_forward(m, s->H1, s->tmp, &in, s->w.W1, NULL, L);
     dgnn_rrelu_forward(s->H1, s->sl1, s->H1, NL, m->cfg.rrelu_lower, m->cfg.rrelu_upper, rng != NULL, rng);
-    snapm_h_gcn_forward(H, s->tmp, &s->Au, s->H1, dgnn_params_get(&m->p, s->iW2), NULL, N, L, L);
+    snapm_h_gcn_forward(H, s->tmp, &s->Au, s->H1, s->w.W2, NULL, N, L, L);
     dgnn_rrelu_forward(H, s->sl2, H, NL, m->cfg.rrelu_lower, m->cfg.rrelu_upper, rng != NULL, rng);
     m->flops = 2.0 * (double)NL * (double)L + (m->cfg.onehot ? 0.0 : 2.0 * (double)NL * (double)V);
     return DGNN_OK;
@@ -156,12 +169,11 @@ static void sgcn_backward(dgnn_snapmodel *m, const float *dH) {
     const int64_t N = m->N, V = m->V, L = m->L, NL = N * L;
 #pragma omp parallel for schedule(static) if (NL > 65536)
     for (int64_t i = 0; i < NL; i++) s->dP[i] = dH[i] * s->sl2[i], s->dH1[i] = 0.0f;
-    snapm_h_gcn_backward(s->dH1, dgnn_params_grad(&m->p, s->iW2), NULL, s->tmp, &s->AuT, s->H1,
-                         dgnn_params_get(&m->p, s->iW2), s->dP, N, L, L);
+    snapm_h_gcn_backward(s->dH1, s->dw.W2, NULL, s->tmp, &s->AuT, s->H1, s->w.W2, s->dP, N, L, L);
 #pragma omp parallel for schedule(static) if (NL > 65536)
     for (int64_t i = 0; i < NL; i++) s->dH1[i] *= s->sl1[i];
     dgnn_snap_input in = union_input(m);
-    snapm_in_gcn_backward(m, dgnn_params_grad(&m->p, s->iW1), NULL, s->tmp, &in, s->dH1, L);
+    snapm_in_gcn_backward(m, s->dw.W1, NULL, s->tmp, &in, s->dH1, L);
     m->flops += 4.0 * (double)NL * (double)L + (m->cfg.onehot ? 0.0 : 2.0 * (double)NL * (double)V);
 }
 

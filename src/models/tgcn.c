@@ -18,7 +18,7 @@
  * default U(+-1/sqrt(2L)).
  *
  * The backward walks t = T..1 carrying dL/dH_t; every weight gradient that sums over nodes
- * goes through snapm_gemm_tn_fixed, so the bits do not depend on the thread count. */
+ * goes through nn.h's dgnn_gemm_fixed, so the bits do not depend on the thread count. */
 #include "snapmodel_internal.h"
 
 #include <math.h>
@@ -27,8 +27,17 @@
 
 #include "dgnn/nn.h"
 
+/* the parameters, per gate z, r, h (named pointers into the value or the gradient slab) */
 typedef struct {
-    int iCW[3], iCb[3], iLW[3], iLb[3]; /* gates z, r, h */
+    float *conv_W[3]; /* (V, L) */
+    float *conv_b[3]; /* (L) */
+    float *lin_W[3];  /* (L, 2L) */
+    float *lin_b[3];  /* (L) */
+} tgcn_params;
+
+typedef struct {
+    int iCW[3], iCb[3], iLW[3], iLb[3]; /* the declared tensors' indices, to point w and dw */
+    tgcn_params w, dw;                  /* values, gradients */
     int64_t Tcap;
     float *Hs;                /* (Tcap, N, L) H_1..H_T */
     float *G;                 /* (Tcap, 3, N, L) the gates' GCN outputs G_z, G_r, G_h */
@@ -72,13 +81,22 @@ static void tgcn_declare(dgnn_snapmodel *m) {
     }
 }
 
+static void tgcn_point(tgcn_params *q, const dgnn_params *p, snapm_slab_fn at, const tgcn_t *s) {
+    for (int g = 0; g < 3; g++) {
+        q->conv_W[g] = at(p, s->iCW[g]), q->conv_b[g] = at(p, s->iCb[g]);
+        q->lin_W[g] = at(p, s->iLW[g]), q->lin_b[g] = at(p, s->iLb[g]);
+    }
+}
+
 static int tgcn_init_values(dgnn_snapmodel *m, dgnn_rng *rng, dgnn_err *err) {
     tgcn_t *s = m->impl;
     const int64_t N = m->N, V = m->V, L = m->L;
+    tgcn_point(&s->w, &m->p, dgnn_params_get, s);
+    tgcn_point(&s->dw, &m->p, dgnn_params_grad, s);
     for (int g = 0; g < 3; g++) { /* the reference builds conv_g then linear_g, gate by gate */
-        snapm_init_glorot(dgnn_params_get(&m->p, s->iCW[g]), V * L, V, L, rng);
+        snapm_init_glorot(s->w.conv_W[g], V * L, V, L, rng);
         /* conv_g.b: zeros (the slab starts zeroed) */
-        dgnn_linear_init(dgnn_params_get(&m->p, s->iLW[g]), dgnn_params_get(&m->p, s->iLb[g]), 2 * L, L, rng);
+        dgnn_linear_init(s->w.lin_W[g], s->w.lin_b[g], 2 * L, L, rng);
     }
     const int64_t NL = MUL(N, L);
     dgnn_alloc_set as = {0, 0};
@@ -106,8 +124,8 @@ static int tgcn_ensure(dgnn_snapmodel *m, int64_t T, dgnn_err *err) {
 /* out (N, L) = [A, B] W^T + b = A Wa^T + B Wb^T + b, W (L, 2L) = [Wa | Wb] */
 static void lin2_forward(float *out, const float *A, const float *B, const float *W, const float *b, int64_t N,
                          int64_t L) {
-    snapm_gemm_rows(1, N, L, L, A, L, W, 2 * L, 0.0f, out, L);
-    snapm_gemm_rows(1, N, L, L, B, L, W + L, 2 * L, 1.0f, out, L);
+    dgnn_gemm_fixed(0, 1, N, L, L, A, L, W, 2 * L, 0.0f, out, L);
+    dgnn_gemm_fixed(0, 1, N, L, L, B, L, W + L, 2 * L, 1.0f, out, L);
 #pragma omp parallel for schedule(static) if (N * L > 65536)
     for (int64_t i = 0; i < N; i++)
         for (int64_t o = 0; o < L; o++) out[i * L + o] += b[o];
@@ -117,10 +135,10 @@ static void lin2_forward(float *out, const float *A, const float *B, const float
  * db (L) += column sums of dout */
 static void lin2_backward(float *dA, float *dB, float *dW, float *db, const float *dout, const float *A,
                           const float *B, const float *W, int64_t N, int64_t L) {
-    snapm_gemm_rows(0, N, L, L, dout, L, W, 2 * L, 0.0f, dA, L);
-    snapm_gemm_rows(0, N, L, L, dout, L, W + L, 2 * L, 1.0f, dB, L);
-    snapm_gemm_tn_fixed(dW, 2 * L, dout, A, N, L, L);
-    snapm_gemm_tn_fixed(dW + L, 2 * L, dout, B, N, L, L);
+    dgnn_gemm_fixed(0, 0, N, L, L, dout, L, W, 2 * L, 0.0f, dA, L);
+    dgnn_gemm_fixed(0, 0, N, L, L, dout, L, W + L, 2 * L, 1.0f, dB, L);
+    dgnn_gemm_fixed(1, 0, L, L, N, dout, L, A, L, 1.0f, dW, 2 * L);
+    dgnn_gemm_fixed(1, 0, L, L, N, dout, L, B, L, 1.0f, dW + L, 2 * L);
     snapm_colsum(db, dout, N, L);
 }
 
@@ -130,26 +148,22 @@ static int tgcn_forward(dgnn_snapmodel *m, float *H, dgnn_rng *rng, dgnn_err *er
     const int64_t N = m->N, V = m->V, L = m->L, T = m->T, NL = N * L;
     int rc = tgcn_ensure(m, T, err);
     if (rc) return rc;
-    const float *CW[3], *Cb[3], *LW[3], *Lb[3];
-    for (int g = 0; g < 3; g++) {
-        CW[g] = dgnn_params_get(&m->p, s->iCW[g]), Cb[g] = dgnn_params_get(&m->p, s->iCb[g]);
-        LW[g] = dgnn_params_get(&m->p, s->iLW[g]), Lb[g] = dgnn_params_get(&m->p, s->iLb[g]);
-    }
+    const tgcn_params *w = &s->w;
     for (int64_t t = 0; t < T; t++) {
         const dgnn_snap_input *in = &m->win[t];
         const float *Hp = t > 0 ? s->Hs + (t - 1) * NL : s->zero;
         float *G = s->G + t * 3 * NL, *Z = s->Z + t * NL, *R = s->R + t * NL, *Ht = s->Ht + t * NL;
         float *HR = s->HR + t * NL, *Hn = s->Hs + t * NL;
-        for (int g = 0; g < 3; g++) snapm_in_gcn_forward(m, G + g * NL, s->tmp, in, CW[g], Cb[g], L);
-        lin2_forward(Z, G, Hp, LW[0], Lb[0], N, L);
-        lin2_forward(R, G + NL, Hp, LW[1], Lb[1], N, L);
+        for (int g = 0; g < 3; g++) snapm_in_gcn_forward(m, G + g * NL, s->tmp, in, w->conv_W[g], w->conv_b[g], L);
+        lin2_forward(Z, G, Hp, w->lin_W[0], w->lin_b[0], N, L);
+        lin2_forward(R, G + NL, Hp, w->lin_W[1], w->lin_b[1], N, L);
 #pragma omp parallel for schedule(static) if (NL > 65536)
         for (int64_t i = 0; i < NL; i++) {
             Z[i] = dgnn_sigmoidf(Z[i]);
             R[i] = dgnn_sigmoidf(R[i]);
             HR[i] = Hp[i] * R[i];
         }
-        lin2_forward(Ht, G + 2 * NL, HR, LW[2], Lb[2], N, L);
+        lin2_forward(Ht, G + 2 * NL, HR, w->lin_W[2], w->lin_b[2], N, L);
 #pragma omp parallel for schedule(static) if (NL > 65536)
         for (int64_t i = 0; i < NL; i++) {
             float h = tanhf(Ht[i]);
@@ -165,13 +179,7 @@ static int tgcn_forward(dgnn_snapmodel *m, float *H, dgnn_rng *rng, dgnn_err *er
 static void tgcn_backward(dgnn_snapmodel *m, const float *dH) {
     tgcn_t *s = m->impl;
     const int64_t N = m->N, V = m->V, L = m->L, T = m->T, NL = N * L;
-    const float *LW[3];
-    float *dCW[3], *dCb[3], *dLW[3], *dLb[3];
-    for (int g = 0; g < 3; g++) {
-        LW[g] = dgnn_params_get(&m->p, s->iLW[g]);
-        dCW[g] = dgnn_params_grad(&m->p, s->iCW[g]), dCb[g] = dgnn_params_grad(&m->p, s->iCb[g]);
-        dLW[g] = dgnn_params_grad(&m->p, s->iLW[g]), dLb[g] = dgnn_params_grad(&m->p, s->iLb[g]);
-    }
+    const tgcn_params *w = &s->w, *dw = &s->dw;
     float *dHn = s->dHa, *dHp = s->dHb; /* dL/dH_t, dL/dH_{t-1} */
     memcpy(dHn, dH, (size_t)NL * sizeof(float));
     for (int64_t t = T - 1; t >= 0; t--) {
@@ -189,8 +197,8 @@ static void tgcn_backward(dgnn_snapmodel *m, const float *dH) {
             s->dHR[i] = 0.0f;
         }
         /* candidate: [G_h, H R] */
-        lin2_backward(s->dG, s->dHR, dLW[2], dLb[2], s->dHtp, G + 2 * NL, HR, LW[2], N, L);
-        snapm_in_gcn_backward(m, dCW[2], dCb[2], s->tmp, in, s->dG, L);
+        lin2_backward(s->dG, s->dHR, dw->lin_W[2], dw->lin_b[2], s->dHtp, G + 2 * NL, HR, w->lin_W[2], N, L);
+        snapm_in_gcn_backward(m, dw->conv_W[2], dw->conv_b[2], s->tmp, in, s->dG, L);
 #pragma omp parallel for schedule(static) if (NL > 65536)
         for (int64_t i = 0; i < NL; i++) {
             float r = R[i];
@@ -198,10 +206,10 @@ static void tgcn_backward(dgnn_snapmodel *m, const float *dH) {
             s->dRp[i] = s->dHR[i] * Hp[i] * r * (1.0f - r);
         }
         /* reset and update gates: [G_g, H] */
-        lin2_backward(s->dG, dHp, dLW[1], dLb[1], s->dRp, G + NL, Hp, LW[1], N, L);
-        snapm_in_gcn_backward(m, dCW[1], dCb[1], s->tmp, in, s->dG, L);
-        lin2_backward(s->dG, dHp, dLW[0], dLb[0], s->dZp, G, Hp, LW[0], N, L);
-        snapm_in_gcn_backward(m, dCW[0], dCb[0], s->tmp, in, s->dG, L);
+        lin2_backward(s->dG, dHp, dw->lin_W[1], dw->lin_b[1], s->dRp, G + NL, Hp, w->lin_W[1], N, L);
+        snapm_in_gcn_backward(m, dw->conv_W[1], dw->conv_b[1], s->tmp, in, s->dG, L);
+        lin2_backward(s->dG, dHp, dw->lin_W[0], dw->lin_b[0], s->dZp, G, Hp, w->lin_W[0], N, L);
+        snapm_in_gcn_backward(m, dw->conv_W[0], dw->conv_b[0], s->tmp, in, s->dG, L);
         m->flops += 3.0 * 8.0 * (double)NL * (double)L + (m->cfg.onehot ? 0.0 : 3.0 * 2.0 * (double)NL * (double)V);
         float *sw = dHn;
         dHn = dHp, dHp = sw;

@@ -17,8 +17,8 @@
  *
  * RReLU draws its training slopes from the forward's rng, one draw per call, layer 1 then
  * layer 2 at each snapshot. The LSTM step is written out here (nn_graph.h's formulas) rather
- * than called, so that its products run as snapm_gemm_rows / snapm_gemm_tn_fixed blocks:
- * the bits do not depend on the thread count.
+ * than called, so that its products run as nn.h's dgnn_gemm_fixed blocks: the bits do not
+ * depend on the thread count.
  *
  * Groups (dgnn_snapmodel_group_begin/end; DyGNeX's groups, docs/dygnex.md): E_t depends on
  * snapshot t alone, not on the window's start, so windows that overlap share it. The GCN
@@ -44,8 +44,17 @@ typedef struct {
     int pending;
 } wd_slot;
 
+/* the parameters (named pointers into the value or the gradient slab) */
 typedef struct {
-    int iW1, iW2, iWih, iWhh, ibih, ibhh;
+    float *W1;          /* (V, L) */
+    float *W2;          /* (L, L) */
+    float *W_ih, *W_hh; /* (4L, L) */
+    float *b_ih, *b_hh; /* (4L) */
+} wdgcn_params;
+
+typedef struct {
+    int iW1, iW2, iWih, iWhh, ibih, ibhh; /* the declared tensors' indices, to point w and dw */
+    wdgcn_params w, dw;                   /* values, gradients */
     int64_t Tcap;
     int64_t *tslot;             /* (Tcap) the slot of each window snapshot */
     float *ls;                  /* (Tcap, N, 5L) LSTM saved: activated gates, tanh(c') */
@@ -92,14 +101,21 @@ static void wd_declare(dgnn_snapmodel *m) {
     s->ibhh = dgnn_params_add1(&m->p, "wdgcn.lstm.b_hh", 4 * L);
 }
 
+static void wd_point(wdgcn_params *q, const dgnn_params *p, snapm_slab_fn at, const wdgcn_t *s) {
+    q->W1 = at(p, s->iW1), q->W2 = at(p, s->iW2);
+    q->W_ih = at(p, s->iWih), q->W_hh = at(p, s->iWhh);
+    q->b_ih = at(p, s->ibih), q->b_hh = at(p, s->ibhh);
+}
+
 static int wd_init_values(dgnn_snapmodel *m, dgnn_rng *rng, dgnn_err *err) {
     wdgcn_t *s = m->impl;
     const int64_t N = m->N, V = m->V, L = m->L;
+    wd_point(&s->w, &m->p, dgnn_params_get, s);
+    wd_point(&s->dw, &m->p, dgnn_params_grad, s);
     float b = (float)(1.0 / sqrt((double)L));
-    dgnn_init_uniform(dgnn_params_get(&m->p, s->iW1), V * L, -b, b, rng);
-    dgnn_init_uniform(dgnn_params_get(&m->p, s->iW2), L * L, -b, b, rng);
-    dgnn_lstm_init(dgnn_params_get(&m->p, s->iWih), dgnn_params_get(&m->p, s->iWhh), dgnn_params_get(&m->p, s->ibih),
-                   dgnn_params_get(&m->p, s->ibhh), L, L, rng);
+    dgnn_init_uniform(s->w.W1, V * L, -b, b, rng);
+    dgnn_init_uniform(s->w.W2, L * L, -b, b, rng);
+    dgnn_lstm_init(s->w.W_ih, s->w.W_hh, s->w.b_ih, s->w.b_hh, L, L, rng);
     const int64_t NL = MUL(N, L);
     dgnn_alloc_set as = {0, 0};
     DGNN_GROW_ZEROED(&as, s->zero, NL);
@@ -165,8 +181,8 @@ static int64_t wd_slot_of(dgnn_snapmodel *m, const dgnn_snap_input *in, int *fre
 static void wd_flush(dgnn_snapmodel *m) {
     wdgcn_t *s = m->impl;
     const int64_t N = m->N, V = m->V, L = m->L, NL = N * L;
-    const float *W2 = dgnn_params_get(&m->p, s->iW2);
-    float *dW1 = dgnn_params_grad(&m->p, s->iW1), *dW2 = dgnn_params_grad(&m->p, s->iW2);
+    const float *W2 = s->w.W2;
+    float *dW1 = s->dw.W1, *dW2 = s->dw.W2;
     for (int64_t k = 0; k < s->nslot; k++) {
         wd_slot *q = &s->slot[k];
         if (!q->pending) continue;
@@ -196,11 +212,10 @@ static void lstm_step_forward(dgnn_snapmodel *m, float *hout, float *cout, float
                               const float *h, const float *c) {
     wdgcn_t *s = m->impl;
     const int64_t N = m->N, L = m->L, G = 4 * L;
-    const float *Wih = dgnn_params_get(&m->p, s->iWih), *Whh = dgnn_params_get(&m->p, s->iWhh);
-    const float *bih = dgnn_params_get(&m->p, s->ibih), *bhh = dgnn_params_get(&m->p, s->ibhh);
+    const float *Wih = s->w.W_ih, *Whh = s->w.W_hh, *bih = s->w.b_ih, *bhh = s->w.b_hh;
     float *gates = saved, *tcn = saved + N * G, *ah = s->scratch;
-    snapm_gemm_rows(1, N, G, L, x, L, Wih, L, 0.0f, gates, G);
-    snapm_gemm_rows(1, N, G, L, h, L, Whh, L, 0.0f, ah, G);
+    dgnn_gemm_fixed(0, 1, N, G, L, x, L, Wih, L, 0.0f, gates, G);
+    dgnn_gemm_fixed(0, 1, N, G, L, h, L, Whh, L, 0.0f, ah, G);
 #pragma omp parallel for schedule(static) if (N * L > 16384)
     for (int64_t b = 0; b < N; b++) {
         float *gi = gates + b * G, *gf = gi + L, *gg = gi + 2 * L, *go = gi + 3 * L;
@@ -234,7 +249,7 @@ static int wd_forward(dgnn_snapmodel *m, float *H, dgnn_rng *rng, dgnn_err *err)
         wd_flush(m);
         s->nslot = 0;
     }
-    const float *W1 = dgnn_params_get(&m->p, s->iW1), *W2 = dgnn_params_get(&m->p, s->iW2);
+    const float *W1 = s->w.W1, *W2 = s->w.W2;
     for (int64_t t = 0; t < T; t++) {
         const dgnn_snap_input *in = &m->win[t];
         int fresh;
@@ -281,13 +296,13 @@ static void lstm_step_backward(dgnn_snapmodel *m, float *dx, float *dh, float *d
             dc[b * L + k] = dct * f;
         }
     }
-    const float *Wih = dgnn_params_get(&m->p, s->iWih), *Whh = dgnn_params_get(&m->p, s->iWhh);
-    snapm_gemm_rows(0, N, L, G, da, G, Wih, L, 0.0f, dx, L);
-    snapm_gemm_rows(0, N, L, G, da, G, Whh, L, 0.0f, dh, L);
-    snapm_gemm_tn_fixed(dgnn_params_grad(&m->p, s->iWih), L, da, x, N, G, L);
-    snapm_gemm_tn_fixed(dgnn_params_grad(&m->p, s->iWhh), L, da, h, N, G, L);
-    snapm_colsum(dgnn_params_grad(&m->p, s->ibih), da, N, G);
-    snapm_colsum(dgnn_params_grad(&m->p, s->ibhh), da, N, G);
+    const wdgcn_params *w = &s->w, *dw = &s->dw;
+    dgnn_gemm_fixed(0, 0, N, L, G, da, G, w->W_ih, L, 0.0f, dx, L);
+    dgnn_gemm_fixed(0, 0, N, L, G, da, G, w->W_hh, L, 0.0f, dh, L);
+    dgnn_gemm_fixed(1, 0, G, L, N, da, G, x, L, 1.0f, dw->W_ih, L);
+    dgnn_gemm_fixed(1, 0, G, L, N, da, G, h, L, 1.0f, dw->W_hh, L);
+    snapm_colsum(dw->b_ih, da, N, G);
+    snapm_colsum(dw->b_hh, da, N, G);
 }
 
 static void wd_backward(dgnn_snapmodel *m, const float *dH) {

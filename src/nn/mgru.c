@@ -214,12 +214,3 @@ void dgnn_topk_backward(float *dX, float *dp, const float *dout, const int32_t *
 void dgnn_topk_init(float *p, int64_t F, dgnn_rng *rng) {
     uniform_fill(p, F, (float)(1.0 / sqrt((double)F)), rng);
 }
-
-void dgnn_topk_mask_of_snapshot(uint8_t *mask, const dgnn_snapshot *g) {
-    int64_t N = g->num_nodes;
-    memset(mask, 0, (size_t)N);
-    for (int64_t u = 0; u < N; u++) {
-        if (g->rowptr[u + 1] > g->rowptr[u]) mask[u] = 1;
-        for (int64_t e = g->rowptr[u]; e < g->rowptr[u + 1]; e++) mask[g->col[e]] = 1;
-    }
-}

@@ -31,10 +31,6 @@ dgnn_csr dgnn_csr_view(const int64_t *rowptr, const int32_t *col, const float *v
     return a;
 }
 
-dgnn_csr dgnn_csr_of_hat(const dgnn_snapshot *g) {
-    return dgnn_csr_view(g->hat_rowptr, g->hat_col, g->hat_val, g->num_nodes, g->num_nodes);
-}
-
 void dgnn_csr_free(dgnn_csr *a) {
     if (!a) return;
     free(a->owned_);

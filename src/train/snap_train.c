@@ -38,6 +38,7 @@
 #include "dgnn/nn.h"
 #include "dgnn/optim.h"
 #include "dgnn/params.h"
+#include "dgnn/snapshot_graph.h"
 
 /* ---- configuration ------------------------------------------------------------------ */
 
