@@ -21,6 +21,7 @@
 #ifndef DGNN_SIMULATE_H
 #define DGNN_SIMULATE_H
 
+#include "dgnn/costmodel.h"
 #include "dgnn/sched.h"
 
 #ifdef __cplusplus

@@ -106,6 +106,7 @@ void cli_comm_timeout(double seconds);
 
 /* What schedule and simulate share (cmd_schedule.c). Each prints its own error as
  * "dgnn CMD: ..." and returns non-zero on failure. */
+#include "dgnn/costmodel.h"
 #include "dgnn/sched.h"
 #include "dgnn/train_snapshot.h"
 /* the snapshot models schedule, simulate --family snapshot and the cost model take */

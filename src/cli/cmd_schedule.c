@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "dgnn/costmodel.h"
 #include "dgnn/sched.h"
 #include "dgnn/train_snapshot.h"
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "dgnn/costmodel.h"
 #include "dgnn/gen.h"
 #include "dgnn/simulate.h"
 #include "dgnn/split.h"
