@@ -108,12 +108,6 @@ int dgnn_sched_validate(const dgnn_sched *s, dgnn_err *err);
  * with every round non-empty: max(total / P, the largest cost, ...). */
 double dgnn_sched_lower_bound(const double *cost, int64_t n, int64_t P, int64_t R);
 
-/* ---- SVG (svg.c) ---- */
-
-/* A Gantt chart of s: time across, ranks down (the first max_ranks ranks, 64 when <= 0),
- * one box per window, rounds separated by the all-reduce barrier. Errors: DGNN_EIO. */
-int dgnn_sched_svg(const dgnn_sched *s, const char *path, const char *title, int64_t max_ranks, dgnn_err *err);
-
 #ifdef __cplusplus
 }
 #endif

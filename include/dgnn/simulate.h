@@ -81,11 +81,6 @@ int dgnn_sim_synthetic_edges(int64_t *out, int64_t T, const char *pattern, uint6
 void dgnn_sim_windows(dgnn_window *out, const int64_t *edges, int64_t T, int64_t W, int64_t nodes, int64_t neg_mult,
                       int64_t hidden, int64_t in_dim);
 
-/* The scaling plot: efficiency against workers (log2 axis), one line per series.
- * eff[s * npts + i] = efficiency of series s at workers[i]. Errors: DGNN_EIO. */
-int dgnn_sim_svg(const char *path, const char *title, const int64_t *workers, int64_t npts, const double *eff,
-                 const char *const *series, int64_t nseries, dgnn_err *err);
-
 /* ---- family "event": DepBloom against its strict baseline (issue 5) --------------------
  * src/dist/simulate_event.c; docs/depbloom.md "Simulator (event family)" has the model,
  * its validation against real runs and its limits. In short, for P workers, batch B,

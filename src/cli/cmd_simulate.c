@@ -19,6 +19,7 @@
 #include "dgnn/gen.h"
 #include "dgnn/simulate.h"
 #include "dgnn/split.h"
+#include "dgnn/svg.h"
 
 /* the header line's all-reduce words */
 
