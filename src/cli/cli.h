@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "args.h"
-#include "dgnn/io.h"
+#include "dgnn/readers.h"
 
 int cmd_info(int argc, char **argv);
 int cmd_convert(int argc, char **argv);

@@ -28,10 +28,10 @@
  * ids and timestamps even when checksums are skipped, because a wrong id would crash a
  * trainer far from the cause. The data sections are stored in host order; this build
  * only supports little-endian hosts (checked at compile time). */
-#include "dgnn/io.h"
+#include "dgnn/binfmt.h"
 
 #include "../base/le.h"
-#include "infile.h"
+#include "dgnn/infile.h"
 
 #include "dgnn/outfile.h"
 
