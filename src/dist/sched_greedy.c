@@ -171,13 +171,8 @@ void sched_greedy(int64_t *slot, const double *cost, int64_t n, int64_t P, int64
     free(st.t);
     /* LPT re-pack of each round */
     int64_t *members = dgnn_xmalloc((size_t)n * sizeof(int64_t));
-    int64_t *rptr = dgnn_xcalloc((size_t)(R + 1), sizeof(int64_t));
-    for (int64_t i = 0; i < n; i++) rptr[slot[i] / P + 1]++;
-    for (int64_t r = 0; r < R; r++) rptr[r + 1] += rptr[r];
-    int64_t *fill = dgnn_xmalloc((size_t)R * sizeof(int64_t));
-    memcpy(fill, rptr, (size_t)R * sizeof(int64_t));
-    for (int64_t k = 0; k < n; k++) members[fill[slot[ord[k]] / P]++] = ord[k]; /* descending within a round */
-    free(fill);
+    int64_t *rptr = dgnn_xmalloc((size_t)(R + 1) * sizeof(int64_t));
+    sched_round_members(rptr, members, slot, ord, n, P, R);
     int64_t *rk = dgnn_xmalloc((size_t)(P > n ? P : n) * sizeof(int64_t));
     double *lload = dgnn_xmalloc((size_t)P * sizeof(double));
     int64_t *lheap = dgnn_xmalloc((size_t)P * sizeof(int64_t));

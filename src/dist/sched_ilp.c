@@ -239,13 +239,8 @@ void sched_ilp(int64_t *slot, const double *cost, int64_t n, int64_t P, int64_t 
         /* decomposition: per round P||Cmax on greedy's round partition */
         info->method = "ilp-rounds";
         double t0 = dgnn_now();
-        int64_t *rptr = dgnn_xcalloc((size_t)(R + 1), sizeof(int64_t)), *mem = dgnn_xmalloc((size_t)n * sizeof(int64_t));
-        for (int64_t i = 0; i < n; i++) rptr[slot[i] / P + 1]++;
-        for (int64_t r = 0; r < R; r++) rptr[r + 1] += rptr[r];
-        int64_t *fill = dgnn_xmalloc((size_t)R * sizeof(int64_t));
-        memcpy(fill, rptr, (size_t)R * sizeof(int64_t));
-        for (int64_t k = 0; k < n; k++) mem[fill[slot[ord[k]] / P]++] = ord[k]; /* descending within a round */
-        free(fill);
+        int64_t *rptr = dgnn_xmalloc((size_t)(R + 1) * sizeof(int64_t)), *mem = dgnn_xmalloc((size_t)n * sizeof(int64_t));
+        sched_round_members(rptr, mem, slot, ord, n, P, R);
         /* rounds that need the solver: greedy's maximum above the round's own bound */
         double round_bound = 0;
         int64_t need = 0, all_opt = 1, skipped = 0, timeouts = 0;

@@ -2,7 +2,7 @@
  *
  * A slot assignment gives each window i a slot slot[i] = r * P + p (round r, rank p).
  * sched_slots.c holds the helpers every scheduler uses on one (the shared cost order, the
- * makespan); sched_greedy.c and sched_ilp.c are the two techniques; sched.c is the public
+ * windows of each round, the makespan); sched_greedy.c and sched_ilp.c are the two techniques; sched.c is the public
  * side (the schedule struct, its metrics and checks, the lower bound, even, and the
  * dispatch dgnn_schedule). Calls go one way: sched.c -> sched_ilp.c -> sched_greedy.c ->
  * sched_slots.c (and sched.c to each of them); none calls back up. */
@@ -16,6 +16,10 @@
 /* idx[0..n-1] = the positions by descending cost, ties by position: one deterministic
  * order that every scheduler and the ILP's symmetry breaking share. */
 void sched_sort_desc(int64_t *idx, int64_t n, const double *cost);
+/* The windows of each round in the order ord (a permutation of 0..n-1, e.g. by descending
+ * cost): round r holds members[rptr[r] .. rptr[r+1]). rptr (R + 1), members (n). */
+void sched_round_members(int64_t *rptr, int64_t *members, const int64_t *slot, const int64_t *ord, int64_t n,
+                         int64_t P, int64_t R);
 /* makespan of a slot assignment */
 double sched_slot_makespan(const int64_t *slot, const double *cost, int64_t n, int64_t P, int64_t R);
 

@@ -1,7 +1,9 @@
 /* sched_slots.c: the helpers every DyGNeX scheduler uses on a slot assignment
- * (sched_internal.h): the one cost order they share and the makespan. Below sched.c,
+ * (sched_internal.h): the one cost order they share, the windows of each round, and the
+ * makespan. Below sched.c,
  * sched_greedy.c and sched_ilp.c, so that none of them calls another back. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "sched_internal.h"
 
@@ -21,6 +23,17 @@ void sched_sort_desc(int64_t *idx, int64_t n, const double *cost) {
     qsort(t, (size_t)n, sizeof *t, cmp_desc);
     for (int64_t k = 0; k < n; k++) idx[k] = t[k].i;
     free(t);
+}
+
+void sched_round_members(int64_t *rptr, int64_t *members, const int64_t *slot, const int64_t *ord, int64_t n,
+                         int64_t P, int64_t R) {
+    memset(rptr, 0, (size_t)(R + 1) * sizeof(int64_t));
+    for (int64_t i = 0; i < n; i++) rptr[slot[i] / P + 1]++;
+    for (int64_t r = 0; r < R; r++) rptr[r + 1] += rptr[r];
+    int64_t *fill = dgnn_xmalloc((size_t)R * sizeof(int64_t));
+    memcpy(fill, rptr, (size_t)R * sizeof(int64_t));
+    for (int64_t k = 0; k < n; k++) members[fill[slot[ord[k]] / P]++] = ord[k]; /* descending within a round */
+    free(fill);
 }
 
 /* sum over rounds of the round's largest group load */
