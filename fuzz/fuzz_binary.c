@@ -15,7 +15,8 @@
  * Built with -DFUZZ_SEED_MAIN (no libFuzzer) the file is instead a small program that
  * writes seed inputs (.dgnn files saved by dgnn_save_binary, .npy files) into the folder
  * given as its argument: bench/fuzz.sh uses it to seed the corpus. */
-#include "dgnn/io.h"
+#include "dgnn/binfmt.h"
+#include "dgnn/npy.h"
 
 #include <math.h>
 #include <stdio.h>

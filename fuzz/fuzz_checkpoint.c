@@ -34,7 +34,7 @@
 
 #ifndef FUZZ_SEED_MAIN
 
-#include "dgnn/io.h" /* dgnn_bin_checksum */
+#include "dgnn/binfmt.h" /* dgnn_bin_checksum */
 
 static void die(const char *what) {
     fprintf(stderr, "fuzz_checkpoint: the loader broke its promise: %s\n", what);

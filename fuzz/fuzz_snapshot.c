@@ -14,7 +14,7 @@
  * columns, finite weights and A_hat values, one diagonal entry per row of A_hat, and
  * every event of a snapshot present in its A. A violation aborts, so libFuzzer records
  * it as a crash. */
-#include "dgnn/io.h"
+#include "dgnn/readers.h"
 #include "dgnn/snapshot.h"
 
 #include <math.h>

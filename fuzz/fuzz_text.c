@@ -9,7 +9,7 @@
  * DBL_MAX / 2, finite features, labels 0/1, ext_roll 0..2, increasing node_ids, the
  * bipartite flag true of the events): a violation aborts, so libFuzzer records it like a crash. Memory errors
  * and leaks are caught by AddressSanitizer / LeakSanitizer. */
-#include "dgnn/io.h"
+#include "dgnn/readers.h"
 
 #include <math.h>
 #include <stdio.h>

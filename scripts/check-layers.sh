@@ -18,7 +18,7 @@ layers="base nn data models dist train report cli"
 header_layers='
 base:base outfile params_slab
 nn:nn nn_graph gemm cuda
-data:events io binfmt readers npy gen tcsr sampler snapshot snapshot_graph split negative
+data:events binfmt readers npy infile gen tcsr sampler snapshot snapshot_graph split negative
 models:params tgnn state snapmodel node_head
 dist:comm partition sched costmodel simulate
 train:optim metrics checkpoint train_event train_snapshot depbloom dygnex

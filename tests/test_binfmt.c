@@ -2,7 +2,8 @@
  * section, empty tables, streaming writer == save), and a loader that rejects every
  * corruption with the right status and a message naming the file and the field. */
 #include "check.h"
-#include "dgnn/io.h"
+#include "dgnn/binfmt.h"
+#include "dgnn/readers.h"
 
 #include <dirent.h>
 #include <stdint.h>

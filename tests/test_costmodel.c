@@ -3,7 +3,7 @@
  * survives collinear columns, reports a held-out error; the profile CSV reader on good
  * and bad files; the window sizes computed from hand-made snapshots. */
 #include "check.h"
-#include "dgnn/sched.h"
+#include "dgnn/costmodel.h"
 #include "dgnn/snapmodel.h"
 
 static void make_rows(dgnn_window *w, int64_t n, const double *coef, double noise, int const_nodes, uint64_t seed) {

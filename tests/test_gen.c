@@ -4,7 +4,8 @@
  * structure), bounded memory, and identical in-memory / .dgnn / csv outputs. */
 #include "check.h"
 #include "dgnn/gen.h"
-#include "dgnn/io.h"
+#include "dgnn/binfmt.h"
+#include "dgnn/readers.h"
 
 #include <dirent.h>
 #include <stdint.h>

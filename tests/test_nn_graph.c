@@ -15,7 +15,7 @@
 #include "check.h"
 #include "gradcheck.h"
 
-#include "dgnn/io.h"
+#include "dgnn/readers.h"
 #include "dgnn/nn.h"
 #include "dgnn/nn_graph.h"
 #include "dgnn/snapshot_graph.h"

@@ -11,7 +11,7 @@
 
 #include "check.h"
 #include "dgnn/gen.h"
-#include "dgnn/io.h"
+#include "dgnn/readers.h"
 #include "dgnn/partition.h"
 #include "random_events.h"
 

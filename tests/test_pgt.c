@@ -3,7 +3,7 @@
  * names the field, or the line for a syntax error), and on the shared benchmark files
  * (counts from their SOURCE.txt). */
 #include "check.h"
-#include "dgnn/io.h"
+#include "dgnn/readers.h"
 
 static char tmp_path[256];
 

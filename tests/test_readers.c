@@ -7,7 +7,9 @@
  * names the file, the line and the field, and that the table is left empty. The three
  * shared datasets are checked for their known counts (skipped when absent). */
 #include "check.h"
-#include "dgnn/io.h"
+#include "dgnn/binfmt.h"
+#include "dgnn/npy.h"
+#include "dgnn/readers.h"
 
 #include <stdarg.h>
 #include <stdint.h>

@@ -3,6 +3,7 @@
  * shapes and determinism, the windows of a synthetic sequence, and the SVG writers. */
 #include "check.h"
 #include "dgnn/simulate.h"
+#include "dgnn/svg.h"
 
 static void test_allreduce(void) {
     dgnn_net n = {"t", 1e-6, 1e-9, 0};

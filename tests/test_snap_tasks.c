@@ -15,7 +15,7 @@
  *  - the CLI: --task edge --profile --out, and `dgnn bench train` for a snapshot model;
  *  - the shared bitcoin-alpha and england_covid files (skipped when absent). */
 #include "check.h"
-#include "dgnn/io.h"
+#include "dgnn/readers.h"
 #include "dgnn/train_snapshot.h"
 
 #include <sys/stat.h>

@@ -12,7 +12,7 @@
  *  - on the shared bitcoin-alpha stream: the reference's 137 snapshots, split and one-hot
  *    width, and two finite training steps of each model. */
 #include "check.h"
-#include "dgnn/io.h"
+#include "dgnn/readers.h"
 #include "dgnn/train_snapshot.h"
 
 #include <omp.h>

@@ -5,7 +5,7 @@
  * bitcoin-alpha stream (137 snapshots of 1,200,000 s, 2..1,431 events each) and the
  * PyG-Temporal twitter tennis file (one snapshot per period). */
 #include "check.h"
-#include "dgnn/io.h"
+#include "dgnn/readers.h"
 #include "dgnn/snapshot.h"
 
 #include <omp.h>

@@ -5,7 +5,7 @@
  * splits that leave a part empty, and the Wikipedia counts TGN prints (23,621
  * validation and test events), when the shared data is present. */
 #include "check.h"
-#include "dgnn/io.h"
+#include "dgnn/readers.h"
 #include "dgnn/split.h"
 
 /* The hand table:

@@ -21,7 +21,10 @@
 #ifndef DGNN_SIMULATE_H
 #define DGNN_SIMULATE_H
 
+#include "dgnn/costmodel.h"
+#include "dgnn/events.h"
 #include "dgnn/sched.h"
+#include "dgnn/snapmodel.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -67,6 +70,12 @@ typedef struct {
 int dgnn_sim_snapshot(dgnn_sim_point *out, const double *cost, int64_t n, int64_t P, const dgnn_sched_opts *o,
                       const dgnn_net *net, double grad_bytes, dgnn_err *err);
 
+/* The gradient the snapshot family all-reduces: the parameter count of a snapshot model of
+ * kind (dgnn_snapmodel_kind) with model's widths on N nodes and V one-hot input
+ * categories, classifying 2 classes, as the trainer builds it. Returns the count, or a
+ * negative DGNN_E* (message in err) when the model cannot be built. */
+int64_t dgnn_sim_snapshot_params(const dgnn_snapmodel_cfg *model, int kind, int64_t N, int64_t V, dgnn_err *err);
+
 /* Synthetic snapshot sequences: T snapshot edge counts (out, T), from a seeded generator:
  *  "growing": 50 + 20,000 (t / T)^2 edges, times lognormal noise (sigma 0.25): a graph
  *             that grows over its history (bitcoin-alpha's and UCI's later snapshots are
@@ -80,13 +89,9 @@ int dgnn_sim_synthetic_edges(int64_t *out, int64_t T, const char *pattern, uint6
 void dgnn_sim_windows(dgnn_window *out, const int64_t *edges, int64_t T, int64_t W, int64_t nodes, int64_t neg_mult,
                       int64_t hidden, int64_t in_dim);
 
-/* The scaling plot: efficiency against workers (log2 axis), one line per series.
- * eff[s * npts + i] = efficiency of series s at workers[i]. Errors: DGNN_EIO. */
-int dgnn_sim_svg(const char *path, const char *title, const int64_t *workers, int64_t npts, const double *eff,
-                 const char *const *series, int64_t nseries, dgnn_err *err);
-
 /* ---- family "event": DepBloom against its strict baseline (issue 5) --------------------
- * src/dist/simulate_event.c; docs/depbloom.md "Simulator (event family)" has the model,
+ * src/dist/simulate_event.c (the model) and simulate_event_runs.c (the measured runs the
+ * costs come from, and the checks against them); docs/depbloom.md "Simulator (event family)" has the model,
  * its validation against real runs and its limits. In short, for P workers, batch B,
  * n training events, a = seconds per optimizer step, b = seconds per event, r = row bytes:
  *  strict:   ceil(n / (P B)) steps, each
@@ -171,6 +176,15 @@ typedef struct {
 int dgnn_sim_event(dgnn_sim_event_point *out, const dgnn_sim_event_in *in, int64_t P, const dgnn_sim_window_part *win,
                    int64_t nwin, const dgnn_net *net, dgnn_err *err);
 
+/* The trainer's default DepBloom window, in events (`dgnn train --window-events`). */
+#define DGNN_SIM_WINDOW_EVENTS 10000
+
+/* One worker count on the stream train itself: its windows and their partition at P
+ * (dgnn_sim_event_windows), then dgnn_sim_event. Errors: as those two. */
+int dgnn_sim_event_on_stream(dgnn_sim_event_point *out, const dgnn_sim_event_in *in, int64_t P, const dgnn_events *train,
+                             int64_t window_events, double window_seconds, uint64_t seed, const dgnn_net *net,
+                             dgnn_err *err);
+
 /* What the simulator reads from a `dgnn train --out` JSON (one run). */
 typedef struct {
     char path[512];
@@ -206,6 +220,36 @@ double dgnn_sim_measured_row_bytes(const dgnn_sim_measured *m);
  * grad_bytes, batch (the first run's) and returns 0; DGNN_EINVAL (naming the file) when
  * a run has several ranks or no events, or the runs' models differ. */
 int dgnn_sim_event_fit(dgnn_sim_event_in *in, const dgnn_sim_measured *runs, int64_t nruns, dgnn_err *err);
+
+/* The dataset a run without --data names: `dgnn train`'s built-in synthetic stream. */
+#define DGNN_SIM_BUILTIN_DATASET "builtin-synthetic"
+/* That stream, regenerated with the options of `dgnn train`'s built-in one (cmd_train.c):
+ * 60,000 bipartite events on 2,000 nodes, seed 7. ev is overwritten. Errors: as
+ * dgnn_gen_events. */
+int dgnn_sim_event_builtin_stream(dgnn_events *ev, dgnn_err *err);
+/* train (overwritten) = the training events of ev under m's split, as the trainer cut them
+ * (dgnn_split_make with the run's new-node fraction and quantiles). Errors: as
+ * dgnn_split_make and dgnn_events_subset. */
+int dgnn_sim_measured_train_events(dgnn_events *train, const dgnn_events *ev, const dgnn_sim_measured *m,
+                                   dgnn_err *err);
+
+/* The model's prediction of one measured run, in the run's mode (strict or depbloom). */
+typedef struct {
+    double seconds;     /* epoch seconds */
+    double compute;     /* of which compute */
+    double comm;        /* seconds - compute */
+    double state_bytes; /* all ranks' row bytes sent */
+    int64_t steps, events;
+    double error;       /* (seconds - measured) / measured */
+} dgnn_sim_run_prediction;
+/* Predicts run m on this machine: base's one-worker costs at the run's batch, ranks,
+ * refinement (depbloom), step limit, window (its own, else DGNN_SIM_WINDOW_EVENTS) and
+ * seed, with the ranks sharing `cores` cores beside `background` other threads, on the
+ * network local; no critical path (the runs measured none). Errors: as
+ * dgnn_sim_event_on_stream. */
+int dgnn_sim_event_predict_run(dgnn_sim_run_prediction *out, const dgnn_sim_measured *m, const dgnn_sim_event_in *base,
+                               const dgnn_events *train, double cores, double background, const dgnn_net *local,
+                               dgnn_err *err);
 
 #ifdef __cplusplus
 }

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "args.h"
-#include "dgnn/io.h"
+#include "dgnn/readers.h"
 
 int cmd_info(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
@@ -106,6 +106,7 @@ void cli_comm_timeout(double seconds);
 
 /* What schedule and simulate share (cmd_schedule.c). Each prints its own error as
  * "dgnn CMD: ..." and returns non-zero on failure. */
+#include "dgnn/costmodel.h"
 #include "dgnn/sched.h"
 #include "dgnn/train_snapshot.h"
 /* the snapshot models schedule, simulate --family snapshot and the cost model take */

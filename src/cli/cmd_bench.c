@@ -10,9 +10,6 @@
 #include "dgnn/gen.h"
 #include "dgnn/sampler.h"
 
-/* cmd_train_snap.c: `bench train` for the snapshot models (EvolveGCN), and the --model
- * test that picks them (declared here until cli.h has them). */
-
 static int bench_sampler(int argc, char **argv) {
     cli_load_flags lf = {0};
     int64_t k = 10, max_threads = 2, batch = 600;

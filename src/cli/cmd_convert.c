@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "dgnn/binfmt.h"
 
 int cmd_convert(int argc, char **argv) {
     cli_load_flags lf = {0};

@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "dgnn/costmodel.h"
 #include "dgnn/sched.h"
+#include "dgnn/svg.h"
 #include "dgnn/train_snapshot.h"
 
 int cli_snap_model_kind(const char *cmd, const char *model) {

@@ -3,9 +3,10 @@
  * dataset's training windows or a synthetic snapshot sequence; a table and an SVG plot.
  *
  * Families: "snapshot" (DyGNeX's windows); "event" (DepBloom against strict, issue 5:
- * simulate_event below, the model in simulate_event.c): one worker's measured costs, the
+ * simulate_event below; the model in src/dist/simulate_event.c, the measured runs and the
+ * checks against them in simulate_event_runs.c): one worker's measured costs, the
  * stream's rows and partitions, the same alpha-beta network; also checks the model
- * against measured multi-rank runs. */
+ * against measured multi-rank runs. This file parses the flags, calls those and prints. */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
@@ -15,9 +16,11 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "dgnn/costmodel.h"
 #include "dgnn/gen.h"
 #include "dgnn/simulate.h"
 #include "dgnn/split.h"
+#include "dgnn/svg.h"
 
 /* the header line's all-reduce words */
 
@@ -50,20 +53,6 @@ static int64_t parse_list(const char *s, int64_t *v, int64_t cap) {
         p = end;
     }
     return n;
-}
-
-static int64_t param_count(int kind, const dgnn_snap_train_cfg *c, int64_t N, int64_t V, dgnn_err *err) {
-    dgnn_snapmodel_cfg mc = c->model;
-    mc.kind = (dgnn_snapmodel_kind)kind;
-    mc.num_nodes = N > 0 ? N : 1;
-    mc.in_dim = V > 0 ? V : 1;
-    mc.onehot = 1;
-    mc.num_classes = 2;
-    dgnn_snapmodel *m = NULL;
-    if (dgnn_snapmodel_init(&m, &mc, err) != DGNN_OK) return -1;
-    int64_t k = dgnn_params_count(dgnn_snapmodel_params(m));
-    dgnn_snapmodel_free(m);
-    return k;
 }
 
 /* ---- --family event ------------------------------------------------------------- */
@@ -144,16 +133,14 @@ static int64_t read_runs(const char *list, dgnn_sim_measured **out, const char *
     return n;
 }
 
-/* The stream the runs trained on: --data, else the run's dataset; "builtin-synthetic" is
- * regenerated with the options of `dgnn train`'s built-in stream (cmd_train.c). */
+/* The stream the runs trained on: --data, else the run's dataset; the built-in stream of
+ * `dgnn train` is regenerated (dgnn_sim_event_builtin_stream). */
 static int ev_stream(dgnn_events *ev, const ev_opts *o, const dgnn_sim_measured *m) {
     const char *path = o->data ? o->data : m->dataset;
-    if (!o->data && strcmp(m->dataset, "builtin-synthetic") == 0) {
-        dgnn_gen_opts g = dgnn_gen_opts_default();
-        g.num_events = 60000, g.num_nodes = 2000, g.bipartite = 1, g.seed = 7, g.repeat_prob = 0.8, g.session = 0.8;
+    if (!o->data && strcmp(m->dataset, DGNN_SIM_BUILTIN_DATASET) == 0) {
         dgnn_err err;
         dgnn_err_clear(&err);
-        if (dgnn_gen_events(ev, &g, &err) != DGNN_OK) {
+        if (dgnn_sim_event_builtin_stream(ev, &err) != DGNN_OK) {
             fprintf(stderr, "dgnn simulate: built-in stream: %s\n", err.msg);
             return 1;
         }
@@ -167,78 +154,40 @@ static int ev_stream(dgnn_events *ev, const ev_opts *o, const dgnn_sim_measured 
     return cli_load("simulate", path, o->lf, ev);
 }
 
-/* Training events of ev under the run's split (the trainer's dgnn_split_make). */
-static int ev_train_events(dgnn_events *train, const dgnn_events *ev, const dgnn_sim_measured *m) {
-    dgnn_split_opts so = dgnn_split_opts_default();
-    so.new_node_frac = m->new_node_frac, so.val_q = m->val_quantile, so.test_q = m->test_quantile;
-    dgnn_split sp;
-    dgnn_err err;
-    dgnn_err_clear(&err);
-    int rc = dgnn_split_make(&sp, ev, &so, &err);
-    if (!rc) rc = dgnn_events_subset(train, ev, sp.mask, DGNN_SPLIT_TRAIN, &err);
-    dgnn_split_free(&sp);
-    if (rc) fprintf(stderr, "dgnn simulate: split: %s\n", err.msg);
-    return rc ? 1 : 0;
-}
-
-static int ev_point(dgnn_sim_event_point *pt, const dgnn_sim_event_in *in, int64_t P, const dgnn_events *train,
-                    int64_t window_events, double window_seconds, uint64_t seed, const dgnn_net *net) {
-    dgnn_err err;
-    dgnn_err_clear(&err);
-    dgnn_sim_window_part *win = NULL;
-    int64_t nw = dgnn_sim_event_windows(&win, train, P, window_events, window_seconds, seed, &err);
-    if (nw < 0 || dgnn_sim_event(pt, in, P, win, nw, net, &err) != DGNN_OK) {
-        fprintf(stderr, "dgnn simulate: %lld workers: %s\n", (long long)P, err.msg);
-        free(win);
-        return 1;
-    }
-    free(win);
-    return 0;
-}
-
 static double pct(double pred, double meas) { return meas != 0 ? 100.0 * (pred - meas) / meas : NAN; }
 
-/* The model against one measured run, on this machine's network and cores. */
+/* The model against one measured run, on this machine's network and cores: one table row
+ * and one JSON entry. */
 static int ev_check(cJSON *jv, const dgnn_sim_measured *m, const dgnn_sim_event_in *base, const dgnn_events *train,
                     const ev_opts *o, const dgnn_net *local, double cores) {
-    dgnn_sim_event_in in = *base;
-    const int depbloom = strcmp(m->mode, "depbloom") == 0;
-    in.batch = m->batch;
-    in.refine = depbloom && m->refine > 1 ? m->refine : 1;
-    in.critical_path = 0;
-    in.max_steps = m->max_batches;
-    in.cores = cores;
-    in.background = o->background;
-    in.rows_per_slice = dgnn_sim_rows_per_slice(train, m->batch);
-    dgnn_sim_event_point pt;
-    if (ev_point(&pt, &in, m->ranks, train, m->window_events > 0 ? m->window_events : 10000, m->window_seconds,
-                 m->seed, local))
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    dgnn_sim_run_prediction pr;
+    if (dgnn_sim_event_predict_run(&pr, m, base, train, cores, o->background, local, &err) != DGNN_OK) {
+        fprintf(stderr, "dgnn simulate: %lld workers: %s\n", (long long)m->ranks, err.msg);
         return 1;
-    const double tp = depbloom ? pt.db_tp : pt.strict_tp;
-    const double comp = depbloom ? pt.db_compute : pt.strict_compute;
-    const double comm = tp - comp;
-    const double bytes = depbloom ? pt.db_state_bytes : pt.strict_state_bytes;
-    const int64_t steps = depbloom ? pt.db_steps : pt.strict_steps, evs = depbloom ? pt.db_events : pt.strict_events;
+    }
     const char *slash = strrchr(m->path, '/');
     printf("%-22.22s %-8s %5lld %5lld %6lld/%-6lld %7lld/%-7lld %8.2f %8.2f %+7.1f%% %6.2f/%-6.2f %6.2f/%-6.2f "
            "%7.1f/%-7.1f\n",
            slash ? slash + 1 : m->path, m->mode, (long long)m->ranks, (long long)m->batch, (long long)m->steps,
-           (long long)steps, (long long)m->epoch_events, (long long)evs, m->train_seconds, tp, pct(tp, m->train_seconds),
-           m->compute_seconds, comp, m->comm_seconds, comm, m->state_bytes_per_epoch / 1e6, bytes / 1e6);
+           (long long)pr.steps, (long long)m->epoch_events, (long long)pr.events, m->train_seconds, pr.seconds,
+           pct(pr.seconds, m->train_seconds), m->compute_seconds, pr.compute, m->comm_seconds, pr.comm,
+           m->state_bytes_per_epoch / 1e6, pr.state_bytes / 1e6);
     cJSON *q = cJSON_CreateObject();
     cJSON_AddStringToObject(q, "run", m->path);
     cJSON_AddStringToObject(q, "mode", m->mode);
     cJSON_AddNumberToObject(q, "ranks", (double)m->ranks);
     cJSON_AddNumberToObject(q, "batch", (double)m->batch);
     cJSON_AddNumberToObject(q, "measured_seconds", m->train_seconds);
-    cJSON_AddNumberToObject(q, "predicted_seconds", tp);
-    cJSON_AddNumberToObject(q, "error", (tp - m->train_seconds) / m->train_seconds);
-    cJSON_AddNumberToObject(q, "predicted_compute", comp);
-    cJSON_AddNumberToObject(q, "predicted_comm", comm);
+    cJSON_AddNumberToObject(q, "predicted_seconds", pr.seconds);
+    cJSON_AddNumberToObject(q, "error", pr.error);
+    cJSON_AddNumberToObject(q, "predicted_compute", pr.compute);
+    cJSON_AddNumberToObject(q, "predicted_comm", pr.comm);
     if (isfinite(m->compute_seconds)) cJSON_AddNumberToObject(q, "measured_compute_max_rank", m->compute_seconds);
     if (isfinite(m->comm_seconds)) cJSON_AddNumberToObject(q, "measured_comm_max_rank", m->comm_seconds);
     cJSON_AddNumberToObject(q, "measured_state_bytes", m->state_bytes_per_epoch);
-    cJSON_AddNumberToObject(q, "predicted_state_bytes", bytes);
+    cJSON_AddNumberToObject(q, "predicted_state_bytes", pr.state_bytes);
     cJSON_AddItemToArray(jv, q);
     return 0;
 }
@@ -299,7 +248,10 @@ static int simulate_event(const ev_opts *o) {
     dgnn_events ev, train;
     memset(&ev, 0, sizeof ev), memset(&train, 0, sizeof train);
     if (!ret) ret = ev_stream(&ev, o, &r1[0]);
-    if (!ret) ret = ev_train_events(&train, &ev, &r1[0]);
+    if (!ret && dgnn_sim_measured_train_events(&train, &ev, &r1[0], &err) != DGNN_OK) {
+        fprintf(stderr, "dgnn simulate: split: %s\n", err.msg);
+        ret = 1;
+    }
     if (ret) {
         dgnn_events_free(&ev);
         free(r1), free(rs), free(rd);
@@ -317,7 +269,7 @@ static int simulate_event(const ev_opts *o) {
     const double cores = o->cores > 0 ? o->cores : (double)sysconf(_SC_NPROCESSORS_ONLN);
     int64_t wev = o->window_events;
     if (wev == 0 && nd > 0 && rd[0].window_events > 0) wev = rd[0].window_events;
-    if (wev == 0) wev = 10000;
+    if (wev == 0) wev = DGNN_SIM_WINDOW_EVENTS;
     printf("simulate      event family: %lld training events, %lld nodes (%s)\n", (long long)train.num_events,
            (long long)train.num_nodes, o->data ? o->data : r1[0].dataset);
     printf("one worker    %.4g ms/event (sampling %.4g ms of it), %.4g ms/step, batch %lld (fitted on %lld run%s); "
@@ -377,7 +329,11 @@ static int simulate_event(const ev_opts *o) {
     }
     for (int64_t i = 0; i < npts && !ret; i++) {
         dgnn_sim_event_point pt;
-        if ((ret = ev_point(&pt, &in, W[i], &train, wev, o->window_seconds, r1[0].seed, &net))) break;
+        if (dgnn_sim_event_on_stream(&pt, &in, W[i], &train, wev, o->window_seconds, r1[0].seed, &net, &err) != DGNN_OK) {
+            fprintf(stderr, "dgnn simulate: %lld workers: %s\n", (long long)W[i], err.msg);
+            ret = 1;
+            break;
+        }
         eff[i] = pt.strict_eff, eff[npts + i] = pt.db_eff;
         printf("%8lld %8lld %10.4g %10.3g %10.4g %10.3g %8.2fx %8.1f%% %7.1f%% %8.3f %10.4f %10lld\n",
                (long long)W[i], (long long)pt.strict_steps, pt.strict_tp, pt.strict_gather, pt.db_tp, pt.db_sync,
@@ -584,7 +540,7 @@ int cmd_simulate(int argc, char **argv) {
         free(win);
         return 1;
     }
-    if (params <= 0) params = param_count(kind, &c, N, win[0].in_dim, &err);
+    if (params <= 0) params = dgnn_sim_snapshot_params(&c.model, kind, N, win[0].in_dim, &err);
     if (params <= 0) {
         fprintf(stderr, "dgnn simulate: cannot size the model's parameters (%s); pass --params N\n", err.msg);
         free(win);

@@ -26,6 +26,7 @@
 
 #include "cli.h"
 #include "dgnn/comm.h"
+#include "dgnn/costmodel.h"
 #include "dgnn/gen.h"
 #include "dgnn/nn_graph.h"
 #include "dgnn/snapshot_graph.h"

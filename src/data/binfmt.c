@@ -28,10 +28,11 @@
  * ids and timestamps even when checksums are skipped, because a wrong id would crash a
  * trainer far from the cause. The data sections are stored in host order; this build
  * only supports little-endian hosts (checked at compile time). */
-#include "dgnn/io.h"
+#include "dgnn/binfmt.h"
 
 #include "../base/le.h"
-#include "infile.h"
+#include "dgnn/infile.h"
+#include "xxh64.h"
 
 #include "dgnn/outfile.h"
 
@@ -61,95 +62,6 @@ enum {
 static const char *const SEC_NAME[SEC_COUNT + 1] = {
     "?", "src", "dst", "t", "efeat", "label", "ext_roll", "node_ids", "nfeat", "period_x", "period_y"};
 static const uint32_t SEC_ELEM[SEC_COUNT + 1] = {0, 4, 4, 8, 4, 4, 1, 8, 4, 4, 4};
-
-/* ---- checksum: XXH64, seed 0, streaming ------------------------------------
- * Four independent multiply-rotate lanes over 32-byte stripes keep the multiplier
- * busy (~10 GB/s), so verifying a file costs about as much as reading it once. */
-#define XP1 11400714785074694791ULL
-#define XP2 14029467366897019727ULL
-#define XP3 1609587929392839161ULL
-#define XP4 9650029242287828579ULL
-#define XP5 2870177450012600261ULL
-
-typedef struct {
-    uint64_t v[4];
-    uint64_t total;
-    unsigned char buf[32];
-    size_t nbuf;
-} xxh64_state;
-
-static inline uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
-static inline uint64_t rd64(const unsigned char *p) { uint64_t x; memcpy(&x, p, 8); return x; }
-static inline uint32_t rd32(const unsigned char *p) { uint32_t x; memcpy(&x, p, 4); return x; }
-static inline uint64_t xround(uint64_t acc, uint64_t in) { return rotl64(acc + in * XP2, 31) * XP1; }
-static inline uint64_t xmerge(uint64_t acc, uint64_t v) { return (acc ^ xround(0, v)) * XP1 + XP4; }
-
-static void xxh_init(xxh64_state *s) {
-    memset(s, 0, sizeof *s);
-    s->v[0] = XP1 + XP2;
-    s->v[1] = XP2;
-    s->v[2] = 0;
-    s->v[3] = (uint64_t)0 - XP1;
-}
-
-static void xxh_update(xxh64_state *s, const void *data, size_t len) {
-    const unsigned char *p = data, *end = p + len;
-    s->total += len;
-    if (s->nbuf + len < 32) {
-        if (len) memcpy(s->buf + s->nbuf, p, len);
-        s->nbuf += len;
-        return;
-    }
-    if (s->nbuf) { /* complete the pending stripe */
-        size_t fill = 32 - s->nbuf;
-        memcpy(s->buf + s->nbuf, p, fill);
-        p += fill;
-        for (int i = 0; i < 4; i++) s->v[i] = xround(s->v[i], rd64(s->buf + 8 * i));
-        s->nbuf = 0;
-    }
-    uint64_t v0 = s->v[0], v1 = s->v[1], v2 = s->v[2], v3 = s->v[3];
-    while (end - p >= 32) {
-        v0 = xround(v0, rd64(p));
-        v1 = xround(v1, rd64(p + 8));
-        v2 = xround(v2, rd64(p + 16));
-        v3 = xround(v3, rd64(p + 24));
-        p += 32;
-    }
-    s->v[0] = v0, s->v[1] = v1, s->v[2] = v2, s->v[3] = v3;
-    s->nbuf = (size_t)(end - p);
-    if (s->nbuf) memcpy(s->buf, p, s->nbuf);
-}
-
-static uint64_t xxh_digest(const xxh64_state *s) {
-    uint64_t h;
-    if (s->total >= 32) {
-        h = rotl64(s->v[0], 1) + rotl64(s->v[1], 7) + rotl64(s->v[2], 12) + rotl64(s->v[3], 18);
-        for (int i = 0; i < 4; i++) h = xmerge(h, s->v[i]);
-    } else {
-        h = s->v[2] + XP5; /* v[2] holds the seed (0) */
-    }
-    h += s->total;
-    const unsigned char *p = s->buf, *end = p + s->nbuf; /* the tail: 8-, 4-, 1-byte steps */
-    for (; end - p >= 8; p += 8) h = rotl64(h ^ xround(0, rd64(p)), 27) * XP1 + XP4;
-    if (end - p >= 4) {
-        h = rotl64(h ^ ((uint64_t)rd32(p) * XP1), 23) * XP2 + XP3;
-        p += 4;
-    }
-    for (; p < end; p++) h = rotl64(h ^ (*p * XP5), 11) * XP1;
-    h ^= h >> 33;
-    h *= XP2;
-    h ^= h >> 29;
-    h *= XP3;
-    h ^= h >> 32;
-    return h;
-}
-
-uint64_t dgnn_bin_checksum(const void *data, size_t len) {
-    xxh64_state s;
-    xxh_init(&s);
-    xxh_update(&s, data, len);
-    return xxh_digest(&s);
-}
 
 /* ---- little helpers -------------------------------------------------------- */
 static uint64_t align_up(uint64_t x) { return (x + SEC_ALIGN - 1) & ~(uint64_t)(SEC_ALIGN - 1); }
@@ -307,7 +219,7 @@ int dgnn_bin_writer_open(dgnn_bin_writer **out, const char *path, const dgnn_bin
             return dgnn_err_set(err, DGNN_EINVAL, "%s: section '%s' would be too large", path, SEC_NAME[id]);
         }
         s->off = off;
-        xxh_init(&s->h);
+        xxh64_init(&s->h);
         w->file_size = off + s->len;
         off = align_up(off + s->len);
     }
@@ -344,7 +256,7 @@ static int wsec_put(dgnn_bin_writer *w, int id, const void *data, uint64_t bytes
     const uint64_t piece = 4u << 20;
     while (bytes > 0) {
         size_t n = (size_t)(bytes < piece ? bytes : piece);
-        xxh_update(&s->h, p, n);
+        xxh64_update(&s->h, p, n);
         if (pwrite_all(w->fd, p, n, s->off + s->written) != 0)
             return dgnn_err_set(err, DGNN_EIO, "cannot write %s: section '%s': %s", w->path, SEC_NAME[id],
                                 strerror(errno));
@@ -485,13 +397,13 @@ static void build_header(const dgnn_bin_writer *w, int bipartite, unsigned char 
         put32(e + 4, SEC_ELEM[s->id]);
         put64(e + 8, s->off);
         put64(e + 16, s->len);
-        put64(e + 24, xxh_digest(&s->h));
+        put64(e + 24, xxh64_digest(&s->h));
     }
     xxh64_state h;
-    xxh_init(&h);
-    xxh_update(&h, buf, HDR_CSUM_AT);
-    xxh_update(&h, buf + HDR_SIZE, (size_t)w->nsec * ENTRY_SIZE);
-    put64(buf + HDR_CSUM_AT, xxh_digest(&h));
+    xxh64_init(&h);
+    xxh64_update(&h, buf, HDR_CSUM_AT);
+    xxh64_update(&h, buf + HDR_SIZE, (size_t)w->nsec * ENTRY_SIZE);
+    put64(buf + HDR_CSUM_AT, xxh64_digest(&h));
 }
 
 int dgnn_bin_writer_finish(dgnn_bin_writer *w, int64_t *bytes, dgnn_err *err) {
@@ -573,10 +485,10 @@ static int header_intact(int fd, const unsigned char *hdr, uint64_t size) {
     size_t tn = (size_t)nsec * ENTRY_SIZE;
     if (tn && pread(fd, table, tn, HDR_SIZE) != (ssize_t)tn) return 0;
     xxh64_state h;
-    xxh_init(&h);
-    xxh_update(&h, hdr, HDR_CSUM_AT);
-    xxh_update(&h, table, tn);
-    return xxh_digest(&h) == get64(hdr + HDR_CSUM_AT);
+    xxh64_init(&h);
+    xxh64_update(&h, hdr, HDR_CSUM_AT);
+    xxh64_update(&h, table, tn);
+    return xxh64_digest(&h) == get64(hdr + HDR_CSUM_AT);
 }
 
 int dgnn_load_binary(dgnn_events *ev, const char *path, int verify, dgnn_err *err) {
@@ -657,10 +569,10 @@ int dgnn_load_binary(dgnn_events *ev, const char *path, int verify, dgnn_err *er
 
     /* the header checksum covers the header and the table: check it before believing any count */
     xxh64_state h;
-    xxh_init(&h);
-    xxh_update(&h, m, HDR_CSUM_AT);
-    xxh_update(&h, m + HDR_SIZE, (size_t)nsec * ENTRY_SIZE);
-    if (xxh_digest(&h) != get64(m + HDR_CSUM_AT))
+    xxh64_init(&h);
+    xxh64_update(&h, m, HDR_CSUM_AT);
+    xxh64_update(&h, m + HDR_SIZE, (size_t)nsec * ENTRY_SIZE);
+    if (xxh64_digest(&h) != get64(m + HDR_CSUM_AT))
         FAIL(DGNN_ECHECKSUM, "%s: header checksum mismatch: the file is corrupted or truncated; regenerate it", path);
 
     /* counts: a file with a valid checksum may still be hand-crafted, so check them too */
@@ -720,17 +632,17 @@ int dgnn_load_binary(dgnn_events *ev, const char *path, int verify, dgnn_err *er
              * that stay in cache (the semantic pass below then reuses the result) */
             const int is_float = id == SEC_EFEAT || id == SEC_NFEAT || id == SEC_PERIOD_X || id == SEC_PERIOD_Y;
             xxh64_state hs;
-            xxh_init(&hs);
+            xxh64_init(&hs);
             for (uint64_t a = 0; a < len;) {
                 uint64_t piece = len - a < ((uint64_t)1 << 18) ? len - a : (uint64_t)1 << 18;
-                xxh_update(&hs, m + off + a, (size_t)piece);
+                xxh64_update(&hs, m + off + a, (size_t)piece);
                 if (is_float && nonfinite[id] < 0) {
                     int64_t b = first_nonfinite(m + off + a, (int64_t)(piece / 4));
                     if (b >= 0) nonfinite[id] = (int64_t)(a / 4) + b;
                 }
                 a += piece;
             }
-            if (xxh_digest(&hs) != csum)
+            if (xxh64_digest(&hs) != csum)
                 FAIL(DGNN_ECHECKSUM, "%s: section '%s' checksum mismatch: the file is corrupted or truncated; regenerate it", path, nm);
             scanned[id] = is_float;
         }

@@ -3,7 +3,7 @@
  * time, dense node ids (in increasing original id) and bipartite detection. */
 #include "dgnn/events.h"
 
-#include "dgnn/io.h" /* dgnn_bin_checksum */
+#include "dgnn/binfmt.h" /* dgnn_bin_checksum (xxh64.c) */
 
 #include <stdlib.h>
 #include <string.h>

@@ -17,7 +17,7 @@
  * "%.3f" text reads back to the identical double. */
 #include "dgnn/gen.h"
 
-#include "dgnn/io.h"
+#include "dgnn/binfmt.h"
 #include "dgnn/outfile.h"
 
 #include <errno.h>

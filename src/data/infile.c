@@ -1,6 +1,6 @@
 /* infile.c: opening input files (regular files only, never blocking) and naming what a
  * file is when it is not text (see infile.h for why). */
-#include "infile.h"
+#include "dgnn/infile.h"
 
 #include <errno.h>
 #include <fcntl.h>

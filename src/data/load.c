@@ -2,8 +2,9 @@
  * Detection order: a folder is a TGL dataset; the .dgnn magic; a '{' (json) is PyG-T;
  * a TGL header (",src,dst,time..."); a header line whose first field is not a number
  * is JODIE; anything else is an edge list. --format overrides all of it. */
-#include "dgnn/io.h"
-#include "infile.h"
+#include "dgnn/binfmt.h"
+#include "dgnn/readers.h"
+#include "dgnn/infile.h"
 
 #include <ctype.h>
 #include <errno.h>

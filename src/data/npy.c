@@ -9,8 +9,8 @@
  * The data size is checked against the file size before anything is allocated, so a
  * header claiming a huge shape fails cleanly. NaN/inf values are rejected: downstream
  * layers would silently spread them. */
-#include "dgnn/io.h"
-#include "infile.h"
+#include "dgnn/npy.h"
+#include "dgnn/infile.h"
 
 #include <errno.h>
 #include <float.h>

@@ -9,7 +9,7 @@
  * ts (KONECT's layout; also bitcoin-alpha's SRC,DST,RATING,TIME). The weight and every
  * feat column become edge features: the weight first, then the feats in column order.
  * Rows may come in any time order; the builder sorts them stably. */
-#include "dgnn/io.h"
+#include "dgnn/readers.h"
 #include "textscan.h"
 
 #include <stdlib.h>

@@ -13,7 +13,7 @@
  * and as an item, the file cannot be in one space for a user-item graph, so items are
  * shifted by max(user id) + 1 (what TGN's preprocessing does); node_ids then holds the
  * shifted ids. Otherwise ids are kept as they are. */
-#include "dgnn/io.h"
+#include "dgnn/readers.h"
 #include "textscan.h"
 
 #include <stdlib.h>

@@ -21,8 +21,8 @@
  * error gets its line and column (from the parser's error position); a content error names
  * its JSON path instead, e.g.
  *   england_covid.json: edge_mapping.edge_index."12"[3][1]: expected a non-negative integer */
-#include "dgnn/io.h"
-#include "infile.h"
+#include "dgnn/readers.h"
+#include "dgnn/infile.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>

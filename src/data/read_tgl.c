@@ -10,7 +10,8 @@
  * Row i of edge_features.npy belongs to data row i of edges.csv: features are pushed
  * with their rows, and the builder's stable time sort keeps them together. The node
  * feature row count is the node count N: ids are kept and must be < N. */
-#include "dgnn/io.h"
+#include "dgnn/npy.h"
+#include "dgnn/readers.h"
 #include "textscan.h"
 
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * text readers (see textscan.h for why they share it). */
 #include "textscan.h"
 
-#include "infile.h"
+#include "dgnn/infile.h"
 
 #include <errno.h>
 #include <float.h>

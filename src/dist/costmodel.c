@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dgnn/sched.h"
+#include "dgnn/costmodel.h"
 #include "dgnn/train_snapshot.h"
 
 int dgnn_windows_of_snapshots(dgnn_window *out, const dgnn_snapshots *s, int64_t begin, int64_t end, int64_t W,

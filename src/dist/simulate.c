@@ -1,8 +1,10 @@
 /* simulate.c: DyGNeX's cluster simulator (simulate.h): the alpha-beta all-reduce model,
- * one simulated point per worker count, and the synthetic snapshot sequences. */
+ * one simulated point per worker count, the gradient size of a snapshot model, and the
+ * synthetic snapshot sequences. */
 #include <math.h>
 #include <string.h>
 
+#include "dgnn/params.h"
 #include "dgnn/simulate.h"
 
 int dgnn_net_preset(dgnn_net *net, const char *name, dgnn_err *err) {
@@ -69,6 +71,21 @@ int dgnn_sim_snapshot(dgnn_sim_point *out, const double *cost, int64_t n, int64_
     out->gap = info.gap;
     dgnn_sched_free(&s);
     return DGNN_OK;
+}
+
+int64_t dgnn_sim_snapshot_params(const dgnn_snapmodel_cfg *model, int kind, int64_t N, int64_t V, dgnn_err *err) {
+    dgnn_snapmodel_cfg mc = *model;
+    mc.kind = (dgnn_snapmodel_kind)kind;
+    mc.num_nodes = N > 0 ? N : 1;
+    mc.in_dim = V > 0 ? V : 1;
+    mc.onehot = 1;
+    mc.num_classes = 2;
+    dgnn_snapmodel *m = NULL;
+    int rc = dgnn_snapmodel_init(&m, &mc, err);
+    if (rc) return rc;
+    int64_t k = dgnn_params_count(dgnn_snapmodel_params(m));
+    dgnn_snapmodel_free(m);
+    return k;
 }
 
 int dgnn_sim_synthetic_edges(int64_t *out, int64_t T, const char *pattern, uint64_t seed, dgnn_err *err) {

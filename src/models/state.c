@@ -1,7 +1,7 @@
 /* state.c: the node state store (see include/dgnn/state.h). */
 #include "dgnn/state.h"
 
-#include "dgnn/io.h"
+#include "dgnn/binfmt.h" /* dgnn_bin_checksum */
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,8 @@
 
 #include "../base/le.h"
 
-#include "dgnn/io.h" /* dgnn_bin_checksum */
+#include "dgnn/binfmt.h" /* dgnn_bin_checksum */
+#include "dgnn/infile.h" /* dgnn_in_open */
 #include "dgnn/outfile.h"
 
 #include <errno.h>

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "dgnn/comm.h"
+#include "dgnn/costmodel.h"
 #include "snap_train_internal.h"
 
 double dgnn_snap_cpu_seconds(void) {

@@ -1,12 +1,7 @@
-/* io.h: reading datasets into a dgnn_events table, and the binary .dgnn format.
- *
- * dgnn_load() is the one entry point the commands use: it detects the format (or takes
- * the one given) and calls the reader. Every reader rejects a broken file with a
- * message that names the file, the line and the field, and returns a negative status;
- * none of them crashes or returns a silently wrong table. CRLF line endings and a
- * UTF-8 byte-order mark are accepted. */
-#ifndef DGNN_IO_H
-#define DGNN_IO_H
+/* binfmt.h: the binary dataset format .dgnn (src/data/binfmt.c): save, load (mapped), a
+ * streaming writer, and the format's checksum. */
+#ifndef DGNN_BINFMT_H
+#define DGNN_BINFMT_H
 
 #include "dgnn/events.h"
 
@@ -14,49 +9,7 @@
 extern "C" {
 #endif
 
-typedef enum {
-    DGNN_FMT_AUTO = 0,
-    DGNN_FMT_JODIE,    /* user,item,timestamp,state_label,f1..fd with one header line */
-    DGNN_FMT_TGL,      /* TGL edges.csv (,src,dst,time,ext_roll) + optional .npy features */
-    DGNN_FMT_EDGELIST, /* SNAP / KONECT edge list */
-    DGNN_FMT_PGT,      /* PyTorch Geometric Temporal json snapshots */
-    DGNN_FMT_BINARY    /* .dgnn */
-} dgnn_format;
-
-typedef struct {
-    dgnn_format format;      /* DGNN_FMT_AUTO: detect from magic, extension and header */
-    const char *columns;     /* edge lists: comma-separated roles, e.g. "src,dst,ts" or
-                                "src,dst,weight,ts"; NULL = by column count (3: src,dst,ts;
-                                4: src,dst,weight,ts). Roles: src dst ts weight feat label skip */
-    int bipartite;           /* -1: detect; 1: declared bipartite (checked); 0: not */
-    const char *edge_feat;   /* TGL: .npy of edge features (E, d) or NULL (looked up beside
-                                edges.csv as edge_features.npy) */
-    const char *node_feat;   /* TGL: .npy of node features (N, d) or NULL (node_features.npy) */
-} dgnn_load_opts;
-
-/* Default options: auto format, detect bipartite. */
-dgnn_load_opts dgnn_load_opts_default(void);
-
-/* Reads path into ev (zeroed by the call). path may be a file or, for TGL, a folder
- * holding edges.csv. On failure ev is left empty and err says what and where. */
-int dgnn_load(dgnn_events *ev, const char *path, const dgnn_load_opts *opts, dgnn_err *err);
-/* The detected format of path (DGNN_FMT_AUTO if the file cannot be read). */
-dgnn_format dgnn_detect_format(const char *path);
-const char *dgnn_format_name(dgnn_format f);
-
-/* ---- the readers (read_text.c, npy.c, read_pgt.c) ---- */
-int dgnn_read_jodie(dgnn_events *ev, const char *path, dgnn_err *err);
-int dgnn_read_tgl(dgnn_events *ev, const char *path, const char *edge_feat_npy,
-                  const char *node_feat_npy, dgnn_err *err);
-int dgnn_read_edgelist(dgnn_events *ev, const char *path, const char *columns, dgnn_err *err);
-int dgnn_read_pgt(dgnn_events *ev, const char *path, dgnn_err *err);
-
-/* A .npy array of float32 or float64 (C order, 1 or 2 dims) read as float32.
- * *out is malloc'd (caller frees); rows/cols receive the shape (cols = 1 for 1-d). */
-int dgnn_read_npy(const char *path, float **out, int64_t *rows, int64_t *cols, dgnn_err *err);
-
-/* ---- binary format (binfmt.c) ----
- * A .dgnn file: a fixed header (magic "DGNNDATA", version, counts), a table of
+/* A .dgnn file: a fixed header (magic "DGNNDATA", version, counts), a table of
  * sections (id, offset, length, checksum), then the sections, each 64-byte aligned.
  * Loading maps the file read-only and points the table's arrays into the mapping. */
 #define DGNN_BIN_MAGIC "DGNNDATA"
@@ -69,13 +22,6 @@ int dgnn_load_binary(dgnn_events *ev, const char *path, int verify, dgnn_err *er
 /* The checksum of the format: XXH64 with seed 0 (so `xxhsum -H1` or python's
  * xxhash.xxh64 can check a section from outside). */
 uint64_t dgnn_bin_checksum(const void *data, size_t len);
-
-/* Opens an input file (a dataset, a checkpoint) read-only, never blocking: anything but a
- * regular file (a FIFO, a device such as /dev/zero, a folder, a socket) is refused
- * without being opened for reading (src/data/infile.c). *fd is a blocking descriptor of
- * a regular file and *size its size. DGNN_EIO with "PATH: ..." (what the path is instead,
- * or strerror) on failure, *fd = -1. */
-int dgnn_in_open(const char *path, int *fd, int64_t *size, dgnn_err *err);
 
 /* Streaming writer: writes a .dgnn file whose sizes are known in advance without
  * holding the table (the generator writes 100M events through it). Every section's

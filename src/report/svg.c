@@ -1,5 +1,5 @@
-/* svg.c: the two small SVG figures of DyGNeX: a schedule's Gantt chart (sched.h) and the
- * simulator's scaling plot (simulate.h). Plain SVG 1.1 text, no dependencies; written
+/* svg.c: the two small SVG figures of the reports (svg.h): a schedule's Gantt chart and the
+ * simulators' scaling plot. Plain SVG 1.1 text, no dependencies; written
  * through dgnn/outfile.h (a temporary file renamed), so a reader never sees half a figure. */
 #include <errno.h>
 #include <math.h>
@@ -8,7 +8,8 @@
 #include <unistd.h>
 
 #include "dgnn/outfile.h"
-#include "dgnn/simulate.h"
+#include "dgnn/sched.h"
+#include "dgnn/svg.h"
 
 /* The figure's stream through dgnn/outfile.h (a temporary file renamed at the end; a
  * symlink followed, a device or FIFO written through); NULL with err set on failure. */
