@@ -93,6 +93,7 @@ if [ -n "$build" ]; then
     [ -d "$objdir" ] || { echo "check-layers: no objects under $objdir (build the library first)"; exit 2; }
     syms=$(mktemp); trap 'rm -f "$syms"' EXIT
     (cd "$objdir" && for o in */*.o; do
+        [ -e "$root/src/${o%.o}" ] || continue # a stale object of a moved or deleted file
         nm -g --defined-only "$o" | awk -v f="${o%.o}" 'NF == 3 && $2 ~ /[TDBRCV]/ { print "D", f, $3 }'
         nm -u "$o" | awk -v f="${o%.o}" '{ print "U", f, $NF }'
     done) > "$syms"
