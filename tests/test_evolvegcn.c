@@ -17,7 +17,9 @@
 #include "gradcheck.h"
 #include "random_events.h"
 #include "dgnn/metrics.h"
+#include "dgnn/negative.h"
 #include "dgnn/snapmodel.h"
+#include "dgnn/split.h"
 #include "dgnn/train_snapshot.h"
 
 #include <omp.h>

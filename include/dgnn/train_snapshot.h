@@ -129,6 +129,10 @@ typedef enum {
 const char *dgnn_snap_task_name(dgnn_snap_task t);
 /* Parses a task name; returns 0, or DGNN_EINVAL naming the choices. */
 int dgnn_snap_task_parse(const char *s, dgnn_snap_task *t, dgnn_err *err);
+/* The weight_from_feature of the trainer's cut (dgnn_snapshots_cut) for task t on ev: 1
+ * for the node task on a table with edge features (PGT's edge weights in column 0); 0
+ * otherwise (bitcoin's column 0 is the rating, a label: A counts the ratings). */
+int dgnn_snap_weight_from_feature(dgnn_snap_task t, const dgnn_events *ev);
 
 /* The per-sample cost profile (one row per training sample that ran). */
 typedef struct {
@@ -338,33 +342,10 @@ double dgnn_snap_round_imbalance(const double *t, int64_t R, int64_t P, double *
 /* Seconds of CPU this process has used (all its threads). */
 double dgnn_snap_cpu_seconds(void);
 
-/* idx (N) = the number of distinct neighbours of each node in g (the row length of A);
- * returns the largest. */
-int64_t dgnn_snap_degree_onehot(int32_t *idx, const dgnn_snapshot *g);
-
-/* splitter.py's sample ranges for T snapshots (link prediction's; edge classification
- * then sets *test_end = T): see above. */
-void dgnn_snap_split(int64_t T, int64_t W, double train_frac, double val_frac, int64_t *train_begin,
-                     int64_t *train_end, int64_t *val_end, int64_t *test_end);
-
-/* The reference's smart negative sampling for label snapshot g: up to `want` pairs
- * (min(want, E (E - 1) - E) with E = g's entries) written to src/dst (capacity want), each
- * drawn as source = the row of a uniform entry of g, destination = a uniform element of
- * pool (npool node ids, repeats allowed), rejecting self loops, entries of g and pairs
- * already drawn, stopping after 4x as many draws as wanted. Returns the number written. */
-/* The destinations negatives are drawn from, into pool: the nodes active (mask (T, N) != 0)
- * in each snapshot first..last, concatenated (so by activity, the reference), or, with
- * all_nodes, every node once. pool holds (last - first + 1) N. Returns its length. */
-int64_t dgnn_snap_neg_pool(int32_t *pool, const uint8_t *mask, int64_t N, int64_t first, int64_t last,
-                           int all_nodes);
-int64_t dgnn_snap_link_negatives(int32_t *src, int32_t *dst, int64_t want, const dgnn_snapshot *g,
-                                 const int32_t *pool, int64_t npool, dgnn_rng *rng);
-
-/* The reference logger's MAP and MRR of one snapshot scored on all pairs: prob (N, N)
- * row-major (prob[u N + v] for the pair (u, v)), labels from g's entries. label (N * N) is
- * scratch. *ap = average precision over the N^2 pairs; *mrr = get_MRR (rows with an edge,
- * ties as metrics.h). Either is NaN when g has no edge. */
-void dgnn_snap_link_metrics(double *ap, double *mrr, const float *prob, const dgnn_snapshot *g, int32_t *label);
+/* The trainer's data pieces live in src/data and its link metric with the others:
+ * dgnn_snapshots_cut and dgnn_snap_degree_onehot (snapshot.h), dgnn_snap_split
+ * (split.h), dgnn_snap_neg_pool and dgnn_snap_link_negatives (negative.h),
+ * dgnn_snap_link_metrics (metrics.h). */
 
 /* Edge classification labels of snapshot g (its entries in CSR order): label[e] = 1 when
  * the ratings (edge-feature column col of ev, events g->ev_begin .. g->ev_end) of the

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "dgnn/sched.h"
+#include "dgnn/split.h"
 #include "dgnn/train_snapshot.h"
 
 int cli_snap_model_kind(const char *cmd, const char *model) {

@@ -28,6 +28,7 @@
 #include "dgnn/comm.h"
 #include "dgnn/gen.h"
 #include "dgnn/nn_graph.h"
+#include "dgnn/split.h"
 #include "dgnn/train_snapshot.h"
 
 
