@@ -111,6 +111,7 @@
 #define DGNN_TRAIN_SNAPSHOT_H
 
 #include "dgnn/events.h"
+#include "dgnn/gen.h"
 #include "dgnn/sched.h"
 #include "dgnn/snapmodel.h"
 #include "dgnn/snapshot.h"
@@ -341,6 +342,57 @@ int dgnn_snap_dist_schedule(dgnn_sched *out, dgnn_sched_info *info, const dgnn_s
 double dgnn_snap_round_imbalance(const double *t, int64_t R, int64_t P, double *makespan, double *mean_sum);
 /* Seconds of CPU this process has used (all its threads). */
 double dgnn_snap_cpu_seconds(void);
+
+/* ---- what DyGNeX's schedule is made from (dygnex_cost.c), for schedule, simulate and
+ * train --dist dygnex ---- */
+
+/* The training windows of ev under c, as the trainer would train them: cut as it cuts
+ * (dgnn_snapshots_cut with c's snapshot length or count), split as it splits
+ * (dgnn_snap_split with c's window and fractions), sized by dgnn_windows_of_snapshots
+ * (c's negatives and hidden width). *win is malloc'd (*n entries). Errors: the cut's,
+ * DGNN_EINVAL when the split leaves no training window. */
+int dgnn_snap_cost_windows(dgnn_window **win, int64_t *n, const dgnn_events *ev, const dgnn_snap_train_cfg *c,
+                           dgnn_err *err);
+
+/* What dgnn_snap_cost_model fitted on (both 0 for the default law). */
+typedef struct {
+    int64_t rows;    /* the profile's rows of the model */
+    int64_t matched; /* windows that took the profile's sizes */
+} dgnn_snap_cost_fit;
+/* The cost model of snapshot model `kind` (a dgnn_snapmodel_kind) for windows win[0..n):
+ * profile NULL: the default law (c's window and widths, win[0]'s input width, rate as
+ * dgnn_costmodel_default); else fitted with a 20% hold-out on the profile CSV's rows of
+ * that model (at least 3), and every window the profile measured takes the profile's
+ * sizes (win is updated). Errors (messages naming --profile): DGNN_EIO / DGNN_EFORMAT
+ * reading it, DGNN_EINVAL for fewer than 3 rows or a failed fit. */
+int dgnn_snap_cost_model(dgnn_costmodel *cm, dgnn_snap_cost_fit *fit, dgnn_window *win, int64_t n, int kind,
+                         const dgnn_snap_train_cfg *c, const char *profile, double rate, dgnn_err *err);
+
+/* ---- what `dgnn bench train` measures besides the training (snap_bench.c) ---- */
+
+/* The --synthetic sequence: dgnn gen's stream with the rate growing linearly by
+ * DGNN_SNAP_SYNTH_GROWTH over the span and no bursts, so that T equal time windows of
+ * duration / T are T snapshots of steadily growing size (issue #4's "1,000 snapshots of
+ * growing size"; bursts would make a few windows 10x larger and hide the trend). Sizes
+ * near bitcoin-alpha's (3,783 nodes, at most 1,686 nonzeros of A + A^T per snapshot):
+ * 3,000 nodes and 500,000 events give T = 1,000 snapshots from about 110 to 900 events
+ * (190 to 1,340 nonzeros), and an epoch of its 689 training samples takes under a minute
+ * on one core. Cut it into T snapshots of o.duration / T (check it with dgnn_gen_check). */
+#define DGNN_SNAP_SYNTH_NODES 3000
+#define DGNN_SNAP_SYNTH_EVENTS 500000
+#define DGNN_SNAP_SYNTH_GROWTH 10.0
+dgnn_gen_opts dgnn_snap_synthetic_opts(int64_t nodes, int64_t events);
+
+/* SpMM of the largest input snapshot's A_hat (by nnz; F = the hidden width) beside the
+ * STREAM triad, both measured now for `seconds` each. */
+typedef struct {
+    int64_t snapshot, hat_nnz, num_nodes, hidden;
+    double spmm_gbps, spmm_gflops, triad_gbps;
+} dgnn_snap_bandwidth;
+/* Cuts ev as the trainer does under c and measures. Errors: the cut's; DGNN_EINVAL "no
+ * snapshot" when the cut holds none. */
+int dgnn_snap_spmm_bandwidth(dgnn_snap_bandwidth *b, const dgnn_events *ev, const dgnn_snap_train_cfg *c,
+                             double seconds, dgnn_err *err);
 
 /* The trainer's data pieces live in src/data and its link metric with the others:
  * dgnn_snapshots_cut and dgnn_snap_degree_onehot (snapshot.h), dgnn_snap_split

@@ -27,7 +27,6 @@
 #include "cli.h"
 #include "dgnn/comm.h"
 #include "dgnn/gen.h"
-#include "dgnn/nn_graph.h"
 #include "dgnn/split.h"
 #include "dgnn/train_snapshot.h"
 
@@ -229,76 +228,30 @@ static int parse_weights(const char *s, float *w) {
     return 0;
 }
 
-/* The snapshots as the trainer cuts them (symmetric; snapshot length `seconds`, or `count`
- * equal spans), for the bench's reports: 0, or 1 after "dgnn bench train: WHAT: ..." (also
- * when the cut holds no snapshot). */
-static int bench_cut(dgnn_snapshots *s, const dgnn_events *ev, double seconds, int64_t count, int weight_from_feature,
-                     const char *what) {
-    dgnn_snapshot_opts so = dgnn_snapshot_opts_default();
-    so.seconds = seconds;
-    so.count = count;
-    so.symmetric = 1;
-    so.weight_from_feature = weight_from_feature;
+/* The bandwidth figures of `dgnn bench train` (dgnn_snap_spmm_bandwidth). */
+static void print_bandwidth(const dgnn_events *ev, const dgnn_snap_train_cfg *c, double secs) {
+    dgnn_snap_bandwidth b;
     dgnn_err err;
     dgnn_err_clear(&err);
-    if (dgnn_snapshots_build(s, ev, &so, &err) != DGNN_OK) {
-        fprintf(stderr, "dgnn bench train: %s: %s\n", what, err.msg);
-        return 1;
-    }
-    if (s->count == 0) {
-        fprintf(stderr, "dgnn bench train: %s: no snapshot\n", what);
-        dgnn_snapshots_free(s);
-        return 1;
-    }
-    return 0;
-}
-
-/* The largest input snapshot's A_hat through dgnn_spmm (F = hidden) beside the STREAM
- * triad, both measured now, so the ratio means something on this machine. */
-static void bench_bandwidth(const dgnn_events *ev, const dgnn_snap_train_cfg *c, double secs) {
-    dgnn_snapshots s;
-    if (bench_cut(&s, ev, c->snapshot_seconds, c->snapshot_count,
-                  c->task == DGNN_SNAP_TASK_NODE && ev->edge_dim >= 1, "snapshots"))
+    if (dgnn_snap_spmm_bandwidth(&b, ev, c, secs, &err) != DGNN_OK) {
+        fprintf(stderr, "dgnn bench train: snapshots: %s\n", err.msg);
         return;
-    int64_t best = 0;
-    for (int64_t k = 1; k < s.count; k++)
-        if (s.snaps[k].hat_nnz > s.snaps[best].hat_nnz) best = k;
-    dgnn_csr A = dgnn_csr_of_hat(&s.snaps[best]);
-    dgnn_spmm_perf perf;
-    dgnn_spmm_bench(&perf, &A, c->model.hidden, secs, 1);
-    double triad = dgnn_triad_gbps(0, secs);
+    }
     printf("SpMM on the largest snapshot (%lld, A_hat nnz %lld, N %lld, F = hidden %lld): %.1f GB/s, %.2f GFLOP/s\n",
-           (long long)best, (long long)s.snaps[best].hat_nnz, (long long)s.num_nodes, (long long)c->model.hidden,
-           perf.gbps, perf.gflops);
+           (long long)b.snapshot, (long long)b.hat_nnz, (long long)b.num_nodes, (long long)b.hidden, b.spmm_gbps,
+           b.spmm_gflops);
     printf("STREAM triad measured now: %.1f GB/s; SpMM / triad = %.2f (SpMM's gathers may hit cache: see "
            "dgnn_spmm_bytes)\n",
-           triad, triad > 0 ? perf.gbps / triad : 0.0);
-    dgnn_snapshots_free(&s);
+           b.triad_gbps, b.triad_gbps > 0 ? b.spmm_gbps / b.triad_gbps : 0.0);
 }
 
-/* The synthetic sequence of `dgnn bench train --synthetic T`: the generator's defaults
- * except a rate that grows linearly by SYNTH_GROWTH over the span and no bursts, so that
- * T equal time windows of duration / T are T snapshots of steadily growing size (issue
- * #4's "1,000 snapshots of growing size"; bursts would make a few windows 10x larger
- * and hide the trend). Sizes near bitcoin-alpha's (3,783 nodes, at most 1,686 nonzeros of
- * A + A^T per snapshot): 3,000 nodes and 500,000 events give T = 1,000 snapshots from
- * about 110 to 900 events (190 to 1,340 nonzeros), and an epoch of its 689 training
- * samples takes under a minute on one core. */
-#define SYNTH_NODES 3000
-#define SYNTH_EVENTS 500000
-#define SYNTH_GROWTH 10.0
-
-/* Generates the synthetic stream into ev and returns the snapshot length (duration / T)
- * in *seconds; on failure prints "dgnn CMD: ..." and returns 2 (bad --nodes / --events,
- * caught by dgnn_gen_check) or 1. */
+/* Generates the --synthetic stream (dgnn_snap_synthetic_opts) into ev and returns the
+ * snapshot length (duration / T) in *seconds; on failure prints "dgnn CMD: ..." and
+ * returns 2 (bad --nodes / --events, caught by dgnn_gen_check) or 1. */
 static int synthetic_events(const char *cmd, int64_t T, int64_t nodes, int64_t events, dgnn_events *ev,
                             double *seconds) {
     /* --events >= 1 (the option table): the generator allows 0, the snapshot cut does not */
-    dgnn_gen_opts o = dgnn_gen_opts_default();
-    o.num_nodes = nodes;
-    o.num_events = events;
-    o.growth = SYNTH_GROWTH;
-    o.bursts = 0;
+    dgnn_gen_opts o = dgnn_snap_synthetic_opts(nodes, events);
     dgnn_err err;
     dgnn_err_clear(&err);
     if (dgnn_gen_check(&o, &err) != DGNN_OK) {
@@ -318,12 +271,22 @@ static int synthetic_events(const char *cmd, int64_t T, int64_t nodes, int64_t e
  * sizes of its first and last snapshot. */
 static void synthetic_report(const dgnn_events *ev, int64_t T, double seconds, int64_t nodes, int64_t events) {
     dgnn_snapshots s;
-    if (bench_cut(&s, ev, seconds, 0, 0, "--synthetic: snapshots")) return;
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    if (dgnn_snapshots_cut(&s, ev, seconds, 0, 0, &err) != DGNN_OK) {
+        fprintf(stderr, "dgnn bench train: --synthetic: snapshots: %s\n", err.msg);
+        return;
+    }
+    if (s.count == 0) {
+        fprintf(stderr, "dgnn bench train: --synthetic: snapshots: no snapshot\n");
+        dgnn_snapshots_free(&s);
+        return;
+    }
     const dgnn_snapshot *f = &s.snaps[0], *l = &s.snaps[s.count - 1];
     printf("synthetic sequence: T %lld (%lld snapshots cut) of %g s; dgnn gen with nodes %lld, events %lld, growth "
            "%g, bursts 0, seed 1; first snapshot %lld events, %lld edges; last %lld events, %lld "
            "edges (edges: nnz of A + A^T)\n",
-           (long long)T, (long long)s.count, seconds, (long long)nodes, (long long)events, SYNTH_GROWTH,
+           (long long)T, (long long)s.count, seconds, (long long)nodes, (long long)events, DGNN_SNAP_SYNTH_GROWTH,
            (long long)(f->ev_end - f->ev_begin), (long long)f->num_edges,
            (long long)(l->ev_end - l->ev_begin), (long long)l->num_edges);
     fflush(stdout); /* before the trainer's log lines on stderr */
@@ -520,21 +483,10 @@ static int snap_main(int argc, char **argv, int bench) {
     c.resume = resume;
     c.progress = !quiet;
     if (syn) {
-        /* fewer than W + 2 leave no sample at all (a sample reads W + 1 snapshots and
-         * predicts one more), and the trainer's split (dgnn_snap_split) may leave none
-         * for training either: both are a bad --synthetic T, told before generating,
-         * with the smallest T that works (the split's rule, not a copy of it). Fractions
-         * out of range find none: the trainer's check of the configuration tells. */
-        int64_t need = c.window + 2, tb = 0, te = 0, ve = 0, xe = 0;
-        if (c.train_frac > 0 && c.train_frac < 1) {
-            for (int64_t t = need; t < need + 1000000; t++) {
-                dgnn_snap_split(t, c.window, c.train_frac, c.val_frac, &tb, &te, &ve, &xe);
-                if (te > tb) {
-                    need = t;
-                    break;
-                }
-            }
-        }
+        /* a T that leaves no sample, or none for training, is a bad --synthetic T, told
+         * before generating, with the smallest T that works. Fractions out of range find
+         * none: the trainer's check of the configuration tells. */
+        const int64_t need = dgnn_snap_split_min_snapshots(c.window, c.train_frac, c.val_frac);
         if (synthetic < need) {
             fprintf(stderr, "dgnn %s: --synthetic %lld: too few snapshots: window %lld and train fraction %g need T >= "
                             "%lld (at least window + 2, and one training sample)\n",
@@ -617,8 +569,8 @@ static int snap_main(int argc, char **argv, int bench) {
     dgnn_events ev;
     char synname[64];
     if (syn) {
-        const int64_t N = syn_nodes != INT64_MIN ? syn_nodes : SYNTH_NODES;
-        const int64_t E = syn_events != INT64_MIN ? syn_events : SYNTH_EVENTS;
+        const int64_t N = syn_nodes != INT64_MIN ? syn_nodes : DGNN_SNAP_SYNTH_NODES;
+        const int64_t E = syn_events != INT64_MIN ? syn_events : DGNN_SNAP_SYNTH_EVENTS;
         double secs = 0;
         if ((rc = synthetic_events(cmd, synthetic, N, E, &ev, &secs)) != 0) return rc;
         c.snapshot_seconds = secs, c.snapshot_count = 0;
@@ -708,7 +660,7 @@ static int snap_main(int argc, char **argv, int bench) {
                "epochs, %lld samples): min %.2f ms, median %.2f ms, p90 %.2f ms, max %.2f ms; max/median %.2f\n",
                (long long)prof.epochs, (long long)prof.count, 1e3 * mn, 1e3 * md, 1e3 * p9, 1e3 * mx,
                md > 0 ? mx / md : 0.0);
-        bench_bandwidth(&ev, &c, bench_secs);
+        print_bandwidth(&ev, &c, bench_secs);
     }
     if (dyg) print_dist(&res->dist, cm.fitted);
     if (profile) {
