@@ -327,7 +327,7 @@ int dgnn_snap_train(const dgnn_events *ev, const dgnn_snap_train_cfg *cfg, dgnn_
 
 /* ---- the pieces, for tests and other trainers ---- */
 
-/* The distributed mode's schedule (snap_dist.c), a collective: rank 0 schedules the n
+/* The distributed mode's schedule (dygnex_epoch.c), a collective: rank 0 schedules the n
  * windows (sample indices sample[0..n), predicted seconds cost[0..n)) on P ranks with d's
  * scheduler, rounds and time limit, or copies d->schedule, and broadcasts it; every
  * process returns the same *out. *info is rank 0's (method, gap, solve time; the other

@@ -122,16 +122,6 @@ int dgnn_neg_historical(int32_t *out, const dgnn_tcsr *g, const int32_t *src, co
 
 /* ---- the snapshot trainer's negatives ---- */
 
-static int has_entry(const dgnn_snapshot *g, int32_t u, int32_t v) {
-    int64_t lo = g->rowptr[u], hi = g->rowptr[u + 1];
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (g->col[mid] < v) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < g->rowptr[u + 1] && g->col[lo] == v;
-}
-
 int64_t dgnn_snap_neg_pool(int32_t *pool, const uint8_t *mask, int64_t N, int64_t first, int64_t last,
                            int all_nodes) {
     int64_t np = 0;
@@ -167,7 +157,7 @@ int64_t dgnn_snap_link_negatives(int32_t *src, int32_t *dst, int64_t want, const
         uint64_t key = (uint64_t)u * (uint64_t)N + (uint64_t)v + 1;
         int64_t h = (int64_t)(dgnn_hash64(key) & (uint64_t)(hcap - 1));
         while (set[h] && set[h] != key) h = (h + 1) & (hcap - 1);
-        if (set[h] == key || has_entry(g, u, v)) continue;
+        if (set[h] == key || dgnn_snapshot_entry(g, u, v) >= 0) continue;
         set[h] = key;
         src[n] = u;
         dst[n] = v;

@@ -359,6 +359,16 @@ int dgnn_snapshots_cut(dgnn_snapshots *s, const dgnn_events *ev, double seconds,
     return dgnn_snapshots_build(s, ev, &so, err);
 }
 
+int64_t dgnn_snapshot_entry(const dgnn_snapshot *g, int32_t u, int32_t v) {
+    int64_t lo = g->rowptr[u], hi = g->rowptr[u + 1];
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (g->col[mid] < v) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < g->rowptr[u + 1] && g->col[lo] == v ? lo : -1;
+}
+
 int64_t dgnn_snap_degree_onehot(int32_t *idx, const dgnn_snapshot *g) {
     int64_t mx = 0;
     for (int64_t u = 0; u < g->num_nodes; u++) {

@@ -25,22 +25,11 @@ int dgnn_snap_task_parse(const char *s, dgnn_snap_task *t, dgnn_err *err) {
     return DGNN_OK;
 }
 
-/* ---- edge labels ----------------------------------------------------------------------- */
-
-/* The position of entry (u, v) in g's CSR, or -1. */
 int dgnn_snap_weight_from_feature(dgnn_snap_task t, const dgnn_events *ev) {
     return t == DGNN_SNAP_TASK_NODE && ev->edge_dim >= 1;
 }
 
-static int64_t entry_of(const dgnn_snapshot *g, int32_t u, int32_t v) {
-    int64_t lo = g->rowptr[u], hi = g->rowptr[u + 1];
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (g->col[mid] < v) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < g->rowptr[u + 1] && g->col[lo] == v ? lo : -1;
-}
+/* ---- edge labels ----------------------------------------------------------------------- */
 
 int dgnn_snap_edge_labels(int32_t *label, const dgnn_snapshot *g, const dgnn_events *ev, int64_t col, dgnn_err *err) {
     if (col < 0 || col >= ev->edge_dim || !ev->efeat)
@@ -55,7 +44,7 @@ int dgnn_snap_edge_labels(int32_t *label, const dgnn_snapshot *g, const dgnn_eve
     for (int64_t e = g->ev_begin; e < g->ev_end; e++) {
         int32_t u = ev->src[e], v = ev->dst[e];
         int s = ev->efeat[e * ev->edge_dim + col] > 0 ? 1 : -1;
-        int64_t a = entry_of(g, u, v), b = entry_of(g, v, u);
+        int64_t a = dgnn_snapshot_entry(g, u, v), b = dgnn_snapshot_entry(g, v, u);
         if (a < 0 || b < 0) {
             free(vote);
             return dgnn_err_set(err, DGNN_EINVAL,
