@@ -163,8 +163,9 @@ int snap_run_setup(snap_run *r, const dgnn_events *ev, const dgnn_snap_train_cfg
     if (c->task == DGNN_SNAP_TASK_NODE) {
         if ((rc = dgnn_node_head_init(&r->head, N, r->L, r->C, c->model.seed, err))) return rc;
         r->hopt = dgnn_adam_default(c->lr);
-        DGNN_GROW(&as, r->best_head, r->head.p.total);
-        if ((rc = dgnn_alloc_done(&as, err, "the node head's activations (%lld nodes x --cls-hidden %lld)",
+        dgnn_alloc_set hs = {0, 0}; /* a set of its own, as the head's activations */
+        DGNN_GROW(&hs, r->best_head, r->head.p.total);
+        if ((rc = dgnn_alloc_done(&hs, err, "the node head's activations (%lld nodes x --cls-hidden %lld)",
                                   (long long)N, (long long)r->C)))
             return rc;
     }
