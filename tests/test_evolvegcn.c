@@ -17,8 +17,10 @@
 #include "gradcheck.h"
 #include "random_events.h"
 #include "dgnn/metrics.h"
+#include "dgnn/negative.h"
 #include "dgnn/snapmodel.h"
 #include "dgnn/snapshot_graph.h"
+#include "dgnn/split.h"
 #include "dgnn/train_snapshot.h"
 
 #include <omp.h>

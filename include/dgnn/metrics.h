@@ -13,6 +13,7 @@
 #define DGNN_METRICS_H
 
 #include "dgnn/base.h"
+#include "dgnn/snapshot.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -88,6 +89,13 @@ dgnn_prf dgnn_metric_prf(const int32_t *pred, const int32_t *truth, int64_t n, i
  * Mean squared error mean_i (pred_i - target_i)^2 (sklearn's mean_squared_error,
  * torch's MSELoss(reduction='mean')). n == 0: NaN. */
 double dgnn_metric_mse(const float *pred, const float *target, int64_t n);
+
+/* ---- the snapshot trainer's link metrics (EvolveGCN's logger.py) ----
+ * MAP and MRR of one snapshot scored on all pairs: prob (N, N) row-major (prob[u N + v]
+ * for the pair (u, v)), labels from g's entries. label (N * N) is scratch. *ap = average
+ * precision over the N^2 pairs; *mrr = get_MRR (rows with an edge, ties as above). Either
+ * is NaN when g has no edge. */
+void dgnn_snap_link_metrics(double *ap, double *mrr, const float *prob, const dgnn_snapshot *g, int32_t *label);
 
 #ifdef __cplusplus
 }

@@ -16,10 +16,14 @@
  *    fallback set (all nodes if NULL). The paper samples whole past edges (u', w); this
  *    keeps the positive's source and replaces only the destination.
  * Random negatives are not checked against the positive (as in TGL and TGN): on a
- * graph with many nodes a collision is rare and harmless. */
+ * graph with many nodes a collision is rare and harmless.
+ *
+ * The snapshot trainer's link negatives (EvolveGCN's smart sampling, train_snapshot.h) are
+ * the exception: drawn per label snapshot, they reject true edges and repeats (below). */
 #ifndef DGNN_NEGATIVE_H
 #define DGNN_NEGATIVE_H
 
+#include "dgnn/snapshot.h"
 #include "dgnn/tcsr.h"
 
 #ifdef __cplusplus
@@ -46,6 +50,21 @@ int dgnn_neg_from_set(int32_t *out, int64_t B, int k, const int32_t *set, int64_
 int dgnn_neg_historical(int32_t *out, const dgnn_tcsr *g, const int32_t *src, const int32_t *dst,
                         const double *t_cut, int64_t B, int k, const int32_t *fallback_set, int64_t n_fallback,
                         uint64_t seed, dgnn_err *err);
+
+/* ---- the snapshot trainer's negatives (EvolveGCN's link_pred_tasker.py) ---- */
+
+/* The destinations negatives are drawn from, into pool: the nodes active (mask (T, N) != 0)
+ * in each snapshot first..last, concatenated (so by activity, the reference), or, with
+ * all_nodes, every node once. pool holds (last - first + 1) N. Returns its length. */
+int64_t dgnn_snap_neg_pool(int32_t *pool, const uint8_t *mask, int64_t N, int64_t first, int64_t last,
+                           int all_nodes);
+/* The reference's smart negative sampling for label snapshot g: up to `want` pairs
+ * (min(want, E (E - 1) - E) with E = g's entries) written to src/dst (capacity want), each
+ * drawn as source = the row of a uniform entry of g, destination = a uniform element of
+ * pool (npool node ids, repeats allowed), rejecting self loops, entries of g and pairs
+ * already drawn, stopping after 4x as many draws as wanted. Returns the number written. */
+int64_t dgnn_snap_link_negatives(int32_t *src, int32_t *dst, int64_t want, const dgnn_snapshot *g,
+                                 const int32_t *pool, int64_t npool, dgnn_rng *rng);
 
 #ifdef __cplusplus
 }

@@ -85,6 +85,22 @@ int dgnn_snapshots_build(dgnn_snapshots *s, const dgnn_events *ev, const dgnn_sn
 /* Releases every snapshot's arrays and zeroes s. Safe on a zeroed struct. */
 void dgnn_snapshots_free(dgnn_snapshots *s);
 
+/* The position of entry (u, v) in g's CSR of A (binary search in row u), or -1. */
+int64_t dgnn_snapshot_entry(const dgnn_snapshot *g, int32_t u, int32_t v);
+
+/* The cut the snapshot trainer makes (train_snapshot.h), for it and for every command that
+ * must see the same snapshots (schedule, simulate, bench, info): symmetric (A + A^T: the
+ * reference appends every edge reversed), fixed windows of `seconds` (> 0), or `count`
+ * (> 0) snapshots of equal time span, or neither: one snapshot per period of a PyG-Temporal
+ * table; weight_from_feature = 1: weights from edge-feature column 0 (PGT's edge weights),
+ * else event counts. Errors as dgnn_snapshots_build. */
+int dgnn_snapshots_cut(dgnn_snapshots *s, const dgnn_events *ev, double seconds, int64_t count,
+                       int weight_from_feature, dgnn_err *err);
+
+/* The snapshot trainer's one-hot degree input: idx (N) = the number of distinct
+ * neighbours of each node in g (the row length of A); returns the largest. */
+int64_t dgnn_snap_degree_onehot(int32_t *idx, const dgnn_snapshot *g);
+
 /* Summary for `dgnn info`: events and distinct edges (nnz of A) per snapshot. */
 typedef struct {
     int64_t count;              /* snapshots */

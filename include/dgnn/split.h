@@ -91,6 +91,18 @@ int dgnn_split_indices(int64_t **idx, int64_t *n, const dgnn_split *s, int bits,
  * when the fraction is >= 0.5), so that results agree bit for bit. */
 double dgnn_quantile_sorted(const double *a, int64_t n, double q);
 
+/* ---- the snapshot trainer's split (EvolveGCN's splitter.py) ----
+ * Sample ranges for T snapshots and a window of W (link prediction's; edge classification
+ * then sets *test_end = T): train [W, floor(max_time * train_frac)), validation [that,
+ * floor(max_time * (train_frac + val_frac))), test [that, T - 1), max_time = T - 1 in
+ * float32 arithmetic as the reference's (train_snapshot.h). */
+void dgnn_snap_split(int64_t T, int64_t W, double train_frac, double val_frac, int64_t *train_begin,
+                     int64_t *train_end, int64_t *val_end, int64_t *test_end);
+/* The smallest snapshot count T >= W + 2 whose dgnn_snap_split leaves a training sample
+ * (searched up to W + 2 + 10^6), or W + 2 when none does or train_frac is outside (0, 1):
+ * what a generated sequence must at least hold. */
+int64_t dgnn_snap_split_min_snapshots(int64_t W, double train_frac, double val_frac);
+
 #ifdef __cplusplus
 }
 #endif

@@ -111,6 +111,8 @@
 #define DGNN_TRAIN_SNAPSHOT_H
 
 #include "dgnn/events.h"
+#include "dgnn/gen.h"
+#include "dgnn/costmodel.h"
 #include "dgnn/sched.h"
 #include "dgnn/snapmodel.h"
 #include "dgnn/snapshot.h"
@@ -129,6 +131,10 @@ typedef enum {
 const char *dgnn_snap_task_name(dgnn_snap_task t);
 /* Parses a task name; returns 0, or DGNN_EINVAL naming the choices. */
 int dgnn_snap_task_parse(const char *s, dgnn_snap_task *t, dgnn_err *err);
+/* The weight_from_feature of the trainer's cut (dgnn_snapshots_cut) for task t on ev: 1
+ * for the node task on a table with edge features (PGT's edge weights in column 0); 0
+ * otherwise (bitcoin's column 0 is the rating, a label: A counts the ratings). */
+int dgnn_snap_weight_from_feature(dgnn_snap_task t, const dgnn_events *ev);
 
 /* The per-sample cost profile (one row per training sample that ran). */
 typedef struct {
@@ -322,7 +328,7 @@ int dgnn_snap_train(const dgnn_events *ev, const dgnn_snap_train_cfg *cfg, dgnn_
 
 /* ---- the pieces, for tests and other trainers ---- */
 
-/* The distributed mode's schedule (snap_dist.c), a collective: rank 0 schedules the n
+/* The distributed mode's schedule (dygnex_epoch.c), a collective: rank 0 schedules the n
  * windows (sample indices sample[0..n), predicted seconds cost[0..n)) on P ranks with d's
  * scheduler, rounds and time limit, or copies d->schedule, and broadcasts it; every
  * process returns the same *out. *info is rank 0's (method, gap, solve time; the other
@@ -338,33 +344,61 @@ double dgnn_snap_round_imbalance(const double *t, int64_t R, int64_t P, double *
 /* Seconds of CPU this process has used (all its threads). */
 double dgnn_snap_cpu_seconds(void);
 
-/* idx (N) = the number of distinct neighbours of each node in g (the row length of A);
- * returns the largest. */
-int64_t dgnn_snap_degree_onehot(int32_t *idx, const dgnn_snapshot *g);
+/* ---- what DyGNeX's schedule is made from (dygnex_cost.c), for schedule, simulate and
+ * train --dist dygnex ---- */
 
-/* splitter.py's sample ranges for T snapshots (link prediction's; edge classification
- * then sets *test_end = T): see above. */
-void dgnn_snap_split(int64_t T, int64_t W, double train_frac, double val_frac, int64_t *train_begin,
-                     int64_t *train_end, int64_t *val_end, int64_t *test_end);
+/* The training windows of ev under c, as the trainer would train them: cut as it cuts
+ * (dgnn_snapshots_cut with c's snapshot length or count), split as it splits
+ * (dgnn_snap_split with c's window and fractions), sized by dgnn_windows_of_snapshots
+ * (c's negatives and hidden width). *win is malloc'd (*n entries). Errors: the cut's,
+ * DGNN_EINVAL when the split leaves no training window. */
+int dgnn_snap_cost_windows(dgnn_window **win, int64_t *n, const dgnn_events *ev, const dgnn_snap_train_cfg *c,
+                           dgnn_err *err);
 
-/* The reference's smart negative sampling for label snapshot g: up to `want` pairs
- * (min(want, E (E - 1) - E) with E = g's entries) written to src/dst (capacity want), each
- * drawn as source = the row of a uniform entry of g, destination = a uniform element of
- * pool (npool node ids, repeats allowed), rejecting self loops, entries of g and pairs
- * already drawn, stopping after 4x as many draws as wanted. Returns the number written. */
-/* The destinations negatives are drawn from, into pool: the nodes active (mask (T, N) != 0)
- * in each snapshot first..last, concatenated (so by activity, the reference), or, with
- * all_nodes, every node once. pool holds (last - first + 1) N. Returns its length. */
-int64_t dgnn_snap_neg_pool(int32_t *pool, const uint8_t *mask, int64_t N, int64_t first, int64_t last,
-                           int all_nodes);
-int64_t dgnn_snap_link_negatives(int32_t *src, int32_t *dst, int64_t want, const dgnn_snapshot *g,
-                                 const int32_t *pool, int64_t npool, dgnn_rng *rng);
+/* What dgnn_snap_cost_model fitted on (both 0 for the default law). */
+typedef struct {
+    int64_t rows;    /* the profile's rows of the model */
+    int64_t matched; /* windows that took the profile's sizes */
+} dgnn_snap_cost_fit;
+/* The cost model of snapshot model `kind` (a dgnn_snapmodel_kind) for windows win[0..n):
+ * profile NULL: the default law (c's window and widths, win[0]'s input width, rate as
+ * dgnn_costmodel_default); else fitted with a 20% hold-out on the profile CSV's rows of
+ * that model (at least 3), and every window the profile measured takes the profile's
+ * sizes (win is updated). Errors (messages naming --profile): DGNN_EIO / DGNN_EFORMAT
+ * reading it, DGNN_EINVAL for fewer than 3 rows or a failed fit. */
+int dgnn_snap_cost_model(dgnn_costmodel *cm, dgnn_snap_cost_fit *fit, dgnn_window *win, int64_t n, int kind,
+                         const dgnn_snap_train_cfg *c, const char *profile, double rate, dgnn_err *err);
 
-/* The reference logger's MAP and MRR of one snapshot scored on all pairs: prob (N, N)
- * row-major (prob[u N + v] for the pair (u, v)), labels from g's entries. label (N * N) is
- * scratch. *ap = average precision over the N^2 pairs; *mrr = get_MRR (rows with an edge,
- * ties as metrics.h). Either is NaN when g has no edge. */
-void dgnn_snap_link_metrics(double *ap, double *mrr, const float *prob, const dgnn_snapshot *g, int32_t *label);
+/* ---- what `dgnn bench train` measures besides the training (snap_bench.c) ---- */
+
+/* The --synthetic sequence: dgnn gen's stream with the rate growing linearly by
+ * DGNN_SNAP_SYNTH_GROWTH over the span and no bursts, so that T equal time windows of
+ * duration / T are T snapshots of steadily growing size (issue #4's "1,000 snapshots of
+ * growing size"; bursts would make a few windows 10x larger and hide the trend). Sizes
+ * near bitcoin-alpha's (3,783 nodes, at most 1,686 nonzeros of A + A^T per snapshot):
+ * 3,000 nodes and 500,000 events give T = 1,000 snapshots from about 110 to 900 events
+ * (190 to 1,340 nonzeros), and an epoch of its 689 training samples takes under a minute
+ * on one core. Cut it into T snapshots of o.duration / T (check it with dgnn_gen_check). */
+#define DGNN_SNAP_SYNTH_NODES 3000
+#define DGNN_SNAP_SYNTH_EVENTS 500000
+#define DGNN_SNAP_SYNTH_GROWTH 10.0
+dgnn_gen_opts dgnn_snap_synthetic_opts(int64_t nodes, int64_t events);
+
+/* SpMM of the largest input snapshot's A_hat (by nnz; F = the hidden width) beside the
+ * STREAM triad, both measured now for `seconds` each. */
+typedef struct {
+    int64_t snapshot, hat_nnz, num_nodes, hidden;
+    double spmm_gbps, spmm_gflops, triad_gbps;
+} dgnn_snap_bandwidth;
+/* Cuts ev as the trainer does under c and measures. Errors: the cut's; DGNN_EINVAL "no
+ * snapshot" when the cut holds none. */
+int dgnn_snap_spmm_bandwidth(dgnn_snap_bandwidth *b, const dgnn_events *ev, const dgnn_snap_train_cfg *c,
+                             double seconds, dgnn_err *err);
+
+/* The trainer's data pieces live in src/data and its link metric with the others:
+ * dgnn_snapshots_cut and dgnn_snap_degree_onehot (snapshot.h), dgnn_snap_split
+ * (split.h), dgnn_snap_neg_pool and dgnn_snap_link_negatives (negative.h),
+ * dgnn_snap_link_metrics (metrics.h). */
 
 /* Edge classification labels of snapshot g (its entries in CSR order): label[e] = 1 when
  * the ratings (edge-feature column col of ev, events g->ev_begin .. g->ev_end) of the

@@ -113,10 +113,12 @@ void cli_comm_timeout(double seconds);
 #define CLI_SNAP_MODELS "evolvegcn-o, evolvegcn-h, tgcn, gcrn-gru, wdgcn, gcn"
 /* --model name -> dgnn_snapmodel_kind, or -1 (message printed) */
 int cli_snap_model_kind(const char *cmd, const char *model);
-/* The training windows of a dataset cut as the trainer cuts it under c (*win_out malloc'd). */
+/* The training windows of a dataset cut as the trainer cuts it under c (*win_out malloc'd):
+ * cli_load, then dgnn_snap_cost_windows. */
 int cli_snap_windows(const char *cmd, const char *data, const cli_load_flags *lf, dgnn_snap_train_cfg *c,
                      dgnn_window **win_out, int64_t *n_out, int64_t *num_nodes);
-/* The cost model: fitted on --profile (windows it measured take its sizes) or the default law. */
+/* The cost model: fitted on --profile (windows it measured take its sizes) or the default
+ * law (dgnn_snap_cost_model), and unless quiet its one- or two-line description. */
 int cli_snap_cost_model(const char *cmd, dgnn_costmodel *cm, dgnn_window *win, int64_t n, int kind,
                         const dgnn_snap_train_cfg *c, const char *profile, double rate, int quiet);
 

@@ -102,14 +102,10 @@ int cmd_info(int argc, char **argv) {
     dgnn_snap_stats ss;
     int have_snaps = 0;
     if (snap_seconds > 0 || snap_count > 0 || ev.num_periods > 0) {
-        dgnn_snapshot_opts so = dgnn_snapshot_opts_default();
-        so.seconds = snap_seconds;
-        so.count = snap_count;
-        so.symmetric = 1;
-        dgnn_snapshots sn;
+        dgnn_snapshots sn; /* as the snapshot trainer cuts them */
         dgnn_err err;
         dgnn_err_clear(&err);
-        if (dgnn_snapshots_build(&sn, &ev, &so, &err) != DGNN_OK) {
+        if (dgnn_snapshots_cut(&sn, &ev, snap_seconds, snap_count, 0, &err) != DGNN_OK) {
             fprintf(stderr, "dgnn info: %s\n", err.msg);
             free(hist);
             dgnn_events_free(&ev);

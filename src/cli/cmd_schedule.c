@@ -3,8 +3,9 @@
  * the predicted makespan, a JSON form a trainer can read (rounds -> ranks -> sample
  * indices), and an SVG Gantt chart.
  *
- * Also holds what cmd_simulate.c shares: cli_snap_windows (the windows and their predicted
- * costs from a dataset, a model and an optional profile), declared in cli.h. */
+ * Also holds what simulate and train --dist dygnex share with it (cli.h): the --model
+ * check, and the thin wrappers that load a dataset and print the windows' and the cost
+ * model's library calls (dgnn_snap_cost_windows, dgnn_snap_cost_model). */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -30,58 +31,26 @@ int cli_snap_model_kind(const char *cmd, const char *model) {
 
 int cli_snap_cost_model(const char *cmd, dgnn_costmodel *cm, dgnn_window *win, int64_t n, int kind,
                         const dgnn_snap_train_cfg *c, const char *profile, double rate, int quiet) {
-    const char *mname = dgnn_snapmodel_name((dgnn_snapmodel_kind)kind);
-    if (!profile) {
-        *cm = dgnn_costmodel_default(kind, c->window, c->model.hidden, c->model.cls_hidden, n > 0 ? win[0].in_dim : 1,
-                                     rate);
-        if (!quiet)
-            printf("cost model    DEFAULT LAW (not measured): FLOP count of %s at a nominal %.3g FLOP/s (calibrated once, docs/dygnex.md); pass "
-                   "--profile CSV for measured costs\n",
-                   mname, cm->flops_per_second);
-        return 0;
-    }
-    dgnn_profile pr;
+    dgnn_snap_cost_fit fit;
     dgnn_err err;
     dgnn_err_clear(&err);
-    if (dgnn_profile_read(&pr, profile, &err) != DGNN_OK) {
-        fprintf(stderr, "dgnn %s: --profile: %s\n", cmd, err.msg);
+    if (dgnn_snap_cost_model(cm, &fit, win, n, kind, c, profile, rate, &err) != DGNN_OK) {
+        fprintf(stderr, "dgnn %s: %s\n", cmd, err.msg);
         return 1;
     }
-    /* the rows of this model; the profiler may spell it either way */
-    int64_t m = 0;
-    for (int64_t i = 0; i < pr.n; i++) {
-        dgnn_snapmodel_kind kk;
-        if (dgnn_snapmodel_kind_parse(pr.model[i], &kk) == 0 && (int)kk == kind) pr.rows[m++] = pr.rows[i];
-    }
-    if (m < 3) {
-        fprintf(stderr, "dgnn %s: --profile %s: %lld rows of model %s, need at least 3 to fit the cost model\n", cmd,
-                profile, (long long)m, mname);
-        dgnn_profile_free(&pr);
-        return 1;
-    }
-    if (dgnn_costmodel_fit_holdout(cm, pr.rows, m, 0.2, 1, &err) != DGNN_OK) {
-        fprintf(stderr, "dgnn %s: --profile %s: %s\n", cmd, profile, err.msg);
-        dgnn_profile_free(&pr);
-        return 1;
-    }
-    /* a window the profile measured keeps the profiler's own sizes (its definitions win) */
-    int64_t matched = 0;
-    for (int64_t w = 0; w < n; w++)
-        for (int64_t i = 0; i < m; i++)
-            if (pr.rows[i].sample == win[w].sample) {
-                win[w] = pr.rows[i];
-                matched++;
-                break;
-            }
-    if (!quiet)
+    if (quiet) return 0;
+    if (!profile)
+        printf("cost model    DEFAULT LAW (not measured): FLOP count of %s at a nominal %.3g FLOP/s (calibrated once, docs/dygnex.md); pass "
+               "--profile CSV for measured costs\n",
+               dgnn_snapmodel_name((dgnn_snapmodel_kind)kind), cm->flops_per_second);
+    else
         printf("cost model    fitted on %lld rows of %s: seconds = %.3g*edges_window*hidden + %.3g*edges*hidden + "
                "%.3g*nodes*hidden + %.3g*label_pairs + %.3g\n"
                "              error: %.1f%% MAPE on the fitted rows, %.1f%% on %lld held-out rows (fitted on the "
                "other %lld); %lld of %lld windows take the profile's sizes\n",
-               (long long)m, profile, cm->coef[0], cm->coef[1], cm->coef[2], cm->coef[3], cm->coef[4],
+               (long long)fit.rows, profile, cm->coef[0], cm->coef[1], cm->coef[2], cm->coef[3], cm->coef[4],
                100 * cm->fit_mape, 100 * cm->holdout_mape, (long long)cm->holdout_rows,
-               (long long)(m - cm->holdout_rows), (long long)matched, (long long)n);
-    dgnn_profile_free(&pr);
+               (long long)(fit.rows - cm->holdout_rows), (long long)fit.matched, (long long)n);
     return 0;
 }
 
@@ -90,37 +59,15 @@ int cli_snap_windows(const char *cmd, const char *data, const cli_load_flags *lf
     dgnn_events ev;
     dgnn_events_init(&ev);
     if (cli_load(cmd, data, lf, &ev)) return 1;
-    dgnn_snapshot_opts so = dgnn_snapshot_opts_default();
-    so.seconds = c->snapshot_seconds;
-    so.count = c->snapshot_count;
-    so.symmetric = 1; /* as the trainer */
-    dgnn_snapshots s;
     dgnn_err err;
     dgnn_err_clear(&err);
-    int rc = dgnn_snapshots_build(&s, &ev, &so, &err);
+    int rc = dgnn_snap_cost_windows(win_out, n_out, &ev, c, &err);
     *num_nodes = ev.num_nodes;
     dgnn_events_free(&ev);
     if (rc) {
         fprintf(stderr, "dgnn %s: %s\n", cmd, err.msg);
         return 1;
     }
-    int64_t tb, te, ve, xe;
-    dgnn_snap_split(s.count, c->window, c->train_frac, c->val_frac, &tb, &te, &ve, &xe);
-    if (te <= tb) {
-        fprintf(stderr, "dgnn %s: %lld snapshots leave no training window (window %lld, train fraction %g)\n", cmd,
-                (long long)s.count, (long long)c->window, c->train_frac);
-        dgnn_snapshots_free(&s);
-        return 1;
-    }
-    dgnn_window *win = dgnn_xmalloc((size_t)(te - tb) * sizeof *win);
-    rc = dgnn_windows_of_snapshots(win, &s, tb, te, c->window, c->neg_mult, c->model.hidden, &err);
-    dgnn_snapshots_free(&s);
-    if (rc) {
-        fprintf(stderr, "dgnn %s: %s\n", cmd, err.msg);
-        free(win);
-        return 1;
-    }
-    *win_out = win, *n_out = te - tb;
     return 0;
 }
 

@@ -28,8 +28,7 @@
 #include "dgnn/comm.h"
 #include "dgnn/costmodel.h"
 #include "dgnn/gen.h"
-#include "dgnn/nn_graph.h"
-#include "dgnn/snapshot_graph.h"
+#include "dgnn/split.h"
 #include "dgnn/train_snapshot.h"
 
 
@@ -230,76 +229,30 @@ static int parse_weights(const char *s, float *w) {
     return 0;
 }
 
-/* The snapshots as the trainer cuts them (symmetric; snapshot length `seconds`, or `count`
- * equal spans), for the bench's reports: 0, or 1 after "dgnn bench train: WHAT: ..." (also
- * when the cut holds no snapshot). */
-static int bench_cut(dgnn_snapshots *s, const dgnn_events *ev, double seconds, int64_t count, int weight_from_feature,
-                     const char *what) {
-    dgnn_snapshot_opts so = dgnn_snapshot_opts_default();
-    so.seconds = seconds;
-    so.count = count;
-    so.symmetric = 1;
-    so.weight_from_feature = weight_from_feature;
+/* The bandwidth figures of `dgnn bench train` (dgnn_snap_spmm_bandwidth). */
+static void print_bandwidth(const dgnn_events *ev, const dgnn_snap_train_cfg *c, double secs) {
+    dgnn_snap_bandwidth b;
     dgnn_err err;
     dgnn_err_clear(&err);
-    if (dgnn_snapshots_build(s, ev, &so, &err) != DGNN_OK) {
-        fprintf(stderr, "dgnn bench train: %s: %s\n", what, err.msg);
-        return 1;
-    }
-    if (s->count == 0) {
-        fprintf(stderr, "dgnn bench train: %s: no snapshot\n", what);
-        dgnn_snapshots_free(s);
-        return 1;
-    }
-    return 0;
-}
-
-/* The largest input snapshot's A_hat through dgnn_spmm (F = hidden) beside the STREAM
- * triad, both measured now, so the ratio means something on this machine. */
-static void bench_bandwidth(const dgnn_events *ev, const dgnn_snap_train_cfg *c, double secs) {
-    dgnn_snapshots s;
-    if (bench_cut(&s, ev, c->snapshot_seconds, c->snapshot_count,
-                  c->task == DGNN_SNAP_TASK_NODE && ev->edge_dim >= 1, "snapshots"))
+    if (dgnn_snap_spmm_bandwidth(&b, ev, c, secs, &err) != DGNN_OK) {
+        fprintf(stderr, "dgnn bench train: snapshots: %s\n", err.msg);
         return;
-    int64_t best = 0;
-    for (int64_t k = 1; k < s.count; k++)
-        if (s.snaps[k].hat_nnz > s.snaps[best].hat_nnz) best = k;
-    dgnn_csr A = dgnn_csr_of_hat(&s.snaps[best]);
-    dgnn_spmm_perf perf;
-    dgnn_spmm_bench(&perf, &A, c->model.hidden, secs, 1);
-    double triad = dgnn_triad_gbps(0, secs);
+    }
     printf("SpMM on the largest snapshot (%lld, A_hat nnz %lld, N %lld, F = hidden %lld): %.1f GB/s, %.2f GFLOP/s\n",
-           (long long)best, (long long)s.snaps[best].hat_nnz, (long long)s.num_nodes, (long long)c->model.hidden,
-           perf.gbps, perf.gflops);
+           (long long)b.snapshot, (long long)b.hat_nnz, (long long)b.num_nodes, (long long)b.hidden, b.spmm_gbps,
+           b.spmm_gflops);
     printf("STREAM triad measured now: %.1f GB/s; SpMM / triad = %.2f (SpMM's gathers may hit cache: see "
            "dgnn_spmm_bytes)\n",
-           triad, triad > 0 ? perf.gbps / triad : 0.0);
-    dgnn_snapshots_free(&s);
+           b.triad_gbps, b.triad_gbps > 0 ? b.spmm_gbps / b.triad_gbps : 0.0);
 }
 
-/* The synthetic sequence of `dgnn bench train --synthetic T`: the generator's defaults
- * except a rate that grows linearly by SYNTH_GROWTH over the span and no bursts, so that
- * T equal time windows of duration / T are T snapshots of steadily growing size (issue
- * #4's "1,000 snapshots of growing size"; bursts would make a few windows 10x larger
- * and hide the trend). Sizes near bitcoin-alpha's (3,783 nodes, at most 1,686 nonzeros of
- * A + A^T per snapshot): 3,000 nodes and 500,000 events give T = 1,000 snapshots from
- * about 110 to 900 events (190 to 1,340 nonzeros), and an epoch of its 689 training
- * samples takes under a minute on one core. */
-#define SYNTH_NODES 3000
-#define SYNTH_EVENTS 500000
-#define SYNTH_GROWTH 10.0
-
-/* Generates the synthetic stream into ev and returns the snapshot length (duration / T)
- * in *seconds; on failure prints "dgnn CMD: ..." and returns 2 (bad --nodes / --events,
- * caught by dgnn_gen_check) or 1. */
+/* Generates the --synthetic stream (dgnn_snap_synthetic_opts) into ev and returns the
+ * snapshot length (duration / T) in *seconds; on failure prints "dgnn CMD: ..." and
+ * returns 2 (bad --nodes / --events, caught by dgnn_gen_check) or 1. */
 static int synthetic_events(const char *cmd, int64_t T, int64_t nodes, int64_t events, dgnn_events *ev,
                             double *seconds) {
     /* --events >= 1 (the option table): the generator allows 0, the snapshot cut does not */
-    dgnn_gen_opts o = dgnn_gen_opts_default();
-    o.num_nodes = nodes;
-    o.num_events = events;
-    o.growth = SYNTH_GROWTH;
-    o.bursts = 0;
+    dgnn_gen_opts o = dgnn_snap_synthetic_opts(nodes, events);
     dgnn_err err;
     dgnn_err_clear(&err);
     if (dgnn_gen_check(&o, &err) != DGNN_OK) {
@@ -319,21 +272,47 @@ static int synthetic_events(const char *cmd, int64_t T, int64_t nodes, int64_t e
  * sizes of its first and last snapshot. */
 static void synthetic_report(const dgnn_events *ev, int64_t T, double seconds, int64_t nodes, int64_t events) {
     dgnn_snapshots s;
-    if (bench_cut(&s, ev, seconds, 0, 0, "--synthetic: snapshots")) return;
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    if (dgnn_snapshots_cut(&s, ev, seconds, 0, 0, &err) != DGNN_OK) {
+        fprintf(stderr, "dgnn bench train: --synthetic: snapshots: %s\n", err.msg);
+        return;
+    }
+    if (s.count == 0) {
+        fprintf(stderr, "dgnn bench train: --synthetic: snapshots: no snapshot\n");
+        dgnn_snapshots_free(&s);
+        return;
+    }
     const dgnn_snapshot *f = &s.snaps[0], *l = &s.snaps[s.count - 1];
     printf("synthetic sequence: T %lld (%lld snapshots cut) of %g s; dgnn gen with nodes %lld, events %lld, growth "
            "%g, bursts 0, seed 1; first snapshot %lld events, %lld edges; last %lld events, %lld "
            "edges (edges: nnz of A + A^T)\n",
-           (long long)T, (long long)s.count, seconds, (long long)nodes, (long long)events, SYNTH_GROWTH,
+           (long long)T, (long long)s.count, seconds, (long long)nodes, (long long)events, DGNN_SNAP_SYNTH_GROWTH,
            (long long)(f->ev_end - f->ev_begin), (long long)f->num_edges,
            (long long)(l->ev_end - l->ev_begin), (long long)l->num_edges);
     fflush(stdout); /* before the trainer's log lines on stderr */
     dgnn_snapshots_free(&s);
 }
 
-/* `dgnn train` (bench = 0) and `dgnn bench train` (bench = 1: training only, 3 epochs
- * by default, the per-sample time distribution and the bandwidth figures). */
-static int snap_main(int argc, char **argv, int bench) {
+/* What the options of one run say, once checked: its configuration and the flags the run
+ * itself reads. */
+typedef struct {
+    const char *cmd, *data, *preset, *out, *profile, *ckpt, *cost_profile;
+    cli_load_flags lf;
+    dgnn_snapmodel_kind kind;
+    dgnn_snap_task task;
+    dgnn_snap_train_cfg c;
+    int syn, dyg, sk;
+    int64_t synthetic, syn_nodes, syn_events, sched_ranks, rounds, threads;
+    double time_limit, comm_timeout, bench_secs;
+} snap_job;
+
+#define SNAP_GO_ON (-1) /* snap_options: the options are good, run the job */
+
+/* Parses and checks the options of `dgnn train` (bench = 0) or `dgnn bench train`
+ * (bench = 1) into *j: SNAP_GO_ON, or the exit code (0 after --help, 2 for bad options,
+ * each told as "dgnn CMD: ..."). */
+static int snap_options(int argc, char **argv, int bench, snap_job *j) {
     cli_load_flags lf = {0};
     const char *model = NULL, *data = NULL, *task_s = "link", *preset = NULL, *out = NULL, *ckpt = NULL;
     const char *weights = NULL, *profile = NULL, *dist = NULL, *scheduler = "greedy", *cost_profile = NULL;
@@ -521,21 +500,10 @@ static int snap_main(int argc, char **argv, int bench) {
     c.resume = resume;
     c.progress = !quiet;
     if (syn) {
-        /* fewer than W + 2 leave no sample at all (a sample reads W + 1 snapshots and
-         * predicts one more), and the trainer's split (dgnn_snap_split) may leave none
-         * for training either: both are a bad --synthetic T, told before generating,
-         * with the smallest T that works (the split's rule, not a copy of it). Fractions
-         * out of range find none: the trainer's check of the configuration tells. */
-        int64_t need = c.window + 2, tb = 0, te = 0, ve = 0, xe = 0;
-        if (c.train_frac > 0 && c.train_frac < 1) {
-            for (int64_t t = need; t < need + 1000000; t++) {
-                dgnn_snap_split(t, c.window, c.train_frac, c.val_frac, &tb, &te, &ve, &xe);
-                if (te > tb) {
-                    need = t;
-                    break;
-                }
-            }
-        }
+        /* a T that leaves no sample, or none for training, is a bad --synthetic T, told
+         * before generating, with the smallest T that works. Fractions out of range find
+         * none: the trainer's check of the configuration tells. */
+        const int64_t need = dgnn_snap_split_min_snapshots(c.window, c.train_frac, c.val_frac);
         if (synthetic < need) {
             fprintf(stderr, "dgnn %s: --synthetic %lld: too few snapshots: window %lld and train fraction %g need T >= "
                             "%lld (at least window + 2, and one training sample)\n",
@@ -566,67 +534,148 @@ static int snap_main(int argc, char **argv, int bench) {
         fprintf(stderr, "dgnn %s: --sched-ranks, --rounds and --cost-profile need --dist dygnex\n", cmd);
         return 2;
     }
-    cli_comm_timeout(comm_timeout);
+    *j = (snap_job){.cmd = cmd, .data = data, .preset = preset, .out = out, .profile = profile, .ckpt = ckpt,
+                    .cost_profile = cost_profile, .lf = lf, .kind = kind, .task = task, .c = c, .syn = syn,
+                    .dyg = dyg, .sk = sk, .synthetic = synthetic, .syn_nodes = syn_nodes, .syn_events = syn_events,
+                    .sched_ranks = sched_ranks, .rounds = rounds, .threads = threads, .time_limit = time_limit,
+                    .comm_timeout = comm_timeout, .bench_secs = bench_secs};
+    return SNAP_GO_ON;
+}
+
+/* DyGNeX's predicted window costs, on rank 0 (it schedules): fitted on --cost-profile as
+ * `dgnn schedule` does, into *cost (malloc'd) and j->c.dist; without a profile, the line
+ * saying the default law is used. 0, or 1 after the message. */
+static int dygnex_costs(snap_job *j, dgnn_costmodel *cm, double **cost) {
+    if (!j->cost_profile) {
+        printf("cost model    DEFAULT LAW (not measured): FLOP count at a nominal %.3g FLOP/s; pass --cost-profile "
+               "CSV for measured costs\n", DGNN_COST_DEFAULT_RATE);
+        return 0;
+    }
+    dgnn_window *win = NULL;
+    int64_t n = 0, N = 0;
+    dgnn_snap_train_cfg cc = j->c;
+    if (cli_snap_windows(j->cmd, j->data, &j->lf, &cc, &win, &n, &N) ||
+        cli_snap_cost_model(j->cmd, cm, win, n, (int)j->kind, &j->c, j->cost_profile, 0, 0)) {
+        free(win);
+        return 1;
+    }
+    *cost = dgnn_xmalloc((size_t)n * sizeof(double));
+    for (int64_t i = 0; i < n; i++) (*cost)[i] = dgnn_costmodel_predict(cm, &win[i]);
+    free(win);
+    j->c.dist.cost = *cost, j->c.dist.cost_n = n;
+    return 0;
+}
+
+/* The run's events: the --synthetic stream (its snapshot length set in j->c, its name in
+ * j->data, its report printed), or --data. 0, or the exit code after the message. */
+static int snap_events(snap_job *j, dgnn_events *ev, char *synname, size_t cap) {
+    if (!j->syn) return cli_load(j->cmd, j->data, &j->lf, ev);
+    const int64_t N = j->syn_nodes != INT64_MIN ? j->syn_nodes : DGNN_SNAP_SYNTH_NODES;
+    const int64_t E = j->syn_events != INT64_MIN ? j->syn_events : DGNN_SNAP_SYNTH_EVENTS;
+    double secs = 0;
+    int rc = synthetic_events(j->cmd, j->synthetic, N, E, ev, &secs);
+    if (rc) return rc;
+    j->c.snapshot_seconds = secs, j->c.snapshot_count = 0;
+    snprintf(synname, cap, "synthetic-T%lld", (long long)j->synthetic);
+    j->data = synname;
+    synthetic_report(ev, j->synthetic, secs, N, E);
+    return 0;
+}
+
+/* Rank 0's report of a trained run: the split, the test and baseline figures, the
+ * training throughput. */
+static void print_results(const dgnn_snap_train_cfg *c, const dgnn_snap_train_result *res) {
+    const dgnn_snap_task task = c->task;
+    dgnn_log("%lld snapshots, input width %lld, samples: train %lld..%lld, validation ..%lld, test ..%lld\n",
+             (long long)res->num_snapshots, (long long)res->in_dim, (long long)res->train_begin,
+             (long long)res->train_end - 1, (long long)res->val_end - 1, (long long)res->test_end - 1);
+    char f[3][16]; /* n/a: a metric over nothing (no positive prediction for precision, ...) */
+    if (!c->skip_eval) {
+        if (task == DGNN_SNAP_TASK_LINK)
+            printf("test MAP %s  MRR %s", dgnn_fmt_metric(f[0], 16, res->test_map),
+                   dgnn_fmt_metric(f[1], 16, res->test_mrr));
+        else if (task == DGNN_SNAP_TASK_EDGE)
+            printf("test F1 %s  precision %s  recall %s  of class %lld (the minority: %lld vs %lld training "
+                   "labels)",
+                   dgnn_fmt_metric(f[0], 16, res->test_f1), dgnn_fmt_metric(f[1], 16, res->test_precision),
+                   dgnn_fmt_metric(f[2], 16, res->test_recall), (long long)res->f1_class,
+                   (long long)res->label_counts[res->f1_class], (long long)res->label_counts[1 - res->f1_class]);
+        else
+            printf("test MSE %s", dgnn_fmt_metric(f[0], 16, res->test_mse));
+        printf("  (best validation epoch %lld of %lld)\n", (long long)res->best_epoch, (long long)res->num_epochs);
+    }
+    if (c->baseline_last) {
+        printf("baseline \"repeat the last snapshot\", same test samples: ");
+        if (task == DGNN_SNAP_TASK_LINK)
+            printf("MAP %s  MRR %s\n", dgnn_fmt_metric(f[0], 16, res->last_map), dgnn_fmt_metric(f[1], 16, res->last_mrr));
+        else if (task == DGNN_SNAP_TASK_EDGE)
+            printf("F1 %s (the pair's last label, else the majority class)\n", dgnn_fmt_metric(f[0], 16, res->last_f1));
+        else printf("MSE %s (y_t+1 predicted as y_t)\n", dgnn_fmt_metric(f[0], 16, res->last_mse));
+    }
+    double tsec = 0;
+    for (int64_t i = 0; i < res->num_epochs; i++) tsec += res->epochs[i].train_seconds;
+    printf("training: %.2f s per epoch, %.1f samples/s, %.0f snapshots/s; peak RSS %.0f MB\n",
+           res->num_epochs ? tsec / (double)res->num_epochs : 0.0, res->train_windows_per_second,
+           res->train_snapshots_per_second, res->peak_rss_mb);
+}
+
+/* `dgnn bench train`'s tables: seconds per epoch, the per-sample time distribution, the
+ * bandwidth figures. */
+static void print_bench(const dgnn_snap_train_result *res, const dgnn_snap_profile *prof, const dgnn_events *ev,
+                        const dgnn_snap_train_cfg *c, double bench_secs) {
+    printf("\n%-6s %10s %10s %12s\n", "epoch", "train s", "samples", "samples/s");
+    for (int64_t i = 0; i < res->num_epochs; i++) {
+        const dgnn_snap_epoch_result *e = &res->epochs[i];
+        printf("%-6lld %10.3f %10lld %12.1f\n", (long long)e->epoch, e->train_seconds, (long long)e->train_windows,
+               e->train_seconds > 0 ? (double)e->train_windows / e->train_seconds : 0.0);
+    }
+    double mn, md, p9, mx;
+    dgnn_snap_profile_stats(prof, &mn, &md, &p9, &mx);
+    printf("per-sample training time (sampling + forward + backward; CPU time with --threads 1; median over %lld "
+           "epochs, %lld samples): min %.2f ms, median %.2f ms, p90 %.2f ms, max %.2f ms; max/median %.2f\n",
+           (long long)prof->epochs, (long long)prof->count, 1e3 * mn, 1e3 * md, 1e3 * p9, 1e3 * mx,
+           md > 0 ? mx / md : 0.0);
+    print_bandwidth(ev, c, bench_secs);
+}
+
+/* Runs a checked job: the communicator (--dist dygnex), the output checks, the costs, the
+ * events, dgnn_snap_train, then rank 0's report and files. Returns the exit code. */
+static int snap_run_job(snap_job *j, int argc, char **argv, int bench) {
+    const char *cmd = j->cmd;
+    dgnn_snap_train_cfg *c = &j->c;
+    const int dyg = j->dyg;
+    cli_comm_timeout(j->comm_timeout);
     if (dyg) {
         dgnn_comm_init(&argc, &argv);
-        if (dgnn_comm_rank() != 0) c.progress = 0;
-        c.dist.mode = DGNN_SNAP_DIST_DYGNEX;
-        c.dist.scheduler = (dgnn_sched_kind)sk;
-        c.dist.ranks = sched_ranks;
-        c.dist.rounds = rounds;
-        c.dist.time_limit = time_limit;
+        if (dgnn_comm_rank() != 0) c->progress = 0;
+        c->dist.mode = DGNN_SNAP_DIST_DYGNEX;
+        c->dist.scheduler = (dgnn_sched_kind)j->sk;
+        c->dist.ranks = j->sched_ranks;
+        c->dist.rounds = j->rounds;
+        c->dist.time_limit = j->time_limit;
     }
     const int rank = dyg ? dgnn_comm_rank() : 0, many = dyg && dgnn_comm_size() > 1;
-    /* ---- outputs: every path this run writes is checked before any work (rank 0
-     * writes them all; every rank gets the verdict) ---- */
-    {
-        const cli_output outs[] = {{"--out", out, 0}, {"--profile", profile, 0}, {"--checkpoint", ckpt, 1}};
-        if (cli_check_outputs(cmd, outs, 3)) {
-            if (dyg) dgnn_comm_finalize();
-            return 2;
-        }
+    /* every path this run writes is checked before any work (rank 0 writes them all;
+     * every rank gets the verdict) */
+    const cli_output outs[] = {{"--out", j->out, 0}, {"--profile", j->profile, 0}, {"--checkpoint", j->ckpt, 1}};
+    if (cli_check_outputs(cmd, outs, 3)) {
+        if (dyg) dgnn_comm_finalize();
+        return 2;
     }
-    /* ---- end of the output checks ---- */
-    cli_set_threads(threads);
+    cli_set_threads(j->threads);
 
-    /* the windows' predicted costs, fitted on --cost-profile as `dgnn schedule` does (rank
-     * 0 schedules; a failure there must end every rank) */
+    /* rank 0 schedules; a failure there must end every rank */
     double *cost = NULL;
     dgnn_costmodel cm;
     memset(&cm, 0, sizeof cm);
-    if (dyg && rank == 0) {
-        if (cost_profile) {
-            dgnn_window *win = NULL;
-            int64_t n = 0, N = 0;
-            dgnn_snap_train_cfg cc = c;
-            if (cli_snap_windows(cmd, data, &lf, &cc, &win, &n, &N) ||
-                cli_snap_cost_model(cmd, &cm, win, n, (int)kind, &c, cost_profile, 0, 0)) {
-                free(win);
-                if (many) dgnn_comm_abort(1);
-                return 1;
-            }
-            cost = dgnn_xmalloc((size_t)n * sizeof(double));
-            for (int64_t i = 0; i < n; i++) cost[i] = dgnn_costmodel_predict(&cm, &win[i]);
-            free(win);
-            c.dist.cost = cost, c.dist.cost_n = n;
-        } else {
-            printf("cost model    DEFAULT LAW (not measured): FLOP count at a nominal %.3g FLOP/s; pass --cost-profile "
-                   "CSV for measured costs\n", DGNN_COST_DEFAULT_RATE);
-        }
+    if (dyg && rank == 0 && dygnex_costs(j, &cm, &cost)) {
+        if (many) dgnn_comm_abort(1);
+        return 1;
     }
-
     dgnn_events ev;
     char synname[64];
-    if (syn) {
-        const int64_t N = syn_nodes != INT64_MIN ? syn_nodes : SYNTH_NODES;
-        const int64_t E = syn_events != INT64_MIN ? syn_events : SYNTH_EVENTS;
-        double secs = 0;
-        if ((rc = synthetic_events(cmd, synthetic, N, E, &ev, &secs)) != 0) return rc;
-        c.snapshot_seconds = secs, c.snapshot_count = 0;
-        snprintf(synname, sizeof synname, "synthetic-T%lld", (long long)synthetic);
-        data = synname;
-        synthetic_report(&ev, synthetic, secs, N, E);
-    } else if ((rc = cli_load(cmd, data, &lf, &ev)) != 0) {
+    int rc = snap_events(j, &ev, synname, sizeof synname);
+    if (rc) {
         free(cost);
         if (many) dgnn_comm_abort(1);
         return rc;
@@ -634,14 +683,17 @@ static int snap_main(int argc, char **argv, int bench) {
     char a[32], b[32];
     dgnn_log("%s, task %s, on %s: %s events, %s nodes, preset %s, snapshots of %g s, window %lld, L %lld, C %lld, "
              "lr %g, %lld epochs at most\n",
-             dgnn_snapmodel_name(kind), dgnn_snap_task_name(task), data, dgnn_fmt_count(a, sizeof a, ev.num_events),
-             dgnn_fmt_count(b, sizeof b, ev.num_nodes), preset, c.snapshot_seconds, (long long)c.window,
-             (long long)c.model.hidden, (long long)c.model.cls_hidden, c.lr, (long long)c.epochs);
+             dgnn_snapmodel_name(j->kind), dgnn_snap_task_name(j->task), j->data,
+             dgnn_fmt_count(a, sizeof a, ev.num_events), dgnn_fmt_count(b, sizeof b, ev.num_nodes), j->preset,
+             c->snapshot_seconds, (long long)c->window, (long long)c->model.hidden, (long long)c->model.cls_hidden,
+             c->lr, (long long)c->epochs);
     dgnn_snap_profile prof;
     memset(&prof, 0, sizeof prof);
-    if (profile || bench) c.profile = &prof;
+    if (j->profile || bench) c->profile = &prof;
     dgnn_snap_train_result *res = dgnn_xcalloc(1, sizeof *res);
-    rc = dgnn_snap_train(&ev, &c, res, &err);
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    rc = dgnn_snap_train(&ev, c, res, &err);
     if (rc != DGNN_OK) {
         if (many) {
             /* the other ranks may be waiting for this one: end the whole job */
@@ -665,67 +717,32 @@ static int snap_main(int argc, char **argv, int bench) {
         dgnn_comm_finalize();
         return 0;
     }
-    dgnn_log("%lld snapshots, input width %lld, samples: train %lld..%lld, validation ..%lld, test ..%lld\n",
-             (long long)res->num_snapshots, (long long)res->in_dim, (long long)res->train_begin,
-             (long long)res->train_end - 1, (long long)res->val_end - 1, (long long)res->test_end - 1);
-    char f[3][16]; /* n/a: a metric over nothing (no positive prediction for precision, ...) */
-    if (!c.skip_eval) {
-        if (task == DGNN_SNAP_TASK_LINK)
-            printf("test MAP %s  MRR %s", dgnn_fmt_metric(f[0], 16, res->test_map),
-                   dgnn_fmt_metric(f[1], 16, res->test_mrr));
-        else if (task == DGNN_SNAP_TASK_EDGE)
-            printf("test F1 %s  precision %s  recall %s  of class %lld (the minority: %lld vs %lld training "
-                   "labels)",
-                   dgnn_fmt_metric(f[0], 16, res->test_f1), dgnn_fmt_metric(f[1], 16, res->test_precision),
-                   dgnn_fmt_metric(f[2], 16, res->test_recall), (long long)res->f1_class,
-                   (long long)res->label_counts[res->f1_class], (long long)res->label_counts[1 - res->f1_class]);
-        else
-            printf("test MSE %s", dgnn_fmt_metric(f[0], 16, res->test_mse));
-        printf("  (best validation epoch %lld of %lld)\n", (long long)res->best_epoch, (long long)res->num_epochs);
-    }
-    if (c.baseline_last) {
-        printf("baseline \"repeat the last snapshot\", same test samples: ");
-        if (task == DGNN_SNAP_TASK_LINK)
-            printf("MAP %s  MRR %s\n", dgnn_fmt_metric(f[0], 16, res->last_map), dgnn_fmt_metric(f[1], 16, res->last_mrr));
-        else if (task == DGNN_SNAP_TASK_EDGE)
-            printf("F1 %s (the pair's last label, else the majority class)\n", dgnn_fmt_metric(f[0], 16, res->last_f1));
-        else printf("MSE %s (y_t+1 predicted as y_t)\n", dgnn_fmt_metric(f[0], 16, res->last_mse));
-    }
-    double tsec = 0;
-    for (int64_t i = 0; i < res->num_epochs; i++) tsec += res->epochs[i].train_seconds;
-    printf("training: %.2f s per epoch, %.1f samples/s, %.0f snapshots/s; peak RSS %.0f MB\n",
-           res->num_epochs ? tsec / (double)res->num_epochs : 0.0, res->train_windows_per_second,
-           res->train_snapshots_per_second, res->peak_rss_mb);
-    if (bench) {
-        printf("\n%-6s %10s %10s %12s\n", "epoch", "train s", "samples", "samples/s");
-        for (int64_t i = 0; i < res->num_epochs; i++) {
-            const dgnn_snap_epoch_result *e = &res->epochs[i];
-            printf("%-6lld %10.3f %10lld %12.1f\n", (long long)e->epoch, e->train_seconds, (long long)e->train_windows,
-                   e->train_seconds > 0 ? (double)e->train_windows / e->train_seconds : 0.0);
-        }
-        double mn, md, p9, mx;
-        dgnn_snap_profile_stats(&prof, &mn, &md, &p9, &mx);
-        printf("per-sample training time (sampling + forward + backward; CPU time with --threads 1; median over %lld "
-               "epochs, %lld samples): min %.2f ms, median %.2f ms, p90 %.2f ms, max %.2f ms; max/median %.2f\n",
-               (long long)prof.epochs, (long long)prof.count, 1e3 * mn, 1e3 * md, 1e3 * p9, 1e3 * mx,
-               md > 0 ? mx / md : 0.0);
-        bench_bandwidth(&ev, &c, bench_secs);
-    }
+    print_results(c, res);
+    if (bench) print_bench(res, &prof, &ev, c, j->bench_secs);
     if (dyg) print_dist(&res->dist, cm.fitted);
-    if (profile) {
-        if (dgnn_snap_profile_write_csv(profile, &prof, &err) != DGNN_OK) {
+    if (j->profile) {
+        if (dgnn_snap_profile_write_csv(j->profile, &prof, &err) != DGNN_OK) {
             fprintf(stderr, "dgnn %s: --profile: %s\n", cmd, err.msg);
             rc = 1;
         } else {
-            dgnn_log("profile: %lld samples written to %s\n", (long long)prof.count, profile);
+            dgnn_log("profile: %lld samples written to %s\n", (long long)prof.count, j->profile);
         }
     }
-    if (out && !rc) rc = write_json(out, dgnn_snapmodel_name(kind), data, preset, &c, res, &ev, cm.fitted);
+    if (j->out && !rc)
+        rc = write_json(j->out, dgnn_snapmodel_name(j->kind), j->data, j->preset, c, res, &ev, cm.fitted);
     free(res);
     dgnn_snap_profile_free(&prof);
     dgnn_events_free(&ev);
     if (dyg) dgnn_comm_finalize();
     return rc;
+}
+
+/* `dgnn train` (bench = 0) and `dgnn bench train` (bench = 1: training only, 3 epochs
+ * by default, the per-sample time distribution and the bandwidth figures). */
+static int snap_main(int argc, char **argv, int bench) {
+    snap_job j;
+    int rc = snap_options(argc, argv, bench, &j);
+    return rc == SNAP_GO_ON ? snap_run_job(&j, argc, argv, bench) : rc;
 }
 
 int cmd_train_snapshot(int argc, char **argv) { return snap_main(argc, argv, 0); }

@@ -119,3 +119,51 @@ int dgnn_neg_historical(int32_t *out, const dgnn_tcsr *g, const int32_t *src, co
     free(scratch);
     return DGNN_OK;
 }
+
+/* ---- the snapshot trainer's negatives ---- */
+
+int64_t dgnn_snap_neg_pool(int32_t *pool, const uint8_t *mask, int64_t N, int64_t first, int64_t last,
+                           int all_nodes) {
+    int64_t np = 0;
+    if (all_nodes)
+        for (int64_t v = 0; v < N; v++) pool[np++] = (int32_t)v;
+    else
+        for (int64_t s = first; s <= last; s++)
+            for (int64_t v = 0; v < N; v++)
+                if (mask[s * N + v]) pool[np++] = (int32_t)v;
+    return np;
+}
+
+int64_t dgnn_snap_link_negatives(int32_t *src, int32_t *dst, int64_t want, const dgnn_snapshot *g,
+                                 const int32_t *pool, int64_t npool, dgnn_rng *rng) {
+    const int64_t E = g->num_edges, N = g->num_nodes;
+    /* get_non_existing_edges: min(number, E (E - 1) - len(true_ids)) */
+    double cap = (double)E * (double)(E - 1) - (double)E;
+    int64_t num = (double)want < cap ? want : (int64_t)(cap > 0 ? cap : 0);
+    if (num <= 0 || npool <= 0 || E <= 0) return 0;
+    /* pairs already drawn: open addressing on u N + v + 1 (0 = empty) */
+    int64_t hcap = 16;
+    while (hcap < 2 * num) hcap *= 2;
+    uint64_t *set = dgnn_xcalloc((size_t)hcap, sizeof *set);
+    int64_t n = 0;
+    /* the row of every entry: sources are drawn as entries, so by degree */
+    int32_t *row = dgnn_xmalloc((size_t)E * sizeof(int32_t));
+    for (int64_t u = 0; u < N; u++)
+        for (int64_t e = g->rowptr[u]; e < g->rowptr[u + 1]; e++) row[e] = (int32_t)u;
+    for (int64_t i = 0; i < 4 * num && n < num; i++) {
+        int32_t u = row[dgnn_rng_below(rng, (uint64_t)E)];
+        int32_t v = pool[dgnn_rng_below(rng, (uint64_t)npool)];
+        if (u == v) continue;
+        uint64_t key = (uint64_t)u * (uint64_t)N + (uint64_t)v + 1;
+        int64_t h = (int64_t)(dgnn_hash64(key) & (uint64_t)(hcap - 1));
+        while (set[h] && set[h] != key) h = (h + 1) & (hcap - 1);
+        if (set[h] == key || dgnn_snapshot_entry(g, u, v) >= 0) continue;
+        set[h] = key;
+        src[n] = u;
+        dst[n] = v;
+        n++;
+    }
+    free(set);
+    free(row);
+    return n;
+}

@@ -9,7 +9,10 @@
  * Building one snapshot is a two-pass counting sort (by column, then stably by row) of its
  * (u, v, w) entries: O(m + N) with no comparison sort, rows come out with columns
  * ascending and equal (u, v) entries adjacent in event order, so merging them is one
- * linear pass and the weight sums are the same on every run. */
+ * linear pass and the weight sums are the same on every run.
+ *
+ * Also the snapshot trainer's cut (dgnn_snapshots_cut), written once for the trainer and
+ * the commands that report on its snapshots, and its one-hot degree input. */
 #include "dgnn/snapshot.h"
 
 #include <math.h>
@@ -344,6 +347,36 @@ int dgnn_snapshots_build(dgnn_snapshots *s, const dgnn_events *ev, const dgnn_sn
     free(bad_deg);
     if (rc) dgnn_snapshots_free(s);
     return rc;
+}
+
+int dgnn_snapshots_cut(dgnn_snapshots *s, const dgnn_events *ev, double seconds, int64_t count,
+                       int weight_from_feature, dgnn_err *err) {
+    dgnn_snapshot_opts so = dgnn_snapshot_opts_default();
+    so.seconds = seconds;
+    so.count = count;
+    so.symmetric = 1; /* the reference appends every edge reversed */
+    so.weight_from_feature = weight_from_feature;
+    return dgnn_snapshots_build(s, ev, &so, err);
+}
+
+int64_t dgnn_snapshot_entry(const dgnn_snapshot *g, int32_t u, int32_t v) {
+    int64_t lo = g->rowptr[u], hi = g->rowptr[u + 1];
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (g->col[mid] < v) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < g->rowptr[u + 1] && g->col[lo] == v ? lo : -1;
+}
+
+int64_t dgnn_snap_degree_onehot(int32_t *idx, const dgnn_snapshot *g) {
+    int64_t mx = 0;
+    for (int64_t u = 0; u < g->num_nodes; u++) {
+        int64_t d = g->rowptr[u + 1] - g->rowptr[u];
+        idx[u] = (int32_t)d;
+        if (d > mx) mx = d;
+    }
+    return mx;
 }
 
 void dgnn_snapshot_stats(const dgnn_snapshots *s, dgnn_snap_stats *st) {

@@ -1,6 +1,7 @@
 /* split.c: chronological splits and TGN's new-node masks (the protocol is spelled
  * out in split.h). Everything here is O(E + N) passes over the table; the only
- * randomness is the held-out node sample, drawn from a dgnn_rng seeded by opts. */
+ * randomness is the held-out node sample, drawn from a dgnn_rng seeded by opts. Also the
+ * snapshot trainer's split by sample index (dgnn_snap_split, EvolveGCN's splitter.py). */
 #include "dgnn/split.h"
 
 #include <math.h>
@@ -222,4 +223,31 @@ int dgnn_split_check(const dgnn_split *s, const dgnn_events *ev, int need_eval, 
                         "the split leaves no %s events (%s; training t <= %.17g, validation t <= %.17g, test after): "
                         "the stream needs more events, spread over more distinct times",
                         empty, counts, s->val_time, s->test_time);
+}
+
+void dgnn_snap_split(int64_t T, int64_t W, double train_frac, double val_frac, int64_t *train_begin,
+                     int64_t *train_end, int64_t *val_end, int64_t *test_end) {
+    /* splitter.py multiplies a float32 max_time by the Python float proportion (float32
+     * arithmetic), floors, and ends the test split at the tasker's max_time + 1 = T - 1 */
+    float max_time = (float)(T - 1);
+    *train_begin = W;
+    *train_end = (int64_t)floorf(max_time * (float)train_frac);
+    *val_end = (int64_t)floorf(max_time * (float)(train_frac + val_frac));
+    *test_end = T - 1;
+}
+
+int64_t dgnn_snap_split_min_snapshots(int64_t W, double train_frac, double val_frac) {
+    /* fewer than W + 2 leave no sample at all (a sample reads W + 1 snapshots and predicts
+     * one more); the split's own rule, not a copy of it, says when training has one */
+    int64_t need = W + 2, tb = 0, te = 0, ve = 0, xe = 0;
+    if (train_frac > 0 && train_frac < 1) {
+        for (int64_t t = need; t < need + 1000000; t++) {
+            dgnn_snap_split(t, W, train_frac, val_frac, &tb, &te, &ve, &xe);
+            if (te > tb) {
+                need = t;
+                break;
+            }
+        }
+    }
+    return need;
 }

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "dgnn/costmodel.h"
-#include "dgnn/train_snapshot.h"
+#include "dgnn/snapshot.h"
 
 int dgnn_windows_of_snapshots(dgnn_window *out, const dgnn_snapshots *s, int64_t begin, int64_t end, int64_t W,
                               int64_t neg_mult, int64_t hidden, dgnn_err *err) {

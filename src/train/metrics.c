@@ -1,5 +1,6 @@
 /* metrics.c: AP, ROC AUC, MRR (TGB and EvolveGCN definitions), precision/recall/F1,
- * MSE. Definitions and edge cases in metrics.h.
+ * MSE, and the snapshot trainer's per-snapshot MAP and MRR over all node pairs.
+ * Definitions and edge cases in metrics.h.
  *
  * AP and AUC sort the scores once: each score becomes a 32-bit key whose unsigned order
  * is the float order, packed with the label bit into a 64-bit word, and an LSD radix
@@ -318,4 +319,45 @@ dgnn_prf dgnn_metric_prf(const int32_t *pred, const int32_t *truth, int64_t n, i
  * pairs is undefined rather than 0. */
 double dgnn_metric_mse(const float *pred, const float *target, int64_t n) {
     return n > 0 ? dgnn_mse_forward(pred, target, n) : NAN;
+}
+
+void dgnn_snap_link_metrics(double *ap, double *mrr, const float *prob, const dgnn_snapshot *g, int32_t *label) {
+    const int64_t N = g->num_nodes, NN = N * N;
+    if (g->num_edges == 0 || N == 0) {
+        *ap = *mrr = NAN;
+        return;
+    }
+#pragma omp parallel for schedule(static)
+    for (int64_t u = 0; u < N; u++) {
+        int32_t *row = label + u * N;
+        memset(row, 0, (size_t)N * sizeof(int32_t));
+        for (int64_t e = g->rowptr[u]; e < g->rowptr[u + 1]; e++) row[g->col[e]] = 1;
+    }
+    *ap = dgnn_metric_ap(prob, label, NN);
+    /* get_MRR row by row: a row's MRR depends only on its own pairs, and in (u, 0..N-1)
+     * order they are already sorted, so each call scatters nothing */
+    int32_t *cols = dgnn_xmalloc((size_t)N * sizeof(int32_t));
+    for (int64_t v = 0; v < N; v++) cols[v] = (int32_t)v;
+    double *rm = dgnn_xmalloc((size_t)N * sizeof(double));
+#pragma omp parallel
+    {
+        int32_t *rows = dgnn_xmalloc((size_t)N * sizeof(int32_t));
+#pragma omp for schedule(dynamic, 4)
+        for (int64_t u = 0; u < N; u++) {
+            if (g->rowptr[u + 1] == g->rowptr[u]) {
+                rm[u] = NAN;
+                continue;
+            }
+            for (int64_t v = 0; v < N; v++) rows[v] = (int32_t)u;
+            rm[u] = dgnn_evolvegcn_mrr(prob + u * N, label + u * N, rows, cols, N);
+        }
+        free(rows);
+    }
+    double s = 0;
+    int64_t cnt = 0;
+    for (int64_t u = 0; u < N; u++)
+        if (!isnan(rm[u])) s += rm[u], cnt++;
+    *mrr = cnt ? s / (double)cnt : NAN;
+    free(rm);
+    free(cols);
 }

@@ -3,7 +3,7 @@
  * samples. link: every ordered node pair of the predicted snapshot scored by the split
  * classifier, MAP and MRR as the reference logger; edge: argmax of every label edge,
  * confusion counts summed over the split; node: squared errors summed over the split. */
-#include "snap_train_internal.h"
+#include "snap_run.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -55,7 +55,7 @@ static int pmap_get(const pair_map *m, uint64_t key, int32_t *val) {
     return 1;
 }
 
-static void pmap_add_snapshot(pair_map *m, const run_t *r, int64_t k) {
+static void pmap_add_snapshot(pair_map *m, const snap_run *r, int64_t k) {
     const dgnn_snapshot *g = &r->snaps.snaps[k];
     for (int64_t u = 0; u < r->N; u++)
         for (int64_t e = g->rowptr[u]; e < g->rowptr[u + 1]; e++)
@@ -65,12 +65,12 @@ static void pmap_add_snapshot(pair_map *m, const run_t *r, int64_t k) {
 
 /* The task's metrics over samples [b, e) (see train_snapshot.h); baseline = 1: the
  * task's "repeat the last snapshot" predictions instead of the model's. */
-int snapt_evaluate(run_t *r, int64_t b, int64_t e, eval_metrics *out, run_totals *tot, const char *what,
-                    dgnn_err *err, int baseline) {
+int snap_evaluate(snap_run *r, int64_t b, int64_t e, snap_eval_metrics *out, snap_totals *tot, const char *what,
+                  dgnn_err *err, int baseline) {
     const int64_t N = r->N, W = r->W;
     out->map = out->mrr = out->f1 = out->precision = out->recall = out->mse = NAN;
-    if (r->task == DGNN_SNAP_TASK_LINK && !r->prob) { /* run_setup grants them; a caller of its own may not */
-        int rc = snapt_alloc_scores(r, err);
+    if (r->task == DGNN_SNAP_TASK_LINK && !r->prob) { /* snap_run_setup grants them; a caller of its own may not */
+        int rc = snap_run_alloc_scores(r, err);
         if (rc) return rc;
     }
     int64_t n = e > b ? e - b : 0;
@@ -114,8 +114,8 @@ int snapt_evaluate(run_t *r, int64_t b, int64_t e, eval_metrics *out, run_totals
             const int64_t M = g->num_edges;
             const int32_t *lab = r->elab + r->eoff[idx];
             if (M > 0) {
-                if ((rc = snapt_ensure_pairs(r, M, err))) break;
-                snapt_entries_as_pairs(r, g);
+                if ((rc = snap_ensure_pairs(r, M, err))) break;
+                snap_entries_as_pairs(r, g);
                 if (baseline) {
                     for (int64_t i = 0; i < M; i++) {
                         int32_t v;
@@ -136,8 +136,8 @@ int snapt_evaluate(run_t *r, int64_t b, int64_t e, eval_metrics *out, run_totals
             const float *y = r->ny + (idx + 1) * N;
             const float *pred = r->ny + idx * N;
             if (!baseline) {
-                snapt_head_forward(r, r->H);
-                pred = r->yhat;
+                dgnn_node_head_forward(&r->head, r->H);
+                pred = r->head.yhat;
             }
             for (int64_t v = 0; v < N; v++) {
                 double d = (double)pred[v] - (double)y[v];
@@ -169,7 +169,7 @@ int snapt_evaluate(run_t *r, int64_t b, int64_t e, eval_metrics *out, run_totals
 }
 
 /* The validation figure early stopping maximizes: MAP, F1, or minus the MSE. */
-double snapt_val_score(const run_t *r, const eval_metrics *m) {
+double snap_val_score(const snap_run *r, const snap_eval_metrics *m) {
     if (r->task == DGNN_SNAP_TASK_EDGE) return m->f1;
     if (r->task == DGNN_SNAP_TASK_NODE) return -m->mse;
     return m->map;

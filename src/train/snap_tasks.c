@@ -1,7 +1,7 @@
 /* snap_tasks.c: the task-specific data of the snapshot trainer (train_snapshot.h) that
  * does not depend on a model: edge-classification labels from the events' ratings
  * (bitcoin_dl.py's majority vote), node-regression inputs and targets from a PyG-Temporal
- * table, and the per-sample profile's CSV. Kept apart from snap_train.c so that each
+ * table (the profile's CSV: snap_profile.c). Kept apart from the trainer so that each
  * piece can be tested on hand-made inputs. */
 #include "dgnn/outfile.h"
 #include "dgnn/train_snapshot.h"
@@ -25,18 +25,11 @@ int dgnn_snap_task_parse(const char *s, dgnn_snap_task *t, dgnn_err *err) {
     return DGNN_OK;
 }
 
-/* ---- edge labels ----------------------------------------------------------------------- */
-
-/* The position of entry (u, v) in g's CSR, or -1. */
-static int64_t entry_of(const dgnn_snapshot *g, int32_t u, int32_t v) {
-    int64_t lo = g->rowptr[u], hi = g->rowptr[u + 1];
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (g->col[mid] < v) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < g->rowptr[u + 1] && g->col[lo] == v ? lo : -1;
+int dgnn_snap_weight_from_feature(dgnn_snap_task t, const dgnn_events *ev) {
+    return t == DGNN_SNAP_TASK_NODE && ev->edge_dim >= 1;
 }
+
+/* ---- edge labels ----------------------------------------------------------------------- */
 
 int dgnn_snap_edge_labels(int32_t *label, const dgnn_snapshot *g, const dgnn_events *ev, int64_t col, dgnn_err *err) {
     if (col < 0 || col >= ev->edge_dim || !ev->efeat)
@@ -51,7 +44,7 @@ int dgnn_snap_edge_labels(int32_t *label, const dgnn_snapshot *g, const dgnn_eve
     for (int64_t e = g->ev_begin; e < g->ev_end; e++) {
         int32_t u = ev->src[e], v = ev->dst[e];
         int s = ev->efeat[e * ev->edge_dim + col] > 0 ? 1 : -1;
-        int64_t a = entry_of(g, u, v), b = entry_of(g, v, u);
+        int64_t a = dgnn_snapshot_entry(g, u, v), b = dgnn_snapshot_entry(g, v, u);
         if (a < 0 || b < 0) {
             free(vote);
             return dgnn_err_set(err, DGNN_EINVAL,
@@ -101,49 +94,4 @@ int dgnn_snap_node_data(float **x, int64_t *dim, float **y, const dgnn_events *e
         }
     *x = X, *y = Y, *dim = D;
     return DGNN_OK;
-}
-
-/* ---- profile ------------------------------------------------------------------------------ */
-
-const char *const dgnn_snap_profile_header = "model,sample,nodes,edges,edges_window,label_pairs,in_dim,hidden,seconds";
-
-void dgnn_snap_profile_free(dgnn_snap_profile *p) {
-    if (!p) return;
-    free(p->rows);
-    memset(p, 0, sizeof *p);
-}
-
-int dgnn_snap_profile_write_csv(const char *path, const dgnn_snap_profile *p, dgnn_err *err) {
-    dgnn_outfile *o; /* outfile.h: a temporary file renamed into place, or written through */
-    int rc = dgnn_outfile_open(&o, path, 0, err);
-    if (rc) return rc;
-    FILE *f = dgnn_outfile_stream(o);
-    fprintf(f, "%s\n", dgnn_snap_profile_header);
-    for (int64_t i = 0; i < p->count; i++) {
-        const dgnn_snap_profile_row *r = &p->rows[i];
-        fprintf(f, "%s,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.9g\n", p->model, (long long)r->sample, (long long)r->nodes,
-                (long long)r->edges, (long long)r->edges_window, (long long)r->label_pairs, (long long)r->in_dim,
-                (long long)r->hidden, r->seconds);
-    }
-    return dgnn_outfile_commit(o, err); /* reports any failed write */
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-void dgnn_snap_profile_stats(const dgnn_snap_profile *p, double *min, double *median, double *p90, double *max) {
-    *min = *median = *p90 = *max = NAN;
-    if (p->count <= 0) return;
-    const int64_t n = p->count;
-    double *s = dgnn_xmalloc((size_t)n * sizeof *s);
-    for (int64_t i = 0; i < n; i++) s[i] = p->rows[i].seconds;
-    qsort(s, (size_t)n, sizeof *s, cmp_double);
-    *min = s[0];
-    *max = s[n - 1];
-    *median = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-    int64_t k = (int64_t)ceil(0.9 * (double)n); /* nearest rank */
-    *p90 = s[(k < 1 ? 1 : k) - 1];
-    free(s);
 }

@@ -1,25 +1,18 @@
-/* snap_dist.c: the pieces of DyGNeX's distributed snapshot training (train_snapshot.h,
- * docs/dygnex.md "Distributed training"), first those that do not touch the trainer's state: the
- * schedule every process trains (computed once on rank 0 and broadcast, because the ILP
- * runs under a wall-clock limit and two ranks could stop it at different incumbents), the
- * makespan/imbalance of a measured (rounds, ranks) matrix, and a CPU clock; then the
- * trainer's distributed mode (snap_train_internal.h): its set-up, the round loop of one
- * epoch (the single-process loop of snap_train.c, round by round and rank by rank) and
- * the report. */
+/* dygnex_epoch.c: DyGNeX's distributed snapshot training (train_snapshot.h,
+ * docs/dygnex.md "Distributed training"), first the pieces that do not touch the
+ * trainer's state: the schedule every process trains (computed once on rank 0 and
+ * broadcast, because the ILP runs under a wall-clock limit and two ranks could stop it at
+ * different incumbents) and the makespan/imbalance of a measured (rounds, ranks) matrix;
+ * then the trainer's distributed mode (snap_run.h): its set-up, the round loop of one
+ * epoch (snap_epoch.c's loop, round by round and rank by rank), the profile's reduction
+ * over the processes and the report. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "dgnn/comm.h"
 #include "dgnn/costmodel.h"
-#include "snap_train_internal.h"
-
-double dgnn_snap_cpu_seconds(void) {
-    struct timespec ts;
-    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "snap_run.h"
 
 double dgnn_snap_round_imbalance(const double *t, int64_t R, int64_t P, double *makespan, double *mean_sum) {
     double mk = 0, mean = 0;
@@ -140,11 +133,11 @@ int dgnn_snap_dist_schedule(dgnn_sched *out, dgnn_sched_info *info, const dgnn_s
  * windows trains (empty label snapshots) takes no step, as the single-process trainer
  * counts only windows that train. Each group's compute (wall and CPU seconds) is timed;
  * the (R, P) matrices are summed over the processes at the epoch's end. */
-int snapt_train_epoch_dist(run_t *r, int64_t epoch, dgnn_snap_epoch_result *er, run_totals *tot, dgnn_err *err) {
+int snap_dygnex_epoch(snap_run *r, int64_t epoch, dgnn_snap_epoch_result *er, snap_totals *tot, dgnn_err *err) {
     const dgnn_snap_train_cfg *c = r->cfg;
     const dgnn_sched *s = &r->sched;
     const int64_t P = s->num_ranks, R = s->num_rounds, n = s->num_windows;
-    double *prof = snapt_profile_epoch(r, n);
+    double *prof = snap_profile_epoch(r, n);
     memset(r->gwall, 0, (size_t)(R * P) * sizeof(double));
     memset(r->gcpu, 0, (size_t)(R * P) * sizeof(double));
     dgnn_progress pg;
@@ -167,7 +160,7 @@ int snapt_train_epoch_dist(run_t *r, int64_t epoch, dgnn_snap_epoch_result *er, 
                 const int64_t idx = s->sample[g[i]], k = idx - r->tb;
                 double loss, secs;
                 int64_t pairs;
-                int rc = snapt_train_sample(r, epoch, idx, &loss, &pairs, &secs, err);
+                int rc = snap_train_sample(r, epoch, idx, &loss, &pairs, &secs, err);
                 if (rc) return rc;
                 if (prof) prof[k] = secs, r->prof_pairs[k] = pairs;
                 if (pairs > 0) last = k;
@@ -180,7 +173,7 @@ int snapt_train_epoch_dist(run_t *r, int64_t epoch, dgnn_snap_epoch_result *er, 
                         cnt[3] += r->snaps.snaps[q].ev_end - r->snaps.snaps[q].ev_begin;
                 }
             }
-            const double tail = snapt_end_group(r);
+            const double tail = snap_end_group(r);
             if (prof && last >= 0) prof[last] += tail;
             r->gwall[rd * P + p] = dgnn_now() - w0;
             r->gcpu[rd * P + p] = dgnn_snap_cpu_seconds() - c0;
@@ -189,7 +182,7 @@ int snapt_train_epoch_dist(run_t *r, int64_t epoch, dgnn_snap_epoch_result *er, 
         for (int64_t p = 0; p < P && !any; p++) {
             int64_t m;
             const int64_t *g = dgnn_sched_group(s, rd, p, &m);
-            for (int64_t i = 0; i < m && !any; i++) any = snapt_sample_trains(r, s->sample[g[i]]);
+            for (int64_t i = 0; i < m && !any; i++) any = snap_sample_trains(r, s->sample[g[i]]);
         }
         if (any) {
             if (r->procs > 1) {
@@ -197,11 +190,11 @@ int snapt_train_epoch_dist(run_t *r, int64_t epoch, dgnn_snap_epoch_result *er, 
                  * over the round's windows: no weighting needed */
                 double a = dgnn_now();
                 dgnn_comm_allreduce_sum_f32(r->p->grad, r->p->total);
-                if (r->head.total) dgnn_comm_allreduce_sum_f32(r->head.grad, r->head.total);
+                if (r->head.p.total) dgnn_comm_allreduce_sum_f32(r->head.p.grad, r->head.p.total);
                 r->comm_s += dgnn_now() - a;
             }
             double a = dgnn_now();
-            snapt_optimizer_step(r);
+            snap_optimizer_step(r);
             r->tr_step++;
             r->step_s += dgnn_now() - a;
         }
@@ -232,7 +225,7 @@ int snapt_train_epoch_dist(run_t *r, int64_t epoch, dgnn_snap_epoch_result *er, 
 
 /* The distributed mode's set-up: checks, the windows' predicted costs (cfg's, else the
  * default law on this run's windows), the schedule (a collective) and the matrices. */
-int snapt_dist_setup(run_t *r, dgnn_err *err) {
+int snap_dygnex_setup(snap_run *r, dgnn_err *err) {
     const dgnn_snap_train_cfg *c = r->cfg;
     const dgnn_snap_dist_cfg *d = &c->dist;
     r->dist = 1;
@@ -290,9 +283,26 @@ int snapt_dist_setup(run_t *r, dgnn_err *err) {
     return DGNN_OK;
 }
 
+/* --profile: each window ran on one process, so each process holds the rows of its own
+ * windows and zeros elsewhere: the others' rows are summed in (a collective). */
+void snap_dygnex_profile_reduce(snap_run *r) {
+    int64_t *owner = dgnn_xmalloc((size_t)r->prof_n * sizeof(int64_t));
+    for (int64_t rd = 0; rd < r->sched.num_rounds; rd++)
+        for (int64_t p = 0; p < r->sched.num_ranks; p++) {
+            int64_t m;
+            const int64_t *g = dgnn_sched_group(&r->sched, rd, p, &m);
+            for (int64_t i = 0; i < m; i++) owner[r->sched.sample[g[i]] - r->tb] = p % r->procs;
+        }
+    for (int64_t k = 0; k < r->prof_n; k++)
+        if (owner[k] != r->rank) r->prof_pairs[k] = 0;
+    dgnn_comm_allreduce_sum_f64(r->prof_sec, r->prof_epochs * r->prof_n);
+    dgnn_comm_allreduce_sum_i64(r->prof_pairs, r->prof_n);
+    free(owner);
+}
+
 /* res->dist from the schedule and the summed matrices; a collective (the per-process
  * communication seconds are gathered). */
-void snapt_dist_report(run_t *r, const dgnn_snap_train_result *res, dgnn_snap_dist_result *d) {
+void snap_dygnex_report(snap_run *r, const dgnn_snap_train_result *res, dgnn_snap_dist_result *d) {
     const dgnn_sched *s = &r->sched;
     const int64_t P = s->num_ranks, R = s->num_rounds;
     double mine[2] = {r->comm_s, r->step_s}, all[2 * DGNN_SNAP_DIST_MAX_RANKS];
