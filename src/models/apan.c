@@ -16,7 +16,6 @@
  * residual's memory term gets no gradient). The time encoding gets its gradient from
  * the time columns of x only: dte = dK Wk[:, Dm:] + dV Wv[:, Dm:], one strided sgemm
  * each, rather than a full dx that would be mostly thrown away. */
-#include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -287,10 +286,8 @@ void tgnn_apan_backward(dgnn_tgnn *m, const float *dlogits) {
     dgnn_linear_backward(NULL, dgnn_params_grad(p, a->i_wv), dgnn_params_grad(p, a->i_bv), a->dv, a->x, Wv, US, Dx,
                          M);
     /* only the time columns of x depend on parameters: dte (US, T) = dK Wk[:, Dm:] + dV Wv[:, Dm:] */
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)US, (int)T, (int)M, 1.0f, a->dk, (int)M, Wk + Dm,
-                (int)Dx, 0.0f, a->dte, (int)T);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)US, (int)T, (int)M, 1.0f, a->dv, (int)M, Wv + Dm,
-                (int)Dx, 1.0f, a->dte, (int)T);
+    dgnn_gemm(0, 0, US, T, M, a->dk, M, Wk + Dm, Dx, 0.0f, a->dte, T);
+    dgnn_gemm(0, 0, US, T, M, a->dv, M, Wv + Dm, Dx, 1.0f, a->dte, T);
     dgnn_timeenc_backward(dgnn_params_grad(p, m->i_te_w), dgnn_params_grad(p, m->i_te_b), a->dte, a->dt,
                           dgnn_params_get(p, m->i_te_w), dgnn_params_get(p, m->i_te_b), US, T);
     m->flops = 3.0 * m->flops + 2.0 * 2.0 * (double)US * M * T; /* + the dte products */
