@@ -84,14 +84,7 @@ static int apan_ensure(dgnn_tgnn *m, int64_t R, dgnn_err *err) {
     const int64_t k = m->cfg.neighbors, M = m->M, T = m->T, S = a->S, H = m->cfg.heads;
     const int64_t U = R, US = MUL(U, S), P = MUL(R, k);
     dgnn_alloc_set as = {0, 0};
-    TGNN_GROW(&as, m->roots, R);
-    TGNN_GROW(&as, m->root_t, R);
-    TGNN_GROW(&as, m->s_nbr, MUL(R, k));
-    TGNN_GROW(&as, m->s_eid, MUL(R, k));
-    TGNN_GROW(&as, m->s_ts, MUL(R, k));
-    TGNN_GROW(&as, m->s_cnt, R);
-    TGNN_GROW(&as, m->off, dgnn_size_add(R, 1));
-    TGNN_GROW(&as, m->row_root, R);
+    tgnn_batch_grow(m, &as, R, k);
     TGNN_GROW(&as, m->unodes, U);
     TGNN_GROW(&as, m->h, MUL(U, M));
     TGNN_GROW(&as, m->h_t, U);

@@ -1,6 +1,6 @@
-/* jodie.c: JODIE (Kumar et al. 2019, as TGL's JODIE.yml runs it; semantics in tgnn.h): an
- * RNN memory updater over one mail per node (tgnn_memory.c), no neighbours, and the time
- * projection mem' * (1 + w dt + b) of nn.h's dgnn_jodie as the embedding. */
+/* jodie.c: JODIE (Kumar et al. 2019; semantics in tgnn.h): an RNN memory updater over one
+ * mail per node (tgnn_memory.c), no neighbours, and the time projection
+ * mem' * (1 + w dt + b) of nn.h's dgnn_jodie as the embedding, dt normalised as TGL does. */
 #include "tgnn_internal.h"
 
 /* declared after the time encoding: updater, time projection (then the link predictor) */

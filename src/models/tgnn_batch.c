@@ -24,6 +24,17 @@ int tgnn_set_roots(dgnn_tgnn *m, const dgnn_events *ev, const int32_t *neg, dgnn
     return tgnn_fill_roots(m->roots, m->root_t, ev, m->e0, m->B, m->R, neg, m->N, err);
 }
 
+void tgnn_batch_grow(dgnn_tgnn *m, dgnn_alloc_set *as, int64_t R, int64_t k) {
+    TGNN_GROW(as, m->roots, R);
+    TGNN_GROW(as, m->root_t, R);
+    TGNN_GROW(as, m->s_nbr, MUL(R, k));
+    TGNN_GROW(as, m->s_eid, MUL(R, k));
+    TGNN_GROW(as, m->s_ts, MUL(R, k));
+    TGNN_GROW(as, m->s_cnt, R);
+    TGNN_GROW(as, m->off, dgnn_size_add(R, 1));
+    TGNN_GROW(as, m->row_root, R);
+}
+
 int64_t tgnn_sampled_roots(const dgnn_tgnn *m, int64_t B, int64_t R) {
     switch (m->ops->sample) {
     case TGNN_SAMPLE_ALL: return R;

@@ -206,6 +206,9 @@ int tgnn_set_roots(dgnn_tgnn *m, const dgnn_events *ev, const int32_t *neg, dgnn
  * into roots, root_t (block 0 sources, 1 destinations, 2.. negatives). */
 int tgnn_fill_roots(int32_t *roots, double *root_t, const dgnn_events *ev, int64_t e0, int64_t B, int64_t R,
                     const int32_t *neg, int64_t N, dgnn_err *err);
+/* Adds to as (base.h's checked set) the arrays this file fills, for R roots with k
+ * sampled neighbours each: roots, root_t, s_* (R k), s_cnt, off (R + 1), row_root. */
+void tgnn_batch_grow(dgnn_tgnn *m, dgnn_alloc_set *as, int64_t R, int64_t k);
 /* Roots with sampled neighbours for a batch of B events and R roots of m's kind. */
 int64_t tgnn_sampled_roots(const dgnn_tgnn *m, int64_t B, int64_t R);
 /* Samples cfg.neighbors neighbours of roots [0, m->Rs) into s_* (or copies a presampled

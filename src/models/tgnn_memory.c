@@ -32,14 +32,7 @@ int tgnn_mem_ensure(dgnn_tgnn *m, int64_t R, int attention, dgnn_err *err) {
     const int64_t k = attention ? m->cfg.neighbors : 0;
     const int64_t P = MUL(R, k), U = dgnn_size_add(R, P), M = m->M, T = m->T, D = m->D, E = m->emb;
     dgnn_alloc_set as = {0, 0};
-    GROW(&as, m->roots, R);
-    GROW(&as, m->root_t, R);
-    GROW(&as, m->s_nbr, MUL(R, k));
-    GROW(&as, m->s_eid, MUL(R, k));
-    GROW(&as, m->s_ts, MUL(R, k));
-    GROW(&as, m->s_cnt, R);
-    GROW(&as, m->off, dgnn_size_add(R, 1));
-    GROW(&as, m->row_root, R);
+    tgnn_batch_grow(m, &as, R, k);
     GROW(&as, m->nbr_row, P);
     GROW(&as, m->pair_eid, P);
     GROW(&as, m->pair_dt, P);
