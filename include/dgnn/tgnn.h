@@ -52,8 +52,10 @@
  * in TGL's unique/scatter on CPU). Mails are never cleared. No gradient reaches stored
  * state. emb_dim must equal mem_dim.
  *
- * Parameters live in one slab (params.h). The workspace is allocated once for the
- * largest batch seen and reused. */
+ * Parameters live in one slab (params.h), read through named pointers. The workspace is
+ * allocated once for the largest batch seen and reused. Each kind is one file behind one
+ * ops table (src/models/tgn.c, jodie.c, dyrep.c, apan.c); src/models/tgnn_internal.h maps
+ * the files they share. */
 #ifndef DGNN_TGNN_H
 #define DGNN_TGNN_H
 

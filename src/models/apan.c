@@ -1,8 +1,9 @@
 /* apan.c: APAN as TGL builds it (config/APAN.yml; memorys.py's TransformerMemoryUpdater
  * and MailBox.update_mailbox with deliver_to 'neighbors'; layers.py's IdentityNormLayer
  * and EdgePredictor). The semantics are stated in include/dgnn/tgnn.h; this file holds
- * APAN's parameters, forward, backward and commit. The shared batch steps (roots,
- * neighbour sampling, the node-map stamp) are in tgnn.c.
+ * APAN's checks, parameters, forward, backward and commit behind its ops table
+ * (tgnn_internal.h). The shared batch steps (roots, neighbour sampling, the node-map
+ * stamp) are in tgnn_batch.c.
  *
  * Layout of one batch: the R roots map to U rows, one per distinct (node, root time):
  * TGL updates every root (duplicates included) and the update depends on the root
@@ -16,7 +17,6 @@
  * residual's memory term gets no gradient). The time encoding gets its gradient from
  * the time columns of x only: dte = dK Wk[:, Dm:] + dV Wv[:, Dm:], one strided sgemm
  * each, rather than a full dx that would be mostly thrown away. */
-#include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,60 +24,67 @@
 
 #define PAR_MIN 16384 /* elements below which a loop is not worth a parallel region */
 
-void tgnn_apan_declare(dgnn_tgnn *m) {
+/* TGL's config/APAN.yml: memory = embedding 100, TGL's attention. */
+static void apan_defaults(dgnn_tgnn_cfg *c) {
+    c->mem_dim = c->emb_dim = 100;
+    c->attn = DGNN_ATTN_TGL;
+}
+
+static int apan_check(const dgnn_tgnn_cfg *cfg, dgnn_err *err) {
+    if (cfg->heads < 1 || cfg->mem_dim % cfg->heads != 0)
+        return dgnn_err_set(err, DGNN_EINVAL, "model apan: --heads (%lld) must divide --mem-dim (%lld)",
+                            (long long)cfg->heads, (long long)cfg->mem_dim);
+    if (cfg->mail_slots < 1 || cfg->mail_slots > 1024)
+        return dgnn_err_set(err, DGNN_EINVAL, "model apan: --mail-slots must be in [1, 1024] (got %lld)",
+                            (long long)cfg->mail_slots);
+    return DGNN_OK;
+}
+
+/* declared after the time encoding (then tgnn.c's link predictor) */
+static void apan_declare(dgnn_tgnn *m) {
     tgnn_apan *a = &m->apan;
+    tgnn_tensors *w = &m->w, *dw = &m->dw;
     const int64_t M = m->M;
     a->S = m->cfg.mail_slots;
     a->Dm = 2 * M + m->de;
     a->Dx = a->Dm + m->T;
-    dgnn_params *p = &m->p;
-    a->i_wq = dgnn_params_add(p, "memory_updater.w_q", M, M);
-    a->i_bq = dgnn_params_add1(p, "memory_updater.b_q", M);
-    a->i_wk = dgnn_params_add(p, "memory_updater.w_k", M, a->Dx);
-    a->i_bk = dgnn_params_add1(p, "memory_updater.b_k", M);
-    a->i_wv = dgnn_params_add(p, "memory_updater.w_v", M, a->Dx);
-    a->i_bv = dgnn_params_add1(p, "memory_updater.b_v", M);
-    a->i_ln1g = dgnn_params_add1(p, "memory_updater.layer_norm.g", M);
-    a->i_ln1b = dgnn_params_add1(p, "memory_updater.layer_norm.b", M);
-    a->i_wm = dgnn_params_add(p, "memory_updater.mlp.W", M, M);
-    a->i_bm = dgnn_params_add1(p, "memory_updater.mlp.b", M);
-    a->i_ln2g = dgnn_params_add1(p, "embedding_norm.g", M);
-    a->i_ln2b = dgnn_params_add1(p, "embedding_norm.b", M);
+    m->mail_slots = a->S;
+    tgnn_param(m, &w->wq, &dw->wq, "memory_updater.w_q", M, M);
+    tgnn_param1(m, &w->bq, &dw->bq, "memory_updater.b_q", M);
+    tgnn_param(m, &w->wk, &dw->wk, "memory_updater.w_k", M, a->Dx);
+    tgnn_param1(m, &w->bk, &dw->bk, "memory_updater.b_k", M);
+    tgnn_param(m, &w->wv, &dw->wv, "memory_updater.w_v", M, a->Dx);
+    tgnn_param1(m, &w->bv, &dw->bv, "memory_updater.b_v", M);
+    tgnn_param1(m, &w->ln1_g, &dw->ln1_g, "memory_updater.layer_norm.g", M);
+    tgnn_param1(m, &w->ln1_b, &dw->ln1_b, "memory_updater.layer_norm.b", M);
+    tgnn_param(m, &w->mlp_w, &dw->mlp_w, "memory_updater.mlp.W", M, M);
+    tgnn_param1(m, &w->mlp_b, &dw->mlp_b, "memory_updater.mlp.b", M);
+    tgnn_param1(m, &w->ln2_g, &dw->ln2_g, "embedding_norm.g", M);
+    tgnn_param1(m, &w->ln2_b, &dw->ln2_b, "embedding_norm.b", M);
 }
 
-/* torch's defaults: Linear U(+-1/sqrt(fan_in)) for weights and biases, LayerNorm 1 and 0. */
-void tgnn_apan_init_values(dgnn_tgnn *m, dgnn_rng *rng) {
-    tgnn_apan *a = &m->apan;
-    dgnn_params *p = &m->p;
-    const int64_t M = m->M;
-    dgnn_params_init_torch_linear(p, a->i_wq, M, rng);
-    dgnn_params_init_torch_linear(p, a->i_bq, M, rng);
-    dgnn_params_init_torch_linear(p, a->i_wk, a->Dx, rng);
-    dgnn_params_init_torch_linear(p, a->i_bk, a->Dx, rng);
-    dgnn_params_init_torch_linear(p, a->i_wv, a->Dx, rng);
-    dgnn_params_init_torch_linear(p, a->i_bv, a->Dx, rng);
-    dgnn_params_init_constant(p, a->i_ln1g, 1.0f);
-    dgnn_params_init_constant(p, a->i_ln1b, 0.0f);
-    dgnn_params_init_torch_linear(p, a->i_wm, M, rng);
-    dgnn_params_init_torch_linear(p, a->i_bm, M, rng);
-    dgnn_params_init_constant(p, a->i_ln2g, 1.0f);
-    dgnn_params_init_constant(p, a->i_ln2b, 0.0f);
+/* torch's defaults: Linear U(+-1/sqrt(fan_in)) for weights and biases, drawn weight then
+ * bias (dgnn_linear_init; every fan_in here is >= 1), LayerNorm 1 and 0. */
+static void apan_init_values(dgnn_tgnn *m, dgnn_rng *rng) {
+    const tgnn_tensors *w = &m->w;
+    const int64_t M = m->M, Dx = m->apan.Dx;
+    dgnn_linear_init(w->wq, w->bq, M, M, rng);
+    dgnn_linear_init(w->wk, w->bk, Dx, M, rng);
+    dgnn_linear_init(w->wv, w->bv, Dx, M, rng);
+    dgnn_init_const(w->ln1_g, M, 1.0f);
+    dgnn_init_const(w->ln1_b, M, 0.0f);
+    dgnn_linear_init(w->mlp_w, w->mlp_b, M, M, rng);
+    dgnn_init_const(w->ln2_g, M, 1.0f);
+    dgnn_init_const(w->ln2_b, M, 0.0f);
 }
 
-int tgnn_apan_ensure(dgnn_tgnn *m, int64_t R, dgnn_err *err) {
+static int apan_ensure(dgnn_tgnn *m, int64_t R, dgnn_err *err) {
     tgnn_apan *a = &m->apan;
     /* U <= R rows; neighbours are sampled for 2B <= R roots, so P <= R k */
     const int64_t k = m->cfg.neighbors, M = m->M, T = m->T, S = a->S, H = m->cfg.heads;
     const int64_t U = R, US = MUL(U, S), P = MUL(R, k);
     dgnn_alloc_set as = {0, 0};
-    TGNN_GROW(&as, m->roots, R);
-    TGNN_GROW(&as, m->root_t, R);
-    TGNN_GROW(&as, m->s_nbr, MUL(R, k));
-    TGNN_GROW(&as, m->s_eid, MUL(R, k));
-    TGNN_GROW(&as, m->s_ts, MUL(R, k));
-    TGNN_GROW(&as, m->s_cnt, R);
-    TGNN_GROW(&as, m->off, dgnn_size_add(R, 1));
-    TGNN_GROW(&as, m->row_root, R);
+    tgnn_batch_grow(m, &as, R, k);
     TGNN_GROW(&as, m->unodes, U);
     TGNN_GROW(&as, m->h, MUL(U, M));
     TGNN_GROW(&as, m->h_t, U);
@@ -118,7 +125,7 @@ int tgnn_apan_ensure(dgnn_tgnn *m, int64_t R, dgnn_err *err) {
     return DGNN_OK;
 }
 
-void tgnn_apan_free(dgnn_tgnn *m) {
+static void apan_free(dgnn_tgnn *m) {
     tgnn_apan *a = &m->apan;
     void *ptrs[] = {a->next_row, a->aoff, a->x, a->dt, a->q, a->k, a->v, a->logit, a->att, a->att_mask, a->a,
                     a->ln1_mean, a->ln1_rstd, a->n1, a->z, a->drop_mask, a->hnew, a->ln2_mean, a->ln2_rstd, a->emb,
@@ -151,8 +158,9 @@ static void map_rows(dgnn_tgnn *m) {
     }
 }
 
-int tgnn_apan_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, const dgnn_tcsr *g,
-                      const dgnn_events *ev, const int32_t *neg, dgnn_rng *rng, dgnn_err *err) {
+static int apan_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, const dgnn_tcsr *g, const float *g_efeat,
+                        const dgnn_events *ev, const int32_t *neg, dgnn_rng *rng, dgnn_err *err) {
+    (void)g_efeat; /* mails carry the edge features (commit): the forward reads none */
     tgnn_apan *a = &m->apan;
     DGNN_ASSERT(st->slots == a->S);
     const int64_t B = m->B, R = m->R, M = m->M, T = m->T, S = a->S, Dm = a->Dm, Dx = a->Dx, H = m->cfg.heads;
@@ -164,7 +172,6 @@ int tgnn_apan_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, const d
     if (rc) return rc;
     map_rows(m);
     const int64_t U = m->U, US = U * S;
-    dgnn_params *p = &m->p;
     /* what this batch's backward (dk, dv: US x M) and commit (the mails: 2B (1 + k) rows,
      * since P <= 2B k) will need, granted here, where a failure can be told */
     const int64_t k = m->cfg.neighbors, mails = MUL(MUL(2, B), 1 + k);
@@ -200,15 +207,15 @@ int tgnn_apan_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, const d
         a->aoff[r] = r * S;
     }
     a->aoff[U] = US;
-    const float *tw = dgnn_params_get(p, m->i_te_w), *tb = dgnn_params_get(p, m->i_te_b);
+    const float *tw = m->w.te_w, *tb = m->w.te_b;
     dgnn_timeenc_forward(a->dte /* scratch until backward */, a->dt, tw, tb, US, T);
 #pragma omp parallel for schedule(static) if (US * T > PAR_MIN)
     for (int64_t j = 0; j < US; j++) memcpy(a->x + j * Dx + Dm, a->dte + j * T, (size_t)T * sizeof(float));
 
     /* attention of the memory over its mailbox */
-    dgnn_linear_forward(a->q, m->h, dgnn_params_get(p, a->i_wq), dgnn_params_get(p, a->i_bq), U, M, M);
-    dgnn_linear_forward(a->k, a->x, dgnn_params_get(p, a->i_wk), dgnn_params_get(p, a->i_bk), US, Dx, M);
-    dgnn_linear_forward(a->v, a->x, dgnn_params_get(p, a->i_wv), dgnn_params_get(p, a->i_bv), US, Dx, M);
+    dgnn_linear_forward(a->q, m->h, m->w.wq, m->w.bq, U, M, M);
+    dgnn_linear_forward(a->k, a->x, m->w.wk, m->w.bk, US, Dx, M);
+    dgnn_linear_forward(a->v, a->x, m->w.wv, m->w.bv, US, Dx, M);
     a->has_att_mask = rng && pdrop > 0;
     if (a->has_att_mask) dgnn_dropout_mask(a->att_mask, US * H, pdrop, dgnn_rng_u64(rng));
     dgnn_attn_core_forward(a->a, a->logit, a->att, a->has_att_mask ? a->att_mask : NULL, a->q, a->k, a->v, a->aoff,
@@ -216,9 +223,9 @@ int tgnn_apan_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, const d
     /* residual, LayerNorm, MLP, dropout, ReLU: the updated memory */
 #pragma omp parallel for schedule(static) if (U * M > PAR_MIN)
     for (int64_t j = 0; j < U * M; j++) a->a[j] += m->h[j];
-    dgnn_layernorm_forward(a->n1, a->ln1_mean, a->ln1_rstd, a->a, dgnn_params_get(p, a->i_ln1g),
-                           dgnn_params_get(p, a->i_ln1b), U, M);
-    dgnn_linear_forward(a->z, a->n1, dgnn_params_get(p, a->i_wm), dgnn_params_get(p, a->i_bm), U, M, M);
+    dgnn_layernorm_forward(a->n1, a->ln1_mean, a->ln1_rstd, a->a, m->w.ln1_g,
+                           m->w.ln1_b, U, M);
+    dgnn_linear_forward(a->z, a->n1, m->w.mlp_w, m->w.mlp_b, U, M, M);
     a->has_drop_mask = rng && pdrop > 0;
     if (a->has_drop_mask) dgnn_dropout_mask(a->drop_mask, U * M, pdrop, dgnn_rng_u64(rng));
 #pragma omp parallel for schedule(static) if (U * M > PAR_MIN)
@@ -227,8 +234,8 @@ int tgnn_apan_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, const d
         a->hnew[j] = x > 0 ? x : 0.0f;
     }
     /* identity embedding: TGL's IdentityNormLayer is a LayerNorm */
-    dgnn_layernorm_forward(a->emb, a->ln2_mean, a->ln2_rstd, a->hnew, dgnn_params_get(p, a->i_ln2g),
-                           dgnn_params_get(p, a->i_ln2b), U, M);
+    dgnn_layernorm_forward(a->emb, a->ln2_mean, a->ln2_rstd, a->hnew, m->w.ln2_g,
+                           m->w.ln2_b, U, M);
     for (int64_t i = 0; i < R; i++)
         memcpy(a->emb_root + i * M, a->emb + (int64_t)m->row_root[i] * M, (size_t)M * sizeof(float));
     dgnn_edgepred_forward(logits, m->pred_saved, a->emb_root, a->emb_root + B * M, &m->pp, B, m->nneg, M, M);
@@ -241,11 +248,10 @@ int tgnn_apan_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, const d
     return DGNN_OK;
 }
 
-void tgnn_apan_backward(dgnn_tgnn *m, const float *dlogits) {
+static void apan_backward(dgnn_tgnn *m, const float *dlogits) {
     tgnn_apan *a = &m->apan;
     const int64_t B = m->B, R = m->R, M = m->M, T = m->T, S = a->S, Dm = a->Dm, Dx = a->Dx, H = m->cfg.heads;
     const int64_t U = m->U, US = U * S;
-    dgnn_params *p = &m->p;
     memset(a->d_root, 0, (size_t)(R * M) * sizeof(float));
     dgnn_edgepred_backward(a->d_root, a->d_root + B * M, &m->dpp, m->pred_scratch, dlogits, m->pred_saved,
                            a->emb_root, a->emb_root + B * M, &m->pp, B, m->nneg, M, M);
@@ -258,45 +264,43 @@ void tgnn_apan_backward(dgnn_tgnn *m, const float *dlogits) {
     }
     /* embedding LayerNorm -> d hnew (d1) */
     memset(a->d1, 0, (size_t)(U * M) * sizeof(float));
-    dgnn_layernorm_backward(a->d1, dgnn_params_grad(p, a->i_ln2g), dgnn_params_grad(p, a->i_ln2b), a->d2, a->hnew,
-                            dgnn_params_get(p, a->i_ln2g), a->ln2_mean, a->ln2_rstd, U, M);
+    dgnn_layernorm_backward(a->d1, m->dw.ln2_g, m->dw.ln2_b, a->d2, a->hnew,
+                            m->w.ln2_g, a->ln2_mean, a->ln2_rstd, U, M);
     /* hnew = relu(z * mask): dz = d hnew * mask where hnew > 0 */
 #pragma omp parallel for schedule(static) if (U * M > PAR_MIN)
     for (int64_t j = 0; j < U * M; j++)
         a->d1[j] = a->hnew[j] > 0 ? (a->has_drop_mask ? a->d1[j] * a->drop_mask[j] : a->d1[j]) : 0.0f;
     /* mlp -> d n1 (d2) */
     memset(a->d2, 0, (size_t)(U * M) * sizeof(float));
-    dgnn_linear_backward(a->d2, dgnn_params_grad(p, a->i_wm), dgnn_params_grad(p, a->i_bm), a->d1, a->n1,
-                         dgnn_params_get(p, a->i_wm), U, M, M);
+    dgnn_linear_backward(a->d2, m->dw.mlp_w, m->dw.mlp_b, a->d1, a->n1,
+                         m->w.mlp_w, U, M, M);
     /* LayerNorm -> d(attention + memory) (d1): the attention output's gradient, the
      * memory being a constant */
     memset(a->d1, 0, (size_t)(U * M) * sizeof(float));
-    dgnn_layernorm_backward(a->d1, dgnn_params_grad(p, a->i_ln1g), dgnn_params_grad(p, a->i_ln1b), a->d2, a->a,
-                            dgnn_params_get(p, a->i_ln1g), a->ln1_mean, a->ln1_rstd, U, M);
+    dgnn_layernorm_backward(a->d1, m->dw.ln1_g, m->dw.ln1_b, a->d2, a->a,
+                            m->w.ln1_g, a->ln1_mean, a->ln1_rstd, U, M);
     DGNN_ASSERT(US <= a->cap_dkv); /* granted by the forward */
     memset(a->dq, 0, (size_t)(U * M) * sizeof(float));
     memset(a->dk, 0, (size_t)(US * M) * sizeof(float));
     memset(a->dv, 0, (size_t)(US * M) * sizeof(float));
     dgnn_attn_core_backward(a->dq, a->dk, a->dv, a->d1, a->logit, a->att, a->has_att_mask ? a->att_mask : NULL,
                             a->q, a->k, a->v, a->aoff, U, H, M, DGNN_SCORE_LEAKY_DOT);
-    const float *Wk = dgnn_params_get(p, a->i_wk), *Wv = dgnn_params_get(p, a->i_wv);
-    dgnn_linear_backward(NULL, dgnn_params_grad(p, a->i_wq), dgnn_params_grad(p, a->i_bq), a->dq, m->h,
-                         dgnn_params_get(p, a->i_wq), U, M, M);
-    dgnn_linear_backward(NULL, dgnn_params_grad(p, a->i_wk), dgnn_params_grad(p, a->i_bk), a->dk, a->x, Wk, US, Dx,
+    const float *Wk = m->w.wk, *Wv = m->w.wv;
+    dgnn_linear_backward(NULL, m->dw.wq, m->dw.bq, a->dq, m->h,
+                         m->w.wq, U, M, M);
+    dgnn_linear_backward(NULL, m->dw.wk, m->dw.bk, a->dk, a->x, Wk, US, Dx,
                          M);
-    dgnn_linear_backward(NULL, dgnn_params_grad(p, a->i_wv), dgnn_params_grad(p, a->i_bv), a->dv, a->x, Wv, US, Dx,
+    dgnn_linear_backward(NULL, m->dw.wv, m->dw.bv, a->dv, a->x, Wv, US, Dx,
                          M);
     /* only the time columns of x depend on parameters: dte (US, T) = dK Wk[:, Dm:] + dV Wv[:, Dm:] */
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)US, (int)T, (int)M, 1.0f, a->dk, (int)M, Wk + Dm,
-                (int)Dx, 0.0f, a->dte, (int)T);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)US, (int)T, (int)M, 1.0f, a->dv, (int)M, Wv + Dm,
-                (int)Dx, 1.0f, a->dte, (int)T);
-    dgnn_timeenc_backward(dgnn_params_grad(p, m->i_te_w), dgnn_params_grad(p, m->i_te_b), a->dte, a->dt,
-                          dgnn_params_get(p, m->i_te_w), dgnn_params_get(p, m->i_te_b), US, T);
+    dgnn_gemm(0, 0, US, T, M, a->dk, M, Wk + Dm, Dx, 0.0f, a->dte, T);
+    dgnn_gemm(0, 0, US, T, M, a->dv, M, Wv + Dm, Dx, 1.0f, a->dte, T);
+    dgnn_timeenc_backward(m->dw.te_w, m->dw.te_b, a->dte, a->dt,
+                          m->w.te_w, m->w.te_b, US, T);
     m->flops = 3.0 * m->flops + 2.0 * 2.0 * (double)US * M * T; /* + the dte products */
 }
 
-void tgnn_apan_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev) {
+static void apan_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev) {
     tgnn_apan *a = &m->apan;
     const int64_t B = m->B, M = m->M, Dm = a->Dm, de = m->de, k = m->cfg.neighbors;
     DGNN_ASSERT(2 * B + m->P <= a->cap_mail); /* granted by the forward */
@@ -330,3 +334,27 @@ void tgnn_apan_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev) {
     /* 3. one mail per node: the last delivery in that order */
     dgnn_state_push_mails(st, a->mnodes, a->mails, a->mts, n, DGNN_AGG_LAST);
 }
+
+/* APAN finalises nothing early: its whole backward runs before any gradient is final */
+static int64_t apan_grad_split(const dgnn_tgnn *m) { return m->p.total; }
+
+const tgnn_ops tgnn_apan_ops = {
+    .name = "apan",
+    .sample = TGNN_SAMPLE_TRUE, /* where commit delivers the mails */
+    .can_presample = 0,
+    .needs_neighbors = 1,
+    .emb_is_memory = 1,
+    .mail_time = 0, /* TGL's APAN mail has no time part: the updater encodes t - t_mail when it reads */
+    .pred_dst_bias = 1,
+    .defaults = apan_defaults,
+    .check = apan_check,
+    .declare = apan_declare,
+    .init_values = apan_init_values,
+    .ensure = apan_ensure,
+    .free = apan_free,
+    .forward = apan_forward,
+    .backward = apan_backward,
+    .backward_updater = NULL,
+    .grad_split = apan_grad_split,
+    .commit = apan_commit,
+};

@@ -1,6 +1,15 @@
-/* tgnn_internal.h: what tgnn.c (TGN, JODIE, DyRep: parameters, batch layout, the
- * shared steps) and apan.c (APAN's transformer memory updater and neighbour mail
- * delivery) share: the model struct and the helpers both use. Private to src/models. */
+/* tgnn_internal.h: what the event models' files share (private to src/models): the model
+ * struct, its named parameter pointers, the table of kind-specific operations each model
+ * file provides, and the helpers more than one kind calls.
+ *
+ * Files, from the top down (each calls only files below it, so no two call each other):
+ *   tgnn.c            the public API: checks, the slab, dispatch through the kind's table
+ *   tgn.c jodie.c dyrep.c apan.c   one kind each (its parameters, forward, backward, commit)
+ *   tgnn_attention.c  the temporal-attention embedding TGN and DyRep share
+ *   tgnn_memory.c     the mail + GRU/RNN memory TGN, JODIE and DyRep share
+ *   tgnn_presample.c  sampling a batch ahead (public, tgnn.h)
+ *   tgnn_batch.c      one batch's roots, neighbour sample and node map (every kind)
+ *   tgnn_params.c     declaring tensors with the named pointers they fill */
 #ifndef DGNN_TGNN_INTERNAL_H
 #define DGNN_TGNN_INTERNAL_H
 
@@ -11,13 +20,31 @@
 #define TGNN_GROW(set, ptr, n) DGNN_GROW(set, ptr, n)
 #define MUL dgnn_size_mul
 
-/* APAN's parameters (slab indices) and workspace. Rows are the U distinct (node, root
- * time) pairs of the batch; each has S mail slots. */
+/* Named pointers into the slab (DESIGN.md convention 2, llm.c's ParameterTensors): m->w
+ * into the values, m->dw (the same names) into the gradients. A kind declares each
+ * tensor with its field (tgnn_param); tgnn_point_params fills both structs once, after
+ * dgnn_params_alloc. A kind's absent tensors stay NULL. Shapes are torch's (out, in). */
+typedef struct {
+    float *te_w, *te_b;               /* (T), (T) every kind: the time encoding */
+    /* TGN, JODIE, DyRep: the memory updater, G = gates M (tgnn_memory.c) */
+    float *W_ih, *W_hh, *b_ih, *b_hh; /* (G, D), (G, M), (G), (G) */
+    float *attn;                      /* TGN, DyRep: the attention's block (dgnn_tattn_params_layout) */
+    float *jw, *jb;                   /* JODIE: (M), (M) the time projection */
+    /* APAN: the transformer memory updater and the embedding norm; Dx = 2M + de + T */
+    float *wq, *bq, *wk, *bk, *wv, *bv;     /* (M, M), (M), (M, Dx), (M), (M, Dx), (M) */
+    float *ln1_g, *ln1_b, *mlp_w, *mlp_b;   /* (M), (M), (M, M), (M) */
+    float *ln2_g, *ln2_b;                   /* (M), (M) */
+    float *pred;                      /* every kind: the link predictor's block (dgnn_edgepred_layout) */
+} tgnn_tensors;
+
+#define TGNN_MAX_TENSORS 16
+
+/* APAN's workspace. Rows are the U distinct (node, root time) pairs of the batch; each
+ * has S mail slots. */
 typedef struct {
     int64_t S;      /* mail slots */
     int64_t Dm;     /* mail width 2M + de */
     int64_t Dx;     /* key/value input width Dm + T: [mail; time_enc(t - t_mail)] */
-    int i_wq, i_bq, i_wk, i_bk, i_wv, i_bv, i_ln1g, i_ln1b, i_wm, i_bm, i_ln2g, i_ln2b;
     int32_t *next_row;          /* (U) next row of the same node (another root time), -1: none */
     int64_t *aoff;              /* (U+1) row r attends over slots r*S .. r*S+S-1 */
     float *x;                   /* (U S, Dx) */
@@ -49,11 +76,18 @@ typedef struct {
     double *mts;                /* (2B + P) */
 } tgnn_apan;
 
+typedef struct tgnn_ops tgnn_ops;
+
 struct dgnn_tgnn {
     dgnn_tgnn_cfg cfg;
+    const tgnn_ops *ops;
     int64_t N, de, M, T, D, emb;
+    int64_t mail_slots; /* mailbox slots per node: 1, APAN's cfg.mail_slots */
     dgnn_params p;
-    int i_te_w, i_te_b, i_Wih, i_Whh, i_bih, i_bhh, i_attn, i_pred, i_jw, i_jb;
+    tgnn_tensors w, dw; /* named pointers into p.value and p.grad */
+    /* the declarations waiting for the slab (tgnn_param, tgnn_point_params) */
+    struct { int idx; float **val, **grad; } decl[TGNN_MAX_TENSORS];
+    int ndecl;
     dgnn_tattn_cfg acfg;
     dgnn_tattn_params ap, dap;
     dgnn_edgepred_params pp, dpp;
@@ -111,30 +145,113 @@ struct dgnn_tgnn {
     double flops_nograd; /* the part of flops that backward does not differentiate */
 };
 
+/* Which roots of a batch get sampled neighbours. */
+typedef enum {
+    TGNN_SAMPLE_NONE = 0, /* JODIE */
+    TGNN_SAMPLE_TRUE,     /* the 2B true src/dst roots (DyRep: their mails' attention; APAN: mail delivery) */
+    TGNN_SAMPLE_ALL,      /* every root (TGN: its attention) */
+} tgnn_sample_of;
+
+/* One kind. tgnn.c calls, in dgnn_tgnn_cfg_default: defaults; in dgnn_tgnn_cfg_check, after
+ * the shared checks: check; in dgnn_tgnn_init: setup (after m's sizes are set), declare
+ * (between the time encoding's and the link predictor's tensors), then, once the slab is
+ * allocated and pointed, init_values (after the time encoding's values, before the link
+ * predictor's draws). forward runs after tgnn.c has checked the batch, set e0, B, nneg, R,
+ * Rs and zeroed the flops, and called ensure when R outgrew capR (ensure sets capR).
+ * Backward in two steps, around the distributed trainer's gradient hook: backward (the
+ * link predictor and the embedding: the slab from grad_split on is final), then
+ * backward_updater (NULL: nothing is left, APAN, and the hook is not called). */
+struct tgnn_ops {
+    const char *name;      /* for messages: "tgn", ... */
+    tgnn_sample_of sample; /* roots with sampled neighbours */
+    int can_presample;     /* the sample feeds only the forward (tgnn.h, "Sampling ahead") */
+    int needs_neighbors;   /* --neighbors must be >= 1 */
+    int emb_is_memory;     /* the embedding is the (projected or normalised) memory: emb_dim == mem_dim */
+    int mail_time;         /* mails carry time_enc(t - t_mem) (mail width 2M + de + T, else 2M + de) */
+    int pred_dst_bias;     /* the link predictor has a destination bias (TGL's EdgePredictor) */
+    void (*defaults)(dgnn_tgnn_cfg *c);                       /* NULL: the shared defaults */
+    int (*check)(const dgnn_tgnn_cfg *cfg, dgnn_err *err);    /* NULL: nothing more */
+    int (*setup)(dgnn_tgnn *m, dgnn_err *err);                /* NULL: nothing; DGNN_EINVAL */
+    void (*declare)(dgnn_tgnn *m);
+    void (*init_values)(dgnn_tgnn *m, dgnn_rng *rng);
+    int (*ensure)(dgnn_tgnn *m, int64_t R, dgnn_err *err);    /* DGNN_ENOMEM */
+    void (*free)(dgnn_tgnn *m);                               /* NULL: nothing of its own */
+    int (*forward)(dgnn_tgnn *m, float *logits, const dgnn_state *st, const dgnn_tcsr *g, const float *g_efeat,
+                   const dgnn_events *ev, const int32_t *neg, dgnn_rng *rng, dgnn_err *err);
+    void (*backward)(dgnn_tgnn *m, const float *dlogits);
+    void (*backward_updater)(dgnn_tgnn *m);
+    int64_t (*grad_split)(const dgnn_tgnn *m); /* dgnn_tgnn_grad_split */
+    void (*commit)(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev);
+};
+
+extern const tgnn_ops tgnn_tgn_ops;   /* tgn.c */
+extern const tgnn_ops tgnn_jodie_ops; /* jodie.c */
+extern const tgnn_ops tgnn_dyrep_ops; /* dyrep.c */
+extern const tgnn_ops tgnn_apan_ops;  /* apan.c */
+
+/* ---- tgnn_params.c ---- */
+/* Declares the matrix (d0, d1) (tgnn_param) or the vector (d0) (tgnn_param1) called name
+ * in m->p; *val and *grad (fields of m->w and m->dw) get its pointers in tgnn_point_params. */
+void tgnn_param(dgnn_tgnn *m, float **val, float **grad, const char *name, int64_t d0, int64_t d1);
+void tgnn_param1(dgnn_tgnn *m, float **val, float **grad, const char *name, int64_t d0);
+/* After dgnn_params_alloc: fills every declared field. */
+void tgnn_point_params(dgnn_tgnn *m);
+/* Offset in the slab of a tensor, from its value pointer (m->w's field). */
+static inline int64_t tgnn_offset(const dgnn_tgnn *m, const float *val) { return (int64_t)(val - m->p.value); }
+
+/* ---- tgnn_batch.c ---- */
 /* roots and root_t of the batch (m->e0, B, R set); DGNN_EINVAL for a node id outside [0, N). */
 int tgnn_set_roots(dgnn_tgnn *m, const dgnn_events *ev, const int32_t *neg, dgnn_err *err);
 /* The same for any batch: R = (2 + nneg) B roots of events [e0, e0 + B) and negatives neg
  * into roots, root_t (block 0 sources, 1 destinations, 2.. negatives). */
 int tgnn_fill_roots(int32_t *roots, double *root_t, const dgnn_events *ev, int64_t e0, int64_t B, int64_t R,
                     const int32_t *neg, int64_t N, dgnn_err *err);
-/* Roots with sampled neighbours for a batch of B events and R roots, by model kind. */
-int64_t tgnn_sampled_roots(dgnn_tgnn_kind kind, int64_t B, int64_t R);
-/* Copies a presampled batch (m->pre) into s_*; DGNN_EINVAL when it is not this batch. */
-int tgnn_take_presample(dgnn_tgnn *m, dgnn_err *err);
-/* Samples cfg.neighbors neighbours of roots [0, m->Rs) into s_*, and sets off (R+1)
- * (roots from Rs on get none) and P. */
+/* Adds to as (base.h's checked set) the arrays this file fills, for R roots with k
+ * sampled neighbours each: roots, root_t, s_* (R k), s_cnt, off (R + 1), row_root. */
+void tgnn_batch_grow(dgnn_tgnn *m, dgnn_alloc_set *as, int64_t R, int64_t k);
+/* Roots with sampled neighbours for a batch of B events and R roots of m's kind. */
+int64_t tgnn_sampled_roots(const dgnn_tgnn *m, int64_t B, int64_t R);
+/* Samples cfg.neighbors neighbours of roots [0, m->Rs) into s_* (or copies a presampled
+ * batch, m->pre: DGNN_EINVAL when it is not this batch), and sets off (R+1) (roots from
+ * Rs on get none) and P. */
 int tgnn_sample(dgnn_tgnn *m, const dgnn_tcsr *g, dgnn_rng *rng, dgnn_err *err);
 /* Starts a new batch's node map (every rowof entry becomes stale). */
 void tgnn_new_stamp(dgnn_tgnn *m);
 
-/* apan.c */
-void tgnn_apan_declare(dgnn_tgnn *m);            /* declares APAN's parameters */
-void tgnn_apan_init_values(dgnn_tgnn *m, dgnn_rng *rng);
-int tgnn_apan_ensure(dgnn_tgnn *m, int64_t R, dgnn_err *err); /* sizes the workspace for R roots */
-void tgnn_apan_free(dgnn_tgnn *m);               /* the APAN-only arrays */
-int tgnn_apan_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, const dgnn_tcsr *g,
-                      const dgnn_events *ev, const int32_t *neg, dgnn_rng *rng, dgnn_err *err);
-void tgnn_apan_backward(dgnn_tgnn *m, const float *dlogits);
-void tgnn_apan_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev);
+/* ---- tgnn_memory.c: TGN, JODIE, DyRep (one mail per node, a GRU or RNN updater) ---- */
+/* Declares the updater, gates 3 (GRU) or 1 (RNN) / draws its values (torch's GRUCell). */
+void tgnn_mem_declare(dgnn_tgnn *m, int gates);
+void tgnn_mem_init_values(dgnn_tgnn *m, dgnn_rng *rng);
+/* Sizes the workspace for R roots; attention: with the sampled neighbours and the
+ * attention's saved slab (TGN, DyRep). DGNN_ENOMEM naming the sizes. */
+int tgnn_mem_ensure(dgnn_tgnn *m, int64_t R, int attention, dgnn_err *err);
+/* Steps 1-3 of tgnn.h: roots, neighbours, distinct nodes, in-forward memory update; then
+ * h_root, every root's updated memory. */
+int tgnn_mem_forward(dgnn_tgnn *m, const dgnn_state *st, const dgnn_tcsr *g, const float *g_efeat,
+                     const dgnn_events *ev, const int32_t *neg, dgnn_rng *rng, dgnn_err *err);
+/* The link predictor on the embeddings emb (R, E) into logits, and its products. */
+void tgnn_mem_predict(dgnn_tgnn *m, float *logits, const float *emb);
+/* Zeroes the memory gradients dh_root and dh, then demb (R, E), and runs the predictor's
+ * backward into demb (DyRep: demb = dh_root, emb = h_root). */
+void tgnn_mem_predict_backward(dgnn_tgnn *m, const float *dlogits, const float *emb, float *demb);
+/* From dh_root (R, M) through the in-forward update into the updater's gradients. */
+void tgnn_mem_backward_updater(dgnn_tgnn *m);
+/* Step 6: memories, then mails [mem_self, other, edge features, time_enc(t - t_mem_self)];
+ * other: the other endpoint's stored memory (other_emb NULL) or its row of other_emb
+ * (R, M) (DyRep's attention embeddings). */
+void tgnn_mem_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev, const float *other_emb);
+
+/* ---- tgnn_attention.c: TGN, DyRep ---- */
+/* The attention's checks of a configuration (name: the kind, for messages). */
+int tgnn_attn_check(const dgnn_tgnn_cfg *cfg, const char *name, dgnn_err *err);
+/* m->acfg from m's configuration and edge width; DGNN_EINVAL from dgnn_tattn_check. */
+int tgnn_attn_setup(dgnn_tgnn *m, dgnn_err *err);
+void tgnn_attn_declare(dgnn_tgnn *m);
+void tgnn_attn_init_values(dgnn_tgnn *m, dgnn_rng *rng);
+/* Embeddings emb_out of roots [0, Rs) over their sampled neighbours' updated memories;
+ * returns its products. */
+double tgnn_attn_forward(dgnn_tgnn *m, dgnn_rng *rng);
+/* From demb (R, E) into the attention's and the time encoding's gradients, dh_root and dh. */
+void tgnn_attn_backward(dgnn_tgnn *m);
 
 #endif

@@ -1,18 +1,15 @@
 /* tgnn_presample.c: sampling a later batch's neighbours ahead of its forward (tgnn.h,
  * "Sampling ahead"), so that DepBloom's critical path holds only the work the next step
  * waits for. The sample is taken into its own buffers, reading nothing of the model but its
- * configuration, and copied into the model's workspace by the forward that uses it, after
- * checking that it is that forward's batch. */
+ * configuration, and copied into the model's workspace by the forward that uses it
+ * (tgnn_batch.c's tgnn_sample), after checking that it is that forward's batch. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "dgnn/sampler.h"
 #include "tgnn_internal.h"
 
-int dgnn_tgnn_can_presample(const dgnn_tgnn *m) {
-    const dgnn_tgnn_kind kind = m->cfg.kind;
-    return !m->cfg.uniform_sampler && (kind == DGNN_TGNN_TGN || kind == DGNN_TGNN_DYREP);
-}
+int dgnn_tgnn_can_presample(const dgnn_tgnn *m) { return !m->cfg.uniform_sampler && m->ops->can_presample; }
 
 static void grow(dgnn_tgnn_sample *s, int64_t R, int64_t k) {
     if (R <= s->cap && k == s->k) return;
@@ -34,7 +31,7 @@ int dgnn_tgnn_presample(const dgnn_tgnn *m, dgnn_tgnn_sample *s, const dgnn_tcsr
         return dgnn_err_set(err, DGNN_EINVAL, "batch [%lld, %lld) outside the %lld events", (long long)e0,
                             (long long)(e0 + B), (long long)ev->num_events);
     const double t0 = dgnn_now();
-    const int64_t R = B * (2 + nneg), Rs = tgnn_sampled_roots(m->cfg.kind, B, R), k = m->cfg.neighbors;
+    const int64_t R = B * (2 + nneg), Rs = tgnn_sampled_roots(m, B, R), k = m->cfg.neighbors;
     grow(s, R, k);
     s->e0 = e0, s->B = B, s->nneg = nneg, s->R = R, s->Rs = Rs;
     int rc = tgnn_fill_roots(s->roots, s->root_t, ev, e0, B, R, neg, m->N, err);
@@ -44,25 +41,6 @@ int dgnn_tgnn_presample(const dgnn_tgnn *m, dgnn_tgnn_sample *s, const dgnn_tcsr
 }
 
 void dgnn_tgnn_use_sample(dgnn_tgnn *m, const dgnn_tgnn_sample *s) { m->pre = s; }
-
-int tgnn_take_presample(dgnn_tgnn *m, dgnn_err *err) {
-    const dgnn_tgnn_sample *s = m->pre;
-    m->pre = NULL;
-    const int64_t R = m->R, Rs = m->Rs, k = m->cfg.neighbors;
-    if (s->e0 != m->e0 || s->B != m->B || s->R != R || s->Rs != Rs || s->k != k ||
-        memcmp(s->roots, m->roots, (size_t)R * sizeof(int32_t)) != 0 ||
-        memcmp(s->root_t, m->root_t, (size_t)R * sizeof(double)) != 0)
-        return dgnn_err_set(err, DGNN_EINVAL,
-                            "presampled batch at event %lld (%lld events) does not match the forward's batch at "
-                            "event %lld (%lld events)",
-                            (long long)s->e0, (long long)s->B, (long long)m->e0, (long long)m->B);
-    memcpy(m->s_nbr, s->nbr, (size_t)(Rs * k) * sizeof(int32_t));
-    memcpy(m->s_eid, s->eid, (size_t)(Rs * k) * sizeof(int64_t));
-    memcpy(m->s_ts, s->ts, (size_t)(Rs * k) * sizeof(double));
-    memcpy(m->s_cnt, s->cnt, (size_t)Rs * sizeof(int32_t));
-    m->pre_used = 1;
-    return DGNN_OK;
-}
 
 void dgnn_tgnn_sample_free(dgnn_tgnn_sample *s) {
     if (!s) return;

@@ -12,8 +12,6 @@
  * E = 272): a plain key/value projection is 2 x 6000 x 444 x 272 x 2 = 2.9 GFLOP; the
  * factored one is 2 x (U x 172 + 6000 x 100) x 272 x 2 with U distinct neighbours
  * (U <= 6000, typically a fraction of it). */
-#include <cblas.h>
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,42 +19,6 @@
 #include "dgnn/nn.h"
 
 #define PAR_MIN 16384
-/* cblas takes int sizes */
-#define FITS_INT(M, N, K) DGNN_ASSERT((M) <= INT_MAX && (N) <= INT_MAX && (K) <= INT_MAX)
-
-/* ---- small GEMM wrappers with leading dimensions (row-major) --------------- */
-
-/* C (M, N; ldc) = beta C + A (M, K; lda) @ Bm^T, Bm (N, K; ldb). */
-static void gemm_nt(float *C, int64_t ldc, const float *A, int64_t lda, const float *Bm,
-                    int64_t ldb, int64_t M, int64_t N, int64_t K, float beta) {
-    if (M <= 0 || N <= 0) return;
-    FITS_INT(M, N, K);
-    if (K <= 0) {
-        if (beta == 0)
-            for (int64_t i = 0; i < M; i++) memset(C + i * ldc, 0, (size_t)N * sizeof(float));
-        return;
-    }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, (int)N, (int)K, 1.0f, A, (int)lda,
-                Bm, (int)ldb, beta, C, (int)ldc);
-}
-
-/* C (M, N; ldc) += A (M, K; lda) @ Bm (K, N; ldb). */
-static void gemm_nn_acc(float *C, int64_t ldc, const float *A, int64_t lda, const float *Bm,
-                        int64_t ldb, int64_t M, int64_t N, int64_t K) {
-    if (M <= 0 || N <= 0 || K <= 0) return;
-    FITS_INT(M, N, K);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)N, (int)K, 1.0f, A,
-                (int)lda, Bm, (int)ldb, 1.0f, C, (int)ldc);
-}
-
-/* C (M, N; ldc) += A^T @ Bm with A (K, M; lda), Bm (K, N; ldb): weight gradients. */
-static void gemm_tn_acc(float *C, int64_t ldc, const float *A, int64_t lda, const float *Bm,
-                        int64_t ldb, int64_t M, int64_t N, int64_t K) {
-    if (M <= 0 || N <= 0 || K <= 0) return;
-    FITS_INT(M, N, K);
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)M, (int)N, (int)K, 1.0f, A, (int)lda,
-                Bm, (int)ldb, 1.0f, C, (int)ldc);
-}
 
 /* out (C) += column sums of X (R, C; ldx), in row order (thread-count independent). */
 static void colsum_acc(float *out, const float *X, int64_t ldx, int64_t R, int64_t C) {
@@ -374,7 +336,7 @@ void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input 
         for (int64_t j = 0; j < dt; j++) a += p->Wq[e * dq + dn + j] * in->te0[j];
         s->qc[e] = a;
     }
-    gemm_nt(s->q, E, in->h_root, dn, p->Wq, dq, B, E, dn, 0.0f);
+    dgnn_gemm(0, 1, B, E, dn, in->h_root, dn, p->Wq, dq, 0.0f, s->q, E);
 #pragma omp parallel for if (B * E > PAR_MIN)
     for (int64_t i = 0; i < B; i++)
         for (int64_t e = 0; e < E; e++) s->q[i * E + e] += s->qc[e];
@@ -387,14 +349,14 @@ void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input 
         memcpy(s->kn + u * E, p->bk, (size_t)E * sizeof(float));
         memcpy(s->vn + u * E, p->bv, (size_t)E * sizeof(float));
     }
-    gemm_nt(s->kn, E, in->h_nbr, dn, p->Wk, dk, Un, E, dn, 1.0f);
-    gemm_nt(s->vn, E, in->h_nbr, dn, p->Wv, dk, Un, E, dn, 1.0f);
+    dgnn_gemm(0, 1, Un, E, dn, in->h_nbr, dn, p->Wk, dk, 1.0f, s->kn, E);
+    dgnn_gemm(0, 1, Un, E, dn, in->h_nbr, dn, p->Wv, dk, 1.0f, s->vn, E);
     if (de > 0) {
-        gemm_nt(s->ke, E, in->e_feat, de, p->Wk + dn, dk, Ue, E, de, 0.0f);
-        gemm_nt(s->ve, E, in->e_feat, de, p->Wv + dn, dk, Ue, E, de, 0.0f);
+        dgnn_gemm(0, 1, Ue, E, de, in->e_feat, de, p->Wk + dn, dk, 0.0f, s->ke, E);
+        dgnn_gemm(0, 1, Ue, E, de, in->e_feat, de, p->Wv + dn, dk, 0.0f, s->ve, E);
     }
-    gemm_nt(s->k, E, in->te, dt, p->Wk + dn + de, dk, P, E, dt, 0.0f);
-    gemm_nt(s->v, E, in->te, dt, p->Wv + dn + de, dk, P, E, dt, 0.0f);
+    dgnn_gemm(0, 1, P, E, dt, in->te, dt, p->Wk + dn + de, dk, 0.0f, s->k, E);
+    dgnn_gemm(0, 1, P, E, dt, in->te, dt, p->Wv + dn + de, dk, 0.0f, s->v, E);
 #pragma omp parallel for if (P * E > PAR_MIN)
     for (int64_t q = 0; q < P; q++) {
         const float *kn = s->kn + (int64_t)in->nbr_row[q] * E;
@@ -425,7 +387,7 @@ void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input 
     if (tgn) {
 #pragma omp parallel for if (B * E > PAR_MIN)
         for (int64_t i = 0; i < B; i++) memcpy(s->cat + i * dc, p->bo, (size_t)E * sizeof(float));
-        gemm_nt(s->cat, dc, s->o, E, p->Wo, E, B, E, E, 1.0f);
+        dgnn_gemm(0, 1, B, E, E, s->o, E, p->Wo, E, 1.0f, s->cat, dc);
     }
 #pragma omp parallel for if (B * dc > PAR_MIN)
     for (int64_t i = 0; i < B; i++) {
@@ -492,8 +454,8 @@ void dgnn_tattn_backward(dgnn_tattn_dinput *din, dgnn_tattn_params *dp, const fl
         else memcpy(s->do_ + i * E, d, (size_t)E * sizeof(float)); /* a = o */
     }
     if (tgn) { /* a = Wo o + bo */
-        gemm_nn_acc(s->do_, E, s->dcat, dc, p->Wo, E, B, E, E);
-        gemm_tn_acc(dp->Wo, E, s->dcat, dc, s->o, E, E, E, B);
+        dgnn_gemm(0, 0, B, E, E, s->dcat, dc, p->Wo, E, 1.0f, s->do_, E);
+        dgnn_gemm(1, 0, E, E, B, s->dcat, dc, s->o, E, 1.0f, dp->Wo, E);
         colsum_acc(dp->bo, s->dcat, dc, B, E);
     }
 
@@ -519,26 +481,26 @@ void dgnn_tattn_backward(dgnn_tattn_dinput *din, dgnn_tattn_params *dp, const fl
             for (int64_t e = 0; e < E; e++) a += s->qc[e] * p->Wq[e * dq + dn + j];
             din->te0[j] += a;
         }
-    gemm_tn_acc(dp->Wq, dq, s->dq, E, in->h_root, dn, E, dn, B);
-    if (din->h_root) gemm_nn_acc(din->h_root, dn, s->dq, E, p->Wq, dq, B, dn, E);
+    dgnn_gemm(1, 0, E, dn, B, s->dq, E, in->h_root, dn, 1.0f, dp->Wq, dq);
+    if (din->h_root) dgnn_gemm(0, 0, B, dn, E, s->dq, E, p->Wq, dq, 1.0f, din->h_root, dn);
 
     /* Keys and values: per-pair time part, then the node and edge parts through the
      * per-row sums of the pair gradients. */
-    gemm_tn_acc(dp->Wk + dn + de, dk, s->dk, E, in->te, dt, E, dt, P);
-    gemm_tn_acc(dp->Wv + dn + de, dk, s->dv, E, in->te, dt, E, dt, P);
+    dgnn_gemm(1, 0, E, dt, P, s->dk, E, in->te, dt, 1.0f, dp->Wk + dn + de, dk);
+    dgnn_gemm(1, 0, E, dt, P, s->dv, E, in->te, dt, 1.0f, dp->Wv + dn + de, dk);
     if (din->te) {
-        gemm_nn_acc(din->te, dt, s->dk, E, p->Wk + dn + de, dk, P, dt, E);
-        gemm_nn_acc(din->te, dt, s->dv, E, p->Wv + dn + de, dk, P, dt, E);
+        dgnn_gemm(0, 0, P, dt, E, s->dk, E, p->Wk + dn + de, dk, 1.0f, din->te, dt);
+        dgnn_gemm(0, 0, P, dt, E, s->dv, E, p->Wv + dn + de, dk, 1.0f, din->te, dt);
     }
     segment_sum(s->dkn, Un, s->dk, in->nbr_row, P, E);
     segment_sum(s->dvn, Un, s->dv, in->nbr_row, P, E);
     colsum_acc(dp->bk, s->dkn, E, Un, E); /* every pair's bias is its node row's */
     colsum_acc(dp->bv, s->dvn, E, Un, E);
-    gemm_tn_acc(dp->Wk, dk, s->dkn, E, in->h_nbr, dn, E, dn, Un);
-    gemm_tn_acc(dp->Wv, dk, s->dvn, E, in->h_nbr, dn, E, dn, Un);
+    dgnn_gemm(1, 0, E, dn, Un, s->dkn, E, in->h_nbr, dn, 1.0f, dp->Wk, dk);
+    dgnn_gemm(1, 0, E, dn, Un, s->dvn, E, in->h_nbr, dn, 1.0f, dp->Wv, dk);
     if (din->h_nbr) {
-        gemm_nn_acc(din->h_nbr, dn, s->dkn, E, p->Wk, dk, Un, dn, E);
-        gemm_nn_acc(din->h_nbr, dn, s->dvn, E, p->Wv, dk, Un, dn, E);
+        dgnn_gemm(0, 0, Un, dn, E, s->dkn, E, p->Wk, dk, 1.0f, din->h_nbr, dn);
+        dgnn_gemm(0, 0, Un, dn, E, s->dvn, E, p->Wv, dk, 1.0f, din->h_nbr, dn);
     }
     if (de > 0) {
         /* Without an edge index every pair has its own edge row: no sum needed. */
@@ -549,11 +511,11 @@ void dgnn_tattn_backward(dgnn_tattn_dinput *din, dgnn_tattn_params *dp, const fl
             dke = s->dke;
             dve = s->dve;
         }
-        gemm_tn_acc(dp->Wk + dn, dk, dke, E, in->e_feat, de, E, de, Ue);
-        gemm_tn_acc(dp->Wv + dn, dk, dve, E, in->e_feat, de, E, de, Ue);
+        dgnn_gemm(1, 0, E, de, Ue, dke, E, in->e_feat, de, 1.0f, dp->Wk + dn, dk);
+        dgnn_gemm(1, 0, E, de, Ue, dve, E, in->e_feat, de, 1.0f, dp->Wv + dn, dk);
         if (din->e_feat) {
-            gemm_nn_acc(din->e_feat, de, dke, E, p->Wk + dn, dk, Ue, de, E);
-            gemm_nn_acc(din->e_feat, de, dve, E, p->Wv + dn, dk, Ue, de, E);
+            dgnn_gemm(0, 0, Ue, de, E, dke, E, p->Wk + dn, dk, 1.0f, din->e_feat, de);
+            dgnn_gemm(0, 0, Ue, de, E, dve, E, p->Wv + dn, dk, 1.0f, din->e_feat, de);
         }
     }
 }

@@ -4,7 +4,6 @@
  *
  * The matrix products (x W_ih^T and h W_hh^T for all gates at once) go through
  * dgnn_linear_*; the gate non-linearities are one fused element-wise pass. */
-#include <cblas.h>
 #include <math.h>
 #include <string.h>
 
@@ -88,8 +87,7 @@ void dgnn_rnn_forward(float *hout, const float *x, const float *h, const float *
     if (B <= 0 || H <= 0) return;
     dgnn_linear_forward(hout, x, W_ih, b_ih, B, Din, H);
     /* hout += h W_hh^T (accumulating sgemm), then + b_hh and tanh in one pass. */
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)B, (int)H, (int)H, 1.0f, h, (int)H,
-                W_hh, (int)H, 1.0f, hout, (int)H);
+    dgnn_gemm(0, 1, B, H, H, h, H, W_hh, H, 1.0f, hout, H);
 #pragma omp parallel for if (B * H > 16384)
     for (int64_t i = 0; i < B; i++)
         for (int64_t j = 0; j < H; j++)

@@ -1,11 +1,9 @@
-/* linear.c: the fully connected layer (out = inp W^T + b through OpenBLAS sgemm), the
+/* linear.c: the fully connected layer (out = inp W^T + b through dgnn_gemm, one plain sgemm), the
  * parameter initialisers every model uses, and TGL's edge predictor (the MLP link
  * predictor built from three linear layers).
  *
  * W is (Dout, Din) row-major, PyTorch's layout: the forward product is
  * sgemm(NoTrans, Trans), and both backward products need no transposed copy. */
-#include <cblas.h>
-#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -47,7 +45,6 @@ void dgnn_linear_init(float *W, float *b, int64_t Din, int64_t Dout, dgnn_rng *r
 void dgnn_linear_forward(float *out, const float *inp, const float *W, const float *b, int64_t B,
                          int64_t Din, int64_t Dout) {
     if (B <= 0 || Dout <= 0) return;
-    DGNN_ASSERT(B <= INT_MAX && Din <= INT_MAX && Dout <= INT_MAX); /* cblas takes int sizes */
     DGNN_ASSERT(out != inp);
     if (b) {
 #pragma omp parallel for if (B * Dout > 65536)
@@ -57,20 +54,16 @@ void dgnn_linear_forward(float *out, const float *inp, const float *W, const flo
         if (!b) memset(out, 0, (size_t)(B * Dout) * sizeof(float));
         return;
     }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)B, (int)Dout, (int)Din, 1.0f, inp, (int)Din,
-                W, (int)Din, b ? 1.0f : 0.0f, out, (int)Dout);
+    dgnn_gemm(0, 1, B, Dout, Din, inp, Din, W, Din, b ? 1.0f : 0.0f, out, Dout);
 }
 
 void dgnn_linear_backward(float *dinp, float *dW, float *db, const float *dout, const float *inp,
                           const float *W, int64_t B, int64_t Din, int64_t Dout) {
     if (B <= 0 || Dout <= 0) return;
-    DGNN_ASSERT(B <= INT_MAX && Din <= INT_MAX && Dout <= INT_MAX);
     if (dinp && Din > 0) /* dinp (B, Din) += dout (B, Dout) @ W (Dout, Din) */
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)B, (int)Din, (int)Dout, 1.0f, dout,
-                    (int)Dout, W, (int)Din, 1.0f, dinp, (int)Din);
+        dgnn_gemm(0, 0, B, Din, Dout, dout, Dout, W, Din, 1.0f, dinp, Din);
     if (dW && Din > 0) /* dW (Dout, Din) += dout^T (Dout, B) @ inp (B, Din) */
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)Dout, (int)Din, (int)B, 1.0f, dout,
-                    (int)Dout, inp, (int)Din, 1.0f, dW, (int)Din);
+        dgnn_gemm(1, 0, Dout, Din, B, dout, Dout, inp, Din, 1.0f, dW, Din);
     if (db) {
         /* Column sums in row order (fixed order: no dependence on the thread count);
          * parallel over blocks of columns, which are disjoint outputs. */

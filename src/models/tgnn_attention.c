@@ -1,0 +1,76 @@
+/* tgnn_attention.c: the temporal-attention embedding TGN and DyRep share (nn.h's
+ * dgnn_tattn, TGN's attention layer): its settings and checks, its parameter block, and
+ * its forward over the roots' sampled neighbours. TGN embeds every root with it and
+ * differentiates it; DyRep runs it over the 2B true src/dst roots for their mails only,
+ * with no backward (tgnn.h). Attention projects each distinct node's memory once (nn.h's
+ * fast path), and only the time encoding per (root, neighbour) pair. */
+#include <string.h>
+
+#include "tgnn_internal.h"
+
+/* The attention's settings of a configuration: what dgnn_tattn_check sees. */
+static dgnn_tattn_cfg attn_cfg(const dgnn_tgnn_cfg *cfg, int64_t de) {
+    return (dgnn_tattn_cfg){.kind = cfg->attn, .dn = cfg->mem_dim, .de = de, .dt = cfg->time_dim,
+                            .heads = cfg->heads, .dout = cfg->emb_dim, .attn_dropout = cfg->dropout,
+                            .dropout = cfg->dropout};
+}
+
+int tgnn_attn_check(const dgnn_tgnn_cfg *cfg, const char *name, dgnn_err *err) {
+    /* the attention's width does not depend on the edge features' */
+    dgnn_tattn_cfg a = attn_cfg(cfg, 0);
+    const int64_t E = dgnn_tattn_E(&a);
+    if (cfg->heads < 1 || E % cfg->heads != 0)
+        return dgnn_err_set(err, DGNN_EINVAL, "model %s: --heads %lld must divide the attention width %lld (%s)",
+                            name, (long long)cfg->heads, (long long)E,
+                            cfg->attn == DGNN_ATTN_TGN ? "--mem-dim + --time-dim" : "--emb-dim");
+    return dgnn_tattn_check(&a, err);
+}
+
+int tgnn_attn_setup(dgnn_tgnn *m, dgnn_err *err) {
+    m->acfg = attn_cfg(&m->cfg, m->de);
+    return dgnn_tattn_check(&m->acfg, err);
+}
+
+void tgnn_attn_declare(dgnn_tgnn *m) {
+    tgnn_param1(m, &m->w.attn, &m->dw.attn, "attention", dgnn_tattn_params_layout(&m->ap, NULL, &m->acfg));
+}
+
+void tgnn_attn_init_values(dgnn_tgnn *m, dgnn_rng *rng) {
+    dgnn_tattn_params_layout(&m->ap, m->w.attn, &m->acfg);
+    dgnn_tattn_params_layout(&m->dap, m->dw.attn, &m->acfg);
+    dgnn_tattn_init(&m->ap, &m->acfg, rng);
+}
+
+double tgnn_attn_forward(dgnn_tgnn *m, dgnn_rng *rng) {
+    const int64_t Rs = m->Rs, M = m->M, T = m->T, E = m->emb, P = m->P;
+    const float *w = m->w.te_w, *b = m->w.te_b;
+    float zero = 0;
+    dgnn_timeenc_forward(m->te0, &zero, w, b, 1, T);
+    dgnn_timeenc_forward(m->te, m->pair_dt, w, b, P, T);
+    dgnn_tattn_input in = {.B = Rs, .h_root = m->h_root, .te0 = m->te0, .off = m->off, .Un = m->U,
+                           .h_nbr = m->h, .nbr_row = m->nbr_row, .Ue = P,
+                           .e_feat = m->de > 0 ? m->pair_e : NULL, .edge_row = NULL, .te = m->te};
+    dgnn_tattn_forward(m->emb_out, &m->as, &in, &m->ap, &m->acfg, rng);
+    const int64_t Ea = dgnn_tattn_E(&m->acfg), dn = M, dq = M + T, dk = M + m->de + T;
+    return 2.0 * (double)Rs * dq * Ea                              /* query */
+           + 2.0 * 2.0 * (double)m->U * dn * Ea                   /* node part of k, v */
+           + 2.0 * 2.0 * (double)P * (dk - dn) * Ea               /* edge + time part of k, v */
+           + 2.0 * 2.0 * (double)P * Ea                           /* scores and weighted sum */
+           + 2.0 * (double)Rs * Ea * Ea                           /* out projection */
+           + 2.0 * (double)Rs * (Ea + dn) * dgnn_tattn_hidden(&m->acfg) /* merge fc1 */
+           + 2.0 * (double)Rs * dn * E;                           /* merge fc2 */
+}
+
+void tgnn_attn_backward(dgnn_tgnn *m) {
+    const int64_t R = m->R, T = m->T, P = m->P;
+    memset(m->dte, 0, (size_t)(P * T) * sizeof(float));
+    memset(m->dte0, 0, (size_t)T * sizeof(float));
+    dgnn_tattn_input in = {.B = R, .h_root = m->h_root, .te0 = m->te0, .off = m->off, .Un = m->U,
+                           .h_nbr = m->h, .nbr_row = m->nbr_row, .Ue = P,
+                           .e_feat = m->de > 0 ? m->pair_e : NULL, .edge_row = NULL, .te = m->te};
+    dgnn_tattn_dinput din = {.h_root = m->dh_root, .te0 = m->dte0, .h_nbr = m->dh, .e_feat = NULL, .te = m->dte};
+    dgnn_tattn_backward(&din, &m->dap, m->demb, &m->as, &in, &m->ap, &m->acfg);
+    float zero = 0;
+    dgnn_timeenc_backward(m->dw.te_w, m->dw.te_b, m->dte, m->pair_dt, m->w.te_w, m->w.te_b, P, T);
+    dgnn_timeenc_backward(m->dw.te_w, m->dw.te_b, m->dte0, &zero, m->w.te_w, m->w.te_b, 1, T);
+}
