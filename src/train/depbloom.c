@@ -8,7 +8,6 @@
  *
  * Dropout draws from a stream keyed by (seed, epoch, rank), so ranks do not share masks
  * and a resumed run repeats the epoch it restarts exactly. */
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -69,12 +68,7 @@ static int depbloom_steps(event_run *r, int64_t epoch, int64_t total_steps, depb
         if (rc) return rc;
         r->t_comm += dgnn_now() - t1;
     }
-    r->grad_bytes += step * r->p->total * (int64_t)sizeof(float);
-    dgnn_comm_allreduce_sum_f64(&loss_share, 1);
-    er->train_loss = step > 0 ? loss_share / (double)step : NAN;
-    er->train_seconds = dgnn_now() - t_start;
-    er->train_events = all_events;
-    er->flops = flops;
+    event_epoch_done(r, step, loss_share, t_start, all_events, flops, er);
     return DGNN_OK;
 }
 

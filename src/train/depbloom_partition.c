@@ -1,9 +1,8 @@
 /* depbloom_partition.c: DepBloom's first technique, temporally bounded spatial
  * partitioning (docs/depbloom.md), as the epoch's plan (depbloom_internal.h).
  *
- * The training stream is cut into
- * windows (partition.h); each window's interaction graph is split into P parts by METIS
- * and rank p trains the events of part p in time order, its own sub-stream, in S_w
+ * The training stream is cut into windows (partition.h); each window's interaction
+ * graph is split into P parts by METIS and rank p trains the events of part p in time order, its own sub-stream, in S_w
  * steps per window (S_w = ceil(largest part / batch), the same on every rank, so the
  * gradient all-reduce pairs up; each rank splits its part evenly over the S_w steps).
  * Inside a window a rank reads every other node as of the window start (or as it wrote

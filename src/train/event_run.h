@@ -111,5 +111,10 @@ int event_allgather_rows(event_run *r, const int32_t *nodes, int64_t n, int merg
  * counters and the progress bar (rank 0; shown: its position). */
 int event_step_done(event_run *r, int64_t epoch, int64_t step, double loss, int64_t B, int64_t G,
                     double *loss_share, dgnn_progress *pg, int64_t shown, dgnn_err *err);
+/* The close of a distributed epoch of `steps` steps: their gradient traffic, the global
+ * loss (the ranks' loss shares summed: a collective, divided by steps) and er's figures
+ * (seconds since t_start, all ranks' events, this rank's flops). */
+void event_epoch_done(event_run *r, int64_t steps, double loss_share, double t_start, int64_t events, double flops,
+                      dgnn_epoch_result *er);
 
 #endif

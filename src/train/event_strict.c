@@ -23,7 +23,6 @@
  *
  * Dropout draws from a stream keyed by (seed, epoch, rank), so ranks do not share masks
  * and a resumed run repeats the epoch it restarts exactly. */
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -74,11 +73,6 @@ int event_strict_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_
         if ((rc = event_step_done(r, epoch, b, loss, B, Gb, &loss_share, &pg, all_events, err))) return rc;
     }
     if (c->progress && me == 0) dgnn_progress_end(&pg);
-    r->grad_bytes += nb * r->p->total * (int64_t)sizeof(float);
-    dgnn_comm_allreduce_sum_f64(&loss_share, 1);
-    er->train_loss = nb > 0 ? loss_share / (double)nb : NAN;
-    er->train_seconds = dgnn_now() - t_start;
-    er->train_events = all_events;
-    er->flops = flops;
+    event_epoch_done(r, nb, loss_share, t_start, all_events, flops, er);
     return DGNN_OK;
 }
