@@ -717,7 +717,7 @@ static void test_trainer_checkpoint(void) {
     /* the sections in the documented order */
     dgnn_ckpt *c;
     CHECK_MSG(dgnn_ckpt_open(&c, p, &err) == 0, "%s", err.msg);
-    const char *order[] = {"run", "meta", "toy.early", "params", "adam.m", "adam.v", "grad", "results", "toy.late"};
+    const char *order[] = {"run", "meta", "toy.early", "params", "grad", "adam.m", "adam.v", "results", "toy.late"};
     CHECK(c && dgnn_ckpt_count(c) == 9);
     for (int i = 0; c && i < 9 && i < dgnn_ckpt_count(c); i++)
         CHECK_MSG(strcmp(dgnn_ckpt_name(c, i), order[i]) == 0, "section %d is %s, expected %s", i,

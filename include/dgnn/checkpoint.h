@@ -155,7 +155,7 @@ int dgnn_ckpt_run_check(const dgnn_ckpt_run *saved, const dgnn_ckpt_run *now, co
  *   "meta"                  the trainer's progress record, a plain struct that opens with a
  *                           uint64_t fingerprint of the settings --resume must keep
  *   the trainer's early sections (early: e.g. per-rank running totals)
- *   "params", "adam.m", "adam.v" (and "grad" when with_grad)   the parameter slabs
+ *   "params" (then "grad" when with_grad), "adam.m", "adam.v"   the parameter slabs
  *   "results"               the trainer's results so far, a plain struct
  *   the trainer's late sections (late: e.g. node state, best parameters, a head's slabs)
  * Resuming reads them back in the same order and refuses, before anything is trusted: a
