@@ -9,8 +9,11 @@
  *   depbloom_critical_path.c  critical-path optimization: hot rows sent after every step,
  *                             the next micro-batch sampled ahead on a worker thread, cold
  *                             rows fetched only when read
- * partition, refine and critical path call only event_run.h's helpers and (refine and the
- * critical path) the plan's geometry in depbloom_partition.c; depbloom.c calls them all. */
+ * The calls go one way: depbloom_partition.c calls only event_run.h's helpers; refinement
+ * and the critical path call those and the plan's geometry (and merge list) in
+ * depbloom_partition.c, not each other: the critical path's per-window planning and its
+ * sampling ahead reach the partition's and the refinement's loops as hooks
+ * (depbloom_window_fn, depbloom_mb_hook) that depbloom.c passes in. */
 #ifndef DGNN_DEPBLOOM_INTERNAL_H
 #define DGNN_DEPBLOOM_INTERNAL_H
 
