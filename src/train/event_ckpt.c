@@ -18,7 +18,7 @@
 
 /* The run record: the settings that change what the saved state means (train_event.h's
  * dgnn_dist_cfg), and the flags that set them, for messages. */
-static void run_record(const event_run *r, dgnn_ckpt_run *rec) {
+static void event_run_record(const event_run *r, dgnn_ckpt_run *rec) {
     const dgnn_dist_cfg *d = &r->cfg->dist;
     static const char *const mode[] = {"none", "strict", "depbloom"};
     dgnn_ckpt_run_init(rec);
@@ -50,7 +50,7 @@ static void run_record(const event_run *r, dgnn_ckpt_run *rec) {
 
 /* What may change on --resume: both give the same training, step for step
  * (test_dist_event checks each against its alternative). */
-static const dgnn_ckpt_run_rule k_run_rules[] = {
+static const dgnn_ckpt_run_rule k_event_run_rules[] = {
     {"cold_fetch", "cold rows fetched when read or all-gathered at each window's end train alike"},
     {"prefetch", "sampling the next micro-batch ahead draws the same samples"},
     {NULL, NULL},
@@ -145,7 +145,7 @@ static dgnn_ckpt_trainer trainer_of(ckpt_ctx *k, const dgnn_ckpt_run *rec) {
         .with_grad = 0,
         .results = k->res,
         .results_bytes = sizeof *k->res,
-        .rules = k_run_rules,
+        .rules = k_event_run_rules,
         .advice = "resume with the same mpirun -np and --dist flags, or start without --resume",
         .settings = "model, sizes, batch, lr, seed or data",
         .early = early_sections,
@@ -161,7 +161,7 @@ int event_ckpt_save(event_run *r, const event_ckpt_meta *meta, const dgnn_event_
     /* saving only reads these: the shared struct serves both directions */
     ckpt_ctx k = {r, (event_ckpt_meta *)meta, (dgnn_event_train_result *)res, (event_rank_totals *)totals};
     dgnn_ckpt_run rec;
-    run_record(r, &rec);
+    event_run_record(r, &rec);
     const dgnn_ckpt_trainer t = trainer_of(&k, &rec);
     return dgnn_ckpt_trainer_save(&t, err);
 }
@@ -170,7 +170,7 @@ int event_ckpt_load(event_run *r, event_ckpt_meta *meta, dgnn_event_train_result
                     dgnn_err *err) {
     ckpt_ctx k = {r, meta, res, totals};
     dgnn_ckpt_run rec;
-    run_record(r, &rec);
+    event_run_record(r, &rec);
     dgnn_ckpt_trainer t = trainer_of(&k, &rec);
     t.fingerprint = event_fingerprint(r);
     int rc = dgnn_ckpt_trainer_load(&t, err);

@@ -62,7 +62,7 @@ static int evaluate(event_run *r, const dgnn_events *part, uint64_t seed_base, i
 }
 
 /* One training epoch by the run's mode. */
-static int train_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err) {
+static int event_train_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err) {
     switch (r->cfg->dist.mode) {
     case DGNN_DIST_NONE: return event_single_epoch(r, epoch, er, err);
     case DGNN_DIST_STRICT: return event_strict_epoch(r, epoch, er, err);
@@ -74,7 +74,7 @@ static int train_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_
 /* What the distributed epochs need: tracking of the rows each step writes, DepBloom's
  * plan. (Evaluation needs no sync after training: every window, strict: every step, ends
  * with equal replicas.) */
-static int dist_setup(event_run *r, dgnn_err *err) {
+static int event_dist_setup(event_run *r, dgnn_err *err) {
     if (r->nranks > DGNN_DIST_MAX_RANKS)
         return dgnn_err_set(err, DGNN_EINVAL, "--dist: at most %d ranks (got %d)", DGNN_DIST_MAX_RANKS, r->nranks);
     int rc = dgnn_state_track_writes(&r->st, err);
@@ -83,7 +83,7 @@ static int dist_setup(event_run *r, dgnn_err *err) {
 }
 
 /* Every rank's time split and traffic into rank 0's res->dist (a collective). */
-static void dist_report(event_run *r, dgnn_event_train_result *res) {
+static void event_dist_report(event_run *r, dgnn_event_train_result *res) {
     event_rank_totals all[DGNN_DIST_MAX_RANKS];
     uint64_t sums[DGNN_DIST_MAX_RANKS];
     int64_t counts[DGNN_DIST_MAX_RANKS];
@@ -118,7 +118,7 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
     const int dist = c->dist.mode != DGNN_DIST_NONE;
     r.rank = dist ? dgnn_comm_rank() : 0;
     r.nranks = dist ? dgnn_comm_size() : 1;
-    if (dist && (rc = dist_setup(&r, err))) goto done;
+    if (dist && (rc = event_dist_setup(&r, err))) goto done;
     /* distributed: rank 0 evaluates, checkpoints and reports; the others train */
     const int evaluating = !c->skip_eval && r.rank == 0;
     res->n_train = r.train.num_events, res->n_val = r.val.num_events, res->n_test = r.test.num_events;
@@ -157,7 +157,7 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
         memset(er, 0, sizeof *er);
         er->epoch = epoch;
         double t0 = dgnn_now();
-        if ((rc = train_epoch(&r, epoch, er, err))) goto done;
+        if ((rc = event_train_epoch(&r, epoch, er, err))) goto done;
         if (dist) r.state_sum = dgnn_state_checksum(&r.st); /* before evaluation moves rank 0's on */
         train_seconds += er->train_seconds;
         train_events += er->train_events;
@@ -229,7 +229,7 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
     }
     res->train_events_per_second = train_seconds > 0 ? (double)train_events / train_seconds : 0;
     res->peak_rss_mb = dgnn_peak_rss_mb();
-    if (dist) dist_report(&r, res);
+    if (dist) event_dist_report(&r, res);
 done:
     depbloom_free(&r);
     event_run_free(&r);
