@@ -28,7 +28,8 @@ int event_ensure_batch(event_run *r, int64_t B, int64_t K, dgnn_err *err) {
     return DGNN_OK;
 }
 
-/* K negatives for each of B events into r->neg_t in the model's (K, B) layout. */
+/* K negatives for each of B events, drawn in the sampler's (B, K) layout into tmp, then
+ * transposed into out in the model's (K, B) layout. */
 int event_negatives_into(const event_run *r, int32_t *tmp, int32_t *out, int64_t B, int64_t K, int full, uint64_t seed,
                          dgnn_err *err) {
     int rc;
