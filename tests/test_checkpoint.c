@@ -7,10 +7,14 @@
  * of rank count, --dist mode or option refused on --resume with a message naming both
  * runs (a 2-rank strict checkpoint, made by rewriting a 1-process one's record, refused
  * in one process), harmless changes accepted, and a checkpoint whose progress fields are
- * out of range refused rather than trusted (they index the results). */
+ * out of range refused rather than trusted (they index the results). The trainers' shared
+ * checkpoint (dgnn_ckpt_trainer_save/load): sections in the documented order, a round
+ * trip of every part, and each refusal (fingerprint, progress, run record) and a failed
+ * save leaving the previous file. */
 #include "check.h"
 #include "dgnn/checkpoint.h"
 #include "dgnn/gen.h"
+#include "dgnn/params.h"
 #include "dgnn/train_event.h"
 #include "dgnn/train_snapshot.h"
 
@@ -656,6 +660,115 @@ static void test_snap_resume_checks(void) {
     dgnn_events_free(&ev);
 }
 
+/* ---- the trainers' shared checkpoint (dgnn_ckpt_trainer_save/load) ---- */
+typedef struct {
+    uint64_t fingerprint;
+    int64_t epochs;
+} toy_meta;
+typedef struct {
+    int64_t early[4], late[3];
+    int early_calls, late_calls, check_calls, check_fails, late_fails;
+} toy_ctx;
+
+static int toy_early(dgnn_ckpt_io *io, void *ctx, dgnn_err *err) {
+    toy_ctx *k = ctx;
+    k->early_calls++;
+    return dgnn_ckpt_io_section(io, "toy.early", k->early, sizeof k->early, err);
+}
+static int toy_late(dgnn_ckpt_io *io, void *ctx, dgnn_err *err) {
+    toy_ctx *k = ctx;
+    k->late_calls++;
+    if (k->late_fails) return dgnn_err_set(err, DGNN_EIO, "toy: late section failed");
+    return dgnn_ckpt_io_section(io, "toy.late", k->late, sizeof k->late, err);
+}
+static int toy_check(void *ctx, const char *path, dgnn_err *err) {
+    toy_ctx *k = ctx;
+    k->check_calls++;
+    return k->check_fails ? dgnn_err_set(err, DGNN_EFORMAT, "checkpoint %s: toy progress out of range", path) : 0;
+}
+
+static void test_trainer_checkpoint(void) {
+    char tdir[512], p[600];
+    path_of(tdir, sizeof tdir, "trainer");
+    dgnn_ckpt_dir_path(p, sizeof p, tdir);
+    dgnn_err err;
+    dgnn_params ps;
+    dgnn_params_init(&ps);
+    dgnn_params_add1(&ps, "w", 10);
+    CHECK(dgnn_params_alloc(&ps, &err) == 0);
+    for (int i = 0; i < 10; i++) ps.value[i] = (float)i, ps.grad[i] = -(float)i, ps.m[i] = 0.5f * (float)i, ps.v[i] = 2.0f;
+    toy_meta meta = {0xfeedULL, 7};
+    double results[3] = {0.25, 0.5, 0.75};
+    toy_ctx k = {{1, 2, 3, 4}, {5, 6, 7}, 0, 0, 0, 0, 0};
+    dgnn_ckpt_run run;
+    dgnn_ckpt_run_init(&run);
+    dgnn_ckpt_run_set(&run, "processes", "1");
+    dgnn_ckpt_run_set(&run, "dist", "none");
+    dgnn_ckpt_run_set(&run, "flags", "%s", "");
+    dgnn_ckpt_trainer t = {.dir = tdir, .run = &run, .meta = &meta, .meta_bytes = sizeof meta,
+                           .fingerprint = 0xfeedULL, .params = &ps, .with_grad = 1, .results = results,
+                           .results_bytes = sizeof results, .rules = NULL, .advice = "start afresh",
+                           .settings = "toy sizes", .early = toy_early, .check = toy_check, .late = toy_late,
+                           .ctx = &k};
+    dgnn_ckpt_run_rule none[] = {{NULL, NULL}};
+    t.rules = none;
+    CHECK_MSG(dgnn_ckpt_trainer_save(&t, &err) == 0, "%s", err.msg);
+    CHECK(k.early_calls == 1 && k.late_calls == 1 && k.check_calls == 0); /* no check when saving */
+    /* the sections in the documented order */
+    dgnn_ckpt *c;
+    CHECK_MSG(dgnn_ckpt_open(&c, p, &err) == 0, "%s", err.msg);
+    const char *order[] = {"run", "meta", "toy.early", "params", "grad", "adam.m", "adam.v", "results", "toy.late"};
+    CHECK(c && dgnn_ckpt_count(c) == 9);
+    for (int i = 0; c && i < 9 && i < dgnn_ckpt_count(c); i++)
+        CHECK_MSG(strcmp(dgnn_ckpt_name(c, i), order[i]) == 0, "section %d is %s, expected %s", i,
+                  dgnn_ckpt_name(c, i), order[i]);
+    dgnn_ckpt_close(c);
+
+    /* resuming fills every part back */
+    memset(&meta, 0, sizeof meta);
+    memset(results, 0, sizeof results);
+    memset(k.early, 0, sizeof k.early), memset(k.late, 0, sizeof k.late);
+    for (int i = 0; i < 10; i++) ps.value[i] = ps.grad[i] = ps.m[i] = ps.v[i] = 0;
+    CHECK_MSG(dgnn_ckpt_trainer_load(&t, &err) == 0, "%s", err.msg);
+    CHECK(meta.fingerprint == 0xfeedULL && meta.epochs == 7 && results[2] == 0.75 && k.check_calls == 1);
+    CHECK(k.early[3] == 4 && k.late[0] == 5 && k.late[2] == 7);
+    int same = 1;
+    for (int i = 0; i < 10; i++)
+        same &= ps.value[i] == (float)i && ps.grad[i] == -(float)i && ps.m[i] == 0.5f * (float)i && ps.v[i] == 2.0f;
+    CHECK(same);
+
+    /* another fingerprint: refused, naming the file and what it covers; nothing after meta read */
+    t.fingerprint = 0xbeefULL;
+    k.early_calls = k.late_calls = 0;
+    CHECK(dgnn_ckpt_trainer_load(&t, &err) == DGNN_EINVAL && strstr(err.msg, p) && strstr(err.msg, "(toy sizes)") &&
+          strstr(err.msg, "--resume needs the same ones"));
+    CHECK(k.early_calls == 0 && k.late_calls == 0);
+    t.fingerprint = 0xfeedULL;
+
+    /* progress out of range: the check's error, and the late sections are not read */
+    k.check_fails = 1;
+    CHECK(dgnn_ckpt_trainer_load(&t, &err) == DGNN_EFORMAT && strstr(err.msg, "toy progress"));
+    CHECK(k.late_calls == 0);
+    k.check_fails = 0;
+
+    /* another run: refused by the run record's check, with the advice */
+    dgnn_ckpt_run two = run;
+    dgnn_ckpt_run_set(&two, "processes", "2");
+    t.run = &two;
+    CHECK(dgnn_ckpt_trainer_load(&t, &err) == DGNN_EINVAL && strstr(err.msg, "start afresh"));
+    t.run = &run;
+
+    /* a failed save leaves the previous checkpoint whole */
+    meta.epochs = 8;
+    k.late_fails = 1;
+    CHECK(dgnn_ckpt_trainer_save(&t, &err) == DGNN_EIO && strstr(err.msg, "late section failed"));
+    k.late_fails = 0;
+    meta.epochs = 0;
+    CHECK_MSG(dgnn_ckpt_trainer_load(&t, &err) == 0, "%s", err.msg);
+    CHECK(meta.epochs == 7);
+    dgnn_params_free(&ps);
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/dgnn_test_ckpt_XXXXXX");
     if (!mkdtemp(dir)) {
@@ -667,6 +780,7 @@ int main(void) {
     test_not_regular();
     test_failed_writes();
     test_run_record();
+    test_trainer_checkpoint();
     test_event_resume_checks();
     test_snap_resume_checks();
     rm_rf(dir);

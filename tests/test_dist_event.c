@@ -4,7 +4,7 @@
  * --dist strict with P ranks and batch B must give the losses of single-process
  * training with batch P x B (relative difference below 1e-4 over the first 20 steps),
  * for TGN, JODIE and DyRep, on a bipartite stream (where strict's mail order equals
- * the single-process one: event_dist.c) with dropout off. Each rank checks the losses
+ * the single-process one: event_strict.c) with dropout off. Each rank checks the losses
  * it was told (they are the global batch's, all-reduced), rank 0 runs the reference.
  * Both modes must end with every rank's replica of the node state equal (checksums),
  * and --dist depbloom --partition must train every training event once per epoch.

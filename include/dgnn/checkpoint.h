@@ -149,6 +149,59 @@ typedef struct {
 int dgnn_ckpt_run_check(const dgnn_ckpt_run *saved, const dgnn_ckpt_run *now, const dgnn_ckpt_run_rule *rules,
                         const char *name, const char *advice, char *notes, size_t notes_cap, dgnn_err *err);
 
+/* ---- a trainer's checkpoint: what every trainer saves and checks alike ----
+ * A trainer's checkpoint is DIR/checkpoint.dgnnckpt with these sections, in file order:
+ *   "run"                   the run record (above)
+ *   "meta"                  the trainer's progress record, a plain struct that opens with a
+ *                           uint64_t fingerprint of the settings --resume must keep
+ *   the trainer's early sections (early: e.g. per-rank running totals)
+ *   "params" (then "grad" when with_grad), "adam.m", "adam.v"   the parameter slabs
+ *   "results"               the trainer's results so far, a plain struct
+ *   the trainer's late sections (late: e.g. node state, best parameters, a head's slabs)
+ * Resuming reads them back in the same order and refuses, before anything is trusted: a
+ * run record that dgnn_ckpt_run_check refuses (its notes logged as "resuming DIR: ..."), a
+ * fingerprint other than this run's, sections of another size, and progress that check
+ * (called after "results") finds out of range. The caller then takes its optimizer state
+ * and counters from meta.
+ * The trainer's own sections are written and read by one function through a
+ * dgnn_ckpt_io, so the two cannot drift apart: dgnn_ckpt_io_section writes the bytes when
+ * saving and reads exactly `bytes` of them back into data when resuming. */
+typedef struct dgnn_ckpt_io dgnn_ckpt_io; /* opaque: a writer or an opened checkpoint */
+int dgnn_ckpt_io_section(dgnn_ckpt_io *io, const char *name, void *data, size_t bytes, dgnn_err *err);
+/* 1 when resuming (reading), 0 when saving. */
+int dgnn_ckpt_io_reading(const dgnn_ckpt_io *io);
+
+typedef struct {
+    const char *dir;             /* the run folder (--checkpoint DIR) */
+    const dgnn_ckpt_run *run;    /* this run's record */
+    void *meta;                  /* meta_bytes: saved, or filled on resume */
+    size_t meta_bytes;
+    uint64_t fingerprint;        /* resume: the fingerprint meta must open with */
+    dgnn_params *params;         /* saved, or filled on resume */
+    int with_grad;
+    void *results;               /* results_bytes: saved, or filled on resume */
+    size_t results_bytes;
+    /* resume: dgnn_ckpt_run_check's rules and advice, and what the fingerprint covers,
+     * for its message ("model, sizes, batch, lr, seed or data") */
+    const dgnn_ckpt_run_rule *rules;
+    const char *advice;
+    const char *settings;
+    /* the trainer's own sections (NULL: none) and, resuming, the check of its progress
+     * (path: the checkpoint file, for messages; NULL: none); ctx is passed to each */
+    int (*early)(dgnn_ckpt_io *io, void *ctx, dgnn_err *err);
+    int (*check)(void *ctx, const char *path, dgnn_err *err);
+    int (*late)(dgnn_ckpt_io *io, void *ctx, dgnn_err *err);
+    void *ctx;
+} dgnn_ckpt_trainer;
+
+/* Writes t's checkpoint atomically into t->dir (dgnn_ckpt_dir_writer_open), or fails
+ * leaving the previous one. */
+int dgnn_ckpt_trainer_save(const dgnn_ckpt_trainer *t, dgnn_err *err);
+/* Reads t->dir's checkpoint into t->meta, t->params, t->results and the trainer's
+ * sections, with the checks above; DGNN_EINVAL for a run or settings that differ,
+ * DGNN_EFORMAT for a malformed file (the checkpoint.h errors of opening besides). */
+int dgnn_ckpt_trainer_load(const dgnn_ckpt_trainer *t, dgnn_err *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -105,6 +105,19 @@ typedef struct {
 
 /* The TGN code's defaults (--preset tgn-paper). */
 dgnn_event_train_cfg dgnn_event_train_cfg_default(void);
+/* The preset a model trains with when none is named: "tgl" for APAN, "tgn-paper" for
+ * the others. */
+const char *dgnn_event_train_preset_default(dgnn_tgnn_kind kind);
+/* Applies a named configuration for c->model.kind (set the kind first; it is kept):
+ * "tgn-paper" (the TGN code's defaults: c is left as it is) or "tgl" (TGL's
+ * config/TGN.yml: batch 600, widths 100, 10 neighbours, 2 heads, dropout 0.2, TGL's
+ * attention layer, negatives from all nodes; for APAN TGL's APAN.yml: APAN's model
+ * defaults, batch 600, negatives from all nodes). DGNN_EINVAL for another name. */
+int dgnn_event_train_preset(dgnn_event_train_cfg *c, const char *name, dgnn_err *err);
+/* The stream `dgnn train` trains on without --data: a bipartite synthetic stream with
+ * community structure and repeated sessions (60,000 events, 2,000 nodes, seed 7; gen.h),
+ * small enough to train on in about a minute on 2 cores. ev is the caller's to free. */
+int dgnn_event_builtin_dataset(dgnn_events *ev, dgnn_err *err);
 /* The checks of cfg that need no data (sizes, rates, the model's, dgnn_tgnn_cfg_check):
  * DGNN_EINVAL naming the flag, before anything is loaded. dgnn_event_train runs them
  * too, then the ones that need the data: the split must leave training events, and

@@ -1,7 +1,8 @@
 /* cmd_train.c: `dgnn train`: trains a memory-based TGNN (TGN, JODIE) on an event
  * stream with the TGN code's protocol (train_event.h), prints per-epoch validation and
  * the test figures, and writes them as JSON with --out. Without --data it trains on the
- * built-in synthetic stream (no download). */
+ * built-in synthetic stream (no download). The presets, the built-in stream and the
+ * training are the library's (train_event.h); this file parses, calls and prints. */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
@@ -13,27 +14,7 @@
 
 #include "cli.h"
 #include "dgnn/comm.h"
-#include "dgnn/gen.h"
 #include "dgnn/train_event.h"
-
-/* The built-in default dataset: a bipartite synthetic stream with community structure
- * and repeats, small enough to train on in about a minute on 2 cores. */
-static int builtin_dataset(dgnn_events *ev) {
-    dgnn_gen_opts o = dgnn_gen_opts_default();
-    o.num_events = 60000;
-    o.num_nodes = 2000;
-    o.bipartite = 1;
-    o.seed = 7;
-    o.repeat_prob = 0.8; /* sessions of repeated interactions: the temporal locality that */
-    o.session = 0.8;     /* memory-based models exploit on real streams (wikipedia, reddit) */
-    dgnn_err err;
-    dgnn_err_clear(&err);
-    if (dgnn_gen_events(ev, &o, &err) != DGNN_OK) {
-        fprintf(stderr, "dgnn train: built-in dataset: %s\n", err.msg);
-        return 1;
-    }
-    return 0;
-}
 
 static const char *dist_mode_name(dgnn_dist_mode m) {
     return m == DGNN_DIST_STRICT ? "strict" : m == DGNN_DIST_DEPBLOOM ? "depbloom" : "none";
@@ -143,33 +124,6 @@ static int write_json(const char *path, const char *model, const char *dataset, 
     return cli_write_json("train", path, o);
 }
 
-static int apply_preset(const char *preset, dgnn_tgnn_kind kind, dgnn_event_train_cfg *c) {
-    if (strcmp(preset, "tgn-paper") == 0) return 0; /* the defaults */
-    if (strcmp(preset, "tgl") == 0 && kind == DGNN_TGNN_APAN) {
-        /* TGL's config/APAN.yml */
-        c->model = dgnn_tgnn_cfg_default(DGNN_TGNN_APAN);
-        c->batch = 600;
-        c->lr = 1e-4;
-        c->neg = DGNN_NEG_ALL;
-        return 0;
-    }
-    if (strcmp(preset, "tgl") == 0) {
-        /* TGL's config/TGN.yml */
-        c->batch = 600;
-        c->model.mem_dim = 100;
-        c->model.time_dim = 100;
-        c->model.emb_dim = 100;
-        c->model.neighbors = 10;
-        c->model.heads = 2;
-        c->model.dropout = 0.2f;
-        c->model.attn = DGNN_ATTN_TGL;
-        c->lr = 1e-4;
-        c->neg = DGNN_NEG_ALL;
-        return 0;
-    }
-    return -1;
-}
-
 /* The per-rank split of a distributed run. */
 static void print_dist(const dgnn_event_train_result *res) {
     const dgnn_dist_result *d = &res->dist;
@@ -271,12 +225,15 @@ static int train_main(int argc, char **argv, int bench) {
         return 2;
     }
     dgnn_tgnn_kind kind = c.model.kind;
-    if (!preset) preset = kind == DGNN_TGNN_APAN ? "tgl" : "tgn-paper";
-    if (apply_preset(preset, kind, &c) != 0) {
-        fprintf(stderr, "dgnn train: --preset: unknown preset '%s' (tgn-paper, tgl)\n", preset);
-        return 2;
+    if (!preset) preset = dgnn_event_train_preset_default(kind);
+    {
+        dgnn_err perr;
+        dgnn_err_clear(&perr);
+        if (dgnn_event_train_preset(&c, preset, &perr) != DGNN_OK) {
+            fprintf(stderr, "dgnn train: %s\n", perr.msg);
+            return 2;
+        }
     }
-    c.model.kind = kind;
     if (epochs != CLI_UNSET) c.epochs = epochs;
     if (batch != CLI_UNSET) c.batch = batch;
     if (CLI_GIVEN_F(lr)) c.lr = lr;
@@ -381,7 +338,12 @@ static int train_main(int argc, char **argv, int bench) {
     if (data) {
         if ((rc = cli_load("train", data, &lf, &ev)) != 0) return rc;
     } else {
-        if ((rc = builtin_dataset(&ev)) != 0) return rc;
+        dgnn_err gerr;
+        dgnn_err_clear(&gerr);
+        if (dgnn_event_builtin_dataset(&ev, &gerr) != DGNN_OK) {
+            fprintf(stderr, "dgnn train: built-in dataset: %s\n", gerr.msg);
+            return 1;
+        }
         dgnn_log("no --data: training on the built-in synthetic stream (60,000 events, 2,000 nodes)\n");
     }
     char a[32], b[32];

@@ -1,12 +1,12 @@
 /* prefetch.c: one background worker thread that runs one job at a time (declared in
- * event_train_internal.h). DepBloom's --critical-path uses it to sample batch i+1 while
+ * prefetch.h). DepBloom's --critical-path uses it to sample batch i+1 while
  * batch i computes. The worker runs its OpenMP regions on one thread, so it takes one
  * core's share next to the trainer's team instead of a second full team. */
 #include <omp.h>
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "event_train_internal.h"
+#include "prefetch.h"
 
 struct prefetch {
     pthread_t thread;

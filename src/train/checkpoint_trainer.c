@@ -1,0 +1,67 @@
+/* checkpoint_trainer.c: the checkpoint of a trainer, saved and resumed the same way by
+ * every trainer (checkpoint.h, dgnn_ckpt_trainer): the run record, the progress record
+ * with its fingerprint, the parameter slabs and the results, around the trainer's own
+ * sections, which one function of the trainer writes and reads through dgnn_ckpt_io. */
+#include <stdint.h>
+#include <string.h>
+
+#include "dgnn/checkpoint.h"
+
+struct dgnn_ckpt_io {
+    dgnn_ckpt_writer *w; /* saving */
+    const dgnn_ckpt *c;  /* resuming */
+};
+
+int dgnn_ckpt_io_section(dgnn_ckpt_io *io, const char *name, void *data, size_t bytes, dgnn_err *err) {
+    return io->c ? dgnn_ckpt_read(io->c, name, data, bytes, err) : dgnn_ckpt_writer_add(io->w, name, data, bytes, err);
+}
+
+int dgnn_ckpt_io_reading(const dgnn_ckpt_io *io) { return io->c != NULL; }
+
+int dgnn_ckpt_trainer_save(const dgnn_ckpt_trainer *t, dgnn_err *err) {
+    dgnn_ckpt_writer *w;
+    int rc = dgnn_ckpt_dir_writer_open(&w, t->dir, err);
+    if (rc) return rc;
+    dgnn_ckpt_io io = {w, NULL};
+    rc = dgnn_ckpt_add_run(w, t->run, err);
+    if (!rc) rc = dgnn_ckpt_writer_add(w, "meta", t->meta, t->meta_bytes, err);
+    if (!rc && t->early) rc = t->early(&io, t->ctx, err);
+    if (!rc) rc = dgnn_ckpt_add_params(w, t->params, t->with_grad, err);
+    if (!rc) rc = dgnn_ckpt_writer_add(w, "results", t->results, t->results_bytes, err);
+    if (!rc && t->late) rc = t->late(&io, t->ctx, err);
+    if (rc) {
+        dgnn_ckpt_writer_abort(w);
+        return rc;
+    }
+    return dgnn_ckpt_writer_commit(w, NULL, err);
+}
+
+int dgnn_ckpt_trainer_load(const dgnn_ckpt_trainer *t, dgnn_err *err) {
+    char path[4096];
+    dgnn_ckpt_dir_path(path, sizeof path, t->dir);
+    dgnn_ckpt *c;
+    int rc = dgnn_ckpt_open(&c, path, err);
+    if (rc) return rc;
+    DGNN_ASSERT(t->meta_bytes >= sizeof(uint64_t));
+    dgnn_ckpt_io io = {NULL, c};
+    dgnn_ckpt_run saved;
+    char notes[512];
+    rc = dgnn_ckpt_read_run(c, &saved, err);
+    if (!rc) rc = dgnn_ckpt_run_check(&saved, t->run, t->rules, t->dir, t->advice, notes, sizeof notes, err);
+    if (!rc && notes[0]) dgnn_log("resuming %s: %s\n", t->dir, notes);
+    if (!rc) rc = dgnn_ckpt_read(c, "meta", t->meta, t->meta_bytes, err);
+    uint64_t fp = 0;
+    if (!rc) memcpy(&fp, t->meta, sizeof fp); /* meta opens with the fingerprint */
+    if (!rc && fp != t->fingerprint)
+        rc = dgnn_err_set(err, DGNN_EINVAL,
+                          "%s was written by a run with other settings (%s); --resume needs the same ones, or start "
+                          "afresh without --resume",
+                          path, t->settings);
+    if (!rc && t->early) rc = t->early(&io, t->ctx, err);
+    if (!rc) rc = dgnn_ckpt_read_params(c, t->params, t->with_grad, err);
+    if (!rc) rc = dgnn_ckpt_read(c, "results", t->results, t->results_bytes, err);
+    if (!rc && t->check) rc = t->check(t->ctx, path, err);
+    if (!rc && t->late) rc = t->late(&io, t->ctx, err);
+    dgnn_ckpt_close(c);
+    return rc;
+}

@@ -1,0 +1,182 @@
+/* event_ckpt.c: the event trainer's checkpoint (event_ckpt.h), written and read through
+ * the trainers' shared checkpoint (checkpoint.h: dgnn_ckpt_trainer_save/load).
+ *
+ * One file, <dir>/checkpoint.dgnnckpt, rewritten atomically after every epoch. It
+ * holds what the rest of the run depends on: parameters and Adam state, the node
+ * state after validation (the test starts from it), the best epoch's parameters and
+ * state, the dropout rng, the results so far, a fingerprint of the settings that
+ * must not change on --resume (model, sizes, batch, learning rate, seed, data), the run
+ * record (checkpoint.h: the rank count and the distribution mode and options, checked
+ * with a message naming both runs) and, distributed, every rank's running totals
+ * ("dist.totals"), so the figures of a resumed run cover all its epochs. */
+#include <stdio.h>
+#include <string.h>
+
+#include "dgnn/checkpoint.h"
+#include "dgnn/params.h"
+#include "event_ckpt.h"
+
+/* The run record: the settings that change what the saved state means (train_event.h's
+ * dgnn_dist_cfg), and the flags that set them, for messages. */
+static void event_run_record(const event_run *r, dgnn_ckpt_run *rec) {
+    const dgnn_dist_cfg *d = &r->cfg->dist;
+    static const char *const mode[] = {"none", "strict", "depbloom"};
+    dgnn_ckpt_run_init(rec);
+    dgnn_ckpt_run_set(rec, "processes", "%d", r->nranks);
+    dgnn_ckpt_run_set(rec, "dist", "%s", d->mode >= 0 && d->mode <= 2 ? mode[d->mode] : "?");
+    char flags[DGNN_CKPT_RUN_VAL] = "";
+    if (d->mode == DGNN_DIST_STRICT) snprintf(flags, sizeof flags, "--dist strict");
+    if (d->mode == DGNN_DIST_DEPBLOOM) {
+        const int64_t K = d->refine > 1 ? d->refine : 1;
+        dgnn_ckpt_run_set(rec, "partition", "%d", d->partition);
+        if (d->window_seconds > 0) dgnn_ckpt_run_set(rec, "window_seconds", "%.17g", d->window_seconds);
+        else dgnn_ckpt_run_set(rec, "window_events", "%lld", (long long)d->window_events);
+        dgnn_ckpt_run_set(rec, "refine", "%lld", (long long)K);
+        dgnn_ckpt_run_set(rec, "critical_path", "%d", d->critical_path);
+        if (d->critical_path) {
+            dgnn_ckpt_run_set(rec, "cold_fetch", "%d", !d->cold_allgather);
+            dgnn_ckpt_run_set(rec, "prefetch", "%d", !d->no_prefetch);
+        }
+        char w[40];
+        if (d->window_seconds > 0) snprintf(w, sizeof w, " --window-seconds %g", d->window_seconds);
+        else snprintf(w, sizeof w, " --window-events %lld", (long long)d->window_events);
+        char k[32] = "";
+        if (K > 1) snprintf(k, sizeof k, " --refine %lld", (long long)K);
+        snprintf(flags, sizeof flags, "--dist depbloom%s%s%s%s", d->partition ? " --partition" : "", w, k,
+                 d->critical_path ? " --critical-path" : "");
+    }
+    dgnn_ckpt_run_set(rec, "flags", "%s", flags);
+}
+
+/* What may change on --resume: both give the same training, step for step
+ * (test_dist_event checks each against its alternative). */
+static const dgnn_ckpt_run_rule k_event_run_rules[] = {
+    {"cold_fetch", "cold rows fetched when read or all-gathered at each window's end train alike"},
+    {"prefetch", "sampling the next micro-batch ahead draws the same samples"},
+    {NULL, NULL},
+};
+
+uint64_t event_fingerprint(const event_run *r) {
+    const dgnn_event_train_cfg *c = r->cfg;
+    uint64_t h = dgnn_params_layout_hash(r->p);
+    const dgnn_tgnn_cfg *m = &c->model;
+    uint64_t v[] = {(uint64_t)m->kind, (uint64_t)m->mem_dim, (uint64_t)m->time_dim, (uint64_t)m->emb_dim,
+                    (uint64_t)m->neighbors, (uint64_t)m->heads, (uint64_t)m->attn, (uint64_t)m->uniform_sampler,
+                    m->seed, (uint64_t)c->batch, (uint64_t)c->neg, c->seed, (uint64_t)r->ev->num_events,
+                    (uint64_t)r->ev->num_nodes, (uint64_t)(c->lr * 1e12), (uint64_t)(m->dropout * 1e6),
+                    (uint64_t)c->max_train_batches, (uint64_t)m->mail_slots};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) h = dgnn_hash64(h ^ v[i]);
+    h = dgnn_hash64(h ^ dgnn_events_hash(r->ev)); /* the events themselves, not only their counts */
+    return h;
+}
+
+/* The node state as checkpoint sections "PREFIX.mem", ...: one table for writing and
+ * reading. */
+static int state_io(dgnn_ckpt_io *io, const char *prefix, dgnn_state *s, dgnn_err *err) {
+    const int64_t N = s->num_nodes;
+    const struct {
+        const char *name;
+        void *data;
+        size_t bytes;
+    } sec[] = {{"mem", s->mem, (size_t)(N * s->mem_dim) * sizeof(float)},
+               {"mem_t", s->mem_t, (size_t)N * sizeof(double)},
+               {"mail", s->mail, (size_t)(N * s->slots * s->mail_dim) * sizeof(float)},
+               {"mail_t", s->mail_t, (size_t)(N * s->slots) * sizeof(double)},
+               {"mail_n", s->mail_n, (size_t)N * sizeof(int32_t)},
+               {"mail_head", s->mail_head, (size_t)N * sizeof(int32_t)}};
+    for (size_t i = 0; i < sizeof sec / sizeof sec[0]; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s.%s", prefix, sec[i].name);
+        int rc = dgnn_ckpt_io_section(io, name, sec[i].data, sec[i].bytes, err);
+        if (rc) return rc;
+    }
+    return DGNN_OK;
+}
+
+typedef struct {
+    event_run *r;
+    event_ckpt_meta *meta;
+    dgnn_event_train_result *res;
+    event_rank_totals *totals; /* P entries, distributed runs; else NULL */
+} ckpt_ctx;
+
+/* after "meta": every rank's running totals (distributed runs) */
+static int early_sections(dgnn_ckpt_io *io, void *ctx, dgnn_err *err) {
+    ckpt_ctx *k = ctx;
+    if (!k->totals) return DGNN_OK;
+    return dgnn_ckpt_io_section(io, "dist.totals", k->totals, (size_t)k->r->nranks * sizeof *k->totals, err);
+}
+
+/* after "results": the node state, and the best epoch's parameters and state */
+static int late_sections(dgnn_ckpt_io *io, void *ctx, dgnn_err *err) {
+    ckpt_ctx *k = ctx;
+    event_run *r = k->r;
+    const size_t pb = (size_t)r->p->total * sizeof(float);
+    int rc = state_io(io, "state", &r->st, err);
+    if (!rc && k->meta->have_best) rc = dgnn_ckpt_io_section(io, "best.params", r->best_params, pb, err);
+    if (!rc && k->meta->have_best) rc = state_io(io, "best", &r->st_best, err);
+    return rc;
+}
+
+/* A checkpoint's progress that the loop indexes with: in range, or the file is refused. */
+static int check_meta(void *ctx, const char *path, dgnn_err *err) {
+    const ckpt_ctx *k = ctx;
+    const event_ckpt_meta *m = k->meta;
+    const dgnn_event_train_result *res = k->res;
+    const int64_t E = (int64_t)(sizeof res->epochs / sizeof res->epochs[0]);
+    if (m->epochs_done < 0 || m->epochs_done > E || res->num_epochs != m->epochs_done || m->best_epoch < 0 ||
+        m->best_epoch > m->epochs_done || m->bad_rounds < 0 || (m->early_stopped != 0 && m->early_stopped != 1) ||
+        (m->have_best != 0 && m->have_best != 1) || res->best_epoch != m->best_epoch)
+        return dgnn_err_set(err, DGNN_EFORMAT,
+                            "checkpoint %s: its progress is inconsistent (epochs done %lld, results for %lld, best epoch "
+                            "%lld): delete it or resume from another",
+                            path, (long long)m->epochs_done, (long long)res->num_epochs, (long long)m->best_epoch);
+    return DGNN_OK;
+}
+
+static dgnn_ckpt_trainer trainer_of(ckpt_ctx *k, const dgnn_ckpt_run *rec) {
+    event_run *r = k->r;
+    dgnn_ckpt_trainer t = {
+        .dir = r->cfg->checkpoint,
+        .run = rec,
+        .meta = k->meta,
+        .meta_bytes = sizeof *k->meta,
+        .params = r->p,
+        .with_grad = 0,
+        .results = k->res,
+        .results_bytes = sizeof *k->res,
+        .rules = k_event_run_rules,
+        .advice = "resume with the same mpirun -np and --dist flags, or start without --resume",
+        .settings = "model, sizes, batch, lr, seed or data",
+        .early = early_sections,
+        .check = check_meta,
+        .late = late_sections,
+        .ctx = k,
+    };
+    return t;
+}
+
+int event_ckpt_save(event_run *r, const event_ckpt_meta *meta, const dgnn_event_train_result *res,
+                    const event_rank_totals *totals, dgnn_err *err) {
+    /* saving only reads these: the shared struct serves both directions */
+    ckpt_ctx k = {r, (event_ckpt_meta *)meta, (dgnn_event_train_result *)res, (event_rank_totals *)totals};
+    dgnn_ckpt_run rec;
+    event_run_record(r, &rec);
+    const dgnn_ckpt_trainer t = trainer_of(&k, &rec);
+    return dgnn_ckpt_trainer_save(&t, err);
+}
+
+int event_ckpt_load(event_run *r, event_ckpt_meta *meta, dgnn_event_train_result *res, event_rank_totals *totals,
+                    dgnn_err *err) {
+    ckpt_ctx k = {r, meta, res, totals};
+    dgnn_ckpt_run rec;
+    event_run_record(r, &rec);
+    dgnn_ckpt_trainer t = trainer_of(&k, &rec);
+    t.fingerprint = event_fingerprint(r);
+    int rc = dgnn_ckpt_trainer_load(&t, err);
+    if (rc) return rc;
+    r->opt = meta->opt;
+    r->rng = meta->rng;
+    r->have_best = (int)meta->have_best;
+    return DGNN_OK;
+}

@@ -1,0 +1,25 @@
+/* event_epoch.h: the training epochs of the event trainer, which the driver
+ * (event_train.c) calls; each fills er (loss averaged over the epoch's steps, over all
+ * ranks' events when distributed; train_events = all ranks' events) and leaves r->st as
+ * training left it, equal on every rank. */
+#ifndef DGNN_EVENT_EPOCH_H
+#define DGNN_EVENT_EPOCH_H
+
+#include "event_run.h"
+
+/* event_single.c: one process, the TGN code's loop over r->train. */
+int event_single_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err);
+
+/* event_strict.c: the strict baseline (train_event.h), one slice of each global batch per rank. */
+int event_strict_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err);
+
+/* depbloom.c: DepBloom (docs/depbloom.md). setup makes the plan (r->plan: windows,
+ * partitions, exchange lists; every rank computes the same one) once per run; epoch trains
+ * one epoch by it; report puts the plan's figures (windows, cut fraction, set-up time, hot
+ * rows, cold fetch) into d; free frees the plan (NULL: a no-op). */
+int depbloom_setup(event_run *r, dgnn_err *err);
+int depbloom_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err);
+void depbloom_report(const event_run *r, dgnn_dist_result *d);
+void depbloom_free(event_run *r);
+
+#endif

@@ -1,0 +1,79 @@
+/* event_presets.c: the event trainer's settings (train_event.h): the TGN code's defaults,
+ * the named presets (--preset), the checks that need no data, and the built-in synthetic
+ * stream it trains on when no dataset is given. */
+#include <math.h>
+#include <string.h>
+
+#include "dgnn/gen.h"
+#include "dgnn/train_event.h"
+
+dgnn_event_train_cfg dgnn_event_train_cfg_default(void) {
+    dgnn_event_train_cfg c;
+    memset(&c, 0, sizeof c);
+    c.model = dgnn_tgnn_cfg_default(DGNN_TGNN_TGN);
+    c.batch = 200;
+    c.epochs = 10;
+    c.lr = 1e-4;
+    c.patience = 5;
+    c.eval_negatives = 9;
+    c.neg = DGNN_NEG_DST;
+    c.split = dgnn_split_opts_default();
+    c.seed = 0;
+    c.progress = 1;
+    return c;
+}
+
+int dgnn_event_train_cfg_check(const dgnn_event_train_cfg *c, dgnn_err *err) {
+    if (c->batch < 1 || c->epochs < 0 || !(c->lr > 0) || !isfinite(c->lr) || c->patience < 1 ||
+        c->eval_negatives < 0 || c->max_train_batches < 0 || c->threads < 0)
+        return dgnn_err_set(err, DGNN_EINVAL,
+                            "training: need --batch >= 1, --epochs >= 0, --lr > 0, --patience >= 1, "
+                            "--eval-negatives >= 0, --max-batches >= 0, --threads >= 0");
+    if (c->epochs > 1024) return dgnn_err_set(err, DGNN_EINVAL, "--epochs: at most 1024");
+    if (!(c->split.new_node_frac >= 0 && c->split.new_node_frac <= 1))
+        return dgnn_err_set(err, DGNN_EINVAL, "--new-node-frac must be in [0, 1] (got %g)", c->split.new_node_frac);
+    return dgnn_tgnn_cfg_check(&c->model, err);
+}
+
+const char *dgnn_event_train_preset_default(dgnn_tgnn_kind kind) {
+    return kind == DGNN_TGNN_APAN ? "tgl" : "tgn-paper";
+}
+
+int dgnn_event_train_preset(dgnn_event_train_cfg *c, const char *name, dgnn_err *err) {
+    const dgnn_tgnn_kind kind = c->model.kind;
+    if (strcmp(name, "tgn-paper") == 0) return DGNN_OK; /* the defaults */
+    if (strcmp(name, "tgl") == 0 && kind == DGNN_TGNN_APAN) {
+        /* TGL's config/APAN.yml */
+        c->model = dgnn_tgnn_cfg_default(DGNN_TGNN_APAN);
+        c->batch = 600;
+        c->lr = 1e-4;
+        c->neg = DGNN_NEG_ALL;
+        return DGNN_OK;
+    }
+    if (strcmp(name, "tgl") == 0) {
+        /* TGL's config/TGN.yml */
+        c->batch = 600;
+        c->model.mem_dim = 100;
+        c->model.time_dim = 100;
+        c->model.emb_dim = 100;
+        c->model.neighbors = 10;
+        c->model.heads = 2;
+        c->model.dropout = 0.2f;
+        c->model.attn = DGNN_ATTN_TGL;
+        c->lr = 1e-4;
+        c->neg = DGNN_NEG_ALL;
+        return DGNN_OK;
+    }
+    return dgnn_err_set(err, DGNN_EINVAL, "--preset: unknown preset '%s' (tgn-paper, tgl)", name);
+}
+
+int dgnn_event_builtin_dataset(dgnn_events *ev, dgnn_err *err) {
+    dgnn_gen_opts o = dgnn_gen_opts_default();
+    o.num_events = 60000;
+    o.num_nodes = 2000;
+    o.bipartite = 1;
+    o.seed = 7;
+    o.repeat_prob = 0.8; /* sessions of repeated interactions: the temporal locality that */
+    o.session = 0.8;     /* memory-based models exploit on real streams (wikipedia, reddit) */
+    return dgnn_gen_events(ev, &o, err);
+}

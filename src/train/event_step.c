@@ -1,0 +1,111 @@
+/* event_step.c: the pieces of a distributed training step that the strict baseline
+ * (event_strict.c) and DepBloom (depbloom*.c) share (event_run.h): a micro-batch's
+ * forward and backward with the gradient all-reduce started inside the last backward,
+ * the all-gather of state rows, and the bookkeeping that closes a step. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dgnn/comm.h"
+#include "dgnn/metrics.h"
+#include "event_run.h"
+
+/* Packs the rows of nodes (n), all-gathers every rank's rows and applies them in rank
+ * order to the local replica (unpacking is not recorded as writing): overwriting (a node
+ * sent by several ranks ends with the last rank's row), or, merge = 1, merging the
+ * versions of a node (dgnn_state_merge_rows: later memory, union of mailboxes), the same
+ * on every rank. */
+int event_allgather_rows(event_run *r, const int32_t *nodes, int64_t n, int merge, dgnn_err *err) {
+    const int64_t rb = dgnn_state_row_bytes(&r->st);
+    if (r->nranks == 1) return DGNN_OK; /* the replica is the state */
+    if (n * rb > r->pack_cap) {
+        r->pack_cap = n * rb * 2;
+        r->pack = dgnn_xrealloc(r->pack, (size_t)r->pack_cap);
+    }
+    dgnn_state_pack_rows(r->pack, &r->st, nodes, n);
+    int64_t counts[DGNN_DIST_MAX_RANKS];
+    dgnn_comm_allgather_i64(counts, n * rb);
+    int64_t total = 0;
+    for (int q = 0; q < r->nranks; q++) total += counts[q];
+    if (total > r->recv_cap) {
+        r->recv_cap = total * 2;
+        r->recv = dgnn_xrealloc(r->recv, (size_t)r->recv_cap);
+    }
+    dgnn_comm_allgatherv_bytes(r->recv, counts, r->pack, n * rb);
+    r->state_bytes += n * rb * (r->nranks - 1);
+    int64_t applied = merge ? dgnn_state_merge_rows(&r->st, r->recv, total, 1, err)
+                            : dgnn_state_unpack_rows(&r->st, r->recv, total, err);
+    return applied < 0 ? (int)applied : DGNN_OK;
+}
+
+/* The bookkeeping that closes every step of both modes: the non-finite-loss check, this
+ * rank's share of the global loss, the step callback, counters and the progress bar. */
+int event_step_done(event_run *r, int64_t epoch, int64_t step, double loss, int64_t B, int64_t G, double *loss_share,
+                     dgnn_progress *pg, int64_t shown, dgnn_err *err) {
+    const dgnn_event_train_cfg *c = r->cfg;
+    if (!isfinite(loss))
+        return dgnn_err_set(err, DGNN_EINVAL, "rank %d, epoch %lld step %lld: the loss is not finite (%g); try a lower --lr",
+                            r->rank, (long long)epoch, (long long)step, loss);
+    const double share = loss * (double)B / (double)(G > 0 ? G : 1);
+    *loss_share += share;
+    if (c->on_step) {
+        double gl = share;
+        dgnn_comm_allreduce_sum_f64(&gl, 1);
+        c->on_step(c->on_step_ctx, epoch, step, gl);
+    }
+    r->my_events += B;
+    r->steps++;
+    if (c->progress && r->rank == 0) {
+        char extra[48];
+        snprintf(extra, sizeof extra, "loss %.4f", *loss_share / (double)(step + 1));
+        dgnn_progress_update(pg, shown, extra);
+    }
+    return DGNN_OK;
+}
+
+/* The gradient all-reduce overlapped with the backward (event_run.h): the model calls
+ * grad_ready with the suffix of the slab it has finished. */
+static void grad_ready(void *ctx, int64_t off, int64_t n) {
+    event_grad_sync *g = ctx;
+    dgnn_comm_iallreduce_sum_f32(g->r->p->grad + off, n, 0);
+    g->suffix_started = 1;
+}
+
+void event_grad_allreduce_start(event_run *r, event_grad_sync *g) {
+    const int64_t split = dgnn_tgnn_grad_split(r->model), total = r->p->total;
+    if (!g->suffix_started) dgnn_comm_iallreduce_sum_f32(r->p->grad + split, total - split, 0);
+    dgnn_comm_iallreduce_sum_f32(r->p->grad, split, 0);
+    g->suffix_started = 0;
+}
+
+/* Forward and backward of events [lo, lo + B) of ev against negatives neg (B), the
+ * gradients accumulated with weight B / G (G: the step's events over all ranks). gs: the
+ * step's last backward, whose finished suffix starts the all-reduce early; NULL: not the
+ * last (later micro-batches still add to every gradient). */
+int event_micro_batch(event_run *r, const dgnn_events *ev, int64_t lo, int64_t B, int64_t G, const int32_t *neg,
+                       event_grad_sync *gs, double *loss, double *flops, dgnn_err *err) {
+    int rc = dgnn_tgnn_forward(r->model, r->logits, &r->st, &r->g_train, r->train.efeat, ev, lo, B, neg, 1, &r->rng,
+                               err);
+    if (rc) return rc;
+    r->t_sample += dgnn_tgnn_last_sample_seconds(r->model);
+    for (int64_t i = 0; i < 2 * B; i++) r->labels[i] = i < B ? 1.0f : 0.0f;
+    *loss = 2.0 * dgnn_bce_logits_forward(NULL, r->logits, r->labels, 2 * B);
+    memset(r->dlogits, 0, (size_t)(2 * B) * sizeof(float));
+    dgnn_bce_logits_backward(r->dlogits, r->logits, r->labels, 2 * B, 2.0f * (float)B / (float)G);
+    if (gs && r->nranks > 1) dgnn_tgnn_set_grad_hook(r->model, grad_ready, gs);
+    dgnn_tgnn_backward(r->model, r->dlogits);
+    dgnn_tgnn_set_grad_hook(r->model, NULL, NULL);
+    *flops += dgnn_tgnn_last_flops(r->model);
+    return DGNN_OK;
+}
+
+void event_epoch_done(event_run *r, int64_t steps, double loss_share, double t_start, int64_t events, double flops,
+                      dgnn_epoch_result *er) {
+    r->grad_bytes += steps * r->p->total * (int64_t)sizeof(float);
+    dgnn_comm_allreduce_sum_f64(&loss_share, 1);
+    er->train_loss = steps > 0 ? loss_share / (double)steps : NAN;
+    er->train_seconds = dgnn_now() - t_start;
+    er->train_events = events;
+    er->flops = flops;
+}
