@@ -13,16 +13,16 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-}
 
 # ---- the layers, lowest first (docs/architecture.md) ----
-layers="base nn data models dist train report cli"
+layers="base nn data models cluster train report cli"
 # ---- the public headers, by layer (include/dgnn/NAME.h) ----
 header_layers='
-base:base outfile params_slab
-nn:nn nn_graph gemm cuda
+base:base outfile
+nn:nn spmm cuda
 data:events binfmt readers npy infile gen tcsr sampler snapshot snapshot_graph split negative
 models:params tgnn state snapmodel node_head
-dist:comm partition sched costmodel simulate
-train:optim metrics checkpoint train_event train_snapshot depbloom dygnex
-report:svg report
+cluster:comm partition sched costmodel simulate
+train:adam metrics checkpoint event_train snap_train
+report:svg
 cli:
 all:dgnn
 '
@@ -84,6 +84,13 @@ for f in "$root"/include/dgnn/*.h; do
     if [ -z "${hdr_rank[$h]+x}" ]; then breach "include/dgnn/$h.h is not placed in a layer (scripts/check-layers.sh)"; continue; fi
     check_includes "include/dgnn/$h.h" "${hdr_rank[$h]}" "public header"
     nfiles=$((nfiles + 1))
+done
+
+# ---- dgnn.h includes every public header (cuda.h: only in a CUDA build) ----
+for f in "$root"/include/dgnn/*.h; do
+    h=$(basename "$f")
+    case $h in dgnn.h | cuda.h) continue ;; esac
+    grep -q "^#include \"dgnn/$h\"" "$root/include/dgnn/dgnn.h" || breach "include/dgnn/dgnn.h does not include dgnn/$h"
 done
 
 # ---- 2. calls, from the objects' symbol tables ----

@@ -2,7 +2,7 @@
  * torch.optim.Adam's formula over many steps (with and without weight decay, with a
  * learning-rate change); thread-count independence; gradient clipping; the slab form. */
 #include "check.h"
-#include "dgnn/optim.h"
+#include "dgnn/adam.h"
 
 #include <math.h>
 #include <omp.h>

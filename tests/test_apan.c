@@ -14,8 +14,8 @@
  *    20 seeds under each of three OpenBLAS kernels (issue 12; the spread is below). */
 #include "check.h"
 #include "dgnn/gen.h"
-#include "dgnn/optim.h"
-#include "dgnn/train_event.h"
+#include "dgnn/adam.h"
+#include "dgnn/event_train.h"
 
 
 /* Bipartite, no edge features; half the nodes are destinations, most of them rarely

@@ -1,7 +1,7 @@
 /* test_base.c: rng determinism and range, error messages, the event builder, the checked
  * allocation (saturating sizes, a set that fails whole with a message, never an abort). */
 #include "check.h"
-#include "dgnn/base.h"
+#include "dgnn/dgnn.h" /* the one-include header: every public header compiles together */
 #include "dgnn/events.h"
 
 static void test_checked_alloc(void) {

@@ -15,8 +15,8 @@
 #include "dgnn/checkpoint.h"
 #include "dgnn/gen.h"
 #include "dgnn/params.h"
-#include "dgnn/train_event.h"
-#include "dgnn/train_snapshot.h"
+#include "dgnn/event_train.h"
+#include "dgnn/snap_train.h"
 
 #include <dirent.h>
 #include <signal.h>

@@ -28,7 +28,7 @@
 #include "check.h"
 #include "dgnn/comm.h"
 #include "dgnn/gen.h"
-#include "dgnn/train_event.h"
+#include "dgnn/event_train.h"
 
 #define STEPS 20
 

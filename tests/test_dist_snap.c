@@ -1,4 +1,4 @@
-/* test_dist_snap.c: DyGNeX's distributed snapshot training (train_snapshot.h, cfg.dist)
+/* test_dist_snap.c: DyGNeX's distributed snapshot training (snap_train.h, cfg.dist)
  * against its single-process meaning. Run as one process by ctest and under mpirun -np 2
  * and 4 by tests/cli_dist_snap.sh; P below is the process count, or 4 ranks played by
  * one process when run alone.
@@ -34,7 +34,7 @@
 
 #include "check.h"
 #include "dgnn/comm.h"
-#include "dgnn/train_snapshot.h"
+#include "dgnn/snap_train.h"
 
 enum { SN = 40, ST = 26, NWIN = 12 };
 

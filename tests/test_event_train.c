@@ -17,7 +17,7 @@
 
 #include "check.h"
 #include "dgnn/gen.h"
-#include "dgnn/train_event.h"
+#include "dgnn/event_train.h"
 
 static dgnn_event_train_cfg small_cfg(dgnn_tgnn_kind kind) {
     dgnn_event_train_cfg c = dgnn_event_train_cfg_default();

@@ -21,7 +21,7 @@
 #include "dgnn/snapmodel.h"
 #include "dgnn/snapshot_graph.h"
 #include "dgnn/split.h"
-#include "dgnn/train_snapshot.h"
+#include "dgnn/snap_train.h"
 
 #include <omp.h>
 

@@ -1,5 +1,5 @@
-/* test_nn_graph.c: the snapshot-model kernels of nn_graph.h against references and
- * finite differences. SpMM (fast vs serial reference vs dense, on random CSRs with empty
+/* test_nn_graph.c: the snapshot-model kernels (spmm.h; nn.h's matrix GRU, TopK, LSTM,
+ * losses, RReLU) against references and finite differences. SpMM (fast vs serial reference vs dense, on random CSRs with empty
  * rows, a hub row and unsorted columns; the same bits for 1 and 2 threads), CSR transpose
  * and the symmetry test, SpMM backward, the throughput and triad helpers; EvolveGCN's
  * matrix GRU (a hand-computed 1 x 2 case, a dense reference, gradients with x != q and
@@ -17,7 +17,7 @@
 
 #include "dgnn/readers.h"
 #include "dgnn/nn.h"
-#include "dgnn/nn_graph.h"
+#include "dgnn/spmm.h"
 #include "dgnn/snapshot_graph.h"
 
 #include <omp.h>

@@ -1,5 +1,5 @@
 /* test_snap_tasks.c: the snapshot trainer's edge-classification and node-regression tasks,
- * their baselines and the per-sample profile (train_snapshot.h), on hand-made sequences
+ * their baselines and the per-sample profile (snap_train.h), on hand-made sequences
  * whose answers are known. Checks:
  *  - edge labels: bitcoin_dl's majority vote over both directions, by hand;
  *  - edge baseline: F1 1 on a constant sequence, and 2/3 (computed by hand) when one pair
@@ -16,7 +16,7 @@
  *  - the shared bitcoin-alpha and england_covid files (skipped when absent). */
 #include "check.h"
 #include "dgnn/readers.h"
-#include "dgnn/train_snapshot.h"
+#include "dgnn/snap_train.h"
 
 #include <sys/stat.h>
 

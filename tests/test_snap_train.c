@@ -1,4 +1,4 @@
-/* test_snap_train.c: the snapshot trainer (train_snapshot.h) end to end on a small
+/* test_snap_train.c: the snapshot trainer (snap_train.h) end to end on a small
  * synthetic sequence that can be learned: four hub nodes link to several others in every
  * snapshot, the rest link rarely, so the degree input and the graph around a node say which
  * pairs will be linked next. Checks:
@@ -13,7 +13,7 @@
  *    width, and two finite training steps of each model. */
 #include "check.h"
 #include "dgnn/readers.h"
-#include "dgnn/train_snapshot.h"
+#include "dgnn/snap_train.h"
 
 #include <omp.h>
 #include <sys/stat.h>

@@ -8,7 +8,7 @@
 #include "check.h"
 #include "gradcheck.h"
 #include "random_events.h"
-#include "dgnn/optim.h"
+#include "dgnn/adam.h"
 #include "dgnn/sampler.h"
 #include "dgnn/tgnn.h"
 

@@ -1,4 +1,4 @@
-/* comm.h: everything dgnn does across processes. src/dist/comm.c is the only file that
+/* comm.h: everything dgnn does across processes. src/cluster/comm.c is the only file that
  * calls MPI (DESIGN.md, convention 5); built without MPI (or run as one process),
  * every call is a no-op or a copy, so the rest of the code never tests for MPI.
  * Set-up, rank/size, barrier, all-reduce, broadcast, the variable-size exchanges of

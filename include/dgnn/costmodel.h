@@ -1,4 +1,4 @@
-/* costmodel.h: DyGNeX's per-window cost model (issue 6, src/dist/costmodel.c): the sizes
+/* costmodel.h: DyGNeX's per-window cost model (issue 6, src/cluster/costmodel.c): the sizes
  * of a training window, the trainer's profile CSV of measured windows, the default
  * FLOP-count law and the fit. The schedulers (sched.h) take the costs it predicts;
  * docs/dygnex.md is the long form.

@@ -18,7 +18,7 @@
  * Random negatives are not checked against the positive (as in TGL and TGN): on a
  * graph with many nodes a collision is rare and harmless.
  *
- * The snapshot trainer's link negatives (EvolveGCN's smart sampling, train_snapshot.h) are
+ * The snapshot trainer's link negatives (EvolveGCN's smart sampling, snap_train.h) are
  * the exception: drawn per label snapshot, they reject true edges and repeats (below). */
 #ifndef DGNN_NEGATIVE_H
 #define DGNN_NEGATIVE_H

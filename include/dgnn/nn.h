@@ -1,6 +1,8 @@
 /* nn.h: the dense neural-network kernels (src/nn): linear, GRU and RNN cells, time
  * encoding, temporal multi-head attention, layer norm, ReLU, dropout, the link
- * predictor, binary cross-entropy, JODIE's time projection.
+ * predictor, binary cross-entropy, JODIE's time projection, dense products (gemm.c), and
+ * the snapshot models' matrix GRU, TopK, LSTM cell, losses and RReLU. The sparse
+ * kernels (SpMM, the GCN layer) are in spmm.h.
  *
  * Conventions (DESIGN.md 1, 9, 11; llm.c style):
  *  - free functions over plain row-major float arrays: outputs first, then inputs,
@@ -452,6 +454,121 @@ void dgnn_tattn_reference(float *out, dgnn_tattn_dinput *din, dgnn_tattn_params 
 /* GFLOP/s of (n x n) @ (n x n) sgemm over about `seconds`, with the current OpenMP
  * thread count: the reference figure benchmarks print achieved GFLOP/s against. */
 double dgnn_sgemm_gflops(int64_t n, double seconds);
+
+/* ======================================================================== */
+/* The snapshot models' dense kernels: the matrix GRU and TopK (mgru.c), the   */
+/* LSTM cell (lstm.c), weighted cross-entropy and MSE (snap_loss.c), RReLU     */
+/* (rrelu.c). Temporaries: dgnn_mgru_backward (4RC floats) and                 */
+/* dgnn_topk_forward/_backward (O(N + k) and O(F)) allocate.                   */
+/* ======================================================================== */
+
+/* ==== EvolveGCN matrix GRU (mgru.c; mat_GRU_cell of IBM/EvolveGCN egcn_o.py / egcn_h.py) ====== */
+
+/* Applied to a weight matrix Q (R x C) (R = in features, C = out features):
+ *   Z  = sigmoid(W_z X + U_z Q + B_z)        (update)
+ *   Rs = sigmoid(W_r X + U_r Q + B_r)        (reset)
+ *   Hc = tanh(W_h X + U_h (Rs * Q) + B_h)
+ *   Q' = (1 - Z) * Q + Z * Hc
+ * with W_*, U_* (R x R) multiplying from the left and B_* (R x C). EvolveGCN-O feeds
+ * X = Q itself; EvolveGCN-H feeds X = the TopK summary (R x C) of the node embeddings.
+ *
+ * Parameter layout (one contiguous block, dgnn_mgru_param_count floats):
+ *   W (3R, R) = [W_z; W_r; W_h]   stacked so W X is one product
+ *   U (3R, R) = [U_z; U_r; U_h]
+ *   B (3R, C) = [B_z; B_r; B_h]
+ * The gradient block has the same layout. The products are nn.h's dgnn_gemm_fixed (the
+ * bits do not depend on the thread count). */
+int64_t dgnn_mgru_param_count(int64_t R, int64_t C);
+/* The reference initialization: W, U uniform in +-1/sqrt(R) (mat_GRU_gate.reset_param,
+ * "1/sqrt(size(1))"), B = 0. Draws W then U in order from rng. */
+void dgnn_mgru_init(float *params, int64_t R, int64_t C, dgnn_rng *rng);
+
+/* q_new (R, C); saved (4, R, C) = [Z, Rs, Hc, Rs*Q]; x, q (R, C); params as above.
+ * x may equal q (EvolveGCN-O). q_new must not overlap the inputs. */
+void dgnn_mgru_forward(float *q_new, float *saved, const float *x, const float *q, const float *params, int64_t R,
+                       int64_t C);
+/* dx (R, C) += (or NULL), dq (R, C) +=, dparams += ; from dq_new (R, C) and the forward's
+ * saved/x/q/params. dx may equal dq (EvolveGCN-O: both gradients reach the same Q). */
+void dgnn_mgru_backward(float *dx, float *dq, float *dparams, const float *dq_new, const float *saved, const float *x,
+                        const float *q, const float *params, int64_t R, int64_t C);
+
+/* ==== EvolveGCN TopK summary (TopK of egcn_h.py) ===================================== */
+
+/* scores s_i = X_i . p / ||p|| over the N rows of X (N, F); the k valid rows with the
+ * highest scores, highest first (ties: lower row index first; torch leaves the order of
+ * ties unspecified); out (F, k) = (X[idx] * tanh(s[idx]))^T, i.e. column j is row idx[j]
+ * of X scaled by tanh(s_idx[j]).
+ * Valid rows: mask[i] != 0 (mask (N), the reference's 0 / -inf node mask: nodes with an
+ * edge in the snapshot, snapshot_graph.h's dgnn_topk_mask_of_snapshot), or every row
+ * when mask is NULL. When fewer than k rows are valid, the reference's pad_with_last_val
+ * repeats the last (lowest-scoring) selected index up to k; so does this. When no row is
+ * valid (the reference would fail), out is zero and idx is all -1.
+ * Saved for backward: idx (k) the selected rows, tanh_s (k) = tanh(s_idx[j]).
+ * Returns the number of distinct valid rows selected (min(k, valid)). */
+int64_t dgnn_topk_forward(float *out, int32_t *idx, float *tanh_s, const float *X, const float *p,
+                          const uint8_t *mask, int64_t N, int64_t F, int64_t k);
+/* dX (N, F) += (or NULL: X is an input without gradient), dp (F) += ; from dout (F, k).
+ * A padded (repeated) index receives the sum of its columns' gradients. */
+void dgnn_topk_backward(float *dX, float *dp, const float *dout, const int32_t *idx, const float *tanh_s,
+                        const float *X, const float *p, int64_t N, int64_t F, int64_t k);
+/* The reference initialization of the scorer p (F): uniform in +-1/sqrt(F). */
+void dgnn_topk_init(float *p, int64_t F, dgnn_rng *rng);
+
+/* ==== LSTM cell (torch.nn.LSTMCell; WD-GCN) ========================================== */
+
+/* a = x W_ih^T + b_ih + h W_hh^T + b_hh (B, 4H), gate blocks [i | f | g | o];
+ * i, f, o = sigmoid, g = tanh; c' = f * c + i * g; h' = o * tanh(c').
+ * W_ih (4H, Din), W_hh (4H, H), b_ih, b_hh (4H) or NULL: torch's weight_ih, weight_hh,
+ * bias_ih, bias_hh. Built on nn.h's linear. */
+#define DGNN_LSTM_SAVED(H) (5 * (H))   /* floats of `saved` per row: [gates (B, 4H) | tanh c' (B, H)] */
+#define DGNN_LSTM_SCRATCH(H) (4 * (H)) /* floats of `scratch` per row */
+
+/* torch's init: every tensor U(-1/sqrt(H), 1/sqrt(H)), drawn in the order W_ih, W_hh,
+ * b_ih, b_hh (a NULL bias is skipped). */
+void dgnn_lstm_init(float *W_ih, float *W_hh, float *b_ih, float *b_hh, int64_t Din, int64_t H, dgnn_rng *rng);
+/* hout, cout (B, H); saved (B, 5H) as one block: the activated gates (B, 4H) then
+ * tanh(c') (B, H); scratch (B, 4H) overwritten. x (B, Din), h, c (B, H). Outputs must not
+ * alias the inputs. */
+void dgnn_lstm_forward(float *hout, float *cout, float *saved, float *scratch, const float *x, const float *h,
+                       const float *c, const float *W_ih, const float *W_hh, const float *b_ih, const float *b_hh,
+                       int64_t B, int64_t Din, int64_t H);
+/* dx (B, Din), dh (B, H), dc (B, H), dW_ih, dW_hh, db_ih, db_hh: all +=, any may be NULL.
+ * dhout, dcout (B, H): gradients of h' and c' (either may be NULL = zero). scratch
+ * (B, 4H) overwritten. saved, x, h, c, W_* as in the forward. */
+void dgnn_lstm_backward(float *dx, float *dh, float *dc, float *dW_ih, float *dW_hh, float *db_ih, float *db_hh,
+                        float *scratch, const float *dhout, const float *dcout, const float *saved, const float *x,
+                        const float *h, const float *c, const float *W_ih, const float *W_hh, int64_t B, int64_t Din,
+                        int64_t H);
+
+/* ==== losses ========================================================================== */
+
+/* EvolveGCN's Cross_Entropy: loss = (1/M) sum_i w[y_i] * (logsumexp(z_i) - z_i[y_i]) over
+ * logits z (M, C) and labels y (M) in [0, C), with class weights w (C) (NULL = all 1).
+ * Note the mean divides by M, not by the sum of the weights as torch's weighted
+ * CrossEntropyLoss does. logsumexp subtracts the row max first so exp cannot overflow.
+ * Returns the loss (0 when M = 0). */
+double dgnn_wce_forward(const float *logits, const int32_t *labels, const float *class_w, int64_t M, int64_t C);
+/* dlogits (M, C) += dloss * w[y_i] / M * (softmax(z_i) - onehot(y_i)). */
+void dgnn_wce_backward(float *dlogits, float dloss, const float *logits, const int32_t *labels, const float *class_w,
+                       int64_t M, int64_t C);
+
+/* Mean squared error over n values (torch MSELoss, mean): (1/n) sum (pred - target)^2. */
+double dgnn_mse_forward(const float *pred, const float *target, int64_t n);
+/* dpred (n) += dloss * 2 (pred - target) / n. */
+void dgnn_mse_backward(float *dpred, float dloss, const float *pred, const float *target, int64_t n);
+
+/* ==== RReLU (torch.nn.RReLU; EvolveGCN's activation) ================================== */
+
+/* y = x for x > 0, a * x otherwise; in training a is drawn uniform in [lower, upper] per
+ * element, in eval a = (lower + upper) / 2 (torch's defaults: lower 1/8, upper 1/3).
+ * slope (n) saves the factor applied to each element (1 for x > 0) for backward.
+ * Randomness: one draw from rng gives a key; element i uses a hash of (key, i), so the
+ * result does not depend on the thread count. rng is unused (may be NULL) in eval.
+ * y may equal x (in place). */
+void dgnn_rrelu_forward(float *y, float *slope, const float *x, int64_t n, float lower, float upper, int training,
+                        dgnn_rng *rng);
+/* dx (n) += dy * slope. */
+void dgnn_rrelu_backward(float *dx, const float *dy, const float *slope, int64_t n);
 
 #ifdef __cplusplus
 }

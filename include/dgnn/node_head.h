@@ -1,5 +1,5 @@
 /* node_head.h: the node-regression head of the snapshot trainer's node task
- * (train_snapshot.h): Linear(L -> C) -> ReLU -> Linear(C -> 1) on every node's embedding,
+ * (snap_train.h): Linear(L -> C) -> ReLU -> Linear(C -> 1) on every node's embedding,
  * yhat (N) from H (N, L). It is a model of its own, with its own parameter slab (the
  * reference's classifier has its own optimizer too, so the trainer keeps a second Adam
  * for it) and named pointers into the slab (DESIGN.md, convention 2).

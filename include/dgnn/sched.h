@@ -1,10 +1,10 @@
 /* sched.h: DyGNeX's snapshot scheduling (issue 6): the schedulers that place training
- * windows on (round, rank) slots (src/dist/sched.c: even and the dispatch;
+ * windows on (round, rank) slots (src/cluster/sched.c: even and the dispatch;
  * sched_greedy.c; sched_ilp.c). docs/dygnex.md is the
  * long form; this header is the precise reference.
  *
  * Windows, rounds and groups:
- *  - a window is one training sample of the snapshot trainer (train_snapshot.h): sample
+ *  - a window is one training sample of the snapshot trainer (snap_train.h): sample
  *    idx reads snapshots idx-W..idx and predicts idx+1; windows are independent (each
  *    starts from the learned initial state), so any window can run on any rank at any time;
  *  - a schedule has R rounds and P ranks; a round is one optimizer step. In round r rank p

@@ -90,7 +90,7 @@ void dgnn_sim_windows(dgnn_window *out, const int64_t *edges, int64_t T, int64_t
                       int64_t hidden, int64_t in_dim);
 
 /* ---- family "event": DepBloom against its strict baseline (issue 5) --------------------
- * src/dist/simulate_event.c (the model) and simulate_event_runs.c (the measured runs the
+ * src/cluster/simulate_event.c (the model) and simulate_event_runs.c (the measured runs the
  * costs come from, and the checks against them); docs/depbloom.md "Simulator (event family)" has the model,
  * its validation against real runs and its limits. In short, for P workers, batch B,
  * n training events, a = seconds per optimizer step, b = seconds per event, r = row bytes:

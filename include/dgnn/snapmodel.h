@@ -18,7 +18,7 @@
  *     -H: Q_l,t = mGRU_l(x = TopK_l(H_l-1,t, mask_t), q = Q_l,t-1)
  *         H_l,t = RReLU(A_hat_t H_l-1,t Q_l,t)
  *   with H_0,t the node input of snapshot t (one-hot degree or dense features), Q_l,0 the
- *   learned initial weights (GCN_init_weights), mGRU and TopK as nn_graph.h. The output
+ *   learned initial weights (GCN_init_weights), mGRU and TopK as nn.h. The output
  *   is H_2,T (N, L): the embeddings after the last snapshot.
  * Every window starts from the learned Q_l,0 (the reference's GRCU.forward does), so
  * windows are independent of each other.
@@ -60,14 +60,15 @@
  * their products that sum over nodes (fixed blocks of single-threaded sgemm calls); the
  * tgcn, gcrn-gru, wdgcn and gcn kinds run every product over nodes as fixed blocks, so
  * their H and gradients are bit-identical for any thread count (tests/test_snapmodels.c).
- * EvolveGCN's matrix GRU products (nn_graph.h) and its GCN layers' X W products go to
+ * EvolveGCN's matrix GRU products (nn.h) and its GCN layers' X W products go to
  * OpenBLAS directly, whose rounding depends on its thread count once a product is large
  * enough to be split (measured: R = 167, C = 100 differs between 1 and 2 threads; R <=
  * 100 did not). */
 #ifndef DGNN_SNAPMODEL_H
 #define DGNN_SNAPMODEL_H
 
-#include "dgnn/nn_graph.h"
+#include "dgnn/nn.h"
+#include "dgnn/spmm.h"
 #include "dgnn/params.h"
 
 #ifdef __cplusplus

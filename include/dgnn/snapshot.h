@@ -88,7 +88,7 @@ void dgnn_snapshots_free(dgnn_snapshots *s);
 /* The position of entry (u, v) in g's CSR of A (binary search in row u), or -1. */
 int64_t dgnn_snapshot_entry(const dgnn_snapshot *g, int32_t u, int32_t v);
 
-/* The cut the snapshot trainer makes (train_snapshot.h), for it and for every command that
+/* The cut the snapshot trainer makes (snap_train.h), for it and for every command that
  * must see the same snapshots (schedule, simulate, bench, info): symmetric (A + A^T: the
  * reference appends every edge reversed), fixed windows of `seconds` (> 0), or `count`
  * (> 0) snapshots of equal time span, or neither: one snapshot per period of a PyG-Temporal

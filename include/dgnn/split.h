@@ -95,7 +95,7 @@ double dgnn_quantile_sorted(const double *a, int64_t n, double q);
  * Sample ranges for T snapshots and a window of W (link prediction's; edge classification
  * then sets *test_end = T): train [W, floor(max_time * train_frac)), validation [that,
  * floor(max_time * (train_frac + val_frac))), test [that, T - 1), max_time = T - 1 in
- * float32 arithmetic as the reference's (train_snapshot.h). */
+ * float32 arithmetic as the reference's (snap_train.h). */
 void dgnn_snap_split(int64_t T, int64_t W, double train_frac, double val_frac, int64_t *train_begin,
                      int64_t *train_end, int64_t *val_end, int64_t *test_end);
 /* The smallest snapshot count T >= W + 2 whose dgnn_snap_split leaves a training sample

@@ -89,7 +89,7 @@ void cli_comm_timeout(double seconds);
 
 /* Bounds the commands' option tables share (args.h: ARG_IN & co.). */
 #define CLI_MAX_THREADS 1024   /* OpenMP threads: libgomp ran 20,000 here, and crashed at 100,000 */
-#define CLI_MAX_EPOCHS 1024    /* the results' epochs[] (train_event.h, train_snapshot.h) */
+#define CLI_MAX_EPOCHS 1024    /* the results' epochs[] (event_train.h, snap_train.h) */
 #define CLI_MAX_DIM 4096       /* model widths (memory, time encoding, embedding, hidden) */
 #define CLI_MAX_BATCH 1000000  /* events per batch */
 #define CLI_MAX_LR 10          /* Adam's learning rate, in (0, 10] */
@@ -108,7 +108,7 @@ void cli_comm_timeout(double seconds);
  * "dgnn CMD: ..." and returns non-zero on failure. */
 #include "dgnn/costmodel.h"
 #include "dgnn/sched.h"
-#include "dgnn/train_snapshot.h"
+#include "dgnn/snap_train.h"
 /* the snapshot models schedule, simulate --family snapshot and the cost model take */
 #define CLI_SNAP_MODELS "evolvegcn-o, evolvegcn-h, tgcn, gcrn-gru, wdgcn, gcn"
 /* --model name -> dgnn_snapmodel_kind, or -1 (message printed) */

@@ -16,7 +16,7 @@
 #include "dgnn/costmodel.h"
 #include "dgnn/sched.h"
 #include "dgnn/svg.h"
-#include "dgnn/train_snapshot.h"
+#include "dgnn/snap_train.h"
 
 int cli_snap_model_kind(const char *cmd, const char *model) {
     if (!model) {

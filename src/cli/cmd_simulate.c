@@ -3,7 +3,7 @@
  * dataset's training windows or a synthetic snapshot sequence; a table and an SVG plot.
  *
  * Families: "snapshot" (DyGNeX's windows); "event" (DepBloom against strict, issue 5:
- * simulate_event below; the model in src/dist/simulate_event.c, the measured runs and the
+ * simulate_event below; the model in src/cluster/simulate_event.c, the measured runs and the
  * checks against them in simulate_event_runs.c): one worker's measured costs, the
  * stream's rows and partitions, the same alpha-beta network; also checks the model
  * against measured multi-rank runs. This file parses the flags, calls those and prints. */

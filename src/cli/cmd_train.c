@@ -1,8 +1,8 @@
 /* cmd_train.c: `dgnn train`: trains a memory-based TGNN (TGN, JODIE) on an event
- * stream with the TGN code's protocol (train_event.h), prints per-epoch validation and
+ * stream with the TGN code's protocol (event_train.h), prints per-epoch validation and
  * the test figures, and writes them as JSON with --out. Without --data it trains on the
  * built-in synthetic stream (no download). The presets, the built-in stream and the
- * training are the library's (train_event.h); this file parses, calls and prints. */
+ * training are the library's (event_train.h); this file parses, calls and prints. */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
@@ -14,7 +14,7 @@
 
 #include "cli.h"
 #include "dgnn/comm.h"
-#include "dgnn/train_event.h"
+#include "dgnn/event_train.h"
 
 static const char *dist_mode_name(dgnn_dist_mode m) {
     return m == DGNN_DIST_STRICT ? "strict" : m == DGNN_DIST_DEPBLOOM ? "depbloom" : "none";

@@ -1,8 +1,8 @@
 /* cmd_train_snap.c: `dgnn train --model evolvegcn-o|evolvegcn-h [--task link|edge|node]
- * ...`: trains a snapshot-based model (train_snapshot.h), prints the per-epoch validation
+ * ...`: trains a snapshot-based model (snap_train.h), prints the per-epoch validation
  * and the test figures (link: MAP / MRR; edge: minority-class F1; node: MSE), writes them
  * as JSON with --out and the per-sample cost profile as CSV with --profile; under
- * mpirun with --dist dygnex, DyGNeX's distributed training (train_snapshot.h: the windows
+ * mpirun with --dist dygnex, DyGNeX's distributed training (snap_train.h: the windows
  * scheduled on the ranks with --scheduler, costs from --cost-profile or the default law;
  * rank 0 prints the predicted and measured makespan and imbalance and writes them in the
  * JSON's `dist` object; a rank that fails ends the job); and
@@ -29,7 +29,7 @@
 #include "dgnn/costmodel.h"
 #include "dgnn/gen.h"
 #include "dgnn/split.h"
-#include "dgnn/train_snapshot.h"
+#include "dgnn/snap_train.h"
 
 
 static cJSON *num_or_null(double x) { return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull(); }
@@ -40,7 +40,7 @@ static cJSON *num_array(const double *x, int64_t n) {
     return a;
 }
 
-/* The `dist` object of a DyGNeX run (train_snapshot.h, dgnn_snap_dist_result): seconds per
+/* The `dist` object of a DyGNeX run (snap_train.h, dgnn_snap_dist_result): seconds per
  * epoch, averaged over the epochs run. */
 static void add_dist_json(cJSON *o, const dgnn_snap_dist_result *d, int fitted) {
     cJSON *x = cJSON_AddObjectToObject(o, "dist");

@@ -93,7 +93,7 @@ static void egcn_declare(dgnn_snapmodel *m) {
         snprintf(name, sizeof name, "grcu%d.Q0", l + 1);
         g->iQ0 = dgnn_params_add(&m->p, name, g->R, g->C);
         /* mat_GRU_cell's three gates as one block [W (3R, R); U (3R, R); B (3R, C)]
-         * (nn_graph.h's layout: the kernels want it contiguous) */
+         * (nn.h's layout: the kernels want it contiguous) */
         snprintf(name, sizeof name, "grcu%d.mgru[W;U;B]", l + 1);
         g->iG = dgnn_params_add1(&m->p, name, dgnn_mgru_param_count(g->R, g->C));
         g->iP = -1;
@@ -172,7 +172,7 @@ static int ensure_window(dgnn_snapmodel *m, int64_t T, dgnn_err *err) {
 /* ---- TopK over one-hot rows ---------------------------------------------------------
  * Row i of X is e_{idx[i]}, so its score X_i p / |p| is p[idx[i]] / |p|: the scores are a
  * gather, and nodes of equal category tie exactly (they also have equal rows, so however
- * torch orders the ties the summary is the same). The selection is nn_graph.h's
+ * torch orders the ties the summary is the same). The selection is nn.h's
  * (dgnn_topk_forward on the (N, 1) column of scores with a unit scorer), the summary
  * (V, k) has one non-zero per column: tanh(s_j) in row idx[sel_j]. */
 static double norm2f(const float *p, int64_t n) {

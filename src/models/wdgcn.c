@@ -12,11 +12,11 @@
  * Parameters, in declaration and initialisation order: wdgcn.W1 (V, L), wdgcn.W2 (L, L) in
  * the "X W" layout, U(+-1/sqrt(L)) (utils.reset_param: 1/sqrt of the column count); then
  * wdgcn.lstm.W_ih (4L, L), W_hh (4L, L), b_ih, b_hh (4L), torch's LSTM layout and init
- * (U(+-1/sqrt(L)), nn_graph.h's dgnn_lstm_init). Sizes: layer_2_feats and lstm_l2_feats
+ * (U(+-1/sqrt(L)), nn.h's dgnn_lstm_init). Sizes: layer_2_feats and lstm_l2_feats
  * "same as l1" in the reference configs, so every width is L.
  *
  * RReLU draws its training slopes from the forward's rng, one draw per call, layer 1 then
- * layer 2 at each snapshot. The LSTM step is written out here (nn_graph.h's formulas) rather
+ * layer 2 at each snapshot. The LSTM step is written out here (nn.h's formulas) rather
  * than called, so that its products run as nn.h's dgnn_gemm_fixed blocks: the bits do not
  * depend on the thread count.
  *
@@ -205,7 +205,7 @@ static void wd_group(dgnn_snapmodel *m, int begin) {
     s->grouped = begin;
 }
 
-/* One LSTM step over the N nodes, as nn_graph.h's dgnn_lstm_forward (same formulas, same
+/* One LSTM step over the N nodes, as nn.h's dgnn_lstm_forward (same formulas, same
  * saved layout: activated gates (N, 4L) then tanh(c') (N, L)) with the two projections
  * as fixed-block products. */
 static void lstm_step_forward(dgnn_snapmodel *m, float *hout, float *cout, float *saved, const float *x,
@@ -272,7 +272,7 @@ static int wd_forward(dgnn_snapmodel *m, float *H, dgnn_rng *rng, dgnn_err *err)
     return DGNN_OK;
 }
 
-/* The LSTM step's backward (the formulas of nn_graph.h's dgnn_lstm_backward): dx (N, L)
+/* The LSTM step's backward (the formulas of nn.h's dgnn_lstm_backward): dx (N, L)
  * and dh (N, L) overwritten, dc (N, L) overwritten with dL/dc_{t-1}; weights +=. */
 static void lstm_step_backward(dgnn_snapmodel *m, float *dx, float *dh, float *dc, const float *dhout,
                                const float *dcout, const float *saved, const float *x, const float *h, const float *c) {

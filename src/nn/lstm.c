@@ -6,7 +6,6 @@
  * W_ih (4H, Din), W_hh (4H, H), b_ih, b_hh (4H): exactly torch's weight_ih, weight_hh,
  * bias_ih, bias_hh, so parameters compare with torch directly. */
 #include "dgnn/nn.h"
-#include "dgnn/nn_graph.h"
 
 #include <math.h>
 #include <string.h>

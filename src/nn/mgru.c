@@ -10,7 +10,6 @@
  * The forward computes the pre-activations directly in the caller's `saved` buffer and
  * applies the activations in place, so it needs no scratch of its own. */
 #include "dgnn/nn.h"
-#include "dgnn/nn_graph.h"
 
 #include <math.h>
 #include <stdlib.h>

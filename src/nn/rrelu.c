@@ -9,7 +9,7 @@
  * Random draws: one u64 from the caller's generator gives a key; element i's slope comes
  * from a hash of (key, i), so the result is the same for any thread count and the
  * caller's generator advances by exactly one step per call. */
-#include "dgnn/nn_graph.h"
+#include "dgnn/nn.h"
 
 void dgnn_rrelu_forward(float *y, float *slope, const float *x, int64_t n, float lower, float upper, int training,
                         dgnn_rng *rng) {

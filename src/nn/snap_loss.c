@@ -5,7 +5,7 @@
  *
  * Both reductions sum fixed blocks of samples in parallel and then the block sums in
  * order, in double: the loss is the same for every thread count. */
-#include "dgnn/nn_graph.h"
+#include "dgnn/nn.h"
 
 #include <math.h>
 #include <stdlib.h>

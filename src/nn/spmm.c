@@ -9,7 +9,7 @@
  * product), while a row-parallel pass over A^T writes each dX row from one thread. A
  * snapshot's transpose is built once and reused by every epoch; a symmetric A_hat (the
  * EvolveGCN setting) is its own transpose and needs no copy at all. */
-#include "dgnn/nn_graph.h"
+#include "dgnn/spmm.h"
 #include "dgnn/nn.h"
 
 #include <math.h>

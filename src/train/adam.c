@@ -1,5 +1,5 @@
-/* adam.c: Adam (torch.optim.Adam semantics) and gradient clipping. See optim.h. */
-#include "dgnn/optim.h"
+/* adam.c: Adam (torch.optim.Adam semantics) and gradient clipping. See adam.h. */
+#include "dgnn/adam.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,9 +1,9 @@
 /* dygnex_cost.c: what a DyGNeX schedule is made from, for the commands that schedule,
- * simulate or train with --dist dygnex (train_snapshot.h): the training windows of a
+ * simulate or train with --dist dygnex (snap_train.h): the training windows of a
  * dataset cut and split exactly as the trainer does, and the cost model of a snapshot
  * model, fitted on the trainer's profile (the windows it measured take its sizes) or the
  * default FLOP law. */
-#include "dgnn/train_snapshot.h"
+#include "dgnn/snap_train.h"
 
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
-/* dygnex_epoch.c: DyGNeX's distributed snapshot training (train_snapshot.h,
+/* dygnex_epoch.c: DyGNeX's distributed snapshot training (snap_train.h,
  * docs/dygnex.md "Distributed training"), first the pieces that do not touch the
  * trainer's state: the schedule every process trains (computed once on rank 0 and
  * broadcast, because the ILP runs under a wall-clock limit and two ranks could stop it at

@@ -16,7 +16,7 @@
 #include "dgnn/params.h"
 #include "event_ckpt.h"
 
-/* The run record: the settings that change what the saved state means (train_event.h's
+/* The run record: the settings that change what the saved state means (event_train.h's
  * dgnn_dist_cfg), and the flags that set them, for messages. */
 static void event_run_record(const event_run *r, dgnn_ckpt_run *rec) {
     const dgnn_dist_cfg *d = &r->cfg->dist;

@@ -10,7 +10,7 @@
 /* event_single.c: one process, the TGN code's loop over r->train. */
 int event_single_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err);
 
-/* event_strict.c: the strict baseline (train_event.h), one slice of each global batch per rank. */
+/* event_strict.c: the strict baseline (event_train.h), one slice of each global batch per rank. */
 int event_strict_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err);
 
 /* depbloom.c: DepBloom (docs/depbloom.md). setup makes the plan (r->plan: windows,

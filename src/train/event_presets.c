@@ -1,11 +1,11 @@
-/* event_presets.c: the event trainer's settings (train_event.h): the TGN code's defaults,
+/* event_presets.c: the event trainer's settings (event_train.h): the TGN code's defaults,
  * the named presets (--preset), the checks that need no data, and the built-in synthetic
  * stream it trains on when no dataset is given. */
 #include <math.h>
 #include <string.h>
 
 #include "dgnn/gen.h"
-#include "dgnn/train_event.h"
+#include "dgnn/event_train.h"
 
 dgnn_event_train_cfg dgnn_event_train_cfg_default(void) {
     dgnn_event_train_cfg c;

@@ -8,7 +8,7 @@
 
 #include "dgnn/comm.h"
 #include "dgnn/negative.h"
-#include "dgnn/optim.h"
+#include "dgnn/adam.h"
 #include "dgnn/params.h"
 #include "event_run.h"
 

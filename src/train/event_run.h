@@ -14,8 +14,8 @@
 #define DGNN_EVENT_RUN_H
 
 #include "dgnn/negative.h"
-#include "dgnn/optim.h"
-#include "dgnn/train_event.h"
+#include "dgnn/adam.h"
+#include "dgnn/event_train.h"
 
 /* Everything one run holds. */
 typedef struct event_run {

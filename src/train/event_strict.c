@@ -1,7 +1,7 @@
 /* event_strict.c: the strict baseline's training epoch (one MPI rank = one worker;
  * comm.h does all the talking).
  *
- * strict (the baseline, train_event.h): global batch b holds events [b G, b G + G_b) of
+ * strict (the baseline, event_train.h): global batch b holds events [b G, b G + G_b) of
  * the training stream, G = P x batch; rank p trains the p-th of P consecutive slices.
  * Every rank holds the whole node state. A step is:
  *   forward + backward of the slice (reading the replicated state, which every rank

@@ -1,4 +1,4 @@
-/* event_train.c: the driver of the event trainer (train_event.h): set-up, the epochs
+/* event_train.c: the driver of the event trainer (event_train.h): set-up, the epochs
  * loop (training by the epoch of the run's mode, event_epoch.h; validation; early
  * stopping; a checkpoint after every epoch, event_ckpt.h), the test and the report. The
  * files below it are listed in event_run.h.
@@ -6,7 +6,7 @@
  * Randomness: dropout (and the uniform sampler) draw from one rng whose state is
  * checkpointed; negatives are drawn from streams keyed by (seed, epoch, batch), so
  * they are reproduced without any state. One seed, one result. */
-#include "dgnn/train_event.h"
+#include "dgnn/event_train.h"
 
 #include <math.h>
 #include <omp.h>

@@ -8,7 +8,7 @@
  * millions of scores costs milliseconds. Tied scores share a key and so form one
  * threshold group, as in sklearn. */
 #include "dgnn/metrics.h"
-#include "dgnn/nn_graph.h"
+#include "dgnn/nn.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -315,7 +315,7 @@ dgnn_prf dgnn_metric_prf(const int32_t *pred, const int32_t *truth, int64_t n, i
     return r;
 }
 
-/* The loss kernel's blocked, thread-count-independent sum (nn_graph.h); a metric of no
+/* The loss kernel's blocked, thread-count-independent sum (nn.h); a metric of no
  * pairs is undefined rather than 0. */
 double dgnn_metric_mse(const float *pred, const float *target, int64_t n) {
     return n > 0 ? dgnn_mse_forward(pred, target, n) : NAN;

@@ -1,8 +1,8 @@
 /* snap_bench.c: what `dgnn bench train` measures besides the trainer's own figures
- * (train_snapshot.h): the --synthetic sequence of growing snapshots it can train on, and
+ * (snap_train.h): the --synthetic sequence of growing snapshots it can train on, and
  * the SpMM bandwidth of the largest input snapshot beside the STREAM triad, both measured
  * in the same run so that their ratio means something on the machine. */
-#include "dgnn/train_snapshot.h"
+#include "dgnn/snap_train.h"
 
 #include <string.h>
 

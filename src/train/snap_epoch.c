@@ -1,5 +1,5 @@
 /* snap_epoch.c: one single-process training epoch of the snapshot trainer
- * (train_snapshot.h): the training samples in order, an Adam step every windows_per_step
+ * (snap_train.h): the training samples in order, an Adam step every windows_per_step
  * samples that trained (the step counter runs across epochs, as the reference's
  * steps_accum_gradients), the epoch's loss, counts and profile row. DyGNeX's distributed
  * epoch (dygnex_epoch.c) is the same loop, round by round and rank by rank. */

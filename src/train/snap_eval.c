@@ -1,4 +1,4 @@
-/* snap_eval.c: the snapshot trainer's validation and test (train_snapshot.h): the model's
+/* snap_eval.c: the snapshot trainer's validation and test (snap_train.h): the model's
  * predictions and the tasks' "repeat the last snapshot" baselines over a range of
  * samples. link: every ordered node pair of the predicted snapshot scored by the split
  * classifier, MAP and MRR as the reference logger; edge: argmax of every label edge,
@@ -63,7 +63,7 @@ static void pmap_add_snapshot(pair_map *m, const snap_run *r, int64_t k) {
 }
 
 
-/* The task's metrics over samples [b, e) (see train_snapshot.h); baseline = 1: the
+/* The task's metrics over samples [b, e) (see snap_train.h); baseline = 1: the
  * task's "repeat the last snapshot" predictions instead of the model's. */
 int snap_evaluate(snap_run *r, int64_t b, int64_t e, snap_eval_metrics *out, snap_totals *tot, const char *what,
                   dgnn_err *err, int baseline) {

@@ -1,8 +1,8 @@
-/* snap_presets.c: the snapshot trainer's configurations (train_snapshot.h): the default,
+/* snap_presets.c: the snapshot trainer's configurations (snap_train.h): the default,
  * the named presets of the reference's yaml files (EvolveGCN's link prediction and edge
  * classification on bitcoin-alpha and UCI) and dgnn's own for node regression, and the
  * checks a configuration needs before any data is read. */
-#include "dgnn/train_snapshot.h"
+#include "dgnn/snap_train.h"
 
 #include <math.h>
 #include <string.h>

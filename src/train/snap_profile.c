@@ -1,4 +1,4 @@
-/* snap_profile.c: the snapshot trainer's per-sample cost profile (train_snapshot.h,
+/* snap_profile.c: the snapshot trainer's per-sample cost profile (snap_train.h,
  * "Profile"): its clock (process CPU seconds with one thread, else wall seconds), the
  * per-epoch rows of measured seconds, the rows' medians with each sample's sizes, and the
  * profile's CSV and statistics, which DyGNeX's cost model is fitted on. */

@@ -1,4 +1,4 @@
-/* snap_run.c: the snapshot trainer's data preparation (train_snapshot.h). Per run: the
+/* snap_run.c: the snapshot trainer's data preparation (snap_train.h). Per run: the
  * snapshots (dgnn_snapshots_cut), the split, and for each snapshot the node input (one-hot
  * degree, or the node task's dense features), the node mask (-H's TopK candidates), the
  * model's input view and the task's labels, all built once; then the model, the node

@@ -12,10 +12,10 @@
 #ifndef DGNN_SNAP_RUN_H
 #define DGNN_SNAP_RUN_H
 
-#include "dgnn/train_snapshot.h"
+#include "dgnn/snap_train.h"
 
 #include "dgnn/node_head.h"
-#include "dgnn/optim.h"
+#include "dgnn/adam.h"
 #include "dgnn/params.h"
 
 /* checked allocation counts (base.h): products that saturate instead of overflowing */

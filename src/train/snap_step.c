@@ -1,4 +1,4 @@
-/* snap_step.c: one step of the snapshot trainer (train_snapshot.h), what both epochs
+/* snap_step.c: one step of the snapshot trainer (snap_train.h), what both epochs
  * (snap_epoch.c, dygnex_epoch.c) and evaluation call: one training sample (its pairs and
  * negatives, the model's forward, the task's loss, the backward), the end of a group of
  * windows, one optimizer step.
@@ -42,7 +42,7 @@ void snap_entries_as_pairs(snap_run *r, const dgnn_snapshot *g) {
 }
 
 /* One training sample idx of epoch e. *pairs = 0 when it has nothing to learn from (an
- * empty label snapshot); *secs = its time (train_snapshot.h, "Profile"): negative
+ * empty label snapshot); *secs = its time (snap_train.h, "Profile"): negative
  * sampling, forward, loss and backward, in process CPU seconds when the run has one
  * thread (what the sample costs on a core of its own, whatever else runs on the machine),
  * else in wall seconds. */

@@ -1,10 +1,10 @@
-/* snap_tasks.c: the task-specific data of the snapshot trainer (train_snapshot.h) that
+/* snap_tasks.c: the task-specific data of the snapshot trainer (snap_train.h) that
  * does not depend on a model: edge-classification labels from the events' ratings
  * (bitcoin_dl.py's majority vote), node-regression inputs and targets from a PyG-Temporal
  * table (the profile's CSV: snap_profile.c). Kept apart from the trainer so that each
  * piece can be tested on hand-made inputs. */
 #include "dgnn/outfile.h"
-#include "dgnn/train_snapshot.h"
+#include "dgnn/snap_train.h"
 
 #include <errno.h>
 #include <math.h>

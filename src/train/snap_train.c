@@ -1,4 +1,4 @@
-/* snap_train.c: the driver of the snapshot trainer (train_snapshot.h): dgnn_snap_train
+/* snap_train.c: the driver of the snapshot trainer (snap_train.h): dgnn_snap_train
  * sets the run up (snap_run.c), resumes it (snap_checkpoint.c), runs the epochs
  * (snap_epoch.c, or DyGNeX's dygnex_epoch.c with cfg.dist), validates between them and
  * stops early (snap_eval.c), checkpoints after each, then tests the best epoch's

@@ -1,4 +1,4 @@
-/* train_snapshot.h: training and evaluating the snapshot-based models (snapmodel.h) on
+/* snap_train.h: training and evaluating the snapshot-based models (snapmodel.h) on
  * three tasks (cfg.task): link prediction and edge classification with EvolveGCN's
  * protocol (IBM/EvolveGCN link_pred_tasker.py, edge_cls_tasker.py, bitcoin_dl.py,
  * splitter.py, trainer.py, Cross_Entropy.py, logger.py), and node regression on
@@ -107,8 +107,8 @@
  * decision is broadcast every epoch. Each group's compute time is measured (wall and
  * process CPU seconds), giving the measured makespan and imbalance beside the predicted
  * ones (res.dist). */
-#ifndef DGNN_TRAIN_SNAPSHOT_H
-#define DGNN_TRAIN_SNAPSHOT_H
+#ifndef DGNN_SNAP_TRAIN_H
+#define DGNN_SNAP_TRAIN_H
 
 #include "dgnn/events.h"
 #include "dgnn/gen.h"

@@ -1,4 +1,4 @@
-/* train_event.h: training and evaluating memory-based TGNNs on an event stream, with
+/* event_train.h: training and evaluating memory-based TGNNs on an event stream, with
  * the TGN code's protocol:
  *  - chronological split (split.h), 10% of the later nodes held out of training;
  *  - every epoch: node state reset, training batches over the training events (Adam,
@@ -13,8 +13,8 @@
  *    negatives.
  * Neighbours come from the training events while training, from all events (strictly
  * before each query time) while evaluating. */
-#ifndef DGNN_TRAIN_EVENT_H
-#define DGNN_TRAIN_EVENT_H
+#ifndef DGNN_EVENT_TRAIN_H
+#define DGNN_EVENT_TRAIN_H
 
 #include "dgnn/events.h"
 #include "dgnn/split.h"

@@ -1,4 +1,4 @@
-/* sched_internal.h: what DyGNeX's scheduler files share (private to src/dist).
+/* sched_internal.h: what DyGNeX's scheduler files share (private to src/cluster).
  *
  * A slot assignment gives each window i a slot slot[i] = r * P + p (round r, rank p).
  * sched_slots.c holds the helpers every scheduler uses on one (the shared cost order, the

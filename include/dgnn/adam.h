@@ -1,4 +1,4 @@
-/* optim.h: Adam as torch.optim.Adam (amsgrad off, maximize off), and gradient
+/* adam.h: Adam as torch.optim.Adam (amsgrad off, maximize off), and gradient
  * clipping by global norm as torch.nn.utils.clip_grad_norm_.
  *
  * One step at step count t (1 after the first step), for every element:
@@ -14,8 +14,8 @@
  *
  * The update runs over a whole slab, OpenMP-parallel; each element is independent, so
  * the result does not depend on the thread count. */
-#ifndef DGNN_OPTIM_H
-#define DGNN_OPTIM_H
+#ifndef DGNN_ADAM_H
+#define DGNN_ADAM_H
 
 #include "dgnn/params.h"
 
