@@ -1,4 +1,4 @@
-/* test_costmodel.c: DyGNeX's cost model (sched.h): the fit recovers a known linear law
+/* test_costmodel.c: DyGNeX's cost model (costmodel.h): the fit recovers a known linear law
  * (exactly without noise, within the noise with it), keeps every coefficient >= 0,
  * survives collinear columns, reports a held-out error; the profile CSV reader on good
  * and bad files; the window sizes computed from hand-made snapshots. */

@@ -1,4 +1,4 @@
-/* costmodel.c: DyGNeX's per-window cost model (sched.h): the window sizes from snapshots,
+/* costmodel.c: DyGNeX's per-window cost model (costmodel.h): the window sizes from snapshots,
  * the trainer's profile CSV, the default FLOP-count law, and the non-negative least
  * squares fit with its held-out error. */
 #include <errno.h>
@@ -155,7 +155,7 @@ dgnn_costmodel dgnn_costmodel_default(int kind, int64_t W, int64_t hidden, int64
     /* flops: 2 per multiply-add, backward twice the forward (so x3 for fwd+bwd); per kind
      * (dgnn_snapmodel_kind order): edges_window and edges coefficients, the dense per-node
      * work in units of L (x T when it runs at every snapshot), and whether the GCN weights
-     * evolve (EvolveGCN's matrix GRUs, a constant per window); sched.h lists the terms */
+     * evolve (EvolveGCN's matrix GRUs, a constant per window); costmodel.h lists the terms */
     static const struct {
         double a_w, a_e, node_L;
         int per_snapshot, evolves;
