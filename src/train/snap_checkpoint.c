@@ -1,4 +1,5 @@
-/* snap_checkpoint.c: the snapshot trainer's checkpoint (snap_run.h), in one place.
+/* snap_checkpoint.c: the snapshot trainer's checkpoint (snap_run.h), written and read
+ * through the trainers' shared checkpoint (checkpoint.h: dgnn_ckpt_trainer_save/load).
  * <dir>/checkpoint.dgnnckpt, rewritten atomically after every epoch: parameters, Adam
  * state, the gradient slab (with windows_per_step > 1 a step may straddle epochs), the
  * best parameters, the node head's slabs (node task), the results so far, a fingerprint
@@ -9,7 +10,6 @@
 #include "snap_run.h"
 
 #include <stdio.h>
-#include <string.h>
 
 #include "dgnn/checkpoint.h"
 #include "dgnn/comm.h"
@@ -61,80 +61,88 @@ uint64_t snap_fingerprint(const snap_run *r) {
     return h; /* distributed: the run record holds the rank and round counts (a round is the step) */
 }
 
+typedef struct {
+    snap_run *r;
+    snap_ckpt_meta *meta;
+    dgnn_snap_train_result *res;
+} ckpt_ctx;
+
+/* after "results": the best parameters, and the node head's slabs (node task; not
+ * dgnn_ckpt_add_params, which names its sections "params", ...) */
+static int late_sections(dgnn_ckpt_io *io, void *ctx, dgnn_err *err) {
+    ckpt_ctx *k = ctx;
+    snap_run *r = k->r;
+    const int have_best = k->meta->have_best != 0;
+    const size_t pb = (size_t)r->p->total * sizeof(float), hb = (size_t)r->head.p.total * sizeof(float);
+    int rc = DGNN_OK;
+    if (have_best) rc = dgnn_ckpt_io_section(io, "best.params", r->best_params, pb, err);
+    if (!rc && r->head.p.total) {
+        if (!rc) rc = dgnn_ckpt_io_section(io, "head.params", r->head.p.value, hb, err);
+        if (!rc) rc = dgnn_ckpt_io_section(io, "head.grad", r->head.p.grad, hb, err);
+        if (!rc) rc = dgnn_ckpt_io_section(io, "head.adam.m", r->head.p.m, hb, err);
+        if (!rc) rc = dgnn_ckpt_io_section(io, "head.adam.v", r->head.p.v, hb, err);
+        if (!rc && have_best) rc = dgnn_ckpt_io_section(io, "head.best", r->best_head, hb, err);
+    }
+    return rc;
+}
+
+/* A checkpoint's progress that the loop indexes with: in range, or the file is refused. */
+static int check_meta(void *ctx, const char *path, dgnn_err *err) {
+    const ckpt_ctx *k = ctx;
+    const snap_ckpt_meta *meta = k->meta;
+    const dgnn_snap_train_result *res = k->res;
+    const snap_totals *t = &meta->tot;
+    const int64_t E = (int64_t)(sizeof res->epochs / sizeof res->epochs[0]);
+    if (meta->epochs_done < 0 || meta->epochs_done > E || res->num_epochs != meta->epochs_done ||
+        meta->best_epoch < 0 || meta->best_epoch > meta->epochs_done || meta->bad_rounds < 0 ||
+        (meta->early_stopped != 0 && meta->early_stopped != 1) || (meta->have_best != 0 && meta->have_best != 1) ||
+        meta->tr_step < 0 || t->windows < 0 || t->snapshots < 0 || t->events < 0)
+        return dgnn_err_set(err, DGNN_EFORMAT,
+                            "checkpoint %s: its progress is inconsistent (epochs done %lld, results for %lld, best "
+                            "epoch %lld): delete it or resume from another",
+                            path, (long long)meta->epochs_done, (long long)res->num_epochs,
+                            (long long)meta->best_epoch);
+    return DGNN_OK;
+}
+
+static dgnn_ckpt_trainer trainer_of(ckpt_ctx *k, const dgnn_ckpt_run *rec) {
+    snap_run *r = k->r;
+    dgnn_ckpt_trainer t = {
+        .dir = r->cfg->checkpoint,
+        .run = rec,
+        .meta = k->meta,
+        .meta_bytes = sizeof *k->meta,
+        .params = r->p,
+        .with_grad = 1, /* with windows_per_step > 1 a step may straddle epochs */
+        .results = k->res,
+        .results_bytes = sizeof *k->res,
+        .rules = k_run_rules,
+        .advice = "resume with the same --dist, --scheduler, --sched-ranks and --rounds (any process count plays "
+                  "a schedule), or start without --resume",
+        .settings = "task, model, sizes, snapshots, window, lr, seed or data",
+        .check = check_meta,
+        .late = late_sections,
+        .ctx = k,
+    };
+    return t;
+}
+
 int snap_ckpt_save(snap_run *r, const snap_ckpt_meta *meta, const dgnn_snap_train_result *res, dgnn_err *err) {
-    dgnn_ckpt_writer *w;
-    int rc = dgnn_ckpt_dir_writer_open(&w, r->cfg->checkpoint, err);
-    if (rc) return rc;
-    size_t pb = (size_t)r->p->total * sizeof(float), hb = (size_t)r->head.p.total * sizeof(float);
+    /* saving only reads these: the shared struct serves both directions */
+    ckpt_ctx k = {r, (snap_ckpt_meta *)meta, (dgnn_snap_train_result *)res};
     dgnn_ckpt_run rec;
     snap_run_record(r, &rec);
-    rc = dgnn_ckpt_add_run(w, &rec, err);
-    if (!rc) rc = dgnn_ckpt_writer_add(w, "meta", meta, sizeof *meta, err);
-    if (!rc) rc = dgnn_ckpt_add_params(w, r->p, 1, err);
-    if (!rc) rc = dgnn_ckpt_writer_add(w, "results", res, sizeof *res, err);
-    if (!rc && meta->have_best) rc = dgnn_ckpt_writer_add(w, "best.params", r->best_params, pb, err);
-    if (!rc && r->head.p.total) {
-        /* the head's four slabs (dgnn_ckpt_add_params names its sections "params", ...) */
-        if (!rc) rc = dgnn_ckpt_writer_add(w, "head.params", r->head.p.value, hb, err);
-        if (!rc) rc = dgnn_ckpt_writer_add(w, "head.grad", r->head.p.grad, hb, err);
-        if (!rc) rc = dgnn_ckpt_writer_add(w, "head.adam.m", r->head.p.m, hb, err);
-        if (!rc) rc = dgnn_ckpt_writer_add(w, "head.adam.v", r->head.p.v, hb, err);
-        if (!rc && meta->have_best) rc = dgnn_ckpt_writer_add(w, "head.best", r->best_head, hb, err);
-    }
-    if (rc) {
-        dgnn_ckpt_writer_abort(w);
-        return rc;
-    }
-    return dgnn_ckpt_writer_commit(w, NULL, err);
+    const dgnn_ckpt_trainer t = trainer_of(&k, &rec);
+    return dgnn_ckpt_trainer_save(&t, err);
 }
 
 static int snap_ckpt_load(snap_run *r, snap_ckpt_meta *meta, dgnn_snap_train_result *res, dgnn_err *err) {
-    char path[4096];
-    dgnn_ckpt_dir_path(path, sizeof path, r->cfg->checkpoint);
-    dgnn_ckpt *c;
-    int rc = dgnn_ckpt_open(&c, path, err);
-    if (rc) return rc;
-    size_t pb = (size_t)r->p->total * sizeof(float), hb = (size_t)r->head.p.total * sizeof(float);
-    dgnn_ckpt_run saved, now;
-    char notes[512];
-    snap_run_record(r, &now);
-    rc = dgnn_ckpt_read_run(c, &saved, err);
-    if (!rc)
-        rc = dgnn_ckpt_run_check(&saved, &now, k_run_rules, r->cfg->checkpoint,
-                                 "resume with the same --dist, --scheduler, --sched-ranks and --rounds (any process "
-                                 "count plays a schedule), or start without --resume",
-                                 notes, sizeof notes, err);
-    if (!rc && notes[0]) dgnn_log("resuming %s: %s\n", r->cfg->checkpoint, notes);
-    if (!rc) rc = dgnn_ckpt_read(c, "meta", meta, sizeof *meta, err);
-    if (!rc && meta->fingerprint != snap_fingerprint(r))
-        rc = dgnn_err_set(err, DGNN_EINVAL,
-                          "%s was written by a run with other settings (task, model, sizes, snapshots, window, lr, "
-                          "seed or data); --resume needs the same ones, or start afresh without --resume",
-                          path);
-    if (!rc) rc = dgnn_ckpt_read_params(c, r->p, 1, err);
-    if (!rc) rc = dgnn_ckpt_read(c, "results", res, sizeof *res, err);
-    if (!rc) {
-        const snap_totals *t = &meta->tot;
-        const int64_t E = (int64_t)(sizeof res->epochs / sizeof res->epochs[0]);
-        if (meta->epochs_done < 0 || meta->epochs_done > E || res->num_epochs != meta->epochs_done ||
-            meta->best_epoch < 0 || meta->best_epoch > meta->epochs_done || meta->bad_rounds < 0 ||
-            (meta->early_stopped != 0 && meta->early_stopped != 1) || (meta->have_best != 0 && meta->have_best != 1) ||
-            meta->tr_step < 0 || t->windows < 0 || t->snapshots < 0 || t->events < 0)
-            rc = dgnn_err_set(err, DGNN_EFORMAT,
-                              "checkpoint %s: its progress is inconsistent (epochs done %lld, results for %lld, best "
-                              "epoch %lld): delete it or resume from another",
-                              path, (long long)meta->epochs_done, (long long)res->num_epochs,
-                              (long long)meta->best_epoch);
-    }
-    if (!rc && meta->have_best) rc = dgnn_ckpt_read(c, "best.params", r->best_params, pb, err);
-    if (!rc && r->head.p.total) {
-        if (!rc) rc = dgnn_ckpt_read(c, "head.params", r->head.p.value, hb, err);
-        if (!rc) rc = dgnn_ckpt_read(c, "head.grad", r->head.p.grad, hb, err);
-        if (!rc) rc = dgnn_ckpt_read(c, "head.adam.m", r->head.p.m, hb, err);
-        if (!rc) rc = dgnn_ckpt_read(c, "head.adam.v", r->head.p.v, hb, err);
-        if (!rc && meta->have_best) rc = dgnn_ckpt_read(c, "head.best", r->best_head, hb, err);
-    }
-    dgnn_ckpt_close(c);
+    ckpt_ctx k = {r, meta, res};
+    dgnn_ckpt_run rec;
+    snap_run_record(r, &rec);
+    dgnn_ckpt_trainer t = trainer_of(&k, &rec);
+    t.fingerprint = snap_fingerprint(r);
+    int rc = dgnn_ckpt_trainer_load(&t, err);
     if (rc) return rc;
     r->opt = meta->opt;
     r->hopt = meta->hopt;
