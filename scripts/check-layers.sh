@@ -35,7 +35,6 @@ rank_of_layer() { # layer name -> its rank (0 = lowest), or nothing
     done
     case $1 in
     all) echo 99 ;;
-    cuda) rank_of_layer nn ;; # src/cuda: the GPU ops, beside the CPU ones (issue 14 moves them to src/nn/cuda)
     esac
     return 0
 }
@@ -69,8 +68,9 @@ check_includes() { # file rank label
         esac
     done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
 }
-for dir in "$root"/src/*/; do
-    layer=$(basename "$dir")
+for dir in "$root"/src/*/ "$root"/src/*/*/; do
+    [ -d "$dir" ] || continue
+    layer=${dir#"$root"/src/}; layer=${layer%%/*} # src/nn/cuda/ is in nn
     rank=$(rank_of_layer "$layer")
     if [ -z "$rank" ]; then breach "src/$layer/ is not placed in a layer (scripts/check-layers.sh)"; continue; fi
     for f in "$dir"*.c "$dir"*.h "$dir"*.cu "$dir"*.cuh; do

@@ -2,7 +2,8 @@
 # test.sh: the whole test suite, from a fresh machine: installs what is missing, runs
 # every test under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/, without
 # MPI, whose runtime the sanitizers flag: the mpirun tests cli_mpi, cli_dist, cli_dist_snap
-# run in the second pass only), then builds the Release tree (build/) and runs
+# run in the second pass only), then, where nvcc is, builds the CUDA path (build-cuda/) and
+# runs tests/cuda (which skip without a GPU), then builds the Release tree (build/) and runs
 # the full suite there, multi-rank tests included. Ends with ctest's summary.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -10,6 +11,20 @@ jobs=$(nproc)
 echo "== sanitizer build (ASan + UBSan) =="
 "$root/scripts/build.sh" build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDGNN_SANITIZE=ON -DDGNN_MPI=OFF
 (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j"$jobs" -E '^cli_(mpi|dist|dist_snap)$')
+nvcc=$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; } || true)
+if [ -n "$nvcc" ]; then
+  # the GPU path must build wherever nvcc is (issue 14); its tests skip without a GPU
+  echo "== CUDA build ($nvcc) =="
+  "$root/scripts/install-deps.sh"
+  log="$root/build-cuda/build.log"; mkdir -p "$root/build-cuda"
+  if ! { cmake -S "$root" -B "$root/build-cuda" -DCMAKE_BUILD_TYPE=Release -DDGNN_CUDA=ON -DDGNN_MPI=OFF \
+           -DCMAKE_CUDA_COMPILER="$nvcc" && cmake --build "$root/build-cuda" -j"$jobs" --target test_cuda; } > "$log" 2>&1; then
+    grep -E -A3 "error|Error" "$log" | head -80; exit 1
+  fi
+  (cd "$root/build-cuda" && ctest --output-on-failure -R '^test_cuda$')
+else
+  echo "== CUDA build: skipped (no nvcc) =="
+fi
 echo "== release build =="
 "$root/scripts/build.sh" build
 cd "$root/build" && ctest --output-on-failure -j"$jobs"

@@ -26,7 +26,8 @@ enum {
     DGNN_EINVAL = -4,    /* bad argument or option value */
     DGNN_EVERSION = -5,  /* binary file of an unsupported version */
     DGNN_ECHECKSUM = -6, /* binary file corrupted */
-    DGNN_EUNSUPPORTED = -7
+    DGNN_EUNSUPPORTED = -7,
+    DGNN_EDEVICE = -8 /* the GPU failed (a CUDA or cuBLAS error), or none is there */
 };
 
 /* Human-readable name of a status code ("format error", ...). */

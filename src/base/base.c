@@ -17,6 +17,7 @@ const char *dgnn_status_str(int code) {
     case DGNN_EVERSION: return "unsupported version";
     case DGNN_ECHECKSUM: return "checksum mismatch";
     case DGNN_EUNSUPPORTED: return "unsupported";
+    case DGNN_EDEVICE: return "GPU error";
     default: return "unknown error";
     }
 }

@@ -1,0 +1,104 @@
+// context.cu: the CUDA backend's device context, buffers and copies (include/dgnn/cuda.h).
+// Errors become a status and a message in the caller's dgnn_err (base.h), written here
+// directly so that this library does not link back into dgnn_core.
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include "cuda_internal.h"
+
+int dgnn_cuda_fail(dgnn_err *err, int code, const char *fmt, ...) {
+    if (err) {
+        err->code = code;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+int dgnn_cuda_check(cudaError_t e, const char *call, dgnn_err *err) {
+    if (e == cudaSuccess) return DGNN_OK;
+    const int code = e == cudaErrorMemoryAllocation ? DGNN_ENOMEM : DGNN_EDEVICE;
+    return dgnn_cuda_fail(err, code, "CUDA: %s: %s (%s)", call, cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
+extern "C" int dgnn_cuda_init(dgnn_cuda **out, int device, dgnn_err *err) {
+    *out = nullptr;
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) n = 0;
+    if (device < 0 || device >= n)
+        return dgnn_cuda_fail(err, DGNN_EDEVICE,
+                              "--device cuda:%d: this machine has %d CUDA device%s (or no driver); use --device cpu",
+                              device, n, n == 1 ? "" : "s");
+    dgnn_cuda *c = (dgnn_cuda *)calloc(1, sizeof *c);
+    if (!c) return dgnn_cuda_fail(err, DGNN_ENOMEM, "out of memory: the CUDA context");
+    c->device = device;
+    int rc = dgnn_cuda_check(cudaSetDevice(device), "cudaSetDevice", err);
+    if (!rc) rc = dgnn_cuda_check(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), "cudaStreamCreate", err);
+    if (!rc && cublasCreate(&c->blas) != CUBLAS_STATUS_SUCCESS)
+        rc = dgnn_cuda_fail(err, DGNN_EDEVICE, "cuBLAS: cublasCreate failed on device %d", device);
+    if (!rc && (cublasSetStream(c->blas, c->stream) != CUBLAS_STATUS_SUCCESS ||
+                cublasSetMathMode(c->blas, CUBLAS_DEFAULT_MATH) != CUBLAS_STATUS_SUCCESS))
+        rc = dgnn_cuda_fail(err, DGNN_EDEVICE, "cuBLAS: setting the stream or FP32 math mode failed");
+    if (rc) {
+        dgnn_cuda_free(c);
+        return rc;
+    }
+    *out = c;
+    return DGNN_OK;
+}
+
+extern "C" void dgnn_cuda_free(dgnn_cuda *c) {
+    if (!c) return;
+    if (c->blas) cublasDestroy(c->blas);
+    if (c->stream) cudaStreamDestroy(c->stream);
+    free(c);
+}
+
+extern "C" int dgnn_cuda_mem_info(dgnn_cuda *c, size_t *used, size_t *total, dgnn_err *err) {
+    size_t free_b = 0, total_b = 0;
+    int rc = dgnn_cuda_check(cudaSetDevice(c->device), "cudaSetDevice", err);
+    if (!rc) rc = dgnn_cuda_check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo", err);
+    if (rc) return rc;
+    *used = total_b - free_b, *total = total_b;
+    return DGNN_OK;
+}
+
+extern "C" int dgnn_cuda_alloc(dgnn_cuda *c, void **dptr, size_t bytes, const char *what, dgnn_err *err) {
+    (void)c;
+    *dptr = nullptr;
+    if (bytes == 0) return DGNN_OK;
+    cudaError_t e = cudaMalloc(dptr, bytes);
+    if (e == cudaErrorMemoryAllocation) {
+        cudaGetLastError(); /* clear it: the context stays usable */
+        return dgnn_cuda_fail(err, DGNN_ENOMEM, "out of GPU memory: %.1f MiB for %s", (double)bytes / 1048576.0,
+                              what);
+    }
+    return dgnn_cuda_check(e, "cudaMalloc", err);
+}
+
+extern "C" void dgnn_cuda_release(dgnn_cuda *c, void *dptr) {
+    (void)c;
+    if (dptr) cudaFree(dptr);
+}
+
+extern "C" int dgnn_cuda_upload(dgnn_cuda *c, void *dst, const void *src, size_t bytes, dgnn_err *err) {
+    if (bytes == 0) return DGNN_OK;
+    return dgnn_cuda_check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, c->stream), "cudaMemcpyAsync (to the device)",
+                           err);
+}
+
+extern "C" int dgnn_cuda_download(dgnn_cuda *c, void *dst, const void *dsrc, size_t bytes, dgnn_err *err) {
+    if (bytes == 0) return DGNN_OK;
+    return dgnn_cuda_check(cudaMemcpyAsync(dst, dsrc, bytes, cudaMemcpyDeviceToHost, c->stream),
+                           "cudaMemcpyAsync (from the device)", err);
+}
+
+extern "C" int dgnn_cuda_sync(dgnn_cuda *c, dgnn_err *err) {
+    return dgnn_cuda_check(cudaStreamSynchronize(c->stream), "cudaStreamSynchronize", err);
+}
