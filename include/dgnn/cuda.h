@@ -4,9 +4,10 @@
  * buffers and copies, and the dense product that mirrors nn.h's dgnn_gemm. Each GPU op is
  * tested against its CPU reference in tests/cuda/ (which skip without a GPU).
  *
- * NOT YET VERIFIED ON HARDWARE beyond the saxpy seed: the context, buffers and
- * dgnn_cuda_gemm compile here and in CI, and tests/cuda/test_cuda.c checks them against
- * dgnn_gemm when a GPU is present (docs/results.md says when that last ran).
+ * NOT YET VERIFIED ON HARDWARE beyond the saxpy seed: the context, buffers, dgnn_cuda_gemm
+ * and the ops below compile here and in CI, and tests/cuda/test_cuda.c checks each against
+ * its CPU op when a GPU is present (docs/results.md says when that last ran). No model
+ * runs on the GPU yet.
  *
  * Errors follow base.h: a status (0, or DGNN_EDEVICE / DGNN_ENOMEM / DGNN_EINVAL) and a
  * message naming the CUDA or cuBLAS error and the call. Pointers called `d*` are device
@@ -56,6 +57,29 @@ int dgnn_cuda_sync(dgnn_cuda *c, dgnn_err *err);
  * One cublasSgemm on the context's stream (asynchronous). */
 int dgnn_cuda_gemm(dgnn_cuda *c, int transA, int transB, int64_t M, int64_t N, int64_t K, const float *dA,
                    int64_t lda, const float *dB, int64_t ldb, float beta, float *dC, int64_t ldc, dgnn_err *err);
+
+/* ---- ops, each the GPU twin of an nn.h op (same arguments and meaning, device arrays;
+ * gradients +=; any gradient may be NULL where the CPU op allows it). The sums run in
+ * other orders than the CPU's, so results agree within float rounding, not to the bit. ---- */
+/* linear.cu: dgnn_linear_forward / _backward. */
+int dgnn_cuda_linear_forward(dgnn_cuda *c, float *dout, const float *dinp, const float *dW, const float *db,
+                             int64_t B, int64_t Din, int64_t Dout, dgnn_err *err);
+int dgnn_cuda_linear_backward(dgnn_cuda *c, float *ddinp, float *ddW, float *ddb, const float *ddout,
+                              const float *dinp, const float *dW, int64_t B, int64_t Din, int64_t Dout,
+                              dgnn_err *err);
+/* gru.cu: dgnn_gru_forward / _backward, the same `saved` (B, 6H) and `scratch` (B, 6H). */
+int dgnn_cuda_gru_forward(dgnn_cuda *c, float *dhout, float *dsaved, const float *dx, const float *dh,
+                          const float *dW_ih, const float *dW_hh, const float *db_ih, const float *db_hh, int64_t B,
+                          int64_t Din, int64_t H, dgnn_err *err);
+int dgnn_cuda_gru_backward(dgnn_cuda *c, float *ddx, float *ddh, float *ddW_ih, float *ddW_hh, float *ddb_ih,
+                           float *ddb_hh, float *dscratch, const float *ddhout, const float *dsaved, const float *dx,
+                           const float *dh, const float *dW_ih, const float *dW_hh, int64_t B, int64_t Din,
+                           int64_t H, dgnn_err *err);
+/* timeenc.cu: dgnn_timeenc_forward / _backward. */
+int dgnn_cuda_timeenc_forward(dgnn_cuda *c, float *dout, const float *ddt, const float *dw, const float *db, int64_t N,
+                              int64_t d, dgnn_err *err);
+int dgnn_cuda_timeenc_backward(dgnn_cuda *c, float *ddw, float *ddb, const float *ddout, const float *ddt,
+                               const float *dw, const float *db, int64_t N, int64_t d, dgnn_err *err);
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,9 @@
  * is refused with a message (DGNN_EDEVICE), then skips (77). With one: the device saxpy
  * against the CPU, buffers and copies, and dgnn_cuda_gemm against nn.h's dgnn_gemm (the CPU
  * reference) for every transpose pair on awkward shapes: one row, sizes that are not
- * multiples of 32, K = 0, leading dimensions wider than the rows, beta 0 and 1. */
+ * multiples of 32, K = 0, leading dimensions wider than the rows, beta 0 and 1; the GPU's
+ * linear layer, GRU cell and time encoding, forward and backward (gradients +=), against
+ * the CPU's on awkward and real sizes. */
 #include "check.h"
 #include "dgnn/cuda.h"
 #include "dgnn/nn.h"
@@ -90,6 +92,133 @@ static void test_gemm(dgnn_cuda *c) {
             }
 }
 
+/* ---- ops against their CPU reference ---- */
+static float *rnd(int64_t n, float lo, float hi, dgnn_rng *r) {
+    float *x = malloc((size_t)(n + 1) * sizeof(float));
+    dgnn_init_uniform(x, n, lo, hi, r);
+    return x;
+}
+/* a device copy of host x (n floats) */
+static float *up(dgnn_cuda *c, const float *x, int64_t n) {
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    float *d = NULL;
+    int rc = dgnn_cuda_alloc(c, (void **)&d, (size_t)n * sizeof(float), "a test array", &err);
+    if (!rc) rc = dgnn_cuda_upload(c, d, x, (size_t)n * sizeof(float), &err);
+    CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
+    return d;
+}
+/* device d (n floats) against host ref, within tol (1 + |ref|); frees d */
+static void same(dgnn_cuda *c, const char *what, float *d, const float *ref, int64_t n, double tol) {
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    float *h = malloc((size_t)(n + 1) * sizeof(float));
+    int rc = dgnn_cuda_download(c, h, d, (size_t)n * sizeof(float), &err);
+    if (!rc) rc = dgnn_cuda_sync(c, &err);
+    CHECK_MSG(rc == DGNN_OK, "%s: %s", what, err.msg);
+    int64_t bad = 0, first = -1;
+    for (int64_t i = 0; i < n && !rc; i++)
+        if (!(fabs((double)h[i] - ref[i]) <= tol * (1.0 + fabs((double)ref[i])))) bad++, first = first < 0 ? i : first;
+    CHECK_MSG(bad == 0, "%s: %lld of %lld off (first %lld: %g vs %g)", what, (long long)bad, (long long)n,
+              (long long)first, first >= 0 ? h[first] : 0.0, first >= 0 ? ref[first] : 0.0);
+    free(h);
+    dgnn_cuda_release(c, d);
+}
+
+static void test_linear(dgnn_cuda *c, int64_t B, int64_t Din, int64_t Dout, uint64_t seed) {
+    dgnn_rng r;
+    dgnn_rng_seed(&r, seed);
+    float *x = rnd(B * Din, -1, 1, &r), *W = rnd(Dout * Din, -1, 1, &r), *b = rnd(Dout, -1, 1, &r);
+    float *g = rnd(B * Dout, -1, 1, &r), *dx = rnd(B * Din, -1, 1, &r), *dW = rnd(Dout * Din, -1, 1, &r);
+    float *db = rnd(Dout, -1, 1, &r), *out = rnd(B * Dout, -1, 1, &r);
+    float *d_x = up(c, x, B * Din), *d_W = up(c, W, Dout * Din), *d_b = up(c, b, Dout), *d_g = up(c, g, B * Dout);
+    float *d_dx = up(c, dx, B * Din), *d_dW = up(c, dW, Dout * Din), *d_db = up(c, db, Dout), *d_out = up(c, out, B * Dout);
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    CHECK_MSG(dgnn_cuda_linear_forward(c, d_out, d_x, d_W, d_b, B, Din, Dout, &err) == DGNN_OK, "%s", err.msg);
+    CHECK_MSG(dgnn_cuda_linear_backward(c, d_dx, d_dW, d_db, d_g, d_x, d_W, B, Din, Dout, &err) == DGNN_OK, "%s",
+              err.msg);
+    dgnn_linear_forward(out, x, W, b, B, Din, Dout);
+    dgnn_linear_backward(dx, dW, db, g, x, W, B, Din, Dout);
+    const double tol = 1e-6 * (double)(Din + B + Dout);
+    same(c, "linear out", d_out, out, B * Dout, tol);
+    same(c, "linear dx", d_dx, dx, B * Din, tol);
+    same(c, "linear dW", d_dW, dW, Dout * Din, tol);
+    same(c, "linear db", d_db, db, Dout, tol);
+    dgnn_cuda_release(c, d_x), dgnn_cuda_release(c, d_W), dgnn_cuda_release(c, d_b), dgnn_cuda_release(c, d_g);
+    free(x), free(W), free(b), free(g), free(dx), free(dW), free(db), free(out);
+}
+
+static void test_gru(dgnn_cuda *c, int64_t B, int64_t Din, int64_t H, uint64_t seed) {
+    dgnn_rng r;
+    dgnn_rng_seed(&r, seed);
+    const int64_t G = 3 * H;
+    float *x = rnd(B * Din, -1, 1, &r), *h = rnd(B * H, -1, 1, &r), *Wi = rnd(G * Din, -0.3f, 0.3f, &r);
+    float *Wh = rnd(G * H, -0.3f, 0.3f, &r), *bi = rnd(G, -0.3f, 0.3f, &r), *bh = rnd(G, -0.3f, 0.3f, &r);
+    float *g = rnd(B * H, -1, 1, &r), *dx = rnd(B * Din, -1, 1, &r), *dh = rnd(B * H, -1, 1, &r);
+    float *dWi = rnd(G * Din, -1, 1, &r), *dWh = rnd(G * H, -1, 1, &r), *dbi = rnd(G, -1, 1, &r), *dbh = rnd(G, -1, 1, &r);
+    float *hout = rnd(B * H, 0, 0, &r), *saved = rnd(B * 6 * H, 0, 0, &r), *scratch = rnd(B * 6 * H, 0, 0, &r);
+    float *d_x = up(c, x, B * Din), *d_h = up(c, h, B * H), *d_Wi = up(c, Wi, G * Din), *d_Wh = up(c, Wh, G * H);
+    float *d_bi = up(c, bi, G), *d_bh = up(c, bh, G), *d_g = up(c, g, B * H), *d_dx = up(c, dx, B * Din);
+    float *d_dh = up(c, dh, B * H), *d_dWi = up(c, dWi, G * Din), *d_dWh = up(c, dWh, G * H), *d_dbi = up(c, dbi, G);
+    float *d_dbh = up(c, dbh, G), *d_hout = up(c, hout, B * H), *d_saved = up(c, saved, B * 6 * H);
+    float *d_scratch = up(c, scratch, B * 6 * H);
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    CHECK_MSG(dgnn_cuda_gru_forward(c, d_hout, d_saved, d_x, d_h, d_Wi, d_Wh, d_bi, d_bh, B, Din, H, &err) == DGNN_OK,
+              "%s", err.msg);
+    CHECK_MSG(dgnn_cuda_gru_backward(c, d_dx, d_dh, d_dWi, d_dWh, d_dbi, d_dbh, d_scratch, d_g, d_saved, d_x, d_h, d_Wi,
+                                     d_Wh, B, Din, H, &err) == DGNN_OK,
+              "%s", err.msg);
+    dgnn_gru_forward(hout, saved, x, h, Wi, Wh, bi, bh, B, Din, H);
+    dgnn_gru_backward(dx, dh, dWi, dWh, dbi, dbh, scratch, g, saved, x, h, Wi, Wh, B, Din, H);
+    const double tol = 1e-6 * (double)(Din + B + H);
+    same(c, "gru hout", d_hout, hout, B * H, tol);
+    same(c, "gru saved", d_saved, saved, B * 6 * H, tol);
+    same(c, "gru dx", d_dx, dx, B * Din, tol);
+    same(c, "gru dh", d_dh, dh, B * H, tol);
+    same(c, "gru dW_ih", d_dWi, dWi, G * Din, tol);
+    same(c, "gru dW_hh", d_dWh, dWh, G * H, tol);
+    same(c, "gru db_ih", d_dbi, dbi, G, tol);
+    same(c, "gru db_hh", d_dbh, dbh, G, tol);
+    float *keep[] = {d_x, d_h, d_Wi, d_Wh, d_bi, d_bh, d_g, d_scratch};
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) dgnn_cuda_release(c, keep[i]);
+    float *hk[] = {x, h, Wi, Wh, bi, bh, g, dx, dh, dWi, dWh, dbi, dbh, hout, saved, scratch};
+    for (size_t i = 0; i < sizeof hk / sizeof hk[0]; i++) free(hk[i]);
+}
+
+static void test_timeenc(dgnn_cuda *c, int64_t N, int64_t d, uint64_t seed) {
+    dgnn_rng r;
+    dgnn_rng_seed(&r, seed);
+    float *dt = rnd(N, 0, 1e7f, &r), *w = malloc((size_t)(d + 1) * sizeof(float)), *b = rnd(d, -1, 1, &r);
+    dgnn_timeenc_init(w, NULL, d);
+    float *g = rnd(N * d, -1, 1, &r), *dw = rnd(d, -1, 1, &r), *db = rnd(d, -1, 1, &r), *out = rnd(N * d, 0, 0, &r);
+    float *d_dt = up(c, dt, N), *d_w = up(c, w, d), *d_b = up(c, b, d), *d_g = up(c, g, N * d), *d_dw = up(c, dw, d);
+    float *d_db = up(c, db, d), *d_out = up(c, out, N * d);
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    CHECK_MSG(dgnn_cuda_timeenc_forward(c, d_out, d_dt, d_w, d_b, N, d, &err) == DGNN_OK, "%s", err.msg);
+    CHECK_MSG(dgnn_cuda_timeenc_backward(c, d_dw, d_db, d_g, d_dt, d_w, d_b, N, d, &err) == DGNN_OK, "%s", err.msg);
+    dgnn_timeenc_forward(out, dt, w, b, N, d);
+    /* dw sums N terms of dout sin(.) dt, dt up to 1e7: large sums, compared relatively */
+    dgnn_timeenc_backward(dw, db, g, dt, w, b, N, d);
+    same(c, "timeenc out", d_out, out, N * d, 1e-5);
+    same(c, "timeenc dw", d_dw, dw, d, 1e-5);
+    same(c, "timeenc db", d_db, db, d, 1e-5);
+    dgnn_cuda_release(c, d_dt), dgnn_cuda_release(c, d_w), dgnn_cuda_release(c, d_b), dgnn_cuda_release(c, d_g);
+    free(dt), free(w), free(b), free(g), free(dw), free(db), free(out);
+}
+
+static void test_ops(dgnn_cuda *c) {
+    test_linear(c, 1, 7, 3, 11);
+    test_linear(c, 33, 65, 17, 12);
+    test_linear(c, 200, 172, 100, 13);
+    test_gru(c, 1, 5, 3, 21);
+    test_gru(c, 37, 272, 100, 22);
+    test_timeenc(c, 1, 1, 31);
+    test_timeenc(c, 1000, 100, 32);
+}
+
 int main(void) {
     int n = dgnn_cuda_device_count();
     test_refusal(n);
@@ -110,6 +239,7 @@ int main(void) {
         size_t used = 0, total = 0;
         CHECK(dgnn_cuda_mem_info(c, &used, &total, &err) == DGNN_OK && total > 0);
         test_gemm(c);
+        test_ops(c);
         dgnn_cuda_free(c);
     }
     return check_done();
