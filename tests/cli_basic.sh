@@ -61,6 +61,12 @@ expect_rc 0 "$dgnn" info "$tmp/bom.txt"; has "2 events / 3 nodes"
 expect_rc 0 "$dgnn" info --columns dst,src,ts "$tmp/bom.txt"; has "2 events / 3 nodes"; has "time span     3 .. 4.5"
 expect_rc 1 "$dgnn" info --bipartite "$tmp/bom.txt"; has "declared bipartite"
 
+# dgnn bench train: the training time by op family, the shares adding up to the whole
+expect_rc 0 "$dgnn" bench train --model tgn --max-batches 8 --threads 1 --quiet
+has "training time by op family"; has "dense products"; has "attention"; has "memory commit"; has "other"
+share_sum=$(sed -n '/training time by op family/,$p' "$tmp/out" | awk '/ s +[0-9.]+%$/ { s += $(NF) + 0 } END { print s }')
+if awk -v s="$share_sum" 'BEGIN { exit !(s >= 99 && s <= 101) }'; then ok; else bad "op shares add up to $share_sum%"; fi
+
 # the shared datasets: exact counts
 if [ -n "$data" ] && [ -d "$data" ]; then
   expect_rc 0 "$dgnn" info "$data/wikipedia/wikipedia.csv"; has "wikipedia.csv: 157,474 events / 9,227 nodes"; has "bipartite     yes"

@@ -39,6 +39,7 @@
 /* base */
 #include "dgnn/base.h"
 #include "dgnn/outfile.h"
+#include "dgnn/prof.h"
 /* nn: kernels */
 #include "dgnn/nn.h"
 #include "dgnn/spmm.h"

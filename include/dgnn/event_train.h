@@ -17,6 +17,7 @@
 #define DGNN_EVENT_TRAIN_H
 
 #include "dgnn/events.h"
+#include "dgnn/prof.h"
 #include "dgnn/split.h"
 #include "dgnn/tgnn.h"
 
@@ -94,6 +95,9 @@ typedef struct {
     int64_t threads;        /* 0: leave OpenMP's default */
     int64_t max_train_batches; /* > 0: stop each epoch after this many (quick runs, benches) */
     int skip_eval;          /* 1: no validation or test (benchmarks of the training loop) */
+    /* non-NULL: (DGNN_PROF_N) the training steps' seconds per op family (prof.h), all epochs
+     * of this call, added to what it holds (outside the result, whose layout checkpoints keep) */
+    double *op_seconds;
     const char *checkpoint; /* folder: a checkpoint after every epoch (NULL: none) */
     int resume;             /* 1: continue from the checkpoint in `checkpoint` */
     int progress;           /* progress bar / periodic lines on stderr */

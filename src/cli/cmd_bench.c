@@ -65,7 +65,8 @@ int cmd_bench(int argc, char **argv) {
         fprintf(f, "usage: dgnn bench NAME [options]\n\nbenchmarks:\n"
                    "  sampler DATA   temporal neighbour sampler: root queries per second, 1..T threads\n"
                    "  gen            synthetic generator: events per second and peak memory\n"
-                   "  train          one training epoch: events/s, GFLOP/s against sgemm peak, peak RSS;\n"
+                   "  train          one training epoch: events/s, GFLOP/s against sgemm peak, peak RSS, the\n"
+                   "                 training time by op family (dense products, attention, GRU, ...);\n"
                    "                 with --model evolvegcn-o|-h: seconds per epoch, per-sample times, SpMM GB/s\n"
                    "(dgnn bench NAME --help for options)\n");
         return argc < 1 ? 2 : 0;

@@ -139,6 +139,20 @@ static void print_dist(const dgnn_event_train_result *res) {
     printf("\n");
 }
 
+/* The training time by op family (prof.h), each without the families inside it, and the
+ * rest (gathers, the predictor, the loss, ...). */
+static void print_op_shares(const double *sec, const dgnn_event_train_result *res, int dist) {
+    double train = 0, sum = 0;
+    for (int64_t i = 0; i < res->num_epochs; i++) train += res->epochs[i].train_seconds;
+    printf("\ntraining time by op family%s (%.2f s):\n", dist ? " on rank 0" : "", train);
+    for (int k = 0; k < DGNN_PROF_N; k++) {
+        sum += sec[k];
+        printf("  %-16s %9.3f s %6.1f%%\n", dgnn_prof_name((dgnn_prof_op)k), sec[k], train > 0 ? 100 * sec[k] / train : 0);
+    }
+    const double rest = train - sum > 0 ? train - sum : 0;
+    printf("  %-16s %9.3f s %6.1f%%\n", "other", rest, train > 0 ? 100 * rest / train : 0);
+}
+
 /* `dgnn train` and `dgnn bench train` (bench = 1: one epoch of training only by default,
  * then the throughput table against sgemm peak measured in the same run). */
 static int train_main(int argc, char **argv, int bench) {
@@ -359,6 +373,8 @@ static int train_main(int argc, char **argv, int bench) {
         omp_set_num_threads(nthreads);
         peakT = dgnn_sgemm_gflops(1024, 1.0);
     }
+    double op_seconds[DGNN_PROF_N] = {0};
+    if (bench) c.op_seconds = op_seconds;
     dgnn_event_train_result *res = dgnn_xcalloc(1, sizeof *res);
     dgnn_err err;
     dgnn_err_clear(&err);
@@ -404,6 +420,7 @@ static int train_main(int argc, char **argv, int bench) {
                nthreads);
         printf("peak RSS %.0f MB; GFLOP counts the dense products executed (forward, backward ~2x forward)\n",
                res->peak_rss_mb);
+        print_op_shares(op_seconds, res, c.dist.mode != DGNN_DIST_NONE);
     }
     if (c.dist.mode != DGNN_DIST_NONE) print_dist(res);
     if (out) rc = write_json(out, model, dataset, preset, &c, res, &ev);

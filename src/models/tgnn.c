@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dgnn/prof.h"
 #include "tgnn_internal.h"
 
 /* The kinds, indexed by dgnn_tgnn_kind. */
@@ -182,4 +183,11 @@ void dgnn_tgnn_backward(dgnn_tgnn *m, const float *dlogits) {
     m->backward_ran = 1;
 }
 
-void dgnn_tgnn_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev) { m->ops->commit(m, st, ev); }
+static void dgnn_tgnn_commit_body(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev) { m->ops->commit(m, st, ev); }
+
+void dgnn_tgnn_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev) {
+    const double prof_t = dgnn_prof_begin(DGNN_PROF_COMMIT);
+    dgnn_tgnn_commit_body(m, st, ev);
+    dgnn_prof_end(prof_t);
+}
+

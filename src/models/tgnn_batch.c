@@ -4,6 +4,7 @@
  * node-map stamp that gives distinct-row lookups without clearing N entries per batch. */
 #include <string.h>
 
+#include "dgnn/prof.h"
 #include "dgnn/sampler.h"
 #include "tgnn_internal.h"
 
@@ -64,7 +65,7 @@ static int take_presample(dgnn_tgnn *m, dgnn_err *err) {
     return DGNN_OK;
 }
 
-int tgnn_sample(dgnn_tgnn *m, const dgnn_tcsr *g, dgnn_rng *rng, dgnn_err *err) {
+static int tgnn_sample_body(dgnn_tgnn *m, const dgnn_tcsr *g, dgnn_rng *rng, dgnn_err *err) {
     const int64_t R = m->R, Rs = m->Rs, k = m->cfg.neighbors;
     const double t0 = dgnn_now();
     m->off[0] = 0;
@@ -87,6 +88,13 @@ int tgnn_sample(dgnn_tgnn *m, const dgnn_tcsr *g, dgnn_rng *rng, dgnn_err *err) 
     m->sample_seconds = m->pre_used ? 0 : dgnn_now() - t0;
     m->pre_used = 0;
     return DGNN_OK;
+}
+
+int tgnn_sample(dgnn_tgnn *m, const dgnn_tcsr *g, dgnn_rng *rng, dgnn_err *err) {
+    const double prof_t = dgnn_prof_begin(DGNN_PROF_SAMPLE);
+    int prof_r = tgnn_sample_body(m, g, rng, err);
+    dgnn_prof_end(prof_t);
+    return prof_r;
 }
 
 void tgnn_new_stamp(dgnn_tgnn *m) {

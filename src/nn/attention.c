@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "dgnn/nn.h"
+#include "dgnn/prof.h"
 
 #define PAR_MIN 16384
 
@@ -51,7 +52,7 @@ static void segment_sum(float *dst, int64_t Rows, const float *src, const int32_
 
 /* ---- attention core ----------------------------------------------------------- */
 
-void dgnn_attn_core_forward(float *o, float *logit, float *att, const float *att_mask,
+static void dgnn_attn_core_forward_body(float *o, float *logit, float *att, const float *att_mask,
                             const float *q, const float *k, const float *v, const int64_t *off,
                             int64_t B, int64_t heads, int64_t E, dgnn_score_kind kind) {
     DGNN_ASSERT(heads > 0 && E % heads == 0);
@@ -96,7 +97,15 @@ void dgnn_attn_core_forward(float *o, float *logit, float *att, const float *att
     }
 }
 
-void dgnn_attn_core_backward(float *dq, float *dk, float *dv, const float *do_, const float *logit,
+void dgnn_attn_core_forward(float *o, float *logit, float *att, const float *att_mask,
+                            const float *q, const float *k, const float *v, const int64_t *off,
+                            int64_t B, int64_t heads, int64_t E, dgnn_score_kind kind) {
+    const double prof_t = dgnn_prof_begin(DGNN_PROF_ATTENTION);
+    dgnn_attn_core_forward_body(o, logit, att, att_mask, q, k, v, off, B, heads, E, kind);
+    dgnn_prof_end(prof_t);
+}
+
+static void dgnn_attn_core_backward_body(float *dq, float *dk, float *dv, const float *do_, const float *logit,
                              const float *att, const float *att_mask, const float *q,
                              const float *k, const float *v, const int64_t *off, int64_t B,
                              int64_t heads, int64_t E, dgnn_score_kind kind) {
@@ -150,6 +159,15 @@ void dgnn_attn_core_backward(float *dq, float *dk, float *dv, const float *do_, 
             }
         }
     }
+}
+
+void dgnn_attn_core_backward(float *dq, float *dk, float *dv, const float *do_, const float *logit,
+                             const float *att, const float *att_mask, const float *q,
+                             const float *k, const float *v, const int64_t *off, int64_t B,
+                             int64_t heads, int64_t E, dgnn_score_kind kind) {
+    const double prof_t = dgnn_prof_begin(DGNN_PROF_ATTENTION);
+    dgnn_attn_core_backward_body(dq, dk, dv, do_, logit, att, att_mask, q, k, v, off, B, heads, E, kind);
+    dgnn_prof_end(prof_t);
 }
 
 /* ---- configuration, parameters, saved layout ------------------------------------ */
@@ -318,7 +336,7 @@ int64_t dgnn_tattn_pairs(int64_t *off, int32_t *pair_slot, int32_t *pair_row, in
 
 /* ---- fast layer -------------------------------------------------------------------- */
 
-void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input *in,
+static void dgnn_tattn_forward_body(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input *in,
                         const dgnn_tattn_params *p, const dgnn_tattn_cfg *c, dgnn_rng *rng) {
     const int64_t B = in->B, P = in->off[in->B], Un = in->Un;
     const int64_t E = dgnn_tattn_E(c), Hd = dgnn_tattn_hidden(c), H = c->heads;
@@ -413,7 +431,14 @@ void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input 
     }
 }
 
-void dgnn_tattn_backward(dgnn_tattn_dinput *din, dgnn_tattn_params *dp, const float *dout,
+void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input *in,
+                        const dgnn_tattn_params *p, const dgnn_tattn_cfg *c, dgnn_rng *rng) {
+    const double prof_t = dgnn_prof_begin(DGNN_PROF_ATTENTION);
+    dgnn_tattn_forward_body(out, s, in, p, c, rng);
+    dgnn_prof_end(prof_t);
+}
+
+static void dgnn_tattn_backward_body(dgnn_tattn_dinput *din, dgnn_tattn_params *dp, const float *dout,
                          dgnn_tattn_saved *s, const dgnn_tattn_input *in,
                          const dgnn_tattn_params *p, const dgnn_tattn_cfg *c) {
     const int64_t B = in->B, P = in->off[in->B], Un = in->Un;
@@ -518,6 +543,14 @@ void dgnn_tattn_backward(dgnn_tattn_dinput *din, dgnn_tattn_params *dp, const fl
             dgnn_gemm(0, 0, Ue, de, E, dve, E, p->Wv + dn, dk, 1.0f, din->e_feat, de);
         }
     }
+}
+
+void dgnn_tattn_backward(dgnn_tattn_dinput *din, dgnn_tattn_params *dp, const float *dout,
+                         dgnn_tattn_saved *s, const dgnn_tattn_input *in,
+                         const dgnn_tattn_params *p, const dgnn_tattn_cfg *c) {
+    const double prof_t = dgnn_prof_begin(DGNN_PROF_ATTENTION);
+    dgnn_tattn_backward_body(din, dp, dout, s, in, p, c);
+    dgnn_prof_end(prof_t);
 }
 
 /* ---- reference layer ------------------------------------------------------------------ */

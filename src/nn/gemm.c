@@ -17,6 +17,7 @@
  * The bits still depend on the OpenBLAS kernel (OPENBLAS_CORETYPE, i.e. the CPU) and on
  * the block shape: docs/determinism.md. */
 #include "dgnn/nn.h"
+#include "dgnn/prof.h"
 
 #include <limits.h>
 
@@ -32,7 +33,7 @@ static void assert_fits_int(int64_t M, int64_t N, int64_t K, int64_t lda, int64_
     DGNN_ASSERT(M <= INT_MAX && N <= INT_MAX && K <= INT_MAX && lda <= INT_MAX && ldb <= INT_MAX && ldc <= INT_MAX);
 }
 
-void dgnn_gemm(int transA, int transB, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
+static void dgnn_gemm_body(int transA, int transB, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
                const float *B, int64_t ldb, float beta, float *C, int64_t ldc) {
     if (M <= 0 || N <= 0) return;
     if (K <= 0) { scale_only(M, N, beta, C, ldc); return; }
@@ -41,7 +42,14 @@ void dgnn_gemm(int transA, int transB, int64_t M, int64_t N, int64_t K, const fl
                 (int)N, (int)K, 1.0f, A, (int)lda, B, (int)ldb, beta, C, (int)ldc);
 }
 
-void dgnn_gemm_fixed(int transA, int transB, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
+void dgnn_gemm(int transA, int transB, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
+               const float *B, int64_t ldb, float beta, float *C, int64_t ldc) {
+    const double prof_t = dgnn_prof_begin(DGNN_PROF_GEMM);
+    dgnn_gemm_body(transA, transB, M, N, K, A, lda, B, ldb, beta, C, ldc);
+    dgnn_prof_end(prof_t);
+}
+
+static void dgnn_gemm_fixed_body(int transA, int transB, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
                      const float *B, int64_t ldb, float beta, float *C, int64_t ldc) {
     if (M <= 0 || N <= 0) return;
     if (K <= 0) { scale_only(M, N, beta, C, ldc); return; }
@@ -58,3 +66,11 @@ void dgnn_gemm_fixed(int transA, int transB, int64_t M, int64_t N, int64_t K, co
                     C + r0 * ldc, (int)ldc);
     }
 }
+
+void dgnn_gemm_fixed(int transA, int transB, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
+                     const float *B, int64_t ldb, float beta, float *C, int64_t ldc) {
+    const double prof_t = dgnn_prof_begin(DGNN_PROF_GEMM);
+    dgnn_gemm_fixed_body(transA, transB, M, N, K, A, lda, B, ldb, beta, C, ldc);
+    dgnn_prof_end(prof_t);
+}
+

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dgnn/nn.h"
+#include "dgnn/prof.h"
 
 void dgnn_rnn_cell_init(float *W_ih, float *W_hh, float *b_ih, float *b_hh, int64_t Din, int64_t H,
                         int gates, dgnn_rng *rng) {
@@ -21,7 +22,7 @@ void dgnn_rnn_cell_init(float *W_ih, float *W_hh, float *b_ih, float *b_hh, int6
 
 /* ---- GRU ----------------------------------------------------------------- */
 
-void dgnn_gru_forward(float *hout, float *saved, const float *x, const float *h, const float *W_ih,
+static void dgnn_gru_forward_body(float *hout, float *saved, const float *x, const float *h, const float *W_ih,
                       const float *W_hh, const float *b_ih, const float *b_hh, int64_t B, int64_t Din,
                       int64_t H) {
     DGNN_ASSERT(hout != h);
@@ -47,7 +48,15 @@ void dgnn_gru_forward(float *hout, float *saved, const float *x, const float *h,
     }
 }
 
-void dgnn_gru_backward(float *dx, float *dh, float *dW_ih, float *dW_hh, float *db_ih,
+void dgnn_gru_forward(float *hout, float *saved, const float *x, const float *h, const float *W_ih,
+                      const float *W_hh, const float *b_ih, const float *b_hh, int64_t B, int64_t Din,
+                      int64_t H) {
+    const double prof_t = dgnn_prof_begin(DGNN_PROF_GRU);
+    dgnn_gru_forward_body(hout, saved, x, h, W_ih, W_hh, b_ih, b_hh, B, Din, H);
+    dgnn_prof_end(prof_t);
+}
+
+static void dgnn_gru_backward_body(float *dx, float *dh, float *dW_ih, float *dW_hh, float *db_ih,
                        float *db_hh, float *scratch, const float *dhout, const float *saved,
                        const float *x, const float *h, const float *W_ih, const float *W_hh,
                        int64_t B, int64_t Din, int64_t H) {
@@ -78,9 +87,18 @@ void dgnn_gru_backward(float *dx, float *dh, float *dW_ih, float *dW_hh, float *
     dgnn_linear_backward(dh, dW_hh, db_hh, dgh, h, W_hh, B, H, 3 * H);
 }
 
+void dgnn_gru_backward(float *dx, float *dh, float *dW_ih, float *dW_hh, float *db_ih,
+                       float *db_hh, float *scratch, const float *dhout, const float *saved,
+                       const float *x, const float *h, const float *W_ih, const float *W_hh,
+                       int64_t B, int64_t Din, int64_t H) {
+    const double prof_t = dgnn_prof_begin(DGNN_PROF_GRU);
+    dgnn_gru_backward_body(dx, dh, dW_ih, dW_hh, db_ih, db_hh, scratch, dhout, saved, x, h, W_ih, W_hh, B, Din, H);
+    dgnn_prof_end(prof_t);
+}
+
 /* ---- vanilla RNN (tanh) ----------------------------------------------------- */
 
-void dgnn_rnn_forward(float *hout, const float *x, const float *h, const float *W_ih,
+static void dgnn_rnn_forward_body(float *hout, const float *x, const float *h, const float *W_ih,
                       const float *W_hh, const float *b_ih, const float *b_hh, int64_t B, int64_t Din,
                       int64_t H) {
     DGNN_ASSERT(hout != h);
@@ -94,7 +112,15 @@ void dgnn_rnn_forward(float *hout, const float *x, const float *h, const float *
             hout[i * H + j] = tanhf(hout[i * H + j] + (b_hh ? b_hh[j] : 0.0f));
 }
 
-void dgnn_rnn_backward(float *dx, float *dh, float *dW_ih, float *dW_hh, float *db_ih,
+void dgnn_rnn_forward(float *hout, const float *x, const float *h, const float *W_ih,
+                      const float *W_hh, const float *b_ih, const float *b_hh, int64_t B, int64_t Din,
+                      int64_t H) {
+    const double prof_t = dgnn_prof_begin(DGNN_PROF_GRU);
+    dgnn_rnn_forward_body(hout, x, h, W_ih, W_hh, b_ih, b_hh, B, Din, H);
+    dgnn_prof_end(prof_t);
+}
+
+static void dgnn_rnn_backward_body(float *dx, float *dh, float *dW_ih, float *dW_hh, float *db_ih,
                        float *db_hh, float *scratch, const float *dhout, const float *hout,
                        const float *x, const float *h, const float *W_ih, const float *W_hh,
                        int64_t B, int64_t Din, int64_t H) {
@@ -104,3 +130,13 @@ void dgnn_rnn_backward(float *dx, float *dh, float *dW_ih, float *dW_hh, float *
     dgnn_linear_backward(dx, dW_ih, db_ih, dpre, x, W_ih, B, Din, H);
     dgnn_linear_backward(dh, dW_hh, db_hh, dpre, h, W_hh, B, H, H);
 }
+
+void dgnn_rnn_backward(float *dx, float *dh, float *dW_ih, float *dW_hh, float *db_ih,
+                       float *db_hh, float *scratch, const float *dhout, const float *hout,
+                       const float *x, const float *h, const float *W_ih, const float *W_hh,
+                       int64_t B, int64_t Din, int64_t H) {
+    const double prof_t = dgnn_prof_begin(DGNN_PROF_GRU);
+    dgnn_rnn_backward_body(dx, dh, dW_ih, dW_hh, db_ih, db_hh, scratch, dhout, hout, x, h, W_ih, W_hh, B, Din, H);
+    dgnn_prof_end(prof_t);
+}
+

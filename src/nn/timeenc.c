@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "dgnn/nn.h"
+#include "dgnn/prof.h"
 
 /* x = n pi + y with n an integer and |y| <= pi/2; returns y and sets *sign to
  * (-1)^n, so that cos x = sign * cos y and sin x = sign * sin y. Pure double
@@ -59,7 +60,7 @@ void dgnn_timeenc_init(float *w, float *b, int64_t d) {
     }
 }
 
-void dgnn_timeenc_forward(float *out, const float *dt, const float *w, const float *b, int64_t N,
+static void dgnn_timeenc_forward_body(float *out, const float *dt, const float *w, const float *b, int64_t N,
                           int64_t d) {
 #pragma omp parallel for if (N * d > 16384)
     for (int64_t i = 0; i < N; i++) {
@@ -74,7 +75,14 @@ void dgnn_timeenc_forward(float *out, const float *dt, const float *w, const flo
     }
 }
 
-void dgnn_timeenc_backward(float *dw, float *db, const float *dout, const float *dt,
+void dgnn_timeenc_forward(float *out, const float *dt, const float *w, const float *b, int64_t N,
+                          int64_t d) {
+    const double prof_t = dgnn_prof_begin(DGNN_PROF_TIMEENC);
+    dgnn_timeenc_forward_body(out, dt, w, b, N, d);
+    dgnn_prof_end(prof_t);
+}
+
+static void dgnn_timeenc_backward_body(float *dw, float *db, const float *dout, const float *dt,
                            const float *w, const float *b, int64_t N, int64_t d) {
     if (!dw && !db) return;
     /* d cos(dt w + b) = -sin(dt w + b) * (dt for w, 1 for b). Each column is a sum
@@ -105,3 +113,11 @@ void dgnn_timeenc_backward(float *dw, float *db, const float *dout, const float 
         }
     }
 }
+
+void dgnn_timeenc_backward(float *dw, float *db, const float *dout, const float *dt,
+                           const float *w, const float *b, int64_t N, int64_t d) {
+    const double prof_t = dgnn_prof_begin(DGNN_PROF_TIMEENC);
+    dgnn_timeenc_backward_body(dw, db, dout, dt, w, b, N, d);
+    dgnn_prof_end(prof_t);
+}
+

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "dgnn/prof.h"
+
 dgnn_adam dgnn_adam_default(double lr) {
     dgnn_adam a = {.lr = lr, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8, .weight_decay = 0.0, .t = 0};
     return a;
@@ -35,9 +37,15 @@ void dgnn_adam_step(dgnn_adam *opt, float *param, const float *grad, float *m, f
     }
 }
 
-void dgnn_adam_step_params(dgnn_adam *opt, dgnn_params *p) {
+static void dgnn_adam_step_params_body(dgnn_adam *opt, dgnn_params *p) {
     DGNN_ASSERT(p->value != NULL);
     dgnn_adam_step(opt, p->value, p->grad, p->m, p->v, p->total);
+}
+
+void dgnn_adam_step_params(dgnn_adam *opt, dgnn_params *p) {
+    const double prof_t = dgnn_prof_begin(DGNN_PROF_ADAM);
+    dgnn_adam_step_params_body(opt, p);
+    dgnn_prof_end(prof_t);
 }
 
 /* Fixed blocks of 8192 elements, each summed in double by one thread, then the block

@@ -157,7 +157,15 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
         memset(er, 0, sizeof *er);
         er->epoch = epoch;
         double t0 = dgnn_now();
-        if ((rc = event_train_epoch(&r, epoch, er, err))) goto done;
+        if (c->op_seconds) dgnn_prof_enable(1); /* the training steps only, not the evaluation */
+        rc = event_train_epoch(&r, epoch, er, err);
+        if (c->op_seconds) {
+            double sec[DGNN_PROF_N];
+            dgnn_prof_get(sec);
+            dgnn_prof_enable(0);
+            for (int k = 0; k < DGNN_PROF_N; k++) c->op_seconds[k] += sec[k];
+        }
+        if (rc) goto done;
         if (dist) r.state_sum = dgnn_state_checksum(&r.st); /* before evaluation moves rank 0's on */
         train_seconds += er->train_seconds;
         train_events += er->train_events;
