@@ -183,11 +183,9 @@ void dgnn_tgnn_backward(dgnn_tgnn *m, const float *dlogits) {
     m->backward_ran = 1;
 }
 
-static void dgnn_tgnn_commit_body(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev) { m->ops->commit(m, st, ev); }
-
 void dgnn_tgnn_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev) {
     const double prof_t = dgnn_prof_begin(DGNN_PROF_COMMIT);
-    dgnn_tgnn_commit_body(m, st, ev);
+    m->ops->commit(m, st, ev);
     dgnn_prof_end(prof_t);
 }
 

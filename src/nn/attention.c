@@ -52,9 +52,10 @@ static void segment_sum(float *dst, int64_t Rows, const float *src, const int32_
 
 /* ---- attention core ----------------------------------------------------------- */
 
-static void dgnn_attn_core_forward_body(float *o, float *logit, float *att, const float *att_mask,
+void dgnn_attn_core_forward(float *o, float *logit, float *att, const float *att_mask,
                             const float *q, const float *k, const float *v, const int64_t *off,
                             int64_t B, int64_t heads, int64_t E, dgnn_score_kind kind) {
+    const double prof_t = dgnn_prof_begin(DGNN_PROF_ATTENTION);
     DGNN_ASSERT(heads > 0 && E % heads == 0);
     const int64_t dh = E / heads;
     const float scale = kind == DGNN_SCORE_SCALED_DOT ? (float)(1.0 / sqrt((double)dh)) : 1.0f;
@@ -95,20 +96,14 @@ static void dgnn_attn_core_forward_body(float *o, float *logit, float *att, cons
             }
         }
     }
-}
-
-void dgnn_attn_core_forward(float *o, float *logit, float *att, const float *att_mask,
-                            const float *q, const float *k, const float *v, const int64_t *off,
-                            int64_t B, int64_t heads, int64_t E, dgnn_score_kind kind) {
-    const double prof_t = dgnn_prof_begin(DGNN_PROF_ATTENTION);
-    dgnn_attn_core_forward_body(o, logit, att, att_mask, q, k, v, off, B, heads, E, kind);
     dgnn_prof_end(prof_t);
 }
 
-static void dgnn_attn_core_backward_body(float *dq, float *dk, float *dv, const float *do_, const float *logit,
+void dgnn_attn_core_backward(float *dq, float *dk, float *dv, const float *do_, const float *logit,
                              const float *att, const float *att_mask, const float *q,
                              const float *k, const float *v, const int64_t *off, int64_t B,
                              int64_t heads, int64_t E, dgnn_score_kind kind) {
+    const double prof_t = dgnn_prof_begin(DGNN_PROF_ATTENTION);
     DGNN_ASSERT(heads > 0 && E % heads == 0);
     const int64_t dh = E / heads;
     const float scale = kind == DGNN_SCORE_SCALED_DOT ? (float)(1.0 / sqrt((double)dh)) : 1.0f;
@@ -159,14 +154,6 @@ static void dgnn_attn_core_backward_body(float *dq, float *dk, float *dv, const 
             }
         }
     }
-}
-
-void dgnn_attn_core_backward(float *dq, float *dk, float *dv, const float *do_, const float *logit,
-                             const float *att, const float *att_mask, const float *q,
-                             const float *k, const float *v, const int64_t *off, int64_t B,
-                             int64_t heads, int64_t E, dgnn_score_kind kind) {
-    const double prof_t = dgnn_prof_begin(DGNN_PROF_ATTENTION);
-    dgnn_attn_core_backward_body(dq, dk, dv, do_, logit, att, att_mask, q, k, v, off, B, heads, E, kind);
     dgnn_prof_end(prof_t);
 }
 
@@ -336,8 +323,9 @@ int64_t dgnn_tattn_pairs(int64_t *off, int32_t *pair_slot, int32_t *pair_row, in
 
 /* ---- fast layer -------------------------------------------------------------------- */
 
-static void dgnn_tattn_forward_body(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input *in,
+void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input *in,
                         const dgnn_tattn_params *p, const dgnn_tattn_cfg *c, dgnn_rng *rng) {
+    const double prof_t = dgnn_prof_begin(DGNN_PROF_ATTENTION);
     const int64_t B = in->B, P = in->off[in->B], Un = in->Un;
     const int64_t E = dgnn_tattn_E(c), Hd = dgnn_tattn_hidden(c), H = c->heads;
     const int64_t dn = c->dn, de = c->de, dt = c->dt;
@@ -429,18 +417,13 @@ static void dgnn_tattn_forward_body(float *out, dgnn_tattn_saved *s, const dgnn_
         }
         dgnn_layernorm_forward(out, s->ln_mean, s->ln_rstd, s->r, p->ln_g, p->ln_b, B, c->dout);
     }
-}
-
-void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input *in,
-                        const dgnn_tattn_params *p, const dgnn_tattn_cfg *c, dgnn_rng *rng) {
-    const double prof_t = dgnn_prof_begin(DGNN_PROF_ATTENTION);
-    dgnn_tattn_forward_body(out, s, in, p, c, rng);
     dgnn_prof_end(prof_t);
 }
 
-static void dgnn_tattn_backward_body(dgnn_tattn_dinput *din, dgnn_tattn_params *dp, const float *dout,
+void dgnn_tattn_backward(dgnn_tattn_dinput *din, dgnn_tattn_params *dp, const float *dout,
                          dgnn_tattn_saved *s, const dgnn_tattn_input *in,
                          const dgnn_tattn_params *p, const dgnn_tattn_cfg *c) {
+    const double prof_t = dgnn_prof_begin(DGNN_PROF_ATTENTION);
     const int64_t B = in->B, P = in->off[in->B], Un = in->Un;
     const int64_t E = dgnn_tattn_E(c), Hd = dgnn_tattn_hidden(c), H = c->heads;
     const int64_t dn = c->dn, de = c->de, dt = c->dt;
@@ -543,13 +526,6 @@ static void dgnn_tattn_backward_body(dgnn_tattn_dinput *din, dgnn_tattn_params *
             dgnn_gemm(0, 0, Ue, de, E, dve, E, p->Wv + dn, dk, 1.0f, din->e_feat, de);
         }
     }
-}
-
-void dgnn_tattn_backward(dgnn_tattn_dinput *din, dgnn_tattn_params *dp, const float *dout,
-                         dgnn_tattn_saved *s, const dgnn_tattn_input *in,
-                         const dgnn_tattn_params *p, const dgnn_tattn_cfg *c) {
-    const double prof_t = dgnn_prof_begin(DGNN_PROF_ATTENTION);
-    dgnn_tattn_backward_body(din, dp, dout, s, in, p, c);
     dgnn_prof_end(prof_t);
 }
 

@@ -22,9 +22,10 @@ void dgnn_rnn_cell_init(float *W_ih, float *W_hh, float *b_ih, float *b_hh, int6
 
 /* ---- GRU ----------------------------------------------------------------- */
 
-static void dgnn_gru_forward_body(float *hout, float *saved, const float *x, const float *h, const float *W_ih,
+void dgnn_gru_forward(float *hout, float *saved, const float *x, const float *h, const float *W_ih,
                       const float *W_hh, const float *b_ih, const float *b_hh, int64_t B, int64_t Din,
                       int64_t H) {
+    const double prof_t = dgnn_prof_begin(DGNN_PROF_GRU);
     DGNN_ASSERT(hout != h);
     float *gates = saved;      /* (B, 3H): x W_ih^T + b_ih, then overwritten by r, z, n */
     float *gh = saved + B * 3 * H; /* (B, 3H): h W_hh^T + b_hh, kept (its n part is needed) */
@@ -46,20 +47,14 @@ static void dgnn_gru_forward_body(float *hout, float *saved, const float *x, con
             ho[j] = (1.0f - z) * n + z * hp[j];
         }
     }
-}
-
-void dgnn_gru_forward(float *hout, float *saved, const float *x, const float *h, const float *W_ih,
-                      const float *W_hh, const float *b_ih, const float *b_hh, int64_t B, int64_t Din,
-                      int64_t H) {
-    const double prof_t = dgnn_prof_begin(DGNN_PROF_GRU);
-    dgnn_gru_forward_body(hout, saved, x, h, W_ih, W_hh, b_ih, b_hh, B, Din, H);
     dgnn_prof_end(prof_t);
 }
 
-static void dgnn_gru_backward_body(float *dx, float *dh, float *dW_ih, float *dW_hh, float *db_ih,
+void dgnn_gru_backward(float *dx, float *dh, float *dW_ih, float *dW_hh, float *db_ih,
                        float *db_hh, float *scratch, const float *dhout, const float *saved,
                        const float *x, const float *h, const float *W_ih, const float *W_hh,
                        int64_t B, int64_t Din, int64_t H) {
+    const double prof_t = dgnn_prof_begin(DGNN_PROF_GRU);
     const float *gates = saved, *gh = saved + B * 3 * H;
     float *dgi = scratch;          /* (B, 3H) gradient of x W_ih^T + b_ih */
     float *dgh = scratch + B * 3 * H; /* (B, 3H) gradient of h W_hh^T + b_hh */
@@ -85,14 +80,6 @@ static void dgnn_gru_backward_body(float *dx, float *dh, float *dW_ih, float *dW
     }
     dgnn_linear_backward(dx, dW_ih, db_ih, dgi, x, W_ih, B, Din, 3 * H);
     dgnn_linear_backward(dh, dW_hh, db_hh, dgh, h, W_hh, B, H, 3 * H);
-}
-
-void dgnn_gru_backward(float *dx, float *dh, float *dW_ih, float *dW_hh, float *db_ih,
-                       float *db_hh, float *scratch, const float *dhout, const float *saved,
-                       const float *x, const float *h, const float *W_ih, const float *W_hh,
-                       int64_t B, int64_t Din, int64_t H) {
-    const double prof_t = dgnn_prof_begin(DGNN_PROF_GRU);
-    dgnn_gru_backward_body(dx, dh, dW_ih, dW_hh, db_ih, db_hh, scratch, dhout, saved, x, h, W_ih, W_hh, B, Din, H);
     dgnn_prof_end(prof_t);
 }
 
@@ -120,23 +107,16 @@ void dgnn_rnn_forward(float *hout, const float *x, const float *h, const float *
     dgnn_prof_end(prof_t);
 }
 
-static void dgnn_rnn_backward_body(float *dx, float *dh, float *dW_ih, float *dW_hh, float *db_ih,
-                       float *db_hh, float *scratch, const float *dhout, const float *hout,
-                       const float *x, const float *h, const float *W_ih, const float *W_hh,
-                       int64_t B, int64_t Din, int64_t H) {
-    float *dpre = scratch; /* (B, H) */
-#pragma omp parallel for if (B * H > 16384)
-    for (int64_t i = 0; i < B * H; i++) dpre[i] = dhout[i] * (1.0f - hout[i] * hout[i]);
-    dgnn_linear_backward(dx, dW_ih, db_ih, dpre, x, W_ih, B, Din, H);
-    dgnn_linear_backward(dh, dW_hh, db_hh, dpre, h, W_hh, B, H, H);
-}
-
 void dgnn_rnn_backward(float *dx, float *dh, float *dW_ih, float *dW_hh, float *db_ih,
                        float *db_hh, float *scratch, const float *dhout, const float *hout,
                        const float *x, const float *h, const float *W_ih, const float *W_hh,
                        int64_t B, int64_t Din, int64_t H) {
     const double prof_t = dgnn_prof_begin(DGNN_PROF_GRU);
-    dgnn_rnn_backward_body(dx, dh, dW_ih, dW_hh, db_ih, db_hh, scratch, dhout, hout, x, h, W_ih, W_hh, B, Din, H);
+    float *dpre = scratch; /* (B, H) */
+#pragma omp parallel for if (B * H > 16384)
+    for (int64_t i = 0; i < B * H; i++) dpre[i] = dhout[i] * (1.0f - hout[i] * hout[i]);
+    dgnn_linear_backward(dx, dW_ih, db_ih, dpre, x, W_ih, B, Din, H);
+    dgnn_linear_backward(dh, dW_hh, db_hh, dpre, h, W_hh, B, H, H);
     dgnn_prof_end(prof_t);
 }
 

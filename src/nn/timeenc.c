@@ -60,8 +60,9 @@ void dgnn_timeenc_init(float *w, float *b, int64_t d) {
     }
 }
 
-static void dgnn_timeenc_forward_body(float *out, const float *dt, const float *w, const float *b, int64_t N,
+void dgnn_timeenc_forward(float *out, const float *dt, const float *w, const float *b, int64_t N,
                           int64_t d) {
+    const double prof_t = dgnn_prof_begin(DGNN_PROF_TIMEENC);
 #pragma omp parallel for if (N * d > 16384)
     for (int64_t i = 0; i < N; i++) {
         float t = dt[i];
@@ -73,12 +74,6 @@ static void dgnn_timeenc_forward_body(float *out, const float *dt, const float *
             for (int64_t j = 0; j < d; j++) o[j] = cos_fast((double)t * w[j]);
         }
     }
-}
-
-void dgnn_timeenc_forward(float *out, const float *dt, const float *w, const float *b, int64_t N,
-                          int64_t d) {
-    const double prof_t = dgnn_prof_begin(DGNN_PROF_TIMEENC);
-    dgnn_timeenc_forward_body(out, dt, w, b, N, d);
     dgnn_prof_end(prof_t);
 }
 

@@ -37,14 +37,10 @@ void dgnn_adam_step(dgnn_adam *opt, float *param, const float *grad, float *m, f
     }
 }
 
-static void dgnn_adam_step_params_body(dgnn_adam *opt, dgnn_params *p) {
-    DGNN_ASSERT(p->value != NULL);
-    dgnn_adam_step(opt, p->value, p->grad, p->m, p->v, p->total);
-}
-
 void dgnn_adam_step_params(dgnn_adam *opt, dgnn_params *p) {
     const double prof_t = dgnn_prof_begin(DGNN_PROF_ADAM);
-    dgnn_adam_step_params_body(opt, p);
+    DGNN_ASSERT(p->value != NULL);
+    dgnn_adam_step(opt, p->value, p->grad, p->m, p->v, p->total);
     dgnn_prof_end(prof_t);
 }
 
