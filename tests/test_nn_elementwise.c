@@ -1,7 +1,9 @@
 /* test_nn_elementwise.c: layer norm (forward against a double implementation, backward
  * by finite differences), ReLU, dropout (determinism for a seed, independence from the
  * thread count, keep rate and scale, backward), binary cross-entropy with logits
- * (hand values including extreme logits, backward). */
+ * (hand values including extreme logits, backward), the branch-free exp, sigmoid and
+ * tanh against libm in double. */
+#include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,7 +175,37 @@ static void test_bce(void) {
     free(c.x); free(c.y); free(g);
 }
 
+/* ---- branch-free exp, sigmoid, tanh ---------------------------------------------- */
+
+static void test_fast_math(void) {
+    double worst_exp = 0, worst_sig = 0, worst_tanh = 0;
+    for (int64_t i = 0; i <= 400000; i++) {
+        const float x = (float)(-87.0 + 175.0 * (double)i / 400000.0);
+        const double e = exp((double)x);
+        const double re = fabs((double)dgnn_expf_fast(x) - e) / e;
+        if (re > worst_exp) worst_exp = re;
+        const float y = (float)(-20.0 + 40.0 * (double)i / 400000.0); /* and densely near 0 */
+        const float ys[2] = {y, y * 1e-3f};
+        for (int k = 0; k < 2; k++) {
+            const double ds = fabs((double)dgnn_sigmoidf_fast(ys[k]) - 1.0 / (1.0 + exp(-(double)ys[k])));
+            const double dt = fabs((double)dgnn_tanhf_fast(ys[k]) - tanh((double)ys[k]));
+            if (ds > worst_sig) worst_sig = ds;
+            if (dt > worst_tanh) worst_tanh = dt;
+        }
+    }
+    CHECK_MSG(worst_exp < 3e-7, "exp: relative error %g", worst_exp);
+    CHECK_MSG(worst_sig < 3e-7, "sigmoid: absolute error %g", worst_sig);
+    CHECK_MSG(worst_tanh < 3e-7, "tanh: absolute error %g", worst_tanh);
+    /* the clamps: finite, normal, and the limits where they should be */
+    CHECK(isfinite(dgnn_expf_fast(1e30f)) && dgnn_expf_fast(-1e30f) > 0);
+    CHECK(dgnn_sigmoidf_fast(-200.0f) >= 0 && dgnn_sigmoidf_fast(-200.0f) < 1e-30f);
+    CHECK(dgnn_sigmoidf_fast(200.0f) == 1.0f);
+    CHECK(dgnn_tanhf_fast(50.0f) == 1.0f && dgnn_tanhf_fast(-50.0f) == -1.0f && dgnn_tanhf_fast(0.0f) == 0.0f);
+    printf("fast math: worst exp rel %.2g, sigmoid abs %.2g, tanh abs %.2g\n", worst_exp, worst_sig, worst_tanh);
+}
+
 int main(void) {
+    test_fast_math();
     test_layernorm(1, 4, 1);
     test_layernorm(7, 10, 1);
     test_layernorm(5, 33, 0);

@@ -73,9 +73,11 @@ void dgnn_linear_backward(float *dinp, float *dW, float *db, const float *dout, 
 /* ======================================================================== */
 
 /* C (M, N) = op(A) op(B) + beta C, row-major, op(X) = X or (trans) X^T: A is (M, K), or
- * (K, M) when transA; B is (K, N), or (N, K) when transB; row strides lda, ldb, ldc. One
- * plain sgemm (OpenBLAS threads it as it likes: the bits may change with the thread
- * count). K = 0 gives C = beta C; sizes must fit an int (cblas), else DGNN_ASSERT. */
+ * (K, M) when transA; B is (K, N), or (N, K) when transB; row strides lda, ldb, ldc. With
+ * T > 1 OpenMP threads (outside a parallel region) and a product large enough, C's rows
+ * run as T blocks, one single-threaded sgemm each; else one sgemm. The bits may change
+ * with the thread count. K = 0 gives C = beta C; sizes must fit an int (cblas), else
+ * DGNN_ASSERT. */
 void dgnn_gemm(int transA, int transB, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
                const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
 
@@ -101,6 +103,37 @@ static inline float dgnn_sigmoidf(float x) {
     }
     float e = expf(x);
     return e / (1.0f + e);
+}
+
+/* Branch-free exp, sigmoid and tanh for loops that should vectorise (the recurrent
+ * cells' gates: libm's expf and tanhf are calls the compiler cannot vectorise).
+ * dgnn_expf_fast: e^x = 2^n e^r with n = round(x / ln 2), |r| <= ln 2 / 2, e^r by its
+ * Taylor series through r^7; x is clamped to [-87, 88] (results stay normal and finite).
+ * Relative error below 3e-7 on that range; tanh and sigmoid are within 3e-7 of libm's
+ * double results in absolute terms (tests/test_nn_elementwise.c). */
+static inline float dgnn_expf_fast(float x) {
+    x = x < -87.0f ? -87.0f : x;
+    x = x > 88.0f ? 88.0f : x;
+    const float MAGIC = 12582912.0f; /* 1.5 * 2^23: adding and subtracting it rounds to an integer */
+    const float n = (x * 1.44269504088896341f + MAGIC) - MAGIC;
+    const float r = (x - n * 0.693145751953125f) - n * 1.42860682030941723e-6f; /* ln 2 in two parts */
+    const float p = 1.0f + r * (1.0f + r * (0.5f + r * (1.0f / 6 + r * (1.0f / 24 + r * (1.0f / 120 +
+                    r * (1.0f / 720 + r * (1.0f / 5040)))))));
+    union {
+        int32_t i;
+        float f;
+    } two_n = {.i = ((int32_t)n + 127) << 23};
+    return p * two_n.f;
+}
+
+static inline float dgnn_sigmoidf_fast(float x) { return 1.0f / (1.0f + dgnn_expf_fast(-x)); }
+
+/* 1 - 2 / (e^2x + 1), and its Taylor series near 0 where that subtraction would cancel */
+static inline float dgnn_tanhf_fast(float x) {
+    const float big = 1.0f - 2.0f / (dgnn_expf_fast(2.0f * x) + 1.0f);
+    const float z = x * x;
+    const float small = x * (1.0f + z * (-1.0f / 3 + z * (2.0f / 15 + z * (-17.0f / 315))));
+    return z < 0.015625f ? small : big;
 }
 
 /* out (n) = max(inp, 0). out may equal inp (in place). */
@@ -309,14 +342,16 @@ void dgnn_attn_core_backward(float *dq, float *dk, float *dv, const float *do_, 
  * Dropout on the attention weights (both kinds, cfg.attn_dropout) and before the ReLU
  * (TGL, cfg.dropout) when an rng is given.
  *
- * Input layout (what makes the fast path fast): neighbours are given per root in CSR
- * form (off), one entry per VALID sampled neighbour ("pair"), padding already removed.
- * Node features come as a matrix of DISTINCT rows h_nbr (Un, dn) plus a row index per
- * pair; edge features likewise (Ue, de) plus an index (or NULL for the identity, Ue = P).
- * Since Wk x_k = Wk,n h_j + Wk,e e_j + Wk,t te_j (column blocks of Wk), the fast path
- * projects each distinct node row once (Un x dn x E instead of P x dn x E) and only the
- * time-encoding part per pair; same for Wv. Roots and their neighbours need not be
- * distinct nodes; h_root is separate from h_nbr. */
+ * Input layout: neighbours are given per root in CSR form (off), one entry per VALID
+ * sampled neighbour ("pair"), padding already removed. Node features come as a matrix of
+ * DISTINCT rows h_nbr (Un, dn) plus a row index per pair; edge features likewise (Ue, de)
+ * plus an index (or NULL for the identity, Ue = P). Roots and their neighbours need not
+ * be distinct nodes; h_root is separate from h_nbr.
+ *
+ * The fast path (attention.c) never forms a key or a value: per head h,
+ * q_h . k_p = (Wk_h^T q_h) . x_p + q_h . bk_h and sum_p a_p v_p = Wv_h (sum_p a_p x_p) +
+ * bv_h sum_p a_p, with x_p = [h_j; e_j; te_j] the pair's input, so its products run over
+ * the B roots (B x E x dk) and each pair costs dot products and sums of its dk inputs. */
 typedef enum { DGNN_ATTN_TGN = 0, DGNN_ATTN_TGL = 1 } dgnn_attn_kind;
 
 typedef struct {
@@ -392,12 +427,13 @@ typedef struct {
     /* forward */
     float *qc;         /* (E) bq + Wq[:, dn:] te0 (forward), column sums of dq (backward) */
     float *q;          /* (B, E) */
-    float *kn, *vn;    /* (Un, E) node part of keys / values */
-    float *ke, *ve;    /* (Ue, E) edge part (de > 0) */
-    float *k, *v;      /* (P, E) full keys / values */
+    float *qt;         /* (B, heads, dk) Wk_h^T q_h: the query seen from the key inputs */
+    float *qb;         /* (B, heads) q_h . bk_h */
     float *logit;      /* (P, heads) */
     float *att;        /* (P, heads) softmax weights */
     float *att_mask;   /* (P, heads) attention dropout multipliers (valid when has_att_mask) */
+    float *xbar;       /* (B, heads, dk) sum_p aw_p x_p (aw: att times the dropout mask) */
+    float *asum;       /* (B, heads) sum_p aw_p */
     float *o;          /* (B, E) attention output before the out-projection */
     float *cat;        /* (B, E + dn) [a; h_root] */
     float *z;          /* (B, Hd) W1 cat + b1 */
@@ -405,8 +441,9 @@ typedef struct {
     float *r;          /* (B, Hd) after dropout and ReLU */
     float *ln_mean, *ln_rstd; /* (B) TGL */
     int has_att_mask, has_drop_mask;
-    /* backward scratch */
-    float *dq, *dk, *dv, *dkn, *dvn, *dke, *dve, *do_, *dcat, *dz; /* shapes as above */
+    /* backward scratch: shapes as their forward twins; ds (P, heads) the scores'
+     * gradients, dxn (P, dn) and dxe (P, de) the pairs' node and edge input gradients */
+    float *dq, *dqt, *dqb, *dxbar, *dasum, *ds, *dxn, *dxe, *do_, *dcat, *dz;
 } dgnn_tattn_saved;
 
 /* Number of floats needed for B roots, P pairs, Un node rows, Ue edge rows (use Ue = P

@@ -2,8 +2,8 @@
  * dgnn_tattn, TGN's attention layer): its settings and checks, its parameter block, and
  * its forward over the roots' sampled neighbours. TGN embeds every root with it and
  * differentiates it; DyRep runs it over the 2B true src/dst roots for their mails only,
- * with no backward (tgnn.h). Attention projects each distinct node's memory once (nn.h's
- * fast path), and only the time encoding per (root, neighbour) pair. */
+ * with no backward (tgnn.h). The layer's products run per root, never per (root,
+ * neighbour) pair (nn.h's fast path); the time encoding is evaluated per pair. */
 #include <string.h>
 
 #include "tgnn_internal.h"
@@ -51,14 +51,16 @@ double tgnn_attn_forward(dgnn_tgnn *m, dgnn_rng *rng) {
                            .h_nbr = m->h, .nbr_row = m->nbr_row, .Ue = P,
                            .e_feat = m->de > 0 ? m->pair_e : NULL, .edge_row = NULL, .te = m->te};
     dgnn_tattn_forward(m->emb_out, &m->as, &in, &m->ap, &m->acfg, rng);
-    const int64_t Ea = dgnn_tattn_E(&m->acfg), dn = M, dq = M + T, dk = M + m->de + T;
-    return 2.0 * (double)Rs * dq * Ea                              /* query */
-           + 2.0 * 2.0 * (double)m->U * dn * Ea                   /* node part of k, v */
-           + 2.0 * 2.0 * (double)P * (dk - dn) * Ea               /* edge + time part of k, v */
-           + 2.0 * 2.0 * (double)P * Ea                           /* scores and weighted sum */
-           + 2.0 * (double)Rs * Ea * Ea                           /* out projection */
-           + 2.0 * (double)Rs * (Ea + dn) * dgnn_tattn_hidden(&m->acfg) /* merge fc1 */
-           + 2.0 * (double)Rs * dn * E;                           /* merge fc2 */
+    /* the products as the fast layer runs them (nn.h): per root, not per pair */
+    const int64_t Ea = dgnn_tattn_E(&m->acfg), dn = M, dk = M + m->de + T, H = m->cfg.heads;
+    const int64_t Hd = dgnn_tattn_hidden(&m->acfg);
+    const int tgn = m->acfg.kind == DGNN_ATTN_TGN;
+    return 2.0 * (double)Rs * dn * Ea                      /* query (its time part is one row) */
+           + 2.0 * 2.0 * (double)Rs * Ea * dk              /* the query seen from the keys, and o */
+           + 2.0 * 2.0 * (double)P * H * dk                /* scores and input sums per pair */
+           + (tgn ? 2.0 * (double)Rs * Ea * Ea : 0.0)      /* out projection */
+           + 2.0 * (double)Rs * (Ea + dn) * Hd             /* merge fc1 */
+           + (tgn ? 2.0 * (double)Rs * Hd * E : 0.0);      /* merge fc2 */
 }
 
 void tgnn_attn_backward(dgnn_tgnn *m) {

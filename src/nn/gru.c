@@ -3,7 +3,8 @@
  * Same weight layout as torch, so parameters and results can be compared directly.
  *
  * The matrix products (x W_ih^T and h W_hh^T for all gates at once) go through
- * dgnn_linear_*; the gate non-linearities are one fused element-wise pass. */
+ * dgnn_linear_*; the gate non-linearities are one fused element-wise pass, with nn.h's
+ * branch-free sigmoid and tanh so that it vectorises. */
 #include <math.h>
 #include <string.h>
 
@@ -38,9 +39,9 @@ void dgnn_gru_forward(float *hout, float *saved, const float *x, const float *h,
         const float *hp = h + i * H;
         float *ho = hout + i * H;
         for (int64_t j = 0; j < H; j++) {
-            float r = dgnn_sigmoidf(g[j] + gg[j]);
-            float z = dgnn_sigmoidf(g[H + j] + gg[H + j]);
-            float n = tanhf(g[2 * H + j] + r * gg[2 * H + j]);
+            float r = dgnn_sigmoidf_fast(g[j] + gg[j]);
+            float z = dgnn_sigmoidf_fast(g[H + j] + gg[H + j]);
+            float n = dgnn_tanhf_fast(g[2 * H + j] + r * gg[2 * H + j]);
             g[j] = r;
             g[H + j] = z;
             g[2 * H + j] = n;
@@ -96,7 +97,7 @@ static void dgnn_rnn_forward_body(float *hout, const float *x, const float *h, c
 #pragma omp parallel for if (B * H > 16384)
     for (int64_t i = 0; i < B; i++)
         for (int64_t j = 0; j < H; j++)
-            hout[i * H + j] = tanhf(hout[i * H + j] + (b_hh ? b_hh[j] : 0.0f));
+            hout[i * H + j] = dgnn_tanhf_fast(hout[i * H + j] + (b_hh ? b_hh[j] : 0.0f));
 }
 
 void dgnn_rnn_forward(float *hout, const float *x, const float *h, const float *W_ih,

@@ -17,13 +17,14 @@
 
 #include "dgnn/nn.h"
 #include "dgnn/prof.h"
+#include "vec.h"
 
 /* x = n pi + y with n an integer and |y| <= pi/2; returns y and sets *sign to
  * (-1)^n, so that cos x = sign * cos y and sin x = sign * sin y. Pure double
  * arithmetic without branches or integer conversions, so that loops over it
  * vectorise: rounding to the nearest integer is the 1.5 * 2^52 trick (exact for
  * |v| < 2^51), and the parity of n comes from floor(n / 2) = round(n / 2 - 1/4). */
-static inline double reduce_pi(double x, double *sign) {
+DGNN_VEC_INLINE double reduce_pi(double x, double *sign) {
     const double MAGIC = 6755399441055744.0;
     const double INV_PI = 0.31830988618379067154;
     /* pi in two parts (the second corrects the first's rounding), so that for |x| up
@@ -38,14 +39,14 @@ static inline double reduce_pi(double x, double *sign) {
 
 /* Taylor series of cos and sin on |y| <= pi/2, through y^12 and y^13: the first
  * omitted terms are below 7e-9, well under float rounding. */
-static inline float cos_fast(double x) {
+DGNN_VEC_INLINE float cos_fast(double x) {
     double sign, y = reduce_pi(x, &sign), z = y * y;
     double c = 1.0 + z * (-1.0 / 2 + z * (1.0 / 24 + z * (-1.0 / 720 + z * (1.0 / 40320 +
                z * (-1.0 / 3628800 + z * (1.0 / 479001600))))));
     return (float)(sign * c);
 }
 
-static inline float sin_fast(double x) {
+DGNN_VEC_INLINE float sin_fast(double x) {
     double sign, y = reduce_pi(x, &sign), z = y * y;
     double s = y * (1.0 + z * (-1.0 / 6 + z * (1.0 / 120 + z * (-1.0 / 5040 + z * (1.0 / 362880 +
                z * (-1.0 / 39916800 + z * (1.0 / 6227020800.0)))))));
@@ -60,53 +61,68 @@ void dgnn_timeenc_init(float *w, float *b, int64_t d) {
     }
 }
 
+/* Rows [i0, i1) of the forward: its inner loop has no branch, so it vectorises (one
+ * copy per target, vec.h). */
+DGNN_VEC_CLONES
+static void timeenc_rows(float *out, const float *dt, const float *w, const float *b, int64_t i0, int64_t i1,
+                         int64_t d) {
+    for (int64_t i = i0; i < i1; i++) {
+        const double t = dt[i];
+        float *o = out + i * d;
+        /* two copies of the loop so that neither has a branch */
+        if (b) {
+            for (int64_t j = 0; j < d; j++) o[j] = cos_fast(t * w[j] + b[j]);
+        } else {
+            for (int64_t j = 0; j < d; j++) o[j] = cos_fast(t * w[j]);
+        }
+    }
+}
+
+#define ROWS 64 /* rows per parallel task */
+
 void dgnn_timeenc_forward(float *out, const float *dt, const float *w, const float *b, int64_t N,
                           int64_t d) {
     const double prof_t = dgnn_prof_begin(DGNN_PROF_TIMEENC);
 #pragma omp parallel for if (N * d > 16384)
+    for (int64_t i0 = 0; i0 < N; i0 += ROWS)
+        timeenc_rows(out, dt, w, b, i0, i0 + ROWS < N ? i0 + ROWS : N, d);
+    dgnn_prof_end(prof_t);
+}
+
+/* Columns [j0, j0 + m) (m <= 16) of the backward over all N rows: d cos(dt w + b) =
+ * -sin(dt w + b) * (dt for w, 1 for b), each column summed in double in row order. */
+DGNN_VEC_CLONES
+static void timeenc_grad_cols(float *dw, float *db, const float *dout, const float *dt, const float *w,
+                              const float *b, int64_t N, int64_t d, int64_t j0, int64_t m) {
+    double aw[16] = {0}, ab[16] = {0}, wl[16] = {0}, bl[16] = {0};
+    for (int64_t j = 0; j < m; j++) { /* local copies: the inner loop has no branch */
+        wl[j] = w[j0 + j];
+        bl[j] = b ? b[j0 + j] : 0.0;
+    }
     for (int64_t i = 0; i < N; i++) {
-        float t = dt[i];
-        float *o = out + i * d;
-        /* two copies of the loop so that neither has a branch (it vectorises) */
-        if (b) {
-            for (int64_t j = 0; j < d; j++) o[j] = cos_fast((double)t * w[j] + b[j]);
-        } else {
-            for (int64_t j = 0; j < d; j++) o[j] = cos_fast((double)t * w[j]);
+        const double t = dt[i];
+        const float *g = dout + i * d + j0;
+        for (int64_t j = 0; j < m; j++) {
+            double s = -(double)g[j] * sin_fast(t * wl[j] + bl[j]);
+            aw[j] += s * t;
+            ab[j] += s;
         }
     }
-    dgnn_prof_end(prof_t);
+    for (int64_t j = 0; j < m; j++) {
+        if (dw) dw[j0 + j] += (float)aw[j];
+        if (db) db[j0 + j] += (float)ab[j];
+    }
 }
 
 static void dgnn_timeenc_backward_body(float *dw, float *db, const float *dout, const float *dt,
                            const float *w, const float *b, int64_t N, int64_t d) {
     if (!dw && !db) return;
-    /* d cos(dt w + b) = -sin(dt w + b) * (dt for w, 1 for b). Each column is a sum
-     * over rows, accumulated in double in row order; column blocks are disjoint
-     * outputs, so they run in parallel without changing the result. */
+    /* column blocks are disjoint outputs, so they run in parallel without changing the
+     * result */
     const int64_t CB = 16;
 #pragma omp parallel for if (N * d > 16384)
-    for (int64_t j0 = 0; j0 < d; j0 += CB) {
-        int64_t j1 = j0 + CB < d ? j0 + CB : d;
-        const int64_t m = j1 - j0;
-        double aw[16] = {0}, ab[16] = {0}, wl[16] = {0}, bl[16] = {0};
-        for (int64_t j = 0; j < m; j++) { /* local copies: the inner loop has no branch */
-            wl[j] = w[j0 + j];
-            bl[j] = b ? b[j0 + j] : 0.0;
-        }
-        for (int64_t i = 0; i < N; i++) {
-            const double t = dt[i];
-            const float *g = dout + i * d + j0;
-            for (int64_t j = 0; j < m; j++) {
-                double s = -(double)g[j] * sin_fast(t * wl[j] + bl[j]);
-                aw[j] += s * t;
-                ab[j] += s;
-            }
-        }
-        for (int64_t j = j0; j < j1; j++) {
-            if (dw) dw[j] += (float)aw[j - j0];
-            if (db) db[j] += (float)ab[j - j0];
-        }
-    }
+    for (int64_t j0 = 0; j0 < d; j0 += CB)
+        timeenc_grad_cols(dw, db, dout, dt, w, b, N, d, j0, j0 + CB < d ? CB : d - j0);
 }
 
 void dgnn_timeenc_backward(float *dw, float *db, const float *dout, const float *dt,
