@@ -16,7 +16,7 @@ build=${1:-}
 layers="base nn data models cluster train report cli"
 # ---- the public headers, by layer (include/dgnn/NAME.h) ----
 header_layers='
-base:base outfile prof
+base:base outfile prof vec
 nn:nn spmm cuda
 data:events binfmt readers npy infile gen tcsr sampler snapshot snapshot_graph split negative
 models:params tgnn state snapmodel node_head

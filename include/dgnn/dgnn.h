@@ -40,6 +40,7 @@
 #include "dgnn/base.h"
 #include "dgnn/outfile.h"
 #include "dgnn/prof.h"
+#include "dgnn/vec.h"
 /* nn: kernels */
 #include "dgnn/nn.h"
 #include "dgnn/spmm.h"

@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "dgnn/base.h"
+#include "dgnn/vec.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -111,7 +112,7 @@ static inline float dgnn_sigmoidf(float x) {
  * Taylor series through r^7; x is clamped to [-87, 88] (results stay normal and finite).
  * Relative error below 3e-7 on that range; tanh and sigmoid are within 3e-7 of libm's
  * double results in absolute terms (tests/test_nn_elementwise.c). */
-static inline float dgnn_expf_fast(float x) {
+DGNN_VEC_INLINE float dgnn_expf_fast(float x) {
     x = x < -87.0f ? -87.0f : x;
     x = x > 88.0f ? 88.0f : x;
     const float MAGIC = 12582912.0f; /* 1.5 * 2^23: adding and subtracting it rounds to an integer */
@@ -126,10 +127,10 @@ static inline float dgnn_expf_fast(float x) {
     return p * two_n.f;
 }
 
-static inline float dgnn_sigmoidf_fast(float x) { return 1.0f / (1.0f + dgnn_expf_fast(-x)); }
+DGNN_VEC_INLINE float dgnn_sigmoidf_fast(float x) { return 1.0f / (1.0f + dgnn_expf_fast(-x)); }
 
 /* 1 - 2 / (e^2x + 1), and its Taylor series near 0 where that subtraction would cancel */
-static inline float dgnn_tanhf_fast(float x) {
+DGNN_VEC_INLINE float dgnn_tanhf_fast(float x) {
     const float big = 1.0f - 2.0f / (dgnn_expf_fast(2.0f * x) + 1.0f);
     const float z = x * x;
     const float small = x * (1.0f + z * (-1.0f / 3 + z * (2.0f / 15 + z * (-17.0f / 315))));

@@ -152,7 +152,7 @@ int dgnn_tgnn_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, const d
     m->e0 = e0, m->B = B, m->nneg = nneg, m->R = MUL(B, 2 + nneg);
     m->Rs = tgnn_sampled_roots(m, B, m->R);
     m->backward_ran = 0;
-    m->flops = m->flops_nograd = 0;
+    m->flops = m->flops_nograd = m->flops_wgrad = 0;
     /* the workspace grows to the largest batch seen, then is reused */
     if (m->R > m->capR) {
         int rc = m->ops->ensure(m, m->R, err);

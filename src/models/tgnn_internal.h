@@ -143,6 +143,8 @@ struct dgnn_tgnn {
     const dgnn_tgnn_sample *pre; /* dgnn_tgnn_use_sample: the next forward's neighbours */
     int pre_used;                /* the last tgnn_sample copied them (no sampling time) */
     double flops_nograd; /* the part of flops that backward does not differentiate */
+    double flops_wgrad;  /* the part whose backward forms only the weights' gradients (the
+                          * updater: its inputs are stored memory and mails, constants) */
 };
 
 /* Which roots of a batch get sampled neighbours. */

@@ -139,7 +139,9 @@ int tgnn_mem_forward(dgnn_tgnn *m, const dgnn_state *st, const dgnn_tcsr *g, con
         for (int64_t u = 0; u < Um; u++)
             memcpy(m->h + (int64_t)m->mrow[u] * M, m->hout + u * M, (size_t)M * sizeof(float));
     }
-    m->flops += 2.0 * (double)Um * (double)(D + M) * (double)(m->gates * M);
+    const double upd = 2.0 * (double)Um * (double)(D + M) * (double)(m->gates * M);
+    m->flops += upd;
+    m->flops_wgrad += upd;
     for (int64_t i = 0; i < R; i++)
         memcpy(m->h_root + i * M, m->h + (int64_t)m->row_root[i] * M, (size_t)M * sizeof(float));
     return DGNN_OK;
@@ -180,8 +182,9 @@ void tgnn_mem_backward_updater(dgnn_tgnn *m) {
             dgnn_rnn_backward(NULL, NULL, m->dw.W_ih, m->dw.W_hh, m->dw.b_ih, m->dw.b_hh, m->upd_scratch, m->dhm,
                               m->hout, m->xm, m->hm, m->w.W_ih, m->w.W_hh, Um, D, M);
     }
-    /* the usual rule: a backward costs about twice its forward's products */
-    m->flops = 3.0 * (m->flops - m->flops_nograd) + m->flops_nograd;
+    /* the usual rule: a backward costs about twice its forward's products; once for the
+     * updater, whose backward forms only its weights' gradients */
+    m->flops = 3.0 * (m->flops - m->flops_nograd - m->flops_wgrad) + 2.0 * m->flops_wgrad + m->flops_nograd;
 }
 
 void tgnn_mem_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev, const float *other_emb) {

@@ -26,6 +26,7 @@
 
 #include "dgnn/nn.h"
 #include "dgnn/prof.h"
+#include "dgnn/vec.h"
 
 #define PAR_MIN 16384
 
@@ -45,14 +46,14 @@ static void segment_acc(float *dst, const float *src, const int32_t *row, int64_
     }
 }
 
-static inline float dot(const float *a, const float *b, int64_t n) {
+DGNN_VEC_INLINE float dot(const float *a, const float *b, int64_t n) {
     float s = 0;
 #pragma omp simd reduction(+ : s)
     for (int64_t c = 0; c < n; c++) s += a[c] * b[c];
     return s;
 }
 
-static inline void axpy(float *y, float w, const float *x, int64_t n) {
+DGNN_VEC_INLINE void axpy(float *y, float w, const float *x, int64_t n) {
 #pragma omp simd
     for (int64_t c = 0; c < n; c++) y[c] += w * x[c];
 }
@@ -62,14 +63,14 @@ typedef struct {
     const float *h, *e, *t;
 } pair_x;
 
-static inline pair_x pair_input(const dgnn_tattn_input *in, int64_t p, int64_t dn, int64_t de, int64_t dt) {
+DGNN_VEC_INLINE pair_x pair_input(const dgnn_tattn_input *in, int64_t p, int64_t dn, int64_t de, int64_t dt) {
     pair_x x = {in->h_nbr + (int64_t)in->nbr_row[p] * dn, NULL, in->te + p * dt};
     if (de > 0) x.e = in->e_feat + (in->edge_row ? (int64_t)in->edge_row[p] : p) * de;
     return x;
 }
 
 /* a . x_p, with a laid out like x_p (dk) */
-static inline float xdot(const float *a, pair_x x, int64_t dn, int64_t de, int64_t dt) {
+DGNN_VEC_INLINE float xdot(const float *a, pair_x x, int64_t dn, int64_t de, int64_t dt) {
     float s = dot(a, x.h, dn);
     if (de > 0) s += dot(a + dn, x.e, de);
     if (dt > 0) s += dot(a + dn + de, x.t, dt);
@@ -77,7 +78,7 @@ static inline float xdot(const float *a, pair_x x, int64_t dn, int64_t de, int64
 }
 
 /* y (dk) += w x_p */
-static inline void xaxpy(float *y, float w, pair_x x, int64_t dn, int64_t de, int64_t dt) {
+DGNN_VEC_INLINE void xaxpy(float *y, float w, pair_x x, int64_t dn, int64_t de, int64_t dt) {
     axpy(y, w, x.h, dn);
     if (de > 0) axpy(y + dn, w, x.e, de);
     if (dt > 0) axpy(y + dn + de, w, x.t, dt);
@@ -249,6 +250,118 @@ int64_t dgnn_tattn_pairs(int64_t *off, int32_t *pair_slot, int32_t *pair_row, in
 
 /* ---- fast layer -------------------------------------------------------------------- */
 
+/* The sizes and switches the per-root kernels share. */
+typedef struct {
+    int64_t dn, de, dt, H, dk;
+    int tgn;
+    float scale;
+    const float *mask; /* attention dropout multipliers (P, H), or NULL */
+} pair_dims;
+
+/* Root i's scores, masked softmax and weighted input sums: it writes only its own rows
+ * and its own pairs' (so roots run in parallel, thread-count independent). One copy per
+ * vector width (vec.h). */
+DGNN_VEC_CLONES
+static void root_forward(dgnn_tattn_saved *s, const dgnn_tattn_input *in, const pair_dims *dm, int64_t i) {
+    const int64_t dn = dm->dn, de = dm->de, dt = dm->dt, H = dm->H, dk = dm->dk, HK = H * dk;
+    const int tgn = dm->tgn;
+    const float scale = dm->scale, *mask = dm->mask;
+    const int64_t p0 = in->off[i], p1 = in->off[i + 1];
+    for (int64_t h = 0; h < H; h++) {
+        const float *qt = s->qt + i * HK + h * dk;
+        const float qb = s->qb[i * H + h];
+        float mx = -INFINITY;
+        for (int64_t q = p0; q < p1; q++) {
+            float sc = (xdot(qt, pair_input(in, q, dn, de, dt), dn, de, dt) + qb) * scale;
+            if (!tgn && sc < 0) sc *= 0.2f;
+            s->logit[q * H + h] = sc;
+            if (sc > mx) mx = sc;
+        }
+        /* Softmax with the maximum subtracted: every exponent is <= 0 and the largest
+         * term is exactly 1, so the sum is >= 1 (no overflow, no division by zero). */
+        float sum = 0;
+        for (int64_t q = p0; q < p1; q++) {
+            float e = expf(s->logit[q * H + h] - mx);
+            s->att[q * H + h] = e;
+            sum += e;
+        }
+        const float inv = p1 > p0 ? 1.0f / sum : 0.0f;
+        float *xb = s->xbar + i * HK + h * dk, as = 0;
+        memset(xb, 0, (size_t)dk * sizeof(float));
+        for (int64_t q = p0; q < p1; q++) {
+            const float a = s->att[q * H + h] * inv;
+            s->att[q * H + h] = a;
+            const float aw = mask ? a * mask[q * H + h] : a;
+            xaxpy(xb, aw, pair_input(in, q, dn, de, dt), dn, de, dt);
+            as += aw;
+        }
+        s->asum[i * H + h] = as;
+    }
+}
+
+/* Root i's backward: the softmax backward to the scores' gradients ds, their sums into
+ * dqt_h = sum_p ds_p x_p and dqb_h = sum_p ds_p, and each pair's input gradient
+ * sum_h (aw_p dxbar_h + ds_p qt_h): its node part to dxn (summed into node rows by the
+ * caller), its edge part to dxe (or straight to its edge row when there is no edge
+ * index), its time part to din->te. Writes only root i's rows and its pairs'. */
+DGNN_VEC_CLONES
+static void root_backward(dgnn_tattn_saved *s, dgnn_tattn_dinput *din, const dgnn_tattn_input *in,
+                          const pair_dims *dm, int64_t i) {
+    const int64_t dn = dm->dn, de = dm->de, dt = dm->dt, H = dm->H, dk = dm->dk, HK = H * dk;
+    const int tgn = dm->tgn;
+    const float scale = dm->scale, *mask = dm->mask;
+    float *dxe = in->edge_row ? s->dxe : din->e_feat;
+    const int64_t p0 = in->off[i], p1 = in->off[i + 1];
+    for (int64_t h = 0; h < H; h++) {
+        const float *dxb = s->dxbar + i * HK + h * dk;
+        const float da = s->dasum[i * H + h];
+        /* dA_p = dxbar_h . x_p + d asum (times the dropout multiplier); the softmax
+         * backward needs sum_p a_p dA_p first */
+        float sum = 0;
+        for (int64_t q = p0; q < p1; q++) {
+            float g = xdot(dxb, pair_input(in, q, dn, de, dt), dn, de, dt) + da;
+            if (mask) g *= mask[q * H + h];
+            s->ds[q * H + h] = g;
+            sum += s->att[q * H + h] * g;
+        }
+        float *dqt = s->dqt + i * HK + h * dk, dqb = 0;
+        memset(dqt, 0, (size_t)dk * sizeof(float));
+        for (int64_t q = p0; q < p1; q++) {
+            float g = s->att[q * H + h] * (s->ds[q * H + h] - sum);
+            if (tgn) g *= scale;
+            else if (!(s->logit[q * H + h] > 0)) g *= 0.2f;
+            s->ds[q * H + h] = g;
+            xaxpy(dqt, g, pair_input(in, q, dn, de, dt), dn, de, dt);
+            dqb += g;
+        }
+        s->dqb[i * H + h] = dqb;
+    }
+    for (int64_t q = p0; q < p1; q++) {
+        float *gn = din->h_nbr ? s->dxn + q * dn : NULL;
+        float *ge = de > 0 && dxe ? dxe + q * de : NULL;
+        float *gt = din->te ? din->te + q * dt : NULL;
+        if (gn) memset(gn, 0, (size_t)dn * sizeof(float));
+        if (ge && in->edge_row) memset(ge, 0, (size_t)de * sizeof(float));
+        for (int64_t h = 0; h < H; h++) {
+            const float a = s->att[q * H + h], aw = mask ? a * mask[q * H + h] : a, g = s->ds[q * H + h];
+            const float *dxb = s->dxbar + i * HK + h * dk, *qt = s->qt + i * HK + h * dk;
+            if (gn) {
+                axpy(gn, aw, dxb, dn);
+                axpy(gn, g, qt, dn);
+            }
+            if (ge) {
+                axpy(ge, aw, dxb + dn, de);
+                axpy(ge, g, qt + dn, de);
+            }
+            if (gt) {
+                axpy(gt, aw, dxb + dn + de, dt);
+                axpy(gt, g, qt + dn + de, dt);
+            }
+        }
+    }
+}
+
+
 void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input *in,
                         const dgnn_tattn_params *p, const dgnn_tattn_cfg *c, dgnn_rng *rng) {
     const double prof_t = dgnn_prof_begin(DGNN_PROF_ATTENTION);
@@ -284,42 +397,10 @@ void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input 
     if (s->has_att_mask) dgnn_dropout_mask(s->att_mask, P * H, c->attn_dropout, dgnn_rng_u64(rng));
     const float *mask = s->has_att_mask ? s->att_mask : NULL;
 
-    /* Scores, masked softmax and the weighted input sums, root by root: each root writes
-     * only its own rows and its own pairs' (thread-count independent). */
+    /* scores, masked softmax and the weighted input sums, root by root */
+    const pair_dims dm = {dn, de, dt, H, dk, tgn, scale, mask};
 #pragma omp parallel for schedule(static) if (P * HK > PAR_MIN)
-    for (int64_t i = 0; i < B; i++) {
-        const int64_t p0 = in->off[i], p1 = in->off[i + 1];
-        for (int64_t h = 0; h < H; h++) {
-            const float *qt = s->qt + i * HK + h * dk;
-            const float qb = s->qb[i * H + h];
-            float mx = -INFINITY;
-            for (int64_t q = p0; q < p1; q++) {
-                float sc = (xdot(qt, pair_input(in, q, dn, de, dt), dn, de, dt) + qb) * scale;
-                if (!tgn && sc < 0) sc *= 0.2f;
-                s->logit[q * H + h] = sc;
-                if (sc > mx) mx = sc;
-            }
-            /* Softmax with the maximum subtracted: every exponent is <= 0 and the largest
-             * term is exactly 1, so the sum is >= 1 (no overflow, no division by zero). */
-            float sum = 0;
-            for (int64_t q = p0; q < p1; q++) {
-                float e = expf(s->logit[q * H + h] - mx);
-                s->att[q * H + h] = e;
-                sum += e;
-            }
-            const float inv = p1 > p0 ? 1.0f / sum : 0.0f;
-            float *xb = s->xbar + i * HK + h * dk, as = 0;
-            memset(xb, 0, (size_t)dk * sizeof(float));
-            for (int64_t q = p0; q < p1; q++) {
-                const float a = s->att[q * H + h] * inv;
-                s->att[q * H + h] = a;
-                const float aw = mask ? a * mask[q * H + h] : a;
-                xaxpy(xb, aw, pair_input(in, q, dn, de, dt), dn, de, dt);
-                as += aw;
-            }
-            s->asum[i * H + h] = as;
-        }
-    }
+    for (int64_t i = 0; i < B; i++) root_forward(s, in, &dm, i);
 
     /* o_h = xbar_h Wv_h^T + bv_h asum_h (0 for a root without neighbours) */
     for (int64_t h = 0; h < H; h++)
@@ -429,63 +510,12 @@ void dgnn_tattn_backward(dgnn_tattn_dinput *din, dgnn_tattn_params *dp, const fl
             s->dasum[i * H + h] = dot(doh, p->bv + h * dh, dh);
         }
 
-    /* Root by root (each writes only its rows and its pairs'): the softmax backward to
-     * the scores' gradients ds, their sums into dqt_h = sum_p ds_p x_p and dqb_h =
-     * sum_p ds_p, and each pair's input gradient sum_h (aw_p dxbar_h + ds_p qt_h): its
-     * node part to dxn (summed into node rows below), its edge part to dxe (or straight
-     * to its edge row), its time part to din->te. */
-    float *dxe = in->edge_row ? s->dxe : din->e_feat;
+    /* scores' and pairs' input gradients root by root, then the node and edge parts
+     * summed into their rows */
+    const pair_dims dm = {dn, de, dt, H, dk, tgn, scale, mask};
 #pragma omp parallel for schedule(static) if (P * HK > PAR_MIN)
-    for (int64_t i = 0; i < B; i++) {
-        const int64_t p0 = in->off[i], p1 = in->off[i + 1];
-        for (int64_t h = 0; h < H; h++) {
-            const float *dxb = s->dxbar + i * HK + h * dk;
-            const float da = s->dasum[i * H + h];
-            /* dA_p = dxbar_h . x_p + d asum (times the dropout multiplier); the softmax
-             * backward needs sum_p a_p dA_p first */
-            float sum = 0;
-            for (int64_t q = p0; q < p1; q++) {
-                float g = xdot(dxb, pair_input(in, q, dn, de, dt), dn, de, dt) + da;
-                if (mask) g *= mask[q * H + h];
-                s->ds[q * H + h] = g;
-                sum += s->att[q * H + h] * g;
-            }
-            float *dqt = s->dqt + i * HK + h * dk, dqb = 0;
-            memset(dqt, 0, (size_t)dk * sizeof(float));
-            for (int64_t q = p0; q < p1; q++) {
-                float g = s->att[q * H + h] * (s->ds[q * H + h] - sum);
-                if (tgn) g *= scale;
-                else if (!(s->logit[q * H + h] > 0)) g *= 0.2f;
-                s->ds[q * H + h] = g;
-                xaxpy(dqt, g, pair_input(in, q, dn, de, dt), dn, de, dt);
-                dqb += g;
-            }
-            s->dqb[i * H + h] = dqb;
-        }
-        for (int64_t q = p0; q < p1; q++) {
-            float *gn = din->h_nbr ? s->dxn + q * dn : NULL;
-            float *ge = de > 0 && dxe ? dxe + q * de : NULL;
-            float *gt = din->te ? din->te + q * dt : NULL;
-            if (gn) memset(gn, 0, (size_t)dn * sizeof(float));
-            if (ge && in->edge_row) memset(ge, 0, (size_t)de * sizeof(float));
-            for (int64_t h = 0; h < H; h++) {
-                const float a = s->att[q * H + h], aw = mask ? a * mask[q * H + h] : a, g = s->ds[q * H + h];
-                const float *dxb = s->dxbar + i * HK + h * dk, *qt = s->qt + i * HK + h * dk;
-                if (gn) {
-                    axpy(gn, aw, dxb, dn);
-                    axpy(gn, g, qt, dn);
-                }
-                if (ge) {
-                    axpy(ge, aw, dxb + dn, de);
-                    axpy(ge, g, qt + dn, de);
-                }
-                if (gt) {
-                    axpy(gt, aw, dxb + dn + de, dt);
-                    axpy(gt, g, qt + dn + de, dt);
-                }
-            }
-        }
-    }
+    for (int64_t i = 0; i < B; i++) root_backward(s, din, in, &dm, i);
+
     if (din->h_nbr) segment_acc(din->h_nbr, s->dxn, in->nbr_row, P, dn);
     if (de > 0 && din->e_feat && in->edge_row) segment_acc(din->e_feat, s->dxe, in->edge_row, P, de);
 

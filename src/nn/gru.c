@@ -10,6 +10,7 @@
 
 #include "dgnn/nn.h"
 #include "dgnn/prof.h"
+#include "dgnn/vec.h"
 
 void dgnn_rnn_cell_init(float *W_ih, float *W_hh, float *b_ih, float *b_hh, int64_t Din, int64_t H,
                         int gates, dgnn_rng *rng) {
@@ -23,21 +24,19 @@ void dgnn_rnn_cell_init(float *W_ih, float *W_hh, float *b_ih, float *b_hh, int6
 
 /* ---- GRU ----------------------------------------------------------------- */
 
-void dgnn_gru_forward(float *hout, float *saved, const float *x, const float *h, const float *W_ih,
-                      const float *W_hh, const float *b_ih, const float *b_hh, int64_t B, int64_t Din,
+#define GATE_ROWS 16 /* rows per parallel task of the gate pass */
+
+/* The gates of rows [i0, i1): r, z, n over the two products' pre-activations, written over
+ * the input part (gates), and the new memory. One copy per vector width (vec.h). */
+DGNN_VEC_CLONES
+static void gru_gates(float *hout, float *gates, const float *gh, const float *h, int64_t i0, int64_t i1,
                       int64_t H) {
-    const double prof_t = dgnn_prof_begin(DGNN_PROF_GRU);
-    DGNN_ASSERT(hout != h);
-    float *gates = saved;      /* (B, 3H): x W_ih^T + b_ih, then overwritten by r, z, n */
-    float *gh = saved + B * 3 * H; /* (B, 3H): h W_hh^T + b_hh, kept (its n part is needed) */
-    dgnn_linear_forward(gates, x, W_ih, b_ih, B, Din, 3 * H);
-    dgnn_linear_forward(gh, h, W_hh, b_hh, B, H, 3 * H);
-#pragma omp parallel for if (B * H > 16384)
-    for (int64_t i = 0; i < B; i++) {
+    for (int64_t i = i0; i < i1; i++) {
         float *g = gates + i * 3 * H;
         const float *gg = gh + i * 3 * H;
         const float *hp = h + i * H;
         float *ho = hout + i * H;
+#pragma omp simd
         for (int64_t j = 0; j < H; j++) {
             float r = dgnn_sigmoidf_fast(g[j] + gg[j]);
             float z = dgnn_sigmoidf_fast(g[H + j] + gg[H + j]);
@@ -48,6 +47,20 @@ void dgnn_gru_forward(float *hout, float *saved, const float *x, const float *h,
             ho[j] = (1.0f - z) * n + z * hp[j];
         }
     }
+}
+
+void dgnn_gru_forward(float *hout, float *saved, const float *x, const float *h, const float *W_ih,
+                      const float *W_hh, const float *b_ih, const float *b_hh, int64_t B, int64_t Din,
+                      int64_t H) {
+    const double prof_t = dgnn_prof_begin(DGNN_PROF_GRU);
+    DGNN_ASSERT(hout != h);
+    float *gates = saved;      /* (B, 3H): x W_ih^T + b_ih, then overwritten by r, z, n */
+    float *gh = saved + B * 3 * H; /* (B, 3H): h W_hh^T + b_hh, kept (its n part is needed) */
+    dgnn_linear_forward(gates, x, W_ih, b_ih, B, Din, 3 * H);
+    dgnn_linear_forward(gh, h, W_hh, b_hh, B, H, 3 * H);
+#pragma omp parallel for if (B * H > 16384)
+    for (int64_t i0 = 0; i0 < B; i0 += GATE_ROWS)
+        gru_gates(hout, gates, gh, h, i0, i0 + GATE_ROWS < B ? i0 + GATE_ROWS : B, H);
     dgnn_prof_end(prof_t);
 }
 

@@ -17,7 +17,7 @@
 
 #include "dgnn/nn.h"
 #include "dgnn/prof.h"
-#include "vec.h"
+#include "dgnn/vec.h"
 
 /* x = n pi + y with n an integer and |y| <= pi/2; returns y and sets *sign to
  * (-1)^n, so that cos x = sign * cos y and sin x = sign * sin y. Pure double

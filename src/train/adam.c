@@ -1,5 +1,6 @@
 /* adam.c: Adam (torch.optim.Adam semantics) and gradient clipping. See adam.h. */
 #include "dgnn/adam.h"
+#include "dgnn/vec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -9,6 +10,26 @@
 dgnn_adam dgnn_adam_default(double lr) {
     dgnn_adam a = {.lr = lr, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8, .weight_decay = 0.0, .t = 0};
     return a;
+}
+
+#define ADAM_BLOCK 4096 /* elements per parallel task */
+
+/* Elements [i0, i1) of one step: the same float arithmetic element by element (so the
+ * result does not depend on the blocks), one copy per vector width (vec.h). */
+DGNN_VEC_CLONES
+static void adam_range(float *param, const float *grad, float *m, float *v, int64_t i0, int64_t i1, float w1,
+                       float beta2, float w2, float step_size, float bc2_sqrt, float eps, float wd) {
+    for (int64_t i = i0; i < i1; i++) {
+        float g = grad[i];
+        if (wd != 0.0f) g = g + wd * param[i];
+        /* torch's lerp for weight < 0.5: self + weight * (end - self) */
+        float mi = m[i] + w1 * (g - m[i]);
+        float vi = v[i] * beta2 + w2 * g * g;
+        float denom = sqrtf(vi) / bc2_sqrt + eps;
+        param[i] = param[i] + (-step_size) * mi / denom;
+        m[i] = mi;
+        v[i] = vi;
+    }
 }
 
 void dgnn_adam_step(dgnn_adam *opt, float *param, const float *grad, float *m, float *v, int64_t n) {
@@ -24,17 +45,9 @@ void dgnn_adam_step(dgnn_adam *opt, float *param, const float *grad, float *m, f
     const float bc2_sqrt = (float)sqrt(bc2);
     const float eps = (float)opt->eps, wd = (float)opt->weight_decay;
 #pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; i++) {
-        float g = grad[i];
-        if (wd != 0.0f) g = g + wd * param[i];
-        /* torch's lerp for weight < 0.5: self + weight * (end - self) */
-        float mi = m[i] + w1 * (g - m[i]);
-        float vi = v[i] * beta2 + w2 * g * g;
-        float denom = sqrtf(vi) / bc2_sqrt + eps;
-        param[i] = param[i] + (-step_size) * mi / denom;
-        m[i] = mi;
-        v[i] = vi;
-    }
+    for (int64_t i0 = 0; i0 < n; i0 += ADAM_BLOCK)
+        adam_range(param, grad, m, v, i0, i0 + ADAM_BLOCK < n ? i0 + ADAM_BLOCK : n, w1, beta2, w2, step_size,
+                   bc2_sqrt, eps, wd);
 }
 
 void dgnn_adam_step_params(dgnn_adam *opt, dgnn_params *p) {

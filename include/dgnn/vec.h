@@ -1,4 +1,4 @@
-/* vec.h (nn-internal): DGNN_VEC_CLONES, for the few element-wise kernels whose loops the
+/* vec.h: DGNN_VEC_CLONES, for the few element-wise kernels whose loops the
  * compiler vectorises well but the build's baseline target (x86-64: SSE2, 2 doubles or 4
  * floats a vector, no FMA) keeps narrow. Such a function is compiled three times, for
  * AVX-512F (with FMA), for AVX2 and for the baseline, and the loader picks the widest one
