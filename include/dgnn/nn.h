@@ -436,7 +436,9 @@ typedef struct {
     float *xbar;       /* (B, heads, dk) sum_p aw_p x_p (aw: att times the dropout mask) */
     float *asum;       /* (B, heads) sum_p aw_p */
     float *o;          /* (B, E) attention output before the out-projection */
-    float *cat;        /* (B, E + dn) [a; h_root] */
+    float *wfold;      /* TGN: (Hd, E) W1[:, :E] Wo, the out projection folded into the merge */
+    float *cfold;      /* TGN: (Hd) W1[:, :E] bo */
+    float *cat;        /* TGL: (B, E + dn) [o; h_root] */
     float *z;          /* (B, Hd) W1 cat + b1 */
     float *drop_mask;  /* (B, Hd) TGL dropout multipliers (valid when has_drop_mask) */
     float *r;          /* (B, Hd) after dropout and ReLU */
@@ -444,7 +446,7 @@ typedef struct {
     int has_att_mask, has_drop_mask;
     /* backward scratch: shapes as their forward twins; ds (P, heads) the scores'
      * gradients, dxn (P, dn) and dxe (P, de) the pairs' node and edge input gradients */
-    float *dq, *dqt, *dqb, *dxbar, *dasum, *ds, *dxn, *dxe, *do_, *dcat, *dz;
+    float *dq, *dqt, *dqb, *dxbar, *dasum, *ds, *dxn, *dxe, *do_, *dwfold, *dcfold, *dcat, *dz;
 } dgnn_tattn_saved;
 
 /* Number of floats needed for B roots, P pairs, Un node rows, Ue edge rows (use Ue = P

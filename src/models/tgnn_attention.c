@@ -58,7 +58,7 @@ double tgnn_attn_forward(dgnn_tgnn *m, dgnn_rng *rng) {
     return 2.0 * (double)Rs * dn * Ea                      /* query (its time part is one row) */
            + 2.0 * 2.0 * (double)Rs * Ea * dk              /* the query seen from the keys, and o */
            + 2.0 * 2.0 * (double)P * H * dk                /* scores and input sums per pair */
-           + (tgn ? 2.0 * (double)Rs * Ea * Ea : 0.0)      /* out projection */
+           + (tgn ? 2.0 * (double)Hd * Ea * Ea : 0.0)      /* out projection folded into fc1 */
            + 2.0 * (double)Rs * (Ea + dn) * Hd             /* merge fc1 */
            + (tgn ? 2.0 * (double)Rs * Hd * E : 0.0);      /* merge fc2 */
 }

@@ -205,7 +205,9 @@ int64_t dgnn_tattn_saved_layout(dgnn_tattn_saved *s, float *slab, const dgnn_tat
     TAKE(xbar, B * H * dk);
     TAKE(asum, B * H);
     TAKE(o, B * E);
-    TAKE(cat, B * (E + c->dn));
+    TAKE(wfold, tgl ? 0 : Hd * E);
+    TAKE(cfold, tgl ? 0 : Hd);
+    TAKE(cat, tgl ? B * (E + c->dn) : 0);
     TAKE(z, B * Hd);
     TAKE(drop_mask, tgl && c->dropout > 0 ? B * Hd : 0);
     TAKE(r, B * Hd);
@@ -220,7 +222,9 @@ int64_t dgnn_tattn_saved_layout(dgnn_tattn_saved *s, float *slab, const dgnn_tat
     TAKE(dxn, P * c->dn);
     TAKE(dxe, c->de > 0 ? P * c->de : 0);
     TAKE(do_, B * E);
-    TAKE(dcat, B * (E + c->dn));
+    TAKE(dwfold, tgl ? 0 : Hd * E);
+    TAKE(dcfold, tgl ? 0 : Hd);
+    TAKE(dcat, tgl ? B * (E + c->dn) : 0);
     TAKE(dz, B * Hd);
 #undef TAKE
     return n;
@@ -409,26 +413,37 @@ void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input 
     for (int64_t i = 0; i < B; i++)
         for (int64_t h = 0; h < H; h++) axpy(s->o + i * E + h * dh, s->asum[i * H + h], p->bv + h * dh, dh);
 
-    /* cat = [a; h_root]. TGN: a = Wo o + bo, zeroed for roots without neighbours (as
-     * TGN's masked_fill after the attention); TGL: a = o (already 0 there). */
     if (tgn) {
-#pragma omp parallel for if (B * E > PAR_MIN)
-        for (int64_t i = 0; i < B; i++) memcpy(s->cat + i * dc, p->bo, (size_t)E * sizeof(float));
-        dgnn_gemm(0, 1, B, E, E, s->o, E, p->Wo, E, 1.0f, s->cat, dc);
+        /* z = W1 [a; h_root] + b1 with a = Wo o + bo (0 for a root without neighbours, as
+         * TGN's masked_fill after the attention): the out projection folds into the merge
+         * layer, W' = W1a Wo (Hd, E) and c' = W1a bo once per call, so that per root only
+         * z = W' o + W1b h_root + b1 (+ c' where it has neighbours) remains: B Hd E + B Hd dn
+         * multiply-adds instead of B E E + B Hd (E + dn) (W1a, W1b: W1's column blocks). */
+        dgnn_gemm(0, 0, Hd, E, E, p->W1, dc, p->Wo, E, 0.0f, s->wfold, E);
+        for (int64_t j = 0; j < Hd; j++) s->cfold[j] = dot(p->W1 + j * dc, p->bo, E);
+#pragma omp parallel for if (B * Hd > PAR_MIN)
+        for (int64_t i = 0; i < B; i++) {
+            float *zi = s->z + i * Hd;
+            memcpy(zi, p->b1, (size_t)Hd * sizeof(float));
+            if (in->off[i + 1] > in->off[i]) axpy(zi, 1.0f, s->cfold, Hd);
+        }
+        dgnn_gemm(0, 1, B, Hd, E, s->o, E, s->wfold, E, 1.0f, s->z, Hd);
+        dgnn_gemm(0, 1, B, Hd, dn, in->h_root, dn, p->W1 + E, dc, 1.0f, s->z, Hd);
+        dgnn_relu_forward(s->r, s->z, B * Hd);
+        dgnn_linear_forward(out, s->r, p->W2, p->b2, B, Hd, c->dout);
+        dgnn_prof_end(prof_t);
+        return;
     }
+    /* TGL: cat = [a; h_root], a = o (already 0 for a root without neighbours) */
 #pragma omp parallel for if (B * dc > PAR_MIN)
     for (int64_t i = 0; i < B; i++) {
         float *ci = s->cat + i * dc;
-        if (in->off[i + 1] == in->off[i]) memset(ci, 0, (size_t)E * sizeof(float));
-        else if (!tgn) memcpy(ci, s->o + i * E, (size_t)E * sizeof(float));
+        memcpy(ci, s->o + i * E, (size_t)E * sizeof(float));
         memcpy(ci + E, in->h_root + i * dn, (size_t)dn * sizeof(float));
     }
 
     dgnn_linear_forward(s->z, s->cat, p->W1, p->b1, B, dc, Hd);
-    if (tgn) {
-        dgnn_relu_forward(s->r, s->z, B * Hd);
-        dgnn_linear_forward(out, s->r, p->W2, p->b2, B, Hd, c->dout);
-    } else {
+    {
         s->has_drop_mask = rng && c->dropout > 0;
         if (s->has_drop_mask) dgnn_dropout_mask(s->drop_mask, B * Hd, c->dropout, dgnn_rng_u64(rng));
 #pragma omp parallel for if (B * Hd > PAR_MIN)
@@ -446,38 +461,51 @@ static void head_backward(dgnn_tattn_dinput *din, dgnn_tattn_params *dp, const f
                           dgnn_tattn_saved *s, const dgnn_tattn_input *in, const dgnn_tattn_params *p,
                           const dgnn_tattn_cfg *c) {
     const int64_t B = in->B, E = dgnn_tattn_E(c), Hd = dgnn_tattn_hidden(c), dn = c->dn, dc = E + dn;
-    const int tgn = c->kind == DGNN_ATTN_TGN;
     memset(s->dz, 0, (size_t)(B * Hd) * sizeof(float));
-    if (tgn) {
+    if (c->kind == DGNN_ATTN_TGN) {
         dgnn_linear_backward(s->dz, dp->W2, dp->b2, dout, s->r, p->W2, B, Hd, c->dout);
 #pragma omp parallel for if (B * Hd > PAR_MIN)
         for (int64_t i = 0; i < B * Hd; i++)
             if (!(s->r[i] > 0)) s->dz[i] = 0;
-    } else {
-        dgnn_layernorm_backward(s->dz, dp->ln_g, dp->ln_b, dout, s->r, p->ln_g, s->ln_mean,
-                                s->ln_rstd, B, c->dout);
-        /* r = relu(z * m): dr/dz = m where r > 0, else 0. */
-#pragma omp parallel for if (B * Hd > PAR_MIN)
-        for (int64_t i = 0; i < B * Hd; i++)
-            s->dz[i] = s->r[i] > 0 ? (s->has_drop_mask ? s->dz[i] * s->drop_mask[i] : s->dz[i]) : 0;
+        /* z = W' o + W1b h_root + b1 + [has neighbours] c', W' = W1a Wo, c' = W1a bo (the
+         * forward): with G = dz^T o (Hd, E) and g = the sum of dz over roots with
+         * neighbours, dW1a += G Wo^T + g bo^T, dWo += W1a^T G, dbo += W1a^T g, and
+         * do = dz W'. */
+        float *G = s->dwfold, *g = s->dcfold;
+        memset(g, 0, (size_t)Hd * sizeof(float));
+        for (int64_t i = 0; i < B; i++) {
+            const float *dzi = s->dz + i * Hd;
+            axpy(dp->b1, 1.0f, dzi, Hd);
+            if (in->off[i + 1] > in->off[i]) axpy(g, 1.0f, dzi, Hd);
+        }
+        dgnn_gemm(1, 0, Hd, E, B, s->dz, Hd, s->o, E, 0.0f, G, E);
+        dgnn_gemm(0, 1, Hd, E, E, G, E, p->Wo, E, 1.0f, dp->W1, dc);
+        dgnn_gemm(1, 0, E, E, Hd, p->W1, dc, G, E, 1.0f, dp->Wo, E);
+        for (int64_t j = 0; j < Hd; j++) {
+            axpy(dp->W1 + j * dc, g[j], p->bo, E);
+            axpy(dp->bo, g[j], p->W1 + j * dc, E);
+        }
+        dgnn_gemm(1, 0, Hd, dn, B, s->dz, Hd, in->h_root, dn, 1.0f, dp->W1 + E, dc);
+        if (din->h_root) dgnn_gemm(0, 0, B, dn, Hd, s->dz, Hd, p->W1 + E, dc, 1.0f, din->h_root, dn);
+        dgnn_gemm(0, 0, B, E, Hd, s->dz, Hd, s->wfold, E, 0.0f, s->do_, E);
+        return;
     }
+    dgnn_layernorm_backward(s->dz, dp->ln_g, dp->ln_b, dout, s->r, p->ln_g, s->ln_mean, s->ln_rstd, B, c->dout);
+    /* TGL: r = relu(z * m): dr/dz = m where r > 0, else 0. */
+#pragma omp parallel for if (B * Hd > PAR_MIN)
+    for (int64_t i = 0; i < B * Hd; i++)
+        s->dz[i] = s->r[i] > 0 ? (s->has_drop_mask ? s->dz[i] * s->drop_mask[i] : s->dz[i]) : 0;
     memset(s->dcat, 0, (size_t)(B * dc) * sizeof(float));
     dgnn_linear_backward(s->dcat, dp->W1, dp->b1, s->dz, s->cat, p->W1, B, dc, Hd);
-
-    /* cat = [a; h_root]: the h_root half goes straight to din->h_root; the a half is
-     * dropped for roots without neighbours (a was forced to 0 there). */
+    /* cat = [o; h_root]: the h_root half goes straight to din->h_root; the o half is
+     * dropped for roots without neighbours (o is 0 there whatever its inputs) */
 #pragma omp parallel for if (B * dc > PAR_MIN)
     for (int64_t i = 0; i < B; i++) {
         float *d = s->dcat + i * dc;
         if (din->h_root)
             for (int64_t j = 0; j < dn; j++) din->h_root[i * dn + j] += d[E + j];
         if (in->off[i + 1] == in->off[i]) memset(d, 0, (size_t)E * sizeof(float));
-        if (!tgn) memcpy(s->do_ + i * E, d, (size_t)E * sizeof(float)); /* a = o */
-    }
-    if (tgn) { /* a = Wo o + bo */
-        dgnn_gemm(0, 0, B, E, E, s->dcat, dc, p->Wo, E, 0.0f, s->do_, E);
-        dgnn_gemm(1, 0, E, E, B, s->dcat, dc, s->o, E, 1.0f, dp->Wo, E);
-        for (int64_t i = 0; i < B; i++) axpy(dp->bo, 1.0f, s->dcat + i * dc, E);
+        memcpy(s->do_ + i * E, d, (size_t)E * sizeof(float));
     }
 }
 

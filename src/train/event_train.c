@@ -226,6 +226,7 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
     }
     res->test_ap = res->test_auc = res->test_new_ap = res->test_new_auc = res->test_mrr = NAN;
     if (evaluating && res->num_epochs > 0) {
+        const double t_test = dgnn_now();
         dgnn_state_copy(&r.st_backup, &r.st);
         if ((rc = evaluate(&r, &r.test, c->seed + 3, c->eval_negatives, &res->test_ap, &res->test_auc,
                            c->eval_negatives > 0 ? &res->test_mrr : NULL, "test", err)))
@@ -234,6 +235,7 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
         if ((rc = evaluate(&r, &r.new_test, c->seed + 4, 1, &res->test_new_ap, &res->test_new_auc, NULL,
                            "new-node test", err)))
             goto done;
+        dgnn_log("test and new-node test: %.1f s\n", dgnn_now() - t_test);
     }
     res->train_events_per_second = train_seconds > 0 ? (double)train_events / train_seconds : 0;
     res->peak_rss_mb = dgnn_peak_rss_mb();
