@@ -7,7 +7,8 @@
  *    every gradient, with repeated neighbour rows, deduplicated and per-pair edge rows,
  *    roots with zero neighbours and dropout; finite-difference gradients of the fast
  *    path for every input and parameter tensor; TGN's zero-neighbour semantics by hand;
- *    accumulation; independence from the thread count. */
+ *    accumulation; independence from the thread count; roots that share their query
+ *    input rows (root_row). */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,9 +92,10 @@ static void test_core(dgnn_score_kind kind, int with_mask) {
 
 typedef struct {
     dgnn_tattn_cfg cfg;
-    int64_t B, P, Un, Ue, np;
+    int64_t B, P, Un, Ue, np, Ur;
     int64_t *off;
     int32_t *nbr_row, *edge_row; /* edge_row may be NULL */
+    int32_t *root_row;           /* NULL: one h_root row per root */
     float *h_root, *te0, *h_nbr, *e_feat, *te;
     float *slab, *gslab;
     dgnn_tattn_params p, g;
@@ -112,10 +114,12 @@ static double layer_loss(void *v) {
 }
 
 /* Builds a random problem: B roots with 0..kmax neighbours each (root 0 and root B-2
- * have none), Un distinct node rows reused by several pairs, and edge rows either
- * deduplicated (Ue < P, with an index) or one per pair (edge_row NULL). */
-static void layer_setup(layer_ctx *c, dgnn_attn_kind kind, int64_t de, int dedup_edges,
-                        float attn_drop, float drop, uint64_t seed) {
+ * have none), Un distinct node rows reused by several pairs, edge rows either
+ * deduplicated (Ue < P, with an index) or one per pair (edge_row NULL), and the roots'
+ * query inputs either one row each or Ur = 4 rows that several roots share (root_row;
+ * one root without neighbours shares its row with one that has some). */
+static void layer_setup_ex(layer_ctx *c, dgnn_attn_kind kind, int64_t de, int dedup_edges,
+                           float attn_drop, float drop, uint64_t seed, int shared_roots) {
     memset(c, 0, sizeof *c);
     dgnn_rng r;
     dgnn_rng_seed(&r, seed);
@@ -141,12 +145,19 @@ static void layer_setup(layer_ctx *c, dgnn_attn_kind kind, int64_t de, int dedup
         c->Ue = de > 0 ? c->P : 0;
     }
     const int64_t dn = c->cfg.dn, dt = c->cfg.dt;
-    c->h_root = fa(B * dn);
+    c->Ur = B;
+    if (shared_roots) {
+        static const int32_t rows[7] = {0, 1, 2, 1, 3, 0, 2};
+        c->Ur = 4;
+        c->root_row = dgnn_xcalloc((size_t)B, sizeof(int32_t));
+        memcpy(c->root_row, rows, sizeof rows);
+    }
+    c->h_root = fa(c->Ur * dn);
     c->te0 = fa(dt);
     c->h_nbr = fa(c->Un * dn);
     c->e_feat = de > 0 ? fa(c->Ue * de) : NULL;
     c->te = fa(c->P * dt);
-    gradcheck_fill(c->h_root, B * dn, &r, -1, 1);
+    gradcheck_fill(c->h_root, c->Ur * dn, &r, -1, 1);
     gradcheck_fill(c->te0, dt, &r, -1, 1);
     gradcheck_fill(c->h_nbr, c->Un * dn, &r, -1, 1);
     if (de > 0) gradcheck_fill(c->e_feat, c->Ue * de, &r, -1, 1);
@@ -163,8 +174,10 @@ static void layer_setup(layer_ctx *c, dgnn_attn_kind kind, int64_t de, int dedup
         if (biases[j]) gradcheck_fill(biases[j], dgnn_tattn_E(&c->cfg), &r, -0.3, 0.3);
     if (c->p.ln_g) gradcheck_fill(c->p.ln_g, c->cfg.dout, &r, 0.5, 1.5);
     for (int64_t i = 0; i < c->np; i++) c->slab[i] *= 1.5f; /* attention far from uniform */
-    c->in = (dgnn_tattn_input){B, c->h_root, c->te0, c->off, c->Un, c->h_nbr, c->nbr_row, c->Ue,
-                               c->e_feat, c->edge_row, c->te};
+    c->in = (dgnn_tattn_input){.B = B, .h_root = c->h_root, .Ur = c->Ur, .root_row = c->root_row,
+                               .te0 = c->te0, .off = c->off, .Un = c->Un, .h_nbr = c->h_nbr,
+                               .nbr_row = c->nbr_row, .Ue = c->Ue, .e_feat = c->e_feat,
+                               .edge_row = c->edge_row, .te = c->te};
     int64_t ns = dgnn_tattn_saved_layout(NULL, NULL, &c->cfg, B, c->P, c->Un, c->Ue);
     c->sslab = fa(ns);
     DGNN_ASSERT(dgnn_tattn_saved_layout(&c->s, c->sslab, &c->cfg, B, c->P, c->Un, c->Ue) == ns);
@@ -191,7 +204,13 @@ static void layer_setup(layer_ctx *c, dgnn_attn_kind kind, int64_t de, int dedup
     }
 }
 
+static void layer_setup(layer_ctx *c, dgnn_attn_kind kind, int64_t de, int dedup_edges, float attn_drop,
+                        float drop, uint64_t seed) {
+    layer_setup_ex(c, kind, de, dedup_edges, attn_drop, drop, seed, 0);
+}
+
 static void layer_free(layer_ctx *c) {
+    free(c->root_row);
     free(c->off); free(c->nbr_row); free(c->edge_row); free(c->h_root); free(c->te0);
     free(c->h_nbr); free(c->e_feat); free(c->te); free(c->slab); free(c->gslab); free(c->sslab);
     free(c->out); free(c->w);
@@ -203,25 +222,27 @@ typedef struct {
 } dins;
 
 static void dins_alloc(dins *d, const layer_ctx *c) {
-    d->h_root = fa(c->B * c->cfg.dn);
+    d->h_root = fa(c->Ur * c->cfg.dn);
     d->te0 = fa(c->cfg.dt);
     d->h_nbr = fa(c->Un * c->cfg.dn);
     d->e_feat = fa(c->Ue * c->cfg.de);
     d->te = fa(c->P * c->cfg.dt);
-    d->d = (dgnn_tattn_dinput){d->h_root, d->te0, d->h_nbr, d->e_feat, d->te};
+    d->d = (dgnn_tattn_dinput){.h_root = d->h_root, .te0 = d->te0, .h_nbr = d->h_nbr, .e_feat = d->e_feat,
+                               .te = d->te};
 }
 
 static void dins_free(dins *d) {
     free(d->h_root); free(d->te0); free(d->h_nbr); free(d->e_feat); free(d->te);
 }
 
-static void test_layer(dgnn_attn_kind kind, int64_t de, int dedup_edges, float attn_drop,
-                       float drop, uint64_t seed) {
+static void test_layer_ex(dgnn_attn_kind kind, int64_t de, int dedup_edges, float attn_drop,
+                          float drop, uint64_t seed, int shared_roots) {
     layer_ctx c;
-    layer_setup(&c, kind, de, dedup_edges, attn_drop, drop, seed);
+    layer_setup_ex(&c, kind, de, dedup_edges, attn_drop, drop, seed, shared_roots);
     char tag[96];
-    snprintf(tag, sizeof tag, "%s de=%lld%s%s", kind == DGNN_ATTN_TGN ? "tgn" : "tgl",
-             (long long)de, dedup_edges && de ? " dedup" : "", attn_drop > 0 || drop > 0 ? " drop" : "");
+    snprintf(tag, sizeof tag, "%s de=%lld%s%s%s", kind == DGNN_ATTN_TGN ? "tgn" : "tgl",
+             (long long)de, dedup_edges && de ? " dedup" : "", attn_drop > 0 || drop > 0 ? " drop" : "",
+             shared_roots ? " shared" : "");
     const int64_t B = c.B, dout = c.cfg.dout, Hd = dgnn_tattn_hidden(&c.cfg);
 
     /* fast forward + backward */
@@ -241,7 +262,7 @@ static void test_layer(dgnn_attn_kind kind, int64_t de, int dedup_edges, float a
                          c.s.has_drop_mask ? c.s.drop_mask : NULL);
     double d_out = gradcheck_maxdiff(c.out, ref_out, B * dout);
     double d_par = gradcheck_maxdiff(c.gslab, rg, c.np);
-    double d_in = fmax(fmax(gradcheck_maxdiff(df.h_root, dr.h_root, B * c.cfg.dn),
+    double d_in = fmax(fmax(gradcheck_maxdiff(df.h_root, dr.h_root, c.Ur * c.cfg.dn),
                             gradcheck_maxdiff(df.te0, dr.te0, c.cfg.dt)),
                        fmax(gradcheck_maxdiff(df.h_nbr, dr.h_nbr, c.Un * c.cfg.dn),
                             gradcheck_maxdiff(df.te, dr.te, c.P * c.cfg.dt)));
@@ -260,7 +281,7 @@ static void test_layer(dgnn_attn_kind kind, int64_t de, int dedup_edges, float a
         snprintf(nm, sizeof nm, "%s %s", tag, label);                              \
         if ((n) > 0) CHECK(gradcheck(nm, layer_loss, &c, (x), (gx), (n)) == 0);    \
     } while (0)
-    GC("h_root", c.h_root, df.h_root, B * c.cfg.dn);
+    GC("h_root", c.h_root, df.h_root, c.Ur * c.cfg.dn);
     GC("te0", c.te0, df.te0, c.cfg.dt);
     GC("h_nbr", c.h_nbr, df.h_nbr, c.Un * c.cfg.dn);
     GC("te", c.te, df.te, c.P * c.cfg.dt);
@@ -292,6 +313,11 @@ static void test_layer(dgnn_attn_kind kind, int64_t de, int dedup_edges, float a
     dins_free(&dr);
     free(ref_out); free(rg); free(g1);
     layer_free(&c);
+}
+
+static void test_layer(dgnn_attn_kind kind, int64_t de, int dedup_edges, float attn_drop, float drop,
+                       uint64_t seed) {
+    test_layer_ex(kind, de, dedup_edges, attn_drop, drop, seed, 0);
 }
 
 /* TGN: a root without neighbours embeds as W2 relu(W1 [0; h_root] + b1) + b2. */
@@ -397,6 +423,9 @@ int main(void) {
     test_layer(DGNN_ATTN_TGN, 3, 0, 0.3f, 0, 3);
     test_layer(DGNN_ATTN_TGL, 0, 0, 0, 0, 4);
     test_layer(DGNN_ATTN_TGL, 3, 1, 0.3f, 0.25f, 5);
+    test_layer_ex(DGNN_ATTN_TGN, 3, 1, 0.3f, 0, 6, 1); /* roots sharing query rows */
+    test_layer_ex(DGNN_ATTN_TGN, 0, 0, 0, 0, 7, 1);
+    test_layer_ex(DGNN_ATTN_TGL, 3, 0, 0.3f, 0.25f, 8, 1);
     test_zero_neighbour_semantics();
     test_threads();
     return check_done();

@@ -399,7 +399,11 @@ void dgnn_tattn_init(dgnn_tattn_params *p, const dgnn_tattn_cfg *c, dgnn_rng *rn
 
 typedef struct {
     int64_t B;              /* roots */
-    const float *h_root;    /* (B, dn) */
+    const float *h_root;    /* (B, dn), or (Ur, dn) with root_row: the roots' query inputs */
+    int64_t Ur;             /* rows of h_root when root_row is given (<= B) */
+    const int32_t *root_row;/* (B) row of h_root of each root, or NULL: root i uses row i. Roots
+                             * that share a row (the same node, the query's time part being
+                             * te0 for all) share the products of the query side */
     const float *te0;       /* (dt) time encoding of dt = 0 (the query's), shared by all roots */
     const int64_t *off;     /* (B+1) root i's pairs are off[i] .. off[i+1]-1; P = off[B] */
     int64_t Un;             /* distinct neighbour node rows */
@@ -413,7 +417,7 @@ typedef struct {
 
 /* Gradients with respect to the inputs; accumulated (+=); any may be NULL. */
 typedef struct {
-    float *h_root; /* (B, dn) */
+    float *h_root; /* like h_root: (B, dn), or (Ur, dn); may be the same buffer as h_nbr */
     float *te0;    /* (dt) */
     float *h_nbr;  /* (Un, dn) */
     float *e_feat; /* (Ue, de) */
@@ -428,7 +432,8 @@ typedef struct {
     /* forward */
     float *qc;         /* (E) bq + Wq[:, dn:] te0 (forward), column sums of dq (backward) */
     float *q;          /* (B, E) */
-    float *qt;         /* (B, heads, dk) Wk_h^T q_h: the query seen from the key inputs */
+    float *qt;         /* (B, heads, dk) Wk_h^T q_h: the query seen from the key inputs
+                        * (q, qt, qb: per row of h_root) */
     float *qb;         /* (B, heads) q_h . bk_h */
     float *logit;      /* (P, heads) */
     float *att;        /* (P, heads) softmax weights */
@@ -439,6 +444,7 @@ typedef struct {
     float *wfold;      /* TGN: (Hd, E) W1[:, :E] Wo, the out projection folded into the merge */
     float *cfold;      /* TGN: (Hd) W1[:, :E] bo */
     float *cat;        /* TGL: (B, E + dn) [o; h_root] */
+    float *zr;         /* TGN: (B, Hd) W1[:, E:] h_root, per row of h_root */
     float *z;          /* (B, Hd) W1 cat + b1 */
     float *drop_mask;  /* (B, Hd) TGL dropout multipliers (valid when has_drop_mask) */
     float *r;          /* (B, Hd) after dropout and ReLU */
@@ -447,6 +453,7 @@ typedef struct {
     /* backward scratch: shapes as their forward twins; ds (P, heads) the scores'
      * gradients, dxn (P, dn) and dxe (P, de) the pairs' node and edge input gradients */
     float *dq, *dqt, *dqb, *dxbar, *dasum, *ds, *dxn, *dxe, *do_, *dwfold, *dcfold, *dcat, *dz;
+    float *dqtu, *dqbu, *dzr; /* dqt, dqb and dz summed per row of h_root (with root_row) */
 } dgnn_tattn_saved;
 
 /* Number of floats needed for B roots, P pairs, Un node rows, Ue edge rows (use Ue = P

@@ -47,7 +47,10 @@ double tgnn_attn_forward(dgnn_tgnn *m, dgnn_rng *rng) {
     float zero = 0;
     dgnn_timeenc_forward(m->te0, &zero, w, b, 1, T);
     dgnn_timeenc_forward(m->te, m->pair_dt, w, b, P, T);
-    dgnn_tattn_input in = {.B = Rs, .h_root = m->h_root, .te0 = m->te0, .off = m->off, .Un = m->U,
+    /* the roots' query inputs are the distinct-node rows they map to (the first Ur): the
+     * query side runs once per distinct root node */
+    dgnn_tattn_input in = {.B = Rs, .h_root = m->h, .Ur = m->Ur, .root_row = m->row_root, .te0 = m->te0,
+                           .off = m->off, .Un = m->U,
                            .h_nbr = m->h, .nbr_row = m->nbr_row, .Ue = P,
                            .e_feat = m->de > 0 ? m->pair_e : NULL, .edge_row = NULL, .te = m->te};
     dgnn_tattn_forward(m->emb_out, &m->as, &in, &m->ap, &m->acfg, rng);
@@ -55,11 +58,12 @@ double tgnn_attn_forward(dgnn_tgnn *m, dgnn_rng *rng) {
     const int64_t Ea = dgnn_tattn_E(&m->acfg), dn = M, dk = M + m->de + T, H = m->cfg.heads;
     const int64_t Hd = dgnn_tattn_hidden(&m->acfg);
     const int tgn = m->acfg.kind == DGNN_ATTN_TGN;
-    return 2.0 * (double)Rs * dn * Ea                      /* query (its time part is one row) */
-           + 2.0 * 2.0 * (double)Rs * Ea * dk              /* the query seen from the keys, and o */
+    const double Ur = (double)m->Ur;
+    return 2.0 * Ur * dn * Ea                              /* query, per distinct root node */
+           + 2.0 * Ur * Ea * dk + 2.0 * (double)Rs * Ea * dk /* the query seen from the keys, and o */
            + 2.0 * 2.0 * (double)P * H * dk                /* scores and input sums per pair */
            + (tgn ? 2.0 * (double)Hd * Ea * Ea : 0.0)      /* out projection folded into fc1 */
-           + 2.0 * (double)Rs * (Ea + dn) * Hd             /* merge fc1 */
+           + 2.0 * ((double)Rs * Ea + Ur * dn) * Hd        /* merge fc1 */
            + (tgn ? 2.0 * (double)Rs * Hd * E : 0.0);      /* merge fc2 */
 }
 
@@ -67,10 +71,12 @@ void tgnn_attn_backward(dgnn_tgnn *m) {
     const int64_t R = m->R, T = m->T, P = m->P;
     memset(m->dte, 0, (size_t)(P * T) * sizeof(float));
     memset(m->dte0, 0, (size_t)T * sizeof(float));
-    dgnn_tattn_input in = {.B = R, .h_root = m->h_root, .te0 = m->te0, .off = m->off, .Un = m->U,
+    dgnn_tattn_input in = {.B = R, .h_root = m->h, .Ur = m->Ur, .root_row = m->row_root, .te0 = m->te0,
+                           .off = m->off, .Un = m->U,
                            .h_nbr = m->h, .nbr_row = m->nbr_row, .Ue = P,
                            .e_feat = m->de > 0 ? m->pair_e : NULL, .edge_row = NULL, .te = m->te};
-    dgnn_tattn_dinput din = {.h_root = m->dh_root, .te0 = m->dte0, .h_nbr = m->dh, .e_feat = NULL, .te = m->dte};
+    /* both the roots' and the neighbours' gradients land in the distinct-node rows */
+    dgnn_tattn_dinput din = {.h_root = m->dh, .te0 = m->dte0, .h_nbr = m->dh, .e_feat = NULL, .te = m->dte};
     dgnn_tattn_backward(&din, &m->dap, m->demb, &m->as, &in, &m->ap, &m->acfg);
     float zero = 0;
     dgnn_timeenc_backward(m->dw.te_w, m->dw.te_b, m->dte, m->pair_dt, m->w.te_w, m->w.te_b, P, T);

@@ -100,6 +100,7 @@ int tgnn_mem_forward(dgnn_tgnn *m, const dgnn_state *st, const dgnn_tcsr *g, con
     tgnn_new_stamp(m);
     m->U = 0;
     for (int64_t i = 0; i < R; i++) m->row_root[i] = node_row(m, m->roots[i]);
+    m->Ur = m->U;
     for (int64_t i = 0; i < Rs; i++) {
         for (int64_t j = 0; j < m->s_cnt[i]; j++) {
             int64_t pair = m->off[i] + j, q = i * k + j;

@@ -58,6 +58,14 @@ DGNN_VEC_INLINE void axpy(float *y, float w, const float *x, int64_t n) {
     for (int64_t c = 0; c < n; c++) y[c] += w * x[c];
 }
 
+/* Row of root i's query input (h_root) and of everything computed from it alone. */
+DGNN_VEC_INLINE int64_t root_row(const dgnn_tattn_input *in, int64_t i) {
+    return in->root_row ? (int64_t)in->root_row[i] : i;
+}
+
+/* Rows of h_root: distinct query inputs (in->Ur), or one per root. */
+static int64_t query_rows(const dgnn_tattn_input *in) { return in->root_row ? in->Ur : in->B; }
+
 /* The three parts of pair p's key/value input x_p: node row, edge row (de > 0), time. */
 typedef struct {
     const float *h, *e, *t;
@@ -208,6 +216,7 @@ int64_t dgnn_tattn_saved_layout(dgnn_tattn_saved *s, float *slab, const dgnn_tat
     TAKE(wfold, tgl ? 0 : Hd * E);
     TAKE(cfold, tgl ? 0 : Hd);
     TAKE(cat, tgl ? B * (E + c->dn) : 0);
+    TAKE(zr, tgl ? 0 : B * Hd);
     TAKE(z, B * Hd);
     TAKE(drop_mask, tgl && c->dropout > 0 ? B * Hd : 0);
     TAKE(r, B * Hd);
@@ -216,6 +225,9 @@ int64_t dgnn_tattn_saved_layout(dgnn_tattn_saved *s, float *slab, const dgnn_tat
     TAKE(dq, B * E);
     TAKE(dqt, B * H * dk);
     TAKE(dqb, B * H);
+    TAKE(dqtu, B * H * dk);
+    TAKE(dqbu, B * H);
+    TAKE(dzr, tgl ? 0 : B * Hd);
     TAKE(dxbar, B * H * dk);
     TAKE(dasum, B * H);
     TAKE(ds, P * H);
@@ -272,8 +284,8 @@ static void root_forward(dgnn_tattn_saved *s, const dgnn_tattn_input *in, const 
     const float scale = dm->scale, *mask = dm->mask;
     const int64_t p0 = in->off[i], p1 = in->off[i + 1];
     for (int64_t h = 0; h < H; h++) {
-        const float *qt = s->qt + i * HK + h * dk;
-        const float qb = s->qb[i * H + h];
+        const float *qt = s->qt + root_row(in, i) * HK + h * dk;
+        const float qb = s->qb[root_row(in, i) * H + h];
         float mx = -INFINITY;
         for (int64_t q = p0; q < p1; q++) {
             float sc = (xdot(qt, pair_input(in, q, dn, de, dt), dn, de, dt) + qb) * scale;
@@ -348,7 +360,7 @@ static void root_backward(dgnn_tattn_saved *s, dgnn_tattn_dinput *din, const dgn
         if (ge && in->edge_row) memset(ge, 0, (size_t)de * sizeof(float));
         for (int64_t h = 0; h < H; h++) {
             const float a = s->att[q * H + h], aw = mask ? a * mask[q * H + h] : a, g = s->ds[q * H + h];
-            const float *dxb = s->dxbar + i * HK + h * dk, *qt = s->qt + i * HK + h * dk;
+            const float *dxb = s->dxbar + i * HK + h * dk, *qt = s->qt + root_row(in, i) * HK + h * dk;
             if (gn) {
                 axpy(gn, aw, dxb, dn);
                 axpy(gn, g, qt, dn);
@@ -378,6 +390,8 @@ void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input 
     const float scale = tgn ? (float)(1.0 / sqrt((double)dh)) : 1.0f;
     DGNN_ASSERT(B <= s->cap_B && P <= s->cap_P && Un <= s->cap_Un && Ue <= s->cap_Ue);
     DGNN_ASSERT(in->off[0] == 0);
+    const int64_t Ur = query_rows(in);
+    DGNN_ASSERT(Ur <= B);
 
     /* q = Wq[:, :dn] h_root + (bq + Wq[:, dn:] te0): the time part is the same vector
      * for every root (te0 = time_enc(0)), so it is computed once. */
@@ -386,15 +400,15 @@ void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input 
         for (int64_t j = 0; j < dt; j++) a += p->Wq[e * dq + dn + j] * in->te0[j];
         s->qc[e] = a;
     }
-    dgnn_gemm(0, 1, B, E, dn, in->h_root, dn, p->Wq, dq, 0.0f, s->q, E);
-#pragma omp parallel for if (B * E > PAR_MIN)
-    for (int64_t i = 0; i < B; i++)
+    dgnn_gemm(0, 1, Ur, E, dn, in->h_root, dn, p->Wq, dq, 0.0f, s->q, E);
+#pragma omp parallel for if (Ur * E > PAR_MIN)
+    for (int64_t i = 0; i < Ur; i++)
         for (int64_t e = 0; e < E; e++) s->q[i * E + e] += s->qc[e];
 
     /* per head: qt_h = q_h Wk_h (B, dk) and the bias's share of every score, q_h . bk_h */
     for (int64_t h = 0; h < H; h++)
-        dgnn_gemm(0, 0, B, dk, dh, s->q + h * dh, E, p->Wk + h * dh * dk, dk, 0.0f, s->qt + h * dk, HK);
-    for (int64_t i = 0; i < B; i++)
+        dgnn_gemm(0, 0, Ur, dk, dh, s->q + h * dh, E, p->Wk + h * dh * dk, dk, 0.0f, s->qt + h * dk, HK);
+    for (int64_t i = 0; i < Ur; i++)
         for (int64_t h = 0; h < H; h++) s->qb[i * H + h] = dot(s->q + i * E + h * dh, p->bk + h * dh, dh);
 
     s->has_att_mask = rng && c->attn_dropout > 0;
@@ -421,14 +435,15 @@ void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input 
          * multiply-adds instead of B E E + B Hd (E + dn) (W1a, W1b: W1's column blocks). */
         dgnn_gemm(0, 0, Hd, E, E, p->W1, dc, p->Wo, E, 0.0f, s->wfold, E);
         for (int64_t j = 0; j < Hd; j++) s->cfold[j] = dot(p->W1 + j * dc, p->bo, E);
+        dgnn_gemm(0, 1, Ur, Hd, dn, in->h_root, dn, p->W1 + E, dc, 0.0f, s->zr, Hd); /* per query row */
 #pragma omp parallel for if (B * Hd > PAR_MIN)
         for (int64_t i = 0; i < B; i++) {
             float *zi = s->z + i * Hd;
-            memcpy(zi, p->b1, (size_t)Hd * sizeof(float));
+            const float *zr = s->zr + root_row(in, i) * Hd;
+            for (int64_t j = 0; j < Hd; j++) zi[j] = p->b1[j] + zr[j];
             if (in->off[i + 1] > in->off[i]) axpy(zi, 1.0f, s->cfold, Hd);
         }
         dgnn_gemm(0, 1, B, Hd, E, s->o, E, s->wfold, E, 1.0f, s->z, Hd);
-        dgnn_gemm(0, 1, B, Hd, dn, in->h_root, dn, p->W1 + E, dc, 1.0f, s->z, Hd);
         dgnn_relu_forward(s->r, s->z, B * Hd);
         dgnn_linear_forward(out, s->r, p->W2, p->b2, B, Hd, c->dout);
         dgnn_prof_end(prof_t);
@@ -439,7 +454,7 @@ void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input 
     for (int64_t i = 0; i < B; i++) {
         float *ci = s->cat + i * dc;
         memcpy(ci, s->o + i * E, (size_t)E * sizeof(float));
-        memcpy(ci + E, in->h_root + i * dn, (size_t)dn * sizeof(float));
+        memcpy(ci + E, in->h_root + root_row(in, i) * dn, (size_t)dn * sizeof(float));
     }
 
     dgnn_linear_forward(s->z, s->cat, p->W1, p->b1, B, dc, Hd);
@@ -485,8 +500,16 @@ static void head_backward(dgnn_tattn_dinput *din, dgnn_tattn_params *dp, const f
             axpy(dp->W1 + j * dc, g[j], p->bo, E);
             axpy(dp->bo, g[j], p->W1 + j * dc, E);
         }
-        dgnn_gemm(1, 0, Hd, dn, B, s->dz, Hd, in->h_root, dn, 1.0f, dp->W1 + E, dc);
-        if (din->h_root) dgnn_gemm(0, 0, B, dn, Hd, s->dz, Hd, p->W1 + E, dc, 1.0f, din->h_root, dn);
+        /* the h_root part per query row: dz summed over the roots sharing one */
+        const int64_t Ur = query_rows(in);
+        const float *dzr = s->dz;
+        if (in->root_row) {
+            memset(s->dzr, 0, (size_t)(Ur * Hd) * sizeof(float));
+            segment_acc(s->dzr, s->dz, in->root_row, B, Hd);
+            dzr = s->dzr;
+        }
+        dgnn_gemm(1, 0, Hd, dn, Ur, dzr, Hd, in->h_root, dn, 1.0f, dp->W1 + E, dc);
+        if (din->h_root) dgnn_gemm(0, 0, Ur, dn, Hd, dzr, Hd, p->W1 + E, dc, 1.0f, din->h_root, dn);
         dgnn_gemm(0, 0, B, E, Hd, s->dz, Hd, s->wfold, E, 0.0f, s->do_, E);
         return;
     }
@@ -499,11 +522,11 @@ static void head_backward(dgnn_tattn_dinput *din, dgnn_tattn_params *dp, const f
     dgnn_linear_backward(s->dcat, dp->W1, dp->b1, s->dz, s->cat, p->W1, B, dc, Hd);
     /* cat = [o; h_root]: the h_root half goes straight to din->h_root; the o half is
      * dropped for roots without neighbours (o is 0 there whatever its inputs) */
+    if (din->h_root) /* in root order: roots may share a query row */
+        for (int64_t i = 0; i < B; i++) axpy(din->h_root + root_row(in, i) * dn, 1.0f, s->dcat + i * dc + E, dn);
 #pragma omp parallel for if (B * dc > PAR_MIN)
     for (int64_t i = 0; i < B; i++) {
         float *d = s->dcat + i * dc;
-        if (din->h_root)
-            for (int64_t j = 0; j < dn; j++) din->h_root[i * dn + j] += d[E + j];
         if (in->off[i + 1] == in->off[i]) memset(d, 0, (size_t)E * sizeof(float));
         memcpy(s->do_ + i * E, d, (size_t)E * sizeof(float));
     }
@@ -549,13 +572,22 @@ void dgnn_tattn_backward(dgnn_tattn_dinput *din, dgnn_tattn_params *dp, const fl
 
     /* Keys, qt_h = Wk_h^T q_h and qb_h = q_h . bk_h: dq_h = dqt_h Wk_h^T + dqb_h bk_h,
      * dWk_h += q_h^T dqt_h, dbk_h += sum_i dqb_ih q_ih. */
-    for (int64_t h = 0; h < H; h++) {
-        dgnn_gemm(0, 1, B, dh, dk, s->dqt + h * dk, HK, p->Wk + h * dh * dk, dk, 0.0f, s->dq + h * dh, E);
-        dgnn_gemm(1, 0, dh, dk, B, s->q + h * dh, E, s->dqt + h * dk, HK, 1.0f, dp->Wk + h * dh * dk, dk);
+    const int64_t Ur = query_rows(in);
+    const float *dqt = s->dqt, *dqb = s->dqb;
+    if (in->root_row) { /* summed over the roots that share a query row */
+        memset(s->dqtu, 0, (size_t)(Ur * HK) * sizeof(float));
+        memset(s->dqbu, 0, (size_t)(Ur * H) * sizeof(float));
+        segment_acc(s->dqtu, s->dqt, in->root_row, B, HK);
+        segment_acc(s->dqbu, s->dqb, in->root_row, B, H);
+        dqt = s->dqtu, dqb = s->dqbu;
     }
-    for (int64_t i = 0; i < B; i++)
+    for (int64_t h = 0; h < H; h++) {
+        dgnn_gemm(0, 1, Ur, dh, dk, dqt + h * dk, HK, p->Wk + h * dh * dk, dk, 0.0f, s->dq + h * dh, E);
+        dgnn_gemm(1, 0, dh, dk, Ur, s->q + h * dh, E, dqt + h * dk, HK, 1.0f, dp->Wk + h * dh * dk, dk);
+    }
+    for (int64_t i = 0; i < Ur; i++)
         for (int64_t h = 0; h < H; h++) {
-            const float g = s->dqb[i * H + h];
+            const float g = dqb[i * H + h];
             axpy(s->dq + i * E + h * dh, g, p->bk + h * dh, dh);
             axpy(dp->bk + h * dh, g, s->q + i * E + h * dh, dh);
         }
@@ -563,7 +595,7 @@ void dgnn_tattn_backward(dgnn_tattn_dinput *din, dgnn_tattn_params *dp, const fl
     /* Query projection: every root's time part is te0, so its weight gradient is
      * (sum_i dq_i) te0^T and d te0 = (sum_i dq_i) Wq[:, dn:]. */
     memset(s->qc, 0, (size_t)E * sizeof(float));
-    for (int64_t i = 0; i < B; i++) axpy(s->qc, 1.0f, s->dq + i * E, E);
+    for (int64_t i = 0; i < Ur; i++) axpy(s->qc, 1.0f, s->dq + i * E, E);
     for (int64_t e = 0; e < E; e++) {
         dp->bq[e] += s->qc[e];
         for (int64_t j = 0; j < dt; j++) dp->Wq[e * dq + dn + j] += s->qc[e] * in->te0[j];
@@ -574,7 +606,7 @@ void dgnn_tattn_backward(dgnn_tattn_dinput *din, dgnn_tattn_params *dp, const fl
             for (int64_t e = 0; e < E; e++) a += s->qc[e] * p->Wq[e * dq + dn + j];
             din->te0[j] += a;
         }
-    dgnn_gemm(1, 0, E, dn, B, s->dq, E, in->h_root, dn, 1.0f, dp->Wq, dq);
-    if (din->h_root) dgnn_gemm(0, 0, B, dn, E, s->dq, E, p->Wq, dq, 1.0f, din->h_root, dn);
+    dgnn_gemm(1, 0, E, dn, Ur, s->dq, E, in->h_root, dn, 1.0f, dp->Wq, dq);
+    if (din->h_root) dgnn_gemm(0, 0, Ur, dn, E, s->dq, E, p->Wq, dq, 1.0f, din->h_root, dn);
     dgnn_prof_end(prof_t);
 }

@@ -36,6 +36,9 @@ static void ref_linear_bwd(float *dx, float *dW, float *db, const float *dy, con
         }
 }
 
+/* row of h_root of root i (nn.h: root_row) */
+#define RR(i) (in->root_row ? (int64_t)in->root_row[i] : (i))
+
 void dgnn_tattn_reference(float *out, dgnn_tattn_dinput *din, dgnn_tattn_params *dp,
                           const float *dout_grad, const dgnn_tattn_input *in,
                           const dgnn_tattn_params *p, const dgnn_tattn_cfg *c,
@@ -63,7 +66,7 @@ void dgnn_tattn_reference(float *out, dgnn_tattn_dinput *din, dgnn_tattn_params 
 
     /* Explicit query and key rows. */
     for (int64_t i = 0; i < B; i++) {
-        memcpy(xq + i * dq, in->h_root + i * dn, (size_t)dn * sizeof(float));
+        memcpy(xq + i * dq, in->h_root + RR(i) * dn, (size_t)dn * sizeof(float));
         if (dt) memcpy(xq + i * dq + dn, in->te0, (size_t)dt * sizeof(float));
     }
     for (int64_t pp = 0; pp < P; pp++) {
@@ -107,7 +110,7 @@ void dgnn_tattn_reference(float *out, dgnn_tattn_dinput *din, dgnn_tattn_params 
     for (int64_t i = 0; i < B; i++) {
         int has = in->off[i + 1] > in->off[i];
         for (int64_t j = 0; j < E; j++) cat[i * dc + j] = has ? a[i * E + j] : 0.0f;
-        for (int64_t j = 0; j < dn; j++) cat[i * dc + E + j] = in->h_root[i * dn + j];
+        for (int64_t j = 0; j < dn; j++) cat[i * dc + E + j] = in->h_root[RR(i) * dn + j];
     }
     free(a);
     ref_linear(z, cat, p->W1, p->b1, B, dc, Hd);
@@ -139,7 +142,7 @@ void dgnn_tattn_reference(float *out, dgnn_tattn_dinput *din, dgnn_tattn_params 
             int has = in->off[i + 1] > in->off[i];
             for (int64_t j = 0; j < E; j++) a_in[i * E + j] = has ? dcat[i * dc + j] : 0.0f;
             if (din->h_root)
-                for (int64_t j = 0; j < dn; j++) din->h_root[i * dn + j] += dcat[i * dc + E + j];
+                for (int64_t j = 0; j < dn; j++) din->h_root[RR(i) * dn + j] += dcat[i * dc + E + j];
         }
         if (tgn) ref_linear_bwd(do_, dp->Wo, dp->bo, a_in, o, p->Wo, B, E, E);
         else memcpy(do_, a_in, (size_t)(B * E) * sizeof(float));
@@ -172,7 +175,7 @@ void dgnn_tattn_reference(float *out, dgnn_tattn_dinput *din, dgnn_tattn_params 
         ref_linear_bwd(dxk, dp->Wv, dp->bv, dvv, xk, p->Wv, P, dk, E);
         for (int64_t i = 0; i < B; i++) {
             if (din->h_root)
-                for (int64_t j = 0; j < dn; j++) din->h_root[i * dn + j] += dxq[i * dq + j];
+                for (int64_t j = 0; j < dn; j++) din->h_root[RR(i) * dn + j] += dxq[i * dq + j];
             if (din->te0)
                 for (int64_t j = 0; j < dt; j++) din->te0[j] += dxq[i * dq + dn + j];
         }
