@@ -493,12 +493,51 @@ static void apan_hand(void) {
     dgnn_events_free(&ev);
 }
 
+/* DyRep embeds only the 2B true src/dst roots (Rs < R): its attention's query rows are
+ * the distinct nodes among those, even when the negatives add more distinct nodes than
+ * 2B (many nodes, few repeats). Before the fix: an assertion in the attention layer. */
+static void test_dyrep_distinct_roots(void) {
+    dgnn_events ev;
+    gen_events(&ev, 5, 2000, 400, 200);
+    dgnn_tcsr g;
+    dgnn_err err;
+    CHECK(dgnn_tcsr_build(&g, &ev, -1, 0, &err) == DGNN_OK);
+    dgnn_tgnn_cfg cfg = dgnn_tgnn_cfg_default(DGNN_TGNN_DYREP);
+    cfg.mem_dim = cfg.emb_dim = 6, cfg.time_dim = 4, cfg.neighbors = 3, cfg.heads = 2;
+    dgnn_tgnn *m;
+    CHECK(dgnn_tgnn_init(&m, &cfg, ev.num_nodes, 0, &err) == DGNN_OK);
+    dgnn_state st;
+    CHECK(dgnn_state_init(&st, ev.num_nodes, cfg.mem_dim, dgnn_tgnn_mail_dim(m), 1, &err) == DGNN_OK);
+    const int64_t B = 40, nneg = 2;
+    int32_t neg[80];
+    float logits[120], labels[120], dlogits[120];
+    for (int i = 0; i < 120; i++) labels[i] = i < B ? 1.0f : 0.0f;
+    dgnn_rng rng;
+    dgnn_rng_seed(&rng, 4);
+    int ok = 1;
+    for (int64_t e0 = 0; e0 + B <= ev.num_events; e0 += B) {
+        for (int i = 0; i < 80; i++) neg[i] = (int32_t)(1000 + dgnn_rng_below(&rng, 997)); /* distinct-ish */
+        ok &= dgnn_tgnn_forward(m, logits, &st, &g, NULL, &ev, e0, B, neg, nneg, &rng, &err) == DGNN_OK;
+        memset(dlogits, 0, sizeof dlogits);
+        dgnn_bce_logits_backward(dlogits, logits, labels, B * (1 + nneg), 2.0f);
+        dgnn_tgnn_backward(m, dlogits);
+        dgnn_tgnn_commit(m, &st, &ev);
+        for (int64_t i = 0; i < B * (1 + nneg); i++) ok &= isfinite(logits[i]) != 0;
+    }
+    CHECK_MSG(ok, "dyrep with more distinct roots than 2B: forward failed or not finite");
+    dgnn_state_free(&st);
+    dgnn_tgnn_free(m);
+    dgnn_tcsr_free(&g);
+    dgnn_events_free(&ev);
+}
+
 int main(void) {
     run(DGNN_TGNN_TGN, 3);
     run(DGNN_TGNN_TGN, 0);
     run(DGNN_TGNN_JODIE, 2);
     run(DGNN_TGNN_DYREP, 3);
     run(DGNN_TGNN_DYREP, 0);
+    test_dyrep_distinct_roots();
     run(DGNN_TGNN_APAN, 3);
     run(DGNN_TGNN_APAN, 0);
     apan_hand();

@@ -135,7 +135,7 @@ struct dgnn_tgnn {
 
     /* the last batch: Rs = roots with sampled neighbours (TGN: R; DyRep, APAN: 2B) */
     int64_t e0, B, nneg, R, Rs, P, U, Um;
-    int64_t Ur;       /* distinct nodes among the roots: rows 0..Ur-1 of the distinct-node list */
+    int64_t Ur;       /* distinct nodes among the first Rs roots: rows 0..Ur-1 of the distinct-node list */
     int backward_ran;
     dgnn_grad_ready_fn grad_hook; /* dgnn_tgnn_set_grad_hook */
     void *grad_hook_ctx;

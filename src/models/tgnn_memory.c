@@ -99,8 +99,13 @@ int tgnn_mem_forward(dgnn_tgnn *m, const dgnn_state *st, const dgnn_tcsr *g, con
     /* distinct nodes: roots first, then neighbours */
     tgnn_new_stamp(m);
     m->U = 0;
-    for (int64_t i = 0; i < R; i++) m->row_root[i] = node_row(m, m->roots[i]);
-    m->Ur = m->U;
+    /* Ur: the distinct nodes among the Rs roots that attention embeds (the first Rs; rows
+     * are numbered in order of first appearance, so theirs are 0..Ur-1) */
+    m->Ur = 0;
+    for (int64_t i = 0; i < R; i++) {
+        m->row_root[i] = node_row(m, m->roots[i]);
+        if (i + 1 == Rs) m->Ur = m->U;
+    }
     for (int64_t i = 0; i < Rs; i++) {
         for (int64_t j = 0; j < m->s_cnt[i]; j++) {
             int64_t pair = m->off[i] + j, q = i * k + j;
