@@ -121,21 +121,27 @@ int tgnn_mem_forward(dgnn_tgnn *m, const dgnn_state *st, const dgnn_tcsr *g, con
     /* memory of every distinct node; rows with a pending mail run the updater */
     const int64_t U = m->U;
     m->Um = 0;
+    for (int64_t r = 0; r < U; r++) { /* which rows have a mail: serial, it numbers them */
+        double mt;
+        if (dgnn_state_last_mail(st, m->unodes[r], &mt)) m->mrow[m->Um++] = (int32_t)r;
+    }
+    const int64_t Um = m->Um;
+    /* the copies (a few MB a batch) in parallel: each row is its own */
+#pragma omp parallel for if (U * M > 65536)
     for (int64_t r = 0; r < U; r++) {
         int32_t v = m->unodes[r];
         memcpy(m->h + r * M, st->mem + (int64_t)v * M, (size_t)M * sizeof(float));
         m->h_t[r] = st->mem_t[v];
-        double mt;
-        const float *mail = dgnn_state_last_mail(st, v, &mt);
-        if (mail) {
-            int64_t u = m->Um++;
-            m->mrow[u] = (int32_t)r;
-            memcpy(m->xm + u * D, mail, (size_t)D * sizeof(float));
-            memcpy(m->hm + u * M, m->h + r * M, (size_t)M * sizeof(float));
-            m->h_t[r] = mt;
-        }
     }
-    const int64_t Um = m->Um;
+#pragma omp parallel for if (Um * D > 65536)
+    for (int64_t u = 0; u < Um; u++) {
+        const int64_t r = m->mrow[u];
+        double mt;
+        const float *mail = dgnn_state_last_mail(st, m->unodes[r], &mt);
+        memcpy(m->xm + u * D, mail, (size_t)D * sizeof(float));
+        memcpy(m->hm + u * M, m->h + r * M, (size_t)M * sizeof(float));
+        m->h_t[r] = mt;
+    }
     if (Um > 0) {
         if (m->gates == 3)
             dgnn_gru_forward(m->hout, m->upd_saved, m->xm, m->hm, m->w.W_ih, m->w.W_hh, m->w.b_ih, m->w.b_hh, Um, D,
@@ -172,11 +178,12 @@ void tgnn_mem_backward_updater(dgnn_tgnn *m) {
     const int64_t R = m->R, M = m->M, Um = m->Um, D = m->D;
     /* roots share rows (a node can be a root several times): sum serially, in root
      * order, so the result does not depend on the thread count */
-    for (int64_t i = 0; i < R; i++) {
-        float *d = m->dh + (int64_t)m->row_root[i] * M;
-        const float *s = m->dh_root + i * M;
-        for (int64_t c = 0; c < M; c++) d[c] += s[c];
-    }
+    if (m->ops->emb_is_memory) /* else the roots' gradients went straight into dh (the attention) */
+        for (int64_t i = 0; i < R; i++) {
+            float *d = m->dh + (int64_t)m->row_root[i] * M;
+            const float *s = m->dh_root + i * M;
+            for (int64_t c = 0; c < M; c++) d[c] += s[c];
+        }
     /* through the in-forward memory update; stored memory and mails are constants */
     if (Um > 0) {
         for (int64_t u = 0; u < Um; u++)
