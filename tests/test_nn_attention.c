@@ -105,6 +105,10 @@ typedef struct {
     uint64_t drop_seed;
 } layer_ctx;
 
+/* attention heads of the problems layer_setup builds (2; TGN's width is dn + dt = 10, so
+ * 10 heads are 10 products per step: more than one group of dgnn_gemm_group) */
+static int64_t g_heads = 2;
+
 static double layer_loss(void *v) {
     layer_ctx *c = v;
     dgnn_rng r;
@@ -123,7 +127,7 @@ static void layer_setup_ex(layer_ctx *c, dgnn_attn_kind kind, int64_t de, int de
     memset(c, 0, sizeof *c);
     dgnn_rng r;
     dgnn_rng_seed(&r, seed);
-    c->cfg = (dgnn_tattn_cfg){kind, 6, de, 4, 2, kind == DGNN_ATTN_TGN ? 5 : 8, attn_drop, drop};
+    c->cfg = (dgnn_tattn_cfg){kind, 6, de, 4, g_heads, kind == DGNN_ATTN_TGN ? 5 : 8, attn_drop, drop};
     dgnn_err err;
     DGNN_ASSERT(dgnn_tattn_check(&c->cfg, &err) == DGNN_OK);
     const int64_t B = 7, kmax = 4;
@@ -426,6 +430,9 @@ int main(void) {
     test_layer_ex(DGNN_ATTN_TGN, 3, 1, 0.3f, 0, 6, 1); /* roots sharing query rows */
     test_layer_ex(DGNN_ATTN_TGN, 0, 0, 0, 0, 7, 1);
     test_layer_ex(DGNN_ATTN_TGL, 3, 0, 0.3f, 0.25f, 8, 1);
+    g_heads = 10; /* more heads than one product group holds */
+    test_layer_ex(DGNN_ATTN_TGN, 3, 1, 0.3f, 0, 9, 1);
+    g_heads = 2;
     test_zero_neighbour_semantics();
     test_threads();
     return check_done();

@@ -82,6 +82,25 @@ void dgnn_linear_backward(float *dinp, float *dW, float *db, const float *dout, 
 void dgnn_gemm(int transA, int transB, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
                const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
 
+/* Independent products (no C overlaps another's operands or C), run together: with T > 1
+ * threads and at least T products, each is one single-threaded sgemm on a thread of its
+ * own (largest first), which on the models' few-hundred-row shapes beats cutting each
+ * product over the threads (a block per thread packs the shared operand again); with
+ * fewer products, one after the other as dgnn_gemm. At most DGNN_GEMM_GROUP_MAX. */
+typedef struct {
+    int transA, transB;
+    int64_t M, N, K;
+    const float *A;
+    int64_t lda;
+    const float *B;
+    int64_t ldb;
+    float beta;
+    float *C;
+    int64_t ldc;
+} dgnn_gemm_op;
+#define DGNN_GEMM_GROUP_MAX 16
+void dgnn_gemm_group(const dgnn_gemm_op *ops, int n);
+
 /* The same product with the same bits for every thread count. */
 
 /* C (M, N) = op(A) op(B) + beta C, row-major, op(X) = X or (trans) X^T: A is (M, K), or

@@ -58,6 +58,9 @@ DGNN_VEC_INLINE void axpy(float *y, float w, const float *x, int64_t n) {
     for (int64_t c = 0; c < n; c++) y[c] += w * x[c];
 }
 
+#define OP(ta, tb, M, N, K, A, lda, B, ldb, beta, C, ldc) \
+    (dgnn_gemm_op){(ta), (tb), (M), (N), (K), (A), (lda), (B), (ldb), (beta), (C), (ldc)}
+
 /* Row of root i's query input (h_root) and of everything computed from it alone. */
 DGNN_VEC_INLINE int64_t root_row(const dgnn_tattn_input *in, int64_t i) {
     return in->root_row ? (int64_t)in->root_row[i] : i;
@@ -400,14 +403,31 @@ void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input 
         for (int64_t j = 0; j < dt; j++) a += p->Wq[e * dq + dn + j] * in->te0[j];
         s->qc[e] = a;
     }
-    dgnn_gemm(0, 1, Ur, E, dn, in->h_root, dn, p->Wq, dq, 0.0f, s->q, E);
+    {
+        /* the products that need only the inputs and the parameters, together (the out
+         * projection folded into the merge layer: TGN, below) */
+        dgnn_gemm_op ops[3] = {OP(0, 1, Ur, E, dn, in->h_root, dn, p->Wq, dq, 0.0f, s->q, E)};
+        int n = 1;
+        if (tgn) {
+            ops[n++] = OP(0, 0, Hd, E, E, p->W1, dc, p->Wo, E, 0.0f, s->wfold, E);
+            ops[n++] = OP(0, 1, Ur, Hd, dn, in->h_root, dn, p->W1 + E, dc, 0.0f, s->zr, Hd);
+        }
+        dgnn_gemm_group(ops, n);
+    }
 #pragma omp parallel for if (Ur * E > PAR_MIN)
     for (int64_t i = 0; i < Ur; i++)
         for (int64_t e = 0; e < E; e++) s->q[i * E + e] += s->qc[e];
 
     /* per head: qt_h = q_h Wk_h (B, dk) and the bias's share of every score, q_h . bk_h */
-    for (int64_t h = 0; h < H; h++)
-        dgnn_gemm(0, 0, Ur, dk, dh, s->q + h * dh, E, p->Wk + h * dh * dk, dk, 0.0f, s->qt + h * dk, HK);
+    {
+        dgnn_gemm_op ops[DGNN_GEMM_GROUP_MAX]; /* the heads' products together, a group at a time */
+        for (int64_t h0 = 0; h0 < H; h0 += DGNN_GEMM_GROUP_MAX) {
+            int n = 0;
+            for (int64_t h = h0; h < H && n < DGNN_GEMM_GROUP_MAX; h++)
+                ops[n++] = OP(0, 0, Ur, dk, dh, s->q + h * dh, E, p->Wk + h * dh * dk, dk, 0.0f, s->qt + h * dk, HK);
+            dgnn_gemm_group(ops, n);
+        }
+    }
     for (int64_t i = 0; i < Ur; i++)
         for (int64_t h = 0; h < H; h++) s->qb[i * H + h] = dot(s->q + i * E + h * dh, p->bk + h * dh, dh);
 
@@ -421,8 +441,15 @@ void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input 
     for (int64_t i = 0; i < B; i++) root_forward(s, in, &dm, i);
 
     /* o_h = xbar_h Wv_h^T + bv_h asum_h (0 for a root without neighbours) */
-    for (int64_t h = 0; h < H; h++)
-        dgnn_gemm(0, 1, B, dh, dk, s->xbar + h * dk, HK, p->Wv + h * dh * dk, dk, 0.0f, s->o + h * dh, E);
+    {
+        dgnn_gemm_op ops[DGNN_GEMM_GROUP_MAX];
+        for (int64_t h0 = 0; h0 < H; h0 += DGNN_GEMM_GROUP_MAX) {
+            int n = 0;
+            for (int64_t h = h0; h < H && n < DGNN_GEMM_GROUP_MAX; h++)
+                ops[n++] = OP(0, 1, B, dh, dk, s->xbar + h * dk, HK, p->Wv + h * dh * dk, dk, 0.0f, s->o + h * dh, E);
+            dgnn_gemm_group(ops, n);
+        }
+    }
 #pragma omp parallel for if (B * E > PAR_MIN)
     for (int64_t i = 0; i < B; i++)
         for (int64_t h = 0; h < H; h++) axpy(s->o + i * E + h * dh, s->asum[i * H + h], p->bv + h * dh, dh);
@@ -433,9 +460,7 @@ void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input 
          * layer, W' = W1a Wo (Hd, E) and c' = W1a bo once per call, so that per root only
          * z = W' o + W1b h_root + b1 (+ c' where it has neighbours) remains: B Hd E + B Hd dn
          * multiply-adds instead of B E E + B Hd (E + dn) (W1a, W1b: W1's column blocks). */
-        dgnn_gemm(0, 0, Hd, E, E, p->W1, dc, p->Wo, E, 0.0f, s->wfold, E);
         for (int64_t j = 0; j < Hd; j++) s->cfold[j] = dot(p->W1 + j * dc, p->bo, E);
-        dgnn_gemm(0, 1, Ur, Hd, dn, in->h_root, dn, p->W1 + E, dc, 0.0f, s->zr, Hd); /* per query row */
 #pragma omp parallel for if (B * Hd > PAR_MIN)
         for (int64_t i = 0; i < B; i++) {
             float *zi = s->z + i * Hd;
@@ -494,8 +519,6 @@ static void head_backward(dgnn_tattn_dinput *din, dgnn_tattn_params *dp, const f
             if (in->off[i + 1] > in->off[i]) axpy(g, 1.0f, dzi, Hd);
         }
         dgnn_gemm(1, 0, Hd, E, B, s->dz, Hd, s->o, E, 0.0f, G, E);
-        dgnn_gemm(0, 1, Hd, E, E, G, E, p->Wo, E, 1.0f, dp->W1, dc);
-        dgnn_gemm(1, 0, E, E, Hd, p->W1, dc, G, E, 1.0f, dp->Wo, E);
         for (int64_t j = 0; j < Hd; j++) {
             axpy(dp->W1 + j * dc, g[j], p->bo, E);
             axpy(dp->bo, g[j], p->W1 + j * dc, E);
@@ -508,9 +531,15 @@ static void head_backward(dgnn_tattn_dinput *din, dgnn_tattn_params *dp, const f
             segment_acc(s->dzr, s->dz, in->root_row, B, Hd);
             dzr = s->dzr;
         }
-        dgnn_gemm(1, 0, Hd, dn, Ur, dzr, Hd, in->h_root, dn, 1.0f, dp->W1 + E, dc);
-        if (din->h_root) dgnn_gemm(0, 0, Ur, dn, Hd, dzr, Hd, p->W1 + E, dc, 1.0f, din->h_root, dn);
-        dgnn_gemm(0, 0, B, E, Hd, s->dz, Hd, s->wfold, E, 0.0f, s->do_, E);
+        /* five independent products (their outputs are disjoint) */
+        dgnn_gemm_op ops[5] = {
+            OP(0, 1, Hd, E, E, G, E, p->Wo, E, 1.0f, dp->W1, dc),
+            OP(1, 0, E, E, Hd, p->W1, dc, G, E, 1.0f, dp->Wo, E),
+            OP(1, 0, Hd, dn, Ur, dzr, Hd, in->h_root, dn, 1.0f, dp->W1 + E, dc),
+            OP(0, 0, B, E, Hd, s->dz, Hd, s->wfold, E, 0.0f, s->do_, E),
+            OP(0, 0, Ur, dn, Hd, dzr, Hd, p->W1 + E, dc, 1.0f, din->h_root, dn),
+        };
+        dgnn_gemm_group(ops, din->h_root ? 5 : 4);
         return;
     }
     dgnn_layernorm_backward(s->dz, dp->ln_g, dp->ln_b, dout, s->r, p->ln_g, s->ln_mean, s->ln_rstd, B, c->dout);
@@ -550,9 +579,16 @@ void dgnn_tattn_backward(dgnn_tattn_dinput *din, dgnn_tattn_params *dp, const fl
 
     /* Values, o_h = Wv_h xbar_h + bv_h asum_h: dxbar_h = do_h Wv_h, dWv_h += do_h^T xbar_h,
      * dbv_h += sum_i asum_ih do_ih, and d asum_ih = do_ih . bv_h. */
-    for (int64_t h = 0; h < H; h++) {
-        dgnn_gemm(0, 0, B, dk, dh, s->do_ + h * dh, E, p->Wv + h * dh * dk, dk, 0.0f, s->dxbar + h * dk, HK);
-        dgnn_gemm(1, 0, dh, dk, B, s->do_ + h * dh, E, s->xbar + h * dk, HK, 1.0f, dp->Wv + h * dh * dk, dk);
+    {
+        dgnn_gemm_op ops[DGNN_GEMM_GROUP_MAX];
+        for (int64_t h0 = 0; h0 < H; h0 += DGNN_GEMM_GROUP_MAX / 2) {
+            int n = 0;
+            for (int64_t h = h0; h < H && n < DGNN_GEMM_GROUP_MAX; h++) {
+                ops[n++] = OP(0, 0, B, dk, dh, s->do_ + h * dh, E, p->Wv + h * dh * dk, dk, 0.0f, s->dxbar + h * dk, HK);
+                ops[n++] = OP(1, 0, dh, dk, B, s->do_ + h * dh, E, s->xbar + h * dk, HK, 1.0f, dp->Wv + h * dh * dk, dk);
+            }
+            dgnn_gemm_group(ops, n);
+        }
     }
     for (int64_t i = 0; i < B; i++)
         for (int64_t h = 0; h < H; h++) {
@@ -581,9 +617,16 @@ void dgnn_tattn_backward(dgnn_tattn_dinput *din, dgnn_tattn_params *dp, const fl
         segment_acc(s->dqbu, s->dqb, in->root_row, B, H);
         dqt = s->dqtu, dqb = s->dqbu;
     }
-    for (int64_t h = 0; h < H; h++) {
-        dgnn_gemm(0, 1, Ur, dh, dk, dqt + h * dk, HK, p->Wk + h * dh * dk, dk, 0.0f, s->dq + h * dh, E);
-        dgnn_gemm(1, 0, dh, dk, Ur, s->q + h * dh, E, dqt + h * dk, HK, 1.0f, dp->Wk + h * dh * dk, dk);
+    {
+        dgnn_gemm_op ops[DGNN_GEMM_GROUP_MAX];
+        for (int64_t h0 = 0; h0 < H; h0 += DGNN_GEMM_GROUP_MAX / 2) {
+            int n = 0;
+            for (int64_t h = h0; h < H && n < DGNN_GEMM_GROUP_MAX; h++) {
+                ops[n++] = OP(0, 1, Ur, dh, dk, dqt + h * dk, HK, p->Wk + h * dh * dk, dk, 0.0f, s->dq + h * dh, E);
+                ops[n++] = OP(1, 0, dh, dk, Ur, s->q + h * dh, E, dqt + h * dk, HK, 1.0f, dp->Wk + h * dh * dk, dk);
+            }
+            dgnn_gemm_group(ops, n);
+        }
     }
     for (int64_t i = 0; i < Ur; i++)
         for (int64_t h = 0; h < H; h++) {
@@ -606,7 +649,8 @@ void dgnn_tattn_backward(dgnn_tattn_dinput *din, dgnn_tattn_params *dp, const fl
             for (int64_t e = 0; e < E; e++) a += s->qc[e] * p->Wq[e * dq + dn + j];
             din->te0[j] += a;
         }
-    dgnn_gemm(1, 0, E, dn, Ur, s->dq, E, in->h_root, dn, 1.0f, dp->Wq, dq);
-    if (din->h_root) dgnn_gemm(0, 0, Ur, dn, E, s->dq, E, p->Wq, dq, 1.0f, din->h_root, dn);
+    dgnn_gemm_op ops[2] = {OP(1, 0, E, dn, Ur, s->dq, E, in->h_root, dn, 1.0f, dp->Wq, dq),
+                           OP(0, 0, Ur, dn, E, s->dq, E, p->Wq, dq, 1.0f, din->h_root, dn)};
+    dgnn_gemm_group(ops, din->h_root ? 2 : 1);
     dgnn_prof_end(prof_t);
 }

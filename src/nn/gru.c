@@ -56,8 +56,18 @@ void dgnn_gru_forward(float *hout, float *saved, const float *x, const float *h,
     DGNN_ASSERT(hout != h);
     float *gates = saved;      /* (B, 3H): x W_ih^T + b_ih, then overwritten by r, z, n */
     float *gh = saved + B * 3 * H; /* (B, 3H): h W_hh^T + b_hh, kept (its n part is needed) */
-    dgnn_linear_forward(gates, x, W_ih, b_ih, B, Din, 3 * H);
-    dgnn_linear_forward(gh, h, W_hh, b_hh, B, H, 3 * H);
+    /* gates = x W_ih^T + b_ih and gh = h W_hh^T + b_hh: the two products together */
+    const int64_t G = 3 * H;
+#pragma omp parallel for if (B * G > 65536)
+    for (int64_t i = 0; i < B; i++) {
+        if (b_ih) memcpy(gates + i * G, b_ih, (size_t)G * sizeof(float));
+        else memset(gates + i * G, 0, (size_t)G * sizeof(float));
+        if (b_hh) memcpy(gh + i * G, b_hh, (size_t)G * sizeof(float));
+        else memset(gh + i * G, 0, (size_t)G * sizeof(float));
+    }
+    dgnn_gemm_op ops[2] = {{0, 1, B, G, H, h, H, W_hh, H, 1.0f, gh, G},
+                           {0, 1, B, G, Din, x, Din, W_ih, Din, 1.0f, gates, G}};
+    dgnn_gemm_group(ops, Din > 0 ? 2 : 1); /* (x without columns: gates = b_ih) */
 #pragma omp parallel for if (B * H > 16384)
     for (int64_t i0 = 0; i0 < B; i0 += GATE_ROWS)
         gru_gates(hout, gates, gh, h, i0, i0 + GATE_ROWS < B ? i0 + GATE_ROWS : B, H);
@@ -92,8 +102,19 @@ void dgnn_gru_backward(float *dx, float *dh, float *dW_ih, float *dW_hh, float *
             if (dh) dh[i * H + j] += d * z;
         }
     }
-    dgnn_linear_backward(dx, dW_ih, db_ih, dgi, x, W_ih, B, Din, 3 * H);
-    dgnn_linear_backward(dh, dW_hh, db_hh, dgh, h, W_hh, B, H, 3 * H);
+    if (!dx && !dh) { /* the weights' gradients only (TGN's updater): both products together */
+        const int64_t G = 3 * H;
+        dgnn_gemm_op ops[2];
+        int n = 0;
+        if (dW_ih && Din > 0) ops[n++] = (dgnn_gemm_op){1, 0, G, Din, B, dgi, G, x, Din, 1.0f, dW_ih, Din};
+        if (dW_hh) ops[n++] = (dgnn_gemm_op){1, 0, G, H, B, dgh, G, h, H, 1.0f, dW_hh, H};
+        if (n) dgnn_gemm_group(ops, n);
+        dgnn_linear_backward(NULL, NULL, db_ih, dgi, x, W_ih, B, Din, G);
+        dgnn_linear_backward(NULL, NULL, db_hh, dgh, h, W_hh, B, H, G);
+    } else {
+        dgnn_linear_backward(dx, dW_ih, db_ih, dgi, x, W_ih, B, Din, 3 * H);
+        dgnn_linear_backward(dh, dW_hh, db_hh, dgh, h, W_hh, B, H, 3 * H);
+    }
     dgnn_prof_end(prof_t);
 }
 

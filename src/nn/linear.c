@@ -60,10 +60,13 @@ void dgnn_linear_forward(float *out, const float *inp, const float *W, const flo
 void dgnn_linear_backward(float *dinp, float *dW, float *db, const float *dout, const float *inp,
                           const float *W, int64_t B, int64_t Din, int64_t Dout) {
     if (B <= 0 || Dout <= 0) return;
-    if (dinp && Din > 0) /* dinp (B, Din) += dout (B, Dout) @ W (Dout, Din) */
-        dgnn_gemm(0, 0, B, Din, Dout, dout, Dout, W, Din, 1.0f, dinp, Din);
-    if (dW && Din > 0) /* dW (Dout, Din) += dout^T (Dout, B) @ inp (B, Din) */
-        dgnn_gemm(1, 0, Dout, Din, B, dout, Dout, inp, Din, 1.0f, dW, Din);
+    /* dinp (B, Din) += dout (B, Dout) @ W (Dout, Din); dW (Dout, Din) += dout^T (Dout, B) @
+     * inp (B, Din): independent, together */
+    dgnn_gemm_op ops[2];
+    int n = 0;
+    if (dinp && Din > 0) ops[n++] = (dgnn_gemm_op){0, 0, B, Din, Dout, dout, Dout, W, Din, 1.0f, dinp, Din};
+    if (dW && Din > 0) ops[n++] = (dgnn_gemm_op){1, 0, Dout, Din, B, dout, Dout, inp, Din, 1.0f, dW, Din};
+    if (n) dgnn_gemm_group(ops, n);
     if (db) {
         /* Column sums in row order (fixed order: no dependence on the thread count);
          * parallel over blocks of columns, which are disjoint outputs. */
