@@ -418,7 +418,7 @@ void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input 
     for (int64_t i = 0; i < Ur; i++)
         for (int64_t e = 0; e < E; e++) s->q[i * E + e] += s->qc[e];
 
-    /* per head: qt_h = q_h Wk_h (B, dk) and the bias's share of every score, q_h . bk_h */
+    /* per head: qt_h = q_h Wk_h (Ur, dk) and the bias's share of every score, q_h . bk_h */
     {
         dgnn_gemm_op ops[DGNN_GEMM_GROUP_MAX]; /* the heads' products together, a group at a time */
         for (int64_t h0 = 0; h0 < H; h0 += DGNN_GEMM_GROUP_MAX) {
