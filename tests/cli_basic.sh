@@ -28,6 +28,9 @@ expect_rc 2 "$dgnn" gen --wibble 3 --out "$tmp/x.dgnn"; has "wibble"
 # a negative value typed for a numeric flag is refused, never taken as "use the default"
 # (by the option table's range, before any data is read: tests/cli_limits.sh has the rest)
 expect_rc 2 "$dgnn" train --epochs -3 --max-batches 1 --quiet; has "--epochs must be in 1..1024 (got -3)"
+# float settings in the JSON read as typed (issue 16: not 0.10000000149011612)
+expect_rc 0 "$dgnn" train --epochs 1 --max-batches 2 --dropout 0.15 --quiet --out "$tmp/f.json"
+grep -q '"dropout":	0.15,' "$tmp/f.json" && grep -q '"lr":	0.0001,' "$tmp/f.json" && ok || bad "float settings in the JSON: $(grep -E 'dropout|"lr"' "$tmp/f.json" | tr -d "\t\n")"
 expect_rc 2 "$dgnn" train --lr -0.1 --max-batches 1 --quiet; has "--lr must be in (0, 10] (got -0.1)"
 expect_rc 2 "$dgnn" train --dropout -0.5 --max-batches 1 --quiet; has "--dropout must be in [0, 1) (got -0.5)"
 expect_rc 2 "$dgnn" train --dist depbloom --window-events -1; has "--window-events must be >= 1"

@@ -169,3 +169,13 @@ int args_parse(arg_spec *s, int argc, char **argv) {
     }
     return 0;
 }
+
+double args_float_json(float x) {
+    char num[32];
+    for (int digits = 1; digits <= 9; digits++) {
+        snprintf(num, sizeof num, "%.*g", digits, (double)x);
+        const double d = strtod(num, NULL);
+        if ((float)d == x) return d;
+    }
+    return (double)x; /* NaN and the like (settings never are; %.9g always reads back) */
+}

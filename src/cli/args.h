@@ -60,6 +60,10 @@ typedef struct {
 /* Returns 0 on success, 1 if --help was printed (caller exits 0), -1 on an error
  * (message printed; caller exits 2). */
 int args_parse(arg_spec *spec, int argc, char **argv);
+/* A float setting as a JSON number reads as typed: the double of the shortest decimal (1 to 9
+ * significant digits) that rounds back to the same float (0.1f -> 0.1, not
+ * 0.10000000149011612). */
+double args_float_json(float x);
 void args_print_help(const arg_spec *spec);
 /* The range of o as text ("1..1024", ">= 0", "[0, 1)", "(0, 10]", "> 0"), or "" when
  * it has none. Returns buf. */

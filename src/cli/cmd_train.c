@@ -48,7 +48,7 @@ static int write_json(const char *path, const char *model, const char *dataset, 
     cJSON_AddNumberToObject(cfg, "heads", (double)c->model.heads);
     cJSON_AddNumberToObject(cfg, "mail_slots", (double)c->model.mail_slots);
     cJSON_AddStringToObject(cfg, "attention", c->model.attn == DGNN_ATTN_TGN ? "tgn" : "tgl");
-    cJSON_AddNumberToObject(cfg, "dropout", c->model.dropout);
+    cJSON_AddNumberToObject(cfg, "dropout", args_float_json(c->model.dropout));
     cJSON_AddStringToObject(cfg, "sampler", c->model.uniform_sampler ? "uniform" : "recent");
     cJSON_AddNumberToObject(cfg, "new_node_frac", c->split.new_node_frac);
     cJSON_AddNumberToObject(cfg, "val_quantile", c->split.val_q);

@@ -134,11 +134,8 @@ static int write_json(const char *path, const char *model, const char *dataset, 
     cJSON_AddNumberToObject(cfg, "hidden", (double)c->model.hidden);
     cJSON_AddNumberToObject(cfg, "cls_hidden", (double)c->model.cls_hidden);
     cJSON *cw = cJSON_AddArrayToObject(cfg, "class_weights");
-    for (int k = 0; k < 2; k++) { /* the float as typed (0.05, not 0.0500000007) */
-        char num[32];
-        snprintf(num, sizeof num, "%.7g", (double)c->class_w[k]);
-        cJSON_AddItemToArray(cw, cJSON_CreateNumber(strtod(num, NULL)));
-    }
+    for (int k = 0; k < 2; k++) /* the float as typed (0.05, not 0.0500000007) */
+        cJSON_AddItemToArray(cw, cJSON_CreateNumber(args_float_json(c->class_w[k])));
     cJSON_AddNumberToObject(cfg, "negatives_per_edge", (double)c->neg_mult);
     cJSON_AddBoolToObject(cfg, "negatives_from_all_nodes", c->neg_all_nodes);
     cJSON_AddNumberToObject(cfg, "train_frac", c->train_frac);
