@@ -94,6 +94,8 @@ typedef struct {
     uint64_t seed;          /* negatives and dropout (the model's own seed initialises it) */
     int64_t threads;        /* 0: leave OpenMP's default */
     int64_t max_train_batches; /* > 0: stop each epoch after this many (quick runs, benches) */
+    int64_t max_eval_events;   /* > 0: evaluate each split (validation, test, and their new-node
+                                * parts) on its first this many events only (quick runs) */
     int skip_eval;          /* 1: no validation or test (benchmarks of the training loop) */
     /* non-NULL: (DGNN_PROF_N) the training steps' seconds per op family (prof.h), all epochs
      * of this call, added to what it holds (outside the result, whose layout checkpoints keep) */

@@ -54,6 +54,7 @@ static int write_json(const char *path, const char *model, const char *dataset, 
     cJSON_AddNumberToObject(cfg, "val_quantile", c->split.val_q);
     cJSON_AddNumberToObject(cfg, "test_quantile", c->split.test_q);
     cJSON_AddNumberToObject(cfg, "max_batches", (double)c->max_train_batches);
+    cJSON_AddNumberToObject(cfg, "eval_max_events", (double)c->max_eval_events);
     cJSON *data = cJSON_AddObjectToObject(o, "data");
     cJSON_AddNumberToObject(data, "events", (double)ev->num_events);
     cJSON_AddNumberToObject(data, "nodes", (double)ev->num_nodes);
@@ -166,7 +167,7 @@ static int train_main(int argc, char **argv, int bench) {
     double comm_timeout = CLI_UNSET_F;
     int64_t slots = CLI_UNSET, epochs = CLI_UNSET, batch = CLI_UNSET, threads = 0, patience = CLI_UNSET,
             evalneg = CLI_UNSET, seed = 0, mem = CLI_UNSET, tdim = CLI_UNSET, emb = CLI_UNSET, nbrs = CLI_UNSET,
-            heads = CLI_UNSET, max_batches = 0;
+            heads = CLI_UNSET, max_batches = 0, max_eval = 0;
     double lr = CLI_UNSET_F, dropout = CLI_UNSET_F, new_frac = CLI_UNSET_F;
     int resume = 0, quiet = 0, no_eval = 0;
     arg_opt opts[] = {
@@ -193,6 +194,7 @@ static int train_main(int argc, char **argv, int bench) {
         {"attention", ARG_STRING, &attn, "A", "tgn (MultiheadAttention + MergeLayer) or tgl (TGL's layer)"},
         {"new-node-frac", ARG_DOUBLE, &new_frac, "F", "fraction of nodes held out as new test nodes (0.1)", ARG_IN_OPEN_HI(0, 1)},
         {"max-batches", ARG_INT, &max_batches, "N", "stop each training epoch after N batches (quick runs; 0: all)", ARG_MIN(0)},
+        {"eval-max-events", ARG_INT, &max_eval, "N", "evaluate each split on its first N events only (quick runs; 0: all)", ARG_MIN(0)},
         {"no-eval", ARG_FLAG, &no_eval, NULL, "skip validation and test (timing the training loop)"},
         {"checkpoint", ARG_STRING, &ckpt, "DIR", "write a checkpoint after every epoch into DIR"},
         {"resume", ARG_FLAG, &resume, NULL, "continue from the checkpoint in --checkpoint DIR"},
@@ -289,6 +291,7 @@ static int train_main(int argc, char **argv, int bench) {
     c.model.seed = (uint64_t)seed + 1;
     c.threads = threads;
     c.max_train_batches = max_batches;
+    c.max_eval_events = max_eval;
     c.skip_eval = no_eval || bench;
     if (bench && epochs == CLI_UNSET) c.epochs = 1;
     c.checkpoint = ckpt;

@@ -25,10 +25,10 @@ dgnn_event_train_cfg dgnn_event_train_cfg_default(void) {
 
 int dgnn_event_train_cfg_check(const dgnn_event_train_cfg *c, dgnn_err *err) {
     if (c->batch < 1 || c->epochs < 0 || !(c->lr > 0) || !isfinite(c->lr) || c->patience < 1 ||
-        c->eval_negatives < 0 || c->max_train_batches < 0 || c->threads < 0)
+        c->eval_negatives < 0 || c->max_train_batches < 0 || c->max_eval_events < 0 || c->threads < 0)
         return dgnn_err_set(err, DGNN_EINVAL,
                             "training: need --batch >= 1, --epochs >= 0, --lr > 0, --patience >= 1, "
-                            "--eval-negatives >= 0, --max-batches >= 0, --threads >= 0");
+                            "--eval-negatives >= 0, --max-batches >= 0, --eval-max-events >= 0, --threads >= 0");
     if (c->epochs > 1024) return dgnn_err_set(err, DGNN_EINVAL, "--epochs: at most 1024");
     if (!(c->split.new_node_frac >= 0 && c->split.new_node_frac <= 1))
         return dgnn_err_set(err, DGNN_EINVAL, "--new-node-frac must be in [0, 1] (got %g)", c->split.new_node_frac);

@@ -27,13 +27,16 @@ static int evaluate(event_run *r, const dgnn_events *part, uint64_t seed_base, i
                     double *mrr, const char *what, dgnn_err *err) {
     const int64_t bs = r->cfg->batch;
     if (K < 1) K = 1;
-    int64_t nb = (part->num_events + bs - 1) / bs;
+    /* --eval-max-events: the split's first events only (a prefix keeps the protocol's order) */
+    const int64_t n = r->cfg->max_eval_events > 0 && r->cfg->max_eval_events < part->num_events
+                          ? r->cfg->max_eval_events : part->num_events;
+    int64_t nb = (n + bs - 1) / bs;
     double ap_sum = 0, auc_sum = 0, rr_sum = 0;
     int64_t n_ap = 0, n_rr = 0;
     dgnn_progress pg;
-    if (r->cfg->progress) dgnn_progress_begin(&pg, what, part->num_events);
+    if (r->cfg->progress) dgnn_progress_begin(&pg, what, n);
     for (int64_t b = 0; b < nb; b++) {
-        int64_t e0 = b * bs, B = e0 + bs <= part->num_events ? bs : part->num_events - e0;
+        int64_t e0 = b * bs, B = e0 + bs <= n ? bs : n - e0;
         int rc = event_ensure_batch(r, B, K, err);
         if (!rc) rc = event_draw_negatives(r, B, K, 1, event_stream_seed(seed_base, -1, b), err);
         if (rc) return rc;
