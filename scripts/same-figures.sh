@@ -15,8 +15,8 @@ mkdir -p "$out"; out=$(readlink -f "$out")
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 cd "$work"
 export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
-# the JSON's lines without timings, sizes of memory or host names
-strip() { grep -vE '"[a-z_]*(seconds|secs|_s|_ms|time|per_second|rss_mb|gflops|host|bandwidth|elapsed|wall|measured|cpu)[a-z_]*":' "$1" || true; }
+# the JSON's lines without timings, sizes of memory, host names or the run's provenance
+strip() { grep -vE '"[a-z_]*(seconds|secs|_s|_ms|time|per_second|rss_mb|gflops|host|bandwidth|elapsed|wall|measured|cpu|date|commit|command)[a-z_]*":' "$1" || true; }
 job() { # NAME, then the dgnn arguments (without --out)
     local name=$1; shift
     if "$bin" "$@" --quiet --out "$work/$name.json" > "$work/$name.log" 2>&1; then

@@ -29,7 +29,13 @@ expect_rc 2 "$dgnn" gen --wibble 3 --out "$tmp/x.dgnn"; has "wibble"
 # (by the option table's range, before any data is read: tests/cli_limits.sh has the rest)
 expect_rc 2 "$dgnn" train --epochs -3 --max-batches 1 --quiet; has "--epochs must be in 1..1024 (got -3)"
 # float settings in the JSON read as typed (issue 16: not 0.10000000149011612)
-expect_rc 0 "$dgnn" train --epochs 1 --max-batches 2 --dropout 0.15 --quiet --out "$tmp/f.json"
+expect_rc 0 "$dgnn" train --epochs 1 --max-batches 2 --dropout 0.15 --quiet --out "$tmp/f g.json"
+cp "$tmp/f g.json" "$tmp/f.json"
+# the run's provenance (issue 16): version, commit, date, the command as typed (quoted)
+grep -q '"commit":	"[0-9a-f]\{12\}\(+dirty\)\?"\|"commit":	"unknown"' "$tmp/f.json" && ok || bad "run.commit: $(grep commit "$tmp/f.json")"
+grep -q '"date":	"20[0-9-]*T[0-9:]*Z"' "$tmp/f.json" && ok || bad "run.date: $(grep '"date"' "$tmp/f.json")"
+grep -qF "\"command\":	\"dgnn train --epochs 1 --max-batches 2 --dropout 0.15 --quiet --out '$tmp/f g.json'\"" "$tmp/f.json" \
+    && ok || bad "run.command: $(grep '"command"' "$tmp/f.json")"
 grep -q '"dropout":	0.15,' "$tmp/f.json" && grep -q '"lr":	0.0001,' "$tmp/f.json" && ok || bad "float settings in the JSON: $(grep -E 'dropout|"lr"' "$tmp/f.json" | tr -d "\t\n")"
 expect_rc 2 "$dgnn" train --lr -0.1 --max-batches 1 --quiet; has "--lr must be in (0, 10] (got -0.1)"
 expect_rc 2 "$dgnn" train --dropout -0.5 --max-batches 1 --quiet; has "--dropout must be in [0, 1) (got -0.5)"

@@ -60,6 +60,10 @@ int cli_load_flags_unused(const char *cmd, const cli_load_flags *f);
  * returns 1. */
 struct cJSON;
 int cli_write_json(const char *cmd, const char *path, struct cJSON *o);
+/* Adds o.run = {dgnn (version), commit (git, "+dirty" for a changed tree, "unknown" outside
+ * git), date (UTC, ISO 8601), command (the full command line, shell-quoted where needed)}:
+ * what a results file needs to be reproduced. */
+void cli_add_run_info(struct cJSON *o);
 
 /* An output a command will write: its flag ("--out"), the path given (NULL: flag not
  * given, skipped), and folder = 1 for a folder the command fills (--checkpoint DIR). */

@@ -122,6 +122,7 @@ static int write_json(const char *path, const char *model, const char *dataset, 
             cJSON_AddItemToArray(rk, y);
         }
     }
+    cli_add_run_info(o);
     return cli_write_json("train", path, o);
 }
 

@@ -208,6 +208,7 @@ static int write_json(const char *path, const char *model, const char *dataset, 
     cJSON_AddNumberToObject(o, "eval_pairs_per_second", r->eval_pairs_per_second);
     cJSON_AddNumberToObject(o, "peak_rss_mb", r->peak_rss_mb);
     if (r->dist.active) add_dist_json(o, &r->dist, fitted);
+    cli_add_run_info(o);
     return cli_write_json("train", path, o);
 }
 

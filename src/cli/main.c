@@ -1,13 +1,16 @@
 /* main.c: the dgnn command: dispatches to subcommands, each with its own --help. */
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <errno.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "dgnn_build_info.h"
 #include "dgnn/checkpoint.h"
 #include "dgnn/comm.h"
 #include "dgnn/outfile.h"
@@ -74,8 +77,13 @@ static void tune_runtime_env(char **argv) {
     /* exec failed: go on with the libraries' own choices */
 }
 
+/* the command line, for cli_add_run_info */
+static int g_argc;
+static char **g_argv;
+
 int main(int argc, char **argv) {
     tune_runtime_env(argv);
+    g_argc = argc, g_argv = argv;
     if (argc < 2) {
         usage(stderr);
         return 2;
@@ -147,6 +155,47 @@ int cli_load_flags_unused(const char *cmd, const cli_load_flags *f) {
 
 void cli_set_threads(int64_t threads) {
     if (threads > 0) omp_set_num_threads((int)threads);
+}
+
+void cli_add_run_info(cJSON *o) {
+    cJSON *r = cJSON_AddObjectToObject(o, "run");
+    cJSON_AddStringToObject(r, "dgnn", DGNN_VERSION);
+    cJSON_AddStringToObject(r, "commit", DGNN_GIT_COMMIT);
+    char date[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    cJSON_AddStringToObject(r, "date", date);
+    /* argv[0] as "dgnn", each argument quoted '...' when it holds anything but [A-Za-z0-9_./:=,+-] */
+    size_t cap = 8, n = 0;
+    for (int i = 1; i < g_argc; i++) cap += 4 * strlen(g_argv[i]) + 4;
+    char *cmd = dgnn_xmalloc(cap);
+    n += (size_t)snprintf(cmd, cap, "dgnn");
+    for (int i = 1; i < g_argc; i++) {
+        const char *a = g_argv[i];
+        int plain = *a != 0;
+        for (const char *p = a; *p; p++)
+            if (!(isalnum((unsigned char)*p) || strchr("_./:=,+-", *p))) plain = 0;
+        cmd[n++] = ' ';
+        if (plain) {
+            n += (size_t)snprintf(cmd + n, cap - n, "%s", a);
+            continue;
+        }
+        cmd[n++] = '\'';
+        for (const char *p = a; *p; p++) {
+            if (*p == '\'') { /* ' -> '\'' */
+                memcpy(cmd + n, "'\\''", 4);
+                n += 4;
+            } else {
+                cmd[n++] = *p;
+            }
+        }
+        cmd[n++] = '\'';
+        cmd[n] = 0;
+    }
+    cJSON_AddStringToObject(r, "command", cmd);
+    free(cmd);
 }
 
 int cli_write_json(const char *cmd, const char *path, cJSON *o) {
