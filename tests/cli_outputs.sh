@@ -103,6 +103,18 @@ expect_rc 0 "$dgnn" gen --events 3000 --nodes 200 --seed 1 --bipartite --out "$t
 ev=(--data "$tmp/s.dgnn" --epochs 1 --quiet --mem-dim 16 --time-dim 16)
 snap=(--model evolvegcn-o --data "$tmp/s.dgnn" --snapshots 20 --window 3 --epochs 1 --quiet --hidden 8 --cls-hidden 8)
 
+# --curve: one JSON line per epoch, appended as each ends; --resume goes on appending; a
+# FIFO without a reader is refused at once (never a hang)
+expect_rc 0 "$dgnn" train "${ev[@]}" --epochs 2 --curve "$tmp/c.jsonl" --checkpoint "$tmp/cck"
+check "[ \$(wc -l < '$tmp/c.jsonl') = 2 ] && grep -q '^{\"epoch\":1,\"train_loss\":' '$tmp/c.jsonl' && grep -q '^{\"epoch\":2,' '$tmp/c.jsonl'" "--curve: not one line per epoch"
+expect_rc 0 "$dgnn" train "${ev[@]}" --epochs 3 --curve "$tmp/c.jsonl" --checkpoint "$tmp/cck" --resume
+check "[ \$(wc -l < '$tmp/c.jsonl') = 3 ] && grep -q '^{\"epoch\":3,' '$tmp/c.jsonl'" "--curve --resume: epoch 3 not appended"
+expect_rc 0 "$dgnn" train "${snap[@]}" --epochs 2 --curve "$tmp/s.jsonl"
+check "[ \$(wc -l < '$tmp/s.jsonl') = 2 ] && grep -q '\"val_map\":' '$tmp/s.jsonl'" "--curve (snapshot model): not one line per epoch"
+mkfifo "$tmp/curve.fifo"
+expect_rc 2 timeout 60 "$dgnn" train "${ev[@]}" --curve "$tmp/curve.fifo"; has "a FIFO without a reader"
+expect_rc 2 timeout 60 "$dgnn" train "${snap[@]}" --curve "$tmp/curve.fifo"; has "a FIFO without a reader"
+
 check_writer train_out json "epoch 1" "$dgnn" train "${ev[@]}" --out @OUT@
 check_writer snap_out json "test MAP" "$dgnn" train "${snap[@]}" --out @OUT@
 check_writer snap_profile csv "test MAP" "$dgnn" train "${snap[@]}" --profile @OUT@

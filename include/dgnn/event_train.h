@@ -25,6 +25,8 @@
 extern "C" {
 #endif
 
+struct dgnn_epoch_result; /* one epoch's figures (below) */
+
 typedef enum {
     DGNN_NEG_DST = 0, /* uniform over the destination nodes (the TGN code) */
     DGNN_NEG_ALL = 1  /* uniform over all nodes (TGL) */
@@ -100,6 +102,10 @@ typedef struct {
     /* non-NULL: (DGNN_PROF_N) the training steps' seconds per op family (prof.h), all epochs
      * of this call, added to what it holds (outside the result, whose layout checkpoints keep) */
     double *op_seconds;
+    /* non-NULL: called after each epoch's validation with its result (rank 0 only in a
+     * distributed run): a caller's progress record, e.g. the CLI's --curve */
+    void (*on_epoch)(void *ctx, const struct dgnn_epoch_result *e);
+    void *on_epoch_ctx;
     const char *checkpoint; /* folder: a checkpoint after every epoch (NULL: none) */
     int resume;             /* 1: continue from the checkpoint in `checkpoint` */
     int progress;           /* progress bar / periodic lines on stderr */
@@ -131,7 +137,7 @@ int dgnn_event_builtin_dataset(dgnn_events *ev, dgnn_err *err);
  * negatives are drawn from. */
 int dgnn_event_train_cfg_check(const dgnn_event_train_cfg *cfg, dgnn_err *err);
 
-typedef struct {
+typedef struct dgnn_epoch_result {
     int64_t epoch;
     double train_loss, val_ap, val_auc, val_new_ap, val_new_auc;
     double seconds, train_seconds;

@@ -121,6 +121,8 @@
 extern "C" {
 #endif
 
+struct dgnn_snap_epoch_result; /* one epoch's figures (below) */
+
 typedef enum {
     DGNN_SNAP_TASK_LINK = 0, /* link prediction (EvolveGCN link_pred) */
     DGNN_SNAP_TASK_EDGE = 1, /* edge classification (EvolveGCN edge_cls, rating signs) */
@@ -226,6 +228,10 @@ typedef struct {
                                   the best epoch's are restored for testing; every process;
                                   the caller frees it */
     int64_t *params_out_n;
+    /* non-NULL: called after each epoch (and its validation, if any) with its result, on
+     * rank 0: a caller's progress record, e.g. the CLI's --curve */
+    void (*on_epoch)(void *ctx, const struct dgnn_snap_epoch_result *e);
+    void *on_epoch_ctx;
 } dgnn_snap_train_cfg;
 
 /* Link prediction with the reference's parameters_bitcoin_alpha_linkpred_egcn_o.yaml (or _egcn_h.yaml for -H):
@@ -251,7 +257,7 @@ int dgnn_snap_train_preset(dgnn_snap_train_cfg *c, const char *name, dgnn_err *e
  * edges to score unless skip_eval. */
 int dgnn_snap_train_cfg_check(const dgnn_snap_train_cfg *c, dgnn_err *err);
 
-typedef struct {
+typedef struct dgnn_snap_epoch_result {
     int64_t epoch;              /* 1-based */
     double train_loss;          /* mean over the epoch's samples */
     double val_map, val_mrr;    /* link; NaN when not validated (or another task) */

@@ -64,6 +64,12 @@ int cli_write_json(const char *cmd, const char *path, struct cJSON *o);
  * git), date (UTC, ISO 8601), command (the full command line, shell-quoted where needed)}:
  * what a results file needs to be reproduced. */
 void cli_add_run_info(struct cJSON *o);
+/* --curve FILE: one JSON line per epoch, appended (and closed) as each epoch ends, so a
+ * killed run keeps its curve. cli_curve_start empties FILE unless resuming (then it goes
+ * on appending); 0, or 1 with a message. cli_curve_append writes o as one line and frees
+ * it; a failed write is reported once and training goes on. */
+int cli_curve_start(const char *cmd, const char *path, int resume);
+void cli_curve_append(const char *path, struct cJSON *o);
 
 /* An output a command will write: its flag ("--out"), the path given (NULL: flag not
  * given, skipped), and folder = 1 for a folder the command fills (--checkpoint DIR). */

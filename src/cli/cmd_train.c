@@ -26,6 +26,23 @@ void cli_comm_timeout(double seconds) { /* its range is the option table's (CLI_
 
 static cJSON *num_or_null(double x) { return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull(); }
 
+/* One epoch's figures as a JSON object (the results' "epochs" entries, --curve's lines). */
+static cJSON *epoch_json(const dgnn_epoch_result *e) {
+    cJSON *x = cJSON_CreateObject();
+    cJSON_AddNumberToObject(x, "epoch", (double)e->epoch);
+    cJSON_AddItemToObject(x, "train_loss", num_or_null(e->train_loss));
+    cJSON_AddItemToObject(x, "val_ap", num_or_null(e->val_ap));
+    cJSON_AddItemToObject(x, "val_auc", num_or_null(e->val_auc));
+    cJSON_AddItemToObject(x, "val_new_node_ap", num_or_null(e->val_new_ap));
+    cJSON_AddNumberToObject(x, "seconds", e->seconds);
+    cJSON_AddNumberToObject(x, "train_seconds", e->train_seconds);
+    cJSON_AddNumberToObject(x, "train_events", (double)e->train_events);
+    cJSON_AddNumberToObject(x, "train_gflop", e->flops / 1e9);
+    return x;
+}
+
+static void curve_line(void *ctx, const dgnn_epoch_result *e) { cli_curve_append((const char *)ctx, epoch_json(e)); }
+
 static int write_json(const char *path, const char *model, const char *dataset, const char *preset,
                       const dgnn_event_train_cfg *c, const dgnn_event_train_result *r, const dgnn_events *ev) {
     cJSON *o = cJSON_CreateObject();
@@ -66,20 +83,7 @@ static int write_json(const char *path, const char *model, const char *dataset, 
     cJSON_AddNumberToObject(data, "new_node_test_events", (double)r->n_new_test);
     cJSON_AddNumberToObject(o, "num_params", (double)r->num_params);
     cJSON *eps = cJSON_AddArrayToObject(o, "epochs");
-    for (int64_t i = 0; i < r->num_epochs; i++) {
-        const dgnn_epoch_result *e = &r->epochs[i];
-        cJSON *x = cJSON_CreateObject();
-        cJSON_AddNumberToObject(x, "epoch", (double)e->epoch);
-        cJSON_AddItemToObject(x, "train_loss", num_or_null(e->train_loss));
-        cJSON_AddItemToObject(x, "val_ap", num_or_null(e->val_ap));
-        cJSON_AddItemToObject(x, "val_auc", num_or_null(e->val_auc));
-        cJSON_AddItemToObject(x, "val_new_node_ap", num_or_null(e->val_new_ap));
-        cJSON_AddNumberToObject(x, "seconds", e->seconds);
-        cJSON_AddNumberToObject(x, "train_seconds", e->train_seconds);
-        cJSON_AddNumberToObject(x, "train_events", (double)e->train_events);
-        cJSON_AddNumberToObject(x, "train_gflop", e->flops / 1e9);
-        cJSON_AddItemToArray(eps, x);
-    }
+    for (int64_t i = 0; i < r->num_epochs; i++) cJSON_AddItemToArray(eps, epoch_json(&r->epochs[i]));
     cJSON_AddNumberToObject(o, "best_epoch", (double)r->best_epoch);
     cJSON_AddBoolToObject(o, "early_stopped", r->early_stopped);
     cJSON *t = cJSON_AddObjectToObject(o, "test");
@@ -164,7 +168,7 @@ static int train_main(int argc, char **argv, int bench) {
     int64_t window_events = CLI_UNSET, refine = 0;
     double window_seconds = 0;
     int partition = 0, critical_path = 0, no_prefetch = 0, cold_allgather = 0;
-    const char *window_report = NULL;
+    const char *window_report = NULL, *curve = NULL;
     double comm_timeout = CLI_UNSET_F;
     int64_t slots = CLI_UNSET, epochs = CLI_UNSET, batch = CLI_UNSET, threads = 0, patience = CLI_UNSET,
             evalneg = CLI_UNSET, seed = 0, mem = CLI_UNSET, tdim = CLI_UNSET, emb = CLI_UNSET, nbrs = CLI_UNSET,
@@ -211,6 +215,7 @@ static int train_main(int argc, char **argv, int bench) {
         {"cold-allgather", ARG_FLAG, &cold_allgather, NULL, "with --critical-path: all-gather every written row at each window's end instead of fetching cold rows when read"},
         {"no-prefetch", ARG_FLAG, &no_prefetch, NULL, "with --critical-path: sample in the forward, not ahead (to measure what sampling ahead hides)"},
         {"out", ARG_STRING, &out, "FILE", "write the results as JSON"},
+        {"curve", ARG_STRING, &curve, "FILE", "append one JSON line per epoch as it ends (a killed run keeps its curve)"},
         {"quiet", ARG_FLAG, &quiet, NULL, "no progress bar"},
         {NULL, 0, NULL, NULL, NULL},
     };
@@ -343,9 +348,20 @@ static int train_main(int argc, char **argv, int bench) {
     /* ---- outputs: every path this run writes is checked before any work (rank 0
      * writes them all; every rank gets the verdict) ---- */
     {
-        const cli_output outs[] = {{"--out", out, 0}, {"--checkpoint", ckpt, 1}, {"--window-report", window_report, 0}};
-        if (cli_check_outputs(bench ? "bench train" : "train", outs, 3)) {
+        const cli_output outs[] = {{"--out", out, 0}, {"--checkpoint", ckpt, 1}, {"--window-report", window_report, 0},
+                                   {"--curve", curve, 0}};
+        if (cli_check_outputs(bench ? "bench train" : "train", outs, 4)) {
             if (c.dist.mode != DGNN_DIST_NONE) dgnn_comm_finalize();
+            return 2;
+        }
+    }
+    /* rank 0 writes the curve (checked above; should emptying it fail now, training goes
+     * on without it rather than leave the other ranks waiting) */
+    if (curve && (c.dist.mode == DGNN_DIST_NONE || dgnn_comm_rank() == 0)) {
+        if (cli_curve_start(bench ? "bench train" : "train", curve, resume) == 0) {
+            c.on_epoch = curve_line;
+            c.on_epoch_ctx = (void *)curve;
+        } else if (c.dist.mode == DGNN_DIST_NONE) {
             return 2;
         }
     }

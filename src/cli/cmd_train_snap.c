@@ -116,6 +116,38 @@ static void print_dist(const dgnn_snap_dist_result *d, int fitted) {
  * train_events_per_second, peak_rss_mb), the task's metrics in `test` (map, mrr), and the
  * snapshot throughputs beside them. train_events_per_second counts the events of every
  * training sample's input snapshots (a snapshot read by 11 samples counts 11 times). */
+/* One epoch's figures as a JSON object (the results' "epochs" entries, --curve's lines):
+ * the task's validation metrics. */
+static cJSON *epoch_json(const dgnn_snap_epoch_result *e, dgnn_snap_task task) {
+    cJSON *x = cJSON_CreateObject();
+    cJSON_AddNumberToObject(x, "epoch", (double)e->epoch);
+    cJSON_AddItemToObject(x, "train_loss", num_or_null(e->train_loss));
+    if (task == DGNN_SNAP_TASK_LINK) {
+        cJSON_AddItemToObject(x, "val_map", num_or_null(e->val_map));
+        cJSON_AddItemToObject(x, "val_mrr", num_or_null(e->val_mrr));
+    } else if (task == DGNN_SNAP_TASK_EDGE) {
+        cJSON_AddItemToObject(x, "val_f1", num_or_null(e->val_f1));
+    } else {
+        cJSON_AddItemToObject(x, "val_mse", num_or_null(e->val_mse));
+    }
+    cJSON_AddNumberToObject(x, "seconds", e->seconds);
+    cJSON_AddNumberToObject(x, "train_seconds", e->train_seconds);
+    cJSON_AddNumberToObject(x, "val_seconds", e->val_seconds);
+    cJSON_AddNumberToObject(x, "train_samples", (double)e->train_windows);
+    cJSON_AddNumberToObject(x, "train_pairs", (double)e->train_pairs);
+    return x;
+}
+
+typedef struct {
+    const char *path;
+    dgnn_snap_task task;
+} curve_ctx;
+
+static void curve_line(void *ctx, const dgnn_snap_epoch_result *e) {
+    const curve_ctx *k = ctx;
+    cli_curve_append(k->path, epoch_json(e, k->task));
+}
+
 static int write_json(const char *path, const char *model, const char *dataset, const char *preset,
                       const dgnn_snap_train_cfg *c, const dgnn_snap_train_result *r, const dgnn_events *ev,
                       int fitted) {
@@ -162,26 +194,7 @@ static int write_json(const char *path, const char *model, const char *dataset, 
     }
     cJSON_AddNumberToObject(o, "num_params", (double)r->num_params);
     cJSON *eps = cJSON_AddArrayToObject(o, "epochs");
-    for (int64_t i = 0; i < r->num_epochs; i++) {
-        const dgnn_snap_epoch_result *e = &r->epochs[i];
-        cJSON *x = cJSON_CreateObject();
-        cJSON_AddNumberToObject(x, "epoch", (double)e->epoch);
-        cJSON_AddItemToObject(x, "train_loss", num_or_null(e->train_loss));
-        if (c->task == DGNN_SNAP_TASK_LINK) {
-            cJSON_AddItemToObject(x, "val_map", num_or_null(e->val_map));
-            cJSON_AddItemToObject(x, "val_mrr", num_or_null(e->val_mrr));
-        } else if (c->task == DGNN_SNAP_TASK_EDGE) {
-            cJSON_AddItemToObject(x, "val_f1", num_or_null(e->val_f1));
-        } else {
-            cJSON_AddItemToObject(x, "val_mse", num_or_null(e->val_mse));
-        }
-        cJSON_AddNumberToObject(x, "seconds", e->seconds);
-        cJSON_AddNumberToObject(x, "train_seconds", e->train_seconds);
-        cJSON_AddNumberToObject(x, "val_seconds", e->val_seconds);
-        cJSON_AddNumberToObject(x, "train_samples", (double)e->train_windows);
-        cJSON_AddNumberToObject(x, "train_pairs", (double)e->train_pairs);
-        cJSON_AddItemToArray(eps, x);
-    }
+    for (int64_t i = 0; i < r->num_epochs; i++) cJSON_AddItemToArray(eps, epoch_json(&r->epochs[i], c->task));
     cJSON_AddNumberToObject(o, "best_epoch", (double)r->best_epoch);
     cJSON_AddBoolToObject(o, "early_stopped", r->early_stopped);
     cJSON *t = cJSON_AddObjectToObject(o, "test");
@@ -295,7 +308,7 @@ static void synthetic_report(const dgnn_events *ev, int64_t T, double seconds, i
 /* What the options of one run say, once checked: its configuration and the flags the run
  * itself reads. */
 typedef struct {
-    const char *cmd, *data, *preset, *out, *profile, *ckpt, *cost_profile;
+    const char *cmd, *data, *preset, *out, *profile, *ckpt, *cost_profile, *curve;
     cli_load_flags lf;
     dgnn_snapmodel_kind kind;
     dgnn_snap_task task;
@@ -314,6 +327,7 @@ static int snap_options(int argc, char **argv, int bench, snap_job *j) {
     cli_load_flags lf = {0};
     const char *model = NULL, *data = NULL, *task_s = "link", *preset = NULL, *out = NULL, *ckpt = NULL;
     const char *weights = NULL, *profile = NULL, *dist = NULL, *scheduler = "greedy", *cost_profile = NULL;
+    const char *curve = NULL;
     int64_t sched_ranks = 0, rounds = 0;
     double time_limit = 10, comm_timeout = CLI_UNSET_F;
     int64_t window = CLI_UNSET, per_step = CLI_UNSET, epochs = CLI_UNSET, seed = CLI_UNSET, threads = 0,
@@ -375,6 +389,7 @@ static int snap_options(int argc, char **argv, int bench, snap_job *j) {
         {"checkpoint", ARG_STRING, &ckpt, "DIR", "write a checkpoint after every epoch into DIR"},
         {"resume", ARG_FLAG, &resume, NULL, "continue from the checkpoint in --checkpoint DIR"},
         {"out", ARG_STRING, &out, "FILE", "write the results as JSON"},
+        {"curve", ARG_STRING, &curve, "FILE", "append one JSON line per epoch as it ends (a killed run keeps its curve)"},
         {"quiet", ARG_FLAG, &quiet, NULL, "no progress bar"},
         {"bench-seconds", ARG_DOUBLE, &bench_secs, "S", "bench train: time of each bandwidth measurement (1)", ARG_IN_OPEN_LO(0, 60)},
         {NULL, 0, NULL, NULL, NULL},
@@ -532,7 +547,7 @@ static int snap_options(int argc, char **argv, int bench, snap_job *j) {
         fprintf(stderr, "dgnn %s: --sched-ranks, --rounds and --cost-profile need --dist dygnex\n", cmd);
         return 2;
     }
-    *j = (snap_job){.cmd = cmd, .data = data, .preset = preset, .out = out, .profile = profile, .ckpt = ckpt,
+    *j = (snap_job){.cmd = cmd, .data = data, .preset = preset, .out = out, .profile = profile, .ckpt = ckpt, .curve = curve,
                     .cost_profile = cost_profile, .lf = lf, .kind = kind, .task = task, .c = c, .syn = syn,
                     .dyg = dyg, .sk = sk, .synthetic = synthetic, .syn_nodes = syn_nodes, .syn_events = syn_events,
                     .sched_ranks = sched_ranks, .rounds = rounds, .threads = threads, .time_limit = time_limit,
@@ -655,10 +670,23 @@ static int snap_run_job(snap_job *j, int argc, char **argv, int bench) {
     const int rank = dyg ? dgnn_comm_rank() : 0, many = dyg && dgnn_comm_size() > 1;
     /* every path this run writes is checked before any work (rank 0 writes them all;
      * every rank gets the verdict) */
-    const cli_output outs[] = {{"--out", j->out, 0}, {"--profile", j->profile, 0}, {"--checkpoint", j->ckpt, 1}};
-    if (cli_check_outputs(cmd, outs, 3)) {
+    const cli_output outs[] = {{"--out", j->out, 0}, {"--profile", j->profile, 0}, {"--checkpoint", j->ckpt, 1},
+                               {"--curve", j->curve, 0}};
+    if (cli_check_outputs(cmd, outs, 4)) {
         if (dyg) dgnn_comm_finalize();
         return 2;
+    }
+    /* rank 0 writes the curve (checked above; should emptying it fail now, training goes
+     * on without it rather than leave the other ranks waiting) */
+    static curve_ctx curve_k;
+    curve_k = (curve_ctx){j->curve, c->task};
+    if (j->curve && rank == 0) {
+        if (cli_curve_start(cmd, j->curve, c->resume) == 0) {
+            c->on_epoch = curve_line;
+            c->on_epoch_ctx = &curve_k;
+        } else if (!dyg) {
+            return 2;
+        }
     }
     cli_set_threads(j->threads);
 

@@ -2,6 +2,7 @@
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,6 +197,43 @@ void cli_add_run_info(cJSON *o) {
     }
     cJSON_AddStringToObject(r, "command", cmd);
     free(cmd);
+}
+
+/* path opened for writing without blocking on a FIFO that has no reader (ENXIO then),
+ * blocking again once open */
+static FILE *curve_open(const char *path, int truncate) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | (truncate ? O_TRUNC : O_APPEND), 0666);
+    if (fd < 0) return NULL;
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, truncate ? "w" : "a");
+    if (!f) close(fd);
+    return f;
+}
+
+int cli_curve_start(const char *cmd, const char *path, int resume) {
+    FILE *f = curve_open(path, !resume);
+    if (!f || fclose(f) != 0) {
+        fprintf(stderr, "dgnn %s: --curve %s: cannot write: %s\n", cmd, path,
+                errno == ENXIO ? "a FIFO without a reader" : strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
+void cli_curve_append(const char *path, cJSON *o) {
+    static int warned = 0;
+    char *text = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    FILE *f = text ? curve_open(path, 0) : NULL;
+    int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+    if (f && fclose(f) != 0) ok = 0;
+    if (!ok && !warned) {
+        fprintf(stderr, "dgnn: warning: --curve %s: an epoch's line could not be written (%s); training goes on\n",
+                path, strerror(errno));
+        warned = 1;
+    }
+    free(text);
 }
 
 int cli_write_json(const char *cmd, const char *path, cJSON *o) {

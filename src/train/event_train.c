@@ -195,6 +195,7 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
                  (long long)epoch, dgnn_fmt_metric(f[0], 16, er->train_loss), dgnn_fmt_metric(f[1], 16, er->val_ap),
                  dgnn_fmt_metric(f[2], 16, er->val_auc), dgnn_fmt_metric(f[3], 16, er->val_new_ap), er->seconds,
                  er->train_seconds, er->train_seconds > 0 ? (double)er->train_events / er->train_seconds : 0.0);
+        if (c->on_epoch && r.rank == 0) c->on_epoch(c->on_epoch_ctx, er);
         /* early stopping on validation AP (the TGN code's EarlyStopMonitor) */
         if (evaluating) {
             if (er->val_ap > meta.best_ap + 1e-10) {

@@ -81,6 +81,7 @@ int dgnn_snap_train(const dgnn_events *ev, const dgnn_snap_train_cfg *c, dgnn_sn
                      er->train_seconds, (long long)er->train_windows, metric_name(r.task),
                      dgnn_fmt_metric(f[1], 16, r.task == DGNN_SNAP_TASK_EDGE ? er->val_f1 : er->val_mse),
                      er->val_seconds);
+        if (c->on_epoch && lead) c->on_epoch(c->on_epoch_ctx, er);
         if (validated) {
             /* trainer.train: stop when the count of validations without a better figure
              * exceeds patience */
