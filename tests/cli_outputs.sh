@@ -117,6 +117,11 @@ expect_rc 2 timeout 60 "$dgnn" train "${snap[@]}" --curve "$tmp/curve.fifo"; has
 
 check_writer train_out json "epoch 1" "$dgnn" train "${ev[@]}" --out @OUT@
 check_writer snap_out json "test MAP" "$dgnn" train "${snap[@]}" --out @OUT@
+# --plot: the learning curve, both panels drawn (the loss and the validation metric)
+check_writer train_plot svg "epoch 1" "$dgnn" train "${ev[@]}" --epochs 2 --plot @OUT@
+check "[ \$(grep -c '<polyline' '$tmp/w_train_plot/plain.svg') = 2 ] && grep -q 'validation AP' '$tmp/w_train_plot/plain.svg'" "--plot: not two curves"
+check_writer snap_plot svg "test MAP" "$dgnn" train "${snap[@]}" --plot @OUT@
+check "grep -q 'validation MAP' '$tmp/w_snap_plot/plain.svg'" "--plot (snapshot model): no validation panel"
 check_writer snap_profile csv "test MAP" "$dgnn" train "${snap[@]}" --profile @OUT@
 check_writer window_report csv "epoch 1" "$dgnn" train "${ev[@]}" --dist depbloom --partition --window-events 1000 --window-report @OUT@
 check_writer convert dgnn "wrote" "$dgnn" convert "$tmp/s.csv" @OUT@

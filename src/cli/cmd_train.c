@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "dgnn/comm.h"
+#include "dgnn/svg.h"
 #include "dgnn/event_train.h"
 
 static const char *dist_mode_name(dgnn_dist_mode m) {
@@ -42,6 +43,21 @@ static cJSON *epoch_json(const dgnn_epoch_result *e) {
 }
 
 static void curve_line(void *ctx, const dgnn_epoch_result *e) { cli_curve_append((const char *)ctx, epoch_json(e)); }
+
+/* --plot: the learning curve as SVG (report/svg.h); 0, or 1 with a message */
+static int write_plot(const char *path, const char *model, const char *dataset, const dgnn_event_train_result *r) {
+    double loss[1024], ap[1024];
+    for (int64_t i = 0; i < r->num_epochs; i++) loss[i] = r->epochs[i].train_loss, ap[i] = r->epochs[i].val_ap;
+    char title[256];
+    snprintf(title, sizeof title, "%s on %s", model, dataset);
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    if (dgnn_curve_svg(path, title, loss, ap, r->num_epochs, "AP", &err) != DGNN_OK) {
+        fprintf(stderr, "dgnn train: --plot: %s\n", err.msg);
+        return 1;
+    }
+    return 0;
+}
 
 static int write_json(const char *path, const char *model, const char *dataset, const char *preset,
                       const dgnn_event_train_cfg *c, const dgnn_event_train_result *r, const dgnn_events *ev) {
@@ -168,7 +184,7 @@ static int train_main(int argc, char **argv, int bench) {
     int64_t window_events = CLI_UNSET, refine = 0;
     double window_seconds = 0;
     int partition = 0, critical_path = 0, no_prefetch = 0, cold_allgather = 0;
-    const char *window_report = NULL, *curve = NULL;
+    const char *window_report = NULL, *curve = NULL, *plot = NULL;
     double comm_timeout = CLI_UNSET_F;
     int64_t slots = CLI_UNSET, epochs = CLI_UNSET, batch = CLI_UNSET, threads = 0, patience = CLI_UNSET,
             evalneg = CLI_UNSET, seed = 0, mem = CLI_UNSET, tdim = CLI_UNSET, emb = CLI_UNSET, nbrs = CLI_UNSET,
@@ -216,6 +232,7 @@ static int train_main(int argc, char **argv, int bench) {
         {"no-prefetch", ARG_FLAG, &no_prefetch, NULL, "with --critical-path: sample in the forward, not ahead (to measure what sampling ahead hides)"},
         {"out", ARG_STRING, &out, "FILE", "write the results as JSON"},
         {"curve", ARG_STRING, &curve, "FILE", "append one JSON line per epoch as it ends (a killed run keeps its curve)"},
+        {"plot", ARG_STRING, &plot, "FILE", "draw the learning curve (loss, validation AP per epoch) as SVG"},
         {"quiet", ARG_FLAG, &quiet, NULL, "no progress bar"},
         {NULL, 0, NULL, NULL, NULL},
     };
@@ -349,8 +366,8 @@ static int train_main(int argc, char **argv, int bench) {
      * writes them all; every rank gets the verdict) ---- */
     {
         const cli_output outs[] = {{"--out", out, 0}, {"--checkpoint", ckpt, 1}, {"--window-report", window_report, 0},
-                                   {"--curve", curve, 0}};
-        if (cli_check_outputs(bench ? "bench train" : "train", outs, 4)) {
+                                   {"--curve", curve, 0}, {"--plot", plot, 0}};
+        if (cli_check_outputs(bench ? "bench train" : "train", outs, 5)) {
             if (c.dist.mode != DGNN_DIST_NONE) dgnn_comm_finalize();
             return 2;
         }
@@ -444,6 +461,7 @@ static int train_main(int argc, char **argv, int bench) {
     }
     if (c.dist.mode != DGNN_DIST_NONE) print_dist(res);
     if (out) rc = write_json(out, model, dataset, preset, &c, res, &ev);
+    if (plot && write_plot(plot, model, dataset, res)) rc = 1;
     free(res);
     dgnn_events_free(&ev);
     if (c.dist.mode != DGNN_DIST_NONE) dgnn_comm_finalize();

@@ -30,6 +30,7 @@
 #include "dgnn/gen.h"
 #include "dgnn/split.h"
 #include "dgnn/snap_train.h"
+#include "dgnn/svg.h"
 
 
 static cJSON *num_or_null(double x) { return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull(); }
@@ -308,7 +309,7 @@ static void synthetic_report(const dgnn_events *ev, int64_t T, double seconds, i
 /* What the options of one run say, once checked: its configuration and the flags the run
  * itself reads. */
 typedef struct {
-    const char *cmd, *data, *preset, *out, *profile, *ckpt, *cost_profile, *curve;
+    const char *cmd, *data, *preset, *out, *profile, *ckpt, *cost_profile, *curve, *plot;
     cli_load_flags lf;
     dgnn_snapmodel_kind kind;
     dgnn_snap_task task;
@@ -327,7 +328,7 @@ static int snap_options(int argc, char **argv, int bench, snap_job *j) {
     cli_load_flags lf = {0};
     const char *model = NULL, *data = NULL, *task_s = "link", *preset = NULL, *out = NULL, *ckpt = NULL;
     const char *weights = NULL, *profile = NULL, *dist = NULL, *scheduler = "greedy", *cost_profile = NULL;
-    const char *curve = NULL;
+    const char *curve = NULL, *plot = NULL;
     int64_t sched_ranks = 0, rounds = 0;
     double time_limit = 10, comm_timeout = CLI_UNSET_F;
     int64_t window = CLI_UNSET, per_step = CLI_UNSET, epochs = CLI_UNSET, seed = CLI_UNSET, threads = 0,
@@ -390,6 +391,7 @@ static int snap_options(int argc, char **argv, int bench, snap_job *j) {
         {"resume", ARG_FLAG, &resume, NULL, "continue from the checkpoint in --checkpoint DIR"},
         {"out", ARG_STRING, &out, "FILE", "write the results as JSON"},
         {"curve", ARG_STRING, &curve, "FILE", "append one JSON line per epoch as it ends (a killed run keeps its curve)"},
+        {"plot", ARG_STRING, &plot, "FILE", "draw the learning curve (loss, validation metric per epoch) as SVG"},
         {"quiet", ARG_FLAG, &quiet, NULL, "no progress bar"},
         {"bench-seconds", ARG_DOUBLE, &bench_secs, "S", "bench train: time of each bandwidth measurement (1)", ARG_IN_OPEN_LO(0, 60)},
         {NULL, 0, NULL, NULL, NULL},
@@ -547,7 +549,7 @@ static int snap_options(int argc, char **argv, int bench, snap_job *j) {
         fprintf(stderr, "dgnn %s: --sched-ranks, --rounds and --cost-profile need --dist dygnex\n", cmd);
         return 2;
     }
-    *j = (snap_job){.cmd = cmd, .data = data, .preset = preset, .out = out, .profile = profile, .ckpt = ckpt, .curve = curve,
+    *j = (snap_job){.cmd = cmd, .data = data, .preset = preset, .out = out, .profile = profile, .ckpt = ckpt, .curve = curve, .plot = plot,
                     .cost_profile = cost_profile, .lf = lf, .kind = kind, .task = task, .c = c, .syn = syn,
                     .dyg = dyg, .sk = sk, .synthetic = synthetic, .syn_nodes = syn_nodes, .syn_events = syn_events,
                     .sched_ranks = sched_ranks, .rounds = rounds, .threads = threads, .time_limit = time_limit,
@@ -671,8 +673,8 @@ static int snap_run_job(snap_job *j, int argc, char **argv, int bench) {
     /* every path this run writes is checked before any work (rank 0 writes them all;
      * every rank gets the verdict) */
     const cli_output outs[] = {{"--out", j->out, 0}, {"--profile", j->profile, 0}, {"--checkpoint", j->ckpt, 1},
-                               {"--curve", j->curve, 0}};
-    if (cli_check_outputs(cmd, outs, 4)) {
+                               {"--curve", j->curve, 0}, {"--plot", j->plot, 0}};
+    if (cli_check_outputs(cmd, outs, 5)) {
         if (dyg) dgnn_comm_finalize();
         return 2;
     }
@@ -756,6 +758,23 @@ static int snap_run_job(snap_job *j, int argc, char **argv, int bench) {
     }
     if (j->out && !rc)
         rc = write_json(j->out, dgnn_snapmodel_name(j->kind), j->data, j->preset, c, res, &ev, cm.fitted);
+    if (j->plot && !rc) {
+        /* the validation metric the task selects on: MAP (link), minority-class F1 (edge), MSE (node) */
+        static double loss[1024], val[1024];
+        for (int64_t i = 0; i < res->num_epochs; i++) {
+            const dgnn_snap_epoch_result *e = &res->epochs[i];
+            loss[i] = e->train_loss;
+            val[i] = c->task == DGNN_SNAP_TASK_LINK ? e->val_map : c->task == DGNN_SNAP_TASK_EDGE ? e->val_f1 : e->val_mse;
+        }
+        char title[256];
+        snprintf(title, sizeof title, "%s on %s", dgnn_snapmodel_name(j->kind), j->data ? j->data : "synthetic");
+        if (dgnn_curve_svg(j->plot, title, loss, val, res->num_epochs,
+                           c->task == DGNN_SNAP_TASK_LINK ? "MAP" : c->task == DGNN_SNAP_TASK_EDGE ? "F1" : "MSE",
+                           &err) != DGNN_OK) {
+            fprintf(stderr, "dgnn %s: --plot: %s\n", cmd, err.msg);
+            rc = 1;
+        }
+    }
     free(res);
     dgnn_snap_profile_free(&prof);
     dgnn_events_free(&ev);

@@ -143,3 +143,66 @@ int dgnn_sim_svg(const char *path, const char *title, const int64_t *workers, in
     fprintf(f, "</svg>\n");
     return dgnn_outfile_commit(o, err); /* reports any failed write */
 }
+
+/* One panel of the learning curve: y[0..n) against epochs 1..n, scaled to the finite
+ * values' range, the top at ty, height ph. */
+static void curve_panel(FILE *f, double l, double W, double r, double ty, double ph, const double *y, int64_t n,
+                        const char *label, const char *col) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (int64_t i = 0; i < n; i++)
+        if (isfinite(y[i])) lo = y[i] < lo ? y[i] : lo, hi = y[i] > hi ? y[i] : hi;
+    char nm[128];
+    esc(nm, sizeof nm, label);
+    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"12\">%s</text>\n", l, ty - 6, nm);
+    fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"#ccc\"/>\n", l, ty,
+            W - l - r, ph);
+    if (!(hi >= lo)) { /* nothing finite: not measured (e.g. --no-eval) */
+        fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\" fill=\"#888\">not measured</text>\n",
+                (l + W - r) / 2, ty + ph / 2);
+        return;
+    }
+    if (hi == lo) hi = lo + (lo == 0 ? 1 : fabs(lo) * 0.01);
+    const double span = n > 1 ? (double)(n - 1) : 1;
+#define PX(i) (l + (n > 1 ? (double)(i) / span : 0.5) * (W - l - r))
+#define PY(v) (ty + ph - ((v) - lo) / (hi - lo) * ph)
+    fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.4g</text>\n", l - 6, PY(hi) + 4, hi);
+    fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.4g</text>\n", l - 6, PY(lo) + 4, lo);
+    fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
+    for (int64_t i = 0; i < n; i++)
+        if (isfinite(y[i])) fprintf(f, "%.1f,%.1f ", PX(i), PY(y[i]));
+    fprintf(f, "\"/>\n");
+    for (int64_t i = 0; i < n; i++)
+        if (isfinite(y[i]))
+            fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>epoch %lld: %.6g</title></circle>\n",
+                    PX(i), PY(y[i]), col, (long long)(i + 1), y[i]);
+#undef PX
+#undef PY
+}
+
+int dgnn_curve_svg(const char *path, const char *title, const double *loss, const double *metric, int64_t n,
+                   const char *metric_name, dgnn_err *err) {
+    const double W = 720, l = 80, r = 40, t = 60, ph = 170, gap = 50;
+    const double H = t + 2 * ph + gap + 50;
+    char tt[512];
+    dgnn_outfile *o;
+    FILE *f = open_out(&o, path, err);
+    if (!f) return err ? err->code : DGNN_EIO;
+    esc(tt, sizeof tt, title);
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" "
+               "font-size=\"11\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+               "<text x=\"%.0f\" y=\"25\" font-size=\"14\">%s</text>\n",
+            W, H, l, tt);
+    curve_panel(f, l, W, r, t, ph, loss, n, "training loss", "#1f77b4");
+    char lab[96];
+    snprintf(lab, sizeof lab, "validation %s", metric_name);
+    curve_panel(f, l, W, r, t + ph + gap, ph, metric, n, lab, "#d62728");
+    for (int64_t i = 0; i < n; i++) /* epoch ticks under the lower panel */
+        if (n <= 20 || (i + 1) % ((n + 19) / 20) == 0)
+            fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%lld</text>\n",
+                    l + (n > 1 ? (double)i / (double)(n - 1) : 0.5) * (W - l - r), t + 2 * ph + gap + 16,
+                    (long long)(i + 1));
+    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">epoch</text>\n", (l + W - r) / 2,
+            t + 2 * ph + gap + 36);
+    fprintf(f, "</svg>\n");
+    return dgnn_outfile_commit(o, err); /* reports any failed write */
+}
