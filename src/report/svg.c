@@ -28,6 +28,21 @@ static void esc(char *out, size_t cap, const char *s) {
     out[k] = '\0';
 }
 
+/* Opens path and writes the figure's opening: a W x H white canvas and, at (x, y), its
+ * title in 14 px. NULL (err set) when path cannot be opened. */
+static FILE *svg_begin(dgnn_outfile **o, const char *path, double W, double H, const char *title, double x,
+                       double y, dgnn_err *err) {
+    FILE *f = open_out(o, path, err);
+    if (!f) return NULL;
+    char t[512];
+    esc(t, sizeof t, title);
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" "
+               "font-size=\"11\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+               "<text x=\"%.0f\" y=\"%.0f\" font-size=\"14\">%s</text>\n",
+            W, H, x, y, t);
+    return f;
+}
+
 int dgnn_sched_svg(const dgnn_sched *s, const char *path, const char *title, int64_t max_ranks, dgnn_err *err) {
     if (max_ranks <= 0) max_ranks = 64;
     const int64_t P = s->num_ranks, R = s->num_rounds, shown = P < max_ranks ? P : max_ranks;
@@ -35,15 +50,9 @@ int dgnn_sched_svg(const dgnn_sched *s, const char *path, const char *title, int
     dgnn_sched_eval(s, &m);
     const double W = 1000, left = 70, top = 50, row = shown > 32 ? 8 : 20, H = top + row * (double)shown + 40;
     const double scale = m.makespan > 0 ? (W - left - 20) / m.makespan : 1;
-    char t[512];
     dgnn_outfile *o;
-    FILE *f = open_out(&o, path, err);
+    FILE *f = svg_begin(&o, path, W, H, title, left, 20, err);
     if (!f) return err ? err->code : DGNN_EIO;
-    esc(t, sizeof t, title);
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" "
-               "font-size=\"11\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
-            W, H);
-    fprintf(f, "<text x=\"%.0f\" y=\"20\" font-size=\"14\">%s</text>\n", left, t);
     fprintf(f, "<text x=\"%.0f\" y=\"38\">%lld rounds, %lld ranks%s; makespan %.4g s, imbalance %.2f%%; grey = idle "
                "until the round's all-reduce</text>\n",
             left, (long long)R, (long long)P, shown < P ? " (first ranks shown)" : "", m.makespan, 100 * m.imbalance);
@@ -91,15 +100,9 @@ int dgnn_sim_svg(const char *path, const char *title, const int64_t *workers, in
         lx0 = log2((double)workers[0]), lx1 = log2((double)workers[npts - 1]);
         if (lx1 <= lx0) lx1 = lx0 + 1;
     }
-    char tt[512];
     dgnn_outfile *o;
-    FILE *f = open_out(&o, path, err);
+    FILE *f = svg_begin(&o, path, W, H, title, l, 25, err);
     if (!f) return err ? err->code : DGNN_EIO;
-    esc(tt, sizeof tt, title);
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" "
-               "font-size=\"11\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-               "<text x=\"%.0f\" y=\"25\" font-size=\"14\">%s</text>\n",
-            W, H, l, tt);
 #define PX(w) (l + (log2((double)(w)) - lx0) / (lx1 - lx0) * (W - l - r))
 #define PY(e) (t + (1 - (e)) * (H - t - b))
     for (int k = 0; k <= 10; k += 2) {
@@ -183,15 +186,9 @@ int dgnn_curve_svg(const char *path, const char *title, const double *loss, cons
                    const char *metric_name, dgnn_err *err) {
     const double W = 720, l = 80, r = 40, t = 60, ph = 170, gap = 50;
     const double H = t + 2 * ph + gap + 50;
-    char tt[512];
     dgnn_outfile *o;
-    FILE *f = open_out(&o, path, err);
+    FILE *f = svg_begin(&o, path, W, H, title, l, 25, err);
     if (!f) return err ? err->code : DGNN_EIO;
-    esc(tt, sizeof tt, title);
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" "
-               "font-size=\"11\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-               "<text x=\"%.0f\" y=\"25\" font-size=\"14\">%s</text>\n",
-            W, H, l, tt);
     curve_panel(f, l, W, r, t, ph, loss, n, "training loss", "#1f77b4");
     char lab[96];
     snprintf(lab, sizeof lab, "validation %s", metric_name);
