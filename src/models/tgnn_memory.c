@@ -154,8 +154,12 @@ int tgnn_mem_forward(dgnn_tgnn *m, const dgnn_state *st, const dgnn_tcsr *g, con
     const double upd = 2.0 * (double)Um * (double)(D + M) * (double)(m->gates * M);
     m->flops += upd;
     m->flops_wgrad += upd;
-    for (int64_t i = 0; i < R; i++)
-        memcpy(m->h_root + i * M, m->h + (int64_t)m->row_root[i] * M, (size_t)M * sizeof(float));
+    /* per-root copies of the memory (and, in backward, of its gradient) serve the kinds
+     * whose embedding is the memory (JODIE, DyRep); TGN's attention reads and writes the
+     * distinct-node rows directly */
+    if (m->ops->emb_is_memory)
+        for (int64_t i = 0; i < R; i++)
+            memcpy(m->h_root + i * M, m->h + (int64_t)m->row_root[i] * M, (size_t)M * sizeof(float));
     return DGNN_OK;
 }
 
@@ -167,7 +171,7 @@ void tgnn_mem_predict(dgnn_tgnn *m, float *logits, const float *emb) {
 
 void tgnn_mem_predict_backward(dgnn_tgnn *m, const float *dlogits, const float *emb, float *demb) {
     const int64_t B = m->B, R = m->R, M = m->M, E = m->emb;
-    memset(m->dh_root, 0, (size_t)(R * M) * sizeof(float));
+    if (m->ops->emb_is_memory) memset(m->dh_root, 0, (size_t)(R * M) * sizeof(float));
     memset(m->dh, 0, (size_t)(m->U * M) * sizeof(float));
     memset(demb, 0, (size_t)(R * E) * sizeof(float));
     dgnn_edgepred_backward(demb, demb + B * E, &m->dpp, m->pred_scratch, dlogits, m->pred_saved, emb, emb + B * E,
@@ -178,7 +182,7 @@ void tgnn_mem_backward_updater(dgnn_tgnn *m) {
     const int64_t R = m->R, M = m->M, Um = m->Um, D = m->D;
     /* roots share rows (a node can be a root several times): sum serially, in root
      * order, so the result does not depend on the thread count */
-    if (m->ops->emb_is_memory) /* else the roots' gradients went straight into dh (the attention) */
+    if (m->ops->emb_is_memory) /* else the roots' gradients went straight into dh (tgnn_mem_forward) */
         for (int64_t i = 0; i < R; i++) {
             float *d = m->dh + (int64_t)m->row_root[i] * M;
             const float *s = m->dh_root + i * M;
