@@ -46,6 +46,20 @@ void dgnn_metric_ap_auc_pn(const float *pos, int64_t npos, const float *neg, int
  * n == 0: NaN. */
 double dgnn_metric_mrr(const float *pos, const float *neg, int64_t n, int64_t k);
 
+/* ---- TGB's link-property metrics (one-vs-many; TGB's Evaluator, tgb/linkproppred/evaluate.py) ----
+ * For positive i with score pos[i] and candidate scores neg[i*k .. i*k + nk_i) (nk NULL:
+ * nk_i = k; rows with nk_i == 0 are skipped):
+ *   rank_i = 1 + 0.5 * (#{j: neg_ij > pos_i} + #{j: neg_ij >= pos_i})
+ * (the mean of the optimistic and the pessimistic rank), MRR = mean 1 / rank_i,
+ * Hits@h = mean [rank_i <= h] for h = 1, 3, 10. An accumulator, so batches add up
+ * (sums in double, in row order). No row: NaN for each. */
+typedef struct {
+    double rr, hits1, hits3, hits10;
+    int64_t n;
+} dgnn_rank_acc;
+void dgnn_rank_acc_add(dgnn_rank_acc *a, const float *pos, const float *neg, const int64_t *nk, int64_t n, int64_t k);
+void dgnn_rank_acc_result(const dgnn_rank_acc *a, double *mrr, double *hits1, double *hits3, double *hits10);
+
 /* ---- EvolveGCN's link-prediction metrics (IBM/EvolveGCN, logger.py) ----
  *
  * MAP: for each evaluated snapshot, average_precision_score(labels, probs) of its

@@ -129,6 +129,14 @@ void dgnn_tgnn_backward(dgnn_tgnn *m, const float *dlogits);
 typedef void (*dgnn_grad_ready_fn)(void *ctx, int64_t offset, int64_t count);
 void dgnn_tgnn_set_grad_hook(dgnn_tgnn *m, dgnn_grad_ready_fn fn, void *ctx);
 int64_t dgnn_tgnn_grad_split(const dgnn_tgnn *m);
+/* Embeddings of n (node, time) pairs, each as a forward computes it for a root at that
+ * time (the node's memory updated by its pending messages, then the embedding module,
+ * neighbours from g strictly before the time); out (n, dgnn_tgnn_embed_dim(m)).
+ * Inference (no dropout). Reads, and does not change, the state; the last forward is
+ * forgotten (run dgnn_tgnn_forward again before dgnn_tgnn_commit). */
+int dgnn_tgnn_embed(dgnn_tgnn *m, float *out, const dgnn_state *st, const dgnn_tcsr *g, const float *g_efeat,
+                    const int32_t *nodes, const double *t, int64_t n, dgnn_err *err);
+int64_t dgnn_tgnn_embed_dim(const dgnn_tgnn *m);
 /* Writes the last forward's batch into the state (step 6 above). */
 void dgnn_tgnn_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev);
 
