@@ -16,6 +16,7 @@
 #ifndef DGNN_EVENT_TRAIN_H
 #define DGNN_EVENT_TRAIN_H
 
+#include "dgnn/eval_neg.h"
 #include "dgnn/events.h"
 #include "dgnn/prof.h"
 #include "dgnn/split.h"
@@ -83,8 +84,29 @@ typedef struct {
     double grad_bytes_per_epoch;                 /* all ranks' gradient traffic per epoch */
 } dgnn_dist_result;
 
+/* The evaluation protocols beside the TGN code's (README, "Evaluation"; event_eval.c).
+ * The TGN protocol always runs: AP and AUC of each positive against one random
+ * destination (DyGLib's `random` strategy), transductive and new-node, and an MRR
+ * against eval_negatives random destinations. */
+typedef struct {
+    /* DyGLib's historical and inductive negative edges (eval_neg.h) at test, transductive
+     * and inductive (new-node), in the same passes as the TGN protocol's */
+    int dyglib;
+    /* TGB's one-vs-many ranking: every validation and test positive against the
+     * candidates of its row (MRR, Hits@1/3/10, TGB's tie rule); validation ranks every
+     * epoch and early stopping follows its MRR (TGB's examples do the same) */
+    int tgb;
+    const char *tgb_val, *tgb_test; /* .npy lists (eval_neg.h): read when the file exists,
+                                       else generated TGB-style and written there */
+    int64_t tgb_k;                  /* candidates per positive of a generated list (100) */
+    uint64_t tgb_seed;              /* the generated lists' seed (fixed: 2023 unless set) */
+} dgnn_eval_protocol;
+
 typedef struct {
     dgnn_tgnn_cfg model;
+    int edgebank; /* 1: no model: EdgeBank (edgebank.h) evaluated under the same protocols,
+                     its memory the training events (no training; epochs ignored) */
+    dgnn_eval_protocol protocol;
     dgnn_dist_cfg dist;
     int64_t batch;          /* events per batch (TGN 200, TGL 600) */
     int64_t epochs;
@@ -140,6 +162,7 @@ int dgnn_event_train_cfg_check(const dgnn_event_train_cfg *cfg, dgnn_err *err);
 typedef struct dgnn_epoch_result {
     int64_t epoch;
     double train_loss, val_ap, val_auc, val_new_ap, val_new_auc;
+    double val_mrr_tgb, val_hits10_tgb; /* protocol.tgb: the validation ranking, else NaN */
     double seconds, train_seconds;
     int64_t train_events;
     double flops; /* training products of the epoch (see dgnn_tgnn_last_flops) */
@@ -150,7 +173,15 @@ typedef struct {
     dgnn_epoch_result epochs[1024];
     int64_t best_epoch;      /* 1-based */
     int early_stopped;
-    double test_ap, test_auc, test_new_ap, test_new_auc, test_mrr;
+    double test_ap, test_auc, test_new_ap, test_new_auc;
+    double test_mrr;         /* against eval_negatives RANDOM destinations: not TGB's MRR */
+    /* protocol.dyglib: test AP and AUC per strategy (dgnn_neg_strategy; [RANDOM] repeats
+     * test_ap/auc) x setting (0 transductive, 1 inductive = the new-node events) */
+    double test_neg_ap[DGNN_NEGS_N][2], test_neg_auc[DGNN_NEGS_N][2];
+    /* protocol.tgb: the test ranking (MRR, Hits@1/3/10), the validation figures of the
+     * epoch tested, and the candidates per positive of each list */
+    double test_mrr_tgb, test_hits1_tgb, test_hits3_tgb, test_hits10_tgb, val_mrr_tgb;
+    int64_t tgb_val_k, tgb_test_k;
     double train_events_per_second;
     double peak_rss_mb;
     int64_t n_train, n_val, n_test, n_new_val, n_new_test;
@@ -165,6 +196,32 @@ typedef struct {
  * other ranks may be waiting for it. */
 int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *cfg, dgnn_event_train_result *res,
                      dgnn_err *err);
+
+/* ---- evaluating a checkpoint (`dgnn eval`) ----
+ * cfg: the training run's settings (the checkpoint in cfg->checkpoint must have been
+ * written with the same model, sizes, batch, seed, split and data: its fingerprint is
+ * checked), with the protocols and --eval-max-events wanted now. The model evaluated is
+ * the one the training run tested: the best epoch's after an early stop, else the last.
+ *  - DGNN_SPLIT_TEST: from the state the checkpoint holds (after that epoch's
+ *    validation), as the training run tested: the same figures for the same protocols;
+ *  - DGNN_SPLIT_VAL: the memory rebuilt from zero over the training events with the
+ *    final parameters (no gradient), then validation as an epoch's; not the training
+ *    run's per-epoch figure, whose memory was built while the parameters moved;
+ *  - DGNN_SPLIT_TRAIN: the training events scored from a zero memory.
+ * res->epochs: the training run's epochs as the checkpoint recorded them; the split's
+ * figures in res (test_* for the test; epochs[num_epochs] for val and train, with
+ * epoch = 0). emb (NULL: none): embeddings at given (node, time) pairs from the
+ * memory the evaluation ended with (asking for times before the evaluated split's end
+ * reads a memory that already holds later events); emb->out is malloc'd (n, dim). */
+typedef struct {
+    const int32_t *nodes; /* (n) dense ids */
+    const double *t;      /* (n) */
+    int64_t n;
+    float *out;           /* out: (n, dim), the caller frees */
+    int64_t dim;
+} dgnn_emb_request;
+int dgnn_event_eval(const dgnn_events *ev, const dgnn_event_train_cfg *cfg, int split, dgnn_emb_request *emb,
+                    dgnn_event_train_result *res, dgnn_err *err);
 
 #ifdef __cplusplus
 }

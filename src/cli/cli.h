@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "args.h"
+#include "dgnn/event_train.h"
 #include "dgnn/readers.h"
 
 int cmd_info(int argc, char **argv);
@@ -24,6 +25,24 @@ int cmd_bench_train_snapshot(int argc, char **argv);
 /* 1 if argv's --model names a snapshot model (dgnn_snapmodel_kind_parse): the rule train
  * and bench use to hand a command over to the snapshot trainer. */
 int cli_is_snapshot_model(int argc, char **argv);
+
+/* `dgnn eval` (cmd_train.c): a checkpoint evaluated under any protocol, embeddings out. */
+int cmd_eval(int argc, char **argv);
+
+/* ---- the evaluation protocols on the command line (cli_protocol.c) ---- */
+struct cJSON;
+/* --protocol LIST (tgn, dyglib, tgb; tgn always runs) into p; 0, or 2 with a message. */
+int cli_protocol_parse(const char *cmd, const char *list, dgnn_eval_protocol *p);
+/* TGB's lists' paths PREFIX_val_ns.npy / PREFIX_test_ns.npy: PREFIX from --tgb-negatives,
+ * else beside the data (its name without the extension and TGB's "_edgelist_v2"). */
+int cli_tgb_paths(const char *cmd, const char *prefix, const char *data, char *val, char *test, size_t cap);
+/* The protocols' figures as o.protocols, and as the printed summary. */
+void cli_protocols_json(struct cJSON *o, const dgnn_event_train_cfg *c, const dgnn_event_train_result *r);
+void cli_protocols_print(const dgnn_event_train_cfg *c, const dgnn_event_train_result *r);
+/* --emb-at CSV ('node,time' lines, ids as in the data) or --emb-time T (every node at T):
+ * dense (node, time) pairs, malloc'd; 0, or 1/2 with a message naming file and line. */
+int cli_emb_request(const char *cmd, const char *at, const char *time_s, const dgnn_events *ev, int32_t **nodes,
+                    double **t, int64_t *n);
 
 /* `dgnn schedule` (cmd_schedule.c) and `dgnn simulate` (cmd_simulate.c): DyGNeX, issue 6. */
 int cmd_schedule(int argc, char **argv);

@@ -16,6 +16,7 @@
 #include "dgnn/comm.h"
 #include "dgnn/svg.h"
 #include "dgnn/event_train.h"
+#include "dgnn/npy.h"
 
 static const char *dist_mode_name(dgnn_dist_mode m) {
     return m == DGNN_DIST_STRICT ? "strict" : m == DGNN_DIST_DEPBLOOM ? "depbloom" : "none";
@@ -88,6 +89,10 @@ static int write_json(const char *path, const char *model, const char *dataset, 
     cJSON_AddNumberToObject(cfg, "test_quantile", c->split.test_q);
     cJSON_AddNumberToObject(cfg, "max_batches", (double)c->max_train_batches);
     cJSON_AddNumberToObject(cfg, "eval_max_events", (double)c->max_eval_events);
+    char plist[32];
+    snprintf(plist, sizeof plist, "tgn%s%s", c->protocol.dyglib ? ",dyglib" : "", c->protocol.tgb ? ",tgb" : "");
+    cJSON_AddStringToObject(cfg, "protocol", plist);
+    if (c->protocol.tgb) cJSON_AddNumberToObject(cfg, "tgb_k", (double)c->protocol.tgb_k);
     cJSON *data = cJSON_AddObjectToObject(o, "data");
     cJSON_AddNumberToObject(data, "events", (double)ev->num_events);
     cJSON_AddNumberToObject(data, "nodes", (double)ev->num_nodes);
@@ -107,7 +112,10 @@ static int write_json(const char *path, const char *model, const char *dataset, 
     cJSON_AddItemToObject(t, "auc", num_or_null(r->test_auc));
     cJSON_AddItemToObject(t, "new_node_ap", num_or_null(r->test_new_ap));
     cJSON_AddItemToObject(t, "new_node_auc", num_or_null(r->test_new_auc));
-    cJSON_AddItemToObject(t, "mrr", num_or_null(r->test_mrr));
+    /* not TGB's MRR (protocols.tgb): the TGN code's random destinations */
+    cJSON_AddItemToObject(t, "mrr_random", num_or_null(r->test_mrr));
+    cJSON_AddNumberToObject(t, "mrr_random_negatives", (double)c->eval_negatives);
+    cli_protocols_json(o, c, r);
     cJSON_AddNumberToObject(o, "train_events_per_second", r->train_events_per_second);
     cJSON_AddNumberToObject(o, "peak_rss_mb", r->peak_rss_mb);
     if (c->dist.mode != DGNN_DIST_NONE) {
@@ -175,9 +183,25 @@ static void print_op_shares(const double *sec, const dgnn_event_train_result *re
     printf("  %-16s %9.3f s %6.1f%%\n", "other", rest, train > 0 ? 100 * rest / train : 0);
 }
 
-/* `dgnn train` and `dgnn bench train` (bench = 1: one epoch of training only by default,
- * then the throughput table against sgemm peak measured in the same run). */
-static int train_main(int argc, char **argv, int bench) {
+enum { MODE_TRAIN = 0, MODE_BENCH = 1, MODE_EVAL = 2 };
+
+/* --emb-out: the embeddings as (n, dim) float32 .npy; 0, or 1 with a message */
+static int write_embeddings(const char *path, const dgnn_emb_request *e) {
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    if (dgnn_write_npy_f32(path, e->out, e->n, e->dim, &err) != DGNN_OK) {
+        fprintf(stderr, "dgnn eval: --emb-out: %s\n", err.msg);
+        return 1;
+    }
+    dgnn_log("wrote %lld embeddings of width %lld to %s\n", (long long)e->n, (long long)e->dim, path);
+    return 0;
+}
+
+/* `dgnn train`, `dgnn bench train` (bench: one epoch of training only by default, then the
+ * throughput table against sgemm peak measured in the same run) and `dgnn eval` (the same
+ * flags as the training run, a checkpoint evaluated without training). */
+static int train_main(int argc, char **argv, int mode) {
+    const int bench = mode == MODE_BENCH, eval = mode == MODE_EVAL;
     cli_load_flags lf = {0};
     const char *model = "tgn", *data = NULL, *preset = NULL, *out = NULL, *ckpt = NULL;
     const char *sampler = NULL, *negs = NULL, *attn = NULL, *dist = NULL;
@@ -191,8 +215,10 @@ static int train_main(int argc, char **argv, int bench) {
             heads = CLI_UNSET, max_batches = 0, max_eval = 0;
     double lr = CLI_UNSET_F, dropout = CLI_UNSET_F, new_frac = CLI_UNSET_F;
     int resume = 0, quiet = 0, no_eval = 0;
+    const char *protocol = NULL, *tgbneg = NULL, *on = NULL, *emb_out = NULL, *emb_at = NULL, *emb_time = NULL;
+    int64_t tgbk = CLI_UNSET;
     arg_opt opts[] = {
-        {"model", ARG_STRING, &model, "M", "tgn (default), jodie, dyrep, apan; evolvegcn-o|-h (own flags)"},
+        {"model", ARG_STRING, &model, "M", "tgn (default), jodie, dyrep, apan, edgebank (the baseline: no training); evolvegcn-o|-h (own flags)"},
         {"data", ARG_STRING, &data, "FILE", "dataset (any format); default: the built-in synthetic stream"},
         CLI_LOAD_OPTS(lf),
         {"preset", ARG_STRING, &preset, "P", "tgn-paper (default: the TGN code's defaults) or tgl (TGL's TGN.yml)"},
@@ -217,6 +243,13 @@ static int train_main(int argc, char **argv, int bench) {
         {"max-batches", ARG_INT, &max_batches, "N", "stop each training epoch after N batches (quick runs; 0: all)", ARG_MIN(0)},
         {"eval-max-events", ARG_INT, &max_eval, "N", "evaluate each split on its first N events only (quick runs; 0: all)", ARG_MIN(0)},
         {"no-eval", ARG_FLAG, &no_eval, NULL, "skip validation and test (timing the training loop)"},
+        {"protocol", ARG_STRING, &protocol, "LIST", "evaluation beside the TGN code's (tgn, always): dyglib (test AP/AUC under random, historical and inductive negatives), tgb (one-vs-many MRR, Hits@k against fixed lists; early stopping on its val MRR); e.g. tgn,dyglib,tgb"},
+        {"tgb-negatives", ARG_STRING, &tgbneg, "PREFIX", "TGB lists PREFIX_val_ns.npy and PREFIX_test_ns.npy: read, or generated and written when absent (default: beside --data)"},
+        {"tgb-k", ARG_INT, &tgbk, "K", "candidates per positive of a generated TGB list (100)", ARG_IN(1, 100000)},
+        {"on", ARG_STRING, &on, "SPLIT", "dgnn eval: test (default; as the training run tested), val or train (memory rebuilt over the training events)"},
+        {"emb-out", ARG_STRING, &emb_out, "NPY", "dgnn eval: write node embeddings (rows in request order, float32) after the evaluation"},
+        {"emb-at", ARG_STRING, &emb_at, "CSV", "dgnn eval: the embeddings' 'node,time' pairs, one per line (ids as in the data)"},
+        {"emb-time", ARG_STRING, &emb_time, "T", "dgnn eval: every node's embedding at time T (instead of --emb-at)"},
         {"checkpoint", ARG_STRING, &ckpt, "DIR", "write a checkpoint after every epoch into DIR"},
         {"resume", ARG_FLAG, &resume, NULL, "continue from the checkpoint in --checkpoint DIR"},
         {"dist", ARG_STRING, &dist, "MODE", "multi-rank training under mpirun: strict (the baseline) or depbloom"},
@@ -236,9 +269,11 @@ static int train_main(int argc, char **argv, int bench) {
         {"quiet", ARG_FLAG, &quiet, NULL, "no progress bar"},
         {NULL, 0, NULL, NULL, NULL},
     };
-    arg_spec spec = {.cmd = bench ? "bench train" : "train",
+    arg_spec spec = {.cmd = bench ? "bench train" : eval ? "eval" : "train",
                      .usage = bench ? "dgnn bench train [--model tgn|jodie|dyrep|apan] [--data FILE] [options]"
-                                    : "dgnn train [--model tgn|jodie|dyrep|apan] [--data FILE] [options]",
+                              : eval ? "dgnn eval --checkpoint DIR [the training run's flags] [--protocol LIST] [--on "
+                                       "test|val|train] [--emb-out NPY --emb-at CSV|--emb-time T]"
+                                     : "dgnn train [--model tgn|jodie|dyrep|apan|edgebank] [--data FILE] [options]",
                      .summary = "Trains a memory-based temporal GNN with the TGN code's protocol: chronological\n"
                                 "70/15/15 split, 10% of later nodes held out as new nodes, Adam, one negative per\n"
                                 "event, early stopping on validation AP; prints validation per epoch and test AP,\n"
@@ -249,17 +284,53 @@ static int train_main(int argc, char **argv, int bench) {
                                 "Several workers: mpirun -np P dgnn train --dist strict|depbloom ... (one rank per\n"
                                 "worker; --dist strict = global batch of P x --batch events, replicated memory).",
                      .opts = opts, .min_pos = 0, .max_pos = 0};
+    if (eval)
+        spec.summary = "Evaluates the checkpoint a `dgnn train --checkpoint DIR` run wrote, without training: give\n"
+                       "the training run's flags (model, sizes, data, seed; checked against the checkpoint) and the\n"
+                       "protocols wanted now. --on test (default) starts from the state the run tested from and\n"
+                       "gives the run's test figures; --emb-out writes node embeddings at given times.";
     int rc = args_parse(&spec, argc, argv);
     if (rc) return rc > 0 ? 0 : 2;
+    const char *cmdname = spec.cmd;
+    if (!eval && (on || emb_out || emb_at || emb_time)) {
+        fprintf(stderr, "dgnn %s: --on, --emb-out, --emb-at and --emb-time are dgnn eval's\n", cmdname);
+        return 2;
+    }
+    if (eval && !ckpt) {
+        fprintf(stderr, "dgnn eval: --checkpoint DIR is required (the folder a dgnn train --checkpoint run wrote)\n");
+        return 2;
+    }
+    if (eval && (resume || curve || plot || dist)) {
+        fprintf(stderr, "dgnn eval: --resume, --curve, --plot and --dist are dgnn train's\n");
+        return 2;
+    }
+    if (emb_out && !emb_at == !emb_time) {
+        fprintf(stderr, "dgnn eval: --emb-out needs one of --emb-at CSV or --emb-time T\n");
+        return 2;
+    }
+    if (!emb_out && (emb_at || emb_time)) {
+        fprintf(stderr, "dgnn eval: --emb-at and --emb-time go with --emb-out NPY\n");
+        return 2;
+    }
+    int eval_split = DGNN_SPLIT_TEST;
+    if (on) {
+        if (strcmp(on, "test") == 0) eval_split = DGNN_SPLIT_TEST;
+        else if (strcmp(on, "val") == 0) eval_split = DGNN_SPLIT_VAL;
+        else if (strcmp(on, "train") == 0) eval_split = DGNN_SPLIT_TRAIN;
+        else {
+            fprintf(stderr, "dgnn eval: --on: '%s' (test, val, train)\n", on);
+            return 2;
+        }
+    }
     if (!data && (rc = cli_load_flags_unused("train", &lf)) != 0) return rc; /* the built-in stream */
 
     dgnn_event_train_cfg c = dgnn_event_train_cfg_default();
-    if (strcmp(model, "tgn") == 0) c.model.kind = DGNN_TGNN_TGN;
+    if (strcmp(model, "tgn") == 0 || strcmp(model, "edgebank") == 0) c.model.kind = DGNN_TGNN_TGN;
     else if (strcmp(model, "jodie") == 0) c.model.kind = DGNN_TGNN_JODIE;
     else if (strcmp(model, "dyrep") == 0) c.model.kind = DGNN_TGNN_DYREP;
     else if (strcmp(model, "apan") == 0) c.model.kind = DGNN_TGNN_APAN;
     else {
-        fprintf(stderr, "dgnn train: --model: unknown model '%s' (tgn, jodie, dyrep, apan; snapshot models: "
+        fprintf(stderr, "dgnn train: --model: unknown model '%s' (tgn, jodie, dyrep, apan, edgebank; snapshot models: "
                         "evolvegcn-o, evolvegcn-h, tgcn, gcrn-gru, wdgcn, gcn)\n", model);
         return 2;
     }
@@ -310,6 +381,15 @@ static int train_main(int argc, char **argv, int bench) {
         }
         c.model.attn = strcmp(attn, "tgl") == 0 ? DGNN_ATTN_TGL : DGNN_ATTN_TGN;
     }
+    c.edgebank = strcmp(model, "edgebank") == 0;
+    if ((rc = cli_protocol_parse(cmdname, protocol, &c.protocol))) return rc;
+    if (tgbk != CLI_UNSET) c.protocol.tgb_k = tgbk;
+    if ((tgbneg || tgbk != CLI_UNSET) && !c.protocol.tgb) {
+        fprintf(stderr, "dgnn %s: --tgb-negatives and --tgb-k go with --protocol tgb\n", cmdname);
+        return 2;
+    }
+    /* TGB trains on every event of the training period: no nodes held out */
+    if (c.protocol.tgb && !CLI_GIVEN_F(new_frac)) c.split.new_node_frac = 0;
     c.seed = (uint64_t)seed;
     c.model.seed = (uint64_t)seed + 1;
     c.threads = threads;
@@ -319,6 +399,10 @@ static int train_main(int argc, char **argv, int bench) {
     if (bench && epochs == CLI_UNSET) c.epochs = 1;
     c.checkpoint = ckpt;
     c.resume = resume;
+    if (eval && c.skip_eval) {
+        fprintf(stderr, "dgnn eval: --no-eval leaves nothing to do\n");
+        return 2;
+    }
     c.progress = !quiet;
     if (resume && !ckpt) {
         fprintf(stderr, "dgnn train: --resume needs --checkpoint DIR\n");
@@ -365,9 +449,10 @@ static int train_main(int argc, char **argv, int bench) {
     /* ---- outputs: every path this run writes is checked before any work (rank 0
      * writes them all; every rank gets the verdict) ---- */
     {
-        const cli_output outs[] = {{"--out", out, 0}, {"--checkpoint", ckpt, 1}, {"--window-report", window_report, 0},
-                                   {"--curve", curve, 0}, {"--plot", plot, 0}};
-        if (cli_check_outputs(bench ? "bench train" : "train", outs, 5)) {
+        const cli_output outs[] = {{"--out", out, 0},          {"--checkpoint", eval ? NULL : ckpt, 1},
+                                   {"--window-report", window_report, 0}, {"--curve", curve, 0},
+                                   {"--plot", plot, 0},        {"--emb-out", emb_out, 0}};
+        if (cli_check_outputs(cmdname, outs, 6)) {
             if (c.dist.mode != DGNN_DIST_NONE) dgnn_comm_finalize();
             return 2;
         }
@@ -397,6 +482,31 @@ static int train_main(int argc, char **argv, int bench) {
         }
         dgnn_log("no --data: training on the built-in synthetic stream (60,000 events, 2,000 nodes)\n");
     }
+    /* TGB's lists: read where they are, else generated and written there (checked now) */
+    char tgb_val[4200], tgb_test[4200];
+    if (c.protocol.tgb) {
+        if ((rc = cli_tgb_paths(cmdname, tgbneg, data, tgb_val, tgb_test, sizeof tgb_val))) {
+            dgnn_events_free(&ev);
+            return rc;
+        }
+        c.protocol.tgb_val = tgb_val, c.protocol.tgb_test = tgb_test;
+        const cli_output lists[] = {{"--tgb-negatives", access(tgb_val, F_OK) == 0 ? NULL : tgb_val, 0},
+                                    {"--tgb-negatives", access(tgb_test, F_OK) == 0 ? NULL : tgb_test, 0}};
+        if (cli_check_outputs(cmdname, lists, 2)) {
+            dgnn_events_free(&ev);
+            return 2;
+        }
+    }
+    dgnn_emb_request embq = {0};
+    int32_t *emb_nodes = NULL;
+    double *emb_t = NULL;
+    if (emb_out) {
+        if ((rc = cli_emb_request(cmdname, emb_at, emb_time, &ev, &emb_nodes, &emb_t, &embq.n))) {
+            dgnn_events_free(&ev);
+            return rc;
+        }
+        embq.nodes = emb_nodes, embq.t = emb_t;
+    }
     char a[32], b[32];
     dgnn_log("%s on %s: %s events, %s nodes, preset %s, batch %lld, %lld epochs\n", model, dataset,
              dgnn_fmt_count(a, sizeof a, ev.num_events), dgnn_fmt_count(b, sizeof b, ev.num_nodes), preset,
@@ -415,14 +525,15 @@ static int train_main(int argc, char **argv, int bench) {
     dgnn_event_train_result *res = dgnn_xcalloc(1, sizeof *res);
     dgnn_err err;
     dgnn_err_clear(&err);
-    rc = dgnn_event_train(&ev, &c, res, &err);
+    rc = eval ? dgnn_event_eval(&ev, &c, eval_split, emb_out ? &embq : NULL, res, &err) : dgnn_event_train(&ev, &c, res, &err);
+    free(emb_nodes), free(emb_t);
     if (rc != DGNN_OK) {
         if (c.dist.mode != DGNN_DIST_NONE && dgnn_comm_size() > 1) {
             /* the other ranks may be waiting for this one: end the whole job */
             fprintf(stderr, "dgnn train: rank %d: %s\n", dgnn_comm_rank(), err.msg);
             dgnn_comm_abort(1);
         }
-        fprintf(stderr, "dgnn train: %s\n", err.msg);
+        fprintf(stderr, "dgnn %s: %s\n", cmdname, err.msg);
         free(res);
         dgnn_events_free(&ev);
         return 1;
@@ -434,14 +545,29 @@ static int train_main(int argc, char **argv, int bench) {
         return 0;
     }
     char f[5][16];
-    if (!c.skip_eval) /* n/a: over no events (no new-node test events; no MRR with --eval-negatives 0) */
-        printf("test AP %s  AUC %s  new-node AP %s  new-node AUC %s  MRR %s  (%s epoch %lld; best val AP: "
-               "epoch %lld)\n",
+    if (eval && eval_split != DGNN_SPLIT_TEST) {
+        const dgnn_epoch_result *e = &res->epochs[res->num_epochs];
+        if (eval_split == DGNN_SPLIT_VAL)
+            printf("val AP %s  AUC %s  new-node AP %s  new-node AUC %s (memory rebuilt over the training events)\n",
+                   dgnn_fmt_metric(f[0], 16, e->val_ap), dgnn_fmt_metric(f[1], 16, e->val_auc),
+                   dgnn_fmt_metric(f[2], 16, e->val_new_ap), dgnn_fmt_metric(f[3], 16, e->val_new_auc));
+        else
+            printf("train AP %s  AUC %s (the training events scored from a zero memory)\n",
+                   dgnn_fmt_metric(f[0], 16, e->val_ap), dgnn_fmt_metric(f[1], 16, e->val_auc));
+        if (eval_split == DGNN_SPLIT_VAL && c.protocol.tgb)
+            printf("TGB one-vs-many: val MRR %s  Hits@10 %s\n", dgnn_fmt_metric(f[0], 16, e->val_mrr_tgb),
+                   dgnn_fmt_metric(f[1], 16, e->val_hits10_tgb));
+    } else if (!c.skip_eval) { /* n/a: over no events (no new-node test events; no MRR with --eval-negatives 0) */
+        printf("test AP %s  AUC %s  new-node AP %s  new-node AUC %s  MRR vs %lld random %s  (%s epoch %lld; best val "
+               "%s: epoch %lld)\n",
                dgnn_fmt_metric(f[0], 16, res->test_ap), dgnn_fmt_metric(f[1], 16, res->test_auc),
                dgnn_fmt_metric(f[2], 16, res->test_new_ap), dgnn_fmt_metric(f[3], 16, res->test_new_auc),
-               dgnn_fmt_metric(f[4], 16, res->test_mrr),
-               res->early_stopped ? "early-stopped, back to" : "after", 
-               (long long)(res->early_stopped ? res->best_epoch : res->num_epochs), (long long)res->best_epoch);
+               (long long)c.eval_negatives, dgnn_fmt_metric(f[4], 16, res->test_mrr),
+               res->early_stopped ? "early-stopped, back to" : "after",
+               (long long)(res->early_stopped ? res->best_epoch : res->num_epochs), c.protocol.tgb ? "MRR (TGB)" : "AP",
+               (long long)res->best_epoch);
+        cli_protocols_print(&c, res);
+    }
     printf("training: %.0f events/s, peak RSS %.0f MB\n", res->train_events_per_second, res->peak_rss_mb);
     if (bench) {
         printf("\n%-6s %10s %12s %14s %12s %10s %10s\n", "epoch", "train s", "events", "events/s", "GFLOP", "GFLOP/s",
@@ -461,6 +587,8 @@ static int train_main(int argc, char **argv, int bench) {
     }
     if (c.dist.mode != DGNN_DIST_NONE) print_dist(res);
     if (out) rc = write_json(out, model, dataset, preset, &c, res, &ev);
+    if (emb_out && embq.out && write_embeddings(emb_out, &embq)) rc = 1;
+    free(embq.out);
     if (plot && write_plot(plot, model, dataset, res)) rc = 1;
     free(res);
     dgnn_events_free(&ev);
@@ -471,6 +599,7 @@ static int train_main(int argc, char **argv, int bench) {
 /* The snapshot models have their own trainer and flags (cmd_train_snap.c). */
 int cmd_train(int argc, char **argv) {
     if (cli_is_snapshot_model(argc, argv)) return cmd_train_snapshot(argc, argv);
-    return train_main(argc, argv, 0);
+    return train_main(argc, argv, MODE_TRAIN);
 }
-int cmd_train_bench(int argc, char **argv) { return train_main(argc, argv, 1); }
+int cmd_train_bench(int argc, char **argv) { return train_main(argc, argv, MODE_BENCH); }
+int cmd_eval(int argc, char **argv) { return train_main(argc, argv, MODE_EVAL); }

@@ -64,7 +64,10 @@ uint64_t event_fingerprint(const event_run *r) {
                     (uint64_t)m->neighbors, (uint64_t)m->heads, (uint64_t)m->attn, (uint64_t)m->uniform_sampler,
                     m->seed, (uint64_t)c->batch, (uint64_t)c->neg, c->seed, (uint64_t)r->ev->num_events,
                     (uint64_t)r->ev->num_nodes, (uint64_t)(c->lr * 1e12), (uint64_t)(m->dropout * 1e6),
-                    (uint64_t)c->max_train_batches, (uint64_t)m->mail_slots};
+                    (uint64_t)c->max_train_batches, (uint64_t)m->mail_slots,
+                    /* the split: which events train, which are new-node events */
+                    (uint64_t)c->split.mode, (uint64_t)(c->split.new_node_frac * 1e9), (uint64_t)(c->split.val_q * 1e9),
+                    (uint64_t)(c->split.test_q * 1e9), c->split.seed};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) h = dgnn_hash64(h ^ v[i]);
     h = dgnn_hash64(h ^ dgnn_events_hash(r->ev)); /* the events themselves, not only their counts */
     return h;

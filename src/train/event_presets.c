@@ -18,6 +18,8 @@ dgnn_event_train_cfg dgnn_event_train_cfg_default(void) {
     c.eval_negatives = 9;
     c.neg = DGNN_NEG_DST;
     c.split = dgnn_split_opts_default();
+    c.protocol.tgb_k = 100;
+    c.protocol.tgb_seed = 2023;
     c.seed = 0;
     c.progress = 1;
     return c;
@@ -32,6 +34,14 @@ int dgnn_event_train_cfg_check(const dgnn_event_train_cfg *c, dgnn_err *err) {
     if (c->epochs > 1024) return dgnn_err_set(err, DGNN_EINVAL, "--epochs: at most 1024");
     if (!(c->split.new_node_frac >= 0 && c->split.new_node_frac <= 1))
         return dgnn_err_set(err, DGNN_EINVAL, "--new-node-frac must be in [0, 1] (got %g)", c->split.new_node_frac);
+    if (c->protocol.tgb && (c->protocol.tgb_k < 1 || c->protocol.tgb_k > 100000))
+        return dgnn_err_set(err, DGNN_EINVAL, "--tgb-k must be in [1, 100000] (got %lld)", (long long)c->protocol.tgb_k);
+    if (c->edgebank) {
+        if (c->dist.mode != DGNN_DIST_NONE) return dgnn_err_set(err, DGNN_EINVAL, "--model edgebank trains nothing: no --dist");
+        if (c->checkpoint || c->resume)
+            return dgnn_err_set(err, DGNN_EINVAL, "--model edgebank trains nothing: no --checkpoint or --resume");
+        return DGNN_OK; /* the model's settings are not used */
+    }
     return dgnn_tgnn_cfg_check(&c->model, err);
 }
 

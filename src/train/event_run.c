@@ -108,6 +108,7 @@ int event_run_init(event_run *r, const dgnn_events *ev, const dgnn_event_train_c
                                 c->neg == DGNN_NEG_ALL ? "its nodes, --negatives all" : "its destination nodes, --negatives dst",
                                 (long long)cand);
     }
+    if (c->edgebank) return DGNN_OK; /* no model, no node state (event_eval.c) */
     if ((rc = dgnn_tgnn_init(&r->model, &c->model, ev->num_nodes, ev->edge_dim, err))) return rc;
     r->p = dgnn_tgnn_params(r->model);
     const int64_t D = dgnn_tgnn_mail_dim(r->model), M = c->model.mem_dim, N = ev->num_nodes;

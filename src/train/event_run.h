@@ -9,12 +9,16 @@
  *                    depbloom.c (DepBloom, composing depbloom_partition.c,
  *                    depbloom_refine.c and depbloom_critical_path.c); event_epoch.h
  *   event_ckpt.c     the trainer's checkpoint (checkpoint.h's dgnn_ckpt_trainer_*)
+ *   event_eval.c     the evaluation passes: every protocol's negatives scored by the
+ *                    model or EdgeBank, the batch then let into the state
  *   event_train.c    the driver: the epochs loop, evaluation, early stopping, report */
 #ifndef DGNN_EVENT_RUN_H
 #define DGNN_EVENT_RUN_H
 
 #include "dgnn/negative.h"
 #include "dgnn/adam.h"
+#include "dgnn/edgebank.h"
+#include "dgnn/eval_neg.h"
 #include "dgnn/event_train.h"
 
 /* Everything one run holds. */
@@ -50,6 +54,10 @@ typedef struct event_run {
     int64_t hot_recv_bytes;             /* depbloom --critical-path: the step's incoming hot rows */
     int64_t hot_rows_sent;              /* depbloom --critical-path: rows sent eagerly (all epochs) */
     struct depbloom_plan *plan;         /* depbloom: windows, partitions, exchange plans */
+    /* evaluation (event_eval.c) */
+    dgnn_edgebank *eb, *eb_backup;      /* cfg->edgebank: the scorer's memory and a saved copy */
+    dgnn_tgb_negs tgb_val, tgb_test;    /* protocol.tgb: the lists of validation and test */
+    dgnn_edge_history *hist;            /* protocol.dyglib: the stream's distinct edges */
 } event_run;
 
 /* The seed of the negatives of batch b of epoch a (a = -1: evaluation), from the run's
@@ -85,6 +93,30 @@ typedef struct {
 void event_totals_gather(const event_run *r, event_rank_totals *all);
 /* A resumed rank continues the totals the checkpoint holds for it. */
 void event_totals_restore(event_run *r, const event_rank_totals *t);
+
+/* ---- event_eval.c: evaluation passes ---- */
+/* What one pass over a split scores, and what it measured. */
+typedef struct {
+    int64_t K;                     /* random destinations per positive (>= 1; the TGN protocol) */
+    int want_mrr;                  /* 1: MRR against all K (else AP/AUC against the first only) */
+    uint64_t seed;                 /* their streams: event_stream_seed(seed, -1, batch) */
+    const dgnn_tgb_negs *tgb;      /* non-NULL: TGB's ranking against its rows (one per event) */
+    int dyglib;                    /* 1: DyGLib's historical and inductive edges too (r->hist) */
+    double ap, auc, mrr;           /* random: AP/AUC averaged over batches, MRR over events */
+    double s_ap[DGNN_NEGS_N], s_auc[DGNN_NEGS_N]; /* per strategy ([RANDOM] = ap, auc) */
+    double t_mrr, t_hits1, t_hits3, t_hits10;     /* TGB */
+} event_eval_pass;
+/* The protocols' set-up (EdgeBank's memory of the training events, TGB's lists read or
+ * generated and written, DyGLib's edge history) and its release. */
+int event_eval_setup(event_run *r, dgnn_err *err);
+void event_eval_free(event_run *r);
+/* Evaluates events of part (its first cfg->max_eval_events when set) in batches: scores
+ * as p asks, then the batch enters the state; p's results filled. */
+int event_eval_run(event_run *r, const dgnn_events *part, event_eval_pass *p, const char *what, dgnn_err *err);
+/* The scorer's state (the model's node state, or EdgeBank's memory) saved to / restored
+ * from its backup: passes that must start from the same state. */
+int event_eval_save(event_run *r, dgnn_err *err);
+int event_eval_restore(event_run *r, dgnn_err *err);
 
 /* ---- event_step.c: the pieces of a distributed step (strict and DepBloom) ---- */
 /* The step's gradient all-reduce overlaps the end of the last backward: the model hands

@@ -20,47 +20,49 @@
 #include "event_ckpt.h"
 #include "event_epoch.h"
 
-/* Evaluates the events of `part` in batches, committing the state as it goes.
- * AP and AUC are averaged over batches (positives against the first negative of each
- * event); with K > 0, *mrr gets the mean reciprocal rank against K negatives. */
-static int evaluate(event_run *r, const dgnn_events *part, uint64_t seed_base, int64_t K, double *ap, double *auc,
-                    double *mrr, const char *what, dgnn_err *err) {
-    const int64_t bs = r->cfg->batch;
-    if (K < 1) K = 1;
-    /* --eval-max-events: the split's first events only (a prefix keeps the protocol's order) */
-    const int64_t n = r->cfg->max_eval_events > 0 && r->cfg->max_eval_events < part->num_events
-                          ? r->cfg->max_eval_events : part->num_events;
-    int64_t nb = (n + bs - 1) / bs;
-    double ap_sum = 0, auc_sum = 0, rr_sum = 0;
-    int64_t n_ap = 0, n_rr = 0;
-    dgnn_progress pg;
-    if (r->cfg->progress) dgnn_progress_begin(&pg, what, n);
-    for (int64_t b = 0; b < nb; b++) {
-        int64_t e0 = b * bs, B = e0 + bs <= n ? bs : n - e0;
-        int rc = event_ensure_batch(r, B, K, err);
-        if (!rc) rc = event_draw_negatives(r, B, K, 1, event_stream_seed(seed_base, -1, b), err);
-        if (rc) return rc;
-        rc = dgnn_tgnn_forward(r->model, r->logits, &r->st, &r->g_full, r->ev->efeat, part, e0, B, r->neg_t, K, NULL,
-                               err);
-        if (rc) return rc;
-        dgnn_tgnn_commit(r->model, &r->st, part);
-        double a, u;
-        dgnn_metric_ap_auc_pn(r->logits, B, r->logits + B, B, &a, &u);
-        if (isfinite(a)) ap_sum += a, auc_sum += u, n_ap++;
-        if (mrr) {
-            /* the model's (K, B) negative blocks to the metric's (B, K) rows */
-            for (int64_t i = 0; i < B; i++)
-                for (int64_t j = 0; j < K; j++) r->dlogits[i * K + j] = r->logits[(1 + j) * B + i];
-            rr_sum += dgnn_metric_mrr(r->logits, r->dlogits, B, K) * (double)B;
-            n_rr += B;
-        }
-        dgnn_comm_heartbeat(); /* distributed: the other ranks wait for rank 0's evaluation */
-        if (r->cfg->progress) dgnn_progress_update(&pg, e0 + B, NULL);
+/* The validation of an epoch: the new-node pass and validation both start from the state
+ * training left: the new-node pass on a copy first, then validation, whose state goes on.
+ * (It used to be the other way round with st_best as the scratch, which left a worse
+ * epoch's state in st_best: an early stop then tested the best epoch's parameters on the
+ * last epoch's memory.) With TGB's protocol validation also ranks its list. */
+static int validate(event_run *r, dgnn_epoch_result *er, dgnn_err *err) {
+    const dgnn_event_train_cfg *c = r->cfg;
+    event_eval_pass nv = {.K = 1, .seed = c->seed + 2};
+    event_eval_pass v = {.K = 1, .seed = c->seed + 1, .tgb = c->protocol.tgb ? &r->tgb_val : NULL};
+    int rc = event_eval_save(r, err);
+    if (!rc) rc = event_eval_run(r, &r->new_val, &nv, "new-node validation", err);
+    if (!rc) rc = event_eval_restore(r, err);
+    if (!rc) rc = event_eval_run(r, &r->val, &v, "validation", err);
+    if (rc) return rc;
+    er->val_new_ap = nv.ap, er->val_new_auc = nv.auc;
+    er->val_ap = v.ap, er->val_auc = v.auc;
+    er->val_mrr_tgb = v.t_mrr, er->val_hits10_tgb = v.t_hits10;
+    return DGNN_OK;
+}
+
+/* The test from the state validation left: every test event, then the new-node test
+ * events from the same starting state, under every protocol the run asked for. */
+static int test(event_run *r, dgnn_event_train_result *res, dgnn_err *err) {
+    const dgnn_event_train_cfg *c = r->cfg;
+    const double t_test = dgnn_now();
+    event_eval_pass t = {.K = c->eval_negatives, .want_mrr = c->eval_negatives > 0, .seed = c->seed + 3,
+                         .tgb = c->protocol.tgb ? &r->tgb_test : NULL, .dyglib = c->protocol.dyglib};
+    event_eval_pass nt = {.K = 1, .seed = c->seed + 4, .dyglib = c->protocol.dyglib};
+    int rc = event_eval_save(r, err);
+    if (!rc) rc = event_eval_run(r, &r->test, &t, "test", err);
+    if (!rc) rc = event_eval_restore(r, err);
+    if (!rc) rc = event_eval_run(r, &r->new_test, &nt, "new-node test", err);
+    if (rc) return rc;
+    res->test_ap = t.ap, res->test_auc = t.auc, res->test_new_ap = nt.ap, res->test_new_auc = nt.auc;
+    res->test_mrr = c->eval_negatives > 0 ? t.mrr : NAN;
+    for (int s = 0; s < DGNN_NEGS_N; s++) {
+        const int on = s == DGNN_NEGS_RANDOM || c->protocol.dyglib;
+        res->test_neg_ap[s][0] = on ? t.s_ap[s] : NAN, res->test_neg_auc[s][0] = on ? t.s_auc[s] : NAN;
+        res->test_neg_ap[s][1] = on ? nt.s_ap[s] : NAN, res->test_neg_auc[s][1] = on ? nt.s_auc[s] : NAN;
     }
-    if (r->cfg->progress) dgnn_progress_end(&pg);
-    *ap = n_ap ? ap_sum / (double)n_ap : NAN;
-    *auc = n_ap ? auc_sum / (double)n_ap : NAN;
-    if (mrr) *mrr = n_rr ? rr_sum / (double)n_rr : NAN;
+    res->test_mrr_tgb = t.t_mrr, res->test_hits1_tgb = t.t_hits1, res->test_hits3_tgb = t.t_hits3;
+    res->test_hits10_tgb = t.t_hits10;
+    dgnn_log("test and new-node test: %.1f s\n", dgnn_now() - t_test);
     return DGNN_OK;
 }
 
@@ -110,9 +112,43 @@ static void event_dist_report(event_run *r, dgnn_event_train_result *res) {
     }
 }
 
+/* The figures no pass measured stay NaN (printed n/a, JSON null). */
+static void result_init(dgnn_event_train_result *res) {
+    memset(res, 0, sizeof *res);
+    res->test_ap = res->test_auc = res->test_new_ap = res->test_new_auc = res->test_mrr = NAN;
+    for (int s = 0; s < DGNN_NEGS_N; s++)
+        for (int k = 0; k < 2; k++) res->test_neg_ap[s][k] = res->test_neg_auc[s][k] = NAN;
+    res->test_mrr_tgb = res->test_hits1_tgb = res->test_hits3_tgb = res->test_hits10_tgb = res->val_mrr_tgb = NAN;
+}
+
+/* EdgeBank: no training; its memory is the training events, then validation and test as
+ * for a model (one "epoch" holds the validation figures). */
+static int edgebank_run(event_run *r, dgnn_event_train_result *res, int evaluating, dgnn_err *err) {
+    dgnn_epoch_result *er = &res->epochs[0];
+    memset(er, 0, sizeof *er);
+    er->epoch = 1;
+    er->train_loss = er->val_ap = er->val_auc = er->val_new_ap = er->val_new_auc = NAN;
+    er->val_mrr_tgb = er->val_hits10_tgb = NAN;
+    const double t0 = dgnn_now();
+    dgnn_log("EdgeBank: no training; its memory holds the %lld training events (%lld distinct pairs)\n",
+             (long long)r->train.num_events, (long long)dgnn_edgebank_size(r->eb));
+    int rc = evaluating ? validate(r, er, err) : DGNN_OK;
+    if (rc) return rc;
+    er->seconds = dgnn_now() - t0;
+    res->num_epochs = res->best_epoch = 1;
+    res->val_mrr_tgb = er->val_mrr_tgb;
+    char f[3][16];
+    dgnn_log("EdgeBank: val AP %s AUC %s, new-node val AP %s\n", dgnn_fmt_metric(f[0], 16, er->val_ap),
+             dgnn_fmt_metric(f[1], 16, er->val_auc), dgnn_fmt_metric(f[2], 16, er->val_new_ap));
+    if (r->cfg->on_epoch) r->cfg->on_epoch(r->cfg->on_epoch_ctx, er);
+    if (evaluating && (rc = test(r, res, err))) return rc;
+    res->peak_rss_mb = dgnn_peak_rss_mb();
+    return DGNN_OK;
+}
+
 int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_event_train_result *res,
                      dgnn_err *err) {
-    memset(res, 0, sizeof *res);
+    result_init(res);
     int prev_threads = omp_get_max_threads();
     if (c->threads > 0) omp_set_num_threads((int)c->threads);
     event_run r;
@@ -126,7 +162,13 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
     const int evaluating = !c->skip_eval && r.rank == 0;
     res->n_train = r.train.num_events, res->n_val = r.val.num_events, res->n_test = r.test.num_events;
     res->n_new_val = r.new_val.num_events, res->n_new_test = r.new_test.num_events;
-    res->num_params = r.p->nparams;
+    res->num_params = r.p ? r.p->nparams : 0;
+    if ((evaluating || c->edgebank) && (rc = event_eval_setup(&r, err))) goto done;
+    res->tgb_val_k = r.tgb_val.k, res->tgb_test_k = r.tgb_test.k;
+    if (c->edgebank) {
+        rc = edgebank_run(&r, res, evaluating, err);
+        goto done;
+    }
     event_ckpt_meta meta;
     memset(&meta, 0, sizeof meta);
     meta.fingerprint = event_fingerprint(&r);
@@ -172,34 +214,24 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
         if (dist) r.state_sum = dgnn_state_checksum(&r.st); /* before evaluation moves rank 0's on */
         train_seconds += er->train_seconds;
         train_events += er->train_events;
-        er->val_ap = er->val_auc = er->val_new_ap = er->val_new_auc = NAN;
-        if (evaluating) {
-            /* new-node validation and validation both start from the memory training left:
-             * the new-node pass on a copy first, then validation, whose state goes on. (It
-             * used to be the other way round with st_best as the scratch, which left a
-             * worse epoch's state in st_best: an early stop then tested the best epoch's
-             * parameters on the last epoch's memory.) */
-            dgnn_state_copy(&r.st_backup, &r.st);
-            if ((rc = evaluate(&r, &r.new_val, c->seed + 2, 1, &er->val_new_ap, &er->val_new_auc, NULL,
-                               "new-node validation", err)))
-                goto done;
-            dgnn_state_copy(&r.st, &r.st_backup);
-            if ((rc = evaluate(&r, &r.val, c->seed + 1, 1, &er->val_ap, &er->val_auc, NULL, "validation", err)))
-                goto done;
-        }
+        er->val_ap = er->val_auc = er->val_new_ap = er->val_new_auc = er->val_mrr_tgb = er->val_hits10_tgb = NAN;
+        if (evaluating && (rc = validate(&r, er, err))) goto done;
         er->seconds = dgnn_now() - t0;
         res->num_epochs = epoch;
-        char f[4][16];
-        dgnn_log("epoch %lld: train loss %s, val AP %s AUC %s, new-node val AP %s, %.1f s (train %.1f s, "
+        char f[5][16], tgb[48] = "";
+        if (c->protocol.tgb) snprintf(tgb, sizeof tgb, ", val MRR (TGB) %s", dgnn_fmt_metric(f[4], 16, er->val_mrr_tgb));
+        dgnn_log("epoch %lld: train loss %s, val AP %s AUC %s, new-node val AP %s%s, %.1f s (train %.1f s, "
                  "%.0f events/s)\n",
                  (long long)epoch, dgnn_fmt_metric(f[0], 16, er->train_loss), dgnn_fmt_metric(f[1], 16, er->val_ap),
-                 dgnn_fmt_metric(f[2], 16, er->val_auc), dgnn_fmt_metric(f[3], 16, er->val_new_ap), er->seconds,
+                 dgnn_fmt_metric(f[2], 16, er->val_auc), dgnn_fmt_metric(f[3], 16, er->val_new_ap), tgb, er->seconds,
                  er->train_seconds, er->train_seconds > 0 ? (double)er->train_events / er->train_seconds : 0.0);
         if (c->on_epoch && r.rank == 0) c->on_epoch(c->on_epoch_ctx, er);
-        /* early stopping on validation AP (the TGN code's EarlyStopMonitor) */
+        /* early stopping on validation AP (the TGN code's EarlyStopMonitor); TGB's protocol:
+         * on its validation MRR (TGB's examples) */
         if (evaluating) {
-            if (er->val_ap > meta.best_ap + 1e-10) {
-                meta.best_ap = er->val_ap;
+            const double score = c->protocol.tgb ? er->val_mrr_tgb : er->val_ap;
+            if (score > meta.best_ap + 1e-10) {
+                meta.best_ap = score;
                 meta.best_epoch = epoch;
                 meta.bad_rounds = 0;
                 memcpy(r.best_params, r.p->value, (size_t)r.p->total * sizeof(float));
@@ -207,8 +239,8 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
                 r.have_best = 1;
             } else if (++meta.bad_rounds >= c->patience) {
                 meta.early_stopped = 1;
-                dgnn_log("early stop: no better validation AP for %lld epochs; back to epoch %lld\n",
-                         (long long)c->patience, (long long)meta.best_epoch);
+                dgnn_log("early stop: no better validation %s for %lld epochs; back to epoch %lld\n",
+                         c->protocol.tgb ? "MRR (TGB)" : "AP", (long long)c->patience, (long long)meta.best_epoch);
             }
         }
         if (dist) dgnn_comm_bcast(&meta.early_stopped, sizeof meta.early_stopped, 0);
@@ -228,24 +260,99 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
         memcpy(r.p->value, r.best_params, (size_t)r.p->total * sizeof(float));
         dgnn_state_copy(&r.st, &r.st_best);
     }
-    res->test_ap = res->test_auc = res->test_new_ap = res->test_new_auc = res->test_mrr = NAN;
     if (evaluating && res->num_epochs > 0) {
-        const double t_test = dgnn_now();
-        dgnn_state_copy(&r.st_backup, &r.st);
-        if ((rc = evaluate(&r, &r.test, c->seed + 3, c->eval_negatives, &res->test_ap, &res->test_auc,
-                           c->eval_negatives > 0 ? &res->test_mrr : NULL, "test", err)))
-            goto done;
-        dgnn_state_copy(&r.st, &r.st_backup);
-        if ((rc = evaluate(&r, &r.new_test, c->seed + 4, 1, &res->test_new_ap, &res->test_new_auc, NULL,
-                           "new-node test", err)))
-            goto done;
-        dgnn_log("test and new-node test: %.1f s\n", dgnn_now() - t_test);
+        const int64_t used = meta.early_stopped && r.have_best ? meta.best_epoch : res->num_epochs;
+        res->val_mrr_tgb = res->epochs[used - 1].val_mrr_tgb;
+        if ((rc = test(&r, res, err))) goto done;
     }
     res->train_events_per_second = train_seconds > 0 ? (double)train_events / train_seconds : 0;
     res->peak_rss_mb = dgnn_peak_rss_mb();
     if (dist) event_dist_report(&r, res);
 done:
+    event_eval_free(&r);
     depbloom_free(&r);
+    event_run_free(&r);
+    omp_set_num_threads(prev_threads);
+    return rc;
+}
+
+/* The memory rebuilt from zero over the training events with the current parameters
+ * (dgnn_event_eval's val and train splits); scored as a pass, which *pass receives. */
+static int replay_training(event_run *r, event_eval_pass *pass, dgnn_err *err) {
+    dgnn_state_reset(&r->st);
+    event_eval_pass p = {.K = 1, .seed = r->cfg->seed + 5};
+    int rc = event_eval_run(r, &r->train, &p, "training events", err);
+    if (!rc && pass) *pass = p;
+    return rc;
+}
+
+int dgnn_event_eval(const dgnn_events *ev, const dgnn_event_train_cfg *c, int split, dgnn_emb_request *emb,
+                    dgnn_event_train_result *res, dgnn_err *err) {
+    result_init(res);
+    if (emb) emb->out = NULL, emb->dim = 0;
+    if (!c->checkpoint) return dgnn_err_set(err, DGNN_EINVAL, "dgnn eval needs --checkpoint DIR");
+    if (c->dist.mode != DGNN_DIST_NONE) return dgnn_err_set(err, DGNN_EINVAL, "dgnn eval runs in one process: no --dist");
+    if (split != DGNN_SPLIT_TRAIN && split != DGNN_SPLIT_VAL && split != DGNN_SPLIT_TEST)
+        return dgnn_err_set(err, DGNN_EINVAL, "dgnn eval: the split must be train, val or test");
+    int prev_threads = omp_get_max_threads();
+    if (c->threads > 0) omp_set_num_threads((int)c->threads);
+    event_run r;
+    int rc = event_run_init(&r, ev, c, err);
+    if (rc) goto done;
+    r.rank = 0, r.nranks = 1;
+    if (c->edgebank) {
+        rc = dgnn_err_set(err, DGNN_EINVAL, "dgnn eval: EdgeBank has no checkpoint (dgnn train --model edgebank)");
+        goto done;
+    }
+    res->n_train = r.train.num_events, res->n_val = r.val.num_events, res->n_test = r.test.num_events;
+    res->n_new_val = r.new_val.num_events, res->n_new_test = r.new_test.num_events;
+    res->num_params = r.p->nparams;
+    event_ckpt_meta meta;
+    memset(&meta, 0, sizeof meta);
+    if ((rc = event_ckpt_load(&r, &meta, res, NULL, err))) goto done;
+    if (res->num_epochs < 1) {
+        rc = dgnn_err_set(err, DGNN_EINVAL, "checkpoint %s: no finished epoch to evaluate", c->checkpoint);
+        goto done;
+    }
+    const int best = meta.early_stopped && r.have_best;
+    if (best) {
+        memcpy(r.p->value, r.best_params, (size_t)r.p->total * sizeof(float));
+        dgnn_state_copy(&r.st, &r.st_best);
+    }
+    dgnn_log("evaluating the model of epoch %lld (%s) from %s\n",
+             (long long)(best ? meta.best_epoch : res->num_epochs), best ? "the best, the run stopped early" : "the last",
+             c->checkpoint);
+    if ((rc = event_eval_setup(&r, err))) goto done;
+    res->tgb_val_k = r.tgb_val.k, res->tgb_test_k = r.tgb_test.k;
+    if (split == DGNN_SPLIT_TEST) {
+        rc = test(&r, res, err);
+        /* the embeddings from the memory after all test events */
+        if (!rc && emb) {
+            dgnn_state_copy(&r.st, &r.st_backup);
+            event_eval_pass p = {.K = 1, .seed = c->seed + 3};
+            rc = event_eval_run(&r, &r.test, &p, "test (memory for the embeddings)", err);
+        }
+    } else {
+        dgnn_epoch_result *er = &res->epochs[res->num_epochs];
+        memset(er, 0, sizeof *er);
+        er->train_loss = er->val_ap = er->val_auc = er->val_new_ap = er->val_new_auc = NAN;
+        er->val_mrr_tgb = er->val_hits10_tgb = NAN;
+        event_eval_pass p;
+        rc = replay_training(&r, &p, err);
+        if (!rc && split == DGNN_SPLIT_VAL) rc = validate(&r, er, err);
+        if (!rc && split == DGNN_SPLIT_TRAIN) er->val_ap = p.ap, er->val_auc = p.auc;
+    }
+    if (!rc && emb && emb->n > 0) {
+        const int64_t D = dgnn_tgnn_embed_dim(r.model);
+        emb->out = malloc((size_t)dgnn_size_mul(emb->n, D) * sizeof(float));
+        if (!emb->out) rc = dgnn_err_set(err, DGNN_ENOMEM, "out of memory for %lld embeddings", (long long)emb->n);
+        else rc = dgnn_tgnn_embed(r.model, emb->out, &r.st, &r.g_full, ev->efeat, emb->nodes, emb->t, emb->n, err);
+        emb->dim = D;
+        if (rc) free(emb->out), emb->out = NULL;
+    }
+    res->peak_rss_mb = dgnn_peak_rss_mb();
+done:
+    event_eval_free(&r);
     event_run_free(&r);
     omp_set_num_threads(prev_threads);
     return rc;

@@ -1,0 +1,204 @@
+/* cli_protocol.c: the evaluation protocols of `dgnn train` and `dgnn eval` on the command
+ * line (cli.h): --protocol's list, the TGB lists' default paths, the figures as JSON and
+ * as the printed summary, and --emb-at's (node, time) file. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "dgnn/event_train.h"
+
+int cli_protocol_parse(const char *cmd, const char *list, dgnn_eval_protocol *p) {
+    if (!list) return 0;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (strcmp(tok, "tgn") == 0) continue; /* always */
+        else if (strcmp(tok, "dyglib") == 0) p->dyglib = 1;
+        else if (strcmp(tok, "tgb") == 0) p->tgb = 1;
+        else {
+            fprintf(stderr, "dgnn %s: --protocol: '%s' (a comma-separated list of tgn, dyglib, tgb)\n", cmd, tok);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+/* PREFIX: --tgb-negatives, else the data file without its extension (and without TGB's
+ * "_edgelist_v2" / "_edgelist"), so tgbl-wiki_edgelist_v2.csv pairs with tgbl-wiki_val_ns.npy,
+ * the names scripts/tgb_export.py writes. */
+int cli_tgb_paths(const char *cmd, const char *prefix, const char *data, char *val, char *test, size_t cap) {
+    char base[4096];
+    if (prefix) snprintf(base, sizeof base, "%s", prefix);
+    else if (data) {
+        snprintf(base, sizeof base, "%s", data);
+        size_t n = strlen(base);
+        while (n > 1 && base[n - 1] == '/') base[--n] = 0; /* a TGL folder */
+        char *slash = strrchr(base, '/'), *dot = strrchr(base, '.');
+        if (dot && (!slash || dot > slash)) *dot = 0;
+        static const char *const tails[] = {"_edgelist_v2", "_edgelist"};
+        for (size_t i = 0; i < 2; i++) {
+            n = strlen(base);
+            const size_t m = strlen(tails[i]);
+            if (n > m && strcmp(base + n - m, tails[i]) == 0) {
+                base[n - m] = 0;
+                break;
+            }
+        }
+    } else {
+        fprintf(stderr, "dgnn %s: --protocol tgb on the built-in stream needs --tgb-negatives PREFIX (where the "
+                        "generated lists PREFIX_val_ns.npy and PREFIX_test_ns.npy go)\n", cmd);
+        return 2;
+    }
+    if ((size_t)snprintf(val, cap, "%s_val_ns.npy", base) >= cap || (size_t)snprintf(test, cap, "%s_test_ns.npy", base) >= cap) {
+        fprintf(stderr, "dgnn %s: --tgb-negatives: path too long\n", cmd);
+        return 2;
+    }
+    return 0;
+}
+
+static cJSON *num_or_null(double x) { return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull(); }
+
+void cli_protocols_json(cJSON *o, const dgnn_event_train_cfg *c, const dgnn_event_train_result *r) {
+    cJSON *pr = cJSON_AddObjectToObject(o, "protocols");
+    cJSON_AddStringToObject(pr, "tgn", "test ap/auc: each positive against one random destination (DyGLib's random "
+                                       "strategy); mrr_random: against eval_negatives random destinations");
+    if (c->protocol.dyglib) {
+        cJSON *d = cJSON_AddObjectToObject(pr, "dyglib");
+        for (int s = 0; s < DGNN_NEGS_N; s++) {
+            cJSON *x = cJSON_AddObjectToObject(d, dgnn_neg_strategy_name((dgnn_neg_strategy)s));
+            static const char *const setting[2] = {"transductive", "inductive"};
+            for (int k = 0; k < 2; k++) {
+                cJSON *y = cJSON_AddObjectToObject(x, setting[k]);
+                cJSON_AddItemToObject(y, "ap", num_or_null(r->test_neg_ap[s][k]));
+                cJSON_AddItemToObject(y, "auc", num_or_null(r->test_neg_auc[s][k]));
+            }
+        }
+    }
+    if (c->protocol.tgb) {
+        cJSON *t = cJSON_AddObjectToObject(pr, "tgb");
+        cJSON_AddStringToObject(t, "val_negatives", c->protocol.tgb_val ? c->protocol.tgb_val : "");
+        cJSON_AddStringToObject(t, "test_negatives", c->protocol.tgb_test ? c->protocol.tgb_test : "");
+        cJSON_AddNumberToObject(t, "val_candidates", (double)r->tgb_val_k);
+        cJSON_AddNumberToObject(t, "test_candidates", (double)r->tgb_test_k);
+        cJSON_AddItemToObject(t, "val_mrr", num_or_null(r->val_mrr_tgb));
+        cJSON_AddItemToObject(t, "test_mrr", num_or_null(r->test_mrr_tgb));
+        cJSON_AddItemToObject(t, "test_hits@1", num_or_null(r->test_hits1_tgb));
+        cJSON_AddItemToObject(t, "test_hits@3", num_or_null(r->test_hits3_tgb));
+        cJSON_AddItemToObject(t, "test_hits@10", num_or_null(r->test_hits10_tgb));
+    }
+}
+
+void cli_protocols_print(const dgnn_event_train_cfg *c, const dgnn_event_train_result *r) {
+    char a[4][16];
+    if (c->protocol.dyglib) {
+        printf("test under DyGLib's negative strategies:\n  %-11s %8s %8s %12s %12s\n", "negatives", "AP", "AUC",
+               "new-node AP", "new-node AUC");
+        for (int s = 0; s < DGNN_NEGS_N; s++)
+            printf("  %-11s %8s %8s %12s %12s\n", dgnn_neg_strategy_name((dgnn_neg_strategy)s),
+                   dgnn_fmt_metric(a[0], 16, r->test_neg_ap[s][0]), dgnn_fmt_metric(a[1], 16, r->test_neg_auc[s][0]),
+                   dgnn_fmt_metric(a[2], 16, r->test_neg_ap[s][1]), dgnn_fmt_metric(a[3], 16, r->test_neg_auc[s][1]));
+    }
+    if (c->protocol.tgb)
+        printf("TGB one-vs-many (%lld candidates per test positive): test MRR %s  Hits@1 %s  Hits@3 %s  Hits@10 %s; "
+               "val MRR %s\n",
+               (long long)r->tgb_test_k, dgnn_fmt_metric(a[0], 16, r->test_mrr_tgb),
+               dgnn_fmt_metric(a[1], 16, r->test_hits1_tgb), dgnn_fmt_metric(a[2], 16, r->test_hits3_tgb),
+               dgnn_fmt_metric(a[3], 16, r->test_hits10_tgb), dgnn_fmt_metric(a[0], 16, r->val_mrr_tgb));
+}
+
+/* The dense id of an original node id (ev->node_ids ascending, NULL = identity), -1 if none. */
+static int32_t dense_id(const dgnn_events *ev, int64_t orig) {
+    if (!ev->node_ids) return orig >= 0 && orig < ev->num_nodes ? (int32_t)orig : -1;
+    int64_t lo = 0, hi = ev->num_nodes - 1;
+    while (lo <= hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (ev->node_ids[mid] == orig) return (int32_t)mid;
+        if (ev->node_ids[mid] < orig) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return -1;
+}
+
+int cli_emb_request(const char *cmd, const char *at, const char *time_s, const dgnn_events *ev, int32_t **nodes,
+                    double **t, int64_t *n) {
+    *nodes = NULL, *t = NULL, *n = 0;
+    if (time_s) { /* every node at one time */
+        char *end;
+        errno = 0;
+        const double T = strtod(time_s, &end);
+        if (errno || *end || !isfinite(T)) {
+            fprintf(stderr, "dgnn %s: --emb-time: '%s' is not a time\n", cmd, time_s);
+            return 2;
+        }
+        *nodes = malloc((size_t)ev->num_nodes * sizeof **nodes);
+        *t = malloc((size_t)ev->num_nodes * sizeof **t);
+        if (!*nodes || !*t) goto nomem;
+        for (int64_t v = 0; v < ev->num_nodes; v++) (*nodes)[v] = (int32_t)v, (*t)[v] = T;
+        *n = ev->num_nodes;
+        return 0;
+    }
+    FILE *f = fopen(at, "r");
+    if (!f) {
+        fprintf(stderr, "dgnn %s: --emb-at %s: %s\n", cmd, at, strerror(errno));
+        return 1;
+    }
+    char line[512];
+    int64_t cap = 0, lineno = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        char *s = line;
+        while (*s == ' ' || *s == '\t') s++;
+        if (*s == '\n' || *s == '\r' || *s == 0 || *s == '#') continue;
+        char *end;
+        errno = 0;
+        const long long id = strtoll(s, &end, 10);
+        const char *field = "node";
+        if (errno || end == s || *end != ',') goto bad;
+        s = end + 1;
+        field = "time";
+        const double tt = strtod(s, &end);
+        if (end == s || !isfinite(tt)) goto bad;
+        while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n') end++;
+        if (*end) goto bad;
+        const int32_t v = dense_id(ev, id);
+        if (v < 0) {
+            fprintf(stderr, "dgnn %s: %s:%lld: node %lld is not a node of the data\n", cmd, at, (long long)lineno, id);
+            goto fail;
+        }
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 1024;
+            int32_t *a = realloc(*nodes, (size_t)cap * sizeof *a);
+            if (a) *nodes = a;
+            double *b = a ? realloc(*t, (size_t)cap * sizeof *b) : NULL;
+            if (b) *t = b;
+            if (!a || !b) {
+                fclose(f);
+                goto nomem;
+            }
+        }
+        (*nodes)[*n] = v, (*t)[*n] = tt, (*n)++;
+        continue;
+    bad:
+        fprintf(stderr, "dgnn %s: %s:%lld: field %s: expected a line 'node,time' (the node's id as in the data)\n", cmd,
+                at, (long long)lineno, field);
+        goto fail;
+    }
+    fclose(f);
+    if (*n == 0) {
+        fprintf(stderr, "dgnn %s: --emb-at %s: no 'node,time' line\n", cmd, at);
+        return 2;
+    }
+    return 0;
+fail:
+    fclose(f);
+    free(*nodes), free(*t), *nodes = NULL, *t = NULL, *n = 0;
+    return 2;
+nomem:
+    free(*nodes), free(*t), *nodes = NULL, *t = NULL, *n = 0;
+    fprintf(stderr, "dgnn %s: out of memory for the embedding requests\n", cmd);
+    return 1;
+}

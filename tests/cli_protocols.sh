@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# cli_protocols.sh DGNN DATA_DIR: the evaluation protocols end to end (README, "Evaluation").
+#  1. TGB's ranking by hand: EdgeBank (scores 0/1, so ties everywhere) on a 20-event stream
+#     whose lists the test writes itself; MRR and Hits@k as TGB's tie rule gives them.
+#  2. DyGLib's historical and inductive negatives by hand, EdgeBank again.
+#  3. Generated lists: written when absent, read back by the next run (same figures); a list
+#     of the wrong length is refused naming the file; bad --protocol values.
+#  4. dgnn eval: a checkpoint evaluated gives the test figures of the run that wrote it,
+#     under every protocol; --emb-out writes (n, dim) float32; wrong settings are refused.
+set -u
+dgnn=$1
+. "$(dirname "$0")/lib_cli.sh"
+command -v python3 > /dev/null || { echo "skip: python3 (to read the JSON) absent"; exit 77; }
+command -v perl > /dev/null || { echo "skip: perl (to write the .npy lists) absent"; exit 77; }
+
+# jq-like: the value at a dotted path of a JSON file ("protocols.tgb.test_mrr")
+val() { python3 -c 'import json,sys
+x=json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."): x=x[k]
+print(x)' "$1" "$2"; }
+near() { # NAME GOT WANT: |got - want| <= 1e-6
+  if awk -v a="$2" -v b="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "None" && d <= 1e-6) }'; then ok
+  else bad "$1 = $2, want $3"; fi
+}
+# an int64 .npy of ROWS x COLS values (C order)
+npy() { # FILE ROWS COLS values...
+  perl -e 'my ($f, $r, $c, @v) = @ARGV; my $h = "{'"'"'descr'"'"': '"'"'<i8'"'"', '"'"'fortran_order'"'"': False, '"'"'shape'"'"': ($r, $c), }";
+    my $pad = 64 - ((10 + length($h) + 1) % 64); $pad = 0 if $pad == 64; $h .= " " x $pad . "\n";
+    open(my $o, ">", $f) or die; binmode $o; print $o "\x93NUMPY\x01\x00" . pack("v", length($h)) . $h . pack("q<*", @v); close $o' "$@"
+}
+
+# ---- 1. TGB's ranking, EdgeBank, batch 1 ----
+# t 1..14 train, 15..17 validation, 18..20 test (quantiles 0.70 / 0.85 of 1..20); no new nodes
+{
+  for p in "0 3" "1 4" "2 5" "0 3" "1 4" "2 5" "0 4" "1 5" "0 3" "1 4" "2 5" "0 3" "1 4" "2 5"; do echo "$p"; done
+  printf '%s\n' "0 5" "0 3" "2 3" "0 5" "2 4" "1 4"
+} | awk '{ print $1, $2, NR }' > "$tmp/s.txt"
+# validation rows: (0,5) vs 3,4  (0,3) vs 4,5  (2,3) vs 4,5 (padding -1 at the row end)
+npy "$tmp/h_val_ns.npy" 3 3  3 4 -1  4 5 -1  4 5 -1
+# test rows: (0,5) vs 3,4  (2,4) vs 3,5  (1,4) vs 3,0
+npy "$tmp/h_test_ns.npy" 3 2  3 4  3 5  3 0
+eb=(train --model edgebank --data "$tmp/s.txt" --format edgelist --batch 1 --quiet --eval-negatives 1)
+expect_rc 0 "$dgnn" "${eb[@]}" --protocol tgb,dyglib --tgb-negatives "$tmp/h" --out "$tmp/eb.json"
+has "TGB one-vs-many"; has "historical"
+# EdgeBank scores 1 for a pair seen before (training, then every evaluated event), else 0;
+# rank = 1 + (#{neg > pos} + #{neg >= pos}) / 2.
+# val:  (0,5)=0 vs 1,1 -> 3;  (0,3)=1 vs 1,1 (0,5 now seen) -> 2;  (2,3)=0 vs 0,1 -> 2.5
+near "val MRR" "$(val "$tmp/eb.json" protocols.tgb.val_mrr)" "$(awk 'BEGIN { print (1/3 + 1/2 + 1/2.5) / 3 }')"
+# test: (0,5)=1 vs 1,1 -> 2;  (2,4)=0 vs 1,1 -> 3;  (1,4)=1 vs 0,0 -> 1
+near "test MRR" "$(val "$tmp/eb.json" protocols.tgb.test_mrr)" "$(awk 'BEGIN { print (1/2 + 1/3 + 1) / 3 }')"
+near "Hits@1" "$(val "$tmp/eb.json" 'protocols.tgb.test_hits@1')" "$(awk 'BEGIN { print 1/3 }')"
+near "Hits@3" "$(val "$tmp/eb.json" 'protocols.tgb.test_hits@3')" 1
+near "val candidates" "$(val "$tmp/eb.json" protocols.tgb.val_candidates)" 3
+
+# ---- 2. DyGLib's strategies, EdgeBank, batch 1 ----
+# Every historical negative edge of a test batch is an edge seen before: EdgeBank scores it
+# 1. Test positives score 1, 0, 1, so the batches' AP are 0.5 (tie), 0.5 (below: AP of one
+# positive ranked last of two), 0.5, and AUC 0.5, 0, 0.5. The inductive edges (seen after
+# training, not in the batch: (2,3) and (0,5) from validation) are seen too: the same figures.
+for s in historical inductive; do
+  near "$s AP" "$(val "$tmp/eb.json" protocols.dyglib.$s.transductive.ap)" 0.5
+  near "$s AUC" "$(val "$tmp/eb.json" protocols.dyglib.$s.transductive.auc)" "$(awk 'BEGIN { print 1/3 }')"
+done
+# no node is new (every node trains): the inductive setting has no events
+if [ "$(val "$tmp/eb.json" protocols.dyglib.historical.inductive.ap)" = None ]; then ok; else bad "inductive setting not empty"; fi
+
+# ---- 3. generated lists, refused lists, flags ----
+"$dgnn" gen --events 3000 --nodes 120 --seed 5 --bipartite --out "$tmp/g.csv" > /dev/null 2>&1 || bad "gen"
+expect_rc 0 "$dgnn" train --model edgebank --data "$tmp/g.csv" --quiet --protocol tgb --tgb-negatives "$tmp/gen" --tgb-k 20 --out "$tmp/g1.json"
+has "generated TGB-style"
+if [ -s "$tmp/gen_val_ns.npy" ] && [ -s "$tmp/gen_test_ns.npy" ]; then ok; else bad "generated lists not written"; fi
+expect_rc 0 "$dgnn" train --model edgebank --data "$tmp/g.csv" --quiet --protocol tgb --tgb-negatives "$tmp/gen" --out "$tmp/g2.json"
+has "test negatives: $tmp/gen_test_ns.npy (20 candidates per positive)"
+near "same list, same MRR" "$(val "$tmp/g2.json" protocols.tgb.test_mrr)" "$(val "$tmp/g1.json" protocols.tgb.test_mrr)"
+npy "$tmp/short_val_ns.npy" 2 1  3 4
+cp "$tmp/gen_test_ns.npy" "$tmp/short_test_ns.npy"
+expect_rc 1 "$dgnn" train --model edgebank --data "$tmp/g.csv" --quiet --protocol tgb --tgb-negatives "$tmp/short"
+has "short_val_ns.npy"
+expect_rc 2 "$dgnn" train --model edgebank --data "$tmp/g.csv" --protocol bogus; has "--protocol: 'bogus'"
+expect_rc 2 "$dgnn" train --model edgebank --data "$tmp/g.csv" --tgb-k 5; has "go with --protocol tgb"
+expect_rc 2 "$dgnn" train --model edgebank --data "$tmp/g.csv" --checkpoint "$tmp/ck0"; has "trains nothing"
+expect_rc 2 "$dgnn" train --protocol tgb --max-batches 1; has "--tgb-negatives PREFIX"
+
+# ---- 4. dgnn eval ----
+run=(--model tgn --data "$tmp/g.csv" --epochs 2 --batch 100 --mem-dim 16 --time-dim 8 --emb-dim 16 --threads 1
+     --quiet --protocol tgn,dyglib,tgb --tgb-negatives "$tmp/gen")
+expect_rc 0 "$dgnn" train "${run[@]}" --checkpoint "$tmp/ck" --out "$tmp/t.json"
+expect_rc 0 "$dgnn" eval "${run[@]}" --checkpoint "$tmp/ck" --out "$tmp/e.json" --emb-out "$tmp/emb.npy" --emb-time 1e12
+has "evaluating the model of epoch"
+for k in test.ap test.auc test.mrr_random protocols.tgb.test_mrr 'protocols.tgb.test_hits@10' \
+         protocols.dyglib.historical.transductive.ap protocols.dyglib.inductive.transductive.auc; do
+  near "eval $k" "$(val "$tmp/e.json" "$k")" "$(val "$tmp/t.json" "$k")"
+done
+if head -c 128 "$tmp/emb.npy" | grep -aq "'shape': (120, 16)" &&
+   [ "$(stat -c %s "$tmp/emb.npy")" = $((128 + 120 * 16 * 4)) ]; then ok; else bad "--emb-out: not a (120, 16) float32 .npy"; fi
+expect_rc 0 "$dgnn" eval "${run[@]}" --checkpoint "$tmp/ck" --on val
+has "memory rebuilt over the training events"
+expect_rc 2 "$dgnn" eval --data "$tmp/g.csv"; has "--checkpoint DIR is required"
+expect_rc 1 "$dgnn" eval "${run[@]}" --mem-dim 32 --emb-dim 32 --checkpoint "$tmp/ck"; has "checkpoint"
+printf '5,100\nx,3\n' > "$tmp/at.csv"
+expect_rc 2 "$dgnn" eval "${run[@]}" --checkpoint "$tmp/ck" --emb-out "$tmp/e2.npy" --emb-at "$tmp/at.csv"
+has "at.csv:2: field node"
+expect_rc 2 "$dgnn" train --emb-out "$tmp/x.npy"; has "dgnn eval's"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
