@@ -16,6 +16,7 @@
 #include "dgnn/comm.h"
 #include "dgnn/svg.h"
 #include "dgnn/event_train.h"
+#include "train_node.h"
 
 static const char *dist_mode_name(dgnn_dist_mode m) {
     return m == DGNN_DIST_STRICT ? "strict" : m == DGNN_DIST_DEPBLOOM ? "depbloom" : "none";
@@ -60,9 +61,11 @@ static int write_plot(const char *path, const char *model, const char *dataset, 
 }
 
 static int write_json(const char *path, const char *model, const char *dataset, const char *preset,
-                      const dgnn_event_train_cfg *c, const dgnn_event_train_result *r, const dgnn_events *ev) {
+                      const dgnn_event_train_cfg *c, const dgnn_event_train_result *r, const dgnn_events *ev,
+                      const dgnn_event_node_cfg *nc, const dgnn_event_node_result *nres) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "model", model);
+    cJSON_AddStringToObject(o, "task", nres ? "node" : "link");
     cJSON_AddStringToObject(o, "dataset", dataset);
     cJSON *cfg = cJSON_AddObjectToObject(o, "config");
     cJSON_AddStringToObject(cfg, "preset", preset);
@@ -142,6 +145,7 @@ static int write_json(const char *path, const char *model, const char *dataset, 
             cJSON_AddItemToArray(rk, y);
         }
     }
+    if (nres) cJSON_AddItemToObject(o, "node", cli_node_json(nc, nres)); /* --task node */
     cli_add_run_info(o);
     return cli_write_json("train", path, o);
 }
@@ -179,6 +183,7 @@ static void print_op_shares(const double *sec, const dgnn_event_train_result *re
  * then the throughput table against sgemm peak measured in the same run). */
 static int train_main(int argc, char **argv, int bench) {
     cli_load_flags lf = {0};
+    cli_node_flags nf = CLI_NODE_FLAGS_INIT;
     const char *model = "tgn", *data = NULL, *preset = NULL, *out = NULL, *ckpt = NULL;
     const char *sampler = NULL, *negs = NULL, *attn = NULL, *dist = NULL;
     int64_t window_events = CLI_UNSET, refine = 0;
@@ -193,6 +198,7 @@ static int train_main(int argc, char **argv, int bench) {
     int resume = 0, quiet = 0, no_eval = 0;
     arg_opt opts[] = {
         {"model", ARG_STRING, &model, "M", "tgn (default), jodie, dyrep, apan; evolvegcn-o|-h (own flags)"},
+        CLI_NODE_OPTS(nf),
         {"data", ARG_STRING, &data, "FILE", "dataset (any format); default: the built-in synthetic stream"},
         CLI_LOAD_OPTS(lf),
         {"preset", ARG_STRING, &preset, "P", "tgn-paper (default: the TGN code's defaults) or tgl (TGL's TGN.yml)"},
@@ -247,7 +253,10 @@ static int train_main(int argc, char **argv, int bench) {
                                 "Snapshot models (evolvegcn-o, evolvegcn-h, tgcn, gcrn-gru, wdgcn, gcn) have their own\n"
                                 "flags: `dgnn train --model evolvegcn-o --help`.\n"
                                 "Several workers: mpirun -np P dgnn train --dist strict|depbloom ... (one rank per\n"
-                                "worker; --dist strict = global batch of P x --batch events, replicated memory).",
+                                "worker; --dist strict = global batch of P x --batch events, replicated memory).\n"
+                                "--task node: then dynamic node classification of the events' labels (wikipedia's,\n"
+                                "reddit's state change) by a decoder on the frozen model's source embeddings; test\n"
+                                "AUC over all test events (n/a when the test events are of one class).",
                      .opts = opts, .min_pos = 0, .max_pos = 0};
     int rc = args_parse(&spec, argc, argv);
     if (rc) return rc > 0 ? 0 : 2;
@@ -332,6 +341,8 @@ static int train_main(int argc, char **argv, int bench) {
             return 2;
         }
     }
+    const int node_task = cli_node_task(spec.cmd, &nf, bench, c.dist.mode != DGNN_DIST_NONE);
+    if (node_task < 0) return 2;
     if ((no_prefetch || cold_allgather) && !critical_path) {
         fprintf(stderr, "dgnn train: --no-prefetch and --cold-allgather go with --critical-path\n");
         return 2;
@@ -397,6 +408,12 @@ static int train_main(int argc, char **argv, int bench) {
         }
         dgnn_log("no --data: training on the built-in synthetic stream (60,000 events, 2,000 nodes)\n");
     }
+    if (node_task && !ev.label) {
+        fprintf(stderr, "dgnn train: --task node: %s has no event labels (it needs a label per event, as the "
+                        "state_label column of JODIE's wikipedia.csv and reddit.csv)\n", dataset);
+        dgnn_events_free(&ev);
+        return 2;
+    }
     char a[32], b[32];
     dgnn_log("%s on %s: %s events, %s nodes, preset %s, batch %lld, %lld epochs\n", model, dataset,
              dgnn_fmt_count(a, sizeof a, ev.num_events), dgnn_fmt_count(b, sizeof b, ev.num_nodes), preset,
@@ -415,7 +432,18 @@ static int train_main(int argc, char **argv, int bench) {
     dgnn_event_train_result *res = dgnn_xcalloc(1, sizeof *res);
     dgnn_err err;
     dgnn_err_clear(&err);
+    dgnn_tgnn *kept = NULL; /* --task node: the trained link model, frozen for the decoder */
+    if (node_task) c.keep_model = &kept;
     rc = dgnn_event_train(&ev, &c, res, &err);
+    dgnn_event_node_cfg ncfg;
+    dgnn_event_node_result *nres = node_task && rc == DGNN_OK ? dgnn_xcalloc(1, sizeof *nres) : NULL;
+    if (nres && cli_train_node(dataset, &ev, kept, &c, &nf, &ncfg, nres)) {
+        dgnn_tgnn_free(kept);
+        free(nres), free(res);
+        dgnn_events_free(&ev);
+        return 1;
+    }
+    dgnn_tgnn_free(kept);
     if (rc != DGNN_OK) {
         if (c.dist.mode != DGNN_DIST_NONE && dgnn_comm_size() > 1) {
             /* the other ranks may be waiting for this one: end the whole job */
@@ -460,8 +488,9 @@ static int train_main(int argc, char **argv, int bench) {
         print_op_shares(op_seconds, res, c.dist.mode != DGNN_DIST_NONE);
     }
     if (c.dist.mode != DGNN_DIST_NONE) print_dist(res);
-    if (out) rc = write_json(out, model, dataset, preset, &c, res, &ev);
+    if (out) rc = write_json(out, model, dataset, preset, &c, res, &ev, &ncfg, nres);
     if (plot && write_plot(plot, model, dataset, res)) rc = 1;
+    free(nres);
     free(res);
     dgnn_events_free(&ev);
     if (c.dist.mode != DGNN_DIST_NONE) dgnn_comm_finalize();
