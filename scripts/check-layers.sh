@@ -19,9 +19,9 @@ header_layers='
 base:base outfile prof vec
 nn:nn spmm cuda
 data:events binfmt readers npy infile gen tcsr sampler snapshot snapshot_graph split negative eval_neg
-models:params tgnn state snapmodel node_head edgebank
+models:params tgnn state snapmodel node_head node_mlp edgebank
 cluster:comm partition sched costmodel simulate
-train:adam metrics checkpoint event_train snap_train
+train:adam metrics checkpoint event_train event_node snap_train
 report:svg
 cli:
 all:dgnn

@@ -4,7 +4,8 @@
  * commit writes (memory of positives, mails in the TGN code's order and layout; DyRep's
  * mails against an independent recomputation of the attention embedding). APAN's
  * updater, embedding, logits and mail delivery are checked on a hand-made stream
- * against a plain-loop reference (apan_hand). */
+ * against a plain-loop reference (apan_hand). dgnn_tgnn_embed against the forward's
+ * embeddings and logits, every kind (test_embed). */
 #include "check.h"
 #include "gradcheck.h"
 #include "random_events.h"
@@ -531,6 +532,130 @@ static void test_dyrep_distinct_roots(void) {
     dgnn_events_free(&ev);
 }
 
+/* dgnn_tgnn_embed against the forward: after a few training batches (non-trivial memory
+ * and mails), an inference batch's roots [src; dst; negatives] embedded one block at a
+ * time equal the forward's own root embeddings, and the link predictor applied to them
+ * gives back the forward's logits; n = 1 and repeated nodes (at one time and at several)
+ * give each pair's own embedding; embed leaves the state as it was, and a batch sampled
+ * ahead still reaches the next forward. Float tolerance, not equality: a smaller batch
+ * runs the products over other row counts. */
+static void test_embed(dgnn_tgnn_kind kind, int64_t de) {
+    const char *kn = kind_name(kind);
+    dgnn_events ev;
+    gen_events(&ev, 21, 30, 240, 120);
+    if (de) add_edge_features(&ev, de);
+    dgnn_tcsr g;
+    dgnn_err err;
+    CHECK(dgnn_tcsr_build(&g, &ev, -1, 0, &err) == DGNN_OK);
+    dgnn_tgnn_cfg cfg = dgnn_tgnn_cfg_default(kind);
+    cfg.mem_dim = 8, cfg.time_dim = 4, cfg.emb_dim = 8, cfg.neighbors = 3, cfg.heads = 2, cfg.dropout = 0.2f;
+    cfg.seed = 5, cfg.mail_slots = 3;
+    dgnn_tgnn *m;
+    CHECK(dgnn_tgnn_init(&m, &cfg, ev.num_nodes, ev.edge_dim, &err) == DGNN_OK);
+    const int64_t E = dgnn_tgnn_embed_dim(m), S = dgnn_tgnn_mail_slots(m);
+    CHECK(E == cfg.emb_dim);
+    dgnn_state st, before;
+    CHECK(dgnn_state_init(&st, ev.num_nodes, cfg.mem_dim, dgnn_tgnn_mail_dim(m), S, &err) == DGNN_OK);
+    CHECK(dgnn_state_init(&before, ev.num_nodes, cfg.mem_dim, dgnn_tgnn_mail_dim(m), S, &err) == DGNN_OK);
+    enum { B = 20, NNEG = 2, R = B * (2 + NNEG) };
+    int32_t neg[NNEG * B];
+    float logits[(1 + NNEG) * B], labels[(1 + NNEG) * B], dlogits[(1 + NNEG) * B];
+    for (int i = 0; i < (1 + NNEG) * B; i++) labels[i] = i < B ? 1.0f : 0.0f;
+    dgnn_rng rng;
+    dgnn_rng_seed(&rng, 4);
+    dgnn_adam opt = dgnn_adam_default(1e-2);
+    for (int64_t e0 = 0; e0 + B <= 160; e0 += B) {
+        for (int i = 0; i < NNEG * B; i++) neg[i] = (int32_t)dgnn_rng_below(&rng, (uint64_t)ev.num_nodes);
+        dgnn_params_zero_grad(dgnn_tgnn_params(m));
+        CHECK(dgnn_tgnn_forward(m, logits, &st, &g, ev.efeat, &ev, e0, B, neg, NNEG, &rng, &err) == DGNN_OK);
+        memset(dlogits, 0, sizeof dlogits);
+        dgnn_bce_logits_backward(dlogits, logits, labels, (1 + NNEG) * B, 1.0f);
+        dgnn_tgnn_backward(m, dlogits);
+        dgnn_tgnn_commit(m, &st, &ev);
+        dgnn_adam_step_params(&opt, dgnn_tgnn_params(m));
+    }
+    /* the inference batch at event 160 */
+    const int64_t e0 = 160;
+    for (int i = 0; i < NNEG * B; i++) neg[i] = (int32_t)dgnn_rng_below(&rng, (uint64_t)ev.num_nodes);
+    CHECK(dgnn_tgnn_forward(m, logits, &st, &g, ev.efeat, &ev, e0, B, neg, NNEG, NULL, &err) == DGNN_OK);
+    float *fwd = malloc((size_t)(R * E) * sizeof(float)), *emb = malloc((size_t)(R * E) * sizeof(float));
+    memcpy(fwd, dgnn_tgnn_last_embeddings(m), (size_t)(R * E) * sizeof(float));
+    dgnn_state_copy(&before, &st);
+    int32_t nodes[R];
+    double t[R];
+    for (int64_t i = 0; i < R; i++) {
+        const int64_t blk = i / B, e = e0 + i % B;
+        nodes[i] = blk == 0 ? ev.src[e] : blk == 1 ? ev.dst[e] : neg[(blk - 2) * B + i % B];
+        t[i] = ev.t[e];
+    }
+    double scale = 0;
+    for (int64_t i = 0; i < R * E; i++) scale = fmax(scale, fabs(fwd[i]));
+    CHECK_MSG(scale > 1e-3, "%s: embeddings all ~0 (max %g)", kn, scale);
+    const double tol = 1e-5 * (1 + scale);
+    for (int blk = 0; blk < 2 + NNEG; blk++) /* sources, destinations, negatives: one call each */
+        CHECK(dgnn_tgnn_embed(m, emb + blk * B * E, &st, &g, ev.efeat, nodes + blk * B, t + blk * B, B, &err) ==
+              DGNN_OK);
+    CHECK_MSG(maxdiff(emb, fwd, R * E) <= tol, "%s: embed vs forward %g", kn, maxdiff(emb, fwd, R * E));
+    CHECK_MSG(state_equal(&before, &st), "%s: embed changed the state", kn);
+    /* the link predictor on the embeddings gives the forward's logits */
+    dgnn_edgepred_params pp;
+    dgnn_edgepred_layout(&pp, (float *)param(m, "link_predictor"), E, E, kind == DGNN_TGNN_APAN);
+    float saved[DGNN_EDGEPRED_SAVED(B, NNEG, 8)], lg[(1 + NNEG) * B];
+    dgnn_edgepred_forward(lg, saved, emb, emb + B * E, &pp, B, NNEG, E, E);
+    CHECK_MSG(maxdiff(lg, logits, (1 + NNEG) * B) <= 1e-4, "%s: logits from embed vs forward %g", kn,
+              maxdiff(lg, logits, (1 + NNEG) * B));
+    /* n = 1: every pair alone */
+    double w1 = 0;
+    for (int64_t i = 0; i < R; i++) {
+        float one[8];
+        CHECK(dgnn_tgnn_embed(m, one, &st, &g, ev.efeat, nodes + i, t + i, 1, &err) == DGNN_OK);
+        w1 = fmax(w1, maxdiff(one, fwd + i * E, E));
+    }
+    CHECK_MSG(w1 <= tol, "%s: n = 1 vs forward %g", kn, w1);
+    /* repeated nodes, at one time and at two: each row is its pair's own embedding */
+    const int32_t v = ev.src[e0], u = ev.dst[e0 + 3];
+    const int32_t rn[6] = {v, v, u, v, u, v};
+    const double rt[6] = {t[0], t[0], t[3], ev.t[200], t[3], t[0]};
+    float rep[6 * 8];
+    CHECK(dgnn_tgnn_embed(m, rep, &st, &g, ev.efeat, rn, rt, 6, &err) == DGNN_OK);
+    double w2 = 0;
+    for (int i = 0; i < 6; i++) {
+        float one[8];
+        CHECK(dgnn_tgnn_embed(m, one, &st, &g, ev.efeat, rn + i, rt + i, 1, &err) == DGNN_OK);
+        w2 = fmax(w2, maxdiff(one, rep + i * E, E));
+    }
+    CHECK_MSG(w2 <= tol, "%s: repeated nodes %g", kn, w2);
+    CHECK(maxdiff(rep, fwd, E) <= tol && maxdiff(rep + E, fwd, E) <= tol && maxdiff(rep + 5 * E, fwd, E) <= tol);
+    if (kind != DGNN_TGNN_DYREP) /* DyRep's embedding is the memory: the same at any later time */
+        CHECK_MSG(maxdiff(rep + 3 * E, rep, E) > 1e-6, "%s: a later time gives the same embedding", kn);
+    CHECK(state_equal(&before, &st));
+    /* bad input: a node outside the graph names the pair */
+    int32_t bad = (int32_t)ev.num_nodes;
+    CHECK(dgnn_tgnn_embed(m, emb, &st, &g, ev.efeat, &bad, t, 1, &err) == DGNN_EINVAL && strstr(err.msg, "pair 0"));
+    CHECK(dgnn_tgnn_embed(m, emb, &st, &g, ev.efeat, nodes, t, 0, &err) == DGNN_OK);
+    /* a forward after embed is the forward again, and commits as before */
+    float logits2[(1 + NNEG) * B];
+    if (dgnn_tgnn_can_presample(m)) { /* a batch sampled ahead survives an embed in between */
+        dgnn_tgnn_sample s;
+        memset(&s, 0, sizeof s);
+        CHECK(dgnn_tgnn_presample(m, &s, &g, &ev, e0, B, neg, NNEG, &err) == DGNN_OK);
+        dgnn_tgnn_use_sample(m, &s);
+        CHECK(dgnn_tgnn_embed(m, emb, &st, &g, ev.efeat, nodes, t, B, &err) == DGNN_OK);
+        CHECK(dgnn_tgnn_forward(m, logits2, &st, &g, ev.efeat, &ev, e0, B, neg, NNEG, NULL, &err) == DGNN_OK);
+        dgnn_tgnn_sample_free(&s);
+    } else {
+        CHECK(dgnn_tgnn_forward(m, logits2, &st, &g, ev.efeat, &ev, e0, B, neg, NNEG, NULL, &err) == DGNN_OK);
+    }
+    CHECK(memcmp(logits2, logits, sizeof logits) == 0);
+    dgnn_tgnn_commit(m, &st, &ev);
+    CHECK(!state_equal(&before, &st));
+    free(fwd), free(emb);
+    dgnn_state_free(&st), dgnn_state_free(&before);
+    dgnn_tgnn_free(m);
+    dgnn_tcsr_free(&g);
+    dgnn_events_free(&ev);
+}
+
 int main(void) {
     run(DGNN_TGNN_TGN, 3);
     run(DGNN_TGNN_TGN, 0);
@@ -541,6 +666,11 @@ int main(void) {
     run(DGNN_TGNN_APAN, 3);
     run(DGNN_TGNN_APAN, 0);
     apan_hand();
+    test_embed(DGNN_TGNN_TGN, 3);
+    test_embed(DGNN_TGNN_TGN, 0);
+    test_embed(DGNN_TGNN_JODIE, 0);
+    test_embed(DGNN_TGNN_DYREP, 2);
+    test_embed(DGNN_TGNN_APAN, 2);
     dgnn_err err;
     dgnn_tgnn_cfg bad = dgnn_tgnn_cfg_default(DGNN_TGNN_TGN);
     bad.heads = 7;

@@ -19,13 +19,16 @@
  *     ones. Every forward has a backward, tested against finite differences.
  *  4. Model. params.h is the one parameter slab a model's named pointers point into;
  *     tgnn.h is the event models over state.h's node memory; snapmodel.h the snapshot
- *     models; node_head.h the snapshot trainer's regression head.
+ *     models; node_head.h the snapshot trainer's regression head; node_mlp.h the decoder
+ *     of dynamic node classification.
  *  5. Distribute. comm.h is everything across processes (the only MPI user);
  *     partition.h is DepBloom's temporally bounded partitioning; sched.h DyGNeX's schedulers
  *     (even, greedy, ILP) over costmodel.h's per-window costs; simulate.h the cluster
  *     simulators that extrapolate both to many workers.
  *  6. Train. event_train.h runs the event protocol (one process, strict, DepBloom);
- *     snap_train.h the snapshot protocol (one process, DyGNeX); adam.h steps the slab,
+ *     event_node.h classifies event labels from a frozen event model's embeddings (the
+ *     TGN code's supervised protocol); snap_train.h the snapshot protocol (one process,
+ *     DyGNeX); adam.h steps the slab,
  *     metrics.h scores, checkpoint.h saves and resumes.
  *  7. Report. svg.h draws schedules and scaling curves; outfile.h is how every file is
  *     written (atomically, checked before the work starts).
@@ -58,6 +61,7 @@
 #include "dgnn/tcsr.h"
 #include "dgnn/sampler.h"
 #include "dgnn/negative.h"
+#include "dgnn/eval_neg.h"
 #include "dgnn/snapshot.h"
 #include "dgnn/snapshot_graph.h"
 /* models */
@@ -66,6 +70,8 @@
 #include "dgnn/tgnn.h"
 #include "dgnn/snapmodel.h"
 #include "dgnn/node_head.h"
+#include "dgnn/node_mlp.h"
+#include "dgnn/edgebank.h"
 /* cluster: communication, partitioning, scheduling, simulators */
 #include "dgnn/comm.h"
 #include "dgnn/partition.h"
@@ -77,6 +83,7 @@
 #include "dgnn/metrics.h"
 #include "dgnn/checkpoint.h"
 #include "dgnn/event_train.h"
+#include "dgnn/event_node.h"
 #include "dgnn/snap_train.h"
 /* report */
 #include "dgnn/svg.h"

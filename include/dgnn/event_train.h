@@ -135,6 +135,11 @@ typedef struct {
      * batch's loss, on every rank); NULL: none. For tests and step-level logs. */
     void (*on_step)(void *ctx, int64_t epoch, int64_t step, double loss);
     void *on_step_ctx;
+    /* non-NULL: on success *keep_model receives the trained model, with the parameters the
+     * test ran with (the best epoch's after an early stop), the caller's to free with
+     * dgnn_tgnn_free (rank 0's in a distributed run; NULL elsewhere). For a second stage
+     * on the frozen model: dynamic node classification, event_node.h. */
+    dgnn_tgnn **keep_model;
 } dgnn_event_train_cfg;
 
 /* The TGN code's defaults (--preset tgn-paper). */

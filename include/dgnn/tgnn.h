@@ -137,6 +137,12 @@ int64_t dgnn_tgnn_grad_split(const dgnn_tgnn *m);
 int dgnn_tgnn_embed(dgnn_tgnn *m, float *out, const dgnn_state *st, const dgnn_tcsr *g, const float *g_efeat,
                     const int32_t *nodes, const double *t, int64_t n, dgnn_err *err);
 int64_t dgnn_tgnn_embed_dim(const dgnn_tgnn *m);
+/* The embeddings the last forward computed for its roots ((2 + nneg) B rows of
+ * dgnn_tgnn_embed_dim(m), block 0 the sources, as in tgnn.h's step 1), as dgnn_tgnn_embed
+ * would give them for those (node, time) pairs: owned by m, valid until its next forward
+ * or embed. A caller that runs a forward anyway (to commit it) reads the sources'
+ * embeddings here at no extra cost (event_node.h). */
+const float *dgnn_tgnn_last_embeddings(const dgnn_tgnn *m);
 /* Writes the last forward's batch into the state (step 6 above). */
 void dgnn_tgnn_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev);
 

@@ -17,6 +17,7 @@
 #include "dgnn/svg.h"
 #include "dgnn/event_train.h"
 #include "dgnn/npy.h"
+#include "train_node.h"
 
 static const char *dist_mode_name(dgnn_dist_mode m) {
     return m == DGNN_DIST_STRICT ? "strict" : m == DGNN_DIST_DEPBLOOM ? "depbloom" : "none";
@@ -61,9 +62,11 @@ static int write_plot(const char *path, const char *model, const char *dataset, 
 }
 
 static int write_json(const char *path, const char *model, const char *dataset, const char *preset,
-                      const dgnn_event_train_cfg *c, const dgnn_event_train_result *r, const dgnn_events *ev) {
+                      const dgnn_event_train_cfg *c, const dgnn_event_train_result *r, const dgnn_events *ev,
+                      const dgnn_event_node_cfg *nc, const dgnn_event_node_result *nres) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "model", model);
+    cJSON_AddStringToObject(o, "task", nres ? "node" : "link");
     cJSON_AddStringToObject(o, "dataset", dataset);
     cJSON *cfg = cJSON_AddObjectToObject(o, "config");
     cJSON_AddStringToObject(cfg, "preset", preset);
@@ -150,6 +153,7 @@ static int write_json(const char *path, const char *model, const char *dataset, 
             cJSON_AddItemToArray(rk, y);
         }
     }
+    if (nres) cJSON_AddItemToObject(o, "node", cli_node_json(nc, nres)); /* --task node */
     cli_add_run_info(o);
     return cli_write_json("train", path, o);
 }
@@ -203,6 +207,7 @@ static int write_embeddings(const char *path, const dgnn_emb_request *e) {
 static int train_main(int argc, char **argv, int mode) {
     const int bench = mode == MODE_BENCH, eval = mode == MODE_EVAL;
     cli_load_flags lf = {0};
+    cli_node_flags nf = CLI_NODE_FLAGS_INIT;
     const char *model = "tgn", *data = NULL, *preset = NULL, *out = NULL, *ckpt = NULL;
     const char *sampler = NULL, *negs = NULL, *attn = NULL, *dist = NULL;
     int64_t window_events = CLI_UNSET, refine = 0;
@@ -219,6 +224,7 @@ static int train_main(int argc, char **argv, int mode) {
     int64_t tgbk = CLI_UNSET;
     arg_opt opts[] = {
         {"model", ARG_STRING, &model, "M", "tgn (default), jodie, dyrep, apan, edgebank (the baseline: no training); evolvegcn-o|-h (own flags)"},
+        CLI_NODE_OPTS(nf),
         {"data", ARG_STRING, &data, "FILE", "dataset (any format); default: the built-in synthetic stream"},
         CLI_LOAD_OPTS(lf),
         {"preset", ARG_STRING, &preset, "P", "tgn-paper (default: the TGN code's defaults) or tgl (TGL's TGN.yml)"},
@@ -282,7 +288,10 @@ static int train_main(int argc, char **argv, int mode) {
                                 "Snapshot models (evolvegcn-o, evolvegcn-h, tgcn, gcrn-gru, wdgcn, gcn) have their own\n"
                                 "flags: `dgnn train --model evolvegcn-o --help`.\n"
                                 "Several workers: mpirun -np P dgnn train --dist strict|depbloom ... (one rank per\n"
-                                "worker; --dist strict = global batch of P x --batch events, replicated memory).",
+                                "worker; --dist strict = global batch of P x --batch events, replicated memory).\n"
+                                "--task node: then dynamic node classification of the events' labels (wikipedia's,\n"
+                                "reddit's state change) by a decoder on the frozen model's source embeddings; test\n"
+                                "AUC over all test events (n/a when the test events are of one class).",
                      .opts = opts, .min_pos = 0, .max_pos = 0};
     if (eval)
         spec.summary = "Evaluates the checkpoint a `dgnn train --checkpoint DIR` run wrote, without training: give\n"
@@ -416,6 +425,8 @@ static int train_main(int argc, char **argv, int mode) {
             return 2;
         }
     }
+    const int node_task = cli_node_task(spec.cmd, &nf, bench || eval, c.dist.mode != DGNN_DIST_NONE);
+    if (node_task < 0) return 2;
     if ((no_prefetch || cold_allgather) && !critical_path) {
         fprintf(stderr, "dgnn train: --no-prefetch and --cold-allgather go with --critical-path\n");
         return 2;
@@ -482,6 +493,12 @@ static int train_main(int argc, char **argv, int mode) {
         }
         dgnn_log("no --data: training on the built-in synthetic stream (60,000 events, 2,000 nodes)\n");
     }
+    if (node_task && !ev.label) {
+        fprintf(stderr, "dgnn train: --task node: %s has no event labels (it needs a label per event, as the "
+                        "state_label column of JODIE's wikipedia.csv and reddit.csv)\n", dataset);
+        dgnn_events_free(&ev);
+        return 2;
+    }
     /* TGB's lists: read where they are, else generated and written there (checked now) */
     char tgb_val[4200], tgb_test[4200];
     if (c.protocol.tgb) {
@@ -525,8 +542,19 @@ static int train_main(int argc, char **argv, int mode) {
     dgnn_event_train_result *res = dgnn_xcalloc(1, sizeof *res);
     dgnn_err err;
     dgnn_err_clear(&err);
+    dgnn_tgnn *kept = NULL; /* --task node: the trained link model, frozen for the decoder */
+    if (node_task) c.keep_model = &kept;
     rc = eval ? dgnn_event_eval(&ev, &c, eval_split, emb_out ? &embq : NULL, res, &err) : dgnn_event_train(&ev, &c, res, &err);
     free(emb_nodes), free(emb_t);
+    dgnn_event_node_cfg ncfg;
+    dgnn_event_node_result *nres = node_task && rc == DGNN_OK ? dgnn_xcalloc(1, sizeof *nres) : NULL;
+    if (nres && cli_train_node(dataset, &ev, kept, &c, &nf, &ncfg, nres)) {
+        dgnn_tgnn_free(kept);
+        free(nres), free(res);
+        dgnn_events_free(&ev);
+        return 1;
+    }
+    dgnn_tgnn_free(kept);
     if (rc != DGNN_OK) {
         if (c.dist.mode != DGNN_DIST_NONE && dgnn_comm_size() > 1) {
             /* the other ranks may be waiting for this one: end the whole job */
@@ -586,10 +614,11 @@ static int train_main(int argc, char **argv, int mode) {
         print_op_shares(op_seconds, res, c.dist.mode != DGNN_DIST_NONE);
     }
     if (c.dist.mode != DGNN_DIST_NONE) print_dist(res);
-    if (out) rc = write_json(out, model, dataset, preset, &c, res, &ev);
+    if (out) rc = write_json(out, model, dataset, preset, &c, res, &ev, &ncfg, nres);
     if (emb_out && embq.out && write_embeddings(emb_out, &embq)) rc = 1;
     free(embq.out);
     if (plot && write_plot(plot, model, dataset, res)) rc = 1;
+    free(nres);
     free(res);
     dgnn_events_free(&ev);
     if (c.dist.mode != DGNN_DIST_NONE) dgnn_comm_finalize();

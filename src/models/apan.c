@@ -238,7 +238,8 @@ static int apan_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, const
                            m->w.ln2_b, U, M);
     for (int64_t i = 0; i < R; i++)
         memcpy(a->emb_root + i * M, a->emb + (int64_t)m->row_root[i] * M, (size_t)M * sizeof(float));
-    dgnn_edgepred_forward(logits, m->pred_saved, a->emb_root, a->emb_root + B * M, &m->pp, B, m->nneg, M, M);
+    if (logits) /* NULL: dgnn_tgnn_embed */
+        dgnn_edgepred_forward(logits, m->pred_saved, a->emb_root, a->emb_root + B * M, &m->pp, B, m->nneg, M, M);
     m->flops += 2.0 * (double)U * M * M                /* query */
                 + 2.0 * 2.0 * (double)US * Dx * M      /* keys and values */
                 + 2.0 * 2.0 * (double)US * M           /* scores and weighted sum */
@@ -338,6 +339,8 @@ static void apan_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev) {
 /* APAN finalises nothing early: its whole backward runs before any gradient is final */
 static int64_t apan_grad_split(const dgnn_tgnn *m) { return m->p.total; }
 
+static const float *apan_root_emb(const dgnn_tgnn *m) { return m->apan.emb_root; }
+
 const tgnn_ops tgnn_apan_ops = {
     .name = "apan",
     .sample = TGNN_SAMPLE_TRUE, /* where commit delivers the mails */
@@ -357,4 +360,5 @@ const tgnn_ops tgnn_apan_ops = {
     .backward_updater = NULL,
     .grad_split = apan_grad_split,
     .commit = apan_commit,
+    .root_emb = apan_root_emb,
 };

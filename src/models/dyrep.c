@@ -27,7 +27,7 @@ static int dyrep_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, cons
     int rc = tgnn_mem_forward(m, st, g, g_efeat, ev, neg, rng, err);
     if (rc) return rc;
     /* the attention embeddings of the 2B true roots, for their mails */
-    const double f = tgnn_attn_forward(m, rng);
+    const double f = m->Rs > 0 ? tgnn_attn_forward(m, rng) : 0.0; /* none: dgnn_tgnn_embed */
     m->flops += f;
     m->flops_nograd += f;
     /* the embedding is the updated memory (E == M): h_root feeds the predictor */
@@ -47,6 +47,8 @@ static void dyrep_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev) {
     tgnn_mem_commit(m, st, ev, m->emb_out);
 }
 
+static const float *dyrep_root_emb(const dgnn_tgnn *m) { return m->h_root; }
+
 const tgnn_ops tgnn_dyrep_ops = {
     .name = "dyrep",
     .sample = TGNN_SAMPLE_TRUE,
@@ -65,4 +67,5 @@ const tgnn_ops tgnn_dyrep_ops = {
     .backward_updater = tgnn_mem_backward_updater,
     .grad_split = dyrep_grad_split,
     .commit = dyrep_commit,
+    .root_emb = dyrep_root_emb,
 };

@@ -42,6 +42,8 @@ static int64_t jodie_grad_split(const dgnn_tgnn *m) { return tgnn_offset(m, m->w
 
 static void jodie_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev) { tgnn_mem_commit(m, st, ev, NULL); }
 
+static const float *jodie_root_emb(const dgnn_tgnn *m) { return m->emb_out; }
+
 const tgnn_ops tgnn_jodie_ops = {
     .name = "jodie",
     .sample = TGNN_SAMPLE_NONE,
@@ -58,4 +60,5 @@ const tgnn_ops tgnn_jodie_ops = {
     .backward_updater = tgnn_mem_backward_updater,
     .grad_split = jodie_grad_split,
     .commit = jodie_commit,
+    .root_emb = jodie_root_emb,
 };

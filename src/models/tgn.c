@@ -38,6 +38,8 @@ static int64_t tgn_grad_split(const dgnn_tgnn *m) { return tgnn_offset(m, m->w.a
 
 static void tgn_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev) { tgnn_mem_commit(m, st, ev, NULL); }
 
+static const float *tgn_root_emb(const dgnn_tgnn *m) { return m->emb_out; }
+
 const tgnn_ops tgnn_tgn_ops = {
     .name = "tgn",
     .sample = TGNN_SAMPLE_ALL,
@@ -56,4 +58,5 @@ const tgnn_ops tgnn_tgn_ops = {
     .backward_updater = tgnn_mem_backward_updater,
     .grad_split = tgn_grad_split,
     .commit = tgn_commit,
+    .root_emb = tgn_root_emb,
 };

@@ -149,6 +149,7 @@ int dgnn_tgnn_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, const d
                             (long long)(e0 + B), (long long)ev->num_events);
     DGNN_ASSERT(st->mem_dim == m->M && st->mail_dim == m->D && st->num_nodes == m->N);
     DGNN_ASSERT(ev->edge_dim == m->de);
+    m->no_batch = 0;
     m->e0 = e0, m->B = B, m->nneg = nneg, m->R = MUL(B, 2 + nneg);
     m->Rs = tgnn_sampled_roots(m, B, m->R);
     m->backward_ran = 0;
@@ -159,6 +160,47 @@ int dgnn_tgnn_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, const d
         if (rc) return rc;
     }
     return m->ops->forward(m, logits, st, g, g_efeat, ev, neg, rng, err);
+}
+
+int64_t dgnn_tgnn_embed_dim(const dgnn_tgnn *m) { return m->emb; }
+
+const float *dgnn_tgnn_last_embeddings(const dgnn_tgnn *m) {
+    DGNN_ASSERT(!m->no_batch && m->R > 0);
+    return m->ops->root_emb(m);
+}
+
+/* The kind's own forward over n roots that are the given pairs: R = n (no destination or
+ * negative blocks), neighbours sampled only where the embedding reads them (TGN: every
+ * root; DyRep and APAN sample for their mails, which an embedding does not write), no
+ * link predictor. The workspace is the forward's, so the last batch is forgotten. */
+int dgnn_tgnn_embed(dgnn_tgnn *m, float *out, const dgnn_state *st, const dgnn_tcsr *g, const float *g_efeat,
+                    const int32_t *nodes, const double *t, int64_t n, dgnn_err *err) {
+    if (n < 0) return dgnn_err_set(err, DGNN_EINVAL, "embed: %lld pairs", (long long)n);
+    DGNN_ASSERT(st->mem_dim == m->M && st->mail_dim == m->D && st->num_nodes == m->N);
+    for (int64_t i = 0; i < n; i++)
+        if (nodes[i] < 0 || nodes[i] >= m->N)
+            return dgnn_err_set(err, DGNN_EINVAL, "embed: pair %lld: node %d outside [0, %lld)", (long long)i,
+                                nodes[i], (long long)m->N);
+    m->no_batch = 1; /* from here on the workspace holds no batch to commit or differentiate */
+    if (n == 0) return DGNN_OK;
+    m->e0 = 0, m->B = n, m->nneg = 0, m->R = n;
+    m->Rs = m->ops->sample == TGNN_SAMPLE_ALL ? n : 0;
+    m->backward_ran = 0;
+    m->flops = m->flops_nograd = m->flops_wgrad = 0;
+    if (m->R > m->capR) {
+        int rc = m->ops->ensure(m, m->R, err);
+        if (rc) return rc;
+    }
+    /* a batch sampled ahead (dgnn_tgnn_use_sample) waits for the next forward */
+    const dgnn_tgnn_sample *pre = m->pre;
+    m->pre = NULL;
+    m->emb_nodes = nodes, m->emb_t = t;
+    int rc = m->ops->forward(m, NULL, st, g, g_efeat, NULL, NULL, NULL, err);
+    m->emb_nodes = NULL, m->emb_t = NULL;
+    m->pre = pre;
+    if (rc) return rc;
+    memcpy(out, m->ops->root_emb(m), (size_t)MUL(n, m->emb) * sizeof(float));
+    return DGNN_OK;
 }
 
 void dgnn_tgnn_set_grad_hook(dgnn_tgnn *m, dgnn_grad_ready_fn fn, void *ctx) {
@@ -172,6 +214,7 @@ void dgnn_tgnn_set_grad_hook(dgnn_tgnn *m, dgnn_grad_ready_fn fn, void *ctx) {
 int64_t dgnn_tgnn_grad_split(const dgnn_tgnn *m) { return m->ops->grad_split(m); }
 
 void dgnn_tgnn_backward(dgnn_tgnn *m, const float *dlogits) {
+    DGNN_ASSERT(!m->no_batch); /* dgnn_tgnn_embed ran since the last forward */
     m->ops->backward(m, dlogits);
     if (m->ops->backward_updater) {
         if (m->grad_hook) { /* the embedding and the predictor are done */
@@ -184,6 +227,7 @@ void dgnn_tgnn_backward(dgnn_tgnn *m, const float *dlogits) {
 }
 
 void dgnn_tgnn_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev) {
+    DGNN_ASSERT(!m->no_batch); /* dgnn_tgnn_embed ran since the last forward */
     const double prof_t = dgnn_prof_begin(DGNN_PROF_COMMIT);
     m->ops->commit(m, st, ev);
     dgnn_prof_end(prof_t);

@@ -22,6 +22,11 @@ int tgnn_fill_roots(int32_t *roots, double *root_t, const dgnn_events *ev, int64
 }
 
 int tgnn_set_roots(dgnn_tgnn *m, const dgnn_events *ev, const int32_t *neg, dgnn_err *err) {
+    if (m->emb_nodes) { /* dgnn_tgnn_embed checked the ids */
+        memcpy(m->roots, m->emb_nodes, (size_t)m->R * sizeof(int32_t));
+        memcpy(m->root_t, m->emb_t, (size_t)m->R * sizeof(double));
+        return DGNN_OK;
+    }
     return tgnn_fill_roots(m->roots, m->root_t, ev, m->e0, m->B, m->R, neg, m->N, err);
 }
 

@@ -142,6 +142,11 @@ struct dgnn_tgnn {
     double flops;        /* products of the last forward (+ backward) */
     double sample_seconds; /* neighbour sampling time of the last forward */
     const dgnn_tgnn_sample *pre; /* dgnn_tgnn_use_sample: the next forward's neighbours */
+    /* dgnn_tgnn_embed: its (node, time) pairs are the roots (tgnn_set_roots), there is no
+     * predictor (logits NULL), and no commit or backward may follow (no_batch) */
+    const int32_t *emb_nodes;
+    const double *emb_t;
+    int no_batch;
     int pre_used;                /* the last tgnn_sample copied them (no sampling time) */
     double flops_nograd; /* the part of flops that backward does not differentiate */
     double flops_wgrad;  /* the part whose backward forms only the weights' gradients (the
@@ -185,6 +190,8 @@ struct tgnn_ops {
     void (*backward_updater)(dgnn_tgnn *m);
     int64_t (*grad_split)(const dgnn_tgnn *m); /* dgnn_tgnn_grad_split */
     void (*commit)(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev);
+    /* the last forward's root embeddings (R, emb): emb_out, h_root or APAN's emb_root */
+    const float *(*root_emb)(const dgnn_tgnn *m);
 };
 
 extern const tgnn_ops tgnn_tgn_ops;   /* tgn.c */
@@ -203,7 +210,8 @@ void tgnn_point_params(dgnn_tgnn *m);
 static inline int64_t tgnn_offset(const dgnn_tgnn *m, const float *val) { return (int64_t)(val - m->p.value); }
 
 /* ---- tgnn_batch.c ---- */
-/* roots and root_t of the batch (m->e0, B, R set); DGNN_EINVAL for a node id outside [0, N). */
+/* roots and root_t of the batch (m->e0, B, R set), or dgnn_tgnn_embed's R pairs
+ * (m->emb_nodes set); DGNN_EINVAL for a node id outside [0, N). */
 int tgnn_set_roots(dgnn_tgnn *m, const dgnn_events *ev, const int32_t *neg, dgnn_err *err);
 /* The same for any batch: R = (2 + nneg) B roots of events [e0, e0 + B) and negatives neg
  * into roots, root_t (block 0 sources, 1 destinations, 2.. negatives). */
@@ -232,7 +240,8 @@ int tgnn_mem_ensure(dgnn_tgnn *m, int64_t R, int attention, dgnn_err *err);
  * h_root, every root's updated memory. */
 int tgnn_mem_forward(dgnn_tgnn *m, const dgnn_state *st, const dgnn_tcsr *g, const float *g_efeat,
                      const dgnn_events *ev, const int32_t *neg, dgnn_rng *rng, dgnn_err *err);
-/* The link predictor on the embeddings emb (R, E) into logits, and its products. */
+/* The link predictor on the embeddings emb (R, E) into logits, and its products;
+ * nothing when logits is NULL (dgnn_tgnn_embed). */
 void tgnn_mem_predict(dgnn_tgnn *m, float *logits, const float *emb);
 /* Zeroes the memory gradients dh_root and dh, then demb (R, E), and runs the predictor's
  * backward into demb (DyRep: demb = dh_root, emb = h_root). */

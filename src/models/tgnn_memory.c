@@ -164,6 +164,7 @@ int tgnn_mem_forward(dgnn_tgnn *m, const dgnn_state *st, const dgnn_tcsr *g, con
 }
 
 void tgnn_mem_predict(dgnn_tgnn *m, float *logits, const float *emb) {
+    if (!logits) return;
     const int64_t B = m->B, nneg = m->nneg, E = m->emb;
     dgnn_edgepred_forward(logits, m->pred_saved, emb, emb + B * E, &m->pp, B, nneg, E, E);
     m->flops += 2.0 * (double)B * E * E + 2.0 * (double)B * (1 + nneg) * E * E + 2.0 * (double)B * (1 + nneg) * E;

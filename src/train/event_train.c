@@ -149,6 +149,7 @@ static int edgebank_run(event_run *r, dgnn_event_train_result *res, int evaluati
 int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_event_train_result *res,
                      dgnn_err *err) {
     result_init(res);
+    if (c->keep_model) *c->keep_model = NULL;
     int prev_threads = omp_get_max_threads();
     if (c->threads > 0) omp_set_num_threads((int)c->threads);
     event_run r;
@@ -268,6 +269,10 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
     res->train_events_per_second = train_seconds > 0 ? (double)train_events / train_seconds : 0;
     res->peak_rss_mb = dgnn_peak_rss_mb();
     if (dist) event_dist_report(&r, res);
+    if (c->keep_model && r.rank == 0) { /* handed over: event_run_free leaves it */
+        *c->keep_model = r.model;
+        r.model = NULL;
+    }
 done:
     event_eval_free(&r);
     depbloom_free(&r);
