@@ -596,7 +596,8 @@ static int train_main(int argc, char **argv, int mode) {
                (long long)res->best_epoch);
         cli_protocols_print(&c, res);
     }
-    printf("training: %.0f events/s, peak RSS %.0f MB\n", res->train_events_per_second, res->peak_rss_mb);
+    if (eval) printf("peak RSS %.0f MB\n", res->peak_rss_mb);
+    else printf("training: %.0f events/s, peak RSS %.0f MB\n", res->train_events_per_second, res->peak_rss_mb);
     if (bench) {
         printf("\n%-6s %10s %12s %14s %12s %10s %10s\n", "epoch", "train s", "events", "events/s", "GFLOP", "GFLOP/s",
                "of peak");
