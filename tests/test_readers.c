@@ -967,6 +967,14 @@ static void test_dyglib(void) {
     BAD(dgnn_read_dyglib(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 2, "label", "0 or 1");
     p = W("ml_nf.csv", ",u,i,ts,label,idx\n0,1,2,1.0,0.0\n");
     BAD(dgnn_read_dyglib(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 2, NULL, "expected 6 fields");
+    /* written without pandas' index: detected and read the same way, not as JODIE */
+    p = W("ml_noidx.csv", "u,i,ts,label,idx\n1,2,1.0,0.0,1\n2,1,2.0,0.0,2\n");
+    CHECK(dgnn_detect_format(p) == DGNN_FMT_DYGLIB);
+    rc = dgnn_load(&ev, p, &o, &e);
+    CHECK_MSG(rc == 0 && ev.num_events == 2 && ev.edge_dim == 0 && ev.node_ids && ev.node_ids[0] == 1, "%s", e.msg);
+    dgnn_events_free(&ev);
+    p = W("ml_noidx_bad.csv", "u,i,ts,label,idx\n1,2,1.0,0.0\n");
+    BAD(dgnn_read_dyglib(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 2, NULL, "expected 5 fields (u,i,ts,label,idx)");
     p = W("ml_empty.csv", ",u,i,ts,label,idx\n");
     BAD(dgnn_read_dyglib(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 0, NULL, "only a header");
 }

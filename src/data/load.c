@@ -1,6 +1,6 @@
 /* load.c: the one entry point commands use to read a dataset, whatever its format.
  * Detection order: a folder is a TGL dataset; the .dgnn magic; a '{' (json) is PyG-T;
- * the TGN/DyGLib header ",u,i,ts,label,idx"; a TGB edge list (a file named
+ * the TGN/DyGLib header ",u,i,ts,label,idx" (or without the index); a TGB edge list (a file named
  * tgbl-*_edgelist*.csv, or a header "ts|time|day|timestamp, src|source, dst|target, ...");
  * a TGL header (",src,dst,time..."); a header line whose first field is not a number
  * is JODIE; anything else is an edge list. --format overrides all of it. */
@@ -99,7 +99,7 @@ dgnn_format dgnn_detect_format(const char *path) {
     base = base ? base + 1 : path;
     static const char *const dyglib[] = {"", "u", "i", "ts", "label", "idx", NULL};
     static const char *const tgb[] = {"ts|time|day|timestamp", "src|source", "dst|target|destination", NULL};
-    if (header_is(p, dyglib, 1)) return DGNN_FMT_DYGLIB;
+    if (header_is(p, dyglib, 1) || header_is(p, dyglib + 1, 1)) return DGNN_FMT_DYGLIB;
     if ((strncmp(base, "tgbl-", 5) == 0 && strstr(base, "_edgelist")) || header_is(p, tgb, 0)) return DGNN_FMT_TGB;
     if (strcmp(base, "edges.csv") == 0 || (p[0] == ',' && strstr(p, "src") && strstr(p, "dst")))
         return DGNN_FMT_TGL;

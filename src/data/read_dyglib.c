@@ -4,7 +4,8 @@
  * utils/DataLoader.py get_link_prediction_data) writes three files per dataset NAME:
  *   ml_NAME.csv       pandas' to_csv of a frame u,i,ts,label,idx, so the header is
  *                     `,u,i,ts,label,idx` and the first column is the row index;
- *                     ts and label are floats ("36.0", "0.0");
+ *                     ts and label are floats ("36.0", "0.0"); a frame written
+ *                     without its index (`u,i,ts,label,idx`) reads too;
  *   ml_NAME.npy       edge features, E + 1 rows: row 0 is padding, the event whose idx
  *                     is k uses row k (TGN numbers idx 1..E);
  *   ml_NAME_node.npy  node features: row 0 is padding, node id v uses row v.
@@ -42,20 +43,23 @@ static int npy_paths(const char *csv, char **efile, char **nfile, dgnn_err *err)
     return DGNN_OK;
 }
 
-/* The header must be TGN's: `,u,i,ts,label,idx` (an empty or any first name). */
-static int check_header(dgnn_ts_scan *s, dgnn_err *err) {
-    static const char *names[6] = {NULL, "u", "i", "ts", "label", "idx"};
-    if (s->nf != 6)
+/* The header must be TGN's: `,u,i,ts,label,idx` (an empty or any first name), or
+ * `u,i,ts,label,idx` when the frame was written without its index. *off receives the
+ * column of u (1, or 0 without the index). */
+static int check_header(dgnn_ts_scan *s, int64_t *off, dgnn_err *err) {
+    static const char *names[5] = {"u", "i", "ts", "label", "idx"};
+    if (s->nf != 6 && s->nf != 5)
         return dgnn_ts_fail(s, err, DGNN_EFORMAT,
                             "header has %lld columns, expected the 6 of TGN's processed csv: ,u,i,ts,label,idx",
                             (long long)s->nf);
-    for (int c = 1; c < 6; c++) {
-        const dgnn_ts_field *f = &s->fld[c];
+    *off = s->nf - 5;
+    for (int c = 0; c < 5; c++) {
+        const dgnn_ts_field *f = &s->fld[c + *off];
         if (f->n != strlen(names[c]) || memcmp(f->s, names[c], f->n) != 0) {
             char shown[64];
             return dgnn_ts_fail(s, err, DGNN_EFORMAT,
                                 "header column %d is '%s', expected '%s' (TGN's processed csv: ,u,i,ts,label,idx)",
-                                c + 1, dgnn_ts_show(shown, sizeof shown, f->s, f->n), names[c]);
+                                (int)(c + *off + 1), dgnn_ts_show(shown, sizeof shown, f->s, f->n), names[c]);
         }
     }
     return DGNN_OK;
@@ -84,44 +88,45 @@ int dgnn_read_dyglib(dgnn_events *ev, const char *path, dgnn_err *err) {
 
     if ((rc = dgnn_ts_open(&s, path, err))) goto done;
     int header = 0;
-    int64_t e = 0;
+    int64_t e = 0, o = 1;
     while ((rc = dgnn_ts_next(&s, err)) > 0) {
         if (dgnn_ts_blank(&s)) continue;
         if ((rc = dgnn_ts_split(&s, ',', err))) break;
         if (!header) {
-            if ((rc = check_header(&s, err))) break;
+            if ((rc = check_header(&s, &o, err))) break;
             header = 1;
             dgnn_builder_init(&b, efeat ? ecols : 0, 1, 0);
             have_builder = 1;
             continue;
         }
-        if (s.nf != 6) {
-            rc = dgnn_ts_fail(&s, err, DGNN_EFORMAT, "expected 6 fields (index,u,i,ts,label,idx), got %lld",
-                              (long long)s.nf);
+        if (s.nf != 5 + o) {
+            rc = dgnn_ts_fail(&s, err, DGNN_EFORMAT, "expected %lld fields (%su,i,ts,label,idx), got %lld",
+                              (long long)(5 + o), o ? "index," : "", (long long)s.nf);
             break;
         }
         int64_t u, v, idx;
         double t, lab;
-        if ((rc = dgnn_ts_get_id(&s, 1, "u", &u, err)) || (rc = dgnn_ts_get_id(&s, 2, "i", &v, err)) ||
-            (rc = dgnn_ts_get_double(&s, 3, "ts", &t, err)) || (rc = dgnn_ts_get_double(&s, 4, "label", &lab, err)) ||
-            (rc = dgnn_ts_get_id(&s, 5, "idx", &idx, err)))
+        if ((rc = dgnn_ts_get_id(&s, o, "u", &u, err)) || (rc = dgnn_ts_get_id(&s, o + 1, "i", &v, err)) ||
+            (rc = dgnn_ts_get_double(&s, o + 2, "ts", &t, err)) ||
+            (rc = dgnn_ts_get_double(&s, o + 3, "label", &lab, err)) ||
+            (rc = dgnn_ts_get_id(&s, o + 4, "idx", &idx, err)))
             break;
         if (lab != 0 && lab != 1) {
-            rc = dgnn_ts_field_fail(&s, err, 4, "label", "label out of range: a label is 0 or 1");
+            rc = dgnn_ts_field_fail(&s, err, o + 3, "label", "label out of range: a label is 0 or 1");
             break;
         }
         if (nrows >= 0 && (u >= nrows || v >= nrows)) {
             char what[200];
             snprintf(what, sizeof what, "node id has no row in %s (%lld rows, row v for node v)", nfile,
                      (long long)nrows);
-            rc = dgnn_ts_field_fail(&s, err, u >= nrows ? 1 : 2, u >= nrows ? "u" : "i", what);
+            rc = dgnn_ts_field_fail(&s, err, u >= nrows ? o : o + 1, u >= nrows ? "u" : "i", what);
             break;
         }
         if (erows >= 0 && (idx < 1 || idx >= erows)) {
             char what[200];
             snprintf(what, sizeof what, "edge index has no row in %s (%lld rows; row 0 is padding, idx is 1..%lld)",
                      efile, (long long)erows, (long long)(erows - 1));
-            rc = dgnn_ts_field_fail(&s, err, 5, "idx", what);
+            rc = dgnn_ts_field_fail(&s, err, o + 4, "idx", what);
             break;
         }
         const float *row = efeat && ecols > 0 ? efeat + idx * ecols : NULL;
