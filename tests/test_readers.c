@@ -900,6 +900,166 @@ static void test_shared(void) {
     }
 }
 
+/* ---- TGL's .pt tensors, TGN/DyGLib ml_ files, TGB edge lists ----------------- */
+
+static void test_tgl_pt(void) {
+    dgnn_events ev;
+    dgnn_err e = {0};
+    MKDIR("tglpt");
+    W("tglpt/edges.csv", ",src,dst,time,ext_roll\n0,0,1,1,0\n1,1,2,2,1\n");
+    W("tglpt/node_features.pt", "PK\x03\x04 (a torch zip)");
+    int rc = dgnn_read_tgl(&ev, P("tglpt"), NULL, NULL, &e);
+    BAD(rc, &e, &ev, DGNN_EFORMAT, P("tglpt/node_features.pt"), 0, NULL,
+        "numpy.save('node_features.npy', torch.load('node_features.pt').float().numpy())");
+    /* the .npy beside it wins: the .pt is then not looked at */
+    const float nf[3] = {1, 2, 3};
+    write_npy_f4("tglpt/node_features.npy", 1, nf, 3, 1, 0);
+    rc = dgnn_read_tgl(&ev, P("tglpt"), NULL, NULL, &e);
+    CHECK_MSG(rc == 0 && ev.node_dim == 1, "%s", e.msg);
+    dgnn_events_free(&ev);
+    W("tglpt/edge_features.pt", "PK");
+    BAD(dgnn_read_tgl(&ev, P("tglpt"), NULL, NULL, &e), &e, &ev, DGNN_EFORMAT, P("tglpt/edge_features.pt"), 0, NULL,
+        "edge_features.npy");
+    /* an explicit --edge-feat is what is read: no refusal */
+    const float ef[2] = {5, 6};
+    rc = dgnn_read_tgl(&ev, P("tglpt"), write_npy_f4("tglpt_ef.npy", 1, ef, 2, 1, 0), NULL, &e);
+    CHECK_MSG(rc == 0 && ev.edge_dim == 1, "%s", e.msg);
+    dgnn_events_free(&ev);
+}
+
+static void test_dyglib(void) {
+    dgnn_events ev;
+    dgnn_err e = {0};
+    /* TGN's preprocess_data.py on 3 events of 2 users, 1 item: 1-based ids, items after
+     * users, idx 1..3, rows out of time order; .npy rows: padding + one per event */
+    const char *p = W("ml_tiny.csv", ",u,i,ts,label,idx\n0,1,3,5.0,0.0,1\n1,2,3,2.0,1.0,2\n2,1,3,9.0,0.0,3\n");
+    const double ef[8] = {0, 0, 10, 11, 20, 21, 30, 31};
+    write_npy_f8("ml_tiny.npy", 1, ef, 4, 2, 0);
+    double nf[8];
+    for (int i = 0; i < 8; i++) nf[i] = i; /* 4 rows: padding + ids 1..3 */
+    write_npy_f8("ml_tiny_node.npy", 1, nf, 4, 2, 0);
+    CHECK(dgnn_detect_format(p) == DGNN_FMT_DYGLIB);
+    dgnn_load_opts o = dgnn_load_opts_default();
+    int rc = dgnn_load(&ev, p, &o, &e);
+    CHECK_MSG(rc == 0, "%s", e.msg);
+    CHECK(ev.num_events == 3 && ev.num_nodes == 3 && ev.edge_dim == 2 && ev.node_dim == 2 && ev.bipartite == 1);
+    CHECK(ev.node_ids && ev.node_ids[0] == 1 && ev.node_ids[1] == 2 && ev.node_ids[2] == 3);
+    SAME_I32(ev.src, 1, 0, 0);
+    SAME_I32(ev.dst, 2, 2, 2);
+    SAME_F64(ev.t, 2, 5, 9);
+    SAME_I32(ev.label, 1, 0, 0);
+    SAME_F32(ev.efeat, 20, 21, 10, 11, 30, 31); /* event idx k uses row k */
+    SAME_F32(ev.nfeat, 2, 3, 4, 5, 6, 7);       /* node id v uses row v */
+    dgnn_events_free(&ev);
+
+    /* bad: header, row counts, idx out of the rows, label, field count */
+    p = W("ml_hdr.csv", ",src,dst,ts,label,idx\n0,1,2,1.0,0.0,1\n");
+    BAD(dgnn_read_dyglib(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 1, NULL, "expected 'u'");
+    p = W("ml_rows.csv", ",u,i,ts,label,idx\n0,1,3,5.0,0.0,1\n1,2,3,6.0,0.0,2\n");
+    write_npy_f8("ml_rows.npy", 1, ef, 2, 2, 0); /* 2 rows for 2 events: the padding row is missing */
+    BAD(dgnn_read_dyglib(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 3, "idx", "ml_rows.npy (2 rows");
+    write_npy_f8("ml_rows.npy", 1, ef, 4, 2, 0); /* 4 rows for 2 events */
+    BAD(dgnn_read_dyglib(&ev, p, &e), &e, &ev, DGNN_EFORMAT, P("ml_rows.npy"), 0, NULL, "expected 3");
+    write_npy_f8("ml_rows.npy", 1, ef, 3, 2, 0);
+    write_npy_f8("ml_rows_node.npy", 1, nf, 3, 2, 0); /* ids up to 3 need 4 rows */
+    BAD(dgnn_read_dyglib(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 2, "i", "ml_rows_node.npy (3 rows");
+    p = W("ml_lab.csv", ",u,i,ts,label,idx\n0,1,2,1.0,2.0,1\n");
+    BAD(dgnn_read_dyglib(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 2, "label", "0 or 1");
+    p = W("ml_nf.csv", ",u,i,ts,label,idx\n0,1,2,1.0,0.0\n");
+    BAD(dgnn_read_dyglib(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 2, NULL, "expected 6 fields");
+    /* written without pandas' index: detected and read the same way, not as JODIE */
+    p = W("ml_noidx.csv", "u,i,ts,label,idx\n1,2,1.0,0.0,1\n2,1,2.0,0.0,2\n");
+    CHECK(dgnn_detect_format(p) == DGNN_FMT_DYGLIB);
+    rc = dgnn_load(&ev, p, &o, &e);
+    CHECK_MSG(rc == 0 && ev.num_events == 2 && ev.edge_dim == 0 && ev.node_ids && ev.node_ids[0] == 1, "%s", e.msg);
+    dgnn_events_free(&ev);
+    p = W("ml_noidx_bad.csv", "u,i,ts,label,idx\n1,2,1.0,0.0\n");
+    BAD(dgnn_read_dyglib(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 2, NULL, "expected 5 fields (u,i,ts,label,idx)");
+    p = W("ml_empty.csv", ",u,i,ts,label,idx\n");
+    BAD(dgnn_read_dyglib(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 0, NULL, "only a header");
+}
+
+static void test_tgb(void) {
+    dgnn_events ev;
+    dgnn_err e = {0};
+    /* the weight layout (tgbl-review / tgbl-coin): names numbered in first appearance,
+     * src before dst within a row, in file order (not time order); feature log2(w), 0 -> 1 */
+    const char *p = W("tgbl-review_edgelist_v2.csv", "ts,source,target,weight\n"
+                                                     "30,b,a,4.0\n20,a,c,0\n40,07,7,8\n");
+    CHECK(dgnn_detect_format(p) == DGNN_FMT_TGB);
+    dgnn_load_opts o = dgnn_load_opts_default();
+    int rc = dgnn_load(&ev, p, &o, &e);
+    CHECK_MSG(rc == 0, "%s", e.msg);
+    /* TGB ids: b 0, a 1, c 2, "07" 3, "7" 4 */
+    CHECK(ev.num_events == 3 && ev.num_nodes == 5 && ev.edge_dim == 1 && ev.label == NULL);
+    CHECK(ev.node_ids == NULL || (ev.node_ids[0] == 0 && ev.node_ids[4] == 4));
+    SAME_I32(ev.src, 1, 0, 3);
+    SAME_I32(ev.dst, 2, 1, 4);
+    SAME_F64(ev.t, 20, 30, 40);
+    SAME_F32(ev.efeat, 0, 2, 3);
+    dgnn_events_free(&ev);
+    /* the same layout found by its header under another name (tgbl-coin's header) */
+    p = W("coin.csv", "time,src,dst,weight\n1,0x1,0x2,1.0\n2,0x2,0x1,2.0\n");
+    CHECK(dgnn_detect_format(p) == DGNN_FMT_TGB);
+
+    /* the comment layout: 6 header names over 5-field rows (TGB's writer dropped one) */
+    p = W("cmt.csv", "ts,src,dst,subreddit,num_words,score\n5,u1,u2,2500,-3\n");
+    rc = dgnn_read_tgb(&ev, p, &e);
+    CHECK_MSG(rc == 0, "%s", e.msg);
+    CHECK(ev.num_events == 1 && ev.num_nodes == 2 && ev.edge_dim == 3);
+    SAME_F32(ev.efeat, 0.5f, 0.5f, -3);
+    dgnn_events_free(&ev);
+
+    /* the wiki layout (JODIE's header): dst shifted by max(src) + 1 even without overlap,
+     * times truncated as numpy's astype(int), the state label kept */
+    p = W("tgbl-wiki_edgelist_v2.csv", "user_id,item_id,timestamp,state_label,comma_separated_list_of_features\n"
+                                       "0,5,1.75,0,0.5\n2,6,3.0,1,0.25\n");
+    CHECK(dgnn_detect_format(p) == DGNN_FMT_TGB);
+    rc = dgnn_load(&ev, p, &o, &e);
+    CHECK_MSG(rc == 0, "%s", e.msg);
+    CHECK(ev.num_events == 2 && ev.num_nodes == 4 && ev.edge_dim == 1 && ev.label);
+    CHECK(ev.node_ids && ev.node_ids[0] == 0 && ev.node_ids[1] == 2 && ev.node_ids[2] == 8 && ev.node_ids[3] == 9);
+    SAME_F64(ev.t, 1, 3);
+    SAME_I32(ev.label, 0, 1);
+    SAME_F32(ev.efeat, 0.5f, 0.25f);
+    dgnn_events_free(&ev);
+
+    /* bad input: each names file, line and field */
+    p = W("tb1.csv", "ts,src,dst,weight\n1,a,b,1\n1.5,a,b,1\n");
+    BAD(dgnn_read_tgb(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 3, "time", "not an integer");
+    p = W("tb2.csv", "ts,src,dst,weight\n1,a,b,-1\n");
+    BAD(dgnn_read_tgb(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 2, "weight", "log2");
+    p = W("tb3.csv", "ts,src,dst,weight\n1,a,b,1\n2,a,b\n");
+    BAD(dgnn_read_tgb(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 3, NULL, "expected 4 fields");
+    p = W("tb4.csv", "ts,src,dst\n1,a,b\n");
+    BAD(dgnn_read_tgb(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 2, NULL, "expected 4 fields");
+    p = W("tb5.csv", "1,2,3,1\n2,3,4,1\n");
+    BAD(dgnn_read_tgb(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 1, NULL, "not a header");
+    p = W("tb6.csv", "day,src,dst,callsign,typecode\n1,a,b,X,Y\n");
+    BAD(dgnn_read_tgb(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 1, NULL, "tgbl-flight");
+    p = W("tb7.csv", "ts,src,dst,weight\n1,,b,1\n");
+    BAD(dgnn_read_tgb(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 2, "src", "empty");
+    p = W("tb8.csv", "user_id,item_id,timestamp,state_label\n0,x,1,0\n");
+    BAD(dgnn_read_tgb(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 2, "dst", "'x'");
+    p = W("tb9.csv", "ts,src,dst,weight\n");
+    BAD(dgnn_read_tgb(&ev, p, &e), &e, &ev, DGNN_EFORMAT, p, 0, NULL, "only a header");
+    /* many names: the id table grows past its first size and keeps first-appearance ids */
+    {
+        size_t cap = 5000 * 24 + 64, n = 0;
+        char *big = malloc(cap);
+        n += (size_t)snprintf(big + n, cap - n, "ts,src,dst,weight\n");
+        for (int i = 0; i < 5000; i++) n += (size_t)snprintf(big + n, cap - n, "%d,n%d,n%d,1\n", i, 4999 - i, i);
+        p = W("tbig.csv", big);
+        free(big);
+        rc = dgnn_read_tgb(&ev, p, &e);
+        CHECK_MSG(rc == 0 && ev.num_nodes == 5000, "%s", e.msg);
+        /* row i: src "n(4999-i)", dst "n(i)"; first appearance: n4999 0, n0 1, n4998 2, n1 3, ... */
+        CHECK(rc == 0 && ev.src[0] == 0 && ev.dst[0] == 1 && ev.src[1] == 2 && ev.dst[1] == 3);
+        CHECK(rc == 0 && ev.src[4999] == 1 && ev.dst[4999] == 0); /* n0 and n4999 again */
+        dgnn_events_free(&ev);
+    }
+}
+
 int main(void) {
     snprintf(g_dir, sizeof g_dir, "/tmp/dgnn_readers_XXXXXX");
     if (!mkdtemp(g_dir)) {
@@ -911,6 +1071,9 @@ int main(void) {
     test_npy();
     test_tgl_good();
     test_tgl_bad();
+    test_tgl_pt();
+    test_dyglib();
+    test_tgb();
     test_edgelist_good();
     test_edgelist_bad();
     test_file_kinds();

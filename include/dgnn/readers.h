@@ -1,6 +1,6 @@
 /* readers.h: reading datasets into a dgnn_events table (src/data/load.c and the readers
- * read_jodie.c, read_tgl.c, read_edgelist.c, read_pgt.c; src/data/textscan.c is their
- * shared line scanner).
+ * read_jodie.c, read_tgl.c, read_edgelist.c, read_pgt.c, read_dyglib.c, read_tgb.c;
+ * src/data/textscan.c is their shared line scanner).
  *
  * dgnn_load() is the one entry point the commands use: it detects the format (or takes
  * the one given) and calls the reader. Every reader rejects a broken file with a
@@ -22,7 +22,10 @@ typedef enum {
     DGNN_FMT_TGL,      /* TGL edges.csv (,src,dst,time,ext_roll) + optional .npy features */
     DGNN_FMT_EDGELIST, /* SNAP / KONECT edge list */
     DGNN_FMT_PGT,      /* PyTorch Geometric Temporal json snapshots */
-    DGNN_FMT_BINARY    /* .dgnn */
+    DGNN_FMT_BINARY,   /* .dgnn */
+    DGNN_FMT_DYGLIB,   /* TGN / DyGLib processed ml_NAME.csv (,u,i,ts,label,idx) + ml_NAME.npy,
+                          ml_NAME_node.npy (row 0 of each is padding; ids are 1-based) */
+    DGNN_FMT_TGB       /* TGB's raw edge list (tgbl-*_edgelist_v2.csv), nodes numbered as TGB does */
 } dgnn_format;
 
 typedef struct {
@@ -46,12 +49,16 @@ int dgnn_load(dgnn_events *ev, const char *path, const dgnn_load_opts *opts, dgn
 dgnn_format dgnn_detect_format(const char *path);
 const char *dgnn_format_name(dgnn_format f);
 
-/* ---- the readers (read_jodie.c, read_tgl.c, read_edgelist.c, read_pgt.c) ---- */
+/* ---- the readers (read_jodie.c, read_tgl.c, read_edgelist.c, read_pgt.c, read_dyglib.c,
+ * read_tgb.c) ---- */
 int dgnn_read_jodie(dgnn_events *ev, const char *path, dgnn_err *err);
 int dgnn_read_tgl(dgnn_events *ev, const char *path, const char *edge_feat_npy,
                   const char *node_feat_npy, dgnn_err *err);
 int dgnn_read_edgelist(dgnn_events *ev, const char *path, const char *columns, dgnn_err *err);
 int dgnn_read_pgt(dgnn_events *ev, const char *path, dgnn_err *err);
+/* path: ml_NAME.csv; ml_NAME.npy and ml_NAME_node.npy beside it are read when present. */
+int dgnn_read_dyglib(dgnn_events *ev, const char *path, dgnn_err *err);
+int dgnn_read_tgb(dgnn_events *ev, const char *path, dgnn_err *err);
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,8 @@
  * Periods. By time (TGN, default): val_time, test_time = the 0.70 and 0.85 quantiles
  * of all event times, computed exactly as numpy.quantile's default ('linear')
  * method; train = t <= val_time, val = val_time < t <= test_time, test = t > test_time.
- * By ext_roll (TGL's edges.csv column): 0 = train, 1 = val, 2 = test.
+ * By ext_roll (TGL's edges.csv column): 0 = train, 1 = val, 2 = test. The new-node
+ * hold-out below applies to either mode (dgnn train --split, src/cli/split_mode.c).
  *
  * New nodes (TGN's get_data, utils/data_processing.py), with dgnn's own rng in place
  * of Python's random.seed(2020) / random.sample, so the chosen nodes differ from

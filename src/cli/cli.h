@@ -9,6 +9,7 @@
 #include "args.h"
 #include "dgnn/event_train.h"
 #include "dgnn/readers.h"
+#include "dgnn/split.h"
 
 int cmd_info(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
@@ -57,7 +58,7 @@ typedef struct {
 } cli_load_flags;
 
 #define CLI_LOAD_OPTS(f)                                                                          \
-    {"format", ARG_STRING, &(f).format, "FMT", "input format: auto (default), jodie, tgl, edgelist, pgt, dgnn"}, \
+    {"format", ARG_STRING, &(f).format, "FMT", "input format: auto (default), jodie, tgl, edgelist, pgt, dgnn, dyglib, tgb"}, \
     {"columns", ARG_STRING, &(f).columns, "LIST", "edge lists only: column roles, e.g. src,dst,ts or src,dst,weight,ts"}, \
     {"bipartite", ARG_FLAG, &(f).bipartite, NULL, "declare the stream bipartite (checked)"},   \
     {"not-bipartite", ARG_FLAG, &(f).not_bipartite, NULL, "treat the stream as not bipartite"}, \
@@ -72,6 +73,12 @@ int cli_load(const char *cmd, const char *path, const cli_load_flags *f, dgnn_ev
 /* For commands whose data is optional (built-in or synthetic without --data): 2 with a
  * message if a loading flag was given anyway (it would be ignored), else 0. */
 int cli_load_flags_unused(const char *cmd, const cli_load_flags *f);
+
+/* The event split of `dgnn train` (split_mode.c): flag "time" or "ext_roll", or NULL for
+ * the default (ext_roll when ev has TGL's column, with one log line saying so; else
+ * time). "ext_roll" on data without the column is refused naming the flag and data:
+ * returns 2 (usage error) after printing; 0 with *mode set otherwise. */
+int cli_split_mode(dgnn_split_mode *mode, const char *flag, const dgnn_events *ev, const char *data);
 
 /* Writes o (then deleted) to path as JSON through the output rules of dgnn/outfile.h
  * (atomic temporary file + rename; symlinks followed; devices and FIFOs written

@@ -94,6 +94,10 @@ int cmd_info(int argc, char **argv) {
     if ((rc = cli_load("info", path, &lf, &ev)) != 0) return rc;
     info_stats st;
     compute_stats(&ev, &st);
+    int64_t roll[3] = {0, 0, 0}; /* events per ext_roll value (TGL's split column), when present */
+    if (ev.ext_roll)
+        for (int64_t e = 0; e < ev.num_events; e++)
+            if (ev.ext_roll[e] >= 0 && ev.ext_roll[e] <= 2) roll[ev.ext_roll[e]]++;
     int64_t *hist = dgnn_xcalloc((size_t)bins, sizeof(int64_t));
     histogram(&ev, (int)bins, hist);
     double t0 = ev.num_events ? ev.t[0] : 0, t1 = ev.num_events ? ev.t[ev.num_events - 1] : 0;
@@ -131,6 +135,12 @@ int cmd_info(int argc, char **argv) {
         cJSON_AddNumberToObject(o, "node_dim", (double)ev.node_dim);
         cJSON_AddNumberToObject(o, "periods", (double)ev.num_periods);
         if (ev.label) cJSON_AddNumberToObject(o, "positive_labels", (double)st.positive_labels);
+        if (ev.ext_roll) {
+            cJSON *r = cJSON_AddObjectToObject(o, "ext_roll");
+            cJSON_AddNumberToObject(r, "train", (double)roll[0]);
+            cJSON_AddNumberToObject(r, "val", (double)roll[1]);
+            cJSON_AddNumberToObject(r, "test", (double)roll[2]);
+        }
         cJSON *d = cJSON_AddObjectToObject(o, "degree");
         cJSON_AddNumberToObject(d, "min", (double)st.min);
         cJSON_AddNumberToObject(d, "median", (double)st.median);
@@ -172,6 +182,10 @@ int cmd_info(int argc, char **argv) {
                ev.period_x_dim ? " per snapshot" : "");
         if (ev.period_y_dim) printf("  node targets  %lld per node per snapshot\n", (long long)ev.period_y_dim);
         if (ev.label) printf("  labels        %s positive\n", dgnn_fmt_count(a, sizeof a, st.positive_labels));
+        if (ev.ext_roll)
+            printf("  ext_roll      %s train, %s val, %s test events (TGL's split; dgnn train's default)\n",
+                   dgnn_fmt_count(a, sizeof a, roll[0]), dgnn_fmt_count(b, sizeof b, roll[1]),
+                   dgnn_fmt_count(c, sizeof c, roll[2]));
         printf("  degree        min %lld, median %lld, mean %.1f, p99 %lld, max %lld (events per node)\n",
                (long long)st.min, (long long)st.median, st.mean, (long long)st.p99, (long long)st.max);
         if (have_snaps)

@@ -87,6 +87,7 @@ static int write_json(const char *path, const char *model, const char *dataset, 
     cJSON_AddStringToObject(cfg, "attention", c->model.attn == DGNN_ATTN_TGN ? "tgn" : "tgl");
     cJSON_AddNumberToObject(cfg, "dropout", args_float_json(c->model.dropout));
     cJSON_AddStringToObject(cfg, "sampler", c->model.uniform_sampler ? "uniform" : "recent");
+    cJSON_AddStringToObject(cfg, "split", c->split.mode == DGNN_SPLIT_BY_EXT_ROLL ? "ext_roll" : "time");
     cJSON_AddNumberToObject(cfg, "new_node_frac", c->split.new_node_frac);
     cJSON_AddNumberToObject(cfg, "val_quantile", c->split.val_q);
     cJSON_AddNumberToObject(cfg, "test_quantile", c->split.test_q);
@@ -209,7 +210,7 @@ static int train_main(int argc, char **argv, int mode) {
     cli_load_flags lf = {0};
     cli_node_flags nf = CLI_NODE_FLAGS_INIT;
     const char *model = "tgn", *data = NULL, *preset = NULL, *out = NULL, *ckpt = NULL;
-    const char *sampler = NULL, *negs = NULL, *attn = NULL, *dist = NULL;
+    const char *sampler = NULL, *negs = NULL, *attn = NULL, *dist = NULL, *split = NULL;
     int64_t window_events = CLI_UNSET, refine = 0;
     double window_seconds = 0;
     int partition = 0, critical_path = 0, no_prefetch = 0, cold_allgather = 0;
@@ -245,6 +246,7 @@ static int train_main(int argc, char **argv, int mode) {
         {"sampler", ARG_STRING, &sampler, "S", "recent (default) or uniform neighbour sampling"},
         {"negatives", ARG_STRING, &negs, "N", "dst (destination set, tgn-paper) or all (all nodes, tgl)"},
         {"attention", ARG_STRING, &attn, "A", "tgn (MultiheadAttention + MergeLayer) or tgl (TGL's layer)"},
+        {"split", ARG_STRING, &split, "S", "time (70/15/15 by time quantiles) or ext_roll (TGL's edges.csv column; the default when the data has it); new nodes are held out either way"},
         {"new-node-frac", ARG_DOUBLE, &new_frac, "F", "fraction of nodes held out as new test nodes (0.1)", ARG_IN_OPEN_HI(0, 1)},
         {"max-batches", ARG_INT, &max_batches, "N", "stop each training epoch after N batches (quick runs; 0: all)", ARG_MIN(0)},
         {"eval-max-events", ARG_INT, &max_eval, "N", "evaluate each split on its first N events only (quick runs; 0: all)", ARG_MIN(0)},
@@ -369,6 +371,10 @@ static int train_main(int argc, char **argv, int mode) {
     if (heads != CLI_UNSET) c.model.heads = heads;
     if (CLI_GIVEN_F(dropout)) c.model.dropout = (float)dropout;
     if (CLI_GIVEN_F(new_frac)) c.split.new_node_frac = new_frac;
+    if (split && strcmp(split, "time") && strcmp(split, "ext_roll")) {
+        fprintf(stderr, "dgnn train: --split: '%s' (time, ext_roll)\n", split);
+        return 2;
+    }
     if (sampler) {
         if (strcmp(sampler, "recent") && strcmp(sampler, "uniform")) {
             fprintf(stderr, "dgnn train: --sampler: '%s' (recent, uniform)\n", sampler);
@@ -492,6 +498,10 @@ static int train_main(int argc, char **argv, int mode) {
             return 1;
         }
         dgnn_log("no --data: training on the built-in synthetic stream (60,000 events, 2,000 nodes)\n");
+    }
+    if ((rc = cli_split_mode(&c.split.mode, split, &ev, dataset)) != 0) {
+        dgnn_events_free(&ev);
+        return rc;
     }
     if (node_task && !ev.label) {
         fprintf(stderr, "dgnn train: --task node: %s has no event labels (it needs a label per event, as the "

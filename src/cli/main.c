@@ -115,12 +115,13 @@ int cli_load(const char *cmd, const char *path, const cli_load_flags *f, dgnn_ev
     if (f->format && strcmp(f->format, "auto") != 0) {
         static const struct { const char *n; dgnn_format f; } fm[] = {
             {"jodie", DGNN_FMT_JODIE}, {"tgl", DGNN_FMT_TGL}, {"edgelist", DGNN_FMT_EDGELIST},
-            {"pgt", DGNN_FMT_PGT}, {"dgnn", DGNN_FMT_BINARY}};
+            {"pgt", DGNN_FMT_PGT}, {"dgnn", DGNN_FMT_BINARY},
+            {"dyglib", DGNN_FMT_DYGLIB}, {"tgb", DGNN_FMT_TGB}};
         int found = 0;
         for (size_t i = 0; i < sizeof fm / sizeof fm[0]; i++)
             if (strcmp(f->format, fm[i].n) == 0) o.format = fm[i].f, found = 1;
         if (!found) {
-            fprintf(stderr, "dgnn %s: --format: unknown format '%s' (auto, jodie, tgl, edgelist, pgt, dgnn)\n", cmd, f->format);
+            fprintf(stderr, "dgnn %s: --format: unknown format '%s' (auto, jodie, tgl, edgelist, pgt, dgnn, dyglib, tgb)\n", cmd, f->format);
             return 2;
         }
     }

@@ -1,5 +1,7 @@
 /* load.c: the one entry point commands use to read a dataset, whatever its format.
  * Detection order: a folder is a TGL dataset; the .dgnn magic; a '{' (json) is PyG-T;
+ * the TGN/DyGLib header ",u,i,ts,label,idx" (or without the index); a TGB edge list (a file named
+ * tgbl-*_edgelist*.csv, or a header "ts|time|day|timestamp, src|source, dst|target, ...");
  * a TGL header (",src,dst,time..."); a header line whose first field is not a number
  * is JODIE; anything else is an edge list. --format overrides all of it. */
 #include "dgnn/binfmt.h"
@@ -10,6 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,6 +31,8 @@ const char *dgnn_format_name(dgnn_format f) {
     case DGNN_FMT_EDGELIST: return "edgelist";
     case DGNN_FMT_PGT: return "pgt";
     case DGNN_FMT_BINARY: return "dgnn";
+    case DGNN_FMT_DYGLIB: return "dyglib";
+    case DGNN_FMT_TGB: return "tgb";
     default: return "auto";
     }
 }
@@ -42,6 +47,32 @@ static size_t first_line(FILE *f, char *buf, size_t cap) {
     char *nl = strpbrk(buf, "\r\n");
     if (nl) *nl = '\0';
     return n;
+}
+
+/* 1 if the comma-separated header line p names the columns in names (NULL-terminated;
+ * each entry is '|'-separated alternatives, "" an empty name) in order; with exact, the
+ * line must have no more columns. Names compare without case and surrounding spaces. */
+static int header_is(const char *p, const char *const *names, int exact) {
+    for (int k = 0; names[k]; k++) {
+        if (k > 0) {
+            if (*p != ',') return 0;
+            p++;
+        }
+        while (*p == ' ' || *p == '\t') p++;
+        size_t n = strcspn(p, ",");
+        size_t m = n;
+        while (m > 0 && (p[m - 1] == ' ' || p[m - 1] == '\t')) m--;
+        int ok = 0;
+        for (const char *alt = names[k];;) {
+            size_t a = strcspn(alt, "|");
+            if (a == m && strncasecmp(alt, p, m) == 0) ok = 1;
+            if (!alt[a] || ok) break;
+            alt += a + 1;
+        }
+        if (!ok) return 0;
+        p += n;
+    }
+    return !exact || *p == '\0';
 }
 
 dgnn_format dgnn_detect_format(const char *path) {
@@ -66,6 +97,10 @@ dgnn_format dgnn_detect_format(const char *path) {
     if (*p == '{' || *p == '[') return DGNN_FMT_PGT;
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
+    static const char *const dyglib[] = {"", "u", "i", "ts", "label", "idx", NULL};
+    static const char *const tgb[] = {"ts|time|day|timestamp", "src|source", "dst|target|destination", NULL};
+    if (header_is(p, dyglib, 1) || header_is(p, dyglib + 1, 1)) return DGNN_FMT_DYGLIB;
+    if ((strncmp(base, "tgbl-", 5) == 0 && strstr(base, "_edgelist")) || header_is(p, tgb, 0)) return DGNN_FMT_TGB;
     if (strcmp(base, "edges.csv") == 0 || (p[0] == ',' && strstr(p, "src") && strstr(p, "dst")))
         return DGNN_FMT_TGL;
     /* a header line: first field starts with a letter and there are >= 4 comma fields */
@@ -92,7 +127,7 @@ int dgnn_load(dgnn_events *ev, const char *path, const dgnn_load_opts *opts, dgn
         if (rc) return rc;
         close(fd);
     }
-    if (opts->format < DGNN_FMT_AUTO || opts->format > DGNN_FMT_BINARY)
+    if (opts->format < DGNN_FMT_AUTO || opts->format > DGNN_FMT_TGB)
         return dgnn_err_set(err, DGNN_EINVAL, "%s: unknown format code %d", path, (int)opts->format);
     if (opts->bipartite < -1 || opts->bipartite > 1)
         return dgnn_err_set(err, DGNN_EINVAL, "bipartite must be -1 (detect), 0 or 1, got %d", opts->bipartite);
@@ -116,6 +151,8 @@ int dgnn_load(dgnn_events *ev, const char *path, const dgnn_load_opts *opts, dgn
     case DGNN_FMT_EDGELIST: rc = dgnn_read_edgelist(ev, path, opts->columns, err); break;
     case DGNN_FMT_PGT: rc = dgnn_read_pgt(ev, path, err); break;
     case DGNN_FMT_BINARY: rc = dgnn_load_binary(ev, path, 1, err); break;
+    case DGNN_FMT_DYGLIB: rc = dgnn_read_dyglib(ev, path, err); break;
+    case DGNN_FMT_TGB: rc = dgnn_read_tgb(ev, path, err); break;
     default: return dgnn_err_set(err, DGNN_EIO, "%s: cannot read the file", path);
     }
     if (rc != DGNN_OK) {

@@ -9,7 +9,12 @@
  *
  * Row i of edge_features.npy belongs to data row i of edges.csv: features are pushed
  * with their rows, and the builder's stable time sort keeps them together. The node
- * feature row count is the node count N: ids are kept and must be < N. */
+ * feature row count is the node count N: ids are kept and must be < N.
+ *
+ * TGL's own gen_graph / setup scripts save the features as PyTorch tensors
+ * (edge_features.pt, node_features.pt, read by torch.load in TGL's utils.py). dgnn
+ * cannot read pickles; a folder with the .pt but not the .npy is refused, with the
+ * one-line conversion, rather than read silently without its features. */
 #include "dgnn/npy.h"
 #include "dgnn/readers.h"
 #include "textscan.h"
@@ -32,6 +37,24 @@ static char *join_path(const char *dir, size_t dir_len, const char *name) {
     }
     memcpy(p + o, name, n + 1);
     return p;
+}
+
+/* DGNN_EFORMAT when dir holds NAME.pt but no NAME.npy (name without extension). */
+static int refuse_pt(const char *dir, size_t dir_len, const char *name, dgnn_err *err) {
+    char pt[64], npy[64];
+    snprintf(pt, sizeof pt, "%s.pt", name);
+    snprintf(npy, sizeof npy, "%s.npy", name);
+    char *p = join_path(dir, dir_len, pt);
+    if (!p) return dgnn_err_set(err, DGNN_ENOMEM, "out of memory");
+    int rc = DGNN_OK;
+    if (access(p, F_OK) == 0)
+        rc = dgnn_err_set(err, DGNN_EFORMAT,
+                          "%s: a PyTorch tensor file, which dgnn cannot read; convert it to %s beside it: cd into "
+                          "the folder and run python3 -c \"import torch, numpy; numpy.save('%s', "
+                          "torch.load('%s').float().numpy())\"",
+                          p, npy, npy, pt);
+    free(p);
+    return rc;
 }
 
 /* Header name without surrounding quotes (pandas may quote), for matching. */
@@ -76,6 +99,7 @@ int dgnn_read_tgl(dgnn_events *ev, const char *path, const char *edge_feat_npy, 
         if (efile && access(efile, R_OK) != 0) {
             free(efile);
             efile = NULL;
+            if ((rc = refuse_pt(path, dir_len, "edge_features", err))) goto done;
         }
     }
     if (node_feat_npy) nfile = join_path("", 0, node_feat_npy);
@@ -84,6 +108,7 @@ int dgnn_read_tgl(dgnn_events *ev, const char *path, const char *edge_feat_npy, 
         if (nfile && access(nfile, R_OK) != 0) {
             free(nfile);
             nfile = NULL;
+            if ((rc = refuse_pt(path, dir_len, "node_features", err))) goto done;
         }
     }
     if ((edge_feat_npy && !efile) || (node_feat_npy && !nfile)) {
