@@ -58,6 +58,8 @@
 #include "dgnn/tcsr.h"
 #include "dgnn/sampler.h"
 #include "dgnn/negative.h"
+#include "dgnn/edgeset.h"
+#include "dgnn/eval_neg.h"
 #include "dgnn/snapshot.h"
 #include "dgnn/snapshot_graph.h"
 /* models */
@@ -66,6 +68,7 @@
 #include "dgnn/tgnn.h"
 #include "dgnn/snapmodel.h"
 #include "dgnn/node_head.h"
+#include "dgnn/edgebank.h"
 /* cluster: communication, partitioning, scheduling, simulators */
 #include "dgnn/comm.h"
 #include "dgnn/partition.h"
