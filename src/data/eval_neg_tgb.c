@@ -164,7 +164,7 @@ int dgnn_tgb_negs_generate(dgnn_tgb_negs *out, const dgnn_events *ev, int64_t fi
         }
 #pragma omp for schedule(dynamic, 64)
         for (int64_t i = 0; i < n; i++) {
-            if (!x || bad) continue;
+            if (!x) continue; /* this thread's scratch failed: bad is set, the result dropped */
             int64_t e = first + i;
             int32_t s = ev->src[e];
             double t = ev->t[e];
