@@ -18,7 +18,7 @@ layers="base nn data models cluster train report cli"
 header_layers='
 base:base outfile prof vec
 nn:nn spmm cuda
-data:events binfmt readers npy infile gen tcsr sampler snapshot snapshot_graph split negative eval_neg
+data:events binfmt readers npy infile gen tcsr sampler snapshot snapshot_graph split negative edgeset eval_neg
 models:params tgnn state snapmodel node_head node_mlp edgebank
 cluster:comm partition sched costmodel simulate
 train:adam metrics checkpoint event_train event_node snap_train

@@ -334,12 +334,68 @@ static void test_prf_mse(void) {
     free(z);
 }
 
+/* ---- TGB's rank metrics (tgb/linkproppred/evaluate.py, _eval_hits_and_mrr) ----
+ * rank = 1 + 0.5 (#{neg > pos} + #{neg >= pos}); hits@h = [rank <= h]. By hand:
+ *   row 0: pos 0.5, neg [0.5, 0.5, 0.1]: opt 0, pess 2, rank 2: rr 0.5, hits 0/1/1;
+ *   row 1: pos 0.9, neg [0.1, 0.2, 0.3]: rank 1: rr 1, hits 1/1/1;
+ *   row 2: pos 0.0, neg [1 x 3] (nk 3), the rest unused: rank 4: rr 0.25, hits 0/0/1;
+ *   row 3: nk 0: skipped.
+ * MRR = 1.75 / 3, hits@1 = 1/3, hits@3 = 2/3, hits@10 = 1. */
+static void test_rank_acc(void) {
+    const float pos[4] = {0.5f, 0.9f, 0.0f, 0.3f};
+    const float neg[4 * 3] = {0.5f, 0.5f, 0.1f, 0.1f, 0.2f, 0.3f, 1, 1, 1, 9, 9, 9};
+    const int64_t nk[4] = {3, 3, 3, 0};
+    dgnn_rank_acc a = {0};
+    double mrr, h1, h3, h10;
+    dgnn_rank_acc_add(&a, pos, neg, nk, 4, 3);
+    dgnn_rank_acc_result(&a, &mrr, &h1, &h3, &h10);
+    CHECK(a.n == 3);
+    CHECK_NEAR(mrr, 1.75 / 3.0, 1e-12);
+    CHECK_NEAR(h1, 1.0 / 3.0, 1e-12);
+    CHECK_NEAR(h3, 2.0 / 3.0, 1e-12);
+    CHECK_NEAR(h10, 1.0, 1e-12);
+    /* the brief's example alone: rank 2, MRR 0.5, hits@1 0, hits@3 1 */
+    dgnn_rank_acc b = {0};
+    dgnn_rank_acc_add(&b, pos, neg, NULL, 1, 3);
+    dgnn_rank_acc_result(&b, &mrr, &h1, &h3, &h10);
+    CHECK_NEAR(mrr, 0.5, 1e-12);
+    CHECK(h1 == 0.0 && h3 == 1.0);
+    /* batches add up: rows one at a time give the same sums */
+    dgnn_rank_acc c = {0};
+    for (int i = 0; i < 4; i++) dgnn_rank_acc_add(&c, pos + i, neg + i * 3, nk + i, 1, 3);
+    CHECK(c.n == a.n && c.rr == a.rr && c.hits1 == a.hits1 && c.hits3 == a.hits3 && c.hits10 == a.hits10);
+    /* ties everywhere: k equal negatives give rank (k + 2) / 2; 12 above: hits@10 = 0 */
+    float p1 = 0.25f, n12[12];
+    for (int j = 0; j < 12; j++) n12[j] = 0.25f;
+    dgnn_rank_acc d = {0};
+    dgnn_rank_acc_add(&d, &p1, n12, NULL, 1, 12);
+    dgnn_rank_acc_result(&d, &mrr, NULL, NULL, &h10);
+    CHECK_NEAR(mrr, 1.0 / 7.0, 1e-12);
+    CHECK(h10 == 1.0); /* rank 7 <= 10 */
+    for (int j = 0; j < 12; j++) n12[j] = 0.5f;
+    dgnn_rank_acc_add(&d, &p1, n12, NULL, 1, 12);
+    dgnn_rank_acc_result(&d, &mrr, NULL, NULL, &h10);
+    CHECK_NEAR(mrr, (1.0 / 7.0 + 1.0 / 13.0) / 2.0, 1e-12);
+    CHECK_NEAR(h10, 0.5, 1e-12);
+    /* the same as dgnn_metric_mrr's rule on full rows */
+    CHECK_NEAR(dgnn_metric_mrr(pos, neg, 3, 3), 1.75 / 3.0, 1e-12);
+    /* no row: NaN; a NaN score: NaN */
+    dgnn_rank_acc e = {0};
+    dgnn_rank_acc_result(&e, &mrr, &h1, &h3, &h10);
+    CHECK(isnan(mrr) && isnan(h1) && isnan(h3) && isnan(h10));
+    float pn = NAN;
+    dgnn_rank_acc_add(&e, &pn, neg, NULL, 1, 3);
+    dgnn_rank_acc_result(&e, &mrr, &h1, NULL, NULL);
+    CHECK(isnan(mrr) && isnan(h1));
+}
+
 int main(void) {
     test_ap_auc_hand();
     test_ap_auc_edge();
     test_ap_auc_random();
     test_ap_auc_large();
     test_mrr();
+    test_rank_acc();
     test_evolvegcn();
     test_prf_mse();
     return check_done();

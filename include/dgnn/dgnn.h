@@ -61,6 +61,7 @@
 #include "dgnn/tcsr.h"
 #include "dgnn/sampler.h"
 #include "dgnn/negative.h"
+#include "dgnn/edgeset.h"
 #include "dgnn/eval_neg.h"
 #include "dgnn/snapshot.h"
 #include "dgnn/snapshot_graph.h"

@@ -1,5 +1,6 @@
-/* npy.c: reads a NumPy .npy array of float32 or float64 as float32 (dgnn_read_npy).
- * Used for TGL's edge_features.npy / node_features.npy.
+/* npy.c: NumPy .npy arrays: float32/float64 read as float32 (dgnn_read_npy; TGL's
+ * edge_features.npy / node_features.npy), int64/int32 read as int64 (dgnn_read_npy_i64;
+ * TGB's negative lists), and float32 / int64 written (the embeddings, the lists).
  *
  * Format (numpy.lib.format): "\x93NUMPY", major, minor, header length (uint16 LE for
  * v1, uint32 LE for v2/v3), then an ASCII python dict literal such as
@@ -11,6 +12,7 @@
  * layers would silently spread them. */
 #include "dgnn/npy.h"
 #include "dgnn/infile.h"
+#include "dgnn/outfile.h"
 
 #include <errno.h>
 #include <float.h>
@@ -20,7 +22,7 @@
 #include <unistd.h>
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "npy.c reads little-endian '<f4'/'<f8' data directly: add byte swapping for big-endian hosts"
+#error "npy.c reads and writes little-endian '<f4'/'<f8'/'<i4'/'<i8' data directly: add byte swapping for big-endian hosts"
 #endif
 
 /* A cursor over the header dict text. */
@@ -87,13 +89,23 @@ static int parse_shape(cur *c, int64_t *dims, int *ndim) {
     }
 }
 
-int dgnn_read_npy(const char *path, float **out, int64_t *rows, int64_t *cols, dgnn_err *err) {
-    *out = NULL;
-    *rows = *cols = 0;
+/* What the header says, checked against the file's size: the data are rows x cols
+ * values of esz bytes from data_off to the end of the file. */
+typedef struct {
+    char descr[16];
+    int64_t rows, cols;
+    int esz;
+} npy_info;
+
+/* Opens path, parses and checks its header (magic, version, dict, C order, 1 or 2 dims)
+ * and leaves *fp at the data. dtype(descr) gives the element size of a dtype the caller
+ * reads, 0 for one it does not (then the message is `hint`). */
+static int npy_open(const char *path, FILE **fp, npy_info *info, int (*dtype)(const char *, size_t),
+                    const char *hint, dgnn_err *err) {
+    *fp = NULL;
+    memset(info, 0, sizeof *info);
     int rc = DGNN_OK;
     char *hdr = NULL;
-    float *data = NULL;
-    double *chunk = NULL;
     if (!path) return dgnn_err_set(err, DGNN_EINVAL, "no .npy path given");
     int fd;
     int64_t fsize;
@@ -190,14 +202,12 @@ int dgnn_read_npy(const char *path, float **out, int64_t *rows, int64_t *cols, d
                           !descr ? "descr" : fortran < 0 ? "fortran_order" : "shape");
         goto done;
     }
-    int esz = descr_n == 3 && memcmp(descr, "<f4", 3) == 0 ? 4 : descr_n == 3 && memcmp(descr, "<f8", 3) == 0 ? 8 : 0;
+    snprintf(info->descr, sizeof info->descr, "%.*s", (int)(descr_n < 15 ? descr_n : 15), descr);
+    int esz = dtype(descr, descr_n);
     if (!esz) {
         char d[64];
         snprintf(d, sizeof d, "%.*s", (int)(descr_n < 40 ? descr_n : 40), descr);
-        rc = dgnn_err_set(err, DGNN_EUNSUPPORTED,
-                          "%s: .npy dtype '%s' is not supported: save as float32 ('<f4') or float64 ('<f8'), "
-                          "e.g. np.save(path, a.astype(np.float32))",
-                          path, d);
+        rc = dgnn_err_set(err, DGNN_EUNSUPPORTED, "%s: .npy dtype '%s' is not supported: %s", path, d, hint);
         goto done;
     }
     if (fortran) {
@@ -227,12 +237,37 @@ int dgnn_read_npy(const char *path, float **out, int64_t *rows, int64_t *cols, d
                           (long long)avail, (long long)r, (long long)k, esz, (long long)(count * esz));
         goto done;
     }
+    info->rows = r;
+    info->cols = k;
+    info->esz = esz;
+done:
+    free(hdr);
+    if (rc) fclose(f);
+    else *fp = f;
+    return rc;
+}
+
+static int is_descr(const char *d, size_t n, const char *want) { return n == 3 && memcmp(d, want, 3) == 0; }
+static int float_dtype(const char *d, size_t n) { return is_descr(d, n, "<f4") ? 4 : is_descr(d, n, "<f8") ? 8 : 0; }
+static int int_dtype(const char *d, size_t n) { return is_descr(d, n, "<i4") ? 4 : is_descr(d, n, "<i8") ? 8 : 0; }
+
+int dgnn_read_npy(const char *path, float **out, int64_t *rows, int64_t *cols, dgnn_err *err) {
+    *out = NULL;
+    *rows = *cols = 0;
+    float *data = NULL;
+    double *chunk = NULL;
+    FILE *f;
+    npy_info h;
+    int rc = npy_open(path, &f, &h, float_dtype,
+                      "save as float32 ('<f4') or float64 ('<f8'), e.g. np.save(path, a.astype(np.float32))", err);
+    if (rc) return rc;
+    int64_t count = h.rows * h.cols, k = h.cols;
     data = malloc((size_t)(count > 0 ? count : 1) * sizeof(float));
     if (!data) {
         rc = dgnn_err_set(err, DGNN_ENOMEM, "%s: out of memory for %lld values", path, (long long)count);
         goto done;
     }
-    if (esz == 4) {
+    if (h.esz == 4) {
         if (fread(data, 4, (size_t)count, f) != (size_t)count) {
             rc = dgnn_err_set(err, DGNN_EIO, "%s: read error: %s", path, strerror(errno ? errno : EIO));
             goto done;
@@ -268,12 +303,103 @@ int dgnn_read_npy(const char *path, float **out, int64_t *rows, int64_t *cols, d
         }
     *out = data;
     data = NULL;
-    *rows = r;
-    *cols = ndim == 2 ? k : 1;
+    *rows = h.rows;
+    *cols = h.cols;
 done:
-    free(hdr);
     free(chunk);
     free(data);
     fclose(f);
     return rc;
+}
+
+int dgnn_read_npy_i64(const char *path, int64_t **out, int64_t *rows, int64_t *cols, dgnn_err *err) {
+    *out = NULL;
+    *rows = *cols = 0;
+    FILE *f;
+    npy_info h;
+    int rc = npy_open(path, &f, &h, int_dtype,
+                      "save as int64 ('<i8') or int32 ('<i4'), e.g. np.save(path, a.astype(np.int64))", err);
+    if (rc) return rc;
+    int64_t count = h.rows * h.cols;
+    int64_t *data = malloc((size_t)(count > 0 ? count : 1) * sizeof(int64_t));
+    if (!data) {
+        fclose(f);
+        return dgnn_err_set(err, DGNN_ENOMEM, "%s: out of memory for %lld values", path, (long long)count);
+    }
+    if (fread(data, (size_t)h.esz, (size_t)count, f) != (size_t)count) {
+        rc = dgnn_err_set(err, DGNN_EIO, "%s: read error: %s", path, strerror(errno ? errno : EIO));
+        free(data);
+        fclose(f);
+        return rc;
+    }
+    fclose(f);
+    if (h.esz == 4) /* widen in place, from the end so no value is overwritten before it is read */
+        for (int64_t i = count - 1; i >= 0; i--) {
+            int32_t v;
+            memcpy(&v, (const char *)data + (size_t)i * 4, 4);
+            data[i] = v;
+        }
+    *out = data;
+    *rows = h.rows;
+    *cols = h.cols;
+    return DGNN_OK;
+}
+
+/* ---- writers ---- */
+
+/* The version 1.0 header numpy writes: magic, 1, 0, the uint16 LE dict length, the dict
+ * padded with spaces and ended by '\n' so that the data start at a multiple of 64 bytes
+ * (numpy.lib.format's ARRAY_ALIGN): byte for byte what np.save writes for the same
+ * C-ordered 2-d array. Returns the header's length in buf. */
+static size_t npy_header(char *buf, size_t cap, const char *descr, int64_t rows, int64_t cols) {
+    char dict[160];
+    int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%lld, %lld), }", descr,
+                     (long long)rows, (long long)cols);
+    /* numpy (format.py, _write_array_header) leaves room for the first axis to grow:
+     * GROWTH_AXIS_MAX_DIGITS (21) minus the digits of that axis, in spaces */
+    char first[24];
+    int nd = snprintf(first, sizeof first, "%lld", (long long)rows);
+    n += 21 - nd > 0 ? 21 - nd : 0;
+    size_t total = 10 + (size_t)n + 1; /* + '\n' */
+    size_t padded = (total + 63) / 64 * 64;
+    DGNN_ASSERT(padded <= cap);
+    memcpy(buf, "\x93NUMPY\x01\x00", 8);
+    size_t hlen = padded - 10;
+    buf[8] = (char)(hlen & 0xff);
+    buf[9] = (char)(hlen >> 8);
+    size_t dn = strlen(dict);
+    memcpy(buf + 10, dict, dn);
+    memset(buf + 10 + dn, ' ', padded - 10 - dn - 1);
+    buf[padded - 1] = '\n';
+    return padded;
+}
+
+static int npy_write(const char *path, const char *descr, const void *a, int64_t rows, int64_t cols, size_t esz,
+                     dgnn_err *err) {
+    if (!path) return dgnn_err_set(err, DGNN_EINVAL, "no .npy path given");
+    if (rows < 0 || cols < 0)
+        return dgnn_err_set(err, DGNN_EINVAL, "%s: cannot write a .npy array of shape (%lld, %lld)", path,
+                            (long long)rows, (long long)cols);
+    char hdr[256];
+    size_t hn = npy_header(hdr, sizeof hdr, descr, rows, cols);
+    dgnn_outfile *o;
+    int rc = dgnn_outfile_open(&o, path, 0, err);
+    if (rc) return rc;
+    FILE *f = dgnn_outfile_stream(o);
+    if (!f) {
+        dgnn_outfile_abort(o);
+        return dgnn_err_set(err, DGNN_ENOMEM, "%s: out of memory", path);
+    }
+    size_t count = (size_t)dgnn_size_mul(rows, cols);
+    fwrite(hdr, 1, hn, f);
+    if (count) fwrite(a, esz, count, f); /* a failing write is kept by the stream and reported by commit */
+    return dgnn_outfile_commit(o, err);
+}
+
+int dgnn_write_npy_f32(const char *path, const float *a, int64_t rows, int64_t cols, dgnn_err *err) {
+    return npy_write(path, "<f4", a, rows, cols, sizeof(float), err);
+}
+
+int dgnn_write_npy_i64(const char *path, const int64_t *a, int64_t rows, int64_t cols, dgnn_err *err) {
+    return npy_write(path, "<i8", a, rows, cols, sizeof(int64_t), err);
 }

@@ -98,7 +98,10 @@ static int split_range(const event_run *r, int bit, const char *what, int64_t *f
     return DGNN_OK;
 }
 
-/* One split's list: read from path when it exists, else generated and written there. */
+/* One split's list: read from path when it exists, else generated and written there.
+ * TGB's history is the training split for both lists (its NegativeEdgeGenerator): the
+ * validation list is generated over ev (the events before validation are the training
+ * period), the test list over the training events followed by the test events. */
 static int tgb_list(event_run *r, dgnn_tgb_negs *out, const char *path, int bit, const dgnn_events *part,
                     const char *what, dgnn_err *err) {
     const dgnn_eval_protocol *pr = &r->cfg->protocol;
@@ -110,7 +113,16 @@ static int tgb_list(event_run *r, dgnn_tgb_negs *out, const char *path, int bit,
     }
     int64_t first, n;
     int rc = split_range(r, bit, what, &first, &n, err);
-    if (!rc) rc = dgnn_tgb_negs_generate(out, r->ev, first, n, pr->tgb_k, pr->tgb_seed + (uint64_t)bit, err);
+    if (rc) return rc;
+    if (bit == DGNN_SPLIT_VAL) {
+        rc = dgnn_tgb_negs_generate(out, r->ev, first, n, pr->tgb_k, pr->tgb_seed + (uint64_t)bit, err);
+    } else {
+        dgnn_events hist;
+        rc = dgnn_events_subset(&hist, r->ev, r->split.mask, DGNN_SPLIT_TRAIN | DGNN_SPLIT_TEST, err);
+        if (!rc) rc = dgnn_tgb_negs_generate(out, &hist, r->train.num_events, n, pr->tgb_k, pr->tgb_seed + (uint64_t)bit,
+                                             err);
+        dgnn_events_free(&hist);
+    }
     if (!rc) rc = dgnn_tgb_negs_write(out, path, r->ev, err);
     if (!rc)
         dgnn_log("%s negatives: none at %s; generated TGB-style (%lld per positive, half historical, half random, "
@@ -128,9 +140,11 @@ int event_eval_setup(event_run *r, dgnn_err *err) {
         if ((rc = dgnn_edgebank_add(r->eb, r->train.src, r->train.dst, r->train.num_events, err))) return rc;
     }
     if (c->skip_eval) return DGNN_OK;
+    /* DyGLib's test samplers: the observed period (whose edges are not inductive) ends
+     * with the last validation event */
     if (c->protocol.dyglib &&
-        (rc = dgnn_edge_history_build(&r->hist, r->ev, r->split.train_end > 0 ? r->ev->t[r->split.train_end - 1]
-                                                                               : -INFINITY, err)))
+        (rc = dgnn_edge_history_build(&r->hist, r->ev, r->split.val_end > 0 ? r->ev->t[r->split.val_end - 1]
+                                                                             : -INFINITY, err)))
         return rc;
     if (c->protocol.tgb) {
         if ((rc = tgb_list(r, &r->tgb_val, c->protocol.tgb_val, DGNN_SPLIT_VAL, &r->val, "validation", err)) ||

@@ -158,6 +158,54 @@ double dgnn_metric_mrr(const float *pos, const float *neg, int64_t n, int64_t k)
     return bad ? NAN : s / (double)n;
 }
 
+/* ---- TGB's one-vs-many metrics (tgb/linkproppred/evaluate.py, _eval_hits_and_mrr) ----
+ * The ranks of a block of rows are computed in parallel (each row writes its own slot),
+ * then summed in row order, so the sums do not depend on the thread count. */
+enum { RANK_BLOCK = 4096 };
+
+void dgnn_rank_acc_add(dgnn_rank_acc *a, const float *pos, const float *neg, const int64_t *nk, int64_t n, int64_t k) {
+    double rank[RANK_BLOCK];
+    for (int64_t lo = 0; lo < n; lo += RANK_BLOCK) {
+        int64_t m = n - lo < RANK_BLOCK ? n - lo : RANK_BLOCK;
+#pragma omp parallel for schedule(static)
+        for (int64_t r = 0; r < m; r++) {
+            int64_t i = lo + r, len = nk ? nk[i] : k;
+            if (len > k) len = k;
+            if (len <= 0) {
+                rank[r] = 0.0; /* skipped */
+                continue;
+            }
+            float p = pos[i];
+            const float *row = neg + i * k;
+            int64_t gt = 0, ge = 0, nan = isnan(p);
+            for (int64_t j = 0; j < len; j++) {
+                gt += row[j] > p;
+                ge += row[j] >= p;
+                nan |= isnan(row[j]);
+            }
+            /* optimistic rank gt, pessimistic ge: TGB's 0.5 (opt + pess) + 1 */
+            rank[r] = nan ? NAN : 1.0 + 0.5 * ((double)gt + (double)ge);
+        }
+        for (int64_t r = 0; r < m; r++) {
+            double rk = rank[r];
+            if (rk == 0.0) continue;
+            a->rr += 1.0 / rk; /* a NaN rank makes every sum NaN */
+            a->hits1 += isnan(rk) ? NAN : rk <= 1.0;
+            a->hits3 += isnan(rk) ? NAN : rk <= 3.0;
+            a->hits10 += isnan(rk) ? NAN : rk <= 10.0;
+            a->n++;
+        }
+    }
+}
+
+void dgnn_rank_acc_result(const dgnn_rank_acc *a, double *mrr, double *hits1, double *hits3, double *hits10) {
+    double d = (double)a->n;
+    if (mrr) *mrr = a->n ? a->rr / d : NAN;
+    if (hits1) *hits1 = a->n ? a->hits1 / d : NAN;
+    if (hits3) *hits3 = a->n ? a->hits3 / d : NAN;
+    if (hits10) *hits10 = a->n ? a->hits10 / d : NAN;
+}
+
 /* ---- EvolveGCN's MRR (logger.py get_MRR) ---- */
 
 typedef struct {
