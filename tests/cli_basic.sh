@@ -8,14 +8,14 @@ data=${2:-}
 . "$(dirname "$0")/lib_cli.sh"
 
 # help and flag errors
-expect_rc 0 "$dgnn" --help; has "info"; has "not yet implemented"
+expect_rc 0 "$dgnn" --help; has "info"; has "evaluate a checkpoint"
 for c in info convert gen bench; do expect_rc 0 "$dgnn" $c --help; has "usage: dgnn"; done
 expect_rc 2 "$dgnn"
 expect_rc 2 "$dgnn" frobnicate; has "unknown command 'frobnicate'"
 expect_rc 2 "$dgnn" train --model bogus; has "unknown model 'bogus'"
 expect_rc 2 "$dgnn" train --model tgcn; has "--data"
 expect_rc 0 "$dgnn" train --model evolvegcn-o --help; has "EvolveGCN"
-expect_rc 2 "$dgnn" eval; has "not yet implemented"
+expect_rc 2 "$dgnn" eval; has "--checkpoint DIR is required"
 expect_rc 2 "$dgnn" train --model nope; has "unknown model"
 expect_rc 2 "$dgnn" train --preset nope; has "unknown preset"
 expect_rc 2 "$dgnn" info --frob x.csv; has "unknown option '--frob'"

@@ -596,11 +596,12 @@ static int train_main(int argc, char **argv, int mode) {
             printf("TGB one-vs-many: val MRR %s  Hits@10 %s\n", dgnn_fmt_metric(f[0], 16, e->val_mrr_tgb),
                    dgnn_fmt_metric(f[1], 16, e->val_hits10_tgb));
     } else if (!c.skip_eval) { /* n/a: over no events (no new-node test events; no MRR with --eval-negatives 0) */
-        printf("test AP %s  AUC %s  new-node AP %s  new-node AUC %s  MRR vs %lld random %s  (%s epoch %lld; best val "
-               "%s: epoch %lld)\n",
+        char mrr[48] = "MRR";
+        if (c.eval_negatives > 0) snprintf(mrr, sizeof mrr, "MRR vs %lld random", (long long)c.eval_negatives);
+        printf("test AP %s  AUC %s  new-node AP %s  new-node AUC %s  %s %s  (%s epoch %lld; best val %s: epoch %lld)\n",
                dgnn_fmt_metric(f[0], 16, res->test_ap), dgnn_fmt_metric(f[1], 16, res->test_auc),
-               dgnn_fmt_metric(f[2], 16, res->test_new_ap), dgnn_fmt_metric(f[3], 16, res->test_new_auc),
-               (long long)c.eval_negatives, dgnn_fmt_metric(f[4], 16, res->test_mrr),
+               dgnn_fmt_metric(f[2], 16, res->test_new_ap), dgnn_fmt_metric(f[3], 16, res->test_new_auc), mrr,
+               dgnn_fmt_metric(f[4], 16, res->test_mrr),
                res->early_stopped ? "early-stopped, back to" : "after",
                (long long)(res->early_stopped ? res->best_epoch : res->num_epochs), c.protocol.tgb ? "MRR (TGB)" : "AP",
                (long long)res->best_epoch);
