@@ -29,19 +29,23 @@ npy() { # FILE ROWS COLS values...
     open(my $o, ">", $f) or die; binmode $o; print $o "\x93NUMPY\x01\x00" . pack("v", length($h)) . $h . pack("q<*", @v); close $o' "$@"
 }
 
-# ---- 1. TGB's ranking, EdgeBank, batch 1 ----
+# ---- 1. TGB's ranking, EdgeBank, batch 1, on a file in tgbl-wiki's layout ----
+# (JODIE's csv: user, item, time, label, features; TGB numbers item i as node i + max(user) + 1,
+# so users 0..2 are nodes 0..2 and items 0..2 nodes 3..5, the ids the lists below use.)
 # t 1..14 train, 15..17 validation, 18..20 test (quantiles 0.70 / 0.85 of 1..20); no new nodes
 {
-  for p in "0 3" "1 4" "2 5" "0 3" "1 4" "2 5" "0 4" "1 5" "0 3" "1 4" "2 5" "0 3" "1 4" "2 5"; do echo "$p"; done
-  printf '%s\n' "0 5" "0 3" "2 3" "0 5" "2 4" "1 4"
-} | awk '{ print $1, $2, NR }' > "$tmp/s.txt"
+  echo "user_id,item_id,timestamp,state_label,comma_separated_list_of_features"
+  for p in "0 3" "1 4" "2 5" "0 3" "1 4" "2 5" "0 4" "1 5" "0 3" "1 4" "2 5" "0 3" "1 4" "2 5" \
+           "0 5" "0 3" "2 3" "0 5" "2 4" "1 4"; do echo "$p"; done | awk '{ printf "%d,%d,%d,0,0.5\n", $1, $2 - 3, NR }'
+} > "$tmp/tgbl-wiki_edgelist_v2.csv"
 # validation rows: (0,5) vs 3,4  (0,3) vs 4,5  (2,3) vs 4,5 (padding -1 at the row end)
-npy "$tmp/h_val_ns.npy" 3 3  3 4 -1  4 5 -1  4 5 -1
+npy "$tmp/tgbl-wiki_val_ns.npy" 3 3  3 4 -1  4 5 -1  4 5 -1
 # test rows: (0,5) vs 3,4  (2,4) vs 3,5  (1,4) vs 3,0
-npy "$tmp/h_test_ns.npy" 3 2  3 4  3 5  3 0
-eb=(train --model edgebank --data "$tmp/s.txt" --format edgelist --batch 1 --quiet --eval-negatives 1)
-expect_rc 0 "$dgnn" "${eb[@]}" --protocol tgb,dyglib --tgb-negatives "$tmp/h" --out "$tmp/eb.json"
-has "TGB one-vs-many"; has "historical"
+npy "$tmp/tgbl-wiki_test_ns.npy" 3 2  3 4  3 5  3 0
+eb=(train --model edgebank --data "$tmp/tgbl-wiki_edgelist_v2.csv" --batch 1 --quiet --eval-negatives 1)
+# the lists are found beside the data (its name without _edgelist_v2.csv)
+expect_rc 0 "$dgnn" "${eb[@]}" --protocol tgb,dyglib --out "$tmp/eb.json"
+has "TGB one-vs-many"; has "historical"; has "validation negatives: $tmp/tgbl-wiki_val_ns.npy (3 candidates per positive)"
 # EdgeBank scores 1 for a pair seen before (training, then every evaluated event), else 0;
 # rank = 1 + (#{neg > pos} + #{neg >= pos}) / 2.
 # val:  (0,5)=0 vs 1,1 -> 3;  (0,3)=1 vs 1,1 (0,5 now seen) -> 2;  (2,3)=0 vs 0,1 -> 2.5

@@ -28,8 +28,8 @@ int cli_protocol_parse(const char *cmd, const char *list, dgnn_eval_protocol *p)
 }
 
 /* PREFIX: --tgb-negatives, else the data file without its extension (and without TGB's
- * "_edgelist_v2" / "_edgelist"), so tgbl-wiki_edgelist_v2.csv pairs with tgbl-wiki_val_ns.npy,
- * the names scripts/tgb_export.py writes. */
+ * "_edgelist_v2" / "_edgelist", or tgb_export.py's "_edges"), so tgbl-wiki_edgelist_v2.csv
+ * and tgbl-wiki_edges.csv pair with tgbl-wiki_val_ns.npy, the names tgb_export.py writes. */
 int cli_tgb_paths(const char *cmd, const char *prefix, const char *data, char *val, char *test, size_t cap) {
     char base[4096];
     if (prefix) snprintf(base, sizeof base, "%s", prefix);
@@ -39,8 +39,8 @@ int cli_tgb_paths(const char *cmd, const char *prefix, const char *data, char *v
         while (n > 1 && base[n - 1] == '/') base[--n] = 0; /* a TGL folder */
         char *slash = strrchr(base, '/'), *dot = strrchr(base, '.');
         if (dot && (!slash || dot > slash)) *dot = 0;
-        static const char *const tails[] = {"_edgelist_v2", "_edgelist"};
-        for (size_t i = 0; i < 2; i++) {
+        static const char *const tails[] = {"_edgelist_v2", "_edgelist", "_edges"}; /* TGB's; tgb_export.py's */
+        for (size_t i = 0; i < 3; i++) {
             n = strlen(base);
             const size_t m = strlen(tails[i]);
             if (n > m && strcmp(base + n - m, tails[i]) == 0) {
