@@ -55,6 +55,7 @@ near "test MRR" "$(val "$tmp/eb.json" protocols.tgb.test_mrr)" "$(awk 'BEGIN { p
 near "Hits@1" "$(val "$tmp/eb.json" 'protocols.tgb.test_hits@1')" "$(awk 'BEGIN { print 1/3 }')"
 near "Hits@3" "$(val "$tmp/eb.json" 'protocols.tgb.test_hits@3')" 1
 near "val candidates" "$(val "$tmp/eb.json" protocols.tgb.val_candidates)" 3
+has "test MRR 0.6111  Hits@1 0.3333  Hits@3 1.0000  Hits@10 1.0000; val MRR 0.4111" # the printed summary
 
 # ---- 2. DyGLib's strategies, EdgeBank, batch 1 ----
 # Every historical negative edge of a test batch is an edge seen before: EdgeBank scores it

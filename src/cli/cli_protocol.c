@@ -93,7 +93,7 @@ void cli_protocols_json(cJSON *o, const dgnn_event_train_cfg *c, const dgnn_even
 }
 
 void cli_protocols_print(const dgnn_event_train_cfg *c, const dgnn_event_train_result *r) {
-    char a[4][16];
+    char a[5][16];
     if (c->protocol.dyglib) {
         printf("test under DyGLib's negative strategies:\n  %-11s %8s %8s %12s %12s\n", "negatives", "AP", "AUC",
                "new-node AP", "new-node AUC");
@@ -107,7 +107,7 @@ void cli_protocols_print(const dgnn_event_train_cfg *c, const dgnn_event_train_r
                "val MRR %s\n",
                (long long)r->tgb_test_k, dgnn_fmt_metric(a[0], 16, r->test_mrr_tgb),
                dgnn_fmt_metric(a[1], 16, r->test_hits1_tgb), dgnn_fmt_metric(a[2], 16, r->test_hits3_tgb),
-               dgnn_fmt_metric(a[3], 16, r->test_hits10_tgb), dgnn_fmt_metric(a[0], 16, r->val_mrr_tgb));
+               dgnn_fmt_metric(a[3], 16, r->test_hits10_tgb), dgnn_fmt_metric(a[4], 16, r->val_mrr_tgb));
 }
 
 /* The dense id of an original node id (ev->node_ids ascending, NULL = identity), -1 if none. */
