@@ -144,6 +144,38 @@ static void test_learnable(void) {
     free(nr);
 }
 
+/* The cached embeddings (computed once) and the TGN code's way (recomputed every epoch) give
+ * the same decoder: the same inputs in the same order, so the same losses and AUCs. */
+static void test_cache(void) {
+    dgnn_events ev;
+    gen_stream(&ev, 2, 0);
+    dgnn_event_train_cfg c = dgnn_event_train_cfg_default();
+    c.model.mem_dim = c.model.emb_dim = 16, c.model.time_dim = 8, c.model.neighbors = 5;
+    c.epochs = 1, c.batch = 100, c.lr = 1e-3, c.eval_negatives = 0, c.progress = 0;
+    dgnn_tgnn *m = NULL;
+    c.keep_model = &m;
+    dgnn_event_train_result *res = calloc(1, sizeof *res);
+    dgnn_err err;
+    CHECK(dgnn_event_train(&ev, &c, res, &err) == DGNN_OK && m != NULL);
+    free(res);
+    dgnn_event_node_result *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
+    dgnn_event_node_cfg nc = dgnn_event_node_cfg_default();
+    nc.epochs = 3, nc.lr = 3e-3;
+    CHECK(m && dgnn_event_node_train(&ev, m, &nc, a, &err) == DGNN_OK);
+    nc.cache_bytes = 0;
+    CHECK(m && dgnn_event_node_train(&ev, m, &nc, b, &err) == DGNN_OK);
+    CHECK(a->cached == 1 && b->cached == 0 && a->num_epochs == b->num_epochs);
+    for (int64_t i = 0; i < a->num_epochs; i++)
+        CHECK_MSG(fabs(a->epochs[i].train_loss - b->epochs[i].train_loss) <= 1e-6 * fabs(b->epochs[i].train_loss) &&
+                      fabs(a->epochs[i].val_auc - b->epochs[i].val_auc) <= 1e-6,
+                  "epoch %lld: loss %g vs %g, val AUC %g vs %g", (long long)i + 1, a->epochs[i].train_loss,
+                  b->epochs[i].train_loss, a->epochs[i].val_auc, b->epochs[i].val_auc);
+    CHECK_MSG(fabs(a->test_auc - b->test_auc) <= 1e-6, "test AUC %g cached, %g recomputed", a->test_auc, b->test_auc);
+    free(a), free(b);
+    dgnn_tgnn_free(m);
+    dgnn_events_free(&ev);
+}
+
 static void test_bad_data(void) {
     dgnn_events ev;
     gen_stream(&ev, 4, 0);
@@ -176,6 +208,7 @@ int main(void) {
     test_gradcheck(0.0f);
     test_gradcheck(0.3f);
     test_bad_data();
+    test_cache();
     test_learnable();
     return check_done();
 }

@@ -46,6 +46,10 @@ typedef struct {
     uint64_t seed;    /* the decoder's initialisation and dropout */
     int64_t threads;  /* 0: leave OpenMP's default */
     int progress;     /* progress bars on stderr */
+    /* The frozen model's embeddings are the same every decoder epoch (the memory is reset,
+     * the model is fixed): computed once and kept when they take at most this many bytes
+     * (default 1 GiB; 0: recomputed every epoch, as the TGN code does). Same results. */
+    int64_t cache_bytes;
 } dgnn_event_node_cfg;
 
 /* The TGN code's defaults above, split.h's default periods, seed 0. */
@@ -70,6 +74,7 @@ typedef struct {
     int64_t pos_train, pos_val, pos_test; /* of which labelled 1 */
     int64_t num_params; /* the decoder's */
     double seconds;
+    int cached;         /* 1: the embeddings were computed once (cfg.cache_bytes) */
 } dgnn_event_node_result;
 
 /* Trains and tests the decoder on ev with the frozen model (initialised for ev's nodes and

@@ -21,6 +21,7 @@ dgnn_event_node_cfg dgnn_event_node_cfg_default(void) {
     c.hidden1 = 80, c.hidden2 = 10;
     c.split = dgnn_split_opts_default();
     c.progress = 0;
+    c.cache_bytes = (int64_t)1 << 30;
     return c;
 }
 
@@ -50,6 +51,8 @@ typedef struct {
     dgnn_rng rng;
     float *logits, *dlogits, *labels, *scratch; /* (batch) */
     float *pred;                                /* (largest period) */
+    float *H[3];    /* the periods' source embeddings (events, E) when cached, else NULL */
+    int64_t E;      /* embedding width */
 } node_run;
 
 /* One pass over part (0 training, 1 validation, 2 test), the memory going on from st:
@@ -68,9 +71,14 @@ static int node_pass(node_run *r, int which, double *loss, dgnn_err *err) {
     int rc = DGNN_OK;
     for (int64_t b = 0; b < nb && !rc; b++) {
         const int64_t e0 = b * bs, B = e0 + bs <= n ? bs : n - e0;
-        /* the frozen model: inference, no negatives; its roots' block 0 are the sources */
-        if ((rc = dgnn_tgnn_forward(r->model, r->scratch, &r->st, g, efeat, ev, e0, B, NULL, 0, NULL, err))) break;
-        const float *h = dgnn_tgnn_last_embeddings(r->model); /* (B, E) first */
+        const float *h;
+        if (r->H[which]) {
+            h = r->H[which] + e0 * r->E;
+        } else {
+            /* the frozen model: inference, no negatives; its roots' block 0 are the sources */
+            if ((rc = dgnn_tgnn_forward(r->model, r->scratch, &r->st, g, efeat, ev, e0, B, NULL, 0, NULL, err))) break;
+            h = dgnn_tgnn_last_embeddings(r->model); /* (B, E) first */
+        }
         float *out = train ? r->logits : r->pred + e0;
         if ((rc = dgnn_node_mlp_forward(&r->dec, out, h, B, train ? &r->rng : NULL, err))) break;
         if (train) {
@@ -82,7 +90,7 @@ static int node_pass(node_run *r, int which, double *loss, dgnn_err *err) {
             dgnn_node_mlp_backward(&r->dec, NULL, r->dlogits, h);
             dgnn_adam_step_params(&r->opt, &r->dec.p);
         }
-        dgnn_tgnn_commit(r->model, &r->st, ev);
+        if (!r->H[which]) dgnn_tgnn_commit(r->model, &r->st, ev);
         if (r->c->progress) dgnn_progress_update(&pg, e0 + B, NULL);
     }
     if (r->c->progress) dgnn_progress_end(&pg);
@@ -145,6 +153,44 @@ static int node_setup(node_run *r, const dgnn_events *ev, dgnn_err *err) {
                            (long long)c->batch, (long long)most);
 }
 
+/* The cache: the three periods' source embeddings, from a reset memory going on from
+ * period to period, as every decoder epoch (and the test after validation) computes them. */
+static int node_cache(node_run *r, dgnn_err *err) {
+    const int64_t E = dgnn_tgnn_embed_dim(r->model), bs = r->c->batch;
+    int64_t rows = 0;
+    for (int k = 0; k < 3; k++) rows += r->part[k].num_events;
+    const int64_t bytes = dgnn_size_mul(dgnn_size_mul(rows, E), (int64_t)sizeof(float));
+    if (bytes > r->c->cache_bytes) return DGNN_OK; /* recomputed every epoch */
+    r->E = E;
+    float *H[3] = {NULL, NULL, NULL};
+    dgnn_alloc_set as = {0, 0};
+    for (int k = 0; k < 3; k++) DGNN_GROW(&as, H[k], dgnn_size_mul(r->part[k].num_events, E));
+    if (as.failed) { /* not granted: recompute every epoch instead */
+        for (int k = 0; k < 3; k++) free(H[k]);
+        return DGNN_OK;
+    }
+    dgnn_state_reset(&r->st);
+    int rc = DGNN_OK;
+    for (int k = 0; k < 3 && !rc; k++) {
+        const dgnn_events *ev = &r->part[k];
+        const dgnn_tcsr *g = k == 0 ? &r->g_train : &r->g_full;
+        const float *efeat = k == 0 ? ev->efeat : r->full_efeat;
+        for (int64_t e0 = 0; e0 < ev->num_events && !rc; e0 += bs) {
+            const int64_t B = e0 + bs <= ev->num_events ? bs : ev->num_events - e0;
+            rc = dgnn_tgnn_forward(r->model, r->scratch, &r->st, g, efeat, ev, e0, B, NULL, 0, NULL, err);
+            if (rc) break;
+            memcpy(H[k] + e0 * E, dgnn_tgnn_last_embeddings(r->model), (size_t)(B * E) * sizeof(float));
+            dgnn_tgnn_commit(r->model, &r->st, ev);
+        }
+    }
+    if (rc) {
+        for (int k = 0; k < 3; k++) free(H[k]);
+        return rc;
+    }
+    for (int k = 0; k < 3; k++) r->H[k] = H[k];
+    return DGNN_OK;
+}
+
 static void node_free(node_run *r) {
     for (int k = 0; k < 3; k++) dgnn_events_free(&r->part[k]);
     dgnn_tcsr_free(&r->g_train);
@@ -152,6 +198,7 @@ static void node_free(node_run *r) {
     dgnn_state_free(&r->st);
     dgnn_node_mlp_free(&r->dec);
     free(r->logits), free(r->dlogits), free(r->labels), free(r->scratch), free(r->pred);
+    for (int k = 0; k < 3; k++) free(r->H[k]);
 }
 
 static int node_epochs(node_run *r, dgnn_event_node_result *res, dgnn_err *err) {
@@ -165,7 +212,7 @@ static int node_epochs(node_run *r, dgnn_event_node_result *res, dgnn_err *err) 
         dgnn_node_epoch_result *er = &res->epochs[epoch - 1];
         const double t0 = dgnn_now();
         er->epoch = epoch;
-        dgnn_state_reset(&r->st); /* the TGN code: tgn.memory.__init_memory__() every epoch */
+        dgnn_state_reset(&r->st); /* the TGN code: tgn.memory.__init_memory__() every epoch (unused when cached) */
         if ((rc = node_pass(r, 0, &er->train_loss, err)) || (rc = node_pass(r, 1, NULL, err))) break;
         er->val_auc = node_auc(r, 1);
         er->seconds = dgnn_now() - t0;
@@ -206,7 +253,8 @@ int dgnn_event_node_train(const dgnn_events *ev, dgnn_tgnn *model, const dgnn_ev
     node_run r;
     memset(&r, 0, sizeof r);
     r.c = c, r.model = model;
-    if ((rc = node_setup(&r, ev, err))) goto done;
+    if ((rc = node_setup(&r, ev, err)) || (rc = node_cache(&r, err))) goto done;
+    res->cached = r.H[0] != NULL;
     res->n_train = r.part[0].num_events, res->n_val = r.part[1].num_events, res->n_test = r.part[2].num_events;
     res->pos_train = positives(&r.part[0]), res->pos_val = positives(&r.part[1]), res->pos_test = positives(&r.part[2]);
     res->num_params = dgnn_params_count(&r.dec.p);
