@@ -16,8 +16,8 @@
  *
  * The .npy files are optional (a csv alone reads with no features), but when present
  * their row counts are checked: E + 1 edge rows, at least max id + 1 node rows. */
-#include "dgnn/npy.h"
 #include "dgnn/readers.h"
+#include "feat_npy.h"
 #include "textscan.h"
 
 #include <stdlib.h>
@@ -77,14 +77,7 @@ int dgnn_read_dyglib(dgnn_events *ev, const char *path, dgnn_err *err) {
     int have_builder = 0;
     int rc = npy_paths(path, &efile, &nfile, err);
     if (rc) return rc;
-    if (efile && (rc = dgnn_read_npy(efile, &efeat, &erows, &ecols, err))) goto done;
-    if (nfile && (rc = dgnn_read_npy(nfile, &nfeat, &nrows, &ncols, err))) goto done;
-    if (ecols > DGNN_MAX_DIM || ncols > DGNN_MAX_DIM) {
-        rc = dgnn_err_set(err, DGNN_EFORMAT, "%s: %lld features per row: at most %lld are supported",
-                          ecols > DGNN_MAX_DIM ? efile : nfile, (long long)(ecols > DGNN_MAX_DIM ? ecols : ncols),
-                          (long long)DGNN_MAX_DIM);
-        goto done;
-    }
+    if ((rc = dgnn_feat_npy_read(efile, &efeat, &erows, &ecols, nfile, &nfeat, &nrows, &ncols, err))) goto done;
 
     if ((rc = dgnn_ts_open(&s, path, err))) goto done;
     int header = 0;

@@ -15,8 +15,8 @@
  * (edge_features.pt, node_features.pt, read by torch.load in TGL's utils.py). dgnn
  * cannot read pickles; a folder with the .pt but not the .npy is refused, with the
  * one-line conversion, rather than read silently without its features. */
-#include "dgnn/npy.h"
 #include "dgnn/readers.h"
+#include "feat_npy.h"
 #include "textscan.h"
 
 #include <stdlib.h>
@@ -115,14 +115,7 @@ int dgnn_read_tgl(dgnn_events *ev, const char *path, const char *edge_feat_npy, 
         rc = dgnn_err_set(err, DGNN_ENOMEM, "%s: out of memory", path);
         goto done;
     }
-    if (efile && (rc = dgnn_read_npy(efile, &efeat, &erows, &ecols, err))) goto done;
-    if (nfile && (rc = dgnn_read_npy(nfile, &nfeat, &nrows, &ncols, err))) goto done;
-    if (ecols > DGNN_MAX_DIM || ncols > DGNN_MAX_DIM) {
-        rc = dgnn_err_set(err, DGNN_EFORMAT, "%s: %lld features per row: at most %lld are supported",
-                          ecols > DGNN_MAX_DIM ? efile : nfile, (long long)(ecols > DGNN_MAX_DIM ? ecols : ncols),
-                          (long long)DGNN_MAX_DIM);
-        goto done;
-    }
+    if ((rc = dgnn_feat_npy_read(efile, &efeat, &erows, &ecols, nfile, &nfeat, &nrows, &ncols, err))) goto done;
     if (efeat && ecols == 0) { /* (E, 0): no features, but the row count is still checked */
         free(efeat);
         efeat = NULL;
