@@ -110,19 +110,6 @@ void cli_protocols_print(const dgnn_event_train_cfg *c, const dgnn_event_train_r
                dgnn_fmt_metric(a[3], 16, r->test_hits10_tgb), dgnn_fmt_metric(a[0], 16, r->val_mrr_tgb));
 }
 
-/* The dense id of an original node id (ev->node_ids ascending, NULL = identity), -1 if none. */
-static int32_t dense_id(const dgnn_events *ev, int64_t orig) {
-    if (!ev->node_ids) return orig >= 0 && orig < ev->num_nodes ? (int32_t)orig : -1;
-    int64_t lo = 0, hi = ev->num_nodes - 1;
-    while (lo <= hi) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (ev->node_ids[mid] == orig) return (int32_t)mid;
-        if (ev->node_ids[mid] < orig) lo = mid + 1;
-        else hi = mid - 1;
-    }
-    return -1;
-}
-
 int cli_emb_request(const char *cmd, const char *at, const char *time_s, const dgnn_events *ev, int32_t **nodes,
                     double **t, int64_t *n) {
     *nodes = NULL, *t = NULL, *n = 0;
@@ -164,7 +151,7 @@ int cli_emb_request(const char *cmd, const char *at, const char *time_s, const d
         if (end == s || !isfinite(tt)) goto bad;
         while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n') end++;
         if (*end) goto bad;
-        const int32_t v = dense_id(ev, id);
+        const int32_t v = dgnn_events_dense_id(ev, id);
         if (v < 0) {
             fprintf(stderr, "dgnn %s: %s:%lld: node %lld is not a node of the data\n", cmd, at, (long long)lineno, id);
             goto fail;
