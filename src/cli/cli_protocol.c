@@ -60,8 +60,6 @@ int cli_tgb_paths(const char *cmd, const char *prefix, const char *data, char *v
     return 0;
 }
 
-static cJSON *num_or_null(double x) { return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull(); }
-
 void cli_protocols_json(cJSON *o, const dgnn_event_train_cfg *c, const dgnn_event_train_result *r) {
     cJSON *pr = cJSON_AddObjectToObject(o, "protocols");
     cJSON_AddStringToObject(pr, "tgn", "test ap/auc: each positive against one random destination (DyGLib's random "
@@ -73,8 +71,8 @@ void cli_protocols_json(cJSON *o, const dgnn_event_train_cfg *c, const dgnn_even
             static const char *const setting[2] = {"transductive", "inductive"};
             for (int k = 0; k < 2; k++) {
                 cJSON *y = cJSON_AddObjectToObject(x, setting[k]);
-                cJSON_AddItemToObject(y, "ap", num_or_null(r->test_neg_ap[s][k]));
-                cJSON_AddItemToObject(y, "auc", num_or_null(r->test_neg_auc[s][k]));
+                cJSON_AddItemToObject(y, "ap", cli_json_number(r->test_neg_ap[s][k]));
+                cJSON_AddItemToObject(y, "auc", cli_json_number(r->test_neg_auc[s][k]));
             }
         }
     }
@@ -84,11 +82,11 @@ void cli_protocols_json(cJSON *o, const dgnn_event_train_cfg *c, const dgnn_even
         cJSON_AddStringToObject(t, "test_negatives", c->protocol.tgb_test ? c->protocol.tgb_test : "");
         cJSON_AddNumberToObject(t, "val_candidates", (double)r->tgb_val_k);
         cJSON_AddNumberToObject(t, "test_candidates", (double)r->tgb_test_k);
-        cJSON_AddItemToObject(t, "val_mrr", num_or_null(r->val_mrr_tgb));
-        cJSON_AddItemToObject(t, "test_mrr", num_or_null(r->test_mrr_tgb));
-        cJSON_AddItemToObject(t, "test_hits@1", num_or_null(r->test_hits1_tgb));
-        cJSON_AddItemToObject(t, "test_hits@3", num_or_null(r->test_hits3_tgb));
-        cJSON_AddItemToObject(t, "test_hits@10", num_or_null(r->test_hits10_tgb));
+        cJSON_AddItemToObject(t, "val_mrr", cli_json_number(r->val_mrr_tgb));
+        cJSON_AddItemToObject(t, "test_mrr", cli_json_number(r->test_mrr_tgb));
+        cJSON_AddItemToObject(t, "test_hits@1", cli_json_number(r->test_hits1_tgb));
+        cJSON_AddItemToObject(t, "test_hits@3", cli_json_number(r->test_hits3_tgb));
+        cJSON_AddItemToObject(t, "test_hits@10", cli_json_number(r->test_hits10_tgb));
     }
 }
 
