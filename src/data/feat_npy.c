@@ -4,14 +4,27 @@
 #include "dgnn/events.h"
 #include "dgnn/npy.h"
 
-int dgnn_feat_npy_read(const char *efile, float **efeat, int64_t *erows, int64_t *ecols, const char *nfile,
-                       float **nfeat, int64_t *nrows, int64_t *ncols, dgnn_err *err) {
+#include <stdlib.h>
+
+void dgnn_feat_npy_init(dgnn_feat_npy *f) {
+    *f = (dgnn_feat_npy){.erows = -1, .nrows = -1};
+}
+
+int dgnn_feat_npy_read(dgnn_feat_npy *f, dgnn_err *err) {
     int rc;
-    if (efile && (rc = dgnn_read_npy(efile, efeat, erows, ecols, err))) return rc;
-    if (nfile && (rc = dgnn_read_npy(nfile, nfeat, nrows, ncols, err))) return rc;
-    if (*ecols > DGNN_MAX_DIM || *ncols > DGNN_MAX_DIM)
+    if (f->efile && (rc = dgnn_read_npy(f->efile, &f->efeat, &f->erows, &f->ecols, err))) return rc;
+    if (f->nfile && (rc = dgnn_read_npy(f->nfile, &f->nfeat, &f->nrows, &f->ncols, err))) return rc;
+    if (f->ecols > DGNN_MAX_DIM || f->ncols > DGNN_MAX_DIM)
         return dgnn_err_set(err, DGNN_EFORMAT, "%s: %lld features per row: at most %lld are supported",
-                            *ecols > DGNN_MAX_DIM ? efile : nfile, (long long)(*ecols > DGNN_MAX_DIM ? *ecols : *ncols),
-                            (long long)DGNN_MAX_DIM);
+                            f->ecols > DGNN_MAX_DIM ? f->efile : f->nfile,
+                            (long long)(f->ecols > DGNN_MAX_DIM ? f->ecols : f->ncols), (long long)DGNN_MAX_DIM);
     return DGNN_OK;
+}
+
+void dgnn_feat_npy_free(dgnn_feat_npy *f) {
+    free(f->efile);
+    free(f->nfile);
+    free(f->efeat);
+    free(f->nfeat);
+    dgnn_feat_npy_init(f);
 }
