@@ -189,6 +189,8 @@ static void test_jodie_good(void) {
     CHECK_MSG(rc == 0, "%s", e.msg);
     CHECK(ev.num_events == 4 && ev.num_nodes == 5 && ev.edge_dim == 2 && ev.bipartite == 1);
     CHECK(ev.node_ids == NULL); /* ids 0..4 already dense */
+    CHECK(dgnn_events_dense_id(&ev, 4) == 4 && dgnn_events_dense_id(&ev, 5) == -1 &&
+          dgnn_events_dense_id(&ev, -1) == -1); /* the identity, within 0..N-1 */
     CHECK(ev.ext_roll == NULL && ev.nfeat == NULL);
     SAME_I32(ev.src, 0, 1, 0, 2);
     SAME_I32(ev.dst, 4, 4, 3, 3);
@@ -950,6 +952,9 @@ static void test_dyglib(void) {
     SAME_I32(ev.label, 1, 0, 0);
     SAME_F32(ev.efeat, 20, 21, 10, 11, 30, 31); /* event idx k uses row k */
     SAME_F32(ev.nfeat, 2, 3, 4, 5, 6, 7);       /* node id v uses row v */
+    /* original -> dense through node_ids: 1, 2, 3 are 0, 1, 2; 0 and 4 are no nodes */
+    CHECK(dgnn_events_dense_id(&ev, 1) == 0 && dgnn_events_dense_id(&ev, 3) == 2);
+    CHECK(dgnn_events_dense_id(&ev, 0) == -1 && dgnn_events_dense_id(&ev, 4) == -1);
     dgnn_events_free(&ev);
 
     /* bad: header, row counts, idx out of the rows, label, field count */

@@ -67,6 +67,10 @@ void dgnn_events_free(dgnn_events *ev);
 int dgnn_events_alloc(dgnn_events *ev, int64_t num_events, int64_t edge_dim, int with_label,
                       dgnn_err *err);
 
+/* The dense id of original node id orig: its position in node_ids (ascending), or orig
+ * itself when node_ids is NULL (the identity); -1 when no node has that id. O(log N). */
+int32_t dgnn_events_dense_id(const dgnn_events *ev, int64_t orig);
+
 /* ---- building a table from raw rows (used by every text reader) ---------- */
 /* Readers append raw rows with original int64 ids into a builder, then call
  * dgnn_builder_finish, which stably sorts by time, remaps ids densely (in increasing

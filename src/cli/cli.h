@@ -86,6 +86,9 @@ int cli_split_mode(dgnn_split_mode *mode, const char *flag, const dgnn_events *e
  * returns 1. */
 struct cJSON;
 int cli_write_json(const char *cmd, const char *path, struct cJSON *o);
+/* x as a JSON number, or null when it is not finite (JSON has no NaN or infinity: a
+ * metric that could not be computed, such as an AUC over one class). */
+struct cJSON *cli_json_number(double x);
 /* Adds o.run = {dgnn (version), commit (git, "+dirty" for a changed tree, "unknown" outside
  * git), date (UTC, ISO 8601), command (the full command line, shell-quoted where needed)}:
  * what a results file needs to be reproduced. */

@@ -60,8 +60,6 @@ int cli_tgb_paths(const char *cmd, const char *prefix, const char *data, char *v
     return 0;
 }
 
-static cJSON *num_or_null(double x) { return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull(); }
-
 void cli_protocols_json(cJSON *o, const dgnn_event_train_cfg *c, const dgnn_event_train_result *r) {
     cJSON *pr = cJSON_AddObjectToObject(o, "protocols");
     cJSON_AddStringToObject(pr, "tgn", "test ap/auc: each positive against one random destination (DyGLib's random "
@@ -73,8 +71,8 @@ void cli_protocols_json(cJSON *o, const dgnn_event_train_cfg *c, const dgnn_even
             static const char *const setting[2] = {"transductive", "inductive"};
             for (int k = 0; k < 2; k++) {
                 cJSON *y = cJSON_AddObjectToObject(x, setting[k]);
-                cJSON_AddItemToObject(y, "ap", num_or_null(r->test_neg_ap[s][k]));
-                cJSON_AddItemToObject(y, "auc", num_or_null(r->test_neg_auc[s][k]));
+                cJSON_AddItemToObject(y, "ap", cli_json_number(r->test_neg_ap[s][k]));
+                cJSON_AddItemToObject(y, "auc", cli_json_number(r->test_neg_auc[s][k]));
             }
         }
     }
@@ -84,11 +82,11 @@ void cli_protocols_json(cJSON *o, const dgnn_event_train_cfg *c, const dgnn_even
         cJSON_AddStringToObject(t, "test_negatives", c->protocol.tgb_test ? c->protocol.tgb_test : "");
         cJSON_AddNumberToObject(t, "val_candidates", (double)r->tgb_val_k);
         cJSON_AddNumberToObject(t, "test_candidates", (double)r->tgb_test_k);
-        cJSON_AddItemToObject(t, "val_mrr", num_or_null(r->val_mrr_tgb));
-        cJSON_AddItemToObject(t, "test_mrr", num_or_null(r->test_mrr_tgb));
-        cJSON_AddItemToObject(t, "test_hits@1", num_or_null(r->test_hits1_tgb));
-        cJSON_AddItemToObject(t, "test_hits@3", num_or_null(r->test_hits3_tgb));
-        cJSON_AddItemToObject(t, "test_hits@10", num_or_null(r->test_hits10_tgb));
+        cJSON_AddItemToObject(t, "val_mrr", cli_json_number(r->val_mrr_tgb));
+        cJSON_AddItemToObject(t, "test_mrr", cli_json_number(r->test_mrr_tgb));
+        cJSON_AddItemToObject(t, "test_hits@1", cli_json_number(r->test_hits1_tgb));
+        cJSON_AddItemToObject(t, "test_hits@3", cli_json_number(r->test_hits3_tgb));
+        cJSON_AddItemToObject(t, "test_hits@10", cli_json_number(r->test_hits10_tgb));
     }
 }
 
@@ -108,19 +106,6 @@ void cli_protocols_print(const dgnn_event_train_cfg *c, const dgnn_event_train_r
                (long long)r->tgb_test_k, dgnn_fmt_metric(a[0], 16, r->test_mrr_tgb),
                dgnn_fmt_metric(a[1], 16, r->test_hits1_tgb), dgnn_fmt_metric(a[2], 16, r->test_hits3_tgb),
                dgnn_fmt_metric(a[3], 16, r->test_hits10_tgb), dgnn_fmt_metric(a[4], 16, r->val_mrr_tgb));
-}
-
-/* The dense id of an original node id (ev->node_ids ascending, NULL = identity), -1 if none. */
-static int32_t dense_id(const dgnn_events *ev, int64_t orig) {
-    if (!ev->node_ids) return orig >= 0 && orig < ev->num_nodes ? (int32_t)orig : -1;
-    int64_t lo = 0, hi = ev->num_nodes - 1;
-    while (lo <= hi) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (ev->node_ids[mid] == orig) return (int32_t)mid;
-        if (ev->node_ids[mid] < orig) lo = mid + 1;
-        else hi = mid - 1;
-    }
-    return -1;
 }
 
 int cli_emb_request(const char *cmd, const char *at, const char *time_s, const dgnn_events *ev, int32_t **nodes,
@@ -164,7 +149,7 @@ int cli_emb_request(const char *cmd, const char *at, const char *time_s, const d
         if (end == s || !isfinite(tt)) goto bad;
         while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n') end++;
         if (*end) goto bad;
-        const int32_t v = dense_id(ev, id);
+        const int32_t v = dgnn_events_dense_id(ev, id);
         if (v < 0) {
             fprintf(stderr, "dgnn %s: %s:%lld: node %lld is not a node of the data\n", cmd, at, (long long)lineno, id);
             goto fail;

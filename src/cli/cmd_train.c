@@ -27,16 +27,14 @@ void cli_comm_timeout(double seconds) { /* its range is the option table's (CLI_
     if (CLI_GIVEN_F(seconds)) dgnn_comm_set_timeout(seconds);
 }
 
-static cJSON *num_or_null(double x) { return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull(); }
-
 /* One epoch's figures as a JSON object (the results' "epochs" entries, --curve's lines). */
 static cJSON *epoch_json(const dgnn_epoch_result *e) {
     cJSON *x = cJSON_CreateObject();
     cJSON_AddNumberToObject(x, "epoch", (double)e->epoch);
-    cJSON_AddItemToObject(x, "train_loss", num_or_null(e->train_loss));
-    cJSON_AddItemToObject(x, "val_ap", num_or_null(e->val_ap));
-    cJSON_AddItemToObject(x, "val_auc", num_or_null(e->val_auc));
-    cJSON_AddItemToObject(x, "val_new_node_ap", num_or_null(e->val_new_ap));
+    cJSON_AddItemToObject(x, "train_loss", cli_json_number(e->train_loss));
+    cJSON_AddItemToObject(x, "val_ap", cli_json_number(e->val_ap));
+    cJSON_AddItemToObject(x, "val_auc", cli_json_number(e->val_auc));
+    cJSON_AddItemToObject(x, "val_new_node_ap", cli_json_number(e->val_new_ap));
     cJSON_AddNumberToObject(x, "seconds", e->seconds);
     cJSON_AddNumberToObject(x, "train_seconds", e->train_seconds);
     cJSON_AddNumberToObject(x, "train_events", (double)e->train_events);
@@ -112,12 +110,12 @@ static int write_json(const char *path, const char *model, const char *dataset, 
     cJSON_AddNumberToObject(o, "best_epoch", (double)r->best_epoch);
     cJSON_AddBoolToObject(o, "early_stopped", r->early_stopped);
     cJSON *t = cJSON_AddObjectToObject(o, "test");
-    cJSON_AddItemToObject(t, "ap", num_or_null(r->test_ap));
-    cJSON_AddItemToObject(t, "auc", num_or_null(r->test_auc));
-    cJSON_AddItemToObject(t, "new_node_ap", num_or_null(r->test_new_ap));
-    cJSON_AddItemToObject(t, "new_node_auc", num_or_null(r->test_new_auc));
+    cJSON_AddItemToObject(t, "ap", cli_json_number(r->test_ap));
+    cJSON_AddItemToObject(t, "auc", cli_json_number(r->test_auc));
+    cJSON_AddItemToObject(t, "new_node_ap", cli_json_number(r->test_new_ap));
+    cJSON_AddItemToObject(t, "new_node_auc", cli_json_number(r->test_new_auc));
     /* not TGB's MRR (protocols.tgb): the TGN code's random destinations */
-    cJSON_AddItemToObject(t, "mrr_random", num_or_null(r->test_mrr));
+    cJSON_AddItemToObject(t, "mrr_random", cli_json_number(r->test_mrr));
     cJSON_AddNumberToObject(t, "mrr_random_negatives", (double)c->eval_negatives);
     cli_protocols_json(o, c, r);
     cJSON_AddNumberToObject(o, "train_events_per_second", r->train_events_per_second);
@@ -136,7 +134,7 @@ static int write_json(const char *path, const char *model, const char *dataset, 
         cJSON_AddBoolToObject(x, "cold_fetch", d->cold_fetch);
         cJSON_AddNumberToObject(x, "steps", (double)d->steps);
         cJSON_AddNumberToObject(x, "windows", (double)d->windows);
-        cJSON_AddItemToObject(x, "cut_fraction", num_or_null(d->windows > 0 ? d->cut_fraction : NAN));
+        cJSON_AddItemToObject(x, "cut_fraction", cli_json_number(d->windows > 0 ? d->cut_fraction : NAN));
         cJSON_AddNumberToObject(x, "partition_seconds", d->setup_seconds);
         cJSON_AddNumberToObject(x, "hot_rows_rank0", (double)d->hot_rows);
         cJSON_AddNumberToObject(x, "state_bytes_per_epoch", d->state_bytes_per_epoch);

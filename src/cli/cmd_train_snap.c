@@ -33,11 +33,9 @@
 #include "dgnn/svg.h"
 
 
-static cJSON *num_or_null(double x) { return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull(); }
-
 static cJSON *num_array(const double *x, int64_t n) {
     cJSON *a = cJSON_CreateArray();
-    for (int64_t i = 0; i < n; i++) cJSON_AddItemToArray(a, num_or_null(x[i]));
+    for (int64_t i = 0; i < n; i++) cJSON_AddItemToArray(a, cli_json_number(x[i]));
     return a;
 }
 
@@ -55,7 +53,7 @@ static void add_dist_json(cJSON *o, const dgnn_snap_dist_result *d, int fitted) 
     cJSON_AddNumberToObject(x, "windows", (double)d->windows);
     cJSON_AddStringToObject(x, "cost_model", fitted ? "profile" : "default");
     cJSON_AddNumberToObject(x, "solve_seconds", d->solve_seconds);
-    cJSON_AddItemToObject(x, "gap", num_or_null(d->gap));
+    cJSON_AddItemToObject(x, "gap", cli_json_number(d->gap));
     cJSON_AddBoolToObject(x, "fallback", d->fallback);
     cJSON_AddNumberToObject(x, "imbalance_predicted", d->pred_imbalance);
     cJSON_AddNumberToObject(x, "imbalance_measured", d->meas_imbalance);
@@ -122,14 +120,14 @@ static void print_dist(const dgnn_snap_dist_result *d, int fitted) {
 static cJSON *epoch_json(const dgnn_snap_epoch_result *e, dgnn_snap_task task) {
     cJSON *x = cJSON_CreateObject();
     cJSON_AddNumberToObject(x, "epoch", (double)e->epoch);
-    cJSON_AddItemToObject(x, "train_loss", num_or_null(e->train_loss));
+    cJSON_AddItemToObject(x, "train_loss", cli_json_number(e->train_loss));
     if (task == DGNN_SNAP_TASK_LINK) {
-        cJSON_AddItemToObject(x, "val_map", num_or_null(e->val_map));
-        cJSON_AddItemToObject(x, "val_mrr", num_or_null(e->val_mrr));
+        cJSON_AddItemToObject(x, "val_map", cli_json_number(e->val_map));
+        cJSON_AddItemToObject(x, "val_mrr", cli_json_number(e->val_mrr));
     } else if (task == DGNN_SNAP_TASK_EDGE) {
-        cJSON_AddItemToObject(x, "val_f1", num_or_null(e->val_f1));
+        cJSON_AddItemToObject(x, "val_f1", cli_json_number(e->val_f1));
     } else {
-        cJSON_AddItemToObject(x, "val_mse", num_or_null(e->val_mse));
+        cJSON_AddItemToObject(x, "val_mse", cli_json_number(e->val_mse));
     }
     cJSON_AddNumberToObject(x, "seconds", e->seconds);
     cJSON_AddNumberToObject(x, "train_seconds", e->train_seconds);
@@ -201,19 +199,19 @@ static int write_json(const char *path, const char *model, const char *dataset, 
     cJSON *t = cJSON_AddObjectToObject(o, "test");
     cJSON *b = c->baseline_last ? cJSON_AddObjectToObject(o, "baseline_last_snapshot") : NULL;
     if (c->task == DGNN_SNAP_TASK_LINK) {
-        cJSON_AddItemToObject(t, "map", num_or_null(r->test_map));
-        cJSON_AddItemToObject(t, "mrr", num_or_null(r->test_mrr));
-        if (b) cJSON_AddItemToObject(b, "map", num_or_null(r->last_map));
-        if (b) cJSON_AddItemToObject(b, "mrr", num_or_null(r->last_mrr));
+        cJSON_AddItemToObject(t, "map", cli_json_number(r->test_map));
+        cJSON_AddItemToObject(t, "mrr", cli_json_number(r->test_mrr));
+        if (b) cJSON_AddItemToObject(b, "map", cli_json_number(r->last_map));
+        if (b) cJSON_AddItemToObject(b, "mrr", cli_json_number(r->last_mrr));
     } else if (c->task == DGNN_SNAP_TASK_EDGE) {
-        cJSON_AddItemToObject(t, "f1", num_or_null(r->test_f1));
-        cJSON_AddItemToObject(t, "precision", num_or_null(r->test_precision));
-        cJSON_AddItemToObject(t, "recall", num_or_null(r->test_recall));
+        cJSON_AddItemToObject(t, "f1", cli_json_number(r->test_f1));
+        cJSON_AddItemToObject(t, "precision", cli_json_number(r->test_precision));
+        cJSON_AddItemToObject(t, "recall", cli_json_number(r->test_recall));
         cJSON_AddNumberToObject(t, "f1_class", (double)r->f1_class);
-        if (b) cJSON_AddItemToObject(b, "f1", num_or_null(r->last_f1));
+        if (b) cJSON_AddItemToObject(b, "f1", cli_json_number(r->last_f1));
     } else {
-        cJSON_AddItemToObject(t, "mse", num_or_null(r->test_mse));
-        if (b) cJSON_AddItemToObject(b, "mse", num_or_null(r->last_mse));
+        cJSON_AddItemToObject(t, "mse", cli_json_number(r->test_mse));
+        if (b) cJSON_AddItemToObject(b, "mse", cli_json_number(r->last_mse));
     }
     cJSON_AddNumberToObject(t, "seconds", r->test_seconds);
     cJSON_AddNumberToObject(o, "train_events_per_second", r->train_events_per_second);

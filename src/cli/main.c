@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -236,6 +237,8 @@ void cli_curve_append(const char *path, cJSON *o) {
     }
     free(text);
 }
+
+cJSON *cli_json_number(double x) { return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull(); }
 
 int cli_write_json(const char *cmd, const char *path, cJSON *o) {
     char *text = cJSON_Print(o);

@@ -57,8 +57,6 @@ int cli_train_node(const char *dataset, const dgnn_events *ev, dgnn_tgnn *m, con
     return 0;
 }
 
-static cJSON *num_or_null(double x) { return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull(); }
-
 cJSON *cli_node_json(const dgnn_event_node_cfg *nc, const dgnn_event_node_result *res) {
     cJSON *o = cJSON_CreateObject();
     cJSON *d = cJSON_AddObjectToObject(o, "decoder");
@@ -83,14 +81,14 @@ cJSON *cli_node_json(const dgnn_event_node_cfg *nc, const dgnn_event_node_result
         const dgnn_node_epoch_result *e = &res->epochs[i];
         cJSON *x = cJSON_CreateObject();
         cJSON_AddNumberToObject(x, "epoch", (double)e->epoch);
-        cJSON_AddItemToObject(x, "train_loss", num_or_null(e->train_loss));
-        cJSON_AddItemToObject(x, "val_auc", num_or_null(e->val_auc));
+        cJSON_AddItemToObject(x, "train_loss", cli_json_number(e->train_loss));
+        cJSON_AddItemToObject(x, "val_auc", cli_json_number(e->val_auc));
         cJSON_AddNumberToObject(x, "seconds", e->seconds);
         cJSON_AddItemToArray(eps, x);
     }
     cJSON_AddNumberToObject(o, "best_epoch", (double)res->best_epoch);
     cJSON_AddBoolToObject(o, "early_stopped", res->early_stopped);
-    cJSON_AddItemToObject(o, "test_auc", num_or_null(res->test_auc));
+    cJSON_AddItemToObject(o, "test_auc", cli_json_number(res->test_auc));
     cJSON_AddNumberToObject(o, "seconds", res->seconds);
     return o;
 }

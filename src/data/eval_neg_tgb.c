@@ -198,18 +198,6 @@ done:
     return rc;
 }
 
-/* The dense id of original id v, or -1. node_ids is ascending (events.h). */
-static int64_t dense_of(const dgnn_events *ev, int64_t v) {
-    if (!ev->node_ids) return v >= 0 && v < ev->num_nodes ? v : -1;
-    int64_t lo = 0, hi = ev->num_nodes;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (ev->node_ids[mid] < v) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < ev->num_nodes && ev->node_ids[lo] == v ? lo : -1;
-}
-
 int dgnn_tgb_negs_read(dgnn_tgb_negs *out, const char *path, const dgnn_events *ev, int64_t rows,
                        const int32_t *pos_dst, dgnn_err *err) {
     memset(out, 0, sizeof *out);
@@ -241,7 +229,7 @@ int dgnn_tgb_negs_read(dgnn_tgb_negs *out, const char *path, const dgnn_events *
                                   (long long)i, (long long)j, (long long)v);
                 break;
             }
-            int64_t d = dense_of(ev, v);
+            int32_t d = dgnn_events_dense_id(ev, v);
             if (d < 0) {
                 rc = dgnn_err_set(err, DGNN_EFORMAT, "%s: row %lld, column %lld: node id %lld is not a node of the data",
                                   path, (long long)i, (long long)j, (long long)v);
@@ -253,7 +241,7 @@ int dgnn_tgb_negs_read(dgnn_tgb_negs *out, const char *path, const dgnn_events *
                                   (long long)i, (long long)j, (long long)v);
                 break;
             }
-            out->cand[i * k + j] = (int32_t)d;
+            out->cand[i * k + j] = d;
         }
     }
     free(a);

@@ -132,6 +132,7 @@ static int cmp_i64(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* The position of the first of the ascending ids[0, n) that is >= key (n if none). */
 static int64_t find_id(const int64_t *ids, int64_t n, int64_t key) {
     int64_t lo = 0, hi = n;
     while (lo < hi) {
@@ -140,6 +141,12 @@ static int64_t find_id(const int64_t *ids, int64_t n, int64_t key) {
         else hi = mid;
     }
     return lo;
+}
+
+int32_t dgnn_events_dense_id(const dgnn_events *ev, int64_t orig) {
+    if (!ev->node_ids) return orig >= 0 && orig < ev->num_nodes ? (int32_t)orig : -1;
+    int64_t d = find_id(ev->node_ids, ev->num_nodes, orig);
+    return d < ev->num_nodes && ev->node_ids[d] == orig ? (int32_t)d : -1;
 }
 
 int dgnn_builder_finish(dgnn_builder *b, dgnn_events *ev, int64_t num_nodes_hint, dgnn_err *err) {

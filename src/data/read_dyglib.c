@@ -16,8 +16,8 @@
  *
  * The .npy files are optional (a csv alone reads with no features), but when present
  * their row counts are checked: E + 1 edge rows, at least max id + 1 node rows. */
-#include "dgnn/npy.h"
 #include "dgnn/readers.h"
+#include "feat_npy.h"
 #include "textscan.h"
 
 #include <stdlib.h>
@@ -68,23 +68,15 @@ static int check_header(dgnn_ts_scan *s, int64_t *off, dgnn_err *err) {
 int dgnn_read_dyglib(dgnn_events *ev, const char *path, dgnn_err *err) {
     dgnn_events_init(ev);
     if (!path) return dgnn_err_set(err, DGNN_EINVAL, "no input path given");
-    char *efile = NULL, *nfile = NULL;
-    float *efeat = NULL, *nfeat = NULL;
-    int64_t erows = -1, ecols = 0, nrows = -1, ncols = 0;
+    dgnn_feat_npy npy;
+    dgnn_feat_npy_init(&npy);
     dgnn_ts_scan s;
     memset(&s, 0, sizeof s);
     dgnn_builder b;
     int have_builder = 0;
-    int rc = npy_paths(path, &efile, &nfile, err);
+    int rc = npy_paths(path, &npy.efile, &npy.nfile, err);
     if (rc) return rc;
-    if (efile && (rc = dgnn_read_npy(efile, &efeat, &erows, &ecols, err))) goto done;
-    if (nfile && (rc = dgnn_read_npy(nfile, &nfeat, &nrows, &ncols, err))) goto done;
-    if (ecols > DGNN_MAX_DIM || ncols > DGNN_MAX_DIM) {
-        rc = dgnn_err_set(err, DGNN_EFORMAT, "%s: %lld features per row: at most %lld are supported",
-                          ecols > DGNN_MAX_DIM ? efile : nfile, (long long)(ecols > DGNN_MAX_DIM ? ecols : ncols),
-                          (long long)DGNN_MAX_DIM);
-        goto done;
-    }
+    if ((rc = dgnn_feat_npy_read(&npy, err))) goto done;
 
     if ((rc = dgnn_ts_open(&s, path, err))) goto done;
     int header = 0;
@@ -95,7 +87,7 @@ int dgnn_read_dyglib(dgnn_events *ev, const char *path, dgnn_err *err) {
         if (!header) {
             if ((rc = check_header(&s, &o, err))) break;
             header = 1;
-            dgnn_builder_init(&b, efeat ? ecols : 0, 1, 0);
+            dgnn_builder_init(&b, npy.efeat ? npy.ecols : 0, 1, 0);
             have_builder = 1;
             continue;
         }
@@ -115,21 +107,21 @@ int dgnn_read_dyglib(dgnn_events *ev, const char *path, dgnn_err *err) {
             rc = dgnn_ts_field_fail(&s, err, o + 3, "label", "label out of range: a label is 0 or 1");
             break;
         }
-        if (nrows >= 0 && (u >= nrows || v >= nrows)) {
+        if (npy.nrows >= 0 && (u >= npy.nrows || v >= npy.nrows)) {
             char what[200];
-            snprintf(what, sizeof what, "node id has no row in %s (%lld rows, row v for node v)", nfile,
-                     (long long)nrows);
-            rc = dgnn_ts_field_fail(&s, err, u >= nrows ? o : o + 1, u >= nrows ? "u" : "i", what);
+            snprintf(what, sizeof what, "node id has no row in %s (%lld rows, row v for node v)", npy.nfile,
+                     (long long)npy.nrows);
+            rc = dgnn_ts_field_fail(&s, err, u >= npy.nrows ? o : o + 1, u >= npy.nrows ? "u" : "i", what);
             break;
         }
-        if (erows >= 0 && (idx < 1 || idx >= erows)) {
+        if (npy.erows >= 0 && (idx < 1 || idx >= npy.erows)) {
             char what[200];
             snprintf(what, sizeof what, "edge index has no row in %s (%lld rows; row 0 is padding, idx is 1..%lld)",
-                     efile, (long long)erows, (long long)(erows - 1));
+                     npy.efile, (long long)npy.erows, (long long)(npy.erows - 1));
             rc = dgnn_ts_field_fail(&s, err, o + 4, "idx", what);
             break;
         }
-        const float *row = efeat && ecols > 0 ? efeat + idx * ecols : NULL;
+        const float *row = npy.efeat && npy.ecols > 0 ? npy.efeat + idx * npy.ecols : NULL;
         if ((rc = dgnn_builder_push(&b, u, v, t, row, (int32_t)lab, 0, err))) break;
         e++;
     }
@@ -142,36 +134,33 @@ int dgnn_read_dyglib(dgnn_events *ev, const char *path, dgnn_err *err) {
         rc = dgnn_err_set(err, DGNN_EFORMAT, "%s: no events: the file has only a header line", path);
         goto done;
     }
-    if (erows >= 0 && erows != e + 1) {
+    if (npy.erows >= 0 && npy.erows != e + 1) {
         rc = dgnn_err_set(err, DGNN_EFORMAT,
                           "%s has %lld rows but %s has %lld events: expected %lld (one per event plus the padding "
                           "row 0)",
-                          efile, (long long)erows, path, (long long)e, (long long)(e + 1));
+                          npy.efile, (long long)npy.erows, path, (long long)e, (long long)(e + 1));
         goto done;
     }
     rc = dgnn_builder_finish(&b, ev, 0, err);
     have_builder = 0;
     if (rc) goto done;
-    if (nfeat && ncols > 0) { /* gather row node_ids[d] for dense id d */
-        float *g = malloc((size_t)ev->num_nodes * (size_t)ncols * sizeof(float));
+    if (npy.nfeat && npy.ncols > 0) { /* gather row node_ids[d] for dense id d */
+        float *g = malloc((size_t)ev->num_nodes * (size_t)npy.ncols * sizeof(float));
         if (!g) {
-            rc = dgnn_err_set(err, DGNN_ENOMEM, "%s: out of memory for node features", nfile);
+            rc = dgnn_err_set(err, DGNN_ENOMEM, "%s: out of memory for node features", npy.nfile);
             goto done;
         }
         for (int64_t d = 0; d < ev->num_nodes; d++) {
             int64_t id = ev->node_ids ? ev->node_ids[d] : d;
-            memcpy(g + d * ncols, nfeat + id * ncols, (size_t)ncols * sizeof(float));
+            memcpy(g + d * npy.ncols, npy.nfeat + id * npy.ncols, (size_t)npy.ncols * sizeof(float));
         }
-        ev->node_dim = ncols;
+        ev->node_dim = npy.ncols;
         ev->nfeat = g;
     }
 done:
     if (have_builder) dgnn_builder_free(&b);
     dgnn_ts_close(&s);
-    free(efeat);
-    free(nfeat);
-    free(efile);
-    free(nfile);
+    dgnn_feat_npy_free(&npy);
     if (rc) dgnn_events_free(ev);
     return rc;
 }

@@ -113,16 +113,7 @@ int dgnn_read_jodie(dgnn_events *ev, const char *path, dgnn_err *err) {
                 break;
             }
             d = ncols - 4;
-            if (d > DGNN_MAX_DIM) {
-                rc = dgnn_ts_fail(&s, err, DGNN_EFORMAT, "%lld features: at most %lld are supported", (long long)d,
-                                  (long long)DGNN_MAX_DIM);
-                break;
-            }
-            feat = malloc((size_t)(d > 0 ? d : 1) * sizeof(float));
-            if (!feat) {
-                rc = dgnn_ts_fail(&s, err, DGNN_ENOMEM, "out of memory for %lld features", (long long)d);
-                break;
-            }
+            if ((rc = dgnn_ts_feature_buffer(&s, d, &feat, err))) break;
             dgnn_builder_init(&b, d, 1, 0);
             have_builder = 1;
         } else if (s.nf != ncols) {
@@ -137,18 +128,8 @@ int dgnn_read_jodie(dgnn_events *ev, const char *path, dgnn_err *err) {
         double t;
         if ((rc = dgnn_ts_get_id(&s, 0, fixed[0], &u, err)) || (rc = dgnn_ts_get_id(&s, 1, fixed[1], &i, err)) ||
             (rc = dgnn_ts_get_double(&s, 2, fixed[2], &t, err)) ||
-            (rc = dgnn_ts_get_label(&s, 3, fixed[3], &lab, err)))
+            (rc = dgnn_ts_get_label(&s, 3, fixed[3], &lab, err)) || (rc = dgnn_ts_get_features(&s, 4, d, feat, err)))
             break;
-        for (int64_t k = 0; k < d; k++) {
-            if (dgnn_ts_get_float(&s, 4 + k, "f", &feat[k], err)) {
-                /* name the feature only on the error path: no snprintf per field */
-                char role[32];
-                snprintf(role, sizeof role, "f%lld", (long long)(k + 1));
-                rc = dgnn_ts_get_float(&s, 4 + k, role, &feat[k], err);
-                break;
-            }
-        }
-        if (rc) break;
         if ((rc = dgnn_builder_push(&b, u, i, t, feat, lab, 0, err))) break;
     }
     if (rc == 0) {

@@ -145,17 +145,8 @@ int dgnn_read_tgb(dgnn_events *ev, const char *path, dgnn_err *err) {
                     break;
                 }
                 d = nf - 4;
-                if (d > DGNN_MAX_DIM) {
-                    rc = dgnn_ts_fail(&s, err, DGNN_EFORMAT, "%lld features: at most %lld are supported",
-                                      (long long)d, (long long)DGNN_MAX_DIM);
-                    break;
-                }
             }
-            feat = malloc((size_t)(d > 0 ? d : 1) * sizeof(float));
-            if (!feat) {
-                rc = dgnn_ts_fail(&s, err, DGNN_ENOMEM, "out of memory for %lld features", (long long)d);
-                break;
-            }
+            if ((rc = dgnn_ts_feature_buffer(&s, d, &feat, err))) break;
             dgnn_builder_init(&b, d, lay == TGB_WIKI, 0);
             have_builder = 1;
         } else if (s.nf != nf) {
@@ -180,15 +171,7 @@ int dgnn_read_tgb(dgnn_events *ev, const char *path, dgnn_err *err) {
             }
             lab = (int32_t)l;
             t = trunc(t); /* numpy's astype(int) */
-            for (int64_t k = 0; k < d; k++) {
-                if (dgnn_ts_get_float(&s, 4 + k, "f", &feat[k], err)) {
-                    char role[32];
-                    snprintf(role, sizeof role, "f%lld", (long long)(k + 1));
-                    rc = dgnn_ts_get_float(&s, 4 + k, role, &feat[k], err);
-                    break;
-                }
-            }
-            if (rc) break;
+            if ((rc = dgnn_ts_get_features(&s, 4, d, feat, err))) break;
         }
         if ((rc = dgnn_builder_push(&b, u, v, t, feat, lab, 0, err))) break;
         e++;

@@ -15,8 +15,8 @@
  * (edge_features.pt, node_features.pt, read by torch.load in TGL's utils.py). dgnn
  * cannot read pickles; a folder with the .pt but not the .npy is refused, with the
  * one-line conversion, rather than read silently without its features. */
-#include "dgnn/npy.h"
 #include "dgnn/readers.h"
+#include "feat_npy.h"
 #include "textscan.h"
 
 #include <stdlib.h>
@@ -73,9 +73,9 @@ int dgnn_read_tgl(dgnn_events *ev, const char *path, const char *edge_feat_npy, 
     dgnn_events_init(ev);
     if (!path) return dgnn_err_set(err, DGNN_EINVAL, "no input path given");
     int rc = DGNN_OK;
-    char *csv = NULL, *efile = NULL, *nfile = NULL;
-    float *efeat = NULL, *nfeat = NULL;
-    int64_t erows = -1, ecols = 0, nrows = -1, ncols = 0;
+    char *csv = NULL;
+    dgnn_feat_npy npy;
+    dgnn_feat_npy_init(&npy);
     dgnn_ts_scan s;
     memset(&s, 0, sizeof s);
     dgnn_builder b;
@@ -93,39 +93,32 @@ int dgnn_read_tgl(dgnn_events *ev, const char *path, const char *edge_feat_npy, 
         csv = join_path("", 0, path);
     }
     if (!csv) return dgnn_err_set(err, DGNN_ENOMEM, "%s: out of memory", path);
-    if (edge_feat_npy) efile = join_path("", 0, edge_feat_npy);
+    if (edge_feat_npy) npy.efile = join_path("", 0, edge_feat_npy);
     else {
-        efile = join_path(path, dir_len, "edge_features.npy");
-        if (efile && access(efile, R_OK) != 0) {
-            free(efile);
-            efile = NULL;
+        npy.efile = join_path(path, dir_len, "edge_features.npy");
+        if (npy.efile && access(npy.efile, R_OK) != 0) {
+            free(npy.efile);
+            npy.efile = NULL;
             if ((rc = refuse_pt(path, dir_len, "edge_features", err))) goto done;
         }
     }
-    if (node_feat_npy) nfile = join_path("", 0, node_feat_npy);
+    if (node_feat_npy) npy.nfile = join_path("", 0, node_feat_npy);
     else {
-        nfile = join_path(path, dir_len, "node_features.npy");
-        if (nfile && access(nfile, R_OK) != 0) {
-            free(nfile);
-            nfile = NULL;
+        npy.nfile = join_path(path, dir_len, "node_features.npy");
+        if (npy.nfile && access(npy.nfile, R_OK) != 0) {
+            free(npy.nfile);
+            npy.nfile = NULL;
             if ((rc = refuse_pt(path, dir_len, "node_features", err))) goto done;
         }
     }
-    if ((edge_feat_npy && !efile) || (node_feat_npy && !nfile)) {
+    if ((edge_feat_npy && !npy.efile) || (node_feat_npy && !npy.nfile)) {
         rc = dgnn_err_set(err, DGNN_ENOMEM, "%s: out of memory", path);
         goto done;
     }
-    if (efile && (rc = dgnn_read_npy(efile, &efeat, &erows, &ecols, err))) goto done;
-    if (nfile && (rc = dgnn_read_npy(nfile, &nfeat, &nrows, &ncols, err))) goto done;
-    if (ecols > DGNN_MAX_DIM || ncols > DGNN_MAX_DIM) {
-        rc = dgnn_err_set(err, DGNN_EFORMAT, "%s: %lld features per row: at most %lld are supported",
-                          ecols > DGNN_MAX_DIM ? efile : nfile, (long long)(ecols > DGNN_MAX_DIM ? ecols : ncols),
-                          (long long)DGNN_MAX_DIM);
-        goto done;
-    }
-    if (efeat && ecols == 0) { /* (E, 0): no features, but the row count is still checked */
-        free(efeat);
-        efeat = NULL;
+    if ((rc = dgnn_feat_npy_read(&npy, err))) goto done;
+    if (npy.efeat && npy.ecols == 0) { /* (E, 0): no features, but the row count is still checked */
+        free(npy.efeat);
+        npy.efeat = NULL;
     }
 
     if ((rc = dgnn_ts_open(&s, csv, err))) goto done;
@@ -167,7 +160,7 @@ int dgnn_read_tgl(dgnn_events *ev, const char *path, const char *edge_feat_npy, 
                                   missing);
                 break;
             }
-            dgnn_builder_init(&b, efeat ? ecols : 0, 0, c_roll >= 0);
+            dgnn_builder_init(&b, npy.efeat ? npy.ecols : 0, 0, c_roll >= 0);
             have_builder = 1;
             continue;
         }
@@ -182,18 +175,18 @@ int dgnn_read_tgl(dgnn_events *ev, const char *path, const char *edge_feat_npy, 
             (rc = dgnn_ts_get_double(&s, c_t, "time", &t, err)) ||
             (c_roll >= 0 && (rc = dgnn_ts_get_int(&s, c_roll, "ext_roll", 0, 2, &roll, err))))
             break;
-        if (nrows >= 0 && (u >= nrows || v >= nrows)) {
+        if (npy.nrows >= 0 && (u >= npy.nrows || v >= npy.nrows)) {
             char what[160];
-            snprintf(what, sizeof what, "node id not below the %lld rows of the node features", (long long)nrows);
-            rc = dgnn_ts_field_fail(&s, err, u >= nrows ? c_src : c_dst, u >= nrows ? "src" : "dst", what);
+            snprintf(what, sizeof what, "node id not below the %lld rows of the node features", (long long)npy.nrows);
+            rc = dgnn_ts_field_fail(&s, err, u >= npy.nrows ? c_src : c_dst, u >= npy.nrows ? "src" : "dst", what);
             break;
         }
-        if (erows >= 0 && e >= erows) {
+        if (npy.erows >= 0 && e >= npy.erows) {
             rc = dgnn_ts_fail(&s, err, DGNN_EFORMAT, "event %lld has no edge feature row: %s has only %lld rows",
-                              (long long)(e + 1), efile, (long long)erows);
+                              (long long)(e + 1), npy.efile, (long long)npy.erows);
             break;
         }
-        const float *row = efeat ? efeat + e * ecols : NULL;
+        const float *row = npy.efeat ? npy.efeat + e * npy.ecols : NULL;
         if ((rc = dgnn_builder_push(&b, u, v, t, row, 0, (int8_t)roll, err))) break;
         e++;
     }
@@ -207,27 +200,24 @@ int dgnn_read_tgl(dgnn_events *ev, const char *path, const char *edge_feat_npy, 
         rc = dgnn_err_set(err, DGNN_EFORMAT, "%s: no events: the file has only a header line", csv);
         goto done;
     }
-    if (erows >= 0 && erows != e) {
-        rc = dgnn_err_set(err, DGNN_EFORMAT, "%s has %lld rows but %s has %lld events: they must match", efile,
-                          (long long)erows, csv, (long long)e);
+    if (npy.erows >= 0 && npy.erows != e) {
+        rc = dgnn_err_set(err, DGNN_EFORMAT, "%s has %lld rows but %s has %lld events: they must match", npy.efile,
+                          (long long)npy.erows, csv, (long long)e);
         goto done;
     }
-    rc = dgnn_builder_finish(&b, ev, nrows > 0 ? nrows : 0, err);
+    rc = dgnn_builder_finish(&b, ev, npy.nrows > 0 ? npy.nrows : 0, err);
     have_builder = 0;
     if (rc) goto done;
-    if (nfeat && ncols > 0) {
-        ev->node_dim = ncols;
-        ev->nfeat = nfeat;
-        nfeat = NULL;
+    if (npy.nfeat && npy.ncols > 0) {
+        ev->node_dim = npy.ncols;
+        ev->nfeat = npy.nfeat;
+        npy.nfeat = NULL;
     }
 done:
     if (have_builder) dgnn_builder_free(&b);
     dgnn_ts_close(&s); /* safe on the zeroed scanner when the csv was never opened */
-    free(efeat);
-    free(nfeat);
+    dgnn_feat_npy_free(&npy);
     free(csv);
-    free(efile);
-    free(nfile);
     if (rc) dgnn_events_free(ev);
     return rc;
 }

@@ -2,6 +2,7 @@
  * text readers (see textscan.h for why they share it). */
 #include "textscan.h"
 
+#include "dgnn/events.h"
 #include "dgnn/infile.h"
 
 #include <errno.h>
@@ -363,6 +364,28 @@ int dgnn_ts_get_float(dgnn_ts_scan *s, int64_t col, const char *role, float *out
     if (rc) return rc;
     if (fabs(v) > FLT_MAX) return dgnn_ts_field_fail(s, err, col, role, "number out of range (overflows float32)");
     *out = (float)v;
+    return DGNN_OK;
+}
+
+int dgnn_ts_get_features(dgnn_ts_scan *s, int64_t col, int64_t d, float *out, dgnn_err *err) {
+    for (int64_t k = 0; k < d; k++) {
+        if (dgnn_ts_get_float(s, col + k, "f", &out[k], err)) {
+            /* name the feature only on the error path: no snprintf per field */
+            char role[32];
+            snprintf(role, sizeof role, "f%lld", (long long)(k + 1));
+            return dgnn_ts_get_float(s, col + k, role, &out[k], err);
+        }
+    }
+    return DGNN_OK;
+}
+
+int dgnn_ts_feature_buffer(const dgnn_ts_scan *s, int64_t d, float **out, dgnn_err *err) {
+    *out = NULL;
+    if (d > DGNN_MAX_DIM)
+        return dgnn_ts_fail(s, err, DGNN_EFORMAT, "%lld features: at most %lld are supported", (long long)d,
+                            (long long)DGNN_MAX_DIM);
+    *out = malloc((size_t)(d > 0 ? d : 1) * sizeof(float));
+    if (!*out) return dgnn_ts_fail(s, err, DGNN_ENOMEM, "out of memory for %lld features", (long long)d);
     return DGNN_OK;
 }
 

@@ -1,5 +1,5 @@
 /* textscan.h (private to src/data): the line reader and field parsers shared by the
- * text readers (read_jodie.c, read_tgl.c, read_edgelist.c).
+ * text readers (read_jodie.c, read_tgb.c, read_tgl.c, read_dyglib.c, read_edgelist.c).
  *
  * Why a shared scanner: every text format needs the same care: regular files only
  * (a FIFO or /dev/zero is refused at open, see infile.h), a first block that is checked
@@ -91,6 +91,13 @@ int dgnn_ts_get_label(dgnn_ts_scan *s, int64_t col, const char *role, int32_t *o
 int dgnn_ts_get_double(dgnn_ts_scan *s, int64_t col, const char *role, double *out, dgnn_err *err);
 /* Finite value representable as float32 (features, weights). */
 int dgnn_ts_get_float(dgnn_ts_scan *s, int64_t col, const char *role, float *out, dgnn_err *err);
+
+/* The feature columns of a JODIE-style row (read_jodie.c, read_tgb.c's wiki layout):
+ * d floats from columns col .. col + d - 1 into out, named f1 .. fd in messages. */
+int dgnn_ts_get_features(dgnn_ts_scan *s, int64_t col, int64_t d, float *out, dgnn_err *err);
+/* A malloc'd buffer for one row's d features (at least one float; the caller frees it):
+ * DGNN_EFORMAT naming the current line when d > DGNN_MAX_DIM, DGNN_ENOMEM if out of memory. */
+int dgnn_ts_feature_buffer(const dgnn_ts_scan *s, int64_t d, float **out, dgnn_err *err);
 
 /* Sets err to "path:line: <message>" and returns code. */
 int dgnn_ts_fail(const dgnn_ts_scan *s, dgnn_err *err, int code, const char *fmt, ...)
