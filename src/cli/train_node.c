@@ -69,6 +69,7 @@ cJSON *cli_node_json(const dgnn_event_node_cfg *nc, const dgnn_event_node_result
     cJSON_AddNumberToObject(d, "epochs", (double)nc->epochs);
     cJSON_AddNumberToObject(d, "patience", (double)nc->patience);
     cJSON_AddNumberToObject(d, "num_params", (double)res->num_params);
+    cJSON_AddBoolToObject(d, "embeddings_cached", res->cached); /* computed once: the same every epoch */
     cJSON *data = cJSON_AddObjectToObject(o, "data");
     cJSON_AddNumberToObject(data, "train_events", (double)res->n_train);
     cJSON_AddNumberToObject(data, "val_events", (double)res->n_val);
