@@ -129,6 +129,10 @@ typedef struct {
     void (*on_epoch)(void *ctx, const struct dgnn_epoch_result *e);
     void *on_epoch_ctx;
     const char *checkpoint; /* folder: a checkpoint after every epoch (NULL: none) */
+    /* the command's settings as NUL-separated tokens, saved with every checkpoint (section
+     * "run.flags") so that `dgnn eval --checkpoint DIR` can rebuild them (NULL: none) */
+    const char *run_flags;
+    int64_t run_flags_bytes;
     int resume;             /* 1: continue from the checkpoint in `checkpoint` */
     int progress;           /* progress bar / periodic lines on stderr */
     /* called after every training step with the step's loss (distributed: the global
@@ -218,6 +222,11 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *cfg, dgn
  * epoch = 0). emb (NULL: none): embeddings at given (node, time) pairs from the
  * memory the evaluation ended with (asking for times before the evaluated split's end
  * reads a memory that already holds later events); emb->out is malloc'd (n, dim). */
+/* The settings the run that wrote DIR's checkpoint saved (cfg.run_flags): *flags is
+ * malloc'd, NULL with *bytes = 0 when it saved none. Errors: the checkpoint cannot be
+ * read (DGNN_EIO, DGNN_EFORMAT, ...). */
+int dgnn_event_ckpt_flags(const char *dir, char **flags, int64_t *bytes, dgnn_err *err);
+
 typedef struct {
     const int32_t *nodes; /* (n) dense ids */
     const double *t;      /* (n) */

@@ -179,3 +179,27 @@ double args_float_json(float x) {
     }
     return (double)x; /* NaN and the like (settings never are; %.9g always reads back) */
 }
+
+long args_keep(const arg_spec *s, int argc, char **argv, const char *const *drop, char *buf, size_t cap) {
+    size_t used = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) break;
+        if (a[0] != '-' || a[1] != '-') continue; /* a positional */
+        const char *name = a + 2, *eq = strchr(name, '=');
+        const size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        const arg_opt *o = find_opt(s, name, len);
+        if (!o) continue;
+        const int takes = o->kind != ARG_FLAG && !eq && i + 1 < argc;
+        int dropped = 0;
+        for (const char *const *d = drop; d && *d; d++) dropped |= strcmp(*d, o->name) == 0;
+        for (int k = 0; k <= takes && !dropped; k++) {
+            const size_t n = strlen(argv[i + k]) + 1;
+            if (used + n > cap) return -1;
+            memcpy(buf + used, argv[i + k], n);
+            used += n;
+        }
+        i += takes;
+    }
+    return (long)used;
+}

@@ -64,6 +64,12 @@ int args_parse(arg_spec *spec, int argc, char **argv);
  * significant digits) that rounds back to the same float (0.1f -> 0.1, not
  * 0.10000000149011612). */
 double args_float_json(float x);
+
+/* The options of argv (already accepted by args_parse with s) whose names are not in drop
+ * (NULL-terminated), each with its value, as "--name" and value tokens separated by NULs
+ * into buf (cap bytes); positionals are left out. Returns the bytes used, or -1 when cap
+ * is too small. What a checkpoint keeps of the command that trained it. */
+long args_keep(const arg_spec *s, int argc, char **argv, const char *const *drop, char *buf, size_t cap);
 void args_print_help(const arg_spec *spec);
 /* The range of o as text ("1..1024", ">= 0", "[0, 1)", "(0, 10]", "> 0"), or "" when
  * it has none. Returns buf. */

@@ -5,6 +5,7 @@
  * training are the library's (event_train.h); this file parses, calls and prints. */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -277,8 +278,8 @@ static int train_main(int argc, char **argv, int mode) {
     };
     arg_spec spec = {.cmd = bench ? "bench train" : eval ? "eval" : "train",
                      .usage = bench ? "dgnn bench train [--model tgn|jodie|dyrep|apan] [--data FILE] [options]"
-                              : eval ? "dgnn eval --checkpoint DIR [the training run's flags] [--protocol LIST] [--on "
-                                       "test|val|train] [--emb-out NPY --emb-at CSV|--emb-time T]"
+                              : eval ? "dgnn eval --checkpoint DIR [--protocol LIST] [--on test|val|train] [--emb-out NPY "
+                                       "--emb-at CSV|--emb-time T] [--out FILE]"
                                      : "dgnn train [--model tgn|jodie|dyrep|apan|edgebank] [--data FILE] [options]",
                      .summary = "Trains a memory-based temporal GNN with the TGN code's protocol: chronological\n"
                                 "70/15/15 split, 10% of later nodes held out as new nodes, Adam, one negative per\n"
@@ -294,13 +295,38 @@ static int train_main(int argc, char **argv, int mode) {
                                 "AUC over all test events (n/a when the test events are of one class).",
                      .opts = opts, .min_pos = 0, .max_pos = 0};
     if (eval)
-        spec.summary = "Evaluates the checkpoint a `dgnn train --checkpoint DIR` run wrote, without training: give\n"
-                       "the training run's flags (model, sizes, data, seed; checked against the checkpoint) and the\n"
-                       "protocols wanted now. --on test (default) starts from the state the run tested from and\n"
-                       "gives the run's test figures; --emb-out writes node embeddings at given times.";
+        spec.summary = "Evaluates the checkpoint a `dgnn train --checkpoint DIR` run wrote, without training. The\n"
+                       "training run's settings (model, sizes, data, seed, protocols) come from the checkpoint;\n"
+                       "flags given here follow them (a setting that changes the model is refused). --on test\n"
+                       "(default) starts from the state the run tested from and gives the run's test figures;\n"
+                       "--emb-out writes node embeddings at given times.";
     int rc = args_parse(&spec, argc, argv);
     if (rc) return rc > 0 ? 0 : 2;
     const char *cmdname = spec.cmd;
+    /* what a checkpoint keeps of this command for dgnn eval: the settings, not the outputs,
+     * the run's control, distribution or node-task flags */
+    static const char *const not_kept[] = {"out", "checkpoint", "resume", "curve", "plot", "window-report", "quiet",
+                                           "task", "node-epochs", "node-patience", "node-lr", "node-batch", "dist",
+                                           "partition", "window-events", "window-seconds", "refine", "critical-path",
+                                           "cold-allgather", "no-prefetch", "comm-timeout", "on", "emb-out", "emb-at",
+                                           "emb-time", "no-eval", NULL};
+    static char kept_flags[8192];
+    long kept_bytes = mode == MODE_TRAIN ? args_keep(&spec, argc, argv, not_kept, kept_flags, sizeof kept_flags) : -1;
+    /* paths as absolute ones, so that dgnn eval finds them from another folder */
+    for (long i = 0; kept_bytes > 0 && i < kept_bytes; i += (long)strlen(kept_flags + i) + 1) {
+        static const char *const paths[] = {"--data", "--edge-feat", "--node-feat", NULL};
+        const char *tok = kept_flags + i;
+        int is_path = 0;
+        for (const char *const *q = paths; *q; q++) is_path |= strcmp(tok, *q) == 0;
+        const long v = i + (long)strlen(tok) + 1;
+        char full[PATH_MAX];
+        if (!is_path || v >= kept_bytes || !realpath(kept_flags + v, full)) continue;
+        const long old = (long)strlen(kept_flags + v) + 1, add = (long)strlen(full) + 1;
+        if (kept_bytes - old + add > (long)sizeof kept_flags) break;
+        memmove(kept_flags + v + add, kept_flags + v + old, (size_t)(kept_bytes - v - old));
+        memcpy(kept_flags + v, full, (size_t)add);
+        kept_bytes += add - old;
+    }
     if (!eval && (on || emb_out || emb_at || emb_time)) {
         fprintf(stderr, "dgnn %s: --on, --emb-out, --emb-at and --emb-time are dgnn eval's\n", cmdname);
         return 2;
@@ -412,6 +438,7 @@ static int train_main(int argc, char **argv, int mode) {
     if (bench && epochs == CLI_UNSET) c.epochs = 1;
     c.checkpoint = ckpt;
     c.resume = resume;
+    if (kept_bytes > 0) c.run_flags = kept_flags, c.run_flags_bytes = kept_bytes;
     if (eval && c.skip_eval) {
         fprintf(stderr, "dgnn eval: --no-eval leaves nothing to do\n");
         return 2;
@@ -641,4 +668,42 @@ int cmd_train(int argc, char **argv) {
     return train_main(argc, argv, MODE_TRAIN);
 }
 int cmd_train_bench(int argc, char **argv) { return train_main(argc, argv, MODE_BENCH); }
-int cmd_eval(int argc, char **argv) { return train_main(argc, argv, MODE_EVAL); }
+/* `dgnn eval --checkpoint DIR [flags]`: the training run's settings come from the
+ * checkpoint (saved by train_main), the flags given here after them, so that they win. */
+int cmd_eval(int argc, char **argv) {
+    const char *dir = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--checkpoint") == 0 && i + 1 < argc) dir = argv[i + 1];
+        else if (strncmp(argv[i], "--checkpoint=", 13) == 0) dir = argv[i] + 13;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) dir = NULL, i = argc;
+    }
+    char *flags = NULL;
+    int64_t bytes = 0;
+    if (dir) {
+        dgnn_err err;
+        dgnn_err_clear(&err);
+        if (dgnn_event_ckpt_flags(dir, &flags, &bytes, &err) != DGNN_OK) {
+            fprintf(stderr, "dgnn eval: --checkpoint %s: %s\n", dir, err.msg);
+            return 1;
+        }
+    }
+    if (!flags) return train_main(argc, argv, MODE_EVAL); /* no saved settings: the flags given */
+    int n = 0;
+    for (int64_t i = 0; i < bytes; i++) n += flags[i] == 0;
+    char **all = dgnn_xmalloc((size_t)(n + argc + 1) * sizeof *all);
+    int k = 0;
+    char line[2048] = "";
+    size_t used = 0;
+    for (int64_t i = 0; i < bytes && k < n; i += (int64_t)strlen(flags + i) + 1) {
+        all[k++] = flags + i;
+        used += (size_t)snprintf(line + used, used < sizeof line ? sizeof line - used : 0, " %s", flags + i);
+    }
+    for (int i = 0; i < argc; i++) all[k++] = argv[i];
+    all[k] = NULL;
+    dgnn_log("dgnn eval: the training run's settings from %s:%s%s (flags given here override them)\n", dir, line,
+             used >= sizeof line ? " ..." : "");
+    const int rc = train_main(k, all, MODE_EVAL);
+    free(all);
+    free(flags);
+    return rc;
+}

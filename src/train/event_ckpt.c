@@ -10,6 +10,7 @@
  * with a message naming both runs) and, distributed, every rank's running totals
  * ("dist.totals"), so the figures of a resumed run cover all its epochs. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dgnn/checkpoint.h"
@@ -101,11 +102,18 @@ typedef struct {
     event_ckpt_meta *meta;
     dgnn_event_train_result *res;
     event_rank_totals *totals; /* P entries, distributed runs; else NULL */
+    int saving;
 } ckpt_ctx;
 
 /* after "meta": every rank's running totals (distributed runs) */
 static int early_sections(dgnn_ckpt_io *io, void *ctx, dgnn_err *err) {
     ckpt_ctx *k = ctx;
+    const dgnn_event_train_cfg *c = k->r->cfg;
+    /* the command's settings, for dgnn eval (written, never read back by a resume) */
+    if (k->saving && c->run_flags && c->run_flags_bytes > 0) {
+        int rc = dgnn_ckpt_io_section(io, "run.flags", (void *)c->run_flags, (size_t)c->run_flags_bytes, err);
+        if (rc) return rc;
+    }
     if (!k->totals) return DGNN_OK;
     return dgnn_ckpt_io_section(io, "dist.totals", k->totals, (size_t)k->r->nranks * sizeof *k->totals, err);
 }
@@ -162,7 +170,7 @@ static dgnn_ckpt_trainer trainer_of(ckpt_ctx *k, const dgnn_ckpt_run *rec) {
 int event_ckpt_save(event_run *r, const event_ckpt_meta *meta, const dgnn_event_train_result *res,
                     const event_rank_totals *totals, dgnn_err *err) {
     /* saving only reads these: the shared struct serves both directions */
-    ckpt_ctx k = {r, (event_ckpt_meta *)meta, (dgnn_event_train_result *)res, (event_rank_totals *)totals};
+    ckpt_ctx k = {r, (event_ckpt_meta *)meta, (dgnn_event_train_result *)res, (event_rank_totals *)totals, 1};
     dgnn_ckpt_run rec;
     event_run_record(r, &rec);
     const dgnn_ckpt_trainer t = trainer_of(&k, &rec);
@@ -171,7 +179,7 @@ int event_ckpt_save(event_run *r, const event_ckpt_meta *meta, const dgnn_event_
 
 int event_ckpt_load(event_run *r, event_ckpt_meta *meta, dgnn_event_train_result *res, event_rank_totals *totals,
                     dgnn_err *err) {
-    ckpt_ctx k = {r, meta, res, totals};
+    ckpt_ctx k = {r, meta, res, totals, 0};
     dgnn_ckpt_run rec;
     event_run_record(r, &rec);
     dgnn_ckpt_trainer t = trainer_of(&k, &rec);
@@ -182,4 +190,26 @@ int event_ckpt_load(event_run *r, event_ckpt_meta *meta, dgnn_event_train_result
     r->rng = meta->rng;
     r->have_best = (int)meta->have_best;
     return DGNN_OK;
+}
+
+int dgnn_event_ckpt_flags(const char *dir, char **flags, int64_t *bytes, dgnn_err *err) {
+    *flags = NULL, *bytes = 0;
+    char path[4096];
+    dgnn_ckpt_dir_path(path, sizeof path, dir);
+    dgnn_ckpt *c;
+    int rc = dgnn_ckpt_open(&c, path, err);
+    if (rc) return rc;
+    const void *data;
+    size_t n;
+    if (dgnn_ckpt_has(c, "run.flags") && !(rc = dgnn_ckpt_get(c, "run.flags", &data, &n, err)) && n > 0) {
+        *flags = malloc(n + 1);
+        if (!*flags) rc = dgnn_err_set(err, DGNN_ENOMEM, "%s: out of memory for its settings", path);
+        else {
+            memcpy(*flags, data, n);
+            (*flags)[n] = 0; /* a last token is terminated even in a damaged section */
+            *bytes = (int64_t)n;
+        }
+    }
+    dgnn_ckpt_close(c);
+    return rc;
 }

@@ -314,7 +314,13 @@ int dgnn_event_eval(const dgnn_events *ev, const dgnn_event_train_cfg *c, int sp
     res->num_params = r.p->nparams;
     event_ckpt_meta meta;
     memset(&meta, 0, sizeof meta);
-    if ((rc = event_ckpt_load(&r, &meta, res, NULL, err))) goto done;
+    if ((rc = event_ckpt_load(&r, &meta, res, NULL, err))) {
+        if (rc == DGNN_EINVAL && strstr(err->msg, "other settings"))
+            dgnn_err_set(err, rc, "checkpoint %s was written with other settings (model, sizes, batch, lr, seed, split or "
+                                  "data) than these: dgnn eval takes the training run's from the checkpoint, and a flag "
+                                  "given to it that changes them cannot be evaluated", c->checkpoint);
+        goto done;
+    }
     if (res->num_epochs < 1) {
         rc = dgnn_err_set(err, DGNN_EINVAL, "checkpoint %s: no finished epoch to evaluate", c->checkpoint);
         goto done;
