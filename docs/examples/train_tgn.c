@@ -73,7 +73,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "train_tgn: %s\n", err.msg);
         return 1;
     }
-    printf("epoch 1: train loss %.4f, val AP %.4f\n", res.epochs[0].train_loss, res.epochs[0].val_ap);
+    /* the library has logged each epoch's loss and validation figures on stderr;
+     * res.epochs[i] holds them too */
     printf("test AP %.4f, AUC %.4f (%lld parameters)\n", res.test_ap, res.test_auc, (long long)res.num_params);
     return 0;
 }
