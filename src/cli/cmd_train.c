@@ -297,7 +297,10 @@ static int train_main(int argc, char **argv, int mode) {
                                 "worker; --dist strict = global batch of P x --batch events, replicated memory).\n"
                                 "--task node: then dynamic node classification of the events' labels (wikipedia's,\n"
                                 "reddit's state change) by a decoder on the frozen model's source embeddings; test\n"
-                                "AUC over all test events (n/a when the test events are of one class).",
+                                "AUC over all test events (n/a when the test events are of one class).\n"
+                                "--config FILE.yml: settings from YAML, TGL's layout (configs/tgn.yml, jodie.yml,\n"
+                                "apan.yml, tgn-paper.yml: the presets) or dgnn: (these flags without --); flags typed\n"
+                                "here beat the file. --dump-config FILE.yml: the run's settings, to run it again.",
                      .opts = opts, .min_pos = 0, .max_pos = 0};
     if (eval)
         spec.summary = "Evaluates the checkpoint a `dgnn train --checkpoint DIR` run wrote, without training. The\n"
