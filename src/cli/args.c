@@ -82,7 +82,8 @@ static int parse_value(const arg_spec *s, const arg_opt *o, const char *v) {
             double d = strtod(v, &end);
             if (*end == '\0' && errno == 0 && d == floor(d) && fabs(d) < 9.2e18) x = (long long)d;
             else end = (char *)v;
-        } else if (end && end != v && end[1] == '\0' && (*end == 'k' || *end == 'K' || *end == 'M' || *end == 'G')) {
+        } else if (end && end != v && (*end == 'k' || *end == 'K' || *end == 'M' || *end == 'G') && end[1] == '\0') {
+            /* (the suffix tested first: where the number ends the value, end[1] lies past it) */
             long long m = *end == 'G' ? 1000000000LL : *end == 'M' ? 1000000LL : 1000LL;
             if (x > LLONG_MAX / m || x < LLONG_MIN / m) errno = ERANGE; /* 99999999999G */
             else x *= m;

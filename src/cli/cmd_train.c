@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_config.h"
 #include "dgnn/comm.h"
 #include "dgnn/svg.h"
 #include "dgnn/event_train.h"
@@ -61,12 +62,13 @@ static int write_plot(const char *path, const char *model, const char *dataset, 
 }
 
 static int write_json(const char *path, const char *model, const char *dataset, const char *preset,
-                      const dgnn_event_train_cfg *c, const dgnn_event_train_result *r, const dgnn_events *ev,
+                      const char *config, const dgnn_event_train_cfg *c, const dgnn_event_train_result *r, const dgnn_events *ev,
                       const dgnn_event_node_cfg *nc, const dgnn_event_node_result *nres) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "model", model);
     cJSON_AddStringToObject(o, "task", nres ? "node" : "link");
     cJSON_AddStringToObject(o, "dataset", dataset);
+    cJSON_AddItemToObject(o, "config_file", config ? cJSON_CreateString(config) : cJSON_CreateNull()); /* --config */
     cJSON *cfg = cJSON_AddObjectToObject(o, "config");
     cJSON_AddStringToObject(cfg, "preset", preset);
     cJSON_AddNumberToObject(cfg, "batch", (double)c->batch);
@@ -222,7 +224,10 @@ static int train_main(int argc, char **argv, int mode) {
     int resume = 0, quiet = 0, no_eval = 0;
     const char *protocol = NULL, *tgbneg = NULL, *on = NULL, *emb_out = NULL, *emb_at = NULL, *emb_time = NULL;
     int64_t tgbk = CLI_UNSET;
+    const char *config = NULL, *dump_config = NULL;
     arg_opt opts[] = {
+        {"config", ARG_STRING, &config, "FILE", "settings from a YAML file: TGL's layout (sampling, memory, gnn, train, as TGL's config/TGN.yml) and/or dgnn: (these flags without --); flags typed here win; see configs/"},
+        {"dump-config", ARG_STRING, &dump_config, "FILE", "write the run's effective settings as YAML (dgnn: layout; --config FILE runs it again)"},
         {"model", ARG_STRING, &model, "M", "tgn (default), jodie, dyrep, apan, edgebank (the baseline: no training); evolvegcn-o|-h (own flags)"},
         CLI_NODE_OPTS(nf),
         {"data", ARG_STRING, &data, "FILE", "dataset (any format); default: the built-in synthetic stream"},
@@ -292,7 +297,10 @@ static int train_main(int argc, char **argv, int mode) {
                                 "worker; --dist strict = global batch of P x --batch events, replicated memory).\n"
                                 "--task node: then dynamic node classification of the events' labels (wikipedia's,\n"
                                 "reddit's state change) by a decoder on the frozen model's source embeddings; test\n"
-                                "AUC over all test events (n/a when the test events are of one class).",
+                                "AUC over all test events (n/a when the test events are of one class).\n"
+                                "--config FILE.yml: settings from YAML, TGL's layout (configs/tgn.yml, jodie.yml,\n"
+                                "apan.yml, tgn-paper.yml: the presets) or dgnn: (these flags without --); flags typed\n"
+                                "here beat the file. --dump-config FILE.yml: the run's settings, to run it again.",
                      .opts = opts, .min_pos = 0, .max_pos = 0};
     if (eval)
         spec.summary = "Evaluates the checkpoint a `dgnn train --checkpoint DIR` run wrote, without training. The\n"
@@ -300,6 +308,7 @@ static int train_main(int argc, char **argv, int mode) {
                        "flags given here follow them (a setting that changes the model is refused). --on test\n"
                        "(default) starts from the state the run tested from and gives the run's test figures;\n"
                        "--emb-out writes node embeddings at given times.";
+    if (cli_config_expand(&spec, &argc, &argv)) return 2; /* --config FILE: its settings as flags before argv's */
     int rc = args_parse(&spec, argc, argv);
     if (rc) return rc > 0 ? 0 : 2;
     const char *cmdname = spec.cmd;
@@ -309,7 +318,7 @@ static int train_main(int argc, char **argv, int mode) {
                                            "task", "node-epochs", "node-patience", "node-lr", "node-batch", "dist",
                                            "partition", "window-events", "window-seconds", "refine", "critical-path",
                                            "cold-allgather", "no-prefetch", "comm-timeout", "on", "emb-out", "emb-at",
-                                           "emb-time", "no-eval", NULL};
+                                           "emb-time", "no-eval", "config", "dump-config", NULL};
     static char kept_flags[8192];
     long kept_bytes = mode == MODE_TRAIN ? args_keep(&spec, argc, argv, not_kept, kept_flags, sizeof kept_flags) : -1;
     /* paths as absolute ones, so that dgnn eval finds them from another folder */
@@ -493,8 +502,9 @@ static int train_main(int argc, char **argv, int mode) {
     {
         const cli_output outs[] = {{"--out", out, 0},          {"--checkpoint", eval ? NULL : ckpt, 1},
                                    {"--window-report", window_report, 0}, {"--curve", curve, 0},
-                                   {"--plot", plot, 0},        {"--emb-out", emb_out, 0}};
-        if (cli_check_outputs(cmdname, outs, 6)) {
+                                   {"--plot", plot, 0},        {"--emb-out", emb_out, 0},
+                                   {"--dump-config", dump_config, 0}};
+        if (cli_check_outputs(cmdname, outs, 7)) {
             if (c.dist.mode != DGNN_DIST_NONE) dgnn_comm_finalize();
             return 2;
         }
@@ -527,6 +537,13 @@ static int train_main(int argc, char **argv, int mode) {
     if ((rc = cli_split_mode(&c.split.mode, split, &ev, dataset)) != 0) {
         dgnn_events_free(&ev);
         return rc;
+    }
+    if (dump_config && (c.dist.mode == DGNN_DIST_NONE || dgnn_comm_rank() == 0)) {
+        const cli_dump_extra dx = {model, preset, data, tgbneg, &lf, &nf, no_eval, comm_timeout};
+        if (cli_config_dump(cmdname, dump_config, &c, &dx)) {
+            dgnn_events_free(&ev);
+            return 1;
+        }
     }
     if (node_task && !ev.label) {
         fprintf(stderr, "dgnn train: --task node: %s has no event labels (it needs a label per event, as the "
@@ -651,7 +668,7 @@ static int train_main(int argc, char **argv, int mode) {
         print_op_shares(op_seconds, res, c.dist.mode != DGNN_DIST_NONE);
     }
     if (c.dist.mode != DGNN_DIST_NONE) print_dist(res);
-    if (out) rc = write_json(out, model, dataset, preset, &c, res, &ev, &ncfg, nres);
+    if (out) rc = write_json(out, model, dataset, preset, config, &c, res, &ev, &ncfg, nres);
     if (emb_out && embq.out && write_embeddings(emb_out, &embq)) rc = 1;
     free(embq.out);
     if (plot && write_plot(plot, model, dataset, res)) rc = 1;
@@ -665,9 +682,15 @@ static int train_main(int argc, char **argv, int mode) {
 /* The snapshot models have their own trainer and flags (cmd_train_snap.c). */
 int cmd_train(int argc, char **argv) {
     if (cli_is_snapshot_model(argc, argv)) return cmd_train_snapshot(argc, argv);
-    return train_main(argc, argv, MODE_TRAIN);
+    const int rc = train_main(argc, argv, MODE_TRAIN);
+    cli_config_release();
+    return rc;
 }
-int cmd_train_bench(int argc, char **argv) { return train_main(argc, argv, MODE_BENCH); }
+int cmd_train_bench(int argc, char **argv) {
+    const int rc = train_main(argc, argv, MODE_BENCH);
+    cli_config_release();
+    return rc;
+}
 /* `dgnn eval --checkpoint DIR [flags]`: the training run's settings come from the
  * checkpoint (saved by train_main), the flags given here after them, so that they win. */
 int cmd_eval(int argc, char **argv) {
