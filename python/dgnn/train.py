@@ -25,7 +25,7 @@ def options_to_flags(options):
     return flags
 
 
-def train(data, model="tgn", preset=None, epochs=None, on_epoch=None, **options):
+def train(data, /, model="tgn", preset=None, epochs=None, on_epoch=None, **options):
     """Trains and tests model on data (an Events, or a path that dgnn.load reads) as
     `dgnn train --model MODEL [--preset P] [--epochs N] FLAGS` does, and returns the
     results as the dict of the command's --out JSON. options are the command's other flags
