@@ -4,7 +4,9 @@
  *  - the error as a string: the command prints its messages on stderr; for the length of
  *    the call stderr is a stream that passes everything through to the old one and keeps
  *    the last lines, and the message is the last "dgnn ...: " line it saw (glibc lets a
- *    program assign stderr; the standard streams are plain variables there);
+ *    program assign stderr; the standard streams are plain variables there). A second
+ *    error channel through the commands' hundred-odd messages would change every command
+ *    for one caller; this changes none;
  *  - Ctrl-C: a SIGINT handler sets a flag the trainer reads after every step (the run
  *    then fails with DGNN_EINTR), and the caller's handler (Python's) comes back after;
  *  - one run at a time: the command keeps process-wide state (the above, its saved flags).
