@@ -58,8 +58,9 @@ typedef int (*dgnn_capi_epoch_fn)(void *ctx, const char *epoch_json);
  * command's flags (argc of them, without "dgnn train"); dataset names the data in the
  * JSON (NULL: "arrays"). The command's messages and progress go to stderr as usual.
  * While it runs, SIGINT (Ctrl-C) sets a flag the trainer reads after every step: the run
- * then fails with DGNN_EINTR, "interrupted"; the previous handler is restored before the
- * call returns. On success *json receives the command's --out JSON (malloc'd: free it
+ * then fails with DGNN_EINTR, "interrupted" (also when the signal came during the last
+ * evaluation and the run got through); the previous handler is restored before the call
+ * returns. On success *json receives the command's --out JSON (malloc'd: free it
  * with dgnn_capi_free_string), NULL for --help. On failure the message is the command's
  * error line ("dgnn train: --epochs must be ..."), the code DGNN_EINVAL for a usage error
  * (the command's exit status 2), DGNN_EINTR when interrupted, DGNN_EIO for any other. */

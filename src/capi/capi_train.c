@@ -132,7 +132,7 @@ int dgnn_capi_train(const dgnn_capi_events *ev, const char *dataset, int argc, c
         fclose(s);
     }
     int rc = DGNN_OK;
-    if (g_interrupted && status != 0) {
+    if (g_interrupted) { /* even when the run got through (Ctrl-C during the test): the user asked to stop */
         capi_set_msg(msg, cap, "interrupted");
         rc = DGNN_EINTR;
     } else if (status != 0) {
