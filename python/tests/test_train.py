@@ -35,6 +35,12 @@ def test_same_figures_as_the_command(stream, tmp_path, model):
     assert py["dataset"] == stream and "stopped_by_caller" not in py
 
 
+def test_out_flag_writes_the_same_json(stream, tmp_path):
+    out = tmp_path / "py.json"
+    res = dgnn.train(stream, out=str(out), **FLAGS)
+    assert json.load(open(out))["test"] == res["test"]
+
+
 def test_on_epoch_stops_after_epoch_1(stream):
     seen = []
     res = dgnn.train(stream, epochs=3, seed=1, batch=200, mem_dim=16, time_dim=8, quiet=True,

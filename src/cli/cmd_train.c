@@ -692,8 +692,8 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
         print_op_shares(op_seconds, res, c.dist.mode != DGNN_DIST_NONE);
     }
     if (c.dist.mode != DGNN_DIST_NONE) print_dist(res);
-    if (out && !(embed && embed->json)) rc = write_json(out, model, dataset, preset, &c, res, &ev, &ncfg, nres, hook.stop, NULL);
-    if (embed && embed->json)
+    if (out) rc = write_json(out, model, dataset, preset, &c, res, &ev, &ncfg, nres, hook.stop, NULL);
+    if (embed && embed->json && rc == 0) /* the same JSON for the in-process caller */
         rc = write_json(NULL, model, dataset, preset, &c, res, &ev, &ncfg, nres, hook.stop, embed->json);
     if (emb_out && embq.out && write_embeddings(emb_out, &embq)) rc = 1;
     free(embq.out);
