@@ -13,7 +13,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-}
 
 # ---- the layers, lowest first (docs/architecture.md) ----
-layers="base nn data models cluster train report cli"
+layers="base nn data models cluster train report cli capi"
 # ---- the public headers, by layer (include/dgnn/NAME.h) ----
 header_layers='
 base:base outfile prof vec
@@ -24,6 +24,7 @@ cluster:comm partition sched costmodel simulate
 train:adam metrics checkpoint event_train event_node snap_train
 report:svg
 cli:
+capi:capi
 all:dgnn
 '
 

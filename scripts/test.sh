@@ -4,7 +4,9 @@
 # MPI, whose runtime the sanitizers flag: the mpirun tests cli_mpi, cli_dist, cli_dist_snap
 # run in the second pass only), then, where nvcc is, builds the CUDA path (build-cuda/) and
 # runs tests/cuda (which skip without a GPU), then builds the Release tree (build/) and runs
-# the full suite there, multi-rank tests included. Ends with ctest's summary.
+# the full suite there, multi-rank tests included, then the Python package's tests
+# (scripts/test-python.sh; skipped without a python3 that has numpy and pytest). Ends with
+# one summary line: ctest's, and the Python tests' verdict.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
@@ -27,4 +29,16 @@ else
 fi
 echo "== release build =="
 "$root/scripts/build.sh" build
-cd "$root/build" && ctest --output-on-failure -j"$jobs"
+ctest_rc=0
+(cd "$root/build" && ctest --output-on-failure -j"$jobs") 2>&1 | tee "$root/build/ctest.log" || ctest_rc=$?
+echo "== python package (python/tests) =="
+py_rc=0
+"$root/scripts/test-python.sh" "$root/build" || py_rc=$?
+summary=$(grep -E '^[0-9]+% tests passed' "$root/build/ctest.log" || echo "ctest: no summary")
+case $py_rc in
+0) py_summary="python tests passed" ;;
+77) py_summary="python tests skipped" ;;
+*) py_summary="python tests FAILED" ;;
+esac
+echo "$summary; $py_summary"
+[ "$ctest_rc" -eq 0 ] && { [ "$py_rc" -eq 0 ] || [ "$py_rc" -eq 77 ]; }

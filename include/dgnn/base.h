@@ -27,7 +27,8 @@ enum {
     DGNN_EVERSION = -5,  /* binary file of an unsupported version */
     DGNN_ECHECKSUM = -6, /* binary file corrupted */
     DGNN_EUNSUPPORTED = -7,
-    DGNN_EDEVICE = -8 /* the GPU failed (a CUDA or cuBLAS error), or none is there */
+    DGNN_EDEVICE = -8, /* the GPU failed (a CUDA or cuBLAS error), or none is there */
+    DGNN_EINTR = -9    /* the caller interrupted the run (Ctrl-C in the Python package) */
 };
 
 /* Human-readable name of a status code ("format error", ...). */

@@ -88,5 +88,7 @@
 #include "dgnn/snap_train.h"
 /* report */
 #include "dgnn/svg.h"
+/* capi: the flat API of libdgnn.so for ctypes (python/dgnn); in libdgnn.so only */
+#include "dgnn/capi.h"
 
 #endif

@@ -16,6 +16,8 @@
 #ifndef DGNN_EVENT_TRAIN_H
 #define DGNN_EVENT_TRAIN_H
 
+#include <signal.h>
+
 #include "dgnn/eval_neg.h"
 #include "dgnn/events.h"
 #include "dgnn/prof.h"
@@ -128,6 +130,13 @@ typedef struct {
      * distributed run): a caller's progress record, e.g. the CLI's --curve */
     void (*on_epoch)(void *ctx, const struct dgnn_epoch_result *e);
     void *on_epoch_ctx;
+    /* non-NULL: read after each epoch (after on_epoch; rank 0's is broadcast): nonzero stops
+     * training as early stopping does (back to the best epoch, then the test), logged as
+     * "stopped by the caller" (the Python package's on_epoch returning True) */
+    const int *stop;
+    /* non-NULL: read after every training step; nonzero ends the run with DGNN_EINTR
+     * ("interrupted"): a caller's SIGINT handler sets it (libdgnn.so's capi_train.c) */
+    const volatile sig_atomic_t *interrupt;
     const char *checkpoint; /* folder: a checkpoint after every epoch (NULL: none) */
     /* the command's settings as NUL-separated tokens, saved with every checkpoint (section
      * "run.flags") so that `dgnn eval --checkpoint DIR` can rebuild them (NULL: none) */

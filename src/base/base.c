@@ -18,6 +18,7 @@ const char *dgnn_status_str(int code) {
     case DGNN_ECHECKSUM: return "checksum mismatch";
     case DGNN_EUNSUPPORTED: return "unsupported";
     case DGNN_EDEVICE: return "GPU error";
+    case DGNN_EINTR: return "interrupted";
     default: return "unknown error";
     }
 }

@@ -30,6 +30,24 @@ int cli_is_snapshot_model(int argc, char **argv);
 /* `dgnn eval` (cmd_train.c): a checkpoint evaluated under any protocol, embeddings out. */
 int cmd_eval(int argc, char **argv);
 
+/* `dgnn train` run in-process by a library caller (libdgnn.so's capi_train.c, for the
+ * Python package): the command's flags, on events already in memory instead of --data,
+ * with the --out JSON handed back as a string. Everything else is the command's: the
+ * same parsing, checks, messages (on stderr), training and JSON. */
+typedef struct {
+    const dgnn_events *events; /* trained on (not freed); --data and the loading flags are refused */
+    const char *dataset;       /* the JSON's "dataset" (NULL: "arrays") */
+    char **json;               /* non-NULL: *json receives the --out JSON (malloc'd; NULL if none) */
+    /* non-NULL: after each epoch, that epoch's --curve line; nonzero stops training as early
+     * stopping does, recorded in the JSON as "stopped_by_caller": true */
+    int (*on_epoch)(void *ctx, const char *epoch_json);
+    void *on_epoch_ctx;
+    const volatile sig_atomic_t *interrupt; /* read after every step (event_train.h) */
+} cli_train_embed;
+/* The command's exit status: 0, 1 (failed), 2 (usage). The event models only (a snapshot
+ * model's --model is refused), in one process (no --dist). */
+int cli_train_embedded(int argc, char **argv, const cli_train_embed *e);
+
 /* ---- the evaluation protocols on the command line (cli_protocol.c) ---- */
 struct cJSON;
 /* --protocol LIST (tgn, dyglib, tgb; tgn always runs) into p; 0, or 2 with a message. */
@@ -93,6 +111,9 @@ struct cJSON *cli_json_number(double x);
  * git), date (UTC, ISO 8601), command (the full command line, shell-quoted where needed)}:
  * what a results file needs to be reproduced. */
 void cli_add_run_info(struct cJSON *o);
+/* The command line cli_add_run_info records (argv[0] is shown as "dgnn"): main() sets it,
+ * cli_train_embedded sets "dgnn train FLAGS" for its run. argv must outlive the run. */
+void cli_set_command_line(int argc, char **argv);
 /* --curve FILE: one JSON line per epoch, appended (and closed) as each epoch ends, so a
  * killed run keeps its curve. cli_curve_start empties FILE unless resuming (then it goes
  * on appending); 0, or 1 with a message. cli_curve_append writes o as one line and frees

@@ -46,6 +46,24 @@ static cJSON *epoch_json(const dgnn_epoch_result *e) {
 
 static void curve_line(void *ctx, const dgnn_epoch_result *e) { cli_curve_append((const char *)ctx, epoch_json(e)); }
 
+/* cli_train_embedded's epoch hook: --curve's line, then the caller's, whose nonzero asks
+ * the trainer to stop (*stop, read after on_epoch) */
+typedef struct {
+    const char *curve;
+    const cli_train_embed *embed;
+    int stop;
+} embed_epoch_ctx;
+static void embed_epoch(void *ctx, const dgnn_epoch_result *e) {
+    embed_epoch_ctx *x = ctx;
+    if (x->curve) curve_line((void *)x->curve, e);
+    if (!x->embed->on_epoch) return;
+    cJSON *o = epoch_json(e);
+    char *line = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    if (line && x->embed->on_epoch(x->embed->on_epoch_ctx, line)) x->stop = 1;
+    free(line);
+}
+
 /* --plot: the learning curve as SVG (report/svg.h); 0, or 1 with a message */
 static int write_plot(const char *path, const char *model, const char *dataset, const dgnn_event_train_result *r) {
     double loss[1024], ap[1024];
@@ -63,7 +81,8 @@ static int write_plot(const char *path, const char *model, const char *dataset, 
 
 static int write_json(const char *path, const char *model, const char *dataset, const char *preset,
                       const char *config, const dgnn_event_train_cfg *c, const dgnn_event_train_result *r, const dgnn_events *ev,
-                      const dgnn_event_node_cfg *nc, const dgnn_event_node_result *nres) {
+                      const dgnn_event_node_cfg *nc, const dgnn_event_node_result *nres, int caller_stopped,
+                      char **sink) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "model", model);
     cJSON_AddStringToObject(o, "task", nres ? "node" : "link");
@@ -112,6 +131,7 @@ static int write_json(const char *path, const char *model, const char *dataset, 
     for (int64_t i = 0; i < r->num_epochs; i++) cJSON_AddItemToArray(eps, epoch_json(&r->epochs[i]));
     cJSON_AddNumberToObject(o, "best_epoch", (double)r->best_epoch);
     cJSON_AddBoolToObject(o, "early_stopped", r->early_stopped);
+    if (caller_stopped) cJSON_AddTrueToObject(o, "stopped_by_caller"); /* cli_train_embedded's on_epoch */
     cJSON *t = cJSON_AddObjectToObject(o, "test");
     cJSON_AddItemToObject(t, "ap", cli_json_number(r->test_ap));
     cJSON_AddItemToObject(t, "auc", cli_json_number(r->test_auc));
@@ -157,7 +177,12 @@ static int write_json(const char *path, const char *model, const char *dataset, 
     }
     if (nres) cJSON_AddItemToObject(o, "node", cli_node_json(nc, nres)); /* --task node */
     cli_add_run_info(o);
-    return cli_write_json("train", path, o);
+    if (!sink) return cli_write_json("train", path, o);
+    *sink = cJSON_Print(o); /* cli_train_embedded: the same JSON as a string */
+    cJSON_Delete(o);
+    if (*sink) return 0;
+    fprintf(stderr, "dgnn train: the results' JSON: out of memory\n");
+    return 1;
 }
 
 /* The per-rank split of a distributed run. */
@@ -206,7 +231,7 @@ static int write_embeddings(const char *path, const dgnn_emb_request *e) {
 /* `dgnn train`, `dgnn bench train` (bench: one epoch of training only by default, then the
  * throughput table against sgemm peak measured in the same run) and `dgnn eval` (the same
  * flags as the training run, a checkpoint evaluated without training). */
-static int train_main(int argc, char **argv, int mode) {
+static int train_main(int argc, char **argv, int mode, const cli_train_embed *embed) {
     const int bench = mode == MODE_BENCH, eval = mode == MODE_EVAL;
     cli_load_flags lf = {0};
     cli_node_flags nf = CLI_NODE_FLAGS_INIT;
@@ -366,6 +391,12 @@ static int train_main(int argc, char **argv, int mode) {
             return 2;
         }
     }
+    if (embed && (data || mode != MODE_TRAIN || dist)) {
+        fprintf(stderr, "dgnn train: %s\n", data ? "--data: the events are given as arrays (dgnn.train's data)"
+                                               : dist ? "--dist: multi-rank training runs under mpirun, with the dgnn command"
+                                                      : "only dgnn train runs in-process");
+        return 2;
+    }
     if (!data && (rc = cli_load_flags_unused("train", &lf)) != 0) return rc; /* the built-in stream */
 
     dgnn_event_train_cfg c = dgnn_event_train_cfg_default();
@@ -519,11 +550,21 @@ static int train_main(int argc, char **argv, int mode) {
             return 2;
         }
     }
+    embed_epoch_ctx hook = {c.on_epoch ? curve : NULL, embed, 0};
+    if (embed) {
+        c.on_epoch = embed_epoch, c.on_epoch_ctx = &hook;
+        c.stop = &hook.stop;
+        c.interrupt = embed->interrupt;
+    }
     /* ---- end of the output checks ---- */
 
     dgnn_events ev;
     const char *dataset = data ? data : "builtin-synthetic";
-    if (data) {
+    const int own_ev = !embed; /* cli_train_embedded's events are the caller's */
+    if (embed) {
+        ev = *embed->events;
+        dataset = embed->dataset ? embed->dataset : "arrays";
+    } else if (data) {
         if ((rc = cli_load("train", data, &lf, &ev)) != 0) return rc;
     } else {
         dgnn_err gerr;
@@ -535,7 +576,7 @@ static int train_main(int argc, char **argv, int mode) {
         dgnn_log("no --data: training on the built-in synthetic stream (60,000 events, 2,000 nodes)\n");
     }
     if ((rc = cli_split_mode(&c.split.mode, split, &ev, dataset)) != 0) {
-        dgnn_events_free(&ev);
+        if (own_ev) dgnn_events_free(&ev);
         return rc;
     }
     if (dump_config && (c.dist.mode == DGNN_DIST_NONE || dgnn_comm_rank() == 0)) {
@@ -548,21 +589,21 @@ static int train_main(int argc, char **argv, int mode) {
     if (node_task && !ev.label) {
         fprintf(stderr, "dgnn train: --task node: %s has no event labels (it needs a label per event, as the "
                         "state_label column of JODIE's wikipedia.csv and reddit.csv)\n", dataset);
-        dgnn_events_free(&ev);
+        if (own_ev) dgnn_events_free(&ev);
         return 2;
     }
     /* TGB's lists: read where they are, else generated and written there (checked now) */
     char tgb_val[4200], tgb_test[4200];
     if (c.protocol.tgb) {
         if ((rc = cli_tgb_paths(cmdname, tgbneg, data, tgb_val, tgb_test, sizeof tgb_val))) {
-            dgnn_events_free(&ev);
+            if (own_ev) dgnn_events_free(&ev);
             return rc;
         }
         c.protocol.tgb_val = tgb_val, c.protocol.tgb_test = tgb_test;
         const cli_output lists[] = {{"--tgb-negatives", access(tgb_val, F_OK) == 0 ? NULL : tgb_val, 0},
                                     {"--tgb-negatives", access(tgb_test, F_OK) == 0 ? NULL : tgb_test, 0}};
         if (cli_check_outputs(cmdname, lists, 2)) {
-            dgnn_events_free(&ev);
+            if (own_ev) dgnn_events_free(&ev);
             return 2;
         }
     }
@@ -571,7 +612,7 @@ static int train_main(int argc, char **argv, int mode) {
     double *emb_t = NULL;
     if (emb_out) {
         if ((rc = cli_emb_request(cmdname, emb_at, emb_time, &ev, &emb_nodes, &emb_t, &embq.n))) {
-            dgnn_events_free(&ev);
+            if (own_ev) dgnn_events_free(&ev);
             return rc;
         }
         embq.nodes = emb_nodes, embq.t = emb_t;
@@ -603,7 +644,7 @@ static int train_main(int argc, char **argv, int mode) {
     if (nres && cli_train_node(dataset, &ev, kept, &c, &nf, &ncfg, nres)) {
         dgnn_tgnn_free(kept);
         free(nres), free(res);
-        dgnn_events_free(&ev);
+        if (own_ev) dgnn_events_free(&ev);
         return 1;
     }
     dgnn_tgnn_free(kept);
@@ -615,12 +656,12 @@ static int train_main(int argc, char **argv, int mode) {
         }
         fprintf(stderr, "dgnn %s: %s\n", cmdname, err.msg);
         free(res);
-        dgnn_events_free(&ev);
+        if (own_ev) dgnn_events_free(&ev);
         return 1;
     }
     if (c.dist.mode != DGNN_DIST_NONE && dgnn_comm_rank() != 0) { /* rank 0 reports */
         free(res);
-        dgnn_events_free(&ev);
+        if (own_ev) dgnn_events_free(&ev);
         dgnn_comm_finalize();
         return 0;
     }
@@ -668,13 +709,15 @@ static int train_main(int argc, char **argv, int mode) {
         print_op_shares(op_seconds, res, c.dist.mode != DGNN_DIST_NONE);
     }
     if (c.dist.mode != DGNN_DIST_NONE) print_dist(res);
-    if (out) rc = write_json(out, model, dataset, preset, config, &c, res, &ev, &ncfg, nres);
+    if (out) rc = write_json(out, model, dataset, preset, config, &c, res, &ev, &ncfg, nres, hook.stop, NULL);
+    if (embed && embed->json && rc == 0) /* the same JSON for the in-process caller */
+        rc = write_json(NULL, model, dataset, preset, config, &c, res, &ev, &ncfg, nres, hook.stop, embed->json);
     if (emb_out && embq.out && write_embeddings(emb_out, &embq)) rc = 1;
     free(embq.out);
     if (plot && write_plot(plot, model, dataset, res)) rc = 1;
     free(nres);
     free(res);
-    dgnn_events_free(&ev);
+    if (own_ev) dgnn_events_free(&ev);
     if (c.dist.mode != DGNN_DIST_NONE) dgnn_comm_finalize();
     return rc;
 }
@@ -682,14 +725,22 @@ static int train_main(int argc, char **argv, int mode) {
 /* The snapshot models have their own trainer and flags (cmd_train_snap.c). */
 int cmd_train(int argc, char **argv) {
     if (cli_is_snapshot_model(argc, argv)) return cmd_train_snapshot(argc, argv);
-    const int rc = train_main(argc, argv, MODE_TRAIN);
+    const int rc = train_main(argc, argv, MODE_TRAIN, NULL);
     cli_config_release();
     return rc;
 }
 int cmd_train_bench(int argc, char **argv) {
-    const int rc = train_main(argc, argv, MODE_BENCH);
+    const int rc = train_main(argc, argv, MODE_BENCH, NULL);
     cli_config_release();
     return rc;
+}
+int cli_train_embedded(int argc, char **argv, const cli_train_embed *e) {
+    if (e->json) *e->json = NULL;
+    if (cli_is_snapshot_model(argc, argv)) {
+        fprintf(stderr, "dgnn train: --model: the snapshot models do not train in-process yet (the dgnn command does)\n");
+        return 2;
+    }
+    return train_main(argc, argv, MODE_TRAIN, e);
 }
 /* `dgnn eval --checkpoint DIR [flags]`: the training run's settings come from the
  * checkpoint (saved by train_main), the flags given here after them, so that they win. */
@@ -710,7 +761,7 @@ int cmd_eval(int argc, char **argv) {
             return 1;
         }
     }
-    if (!flags) return train_main(argc, argv, MODE_EVAL); /* no saved settings: the flags given */
+    if (!flags) return train_main(argc, argv, MODE_EVAL, NULL); /* no saved settings: the flags given */
     int n = 0;
     for (int64_t i = 0; i < bytes; i++) n += flags[i] == 0;
     char **all = dgnn_xmalloc((size_t)(n + argc + 1) * sizeof *all);
@@ -725,7 +776,7 @@ int cmd_eval(int argc, char **argv) {
     all[k] = NULL;
     dgnn_log("dgnn eval: the training run's settings from %s:%s%s (flags given here override them)\n", dir, line,
              used >= sizeof line ? " ..." : "");
-    const int rc = train_main(k, all, MODE_EVAL);
+    const int rc = train_main(k, all, MODE_EVAL, NULL);
     free(all);
     free(flags);
     return rc;

@@ -48,6 +48,7 @@ int event_single_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_
                                 (long long)epoch, (long long)b, loss);
         loss_sum += loss;
         if (c->on_step) c->on_step(c->on_step_ctx, epoch, b, loss);
+        if (c->interrupt && *c->interrupt) return dgnn_err_set(err, DGNN_EINTR, "interrupted");
         events += B;
         if (c->progress) {
             char extra[48];

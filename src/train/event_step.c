@@ -54,6 +54,7 @@ int event_step_done(event_run *r, int64_t epoch, int64_t step, double loss, int6
         dgnn_comm_allreduce_sum_f64(&gl, 1);
         c->on_step(c->on_step_ctx, epoch, step, gl);
     }
+    if (c->interrupt && *c->interrupt) return dgnn_err_set(err, DGNN_EINTR, "interrupted");
     r->my_events += B;
     r->steps++;
     if (c->progress && r->rank == 0) {

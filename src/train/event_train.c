@@ -244,6 +244,11 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
                          c->protocol.tgb ? "MRR (TGB)" : "AP", (long long)c->patience, (long long)meta.best_epoch);
             }
         }
+        if (c->stop && *c->stop && r.rank == 0 && !meta.early_stopped) {
+            meta.early_stopped = 1;
+            dgnn_log("stopped by the caller after epoch %lld; back to epoch %lld\n", (long long)epoch,
+                     (long long)meta.best_epoch);
+        }
         if (dist) dgnn_comm_bcast(&meta.early_stopped, sizeof meta.early_stopped, 0);
         meta.epochs_done = epoch;
         meta.have_best = r.have_best;

@@ -1,0 +1,74 @@
+/* capi.h: the flat C API of libdgnn.so, for ctypes (the Python package, python/dgnn) and
+ * other foreign-function callers: opaque handles, plain C types, no structs to mirror.
+ * Compiled into libdgnn.so only (src/capi/), not into the static library.
+ *
+ * Errors: functions that can fail return 0 or a negative DGNN_E... code (base.h) and
+ * copy the message (what was wrong and where: file, line, field) into the caller's
+ * buffer msg of cap bytes (NUL-terminated, cut to fit; msg may be NULL when cap is 0).
+ *
+ * Threads: the events functions may run on any thread; one dgnn_capi_train at a time
+ * per process (a second one fails with DGNN_EINVAL), since the command it runs keeps
+ * process-wide state (stderr, the SIGINT handler, OpenMP's thread count). */
+#ifndef DGNN_CAPI_H
+#define DGNN_CAPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct dgnn_capi_events dgnn_capi_events; /* a dgnn_events table (events.h) */
+
+/* Events from arrays of n_* rows each (the counts must agree: a mismatch is refused naming
+ * the arrays): src, dst original node ids (any int64; remapped densely in increasing order,
+ * events.h), t timestamps (finite; sorted stably by the call), efeat (efeat_rows, edge_dim)
+ * row-major or NULL with edge_dim 0, label (0 or 1) or NULL. The arrays are copied.
+ * *out: the caller's, freed with dgnn_capi_events_free. */
+int dgnn_capi_events_from_arrays(dgnn_capi_events **out, const int64_t *src, int64_t n_src, const int64_t *dst,
+                                 int64_t n_dst, const double *t, int64_t n_t, const float *efeat,
+                                 int64_t efeat_rows, int64_t edge_dim, const int32_t *label, int64_t n_label,
+                                 char *msg, size_t cap);
+/* Events read from path (dgnn_load, readers.h); format: "auto" (or NULL), jodie, tgl,
+ * edgelist, pgt, dgnn, dyglib, tgb. */
+int dgnn_capi_events_load(dgnn_capi_events **out, const char *path, const char *format, char *msg, size_t cap);
+void dgnn_capi_events_free(dgnn_capi_events *ev); /* NULL: nothing */
+
+/* Sizes and the table's arrays, valid until dgnn_capi_events_free (read-only: a table
+ * loaded from .dgnn points into a read-only mapping). NULL where the table has none:
+ * efeat without edge features, label without labels, node_ids when the dense ids are the
+ * original ones (0..N-1). */
+int64_t dgnn_capi_events_num_events(const dgnn_capi_events *ev);
+int64_t dgnn_capi_events_num_nodes(const dgnn_capi_events *ev);
+int64_t dgnn_capi_events_edge_dim(const dgnn_capi_events *ev);
+int dgnn_capi_events_bipartite(const dgnn_capi_events *ev);
+const int32_t *dgnn_capi_events_src(const dgnn_capi_events *ev);      /* (E) dense ids */
+const int32_t *dgnn_capi_events_dst(const dgnn_capi_events *ev);      /* (E) dense ids */
+const double *dgnn_capi_events_t(const dgnn_capi_events *ev);         /* (E) non-decreasing */
+const float *dgnn_capi_events_efeat(const dgnn_capi_events *ev);      /* (E, edge_dim) */
+const int32_t *dgnn_capi_events_label(const dgnn_capi_events *ev);    /* (E) */
+const int64_t *dgnn_capi_events_node_ids(const dgnn_capi_events *ev); /* (N) original ids */
+
+/* After each epoch: that epoch's figures as one JSON line (dgnn train --curve's); nonzero
+ * stops training as early stopping does (the JSON then says "stopped_by_caller": true). */
+typedef int (*dgnn_capi_epoch_fn)(void *ctx, const char *epoch_json);
+
+/* `dgnn train FLAGS` in-process on ev (instead of --data): argv holds exactly the
+ * command's flags (argc of them, without "dgnn train"); dataset names the data in the
+ * JSON (NULL: "arrays"). The command's messages and progress go to stderr as usual.
+ * While it runs, SIGINT (Ctrl-C) sets a flag the trainer reads after every step: the run
+ * then fails with DGNN_EINTR, "interrupted" (also when the signal came during the last
+ * evaluation and the run got through); the previous handler is restored before the call
+ * returns. On success *json receives the command's --out JSON (malloc'd: free it
+ * with dgnn_capi_free_string), NULL for --help. On failure the message is the command's
+ * error line ("dgnn train: --epochs must be ..."), the code DGNN_EINVAL for a usage error
+ * (the command's exit status 2), DGNN_EINTR when interrupted, DGNN_EIO for any other. */
+int dgnn_capi_train(const dgnn_capi_events *ev, const char *dataset, int argc, const char *const *argv,
+                    dgnn_capi_epoch_fn on_epoch, void *ctx, char **json, char *msg, size_t cap);
+void dgnn_capi_free_string(char *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,18 @@
+"""The package's exception: a failing C call's message (file, line, field where it has them)."""
+
+
+class DgnnError(Exception):
+    """A libdgnn.so call failed; str(e) is its message, e.code its status (base.h: DGNN_E...)."""
+
+    def __init__(self, message, code=None):
+        super().__init__(message)
+        self.code = code
+
+
+DGNN_EINTR = -9  # base.h: the run was interrupted (Ctrl-C)
+
+
+def check(rc, msg):
+    """Raises DgnnError with the C message in the buffer msg when rc is not 0."""
+    if rc != 0:
+        raise DgnnError(msg.value.decode("utf-8", "replace"), rc)

@@ -1,0 +1,93 @@
+"""dgnn.train: the command's figures in-process, the per-epoch callback, errors, Ctrl-C."""
+import json
+import os
+import signal
+import subprocess
+import threading
+
+import pytest
+
+import dgnn
+from conftest import DGNN_BIN
+
+FLAGS = dict(epochs=2, seed=1, batch=200, mem_dim=16, time_dim=8, quiet=True)
+
+
+def test_options_to_flags():
+    assert dgnn.options_to_flags({"epochs": 3, "quiet": True, "no_eval": False, "new_node_frac": 0.1,
+                                  "protocol": ["tgn", "dyglib"], "preset": None}) == [
+        "--epochs", "3", "--quiet", "--new-node-frac", "0.1", "--protocol", "tgn,dyglib"]
+
+
+@pytest.mark.parametrize("model", ["tgn", "jodie"])
+def test_same_figures_as_the_command(stream, tmp_path, model):
+    out = str(tmp_path / "cmd.json")
+    argv = dgnn.options_to_flags(dict(model=model, **FLAGS))
+    subprocess.run([DGNN_BIN, "train", "--data", stream, "--out", out] + argv, check=True, capture_output=True)
+    cmd = json.load(open(out))
+    py = dgnn.train(dgnn.load(stream), model=model, **FLAGS)
+    for k in ("ap", "auc", "new_node_ap", "new_node_auc", "mrr_random"):
+        assert py["test"][k] == pytest.approx(cmd["test"][k], abs=1e-9), k
+    for a, b in zip(py["epochs"], cmd["epochs"]):
+        assert a["train_loss"] == pytest.approx(b["train_loss"], abs=1e-9)
+        assert a["val_ap"] == pytest.approx(b["val_ap"], abs=1e-9)
+    assert py["config"] == cmd["config"] and py["data"] == cmd["data"]
+    assert py["dataset"] == stream and "stopped_by_caller" not in py
+
+
+def test_out_flag_writes_the_same_json(stream, tmp_path):
+    out = tmp_path / "py.json"
+    res = dgnn.train(stream, out=str(out), **FLAGS)
+    assert json.load(open(out))["test"] == res["test"]
+
+
+def test_on_epoch_stops_after_epoch_1(stream):
+    seen = []
+    res = dgnn.train(stream, epochs=3, seed=1, batch=200, mem_dim=16, time_dim=8, quiet=True,
+                     on_epoch=lambda e: seen.append(e) or True)
+    assert [e["epoch"] for e in seen] == [1]
+    assert len(res["epochs"]) == 1 and res["stopped_by_caller"] is True
+    assert res["epochs"][0]["val_ap"] == seen[0]["val_ap"]
+    assert res["test"]["ap"] is not None
+
+
+def test_exception_in_on_epoch_is_raised(stream):
+    def boom(e):
+        raise ValueError("from the callback")
+    with pytest.raises(ValueError, match="from the callback"):
+        dgnn.train(stream, on_epoch=boom, **FLAGS)
+
+
+def test_bad_flags_carry_the_command_message(stream):
+    ev = dgnn.load(stream)
+    with pytest.raises(dgnn.DgnnError, match=r"dgnn train: --epochs must be in 1..1024 \(got 0\)"):
+        dgnn.train(ev, epochs=0)
+    with pytest.raises(dgnn.DgnnError, match="unknown option '--bogus'"):
+        dgnn.train(ev, bogus=1)
+    with pytest.raises(dgnn.DgnnError, match="--model: unknown model 'gat'"):
+        dgnn.train(ev, model="gat")
+    with pytest.raises(dgnn.DgnnError, match="--data"):
+        dgnn.train(ev, data=stream)
+
+
+def test_ctrl_c_raises_keyboard_interrupt_and_restores_the_handler():
+    ev = dgnn.Events.from_arrays(*_long_stream())
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt, match="interrupted"):
+            dgnn.train(ev, epochs=50, batch=20, quiet=True)
+    finally:
+        timer.cancel()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with pytest.raises(KeyboardInterrupt):  # Python's own handler is back in C too
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(1000000):
+            pass
+
+
+def _long_stream():
+    import numpy as np
+    rng = np.random.default_rng(1)
+    E = 20000
+    return rng.integers(0, 100, E), rng.integers(100, 300, E), np.arange(E, dtype=np.float64)

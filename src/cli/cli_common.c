@@ -1,0 +1,198 @@
+/* cli_common.c: what the subcommands share (cli.h): loading with the dataset flags, the
+ * results' JSON and its run record, --curve, the output checks. Apart from main.c so that
+ * libdgnn.so can hold the commands (cli_train_embedded, for the Python package) without
+ * the process-level setup of main(). */
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "dgnn_build_info.h"
+#include "dgnn/checkpoint.h"
+#include "dgnn/comm.h"
+#include "dgnn/outfile.h"
+
+/* the command line, for cli_add_run_info */
+static int g_argc;
+static char **g_argv;
+
+void cli_set_command_line(int argc, char **argv) { g_argc = argc, g_argv = argv; }
+
+int cli_load(const char *cmd, const char *path, const cli_load_flags *f, dgnn_events *ev) {
+    dgnn_load_opts o = dgnn_load_opts_default();
+    if (f->format && strcmp(f->format, "auto") != 0) {
+        static const struct { const char *n; dgnn_format f; } fm[] = {
+            {"jodie", DGNN_FMT_JODIE}, {"tgl", DGNN_FMT_TGL}, {"edgelist", DGNN_FMT_EDGELIST},
+            {"pgt", DGNN_FMT_PGT}, {"dgnn", DGNN_FMT_BINARY},
+            {"dyglib", DGNN_FMT_DYGLIB}, {"tgb", DGNN_FMT_TGB}};
+        int found = 0;
+        for (size_t i = 0; i < sizeof fm / sizeof fm[0]; i++)
+            if (strcmp(f->format, fm[i].n) == 0) o.format = fm[i].f, found = 1;
+        if (!found) {
+            fprintf(stderr, "dgnn %s: --format: unknown format '%s' (auto, jodie, tgl, edgelist, pgt, dgnn, dyglib, tgb)\n", cmd, f->format);
+            return 2;
+        }
+    }
+    if (f->bipartite && f->not_bipartite) {
+        fprintf(stderr, "dgnn %s: --bipartite and --not-bipartite contradict each other\n", cmd);
+        return 2;
+    }
+    o.columns = f->columns;
+    o.bipartite = f->bipartite ? 1 : f->not_bipartite ? 0 : -1;
+    o.edge_feat = f->edge_feat;
+    o.node_feat = f->node_feat;
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    int rc = dgnn_load(ev, path, &o, &err);
+    if (rc != DGNN_OK) {
+        fprintf(stderr, "dgnn %s: %s\n", cmd, err.msg);
+        /* EINVAL: the flags do not fit the data (--columns for a JODIE file, --edge-feat
+         * for an edge list, an unknown --columns role): a usage error, as above */
+        return rc == DGNN_EINVAL ? 2 : 1;
+    }
+    return 0;
+}
+
+int cli_load_flags_unused(const char *cmd, const cli_load_flags *f) {
+    const char *given = f->format ? "format" : f->columns ? "columns" : f->bipartite ? "bipartite"
+                        : f->not_bipartite ? "not-bipartite" : f->edge_feat ? "edge-feat" : f->node_feat ? "node-feat"
+                                                                                                          : NULL;
+    if (!given) return 0;
+    fprintf(stderr, "dgnn %s: --%s describes the --data file, but no --data is given (the built-in data would "
+                    "ignore it)\n", cmd, given);
+    return 2;
+}
+
+void cli_set_threads(int64_t threads) {
+    if (threads > 0) omp_set_num_threads((int)threads);
+}
+
+void cli_add_run_info(cJSON *o) {
+    cJSON *r = cJSON_AddObjectToObject(o, "run");
+    cJSON_AddStringToObject(r, "dgnn", DGNN_VERSION);
+    cJSON_AddStringToObject(r, "commit", DGNN_GIT_COMMIT);
+    char date[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    cJSON_AddStringToObject(r, "date", date);
+    /* argv[0] as "dgnn", each argument quoted '...' when it holds anything but [A-Za-z0-9_./:=,+-] */
+    size_t cap = 8, n = 0;
+    for (int i = 1; i < g_argc; i++) cap += 4 * strlen(g_argv[i]) + 4;
+    char *cmd = dgnn_xmalloc(cap);
+    n += (size_t)snprintf(cmd, cap, "dgnn");
+    for (int i = 1; i < g_argc; i++) {
+        const char *a = g_argv[i];
+        int plain = *a != 0;
+        for (const char *p = a; *p; p++)
+            if (!(isalnum((unsigned char)*p) || strchr("_./:=,+-", *p))) plain = 0;
+        cmd[n++] = ' ';
+        if (plain) {
+            n += (size_t)snprintf(cmd + n, cap - n, "%s", a);
+            continue;
+        }
+        cmd[n++] = '\'';
+        for (const char *p = a; *p; p++) {
+            if (*p == '\'') { /* ' -> '\'' */
+                memcpy(cmd + n, "'\\''", 4);
+                n += 4;
+            } else {
+                cmd[n++] = *p;
+            }
+        }
+        cmd[n++] = '\'';
+        cmd[n] = 0;
+    }
+    cJSON_AddStringToObject(r, "command", cmd);
+    free(cmd);
+}
+
+/* path opened for writing without blocking on a FIFO that has no reader (ENXIO then),
+ * blocking again once open */
+static FILE *curve_open(const char *path, int truncate) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | (truncate ? O_TRUNC : O_APPEND), 0666);
+    if (fd < 0) return NULL;
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, truncate ? "w" : "a");
+    if (!f) close(fd);
+    return f;
+}
+
+int cli_curve_start(const char *cmd, const char *path, int resume) {
+    FILE *f = curve_open(path, !resume);
+    if (!f || fclose(f) != 0) {
+        fprintf(stderr, "dgnn %s: --curve %s: cannot write: %s\n", cmd, path,
+                errno == ENXIO ? "a FIFO without a reader" : strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
+void cli_curve_append(const char *path, cJSON *o) {
+    static int warned = 0;
+    char *text = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    FILE *f = text ? curve_open(path, 0) : NULL;
+    int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+    if (f && fclose(f) != 0) ok = 0;
+    if (!ok && !warned) {
+        fprintf(stderr, "dgnn: warning: --curve %s: an epoch's line could not be written (%s); training goes on\n",
+                path, strerror(errno));
+        warned = 1;
+    }
+    free(text);
+}
+
+cJSON *cli_json_number(double x) { return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull(); }
+
+int cli_write_json(const char *cmd, const char *path, cJSON *o) {
+    char *text = cJSON_Print(o);
+    cJSON_Delete(o);
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    dgnn_outfile *f = NULL;
+    int rc = text ? dgnn_outfile_open(&f, path, 0, &err)
+                  : dgnn_err_set(&err, DGNN_ENOMEM, "cannot write %s: out of memory", path);
+    if (rc == DGNN_OK) {
+        FILE *s = dgnn_outfile_stream(f); /* a failing write is kept, and told by commit */
+        fputs(text, s);
+        fputc('\n', s);
+        rc = dgnn_outfile_commit(f, &err);
+    }
+    free(text);
+    if (rc != DGNN_OK) {
+        fprintf(stderr, "dgnn %s: %s\n", cmd, err.msg);
+        return 1;
+    }
+    return 0;
+}
+
+int cli_check_outputs(const char *cmd, const cli_output *outs, int n) {
+    int bad = 0;
+    if (dgnn_comm_rank() == 0) {
+        for (int i = 0; i < n; i++) {
+            if (!outs[i].path) continue;
+            dgnn_err err;
+            dgnn_err_clear(&err);
+            int rc = outs[i].folder ? dgnn_ckpt_dir_check(outs[i].path, &err) : dgnn_outfile_check(outs[i].path, &err);
+            if (rc != DGNN_OK) {
+                fprintf(stderr, "dgnn %s: %s %s: %s\n", cmd, outs[i].flag, outs[i].path, err.msg);
+                bad = 1;
+            }
+        }
+    }
+    /* rank 0 writes every output; the others learn its verdict (a no-op in one process) */
+    int32_t b = bad;
+    dgnn_comm_bcast(&b, sizeof b, 0);
+    return b ? 2 : 0;
+}
