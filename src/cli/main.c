@@ -30,7 +30,8 @@ static void usage(FILE *f) {
             DGNN_VERSION);
     for (const subcommand *c = k_cmds; c->name; c++) fprintf(f, "  %-10s %s\n", c->name, c->help);
     fprintf(f, "\nData formats read by every command: JODIE csv, TGL edges.csv (+ .npy features),\n"
-               "SNAP/KONECT edge lists, PyTorch Geometric Temporal json, and dgnn's binary .dgnn.\n");
+               "DyGLib/TGN ml_NAME.csv (+ .npy), TGB edge lists, SNAP/KONECT edge lists, PyTorch\n"
+               "Geometric Temporal json, and dgnn's binary .dgnn.\n");
 }
 
 /* Three runtime settings are read once, when the libraries load, so when they are unset
