@@ -68,6 +68,22 @@ int dgnn_capi_train(const dgnn_capi_events *ev, const char *dataset, int argc, c
                     dgnn_capi_epoch_fn on_epoch, void *ctx, char **json, char *msg, size_t cap);
 void dgnn_capi_free_string(char *s);
 
+/* `dgnn eval FLAGS` in-process on ev, as dgnn_capi_train (flags: the command's, with
+ * --checkpoint DIR; the checkpoint's saved settings go first, without their --data; the
+ * same JSON, messages and codes; one run at a time with dgnn_capi_train's). Besides the
+ * command's outputs, with the memory the evaluation ended with:
+ *  - n_emb > 0: the embeddings of emb_nodes[i] at emb_t[i]: *emb_out receives the (n_emb,
+ *    *emb_dim) float32 rows (malloc'd: free with dgnn_capi_free_floats);
+ *  - n_score > 0: the link predictor's probability for each (score_src[i], score_dst[i],
+ *    score_t[i]) into the caller's score_out (n_score floats).
+ * original_ids: 1: node ids as in the data (mapped with dgnn_events_dense_id), 0: dense
+ * ids 0..N-1; an id that is not a node is refused naming the array and entry. */
+int dgnn_capi_eval(const dgnn_capi_events *ev, const char *dataset, int argc, const char *const *argv,
+                   int original_ids, const int64_t *emb_nodes, const double *emb_t, int64_t n_emb, float **emb_out,
+                   int64_t *emb_dim, const int64_t *score_src, const int64_t *score_dst, const double *score_t,
+                   int64_t n_score, float *score_out, char **json, char *msg, size_t cap);
+void dgnn_capi_free_floats(float *p);
+
 #ifdef __cplusplus
 }
 #endif

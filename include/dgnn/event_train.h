@@ -243,8 +243,19 @@ typedef struct {
     float *out;           /* out: (n, dim), the caller frees */
     int64_t dim;
 } dgnn_emb_request;
+/* Scores of given (src, dst, t) pairs from the memory the evaluation ended with (the
+ * same memory as the embeddings'): the link predictor's probability, sigmoid of the
+ * model's logit (the TGN code's predictions), each pair scored as a positive edge at t
+ * (neighbours strictly before t), in batches of cfg->batch; nothing is committed. */
+typedef struct {
+    const int32_t *src, *dst; /* (n) dense ids */
+    const double *t;          /* (n) */
+    int64_t n;
+    float *out;               /* (n), the caller's buffer */
+} dgnn_score_request;
+/* score (NULL: none): as emb, after the embeddings. */
 int dgnn_event_eval(const dgnn_events *ev, const dgnn_event_train_cfg *cfg, int split, dgnn_emb_request *emb,
-                    dgnn_event_train_result *res, dgnn_err *err);
+                    const dgnn_score_request *score, dgnn_event_train_result *res, dgnn_err *err);
 
 #ifdef __cplusplus
 }

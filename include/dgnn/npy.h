@@ -18,6 +18,8 @@ int dgnn_read_npy_i64(const char *path, int64_t **out, int64_t *rows, int64_t *c
  * what --emb-out and the TGB negative lists are saved as. */
 int dgnn_write_npy_f32(const char *path, const float *a, int64_t rows, int64_t cols, dgnn_err *err);
 int dgnn_write_npy_i64(const char *path, const int64_t *a, int64_t rows, int64_t cols, dgnn_err *err);
+/* A 1-d float32 array of shape (n,) (dgnn eval --score-out). */
+int dgnn_write_npy_f32_vec(const char *path, const float *a, int64_t n, dgnn_err *err);
 
 #ifdef __cplusplus
 }

@@ -11,7 +11,8 @@ from . import _lib  # first: sets the command's runtime variables before numpy l
 from ._lib import find_library
 from .errors import DgnnError
 from .events import Events, load
+from .model import Model, eval, load_model
 from .train import options_to_flags, train
 
-__all__ = ["DgnnError", "Events", "load", "train", "options_to_flags", "find_library"]
+__all__ = ["DgnnError", "Events", "load", "train", "options_to_flags", "find_library", "Model", "load_model", "eval"]
 __version__ = "0.1.0"

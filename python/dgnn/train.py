@@ -1,6 +1,7 @@
 """dgnn.train: `dgnn train` run in-process on an Events table (libdgnn.so's dgnn_capi_train)."""
 import ctypes
 import json
+import os
 
 from . import _lib
 from .errors import DGNN_EINTR, DgnnError
@@ -25,16 +26,23 @@ def options_to_flags(options):
     return flags
 
 
-def train(data, /, model="tgn", preset=None, epochs=None, on_epoch=None, **options):
+def train(data, /, model="tgn", preset=None, epochs=None, on_epoch=None, return_model=False, **options):
     """Trains and tests model on data (an Events, or a path that dgnn.load reads) as
     `dgnn train --model MODEL [--preset P] [--epochs N] FLAGS` does, and returns the
     results as the dict of the command's --out JSON. options are the command's other flags
     (options_to_flags). on_epoch(epoch: dict) runs after each epoch with that epoch's
     figures; returning True stops training as early stopping does (the result then says
     "stopped_by_caller": True). Ctrl-C stops the run and raises KeyboardInterrupt; a failing
-    run raises DgnnError with the command's message."""
+    run raises DgnnError with the command's message.
+    return_model=True: returns (result, dgnn.Model), the model trained into options'
+    checkpoint folder, or a temporary one kept with the model (Model.save copies it)."""
     if not isinstance(data, Events):
         data = load(data)
+    tmp = None
+    if return_model and not options.get("checkpoint"):
+        import tempfile
+        tmp = tempfile.TemporaryDirectory(prefix="dgnn-model-")
+        options["checkpoint"] = os.path.join(tmp.name, "checkpoint")
     opts = {"model": model, "preset": preset, "epochs": epochs}
     opts.update(options)
     flags = options_to_flags(opts)
@@ -65,4 +73,8 @@ def train(data, /, model="tgn", preset=None, epochs=None, on_epoch=None, **optio
         raise KeyboardInterrupt("dgnn.train: " + msg.value.decode())
     if rc != 0:
         raise DgnnError(msg.value.decode("utf-8", "replace"), rc)
-    return json.loads(text) if text is not None else None
+    res = json.loads(text) if text is not None else None
+    if return_model:
+        from .model import Model
+        return res, Model(options["checkpoint"], data, _tmp=tmp)
+    return res

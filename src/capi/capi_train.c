@@ -14,6 +14,7 @@
  * OMP_WAIT_POLICY, GOMP_SPINCOUNT: main.c's tune_runtime_env) cannot be set from here,
  * after the libraries loaded: the Python package sets them before it loads libdgnn.so. */
 #define _GNU_SOURCE
+#include <math.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -83,24 +84,26 @@ static int call_epoch(void *ctx, const char *line) {
     return h->fn(h->ctx, line);
 }
 
-int dgnn_capi_train(const dgnn_capi_events *ev, const char *dataset, int argc, const char *const *argv,
-                    dgnn_capi_epoch_fn on_epoch, void *ctx, char **json, char *msg, size_t cap) {
+/* `dgnn CMD FLAGS` (train: cli_train_embedded, eval: cli_eval_embedded) with e's requests */
+static int run_embedded(const char *cmd, cli_train_embed *e, int argc, const char *const *argv, char **json, char *msg,
+                        size_t cap) {
     *json = NULL;
     capi_set_msg(msg, cap, "");
     if (atomic_flag_test_and_set(&g_busy)) {
-        capi_set_msg(msg, cap, "dgnn train: another training run is going on in this process (one at a time)");
+        capi_set_msg(msg, cap, "dgnn: another training or evaluation run is going on in this process (one at a time)");
         return DGNN_EINVAL;
     }
+    const int is_eval = strcmp(cmd, "eval") == 0;
     /* "dgnn train FLAGS", for the JSON's run.command; argv as the command's (not written) */
     char **full = malloc((size_t)(argc + 3) * sizeof *full);
     stderr_tee *tee = calloc(1, sizeof *tee);
     if (!full || !tee) {
         free(full), free(tee);
         atomic_flag_clear(&g_busy);
-        capi_set_msg(msg, cap, "dgnn train: out of memory");
+        capi_set_msg(msg, cap, is_eval ? "dgnn eval: out of memory" : "dgnn train: out of memory");
         return DGNN_ENOMEM;
     }
-    full[0] = "dgnn", full[1] = "train";
+    full[0] = "dgnn", full[1] = (char *)cmd;
     for (int i = 0; i < argc; i++) full[i + 2] = (char *)argv[i];
     full[argc + 2] = NULL;
     FILE *old_stderr = stderr;
@@ -119,11 +122,10 @@ int dgnn_capi_train(const dgnn_capi_events *ev, const char *dataset, int argc, c
     sigemptyset(&sa.sa_mask);
     const int handled = sigaction(SIGINT, &sa, &old_sa) == 0;
 
-    epoch_hook hook = {on_epoch, ctx};
-    cli_train_embed e = {.events = &ev->ev, .dataset = dataset, .json = json, .on_epoch = on_epoch ? call_epoch : NULL,
-                         .on_epoch_ctx = &hook, .interrupt = &g_interrupted};
+    e->json = json;
+    e->interrupt = &g_interrupted;
     cli_set_command_line(argc + 2, full);
-    const int status = cli_train_embedded(argc, full + 2, &e);
+    const int status = is_eval ? cli_eval_embedded(argc, full + 2, e) : cli_train_embedded(argc, full + 2, e);
     cli_set_command_line(0, NULL);
 
     if (handled) sigaction(SIGINT, &old_sa, NULL);
@@ -136,7 +138,8 @@ int dgnn_capi_train(const dgnn_capi_events *ev, const char *dataset, int argc, c
         capi_set_msg(msg, cap, "interrupted");
         rc = DGNN_EINTR;
     } else if (status != 0) {
-        last_error_line(tee, msg, cap, "dgnn train: failed (see the messages above)");
+        last_error_line(tee, msg, cap, is_eval ? "dgnn eval: failed (see the messages above)"
+                                               : "dgnn train: failed (see the messages above)");
         rc = status == 2 ? DGNN_EINVAL : DGNN_EIO;
     }
     if (rc != DGNN_OK) {
@@ -148,3 +151,81 @@ int dgnn_capi_train(const dgnn_capi_events *ev, const char *dataset, int argc, c
     atomic_flag_clear(&g_busy);
     return rc;
 }
+
+int dgnn_capi_train(const dgnn_capi_events *ev, const char *dataset, int argc, const char *const *argv,
+                    dgnn_capi_epoch_fn on_epoch, void *ctx, char **json, char *msg, size_t cap) {
+    epoch_hook hook = {on_epoch, ctx};
+    cli_train_embed e = {.events = &ev->ev, .dataset = dataset, .on_epoch = on_epoch ? call_epoch : NULL,
+                         .on_epoch_ctx = &hook};
+    return run_embedded("train", &e, argc, argv, json, msg, cap);
+}
+
+/* ids (n) to dense ids: original ones through dgnn_events_dense_id, else checked to be in
+ * 0..N-1; malloc'd into *out, or a message naming the array and entry */
+static int dense_ids(const dgnn_events *ev, const int64_t *ids, int64_t n, int original, const char *what,
+                     int32_t **out, char *msg, size_t cap) {
+    *out = malloc((size_t)(n > 0 ? n : 1) * sizeof **out);
+    if (!*out) {
+        capi_set_msg(msg, cap, "dgnn eval: out of memory");
+        return DGNN_ENOMEM;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        const int32_t v = original ? dgnn_events_dense_id(ev, ids[i])
+                                   : ids[i] >= 0 && ids[i] < ev->num_nodes ? (int32_t)ids[i] : -1;
+        if (v < 0) {
+            char text[256];
+            snprintf(text, sizeof text, "dgnn eval: %s[%lld]: node %lld is not a node of the data (%s)", what,
+                     (long long)i, (long long)ids[i],
+                     original ? "ids as in the data" : "dense ids 0..num_nodes-1");
+            capi_set_msg(msg, cap, text);
+            free(*out), *out = NULL;
+            return DGNN_EINVAL;
+        }
+        (*out)[i] = v;
+    }
+    return DGNN_OK;
+}
+
+int dgnn_capi_eval(const dgnn_capi_events *ev, const char *dataset, int argc, const char *const *argv,
+                   int original_ids, const int64_t *emb_nodes, const double *emb_t, int64_t n_emb, float **emb_out,
+                   int64_t *emb_dim, const int64_t *score_src, const int64_t *score_dst, const double *score_t,
+                   int64_t n_score, float *score_out, char **json, char *msg, size_t cap) {
+    *json = NULL;
+    if (emb_out) *emb_out = NULL;
+    if (emb_dim) *emb_dim = 0;
+    capi_set_msg(msg, cap, "");
+    for (int64_t i = 0; i < n_emb; i++)
+        if (!isfinite(emb_t[i])) {
+            char text[128];
+            snprintf(text, sizeof text, "dgnn eval: t[%lld] is not finite (%g)", (long long)i, emb_t[i]);
+            capi_set_msg(msg, cap, text);
+            return DGNN_EINVAL;
+        }
+    for (int64_t i = 0; i < n_score; i++)
+        if (!isfinite(score_t[i])) {
+            char text[128];
+            snprintf(text, sizeof text, "dgnn eval: t[%lld] is not finite (%g)", (long long)i, score_t[i]);
+            capi_set_msg(msg, cap, text);
+            return DGNN_EINVAL;
+        }
+    int32_t *nodes = NULL, *src = NULL, *dst = NULL;
+    int rc = DGNN_OK;
+    if (n_emb > 0 && (!emb_out || !emb_dim)) {
+        capi_set_msg(msg, cap, "dgnn eval: embeddings asked for without emb_out and emb_dim");
+        return DGNN_EINVAL;
+    }
+    if (n_emb > 0) rc = dense_ids(&ev->ev, emb_nodes, n_emb, original_ids, "nodes", &nodes, msg, cap);
+    if (!rc && n_score > 0) rc = dense_ids(&ev->ev, score_src, n_score, original_ids, "src", &src, msg, cap);
+    if (!rc && n_score > 0) rc = dense_ids(&ev->ev, score_dst, n_score, original_ids, "dst", &dst, msg, cap);
+    if (!rc) {
+        cli_train_embed e = {.events = &ev->ev, .dataset = dataset};
+        if (n_emb > 0) e.emb_nodes = nodes, e.emb_t = emb_t, e.emb_n = n_emb, e.emb_out = emb_out, e.emb_dim = emb_dim;
+        if (n_score > 0) e.score_src = src, e.score_dst = dst, e.score_t = score_t, e.score_n = n_score, e.score_out = score_out;
+        rc = run_embedded("eval", &e, argc, argv, json, msg, cap);
+        if (rc && emb_out) free(*emb_out), *emb_out = NULL;
+    }
+    free(nodes), free(src), free(dst);
+    return rc;
+}
+
+void dgnn_capi_free_floats(float *p) { free(p); }

@@ -43,10 +43,26 @@ typedef struct {
     int (*on_epoch)(void *ctx, const char *epoch_json);
     void *on_epoch_ctx;
     const volatile sig_atomic_t *interrupt; /* read after every step (event_train.h) */
+    /* cli_eval_embedded only (zeros: none): embeddings at (emb_nodes[i], emb_t[i]) (dense
+     * ids), *emb_out receiving the malloc'd (emb_n, *emb_dim) rows; scores of the pairs
+     * (score_src[i], score_dst[i], score_t[i]) (dense ids) into the caller's score_out (score_n) */
+    const int32_t *emb_nodes;
+    const double *emb_t;
+    int64_t emb_n;
+    float **emb_out;
+    int64_t *emb_dim;
+    const int32_t *score_src, *score_dst;
+    const double *score_t;
+    int64_t score_n;
+    float *score_out;
 } cli_train_embed;
 /* The command's exit status: 0, 1 (failed), 2 (usage). The event models only (a snapshot
  * model's --model is refused), in one process (no --dist). */
 int cli_train_embedded(int argc, char **argv, const cli_train_embed *e);
+/* `dgnn eval` in-process likewise (argv: its flags, --checkpoint DIR among them; the
+ * checkpoint's saved settings go first, without their --data): the same JSON, and the
+ * embedding and score requests of e. */
+int cli_eval_embedded(int argc, char **argv, const cli_train_embed *e);
 
 /* ---- the evaluation protocols on the command line (cli_protocol.c) ---- */
 struct cJSON;
@@ -60,6 +76,10 @@ void cli_protocols_json(struct cJSON *o, const dgnn_event_train_cfg *c, const dg
 void cli_protocols_print(const dgnn_event_train_cfg *c, const dgnn_event_train_result *r);
 /* --emb-at CSV ('node,time' lines, ids as in the data) or --emb-time T (every node at T):
  * dense (node, time) pairs, malloc'd; 0, or 1/2 with a message naming file and line. */
+/* --score-at CSV ('src,dst,time' lines, ids as in the data): dense pairs, malloc'd; 0, or
+ * 1/2 with a message naming file:line:field. */
+int cli_score_request(const char *cmd, const char *at, const dgnn_events *ev, int32_t **src, int32_t **dst, double **t,
+                      int64_t *n);
 int cli_emb_request(const char *cmd, const char *at, const char *time_s, const dgnn_events *ev, int32_t **nodes,
                     double **t, int64_t *n);
 

@@ -187,3 +187,80 @@ nomem:
     fprintf(stderr, "dgnn %s: out of memory for the embedding requests\n", cmd);
     return 1;
 }
+
+/* one id field of a --score-at line: 0, or -1 (bad field) / -2 (not a node of the data) */
+static int score_id(char **s, char sep, const dgnn_events *ev, int32_t *v, long long *id) {
+    char *end;
+    errno = 0;
+    *id = strtoll(*s, &end, 10);
+    if (errno || end == *s || *end != sep) return -1;
+    *s = end + 1;
+    *v = dgnn_events_dense_id(ev, *id);
+    return *v < 0 ? -2 : 0;
+}
+
+int cli_score_request(const char *cmd, const char *at, const dgnn_events *ev, int32_t **src, int32_t **dst, double **t,
+                      int64_t *n) {
+    *src = *dst = NULL, *t = NULL, *n = 0;
+    FILE *f = fopen(at, "r");
+    if (!f) {
+        fprintf(stderr, "dgnn %s: --score-at %s: %s\n", cmd, at, strerror(errno));
+        return 1;
+    }
+    char line[512];
+    int64_t cap = 0, lineno = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        char *s = line;
+        while (*s == ' ' || *s == '\t') s++;
+        if (*s == '\n' || *s == '\r' || *s == 0 || *s == '#') continue;
+        int32_t a, b;
+        long long id;
+        const char *field = "src";
+        int k = score_id(&s, ',', ev, &a, &id);
+        if (k == 0) field = "dst", k = score_id(&s, ',', ev, &b, &id);
+        if (k == -2) {
+            fprintf(stderr, "dgnn %s: %s:%lld: field %s: node %lld is not a node of the data\n", cmd, at,
+                    (long long)lineno, field, id);
+            goto fail;
+        }
+        if (k) goto bad;
+        field = "time";
+        char *end;
+        const double tt = strtod(s, &end);
+        if (end == s || !isfinite(tt)) goto bad;
+        while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n') end++;
+        if (*end) goto bad;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 1024;
+            int32_t *x = realloc(*src, (size_t)cap * sizeof *x);
+            if (x) *src = x;
+            int32_t *y = x ? realloc(*dst, (size_t)cap * sizeof *y) : NULL;
+            if (y) *dst = y;
+            double *z = y ? realloc(*t, (size_t)cap * sizeof *z) : NULL;
+            if (z) *t = z;
+            if (!x || !y || !z) {
+                fclose(f);
+                free(*src), free(*dst), free(*t), *src = *dst = NULL, *t = NULL, *n = 0;
+                fprintf(stderr, "dgnn %s: out of memory for the score requests\n", cmd);
+                return 1;
+            }
+        }
+        (*src)[*n] = a, (*dst)[*n] = b, (*t)[*n] = tt, (*n)++;
+        continue;
+    bad:
+        fprintf(stderr, "dgnn %s: %s:%lld: field %s: expected a line 'src,dst,time' (the nodes' ids as in the data)\n",
+                cmd, at, (long long)lineno, field);
+        goto fail;
+    }
+    fclose(f);
+    if (*n == 0) {
+        fprintf(stderr, "dgnn %s: --score-at %s: no 'src,dst,time' line\n", cmd, at);
+        return 2;
+    }
+    return 0;
+fail:
+    fclose(f);
+    free(*src), free(*dst), free(*t), *src = *dst = NULL, *t = NULL, *n = 0;
+    return 2;
+}

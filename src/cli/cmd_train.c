@@ -248,6 +248,7 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
     double lr = CLI_UNSET_F, dropout = CLI_UNSET_F, new_frac = CLI_UNSET_F;
     int resume = 0, quiet = 0, no_eval = 0;
     const char *protocol = NULL, *tgbneg = NULL, *on = NULL, *emb_out = NULL, *emb_at = NULL, *emb_time = NULL;
+    const char *score_at = NULL, *score_out = NULL;
     int64_t tgbk = CLI_UNSET;
     const char *config = NULL, *dump_config = NULL;
     arg_opt opts[] = {
@@ -287,6 +288,8 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
         {"emb-out", ARG_STRING, &emb_out, "NPY", "dgnn eval: write node embeddings (rows in request order, float32) after the evaluation"},
         {"emb-at", ARG_STRING, &emb_at, "CSV", "dgnn eval: the embeddings' 'node,time' pairs, one per line (ids as in the data)"},
         {"emb-time", ARG_STRING, &emb_time, "T", "dgnn eval: every node's embedding at time T (instead of --emb-at)"},
+        {"score-at", ARG_STRING, &score_at, "CSV", "dgnn eval: 'src,dst,time' pairs (ids as in the data) to score from the memory the evaluation ended with"},
+        {"score-out", ARG_STRING, &score_out, "NPY", "dgnn eval: write the pairs' scores (the link predictor's probability, float32 (n)) after the evaluation"},
         {"checkpoint", ARG_STRING, &ckpt, "DIR", "write a checkpoint after every epoch into DIR"},
         {"resume", ARG_FLAG, &resume, NULL, "continue from the checkpoint in --checkpoint DIR"},
         {"dist", ARG_STRING, &dist, "MODE", "multi-rank training under mpirun: strict (the baseline) or depbloom"},
@@ -346,7 +349,8 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
                                            "task", "node-epochs", "node-patience", "node-lr", "node-batch", "dist",
                                            "partition", "window-events", "window-seconds", "refine", "critical-path",
                                            "cold-allgather", "no-prefetch", "comm-timeout", "on", "emb-out", "emb-at",
-                                           "emb-time", "no-eval", "config", "dump-config", NULL};
+                                           "emb-time", "score-at", "score-out", "no-eval", "config", "dump-config",
+                                           NULL};
     static char kept_flags[8192];
     long kept_bytes = mode == MODE_TRAIN ? args_keep(&spec, argc, argv, not_kept, kept_flags, sizeof kept_flags) : -1;
     /* paths as absolute ones, so that dgnn eval finds them from another folder */
@@ -364,8 +368,9 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
         memcpy(kept_flags + v, full, (size_t)add);
         kept_bytes += add - old;
     }
-    if (!eval && (on || emb_out || emb_at || emb_time)) {
-        fprintf(stderr, "dgnn %s: --on, --emb-out, --emb-at and --emb-time are dgnn eval's\n", cmdname);
+    if (!eval && (on || emb_out || emb_at || emb_time || score_at || score_out)) {
+        fprintf(stderr, "dgnn %s: --on, --emb-out, --emb-at, --emb-time, --score-at and --score-out are dgnn eval's\n",
+                cmdname);
         return 2;
     }
     if (eval && !ckpt) {
@@ -378,6 +383,10 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
     }
     if (emb_out && !emb_at == !emb_time) {
         fprintf(stderr, "dgnn eval: --emb-out needs one of --emb-at CSV or --emb-time T\n");
+        return 2;
+    }
+    if (!score_at != !score_out) {
+        fprintf(stderr, "dgnn eval: --score-at CSV and --score-out NPY go together\n");
         return 2;
     }
     if (!emb_out && (emb_at || emb_time)) {
@@ -394,7 +403,7 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
             return 2;
         }
     }
-    if (embed && (data || mode != MODE_TRAIN || dist)) {
+    if (embed && (data || mode == MODE_BENCH || dist)) {
         fprintf(stderr, "dgnn train: %s\n", data ? "--data: the events are given as arrays (dgnn.train's data)"
                                                : dist ? "--dist: multi-rank training runs under mpirun, with the dgnn command"
                                                       : "only dgnn train runs in-process");
@@ -537,8 +546,8 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
         const cli_output outs[] = {{"--out", out, 0},          {"--checkpoint", eval ? NULL : ckpt, 1},
                                    {"--window-report", window_report, 0}, {"--curve", curve, 0},
                                    {"--plot", plot, 0},        {"--emb-out", emb_out, 0},
-                                   {"--dump-config", dump_config, 0}};
-        if (cli_check_outputs(cmdname, outs, 7)) {
+                                   {"--dump-config", dump_config, 0}, {"--score-out", score_out, 0}};
+        if (cli_check_outputs(cmdname, outs, 8)) {
             if (c.dist.mode != DGNN_DIST_NONE) dgnn_comm_finalize();
             return 2;
         }
@@ -620,6 +629,26 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
         }
         embq.nodes = emb_nodes, embq.t = emb_t;
     }
+    /* cli_eval_embedded's requests (dense ids, checked by dgnn_event_eval) */
+    const int emb_in = embed && embed->emb_n > 0 && embed->emb_out;
+    if (emb_in) embq.nodes = embed->emb_nodes, embq.t = embed->emb_t, embq.n = embed->emb_n;
+    dgnn_score_request scq = {0};
+    int32_t *sc_src = NULL, *sc_dst = NULL;
+    double *sc_t = NULL;
+    float *sc_out = NULL;
+    if (score_at) {
+        if ((rc = cli_score_request(cmdname, score_at, &ev, &sc_src, &sc_dst, &sc_t, &scq.n))) {
+            free(emb_nodes), free(emb_t);
+            if (own_ev) dgnn_events_free(&ev);
+            return rc;
+        }
+        sc_out = dgnn_xmalloc((size_t)scq.n * sizeof *sc_out);
+        scq.src = sc_src, scq.dst = sc_dst, scq.t = sc_t, scq.out = sc_out;
+    }
+    const int score_in = embed && embed->score_n > 0 && embed->score_out;
+    if (score_in)
+        scq.src = embed->score_src, scq.dst = embed->score_dst, scq.t = embed->score_t, scq.n = embed->score_n,
+        scq.out = embed->score_out;
     char a[32], b[32];
     dgnn_log("%s on %s: %s events, %s nodes, preset %s, batch %lld, %lld epochs\n", model, dataset,
              dgnn_fmt_count(a, sizeof a, ev.num_events), dgnn_fmt_count(b, sizeof b, ev.num_nodes), preset,
@@ -640,13 +669,15 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
     dgnn_err_clear(&err);
     dgnn_tgnn *kept = NULL; /* --task node: the trained link model, frozen for the decoder */
     if (node_task) c.keep_model = &kept;
-    rc = eval ? dgnn_event_eval(&ev, &c, eval_split, emb_out ? &embq : NULL, res, &err) : dgnn_event_train(&ev, &c, res, &err);
-    free(emb_nodes), free(emb_t);
+    rc = eval ? dgnn_event_eval(&ev, &c, eval_split, emb_out || emb_in ? &embq : NULL, score_at || score_in ? &scq : NULL,
+                                res, &err)
+              : dgnn_event_train(&ev, &c, res, &err);
+    free(emb_nodes), free(emb_t), free(sc_src), free(sc_dst), free(sc_t);
     dgnn_event_node_cfg ncfg;
     dgnn_event_node_result *nres = node_task && rc == DGNN_OK ? dgnn_xcalloc(1, sizeof *nres) : NULL;
     if (nres && cli_train_node(dataset, &ev, kept, &c, &nf, &ncfg, nres)) {
         dgnn_tgnn_free(kept);
-        free(nres), free(res);
+        free(nres), free(res), free(sc_out);
         if (own_ev) dgnn_events_free(&ev);
         return 1;
     }
@@ -658,7 +689,7 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
             dgnn_comm_abort(1);
         }
         fprintf(stderr, "dgnn %s: %s\n", cmdname, err.msg);
-        free(res);
+        free(res), free(sc_out);
         if (own_ev) dgnn_events_free(&ev);
         return 1;
     }
@@ -716,6 +747,21 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
     if (embed && embed->json && rc == 0) /* the same JSON for the in-process caller */
         rc = write_json(NULL, model, dataset, preset, config, &c, res, &ev, &ncfg, nres, hook.stop, embed->json);
     if (emb_out && embq.out && write_embeddings(emb_out, &embq)) rc = 1;
+    if (score_out && sc_out) {
+        dgnn_err werr;
+        dgnn_err_clear(&werr);
+        if (dgnn_write_npy_f32_vec(score_out, sc_out, scq.n, &werr) != DGNN_OK) {
+            fprintf(stderr, "dgnn eval: --score-out: %s\n", werr.msg);
+            rc = 1;
+        } else {
+            dgnn_log("wrote %lld scores to %s\n", (long long)scq.n, score_out);
+        }
+    }
+    free(sc_out);
+    if (emb_in && rc == 0) { /* the rows are the caller's */
+        *embed->emb_out = embq.out, *embed->emb_dim = embq.dim;
+        embq.out = NULL;
+    }
     free(embq.out);
     if (plot && write_plot(plot, model, dataset, res)) rc = 1;
     free(nres);
@@ -747,7 +793,7 @@ int cli_train_embedded(int argc, char **argv, const cli_train_embed *e) {
 }
 /* `dgnn eval --checkpoint DIR [flags]`: the training run's settings come from the
  * checkpoint (saved by train_main), the flags given here after them, so that they win. */
-int cmd_eval(int argc, char **argv) {
+static int eval_main(int argc, char **argv, const cli_train_embed *embed) {
     const char *dir = NULL;
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--checkpoint") == 0 && i + 1 < argc) dir = argv[i + 1];
@@ -764,7 +810,7 @@ int cmd_eval(int argc, char **argv) {
             return 1;
         }
     }
-    if (!flags) return train_main(argc, argv, MODE_EVAL, NULL); /* no saved settings: the flags given */
+    if (!flags) return train_main(argc, argv, MODE_EVAL, embed); /* no saved settings: the flags given */
     int n = 0;
     for (int64_t i = 0; i < bytes; i++) n += flags[i] == 0;
     char **all = dgnn_xmalloc((size_t)(n + argc + 1) * sizeof *all);
@@ -772,6 +818,12 @@ int cmd_eval(int argc, char **argv) {
     char line[2048] = "";
     size_t used = 0;
     for (int64_t i = 0; i < bytes && k < n; i += (int64_t)strlen(flags + i) + 1) {
+        /* in-process, the events are the caller's: the training run's --data is left out */
+        if (embed && strcmp(flags + i, "--data") == 0) {
+            i += (int64_t)strlen(flags + i) + 1;
+            continue;
+        }
+        if (embed && strncmp(flags + i, "--data=", 7) == 0) continue;
         all[k++] = flags + i;
         used += (size_t)snprintf(line + used, used < sizeof line ? sizeof line - used : 0, " %s", flags + i);
     }
@@ -779,8 +831,13 @@ int cmd_eval(int argc, char **argv) {
     all[k] = NULL;
     dgnn_log("dgnn eval: the training run's settings from %s:%s%s (flags given here override them)\n", dir, line,
              used >= sizeof line ? " ..." : "");
-    const int rc = train_main(k, all, MODE_EVAL, NULL);
+    const int rc = train_main(k, all, MODE_EVAL, embed);
     free(all);
     free(flags);
     return rc;
+}
+int cmd_eval(int argc, char **argv) { return eval_main(argc, argv, NULL); }
+int cli_eval_embedded(int argc, char **argv, const cli_train_embed *e) {
+    if (e->json) *e->json = NULL;
+    return eval_main(argc, argv, e);
 }

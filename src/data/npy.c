@@ -353,8 +353,11 @@ int dgnn_read_npy_i64(const char *path, int64_t **out, int64_t *rows, int64_t *c
  * C-ordered 2-d array. Returns the header's length in buf. */
 static size_t npy_header(char *buf, size_t cap, const char *descr, int64_t rows, int64_t cols) {
     char dict[160];
-    int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%lld, %lld), }", descr,
-                     (long long)rows, (long long)cols);
+    int n = cols < 0 /* 1-d (rows,) */
+                ? snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%lld,), }", descr,
+                           (long long)rows)
+                : snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%lld, %lld), }",
+                           descr, (long long)rows, (long long)cols);
     /* numpy (format.py, _write_array_header) leaves room for the first axis to grow:
      * GROWTH_AXIS_MAX_DIGITS (21) minus the digits of that axis, in spaces */
     char first[24];
@@ -377,7 +380,7 @@ static size_t npy_header(char *buf, size_t cap, const char *descr, int64_t rows,
 static int npy_write(const char *path, const char *descr, const void *a, int64_t rows, int64_t cols, size_t esz,
                      dgnn_err *err) {
     if (!path) return dgnn_err_set(err, DGNN_EINVAL, "no .npy path given");
-    if (rows < 0 || cols < 0)
+    if (rows < 0 || cols < -1)
         return dgnn_err_set(err, DGNN_EINVAL, "%s: cannot write a .npy array of shape (%lld, %lld)", path,
                             (long long)rows, (long long)cols);
     char hdr[256];
@@ -390,10 +393,14 @@ static int npy_write(const char *path, const char *descr, const void *a, int64_t
         dgnn_outfile_abort(o);
         return dgnn_err_set(err, DGNN_ENOMEM, "%s: out of memory", path);
     }
-    size_t count = (size_t)dgnn_size_mul(rows, cols);
+    size_t count = (size_t)dgnn_size_mul(rows, cols < 0 ? 1 : cols);
     fwrite(hdr, 1, hn, f);
     if (count) fwrite(a, esz, count, f); /* a failing write is kept by the stream and reported by commit */
     return dgnn_outfile_commit(o, err);
+}
+
+int dgnn_write_npy_f32_vec(const char *path, const float *a, int64_t n, dgnn_err *err) {
+    return npy_write(path, "<f4", a, n, -1, sizeof(float), err);
 }
 
 int dgnn_write_npy_f32(const char *path, const float *a, int64_t rows, int64_t cols, dgnn_err *err) {

@@ -296,8 +296,33 @@ static int replay_training(event_run *r, event_eval_pass *pass, dgnn_err *err) {
     return rc;
 }
 
+/* score's pairs in batches of the run's batch, each a view of ev with the pairs' endpoints
+ * and times (as event_eval.c's sc_pairs; edge features zero: only a commit reads them) */
+static int score_pairs(event_run *r, const dgnn_events *ev, const dgnn_score_request *q, dgnn_err *err) {
+    const int64_t bs = r->cfg->batch > 0 ? r->cfg->batch : 200;
+    float *logits = malloc((size_t)bs * sizeof(float));
+    float *ef = ev->edge_dim > 0 ? calloc((size_t)dgnn_size_mul(bs, ev->edge_dim), sizeof(float)) : NULL;
+    if (!logits || (ev->edge_dim > 0 && !ef)) {
+        free(logits), free(ef);
+        return dgnn_err_set(err, DGNN_ENOMEM, "out of memory for the scores of a batch of %lld pairs", (long long)bs);
+    }
+    int rc = DGNN_OK;
+    for (int64_t e0 = 0; !rc && e0 < q->n; e0 += bs) {
+        const int64_t B = e0 + bs <= q->n ? bs : q->n - e0;
+        dgnn_events v = *ev;
+        v.num_events = B;
+        v.src = (int32_t *)q->src + e0, v.dst = (int32_t *)q->dst + e0, v.t = (double *)q->t + e0;
+        v.efeat = ef;
+        v.label = NULL, v.ext_roll = NULL, v.map = NULL;
+        rc = dgnn_tgnn_forward(r->model, logits, &r->st, &r->g_full, ev->efeat, &v, 0, B, NULL, 0, NULL, err);
+        for (int64_t i = 0; !rc && i < B; i++) q->out[e0 + i] = (float)(1.0 / (1.0 + exp(-(double)logits[i])));
+    }
+    free(logits), free(ef);
+    return rc;
+}
+
 int dgnn_event_eval(const dgnn_events *ev, const dgnn_event_train_cfg *c, int split, dgnn_emb_request *emb,
-                    dgnn_event_train_result *res, dgnn_err *err) {
+                    const dgnn_score_request *score, dgnn_event_train_result *res, dgnn_err *err) {
     result_init(res);
     if (emb) emb->out = NULL, emb->dim = 0;
     if (!c->checkpoint) return dgnn_err_set(err, DGNN_EINVAL, "dgnn eval needs --checkpoint DIR");
@@ -343,7 +368,7 @@ int dgnn_event_eval(const dgnn_events *ev, const dgnn_event_train_cfg *c, int sp
     if (split == DGNN_SPLIT_TEST) {
         rc = test(&r, res, err);
         /* the embeddings from the memory after all test events */
-        if (!rc && emb) {
+        if (!rc && (emb || score)) {
             dgnn_state_copy(&r.st, &r.st_backup);
             event_eval_pass p = {.K = 1, .seed = c->seed + 3};
             rc = event_eval_run(&r, &r.test, &p, "test (memory for the embeddings)", err);
@@ -365,6 +390,16 @@ int dgnn_event_eval(const dgnn_events *ev, const dgnn_event_train_cfg *c, int sp
         else rc = dgnn_tgnn_embed(r.model, emb->out, &r.st, &r.g_full, ev->efeat, emb->nodes, emb->t, emb->n, err);
         emb->dim = D;
         if (rc) free(emb->out), emb->out = NULL;
+    }
+    if (!rc && score && score->n > 0) {
+        for (int64_t i = 0; i < score->n; i++)
+            if (score->src[i] < 0 || score->src[i] >= ev->num_nodes || score->dst[i] < 0 || score->dst[i] >= ev->num_nodes ||
+                !isfinite(score->t[i])) {
+                rc = dgnn_err_set(err, DGNN_EINVAL, "score pair %lld: (%d, %d, %g) is not a pair of the data's nodes at a finite time",
+                                  (long long)i, (int)score->src[i], (int)score->dst[i], score->t[i]);
+                break;
+            }
+        if (!rc) rc = score_pairs(&r, ev, score, err);
     }
     res->peak_rss_mb = dgnn_peak_rss_mb();
 done:
