@@ -68,6 +68,13 @@ int dgnn_capi_train(const dgnn_capi_events *ev, const char *dataset, int argc, c
                     dgnn_capi_epoch_fn on_epoch, void *ctx, char **json, char *msg, size_t cap);
 void dgnn_capi_free_string(char *s);
 
+/* `dgnn schedule FLAGS` in-process on ev (instead of --data): DyGNeX's schedule of ev's
+ * training windows (--model, --workers, --scheduler, ... as the command's); *json receives
+ * the command's --json output (whether --json is given or not; nothing is printed on
+ * stdout), NULL for --help. Messages, codes and one-at-a-time as dgnn_capi_train. */
+int dgnn_capi_schedule(const dgnn_capi_events *ev, const char *dataset, int argc, const char *const *argv, char **json,
+                       char *msg, size_t cap);
+
 /* `dgnn eval FLAGS` in-process on ev, as dgnn_capi_train (flags: the command's, with
  * --checkpoint DIR; the checkpoint's saved settings go first, without their --data; the
  * same JSON, messages and codes; one run at a time with dgnn_capi_train's). Besides the

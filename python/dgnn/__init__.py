@@ -12,7 +12,7 @@ from ._lib import find_library
 from .errors import DgnnError
 from .events import Events, load
 from .model import Model, eval, load_model
-from .train import options_to_flags, train
+from .train import options_to_flags, schedule, train
 
-__all__ = ["DgnnError", "Events", "load", "train", "options_to_flags", "find_library", "Model", "load_model", "eval"]
+__all__ = ["DgnnError", "Events", "load", "train", "schedule", "options_to_flags", "find_library", "Model", "load_model", "eval"]
 __version__ = "0.1.0"

@@ -76,6 +76,8 @@ def _declare(lib):
         "dgnn_capi_train": (c.c_int, [P, c.c_char_p, c.c_int, c.POINTER(c.c_char_p), EPOCH_FN, P,
                                       c.POINTER(c.c_void_p), c.c_char_p, c.c_size_t]),
         "dgnn_capi_free_string": (None, [c.c_void_p]),
+        "dgnn_capi_schedule": (c.c_int, [P, c.c_char_p, c.c_int, c.POINTER(c.c_char_p), c.POINTER(c.c_void_p),
+                                         c.c_char_p, c.c_size_t]),
         "dgnn_capi_eval": (c.c_int, [P, c.c_char_p, c.c_int, c.POINTER(c.c_char_p), c.c_int, i64p,
                                      c.POINTER(c.c_double), i64, c.POINTER(c.c_void_p), i64p, i64p, i64p,
                                      c.POINTER(c.c_double), i64, c.POINTER(c.c_float), c.POINTER(c.c_void_p),

@@ -9,6 +9,7 @@ class DgnnError(Exception):
         self.code = code
 
 
+DGNN_EINVAL = -4  # base.h: a bad argument or option value (the command's usage error)
 DGNN_EINTR = -9  # base.h: the run was interrupted (Ctrl-C)
 
 

@@ -4,7 +4,7 @@ import json
 import os
 
 from . import _lib
-from .errors import DGNN_EINTR, DgnnError
+from .errors import DGNN_EINTR, DGNN_EINVAL, DgnnError
 from .events import Events, load
 
 
@@ -26,6 +26,10 @@ def options_to_flags(options):
     return flags
 
 
+# the snapshot models (`dgnn train` hands them to its snapshot trainer: cli_is_snapshot_model)
+SNAPSHOT_MODELS = ("evolvegcn-o", "evolvegcn-h", "tgcn", "gcrn-gru", "wdgcn", "gcn")
+
+
 def train(data, /, model="tgn", preset=None, epochs=None, on_epoch=None, return_model=False, **options):
     """Trains and tests model on data (an Events, or a path that dgnn.load reads) as
     `dgnn train --model MODEL [--preset P] [--epochs N] FLAGS` does, and returns the
@@ -34,8 +38,16 @@ def train(data, /, model="tgn", preset=None, epochs=None, on_epoch=None, return_
     figures; returning True stops training as early stopping does (the result then says
     "stopped_by_caller": True). Ctrl-C stops the run and raises KeyboardInterrupt; a failing
     run raises DgnnError with the command's message.
+    The snapshot models (model="evolvegcn-o", "evolvegcn-h", "tgcn", "gcrn-gru", "wdgcn",
+    "gcn") train as `dgnn train --model M` does for them, with their flags (snapshots=20,
+    window=3, ...); on_epoch is called after each epoch but cannot stop their training (its
+    return value is not read), and Ctrl-C is seen only when the run ends (then
+    KeyboardInterrupt); return_model is for the event models.
     return_model=True: returns (result, dgnn.Model), the model trained into options'
     checkpoint folder, or a temporary one kept with the model (Model.save copies it)."""
+    if return_model and model in SNAPSHOT_MODELS:
+        raise DgnnError("dgnn.train: return_model is for the event models (a snapshot model's checkpoint is not "
+                        "one dgnn eval reads)", DGNN_EINVAL)
     if not isinstance(data, Events):
         data = load(data)
     tmp = None
@@ -78,3 +90,30 @@ def train(data, /, model="tgn", preset=None, epochs=None, on_epoch=None, return_
         from .model import Model
         return res, Model(options["checkpoint"], data, _tmp=tmp)
     return res
+
+
+def schedule(data, /, model="evolvegcn-o", workers=None, scheduler="greedy", **options):
+    """DyGNeX's schedule of data's training windows on `workers` ranks, as `dgnn schedule
+    --model MODEL --workers P --scheduler S FLAGS --json` does: the dict of its JSON
+    (imbalance, makespan, rounds, the schedule). data: an Events or a path (dgnn.load);
+    options are the command's other flags (snapshots=20, window=3, profile="p.csv", ...;
+    options_to_flags). A failing run raises DgnnError with the command's message."""
+    if not isinstance(data, Events):
+        data = load(data)
+    opts = {"model": model, "workers": workers, "scheduler": scheduler}
+    opts.update(options)
+    flags = options_to_flags(opts)
+    argv = (ctypes.c_char_p * (len(flags) + 1))(*[f.encode() for f in flags], None)
+    out, msg = ctypes.c_void_p(), _lib.msg_buffer()
+    L = _lib.lib()
+    rc = L.dgnn_capi_schedule(data._h, str(data.name).encode(), len(flags), argv, ctypes.byref(out), msg,
+                              _lib.MSG_BYTES)
+    text = None
+    if out.value:
+        text = ctypes.string_at(out.value).decode()
+        L.dgnn_capi_free_string(out)
+    if rc == DGNN_EINTR:
+        raise KeyboardInterrupt("dgnn.schedule: " + msg.value.decode())
+    if rc != 0:
+        raise DgnnError(msg.value.decode("utf-8", "replace"), rc)
+    return json.loads(text) if text is not None else None

@@ -84,7 +84,8 @@ static int call_epoch(void *ctx, const char *line) {
     return h->fn(h->ctx, line);
 }
 
-/* `dgnn CMD FLAGS` (train: cli_train_embedded, eval: cli_eval_embedded) with e's requests */
+/* `dgnn CMD FLAGS` (train: cli_train_embedded, eval: cli_eval_embedded, schedule:
+ * cli_schedule_embedded) with e's requests */
 static int run_embedded(const char *cmd, cli_train_embed *e, int argc, const char *const *argv, char **json, char *msg,
                         size_t cap) {
     *json = NULL;
@@ -93,14 +94,17 @@ static int run_embedded(const char *cmd, cli_train_embed *e, int argc, const cha
         capi_set_msg(msg, cap, "dgnn: another training or evaluation run is going on in this process (one at a time)");
         return DGNN_EINVAL;
     }
-    const int is_eval = strcmp(cmd, "eval") == 0;
+    const int is_eval = strcmp(cmd, "eval") == 0, is_sched = strcmp(cmd, "schedule") == 0;
+    char oom[64], failed[96];
+    snprintf(oom, sizeof oom, "dgnn %s: out of memory", cmd);
+    snprintf(failed, sizeof failed, "dgnn %s: failed (see the messages above)", cmd);
     /* "dgnn train FLAGS", for the JSON's run.command; argv as the command's (not written) */
     char **full = malloc((size_t)(argc + 3) * sizeof *full);
     stderr_tee *tee = calloc(1, sizeof *tee);
     if (!full || !tee) {
         free(full), free(tee);
         atomic_flag_clear(&g_busy);
-        capi_set_msg(msg, cap, is_eval ? "dgnn eval: out of memory" : "dgnn train: out of memory");
+        capi_set_msg(msg, cap, oom);
         return DGNN_ENOMEM;
     }
     full[0] = "dgnn", full[1] = (char *)cmd;
@@ -125,7 +129,9 @@ static int run_embedded(const char *cmd, cli_train_embed *e, int argc, const cha
     e->json = json;
     e->interrupt = &g_interrupted;
     cli_set_command_line(argc + 2, full);
-    const int status = is_eval ? cli_eval_embedded(argc, full + 2, e) : cli_train_embedded(argc, full + 2, e);
+    const int status = is_eval    ? cli_eval_embedded(argc, full + 2, e)
+                       : is_sched ? cli_schedule_embedded(argc, full + 2, e)
+                                  : cli_train_embedded(argc, full + 2, e);
     cli_set_command_line(0, NULL);
 
     if (handled) sigaction(SIGINT, &old_sa, NULL);
@@ -138,8 +144,7 @@ static int run_embedded(const char *cmd, cli_train_embed *e, int argc, const cha
         capi_set_msg(msg, cap, "interrupted");
         rc = DGNN_EINTR;
     } else if (status != 0) {
-        last_error_line(tee, msg, cap, is_eval ? "dgnn eval: failed (see the messages above)"
-                                               : "dgnn train: failed (see the messages above)");
+        last_error_line(tee, msg, cap, failed);
         rc = status == 2 ? DGNN_EINVAL : DGNN_EIO;
     }
     if (rc != DGNN_OK) {
@@ -158,6 +163,12 @@ int dgnn_capi_train(const dgnn_capi_events *ev, const char *dataset, int argc, c
     cli_train_embed e = {.events = &ev->ev, .dataset = dataset, .on_epoch = on_epoch ? call_epoch : NULL,
                          .on_epoch_ctx = &hook};
     return run_embedded("train", &e, argc, argv, json, msg, cap);
+}
+
+int dgnn_capi_schedule(const dgnn_capi_events *ev, const char *dataset, int argc, const char *const *argv, char **json,
+                       char *msg, size_t cap) {
+    cli_train_embed e = {.events = &ev->ev, .dataset = dataset};
+    return run_embedded("schedule", &e, argc, argv, json, msg, cap);
 }
 
 /* ids (n) to dense ids: original ones through dgnn_events_dense_id, else checked to be in

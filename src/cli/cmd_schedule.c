@@ -169,7 +169,7 @@ static cJSON *sched_json(const dgnn_sched *s, const dgnn_sched_metrics *m, const
     return o;
 }
 
-int cmd_schedule(int argc, char **argv) {
+static int schedule_main(int argc, char **argv, const cli_train_embed *embed) {
     cli_load_flags lf = {0};
     const char *model = NULL, *data = NULL, *scheduler = "greedy", *profile = NULL, *svg = NULL, *preset = "bitcoin-alpha";
     int64_t workers = 0, window = CLI_UNSET, rounds = 0, count = CLI_UNSET;
@@ -206,6 +206,15 @@ int cmd_schedule(int argc, char **argv) {
                      .opts = opts, .min_pos = 0, .max_pos = 0};
     int rc = args_parse(&spec, argc, argv);
     if (rc) return rc > 0 ? 0 : 2;
+    if (embed) { /* cli_schedule_embedded: the caller's events, the JSON into its string */
+        if (data) {
+            fprintf(stderr, "dgnn schedule: --data: the events are given as arrays (dgnn.schedule's data)\n");
+            return 2;
+        }
+        if ((rc = cli_load_flags_unused("schedule", &lf)) != 0) return rc;
+        data = embed->dataset ? embed->dataset : "arrays";
+        json = 1;
+    }
     const cli_output outs[] = {{"--svg", svg, 0}}; /* before loading and scheduling (an ILP may take long) */
     if (cli_check_outputs("schedule", outs, 1)) return 2;
     int kind = cli_snap_model_kind("schedule", model);
@@ -240,7 +249,14 @@ int cmd_schedule(int argc, char **argv) {
 
     dgnn_window *win = NULL;
     int64_t n = 0, N = 0;
-    if (cli_snap_windows("schedule", data, &lf, &c, &win, &n, &N)) return 1;
+    if (embed) {
+        if (dgnn_snap_cost_windows(&win, &n, embed->events, &c, &err) != DGNN_OK) {
+            fprintf(stderr, "dgnn schedule: %s\n", err.msg);
+            return 1;
+        }
+    } else if (cli_snap_windows("schedule", data, &lf, &c, &win, &n, &N)) {
+        return 1;
+    }
     if (!json)
         printf("%s: %lld training windows (samples %lld..%lld, window %lld), model %s, %lld workers, scheduler %s\n",
                data, (long long)n, (long long)win[0].sample, (long long)win[n - 1].sample, (long long)c.window,
@@ -272,7 +288,8 @@ int cmd_schedule(int argc, char **argv) {
         cJSON *o2 = sched_json(&s, &m, &info, dgnn_snapmodel_name((dgnn_snapmodel_kind)kind), scheduler, &cm);
         char *text = cJSON_Print(o2);
         cJSON_Delete(o2);
-        if (text) puts(text);
+        if (embed && embed->json) *embed->json = text, text = NULL; /* the caller frees it */
+        else if (text) puts(text);
         free(text);
     } else {
         print_table(&s);
@@ -306,4 +323,10 @@ int cmd_schedule(int argc, char **argv) {
     if (info.msg[0]) fprintf(stderr, "dgnn schedule: %s\n", info.msg);
     dgnn_sched_free(&s);
     return ret;
+}
+
+int cmd_schedule(int argc, char **argv) { return schedule_main(argc, argv, NULL); }
+int cli_schedule_embedded(int argc, char **argv, const cli_train_embed *e) {
+    if (e->json) *e->json = NULL;
+    return schedule_main(argc, argv, e);
 }

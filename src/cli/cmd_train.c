@@ -785,10 +785,7 @@ int cmd_train_bench(int argc, char **argv) {
 }
 int cli_train_embedded(int argc, char **argv, const cli_train_embed *e) {
     if (e->json) *e->json = NULL;
-    if (cli_is_snapshot_model(argc, argv)) {
-        fprintf(stderr, "dgnn train: --model: the snapshot models do not train in-process yet (the dgnn command does)\n");
-        return 2;
-    }
+    if (cli_is_snapshot_model(argc, argv)) return cli_train_snapshot_embedded(argc, argv, e);
     return train_main(argc, argv, MODE_TRAIN, e);
 }
 /* `dgnn eval --checkpoint DIR [flags]`: the training run's settings come from the

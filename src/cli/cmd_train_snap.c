@@ -147,9 +147,26 @@ static void curve_line(void *ctx, const dgnn_snap_epoch_result *e) {
     cli_curve_append(k->path, epoch_json(e, k->task));
 }
 
+/* cli_train_snapshot_embedded's epoch hook: --curve's line, then the caller's (its return
+ * value is not read: the snapshot trainer has no way to stop early on request) */
+typedef struct {
+    curve_ctx curve; /* path NULL: no --curve */
+    const cli_train_embed *embed;
+} embed_curve_ctx;
+static void embed_curve_line(void *ctx, const dgnn_snap_epoch_result *e) {
+    const embed_curve_ctx *k = ctx;
+    if (k->curve.path) curve_line((void *)&k->curve, e);
+    if (!k->embed->on_epoch) return;
+    cJSON *x = epoch_json(e, k->curve.task);
+    char *line = cJSON_PrintUnformatted(x);
+    cJSON_Delete(x);
+    if (line) (void)k->embed->on_epoch(k->embed->on_epoch_ctx, line);
+    free(line);
+}
+
 static int write_json(const char *path, const char *model, const char *dataset, const char *preset,
                       const dgnn_snap_train_cfg *c, const dgnn_snap_train_result *r, const dgnn_events *ev,
-                      int fitted) {
+                      int fitted, char **sink) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "model", model);
     cJSON_AddStringToObject(o, "dataset", dataset);
@@ -221,7 +238,12 @@ static int write_json(const char *path, const char *model, const char *dataset, 
     cJSON_AddNumberToObject(o, "peak_rss_mb", r->peak_rss_mb);
     if (r->dist.active) add_dist_json(o, &r->dist, fitted);
     cli_add_run_info(o);
-    return cli_write_json("train", path, o);
+    if (!sink) return cli_write_json("train", path, o);
+    *sink = cJSON_Print(o); /* cli_train_snapshot_embedded: the same JSON as a string */
+    cJSON_Delete(o);
+    if (*sink) return 0;
+    fprintf(stderr, "dgnn train: out of memory writing the results\n");
+    return 1;
 }
 
 /* "0.05,0.95" -> w[0], w[1]: each in [0, 1e6] (a float; 1e300 would be inf in the loss),
@@ -315,6 +337,7 @@ typedef struct {
     int syn, dyg, sk;
     int64_t synthetic, syn_nodes, syn_events, sched_ranks, rounds, threads;
     double time_limit, comm_timeout, bench_secs;
+    const cli_train_embed *embed; /* cli_train_snapshot_embedded's caller, else NULL */
 } snap_job;
 
 #define SNAP_GO_ON (-1) /* snap_options: the options are good, run the job */
@@ -322,7 +345,7 @@ typedef struct {
 /* Parses and checks the options of `dgnn train` (bench = 0) or `dgnn bench train`
  * (bench = 1) into *j: SNAP_GO_ON, or the exit code (0 after --help, 2 for bad options,
  * each told as "dgnn CMD: ..."). */
-static int snap_options(int argc, char **argv, int bench, snap_job *j) {
+static int snap_options(int argc, char **argv, int bench, const cli_train_embed *embed, snap_job *j) {
     cli_load_flags lf = {0};
     const char *model = NULL, *data = NULL, *task_s = "link", *preset = NULL, *out = NULL, *ckpt = NULL;
     const char *weights = NULL, *profile = NULL, *dist = NULL, *scheduler = "greedy", *cost_profile = NULL;
@@ -442,6 +465,13 @@ static int snap_options(int argc, char **argv, int bench, snap_job *j) {
         return 2;
     }
     const int syn = synthetic != INT64_MIN;
+    if (embed && (data || syn || (dist && strcmp(dist, "none") != 0))) {
+        fprintf(stderr, "dgnn %s: %s\n", cmd, data ? "--data: the events are given as arrays (dgnn.train's data)"
+                                             : syn ? "--synthetic is for `dgnn bench train` only"
+                                                   : "--dist: multi-rank training runs under mpirun, with the dgnn command");
+        return 2;
+    }
+    if (embed && (rc = cli_load_flags_unused(cmd, &lf)) != 0) return rc;
     if (syn && !bench) {
         fprintf(stderr, "dgnn %s: --synthetic is for `dgnn bench train` only (to train on a generated stream, write "
                         "it with `dgnn gen` and pass --data)\n", cmd);
@@ -466,7 +496,7 @@ static int snap_options(int argc, char **argv, int bench, snap_job *j) {
                         "and --snapshots\n", cmd);
         return 2;
     }
-    if (!data && !syn) {
+    if (!data && !syn && !embed) {
         fprintf(stderr, "dgnn %s: --data FILE is required for %s (%s)\n", cmd, model,
                 task == DGNN_SNAP_TASK_NODE ? "a PyG-Temporal json file with node targets"
                                             : "an event stream to cut into snapshots");
@@ -551,7 +581,7 @@ static int snap_options(int argc, char **argv, int bench, snap_job *j) {
                     .cost_profile = cost_profile, .lf = lf, .kind = kind, .task = task, .c = c, .syn = syn,
                     .dyg = dyg, .sk = sk, .synthetic = synthetic, .syn_nodes = syn_nodes, .syn_events = syn_events,
                     .sched_ranks = sched_ranks, .rounds = rounds, .threads = threads, .time_limit = time_limit,
-                    .comm_timeout = comm_timeout, .bench_secs = bench_secs};
+                    .comm_timeout = comm_timeout, .bench_secs = bench_secs, .embed = embed};
     return SNAP_GO_ON;
 }
 
@@ -582,6 +612,11 @@ static int dygnex_costs(snap_job *j, dgnn_costmodel *cm, double **cost) {
 /* The run's events: the --synthetic stream (its snapshot length set in j->c, its name in
  * j->data, its report printed), or --data. 0, or the exit code after the message. */
 static int snap_events(snap_job *j, dgnn_events *ev, char *synname, size_t cap) {
+    if (j->embed) { /* the caller's events (not freed) */
+        *ev = *j->embed->events;
+        j->data = j->embed->dataset ? j->embed->dataset : "arrays";
+        return 0;
+    }
     if (!j->syn) return cli_load(j->cmd, j->data, &j->lf, ev);
     const int64_t N = j->syn_nodes != INT64_MIN ? j->syn_nodes : DGNN_SNAP_SYNTH_NODES;
     const int64_t E = j->syn_events != INT64_MIN ? j->syn_events : DGNN_SNAP_SYNTH_EVENTS;
@@ -688,6 +723,13 @@ static int snap_run_job(snap_job *j, int argc, char **argv, int bench) {
             return 2;
         }
     }
+    static embed_curve_ctx embed_k; /* the in-process caller's hook after --curve's */
+    if (j->embed) {
+        embed_k = (embed_curve_ctx){{c->on_epoch ? j->curve : NULL, c->task}, j->embed};
+        c->on_epoch = embed_curve_line;
+        c->on_epoch_ctx = &embed_k;
+    }
+    const int own_ev = !j->embed;
     cli_set_threads(j->threads);
 
     /* rank 0 schedules; a failure there must end every rank */
@@ -731,7 +773,7 @@ static int snap_run_job(snap_job *j, int argc, char **argv, int bench) {
         free(res);
         free(cost);
         dgnn_snap_profile_free(&prof);
-        dgnn_events_free(&ev);
+        if (own_ev) dgnn_events_free(&ev);
         if (dyg) dgnn_comm_finalize();
         return 1;
     }
@@ -739,7 +781,7 @@ static int snap_run_job(snap_job *j, int argc, char **argv, int bench) {
     if (rank != 0) { /* rank 0 reports */
         free(res);
         dgnn_snap_profile_free(&prof);
-        dgnn_events_free(&ev);
+        if (own_ev) dgnn_events_free(&ev);
         dgnn_comm_finalize();
         return 0;
     }
@@ -755,7 +797,9 @@ static int snap_run_job(snap_job *j, int argc, char **argv, int bench) {
         }
     }
     if (j->out && !rc)
-        rc = write_json(j->out, dgnn_snapmodel_name(j->kind), j->data, j->preset, c, res, &ev, cm.fitted);
+        rc = write_json(j->out, dgnn_snapmodel_name(j->kind), j->data, j->preset, c, res, &ev, cm.fitted, NULL);
+    if (j->embed && j->embed->json && !rc) /* the same JSON for the in-process caller */
+        rc = write_json(NULL, dgnn_snapmodel_name(j->kind), j->data, j->preset, c, res, &ev, cm.fitted, j->embed->json);
     if (j->plot && !rc) {
         /* the validation metric the task selects on: MAP (link), minority-class F1 (edge), MSE (node) */
         static double loss[1024], val[1024];
@@ -775,21 +819,25 @@ static int snap_run_job(snap_job *j, int argc, char **argv, int bench) {
     }
     free(res);
     dgnn_snap_profile_free(&prof);
-    dgnn_events_free(&ev);
+    if (own_ev) dgnn_events_free(&ev);
     if (dyg) dgnn_comm_finalize();
     return rc;
 }
 
 /* `dgnn train` (bench = 0) and `dgnn bench train` (bench = 1: training only, 3 epochs
  * by default, the per-sample time distribution and the bandwidth figures). */
-static int snap_main(int argc, char **argv, int bench) {
+static int snap_main(int argc, char **argv, int bench, const cli_train_embed *embed) {
     snap_job j;
-    int rc = snap_options(argc, argv, bench, &j);
+    int rc = snap_options(argc, argv, bench, embed, &j);
     return rc == SNAP_GO_ON ? snap_run_job(&j, argc, argv, bench) : rc;
 }
 
-int cmd_train_snapshot(int argc, char **argv) { return snap_main(argc, argv, 0); }
-int cmd_bench_train_snapshot(int argc, char **argv) { return snap_main(argc, argv, 1); }
+int cmd_train_snapshot(int argc, char **argv) { return snap_main(argc, argv, 0, NULL); }
+int cmd_bench_train_snapshot(int argc, char **argv) { return snap_main(argc, argv, 1, NULL); }
+int cli_train_snapshot_embedded(int argc, char **argv, const cli_train_embed *e) {
+    if (e->json) *e->json = NULL;
+    return snap_main(argc, argv, 0, e);
+}
 
 /* The rule cmd_train.c uses to hand a --model over to the snapshot trainer. */
 int cli_is_snapshot_model(int argc, char **argv) {
