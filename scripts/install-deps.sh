@@ -5,7 +5,7 @@
 #   scripts/install-deps.sh --fuzz   also clang and its fuzzer runtime (bench/fuzz.sh)
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libopenblas-openmp-dev libmetis-dev libglpk-dev libcjson-dev
-      libyaml-dev libopenmpi-dev openmpi-bin python3 python3-numpy python3-pytest)
+      libyaml-dev libopenmpi-dev openmpi-bin python3 python3-numpy python3-pytest python3-pip python3-setuptools)
 if [ "${1:-}" = "--fuzz" ]; then pkgs+=(clang libclang-rt-14-dev); fi
 missing=()
 for p in "${pkgs[@]}"; do
