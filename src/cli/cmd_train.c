@@ -786,7 +786,9 @@ int cmd_train_bench(int argc, char **argv) {
 int cli_train_embedded(int argc, char **argv, const cli_train_embed *e) {
     if (e->json) *e->json = NULL;
     if (cli_is_snapshot_model(argc, argv)) return cli_train_snapshot_embedded(argc, argv, e);
-    return train_main(argc, argv, MODE_TRAIN, e);
+    const int rc = train_main(argc, argv, MODE_TRAIN, e);
+    cli_config_release(); /* --config's tokens, as cmd_train */
+    return rc;
 }
 /* `dgnn eval --checkpoint DIR [flags]`: the training run's settings come from the
  * checkpoint (saved by train_main), the flags given here after them, so that they win. */
