@@ -65,8 +65,8 @@ typedef int (*dgnn_capi_epoch_fn)(void *ctx, const char *epoch_json);
  * error line ("dgnn train: --epochs must be ..."), the code DGNN_EINVAL for a usage error
  * (the command's exit status 2), DGNN_EINTR when interrupted, DGNN_EIO for any other.
  * A snapshot model's --model runs the snapshot trainer (cli_train_snapshot_embedded): its
- * flags and --out JSON; on_epoch is called but cannot stop it (its return value is not
- * read), and SIGINT is seen only when the run ends (then DGNN_EINTR). */
+ * flags and --out JSON; on_epoch and SIGINT as for the event models (the stop after the
+ * epoch, the interruption after the current sample). */
 int dgnn_capi_train(const dgnn_capi_events *ev, const char *dataset, int argc, const char *const *argv,
                     dgnn_capi_epoch_fn on_epoch, void *ctx, char **json, char *msg, size_t cap);
 void dgnn_capi_free_string(char *s);

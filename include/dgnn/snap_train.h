@@ -110,6 +110,8 @@
 #ifndef DGNN_SNAP_TRAIN_H
 #define DGNN_SNAP_TRAIN_H
 
+#include <signal.h>
+
 #include "dgnn/events.h"
 #include "dgnn/gen.h"
 #include "dgnn/costmodel.h"
@@ -232,6 +234,12 @@ typedef struct {
      * rank 0: a caller's progress record, e.g. the CLI's --curve */
     void (*on_epoch)(void *ctx, const struct dgnn_snap_epoch_result *e);
     void *on_epoch_ctx;
+    /* non-NULL: read after each epoch (after on_epoch, on rank 0, broadcast): nonzero stops
+     * training as early stopping does, logged as "stopped by the caller"; and read after
+     * every training sample: nonzero ends the run with DGNN_EINTR ("interrupted"). What the
+     * Python package's on_epoch and Ctrl-C set, as the event trainer's (event_train.h). */
+    const int *stop;
+    const volatile sig_atomic_t *interrupt;
 } dgnn_snap_train_cfg;
 
 /* Link prediction with the reference's parameters_bitcoin_alpha_linkpred_egcn_o.yaml (or _egcn_h.yaml for -H):

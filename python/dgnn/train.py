@@ -40,9 +40,9 @@ def train(data, /, model="tgn", preset=None, epochs=None, on_epoch=None, return_
     run raises DgnnError with the command's message.
     The snapshot models (model="evolvegcn-o", "evolvegcn-h", "tgcn", "gcrn-gru", "wdgcn",
     "gcn") train as `dgnn train --model M` does for them, with their flags (snapshots=20,
-    window=3, ...); on_epoch is called after each epoch but cannot stop their training (its
-    return value is not read), and Ctrl-C is seen only when the run ends (then
-    KeyboardInterrupt); return_model is for the event models.
+    window=3, ...); on_epoch and Ctrl-C work for them as for the event models (a stop after
+    the epoch; an interruption after the current sample); return_model is for the event
+    models.
     return_model=True: returns (result, dgnn.Model), the model trained into options'
     checkpoint folder, or a temporary one kept with the model (Model.save copies it)."""
     if return_model and model in SNAPSHOT_MODELS:

@@ -32,7 +32,7 @@ def test_snapshot_model_same_figures_as_the_command(stream, tmp_path, model):
         for k in ("train_loss", "val_map", "val_mrr"):
             assert a[k] == pytest.approx(b[k], abs=1e-9), k
     assert py["config"] == cmd["config"] and py["data"] == cmd["data"] and py["num_params"] == cmd["num_params"]
-    # on_epoch: each epoch's line (its return value cannot stop a snapshot model)
+    # on_epoch: each epoch's line
     assert [e["epoch"] for e in seen] == [1, 2]
     assert seen[1]["val_map"] == py["epochs"][1]["val_map"]
 
@@ -78,3 +78,26 @@ def test_schedule_errors(stream):
         dgnn.schedule(ev, model="tgn", workers=2, **SCHED)
     with pytest.raises(dgnn.DgnnError, match="--data: the events are given as arrays"):
         dgnn.schedule(ev, workers=2, data=stream, **SCHED)
+
+
+def test_snapshot_on_epoch_stops_training(stream):
+    seen = []
+    py = dgnn.train(dgnn.load(stream), model="evolvegcn-o", on_epoch=lambda e: seen.append(e) or True,
+                    **dict(SNAP, epochs=5))
+    assert [e["epoch"] for e in seen] == [1] and len(py["epochs"]) == 1
+    assert py["stopped_by_caller"] is True and py["early_stopped"] is True
+
+
+def test_snapshot_ctrl_c_raises_keyboard_interrupt(stream):
+    import os
+    import signal
+    import threading
+    ev = dgnn.load(stream)
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt, match="interrupted"):
+            dgnn.train(ev, model="evolvegcn-o", **dict(SNAP, epochs=1000, patience=1000))
+    finally:
+        timer.cancel()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -59,11 +59,10 @@ typedef struct {
 /* The command's exit status: 0, 1 (failed), 2 (usage), in one process (no --dist). A
  * snapshot model's --model goes to cli_train_snapshot_embedded. */
 int cli_train_embedded(int argc, char **argv, const cli_train_embed *e);
-/* The snapshot models' `dgnn train` in-process likewise (cmd_train_snap.c): events, dataset
- * and json as above; on_epoch gets each epoch's --curve line but its return value is not
- * read (the snapshot trainer cannot stop on request), and interrupt is not read (the
- * trainer has no per-step hook: a run goes to its end); --data, --synthetic, --dist
- * dygnex and the loading flags are refused. */
+/* The snapshot models' `dgnn train` in-process likewise (cmd_train_snap.c): events, dataset,
+ * json, on_epoch (its --curve line; nonzero stops after the epoch) and interrupt (read after
+ * every training sample) as above; --data, --synthetic, --dist dygnex and the loading flags
+ * are refused. */
 int cli_train_snapshot_embedded(int argc, char **argv, const cli_train_embed *e);
 /* `dgnn schedule` in-process (cmd_schedule.c): e->events instead of --data (--data and the
  * loading flags refused), e->dataset naming them in the messages and chart, the --json

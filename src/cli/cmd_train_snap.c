@@ -147,26 +147,27 @@ static void curve_line(void *ctx, const dgnn_snap_epoch_result *e) {
     cli_curve_append(k->path, epoch_json(e, k->task));
 }
 
-/* cli_train_snapshot_embedded's epoch hook: --curve's line, then the caller's (its return
- * value is not read: the snapshot trainer has no way to stop early on request) */
+/* cli_train_snapshot_embedded's epoch hook: --curve's line, then the caller's, whose
+ * nonzero return stops training (cfg.stop) */
 typedef struct {
     curve_ctx curve; /* path NULL: no --curve */
     const cli_train_embed *embed;
+    int stop;
 } embed_curve_ctx;
 static void embed_curve_line(void *ctx, const dgnn_snap_epoch_result *e) {
-    const embed_curve_ctx *k = ctx;
+    embed_curve_ctx *k = ctx;
     if (k->curve.path) curve_line((void *)&k->curve, e);
     if (!k->embed->on_epoch) return;
     cJSON *x = epoch_json(e, k->curve.task);
     char *line = cJSON_PrintUnformatted(x);
     cJSON_Delete(x);
-    if (line) (void)k->embed->on_epoch(k->embed->on_epoch_ctx, line);
+    if (line && k->embed->on_epoch(k->embed->on_epoch_ctx, line)) k->stop = 1;
     free(line);
 }
 
 static int write_json(const char *path, const char *model, const char *dataset, const char *preset,
                       const dgnn_snap_train_cfg *c, const dgnn_snap_train_result *r, const dgnn_events *ev,
-                      int fitted, char **sink) {
+                      int fitted, int caller_stopped, char **sink) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "model", model);
     cJSON_AddStringToObject(o, "dataset", dataset);
@@ -237,6 +238,7 @@ static int write_json(const char *path, const char *model, const char *dataset, 
     cJSON_AddNumberToObject(o, "eval_pairs_per_second", r->eval_pairs_per_second);
     cJSON_AddNumberToObject(o, "peak_rss_mb", r->peak_rss_mb);
     if (r->dist.active) add_dist_json(o, &r->dist, fitted);
+    if (caller_stopped) cJSON_AddTrueToObject(o, "stopped_by_caller"); /* the in-process caller's on_epoch */
     cli_add_run_info(o);
     if (!sink) return cli_write_json("train", path, o);
     *sink = cJSON_Print(o); /* cli_train_snapshot_embedded: the same JSON as a string */
@@ -725,9 +727,11 @@ static int snap_run_job(snap_job *j, int argc, char **argv, int bench) {
     }
     static embed_curve_ctx embed_k; /* the in-process caller's hook after --curve's */
     if (j->embed) {
-        embed_k = (embed_curve_ctx){{c->on_epoch ? j->curve : NULL, c->task}, j->embed};
+        embed_k = (embed_curve_ctx){{c->on_epoch ? j->curve : NULL, c->task}, j->embed, 0};
         c->on_epoch = embed_curve_line;
         c->on_epoch_ctx = &embed_k;
+        c->stop = &embed_k.stop;
+        c->interrupt = j->embed->interrupt;
     }
     const int own_ev = !j->embed;
     cli_set_threads(j->threads);
@@ -797,9 +801,11 @@ static int snap_run_job(snap_job *j, int argc, char **argv, int bench) {
         }
     }
     if (j->out && !rc)
-        rc = write_json(j->out, dgnn_snapmodel_name(j->kind), j->data, j->preset, c, res, &ev, cm.fitted, NULL);
+        rc = write_json(j->out, dgnn_snapmodel_name(j->kind), j->data, j->preset, c, res, &ev, cm.fitted,
+                        j->embed && embed_k.stop, NULL);
     if (j->embed && j->embed->json && !rc) /* the same JSON for the in-process caller */
-        rc = write_json(NULL, dgnn_snapmodel_name(j->kind), j->data, j->preset, c, res, &ev, cm.fitted, j->embed->json);
+        rc = write_json(NULL, dgnn_snapmodel_name(j->kind), j->data, j->preset, c, res, &ev, cm.fitted, embed_k.stop,
+                        j->embed->json);
     if (j->plot && !rc) {
         /* the validation metric the task selects on: MAP (link), minority-class F1 (edge), MSE (node) */
         static double loss[1024], val[1024];

@@ -29,6 +29,7 @@ int snap_train_epoch(snap_run *r, int64_t epoch, dgnn_snap_epoch_result *er, sna
         int64_t pairs;
         int rc = snap_train_sample(r, epoch, idx, &loss, &pairs, &secs, err);
         if (rc) return rc;
+        if (c->interrupt && *c->interrupt) return dgnn_err_set(err, DGNN_EINTR, "interrupted");
         /* trainer.optim_step: a step every steps_accum_gradients samples that trained,
          * counted across epochs */
         if (pairs > 0 && ++r->tr_step % c->windows_per_step == 0) {

@@ -99,6 +99,10 @@ int dgnn_snap_train(const dgnn_events *ev, const dgnn_snap_train_cfg *c, dgnn_sn
                          r.task == DGNN_SNAP_TASK_NODE ? -meta.best_val : meta.best_val, (long long)meta.best_epoch);
             }
         }
+        if (c->stop && *c->stop && lead && !meta.early_stopped) {
+            meta.early_stopped = 1;
+            dgnn_log("stopped by the caller after epoch %lld\n", (long long)epoch);
+        }
         if (bcast) dgnn_comm_bcast(&meta.early_stopped, sizeof meta.early_stopped, 0);
         meta.epochs_done = epoch;
         meta.opt = r.opt;
