@@ -108,6 +108,83 @@ void cli_protocols_print(const dgnn_event_train_cfg *c, const dgnn_event_train_r
                dgnn_fmt_metric(a[3], 16, r->test_hits10_tgb), dgnn_fmt_metric(a[4], 16, r->val_mrr_tgb));
 }
 
+/* Lines of nid node ids (as in the data) and a time, comma-separated ('#' lines and blank
+ * lines skipped), into ids[k] (dense) and t, malloc'd, *n of them: --emb-at's 'node,time'
+ * and --score-at's 'src,dst,time'. 0, or 1 / 2 with a message naming the file, the line and
+ * the field. */
+static int read_id_time_lines(const char *cmd, const char *flag, const char *path, const dgnn_events *ev, int nid,
+                              const char *const *names, int32_t **ids, double **t, int64_t *n) {
+    char layout[64] = "";
+    for (int k = 0; k < nid; k++) snprintf(layout + strlen(layout), sizeof layout - strlen(layout), "%s,", names[k]);
+    snprintf(layout + strlen(layout), sizeof layout - strlen(layout), "time");
+    *t = NULL, *n = 0;
+    for (int k = 0; k < nid; k++) ids[k] = NULL;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "dgnn %s: %s %s: %s\n", cmd, flag, path, strerror(errno));
+        return 1;
+    }
+    char line[512];
+    int64_t cap = 0, lineno = 0;
+    int rc = 0;
+    while (!rc && fgets(line, sizeof line, f)) {
+        lineno++;
+        char *s = line, *end;
+        while (*s == ' ' || *s == '\t') s++;
+        if (*s == '\n' || *s == '\r' || *s == 0 || *s == '#') continue;
+        int32_t v[4];
+        const char *field = "time";
+        for (int k = 0; k < nid && !rc; k++) {
+            errno = 0;
+            const long long id = strtoll(s, &end, 10);
+            if (errno || end == s || *end != ',') {
+                field = names[k], rc = 2;
+                break;
+            }
+            s = end + 1;
+            if ((v[k] = dgnn_events_dense_id(ev, id)) < 0) {
+                fprintf(stderr, "dgnn %s: %s:%lld: field %s: node %lld is not a node of the data\n", cmd, path,
+                        (long long)lineno, names[k], id);
+                rc = 3;
+            }
+        }
+        double tt = NAN;
+        if (!rc) {
+            tt = strtod(s, &end);
+            if (end == s || !isfinite(tt)) rc = 2;
+            while (!rc && (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')) end++;
+            if (!rc && *end) rc = 2;
+        }
+        if (rc == 2)
+            fprintf(stderr, "dgnn %s: %s:%lld: field %s: expected a line '%s' (node ids as in the data)\n", cmd, path,
+                    (long long)lineno, field, layout);
+        if (rc) break;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 1024;
+            dgnn_alloc_set as = {0, 0};
+            for (int k = 0; k < nid; k++) DGNN_GROW(&as, ids[k], cap);
+            DGNN_GROW(&as, *t, cap);
+            if (as.failed) {
+                fprintf(stderr, "dgnn %s: %s %s: out of memory for %lld requests\n", cmd, flag, path, (long long)cap);
+                rc = 1;
+                break;
+            }
+        }
+        for (int k = 0; k < nid; k++) ids[k][*n] = v[k];
+        (*t)[*n] = tt, (*n)++;
+    }
+    fclose(f);
+    if (!rc && *n == 0) {
+        fprintf(stderr, "dgnn %s: %s %s: no '%s' line\n", cmd, flag, path, layout);
+        rc = 2;
+    }
+    if (rc) {
+        for (int k = 0; k < nid; k++) free(ids[k]), ids[k] = NULL;
+        free(*t), *t = NULL, *n = 0;
+    }
+    return rc == 3 ? 2 : rc;
+}
+
 int cli_emb_request(const char *cmd, const char *at, const char *time_s, const dgnn_events *ev, int32_t **nodes,
                     double **t, int64_t *n) {
     *nodes = NULL, *t = NULL, *n = 0;
@@ -126,141 +203,22 @@ int cli_emb_request(const char *cmd, const char *at, const char *time_s, const d
         *n = ev->num_nodes;
         return 0;
     }
-    FILE *f = fopen(at, "r");
-    if (!f) {
-        fprintf(stderr, "dgnn %s: --emb-at %s: %s\n", cmd, at, strerror(errno));
-        return 1;
-    }
-    char line[512];
-    int64_t cap = 0, lineno = 0;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        char *s = line;
-        while (*s == ' ' || *s == '\t') s++;
-        if (*s == '\n' || *s == '\r' || *s == 0 || *s == '#') continue;
-        char *end;
-        errno = 0;
-        const long long id = strtoll(s, &end, 10);
-        const char *field = "node";
-        if (errno || end == s || *end != ',') goto bad;
-        s = end + 1;
-        field = "time";
-        const double tt = strtod(s, &end);
-        if (end == s || !isfinite(tt)) goto bad;
-        while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n') end++;
-        if (*end) goto bad;
-        const int32_t v = dgnn_events_dense_id(ev, id);
-        if (v < 0) {
-            fprintf(stderr, "dgnn %s: %s:%lld: node %lld is not a node of the data\n", cmd, at, (long long)lineno, id);
-            goto fail;
-        }
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 1024;
-            int32_t *a = realloc(*nodes, (size_t)cap * sizeof *a);
-            if (a) *nodes = a;
-            double *b = a ? realloc(*t, (size_t)cap * sizeof *b) : NULL;
-            if (b) *t = b;
-            if (!a || !b) {
-                fclose(f);
-                goto nomem;
-            }
-        }
-        (*nodes)[*n] = v, (*t)[*n] = tt, (*n)++;
-        continue;
-    bad:
-        fprintf(stderr, "dgnn %s: %s:%lld: field %s: expected a line 'node,time' (the node's id as in the data)\n", cmd,
-                at, (long long)lineno, field);
-        goto fail;
-    }
-    fclose(f);
-    if (*n == 0) {
-        fprintf(stderr, "dgnn %s: --emb-at %s: no 'node,time' line\n", cmd, at);
-        return 2;
-    }
-    return 0;
-fail:
-    fclose(f);
-    free(*nodes), free(*t), *nodes = NULL, *t = NULL, *n = 0;
-    return 2;
+    int32_t *ids[1] = {NULL};
+    static const char *const names[1] = {"node"};
+    const int rc = read_id_time_lines(cmd, "--emb-at", at, ev, 1, names, ids, t, n);
+    *nodes = ids[0];
+    return rc;
 nomem:
     free(*nodes), free(*t), *nodes = NULL, *t = NULL, *n = 0;
     fprintf(stderr, "dgnn %s: out of memory for the embedding requests\n", cmd);
     return 1;
 }
 
-/* one id field of a --score-at line: 0, or -1 (bad field) / -2 (not a node of the data) */
-static int score_id(char **s, char sep, const dgnn_events *ev, int32_t *v, long long *id) {
-    char *end;
-    errno = 0;
-    *id = strtoll(*s, &end, 10);
-    if (errno || end == *s || *end != sep) return -1;
-    *s = end + 1;
-    *v = dgnn_events_dense_id(ev, *id);
-    return *v < 0 ? -2 : 0;
-}
-
 int cli_score_request(const char *cmd, const char *at, const dgnn_events *ev, int32_t **src, int32_t **dst, double **t,
                       int64_t *n) {
-    *src = *dst = NULL, *t = NULL, *n = 0;
-    FILE *f = fopen(at, "r");
-    if (!f) {
-        fprintf(stderr, "dgnn %s: --score-at %s: %s\n", cmd, at, strerror(errno));
-        return 1;
-    }
-    char line[512];
-    int64_t cap = 0, lineno = 0;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        char *s = line;
-        while (*s == ' ' || *s == '\t') s++;
-        if (*s == '\n' || *s == '\r' || *s == 0 || *s == '#') continue;
-        int32_t a, b;
-        long long id;
-        const char *field = "src";
-        int k = score_id(&s, ',', ev, &a, &id);
-        if (k == 0) field = "dst", k = score_id(&s, ',', ev, &b, &id);
-        if (k == -2) {
-            fprintf(stderr, "dgnn %s: %s:%lld: field %s: node %lld is not a node of the data\n", cmd, at,
-                    (long long)lineno, field, id);
-            goto fail;
-        }
-        if (k) goto bad;
-        field = "time";
-        char *end;
-        const double tt = strtod(s, &end);
-        if (end == s || !isfinite(tt)) goto bad;
-        while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n') end++;
-        if (*end) goto bad;
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 1024;
-            int32_t *x = realloc(*src, (size_t)cap * sizeof *x);
-            if (x) *src = x;
-            int32_t *y = x ? realloc(*dst, (size_t)cap * sizeof *y) : NULL;
-            if (y) *dst = y;
-            double *z = y ? realloc(*t, (size_t)cap * sizeof *z) : NULL;
-            if (z) *t = z;
-            if (!x || !y || !z) {
-                fclose(f);
-                free(*src), free(*dst), free(*t), *src = *dst = NULL, *t = NULL, *n = 0;
-                fprintf(stderr, "dgnn %s: out of memory for the score requests\n", cmd);
-                return 1;
-            }
-        }
-        (*src)[*n] = a, (*dst)[*n] = b, (*t)[*n] = tt, (*n)++;
-        continue;
-    bad:
-        fprintf(stderr, "dgnn %s: %s:%lld: field %s: expected a line 'src,dst,time' (the nodes' ids as in the data)\n",
-                cmd, at, (long long)lineno, field);
-        goto fail;
-    }
-    fclose(f);
-    if (*n == 0) {
-        fprintf(stderr, "dgnn %s: --score-at %s: no 'src,dst,time' line\n", cmd, at);
-        return 2;
-    }
-    return 0;
-fail:
-    fclose(f);
-    free(*src), free(*dst), free(*t), *src = *dst = NULL, *t = NULL, *n = 0;
-    return 2;
+    int32_t *ids[2] = {NULL, NULL};
+    static const char *const names[2] = {"src", "dst"};
+    const int rc = read_id_time_lines(cmd, "--score-at", at, ev, 2, names, ids, t, n);
+    *src = ids[0], *dst = ids[1];
+    return rc;
 }
