@@ -197,6 +197,18 @@ static int dense_ids(const dgnn_events *ev, const int64_t *ids, int64_t n, int o
     return DGNN_OK;
 }
 
+/* 1 when every time is finite, else 0 with the message naming the first that is not. */
+static int finite_times(const double *t, int64_t n, char *msg, size_t cap) {
+    for (int64_t i = 0; i < n; i++)
+        if (!isfinite(t[i])) {
+            char text[128];
+            snprintf(text, sizeof text, "dgnn eval: t[%lld] is not finite (%g)", (long long)i, t[i]);
+            capi_set_msg(msg, cap, text);
+            return 0;
+        }
+    return 1;
+}
+
 int dgnn_capi_eval(const dgnn_capi_events *ev, const char *dataset, int argc, const char *const *argv,
                    int original_ids, const int64_t *emb_nodes, const double *emb_t, int64_t n_emb, float **emb_out,
                    int64_t *emb_dim, const int64_t *score_src, const int64_t *score_dst, const double *score_t,
@@ -205,20 +217,7 @@ int dgnn_capi_eval(const dgnn_capi_events *ev, const char *dataset, int argc, co
     if (emb_out) *emb_out = NULL;
     if (emb_dim) *emb_dim = 0;
     capi_set_msg(msg, cap, "");
-    for (int64_t i = 0; i < n_emb; i++)
-        if (!isfinite(emb_t[i])) {
-            char text[128];
-            snprintf(text, sizeof text, "dgnn eval: t[%lld] is not finite (%g)", (long long)i, emb_t[i]);
-            capi_set_msg(msg, cap, text);
-            return DGNN_EINVAL;
-        }
-    for (int64_t i = 0; i < n_score; i++)
-        if (!isfinite(score_t[i])) {
-            char text[128];
-            snprintf(text, sizeof text, "dgnn eval: t[%lld] is not finite (%g)", (long long)i, score_t[i]);
-            capi_set_msg(msg, cap, text);
-            return DGNN_EINVAL;
-        }
+    if (!finite_times(emb_t, n_emb, msg, cap) || !finite_times(score_t, n_score, msg, cap)) return DGNN_EINVAL;
     int32_t *nodes = NULL, *src = NULL, *dst = NULL;
     int rc = DGNN_OK;
     if (n_emb > 0 && (!emb_out || !emb_dim)) {

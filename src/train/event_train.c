@@ -41,8 +41,9 @@ static int validate(event_run *r, dgnn_epoch_result *er, dgnn_err *err) {
 }
 
 /* The test from the state validation left: every test event, then the new-node test
- * events from the same starting state, under every protocol the run asked for. */
-static int test(event_run *r, dgnn_event_train_result *res, dgnn_err *err) {
+ * events from the same starting state, under every protocol the run asked for. keep
+ * (NULL: none) receives the state after all test events (dgnn_event_eval's embeddings). */
+static int test(event_run *r, dgnn_event_train_result *res, dgnn_state *keep, dgnn_err *err) {
     const dgnn_event_train_cfg *c = r->cfg;
     const double t_test = dgnn_now();
     event_eval_pass t = {.K = c->eval_negatives, .want_mrr = c->eval_negatives > 0, .seed = c->seed + 3,
@@ -50,6 +51,7 @@ static int test(event_run *r, dgnn_event_train_result *res, dgnn_err *err) {
     event_eval_pass nt = {.K = 1, .seed = c->seed + 4, .dyglib = c->protocol.dyglib};
     int rc = event_eval_save(r, err);
     if (!rc) rc = event_eval_run(r, &r->test, &t, "test", err);
+    if (!rc && keep) dgnn_state_copy(keep, &r->st);
     if (!rc) rc = event_eval_restore(r, err);
     if (!rc) rc = event_eval_run(r, &r->new_test, &nt, "new-node test", err);
     if (rc) return rc;
@@ -141,7 +143,7 @@ static int edgebank_run(event_run *r, dgnn_event_train_result *res, int evaluati
     dgnn_log("EdgeBank: val AP %s AUC %s, new-node val AP %s\n", dgnn_fmt_metric(f[0], 16, er->val_ap),
              dgnn_fmt_metric(f[1], 16, er->val_auc), dgnn_fmt_metric(f[2], 16, er->val_new_ap));
     if (r->cfg->on_epoch) r->cfg->on_epoch(r->cfg->on_epoch_ctx, er);
-    if (evaluating && (rc = test(r, res, err))) return rc;
+    if (evaluating && (rc = test(r, res, NULL, err))) return rc;
     res->peak_rss_mb = dgnn_peak_rss_mb();
     return DGNN_OK;
 }
@@ -269,7 +271,7 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
     if (evaluating && res->num_epochs > 0) {
         const int64_t used = meta.early_stopped && r.have_best ? meta.best_epoch : res->num_epochs;
         res->val_mrr_tgb = res->epochs[used - 1].val_mrr_tgb;
-        if ((rc = test(&r, res, err))) goto done;
+        if ((rc = test(&r, res, NULL, err))) goto done;
     }
     res->train_events_per_second = train_seconds > 0 ? (double)train_events / train_seconds : 0;
     res->peak_rss_mb = dgnn_peak_rss_mb();
@@ -366,13 +368,10 @@ int dgnn_event_eval(const dgnn_events *ev, const dgnn_event_train_cfg *c, int sp
     if ((rc = event_eval_setup(&r, err))) goto done;
     res->tgb_val_k = r.tgb_val.k, res->tgb_test_k = r.tgb_test.k;
     if (split == DGNN_SPLIT_TEST) {
-        rc = test(&r, res, err);
-        /* the embeddings from the memory after all test events */
-        if (!rc && (emb || score)) {
-            dgnn_state_copy(&r.st, &r.st_backup);
-            event_eval_pass p = {.K = 1, .seed = c->seed + 3};
-            rc = event_eval_run(&r, &r.test, &p, "test (memory for the embeddings)", err);
-        }
+        /* the embeddings and scores from the memory after all test events, which the test
+         * pass leaves in st_best (its best-epoch state is in r.st by now) */
+        rc = test(&r, res, emb || score ? &r.st_best : NULL, err);
+        if (!rc && (emb || score)) dgnn_state_copy(&r.st, &r.st_best);
     } else {
         dgnn_epoch_result *er = &res->epochs[res->num_epochs];
         memset(er, 0, sizeof *er);
