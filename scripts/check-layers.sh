@@ -16,7 +16,7 @@ build=${1:-}
 layers="base nn data models cluster train report cli capi"
 # ---- the public headers, by layer (include/dgnn/NAME.h) ----
 header_layers='
-base:base outfile prof vec
+base:base outfile prof vec par
 nn:nn spmm cuda
 data:events binfmt readers npy infile gen tcsr sampler snapshot snapshot_graph split negative edgeset eval_neg
 models:params tgnn state snapmodel node_head node_mlp edgebank

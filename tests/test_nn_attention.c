@@ -108,6 +108,9 @@ typedef struct {
 /* attention heads of the problems layer_setup builds (2; TGN's width is dn + dt = 10, so
  * 10 heads are 10 products per step: more than one group of dgnn_gemm_group) */
 static int64_t g_heads = 2;
+/* 1: layer_setup builds a problem large enough that every loop of the layer runs over the
+ * threads (600 roots, about 3,000 pairs, dn = 128: above every 16384-element threshold) */
+static int g_big = 0;
 
 static double layer_loss(void *v) {
     layer_ctx *c = v;
@@ -127,10 +130,11 @@ static void layer_setup_ex(layer_ctx *c, dgnn_attn_kind kind, int64_t de, int de
     memset(c, 0, sizeof *c);
     dgnn_rng r;
     dgnn_rng_seed(&r, seed);
-    c->cfg = (dgnn_tattn_cfg){kind, 6, de, 4, g_heads, kind == DGNN_ATTN_TGN ? 5 : 8, attn_drop, drop};
+    c->cfg = g_big ? (dgnn_tattn_cfg){kind, 128, de, 32, g_heads, kind == DGNN_ATTN_TGN ? 24 : 128, attn_drop, drop}
+                   : (dgnn_tattn_cfg){kind, 6, de, 4, g_heads, kind == DGNN_ATTN_TGN ? 5 : 8, attn_drop, drop};
     dgnn_err err;
     DGNN_ASSERT(dgnn_tattn_check(&c->cfg, &err) == DGNN_OK);
-    const int64_t B = 7, kmax = 4;
+    const int64_t B = g_big ? 600 : 7, kmax = g_big ? 10 : 4;
     c->B = B;
     c->off = dgnn_xcalloc((size_t)B + 1, sizeof(int64_t));
     for (int64_t i = 0; i < B; i++) {
@@ -138,11 +142,11 @@ static void layer_setup_ex(layer_ctx *c, dgnn_attn_kind kind, int64_t de, int de
         c->off[i + 1] = c->off[i] + cnt;
     }
     c->P = c->off[B];
-    c->Un = 5;
+    c->Un = g_big ? 400 : 5;
     c->nbr_row = dgnn_xcalloc((size_t)c->P, sizeof(int32_t));
     for (int64_t p = 0; p < c->P; p++) c->nbr_row[p] = (int32_t)dgnn_rng_below(&r, (uint64_t)c->Un);
     if (de > 0 && dedup_edges) {
-        c->Ue = 4;
+        c->Ue = g_big ? 300 : 4;
         c->edge_row = dgnn_xcalloc((size_t)c->P, sizeof(int32_t));
         for (int64_t p = 0; p < c->P; p++) c->edge_row[p] = (int32_t)dgnn_rng_below(&r, (uint64_t)c->Ue);
     } else {
@@ -150,7 +154,17 @@ static void layer_setup_ex(layer_ctx *c, dgnn_attn_kind kind, int64_t de, int de
     }
     const int64_t dn = c->cfg.dn, dt = c->cfg.dt;
     c->Ur = B;
-    if (shared_roots) {
+    if (shared_roots && g_big) { /* 300 rows, each shared by two roots in random places */
+        c->Ur = B / 2;
+        c->root_row = dgnn_xcalloc((size_t)B, sizeof(int32_t));
+        for (int64_t i = 0; i < B; i++) c->root_row[i] = (int32_t)(i % c->Ur);
+        for (int64_t i = B - 1; i > 0; i--) {
+            int64_t j = (int64_t)dgnn_rng_below(&r, (uint64_t)i + 1);
+            int32_t t = c->root_row[i];
+            c->root_row[i] = c->root_row[j];
+            c->root_row[j] = t;
+        }
+    } else if (shared_roots) {
         static const int32_t rows[7] = {0, 1, 2, 1, 3, 0, 2};
         c->Ur = 4;
         c->root_row = dgnn_xcalloc((size_t)B, sizeof(int32_t));
@@ -377,6 +391,62 @@ static void test_threads(void) {
     layer_free(&c);
 }
 
+/* At a size where every loop of the layer is split over the threads (segment sums by
+ * destination row, roots by their pairs' cost, column ranges: par.h), 1, 2 and 3
+ * threads each agree with the plain reference, and with each other within float
+ * rounding (the products may cut differently). */
+static void test_threads_big(dgnn_attn_kind kind, int shared_roots, uint64_t seed) {
+    g_big = 1;
+    layer_ctx c;
+    layer_setup_ex(&c, kind, 3, 1, 0.2f, kind == DGNN_ATTN_TGL ? 0.1f : 0.0f, seed, shared_roots);
+    g_big = 0;
+    const int64_t B = c.B, dout = c.cfg.dout;
+    CHECK(c.P * 2 * (c.cfg.dn + 3 + c.cfg.dt) > 16384 && B * dgnn_tattn_hidden(&c.cfg) > 16384);
+    float *ref_out = fa(B * dout), *rg = fa(c.np), *out1 = fa(B * dout), *g1 = fa(c.np);
+    dgnn_tattn_params rgp;
+    dgnn_tattn_params_layout(&rgp, rg, &c.cfg);
+    dins dr, df, d1;
+    dins_alloc(&dr, &c);
+    dins_alloc(&d1, &c);
+    for (int T = 1; T <= 3; T++) {
+        omp_set_num_threads(T);
+        memset(c.gslab, 0, (size_t)c.np * sizeof(float));
+        dins_alloc(&df, &c);
+        layer_loss(&c);
+        dgnn_tattn_backward(&df.d, &c.g, c.w, &c.s, &c.in, &c.p, &c.cfg);
+        if (T == 1) { /* the reference with the same dropout masks */
+            dgnn_tattn_reference(ref_out, &dr.d, &rgp, c.w, &c.in, &c.p, &c.cfg,
+                                 c.s.has_att_mask ? c.s.att_mask : NULL, c.s.has_drop_mask ? c.s.drop_mask : NULL);
+            memcpy(out1, c.out, (size_t)(B * dout) * sizeof(float));
+            memcpy(g1, c.gslab, (size_t)c.np * sizeof(float));
+            memcpy(d1.h_nbr, df.h_nbr, (size_t)(c.Un * c.cfg.dn) * sizeof(float));
+            memcpy(d1.h_root, df.h_root, (size_t)(c.Ur * c.cfg.dn) * sizeof(float));
+            memcpy(d1.te, df.te, (size_t)(c.P * c.cfg.dt) * sizeof(float));
+        }
+        double d_out = gradcheck_maxdiff(c.out, ref_out, B * dout);
+        double d_par = gradcheck_maxdiff(c.gslab, rg, c.np);
+        double d_in = fmax(fmax(gradcheck_maxdiff(df.h_root, dr.h_root, c.Ur * c.cfg.dn),
+                                gradcheck_maxdiff(df.te0, dr.te0, c.cfg.dt)),
+                           fmax(gradcheck_maxdiff(df.h_nbr, dr.h_nbr, c.Un * c.cfg.dn),
+                                gradcheck_maxdiff(df.te, dr.te, c.P * c.cfg.dt)));
+        d_in = fmax(d_in, gradcheck_maxdiff(df.e_feat, dr.e_feat, c.Ue * 3));
+        double d_t = fmax(fmax(gradcheck_maxdiff(c.out, out1, B * dout), gradcheck_maxdiff(c.gslab, g1, c.np)),
+                          fmax(gradcheck_maxdiff(df.h_nbr, d1.h_nbr, c.Un * c.cfg.dn),
+                               fmax(gradcheck_maxdiff(df.h_root, d1.h_root, c.Ur * c.cfg.dn),
+                                    gradcheck_maxdiff(df.te, d1.te, c.P * c.cfg.dt))));
+        printf("%s big%s, %d threads: vs reference out %.2g, param grads %.2g, input grads %.2g; vs 1 thread %.2g\n",
+               kind == DGNN_ATTN_TGN ? "tgn" : "tgl", shared_roots ? " shared" : "", T, d_out, d_par, d_in, d_t);
+        CHECK_MSG(d_out < 1e-4 && d_par < 1e-3 && d_in < 1e-3, "%d threads: the fast layer differs from the reference", T);
+        CHECK_MSG(d_t < 1e-4, "%d threads: differs from 1 thread by %g", T, d_t);
+        dins_free(&df);
+    }
+    omp_set_num_threads(2);
+    dins_free(&dr);
+    dins_free(&d1);
+    free(ref_out); free(rg); free(out1); free(g1);
+    layer_free(&c);
+}
+
 static void test_check_cfg(void) {
     dgnn_err err;
     dgnn_tattn_cfg c = {DGNN_ATTN_TGN, 172, 0, 100, 2, 172, 0.1f, 0.1f};
@@ -435,5 +505,8 @@ int main(void) {
     g_heads = 2;
     test_zero_neighbour_semantics();
     test_threads();
+    test_threads_big(DGNN_ATTN_TGN, 1, 31);
+    test_threads_big(DGNN_ATTN_TGN, 0, 32);
+    test_threads_big(DGNN_ATTN_TGL, 1, 33);
     return check_done();
 }

@@ -44,6 +44,7 @@
 #include "dgnn/outfile.h"
 #include "dgnn/prof.h"
 #include "dgnn/vec.h"
+#include "dgnn/par.h"
 /* nn: kernels */
 #include "dgnn/nn.h"
 #include "dgnn/spmm.h"

@@ -6,6 +6,7 @@
  * neighbour) pair (nn.h's fast path); the time encoding is evaluated per pair. */
 #include <string.h>
 
+#include "dgnn/par.h"
 #include "tgnn_internal.h"
 
 /* The attention's settings of a configuration: what dgnn_tattn_check sees. */
@@ -69,7 +70,7 @@ double tgnn_attn_forward(dgnn_tgnn *m, dgnn_rng *rng) {
 
 void tgnn_attn_backward(dgnn_tgnn *m) {
     const int64_t R = m->R, T = m->T, P = m->P;
-    memset(m->dte, 0, (size_t)(P * T) * sizeof(float));
+    dgnn_zero(m->dte, P * T);
     memset(m->dte0, 0, (size_t)T * sizeof(float));
     dgnn_tattn_input in = {.B = R, .h_root = m->h, .Ur = m->Ur, .root_row = m->row_root, .te0 = m->te0,
                            .off = m->off, .Un = m->U,

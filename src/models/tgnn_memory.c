@@ -10,6 +10,7 @@
  * to the largest batch seen and is then reused: no allocation per batch. */
 #include <string.h>
 
+#include "dgnn/par.h"
 #include "tgnn_internal.h"
 
 #define GROW TGNN_GROW
@@ -172,9 +173,9 @@ void tgnn_mem_predict(dgnn_tgnn *m, float *logits, const float *emb) {
 
 void tgnn_mem_predict_backward(dgnn_tgnn *m, const float *dlogits, const float *emb, float *demb) {
     const int64_t B = m->B, R = m->R, M = m->M, E = m->emb;
-    if (m->ops->emb_is_memory) memset(m->dh_root, 0, (size_t)(R * M) * sizeof(float));
-    memset(m->dh, 0, (size_t)(m->U * M) * sizeof(float));
-    memset(demb, 0, (size_t)(R * E) * sizeof(float));
+    if (m->ops->emb_is_memory) dgnn_zero(m->dh_root, R * M);
+    dgnn_zero(m->dh, m->U * M);
+    dgnn_zero(demb, R * E);
     dgnn_edgepred_backward(demb, demb + B * E, &m->dpp, m->pred_scratch, dlogits, m->pred_saved, emb, emb + B * E,
                            &m->pp, B, m->nneg, E, E);
 }

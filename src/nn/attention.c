@@ -21,29 +21,48 @@
  * neighbours; now 2 x 2 x 600 x 344 x 344 = 0.28 GFLOP of products plus
  * 2 x 2 x 6000 x 2 x 344 = 0.017 GFLOP of per-pair sums. */
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dgnn/nn.h"
+#include "dgnn/par.h"
 #include "dgnn/prof.h"
 #include "dgnn/vec.h"
 
 #define PAR_MIN 16384
+/* a root's own work (clearing and writing its dk-wide rows) in pairs' worth */
+#define ROOT_COST 0.5
 
-/* dst[row[p]] += src[p] for p < P, src (P, C). A scatter by row index: parallel over
- * column blocks, each thread visiting every pair in order, so outputs are disjoint and
- * the sums do not depend on the thread count. */
-static void segment_acc(float *dst, const float *src, const int32_t *row, int64_t P, int64_t C) {
-    const int64_t CB = 32;
-#pragma omp parallel for if (P * C > PAR_MIN)
-    for (int64_t c0 = 0; c0 < C; c0 += CB) {
-        int64_t c1 = c0 + CB < C ? c0 + CB : C;
+/* dst[row[p]] += src[p] for p < P, src (P, C), row[p] < R. A scatter by row index: each
+ * thread takes the destination rows of an equal share of the pairs (par.h, from a count
+ * of pairs per row) and visits every pair in order, adding those that land in its rows,
+ * so outputs are disjoint and each row's sum runs in pair order whatever the thread
+ * count. */
+static void segment_acc(float *dst, const float *src, const int32_t *row, int64_t P, int64_t C, int64_t R) {
+    if (P <= 0 || C <= 0) return;
+    int64_t *cum = NULL; /* pairs landing in rows below r: cum[r] */
+    if (P * C > PAR_MIN && R > 1 && !omp_in_parallel() && omp_get_max_threads() > 1) {
+        cum = dgnn_xcalloc((size_t)R + 1, sizeof(int64_t));
         for (int64_t p = 0; p < P; p++) {
-            float *d = dst + (int64_t)row[p] * C;
-            const float *s = src + p * C;
-            for (int64_t c = c0; c < c1; c++) d[c] += s[c];
+            DGNN_ASSERT(row[p] >= 0 && row[p] < R);
+            cum[row[p] + 1]++;
+        }
+        for (int64_t r = 0; r < R; r++) cum[r + 1] += cum[r];
+    }
+#pragma omp parallel if (cum != NULL)
+    {
+        int64_t r0 = 0, r1 = R;
+        if (cum) dgnn_par_items(cum, R, 0.25, &r0, &r1);
+        for (int64_t p = 0; p < P && r1 > r0; p++) {
+            const int64_t r = row[p];
+            if (r < r0 || r >= r1) continue;
+            float *d = dst + r * C;
+            const float *sp = src + p * C;
+            for (int64_t c = 0; c < C; c++) d[c] += sp[c];
         }
     }
+    free(cum);
 }
 
 DGNN_VEC_INLINE float dot(const float *a, const float *b, int64_t n) {
@@ -56,6 +75,16 @@ DGNN_VEC_INLINE float dot(const float *a, const float *b, int64_t n) {
 DGNN_VEC_INLINE void axpy(float *y, float w, const float *x, int64_t n) {
 #pragma omp simd
     for (int64_t c = 0; c < n; c++) y[c] += w * x[c];
+}
+
+/* y[e] += a[e / dh] x[e] for e in [e0, e1): x a row of heads of width dh, a its per-head
+ * weights (one head's stretch at a time, so the inner loop vectorises) */
+DGNN_VEC_INLINE void col_axpy_heads(float *y, const float *a, const float *x, int64_t e0, int64_t e1, int64_t dh) {
+    for (int64_t e = e0; e < e1;) {
+        const int64_t h = e / dh, end = (h + 1) * dh < e1 ? (h + 1) * dh : e1;
+        axpy(y + e, a[h], x + e, end - e);
+        e = end;
+    }
 }
 
 #define OP(ta, tb, M, N, K, A, lda, B, ldb, beta, C, ldc) \
@@ -398,11 +427,6 @@ void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input 
 
     /* q = Wq[:, :dn] h_root + (bq + Wq[:, dn:] te0): the time part is the same vector
      * for every root (te0 = time_enc(0)), so it is computed once. */
-    for (int64_t e = 0; e < E; e++) {
-        float a = p->bq[e];
-        for (int64_t j = 0; j < dt; j++) a += p->Wq[e * dq + dn + j] * in->te0[j];
-        s->qc[e] = a;
-    }
     {
         /* the products that need only the inputs and the parameters, together (the out
          * projection folded into the merge layer: TGN, below) */
@@ -414,9 +438,18 @@ void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input 
         }
         dgnn_gemm_group(ops, n);
     }
-#pragma omp parallel for if (Ur * E > PAR_MIN)
-    for (int64_t i = 0; i < Ur; i++)
-        for (int64_t e = 0; e < E; e++) s->q[i * E + e] += s->qc[e];
+#pragma omp parallel if (Ur * E > PAR_MIN)
+    {
+#pragma omp for
+        for (int64_t e = 0; e < E; e++) {
+            float a = p->bq[e];
+            for (int64_t j = 0; j < dt; j++) a += p->Wq[e * dq + dn + j] * in->te0[j];
+            s->qc[e] = a;
+        }
+#pragma omp for
+        for (int64_t i = 0; i < Ur; i++)
+            for (int64_t e = 0; e < E; e++) s->q[i * E + e] += s->qc[e];
+    }
 
     /* per head: qt_h = q_h Wk_h (Ur, dk) and the bias's share of every score, q_h . bk_h */
     {
@@ -428,17 +461,22 @@ void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input 
             dgnn_gemm_group(ops, n);
         }
     }
-    for (int64_t i = 0; i < Ur; i++)
-        for (int64_t h = 0; h < H; h++) s->qb[i * H + h] = dot(s->q + i * E + h * dh, p->bk + h * dh, dh);
-
     s->has_att_mask = rng && c->attn_dropout > 0;
     if (s->has_att_mask) dgnn_dropout_mask(s->att_mask, P * H, c->attn_dropout, dgnn_rng_u64(rng));
     const float *mask = s->has_att_mask ? s->att_mask : NULL;
 
     /* scores, masked softmax and the weighted input sums, root by root */
     const pair_dims dm = {dn, de, dt, H, dk, tgn, scale, mask};
-#pragma omp parallel for schedule(static) if (P * HK > PAR_MIN)
-    for (int64_t i = 0; i < B; i++) root_forward(s, in, &dm, i);
+#pragma omp parallel if (P * HK > PAR_MIN)
+    {
+#pragma omp for
+        for (int64_t i = 0; i < Ur; i++)
+            for (int64_t h = 0; h < H; h++) s->qb[i * H + h] = dot(s->q + i * E + h * dh, p->bk + h * dh, dh);
+        /* roots in ranges of equal cost (their pairs, plus half a pair's worth each) */
+        int64_t i0, i1;
+        dgnn_par_items(in->off, B, ROOT_COST, &i0, &i1);
+        for (int64_t i = i0; i < i1; i++) root_forward(s, in, &dm, i);
+    }
 
     /* o_h = xbar_h Wv_h^T + bv_h asum_h (0 for a root without neighbours) */
     {
@@ -460,13 +498,17 @@ void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input 
          * layer, W' = W1a Wo (Hd, E) and c' = W1a bo once per call, so that per root only
          * z = W' o + W1b h_root + b1 (+ c' where it has neighbours) remains: B Hd E + B Hd dn
          * multiply-adds instead of B E E + B Hd (E + dn) (W1a, W1b: W1's column blocks). */
-        for (int64_t j = 0; j < Hd; j++) s->cfold[j] = dot(p->W1 + j * dc, p->bo, E);
-#pragma omp parallel for if (B * Hd > PAR_MIN)
-        for (int64_t i = 0; i < B; i++) {
-            float *zi = s->z + i * Hd;
-            const float *zr = s->zr + root_row(in, i) * Hd;
-            for (int64_t j = 0; j < Hd; j++) zi[j] = p->b1[j] + zr[j];
-            if (in->off[i + 1] > in->off[i]) axpy(zi, 1.0f, s->cfold, Hd);
+#pragma omp parallel if (B * Hd > PAR_MIN)
+        {
+#pragma omp for
+            for (int64_t j = 0; j < Hd; j++) s->cfold[j] = dot(p->W1 + j * dc, p->bo, E);
+#pragma omp for
+            for (int64_t i = 0; i < B; i++) {
+                float *zi = s->z + i * Hd;
+                const float *zr = s->zr + root_row(in, i) * Hd;
+                for (int64_t j = 0; j < Hd; j++) zi[j] = p->b1[j] + zr[j];
+                if (in->off[i + 1] > in->off[i]) axpy(zi, 1.0f, s->cfold, Hd);
+            }
         }
         dgnn_gemm(0, 1, B, Hd, E, s->o, E, s->wfold, E, 1.0f, s->z, Hd);
         dgnn_relu_forward(s->r, s->z, B * Hd);
@@ -504,31 +546,41 @@ static void head_backward(dgnn_tattn_dinput *din, dgnn_tattn_params *dp, const f
     memset(s->dz, 0, (size_t)(B * Hd) * sizeof(float));
     if (c->kind == DGNN_ATTN_TGN) {
         dgnn_linear_backward(s->dz, dp->W2, dp->b2, dout, s->r, p->W2, B, Hd, c->dout);
-#pragma omp parallel for if (B * Hd > PAR_MIN)
-        for (int64_t i = 0; i < B * Hd; i++)
-            if (!(s->r[i] > 0)) s->dz[i] = 0;
         /* z = W' o + W1b h_root + b1 + [has neighbours] c', W' = W1a Wo, c' = W1a bo (the
          * forward): with G = dz^T o (Hd, E) and g = the sum of dz over roots with
          * neighbours, dW1a += G Wo^T + g bo^T, dWo += W1a^T G, dbo += W1a^T g, and
-         * do = dz W'. */
+         * do = dz W'. The sums over roots run per column, in root order. */
         float *G = s->dwfold, *g = s->dcfold;
-        memset(g, 0, (size_t)Hd * sizeof(float));
-        for (int64_t i = 0; i < B; i++) {
-            const float *dzi = s->dz + i * Hd;
-            axpy(dp->b1, 1.0f, dzi, Hd);
-            if (in->off[i + 1] > in->off[i]) axpy(g, 1.0f, dzi, Hd);
+#pragma omp parallel if (B * Hd > PAR_MIN)
+        {
+#pragma omp for
+            for (int64_t i = 0; i < B * Hd; i++)
+                if (!(s->r[i] > 0)) s->dz[i] = 0;
+            int64_t j0, j1;
+            dgnn_par_cols(Hd, 8, &j0, &j1);
+            for (int64_t j = j0; j < j1; j++) g[j] = 0;
+            for (int64_t i = 0; i < B; i++) {
+                const float *dzi = s->dz + i * Hd + j0;
+                axpy(dp->b1 + j0, 1.0f, dzi, j1 - j0);
+                if (in->off[i + 1] > in->off[i]) axpy(g + j0, 1.0f, dzi, j1 - j0);
+            }
         }
         dgnn_gemm(1, 0, Hd, E, B, s->dz, Hd, s->o, E, 0.0f, G, E);
-        for (int64_t j = 0; j < Hd; j++) {
-            axpy(dp->W1 + j * dc, g[j], p->bo, E);
-            axpy(dp->bo, g[j], p->W1 + j * dc, E);
+#pragma omp parallel if (Hd * E > PAR_MIN)
+        {
+#pragma omp for nowait
+            for (int64_t j = 0; j < Hd; j++) axpy(dp->W1 + j * dc, g[j], p->bo, E);
+            int64_t e0, e1;
+            dgnn_par_cols(E, 8, &e0, &e1);
+            for (int64_t j = 0; j < Hd; j++)
+                for (int64_t e = e0; e < e1; e++) dp->bo[e] += g[j] * p->W1[j * dc + e];
         }
         /* the h_root part per query row: dz summed over the roots sharing one */
         const int64_t Ur = query_rows(in);
         const float *dzr = s->dz;
         if (in->root_row) {
             memset(s->dzr, 0, (size_t)(Ur * Hd) * sizeof(float));
-            segment_acc(s->dzr, s->dz, in->root_row, B, Hd);
+            segment_acc(s->dzr, s->dz, in->root_row, B, Hd, Ur);
             dzr = s->dzr;
         }
         /* five independent products (their outputs are disjoint) */
@@ -590,31 +642,39 @@ void dgnn_tattn_backward(dgnn_tattn_dinput *din, dgnn_tattn_params *dp, const fl
             dgnn_gemm_group(ops, n);
         }
     }
-    for (int64_t i = 0; i < B; i++)
-        for (int64_t h = 0; h < H; h++) {
-            const float *doh = s->do_ + i * E + h * dh;
-            axpy(dp->bv + h * dh, s->asum[i * H + h], doh, dh);
-            s->dasum[i * H + h] = dot(doh, p->bv + h * dh, dh);
-        }
+#pragma omp parallel if (B * E > PAR_MIN)
+    {
+#pragma omp for nowait
+        for (int64_t i = 0; i < B; i++)
+            for (int64_t h = 0; h < H; h++) s->dasum[i * H + h] = dot(s->do_ + i * E + h * dh, p->bv + h * dh, dh);
+        int64_t e0, e1; /* dbv per column, summed in root order */
+        dgnn_par_cols(E, 8, &e0, &e1);
+        for (int64_t i = 0; i < B; i++)
+            col_axpy_heads(dp->bv, s->asum + i * H, s->do_ + i * E, e0, e1, dh);
+    }
 
     /* scores' and pairs' input gradients root by root, then the node and edge parts
      * summed into their rows */
     const pair_dims dm = {dn, de, dt, H, dk, tgn, scale, mask};
-#pragma omp parallel for schedule(static) if (P * HK > PAR_MIN)
-    for (int64_t i = 0; i < B; i++) root_backward(s, din, in, &dm, i);
+#pragma omp parallel if (P * HK > PAR_MIN)
+    {
+        int64_t i0, i1;
+        dgnn_par_items(in->off, B, ROOT_COST, &i0, &i1);
+        for (int64_t i = i0; i < i1; i++) root_backward(s, din, in, &dm, i);
+    }
 
-    if (din->h_nbr) segment_acc(din->h_nbr, s->dxn, in->nbr_row, P, dn);
-    if (de > 0 && din->e_feat && in->edge_row) segment_acc(din->e_feat, s->dxe, in->edge_row, P, de);
+    if (din->h_nbr) segment_acc(din->h_nbr, s->dxn, in->nbr_row, P, dn, Un);
+    if (de > 0 && din->e_feat && in->edge_row) segment_acc(din->e_feat, s->dxe, in->edge_row, P, de, Ue);
 
     /* Keys, qt_h = Wk_h^T q_h and qb_h = q_h . bk_h: dq_h = dqt_h Wk_h^T + dqb_h bk_h,
      * dWk_h += q_h^T dqt_h, dbk_h += sum_i dqb_ih q_ih. */
     const int64_t Ur = query_rows(in);
     const float *dqt = s->dqt, *dqb = s->dqb;
     if (in->root_row) { /* summed over the roots that share a query row */
-        memset(s->dqtu, 0, (size_t)(Ur * HK) * sizeof(float));
+        dgnn_zero(s->dqtu, Ur * HK);
         memset(s->dqbu, 0, (size_t)(Ur * H) * sizeof(float));
-        segment_acc(s->dqtu, s->dqt, in->root_row, B, HK);
-        segment_acc(s->dqbu, s->dqb, in->root_row, B, H);
+        segment_acc(s->dqtu, s->dqt, in->root_row, B, HK, Ur);
+        segment_acc(s->dqbu, s->dqb, in->root_row, B, H, Ur);
         dqt = s->dqtu, dqb = s->dqbu;
     }
     {
@@ -628,27 +688,35 @@ void dgnn_tattn_backward(dgnn_tattn_dinput *din, dgnn_tattn_params *dp, const fl
             dgnn_gemm_group(ops, n);
         }
     }
-    for (int64_t i = 0; i < Ur; i++)
-        for (int64_t h = 0; h < H; h++) {
-            const float g = dqb[i * H + h];
-            axpy(s->dq + i * E + h * dh, g, p->bk + h * dh, dh);
-            axpy(dp->bk + h * dh, g, s->q + i * E + h * dh, dh);
+    /* dq_h += dqb_h bk_h per query row; then per column e (sums in row order): dbk, the
+     * query projection's time part (every root's is te0, so its weight gradient is
+     * (sum_i dq_i) te0^T), and d te0 = (sum_i dq_i) Wq[:, dn:] */
+#pragma omp parallel if (Ur * E > PAR_MIN)
+    {
+#pragma omp for
+        for (int64_t i = 0; i < Ur; i++)
+            for (int64_t h = 0; h < H; h++) axpy(s->dq + i * E + h * dh, dqb[i * H + h], p->bk + h * dh, dh);
+        int64_t e0, e1;
+        dgnn_par_cols(E, 8, &e0, &e1);
+        for (int64_t e = e0; e < e1; e++) s->qc[e] = 0;
+        for (int64_t i = 0; i < Ur; i++) {
+            col_axpy_heads(dp->bk, dqb + i * H, s->q + i * E, e0, e1, dh);
+            axpy(s->qc + e0, 1.0f, s->dq + i * E + e0, e1 - e0);
         }
-
-    /* Query projection: every root's time part is te0, so its weight gradient is
-     * (sum_i dq_i) te0^T and d te0 = (sum_i dq_i) Wq[:, dn:]. */
-    memset(s->qc, 0, (size_t)E * sizeof(float));
-    for (int64_t i = 0; i < Ur; i++) axpy(s->qc, 1.0f, s->dq + i * E, E);
-    for (int64_t e = 0; e < E; e++) {
-        dp->bq[e] += s->qc[e];
-        for (int64_t j = 0; j < dt; j++) dp->Wq[e * dq + dn + j] += s->qc[e] * in->te0[j];
+        for (int64_t e = e0; e < e1; e++) {
+            dp->bq[e] += s->qc[e];
+            for (int64_t j = 0; j < dt; j++) dp->Wq[e * dq + dn + j] += s->qc[e] * in->te0[j];
+        }
+        if (din->te0) {
+#pragma omp barrier
+#pragma omp for
+            for (int64_t j = 0; j < dt; j++) {
+                float a = 0;
+                for (int64_t e = 0; e < E; e++) a += s->qc[e] * p->Wq[e * dq + dn + j];
+                din->te0[j] += a;
+            }
+        }
     }
-    if (din->te0)
-        for (int64_t j = 0; j < dt; j++) {
-            float a = 0;
-            for (int64_t e = 0; e < E; e++) a += s->qc[e] * p->Wq[e * dq + dn + j];
-            din->te0[j] += a;
-        }
     dgnn_gemm_op ops[2] = {OP(1, 0, E, dn, Ur, s->dq, E, in->h_root, dn, 1.0f, dp->Wq, dq),
                            OP(0, 0, Ur, dn, E, s->dq, E, p->Wq, dq, 1.0f, din->h_root, dn)};
     dgnn_gemm_group(ops, din->h_root ? 2 : 1);

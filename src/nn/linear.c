@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dgnn/nn.h"
+#include "dgnn/par.h"
 
 /* ---- initialisers ------------------------------------------------------- */
 
@@ -71,12 +72,19 @@ void dgnn_linear_backward(float *dinp, float *dW, float *db, const float *dout, 
         /* Column sums in row order (fixed order: no dependence on the thread count);
          * parallel over blocks of columns, which are disjoint outputs. */
         const int64_t CB = 64;
-#pragma omp parallel for if (B * Dout > 65536)
-        for (int64_t c0 = 0; c0 < Dout; c0 += CB) {
-            int64_t c1 = c0 + CB < Dout ? c0 + CB : Dout;
-            for (int64_t i = 0; i < B; i++) {
-                const float *row = dout + i * Dout;
-                for (int64_t c = c0; c < c1; c++) db[c] += row[c];
+#pragma omp parallel if (B * Dout > 65536)
+        { /* an equal range of columns per thread (par.h), summed 64 at a time in registers */
+            int64_t lo, hi;
+            dgnn_par_cols(Dout, 16, &lo, &hi);
+            for (int64_t c0 = lo; c0 < hi; c0 += CB) {
+                const int64_t m = c0 + CB < hi ? CB : hi - c0;
+                float acc[64];
+                for (int64_t c = 0; c < m; c++) acc[c] = db[c0 + c];
+                for (int64_t i = 0; i < B; i++) {
+                    const float *row = dout + i * Dout + c0;
+                    for (int64_t c = 0; c < m; c++) acc[c] += row[c];
+                }
+                for (int64_t c = 0; c < m; c++) db[c0 + c] = acc[c];
             }
         }
     }

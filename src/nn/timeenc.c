@@ -13,9 +13,11 @@
  * time; the branch-free reduction and polynomials below cost a few ns and vectorise. tests/test_nn_time.c checks them against libm's double cos/sin. */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dgnn/nn.h"
+#include "dgnn/par.h"
 #include "dgnn/prof.h"
 #include "dgnn/vec.h"
 
@@ -89,40 +91,60 @@ void dgnn_timeenc_forward(float *out, const float *dt, const float *w, const flo
     dgnn_prof_end(prof_t);
 }
 
-/* Columns [j0, j0 + m) (m <= 16) of the backward over all N rows: d cos(dt w + b) =
- * -sin(dt w + b) * (dt for w, 1 for b), each column summed in double in row order. */
+/* Columns [j0, j0 + m) (m <= 16) of the backward over rows [i0, i1): d cos(dt w + b) =
+ * -sin(dt w + b) * (dt for w, 1 for b), each column summed in double in row order into
+ * aw, ab. */
 DGNN_VEC_CLONES
-static void timeenc_grad_cols(float *dw, float *db, const float *dout, const float *dt, const float *w,
-                              const float *b, int64_t N, int64_t d, int64_t j0, int64_t m) {
-    double aw[16] = {0}, ab[16] = {0}, wl[16] = {0}, bl[16] = {0};
+static void timeenc_grad_cols(double *aw, double *ab, const float *dout, const float *dt, const float *w,
+                              const float *b, int64_t i0, int64_t i1, int64_t d, int64_t j0, int64_t m) {
+    double sw[16] = {0}, sb[16] = {0}, wl[16] = {0}, bl[16] = {0};
     for (int64_t j = 0; j < m; j++) { /* local copies: the inner loop has no branch */
         wl[j] = w[j0 + j];
         bl[j] = b ? b[j0 + j] : 0.0;
     }
-    for (int64_t i = 0; i < N; i++) {
+    for (int64_t i = i0; i < i1; i++) {
         const double t = dt[i];
         const float *g = dout + i * d + j0;
         for (int64_t j = 0; j < m; j++) {
             double s = -(double)g[j] * sin_fast(t * wl[j] + bl[j]);
-            aw[j] += s * t;
-            ab[j] += s;
+            sw[j] += s * t;
+            sb[j] += s;
         }
     }
-    for (int64_t j = 0; j < m; j++) {
-        if (dw) dw[j0 + j] += (float)aw[j];
-        if (db) db[j0 + j] += (float)ab[j];
-    }
+    for (int64_t j = 0; j < m; j++) aw[j] = sw[j], ab[j] = sb[j];
 }
+
+/* The backward sums rows in fixed chunks of TROWS, each chunk's column sums left in
+ * double and the chunks' sums then added in chunk order, so the result does not depend
+ * on the thread count. Each thread takes an equal run of whole chunks (par.h): the rows
+ * in order, as the callers wrote them (TGN's attention writes each thread's pairs' rows
+ * in order), so a thread mostly reads what its own core wrote. */
+#define TROWS 256
+#define TCOLS 16
 
 static void dgnn_timeenc_backward_body(float *dw, float *db, const float *dout, const float *dt,
                            const float *w, const float *b, int64_t N, int64_t d) {
-    if (!dw && !db) return;
-    /* column blocks are disjoint outputs, so they run in parallel without changing the
-     * result */
-    const int64_t CB = 16;
-#pragma omp parallel for if (N * d > 16384)
-    for (int64_t j0 = 0; j0 < d; j0 += CB)
-        timeenc_grad_cols(dw, db, dout, dt, w, b, N, d, j0, j0 + CB < d ? CB : d - j0);
+    if ((!dw && !db) || N <= 0 || d <= 0) return;
+    const int64_t nr = (N + TROWS - 1) / TROWS;
+    double *part = dgnn_xmalloc((size_t)(2 * nr * d) * sizeof(double)); /* (nr, 2, d): w's sums, b's */
+#pragma omp parallel if (N * d > 16384)
+    {
+        int64_t r0, r1;
+        dgnn_par_cols(nr, 1, &r0, &r1);
+        for (int64_t r = r0; r < r1; r++) {
+            const int64_t i0 = r * TROWS, i1 = i0 + TROWS < N ? i0 + TROWS : N;
+            for (int64_t j0 = 0; j0 < d; j0 += TCOLS)
+                timeenc_grad_cols(part + 2 * r * d + j0, part + (2 * r + 1) * d + j0, dout, dt, w, b, i0, i1, d,
+                                  j0, j0 + TCOLS < d ? TCOLS : d - j0);
+        }
+    }
+    for (int64_t j = 0; j < d; j++) {
+        double sw = 0, sb = 0;
+        for (int64_t r = 0; r < nr; r++) sw += part[2 * r * d + j], sb += part[(2 * r + 1) * d + j];
+        if (dw) dw[j] += (float)sw;
+        if (db) db[j] += (float)sb;
+    }
+    free(part);
 }
 
 void dgnn_timeenc_backward(float *dw, float *db, const float *dout, const float *dt,
