@@ -50,6 +50,9 @@ void dgnn_cuda_release(dgnn_cuda *c, void *dptr);
 int dgnn_cuda_upload(dgnn_cuda *c, void *dst, const void *src, size_t bytes, dgnn_err *err);
 int dgnn_cuda_download(dgnn_cuda *c, void *dst, const void *dsrc, size_t bytes, dgnn_err *err);
 int dgnn_cuda_sync(dgnn_cuda *c, dgnn_err *err);
+/* bytes of device memory at dptr = 0; ddst = dsrc for bytes (device to device). */
+int dgnn_cuda_zero(dgnn_cuda *c, void *dptr, size_t bytes, dgnn_err *err);
+int dgnn_cuda_copy(dgnn_cuda *c, void *ddst, const void *dsrc, size_t bytes, dgnn_err *err);
 
 /* ---- dense products ----
  * dC (M, N) = op(dA) op(dB) + beta dC on the device, row-major, with nn.h's dgnn_gemm's
@@ -80,6 +83,75 @@ int dgnn_cuda_timeenc_forward(dgnn_cuda *c, float *dout, const float *ddt, const
                               int64_t d, dgnn_err *err);
 int dgnn_cuda_timeenc_backward(dgnn_cuda *c, float *ddw, float *ddb, const float *ddout, const float *ddt,
                                const float *dw, const float *db, int64_t N, int64_t d, dgnn_err *err);
+
+/* ---- rows by index (rows.cu) ----
+ * Gathers into a dense batch and scatters back, with row strides (ld*) so that a block
+ * of columns (a mail's parts) can be read or written. Scatters with repeated indices are
+ * deterministic: the positions are grouped by index (a stable sort), and one thread per
+ * (destination row, column) adds or picks them in position order, the CPU's order. */
+/* out (n, width; stride ldo) = row idx[i] of src (stride lds); idx (n) or NULL (row i);
+ * idx < 0 gives a zero row (dgnn_state_gather_mem's rule). */
+int dgnn_cuda_gather_rows(dgnn_cuda *c, float *dout, int64_t ldo, const float *dsrc, int64_t lds, const int32_t *didx,
+                          int64_t n, int64_t width, dgnn_err *err);
+/* out (n) = src[idx[i]] (0 for idx < 0): the times that go with gathered rows. */
+int dgnn_cuda_gather_times(dgnn_cuda *c, double *dout, const double *dsrc, const int32_t *didx, int64_t n,
+                           dgnn_err *err);
+/* dst[idx[i]] += src[i] for i < n, a repeated index summed in order of i (attention.c's
+ * segment_acc; the roots' gradient sums into their rows); idx >= 0, or NULL (dst[i] += src[i]). */
+int dgnn_cuda_scatter_add_rows(dgnn_cuda *c, float *ddst, int64_t ldd, const float *dsrc, int64_t lds,
+                               const int32_t *didx, int64_t n, int64_t width, dgnn_err *err);
+/* dst[idx[i]] = src[i], and dst_t[idx[i]] = src_t[i] when both are given: a repeated
+ * index keeps the LAST i's row (state.h's "last" rule; APAN's commit of its roots). */
+int dgnn_cuda_scatter_rows_last(dgnn_cuda *c, float *ddst, int64_t ldd, double *ddst_t, const float *dsrc,
+                                int64_t lds, const double *dsrc_t, const int32_t *didx, int64_t n, int64_t width,
+                                dgnn_err *err);
+
+/* ---- the node state store on the device (state.cu), state.h's dgnn_state ----
+ * The same arrays and rules; a struct of its own because state.h is in a higher layer.
+ * Fill it from a host store with dgnn_cuda_upload, one array at a time. */
+typedef struct {
+    int64_t num_nodes, mem_dim, mail_dim, slots; /* N, M, D, S */
+    float *mem;         /* (N, M) */
+    double *mem_t;      /* (N) */
+    float *mail;        /* (N, S, D) ring of mails */
+    double *mail_t;     /* (N, S) */
+    int32_t *mail_n;    /* (N) valid mails, 0..S */
+    int32_t *mail_head; /* (N) ring slot the next mail goes to */
+} dgnn_cuda_state;
+#define DGNN_CUDA_AGG_LAST 0 /* state.h's DGNN_AGG_LAST */
+#define DGNN_CUDA_AGG_MEAN 1 /* state.h's DGNN_AGG_MEAN */
+/* dgnn_state_init (zeroed) / _free / _reset. */
+int dgnn_cuda_state_init(dgnn_cuda *c, dgnn_cuda_state *s, int64_t num_nodes, int64_t mem_dim, int64_t mail_dim,
+                         int64_t slots, dgnn_err *err);
+void dgnn_cuda_state_free(dgnn_cuda *c, dgnn_cuda_state *s);
+int dgnn_cuda_state_reset(dgnn_cuda *c, dgnn_cuda_state *s, dgnn_err *err);
+/* dgnn_state_gather_mem: out (n, M); nodes < 0 give zero rows. */
+int dgnn_cuda_state_gather_mem(dgnn_cuda *c, float *dout, const dgnn_cuda_state *s, const int32_t *dnodes, int64_t n,
+                               dgnn_err *err);
+/* dgnn_state_set_mem: rows (n, M) and times t (n, or NULL to keep the times); the CPU
+ * wants distinct nodes, the GPU takes repeats too and keeps the last one's row. */
+int dgnn_cuda_state_set_mem(dgnn_cuda *c, dgnn_cuda_state *s, const int32_t *dnodes, const float *drows,
+                            const double *dt, int64_t n, dgnn_err *err);
+/* dgnn_state_push_mails: mails (n, D), times t (n), nodes with repeats, grouped per node
+ * in the order given and reduced by agg (DGNN_CUDA_AGG_LAST or _MEAN), one slot per node. */
+int dgnn_cuda_state_push_mails(dgnn_cuda *c, dgnn_cuda_state *s, const int32_t *dnodes, const float *dmails,
+                               const double *dt, int64_t n, int agg, dgnn_err *err);
+/* dgnn_state_last_mail for n nodes: out (n, D) the newest mail (zeros when none), out_t
+ * (n) its time (0 when none), has (n) 1 when there is one; each of the three may be NULL. */
+int dgnn_cuda_state_last_mail(dgnn_cuda *c, float *dout, double *dout_t, int32_t *dhas, const dgnn_cuda_state *s,
+                              const int32_t *dnodes, int64_t n, dgnn_err *err);
+/* dgnn_state_clear_mails. */
+int dgnn_cuda_state_clear_mails(dgnn_cuda *c, dgnn_cuda_state *s, const int32_t *dnodes, int64_t n, dgnn_err *err);
+/* dt (n) = (float)(t[i] - mem_t[nodes[i]]) (0 for a node < 0): the time since each node's
+ * memory update, as tgnn_memory.c's commit forms it for the mails' time encoding. */
+int dgnn_cuda_state_time_since(dgnn_cuda *c, float *ddt, const double *d_t, const dgnn_cuda_state *s,
+                               const int32_t *dnodes, int64_t n, dgnn_err *err);
+/* Step 1 of tgnn_memory.c's commit: each of the n nodes that has a pending mail stores row
+ * row[i] of h (., M) as its memory and h_t[row[i]] as its time, and its mails are dropped;
+ * a node named twice is stored once, from its first position (the CPU's loop skips it the
+ * second time: its mail is gone); a node without a pending mail is left alone. */
+int dgnn_cuda_state_commit_mem(dgnn_cuda *c, dgnn_cuda_state *s, const int32_t *dnodes, const int32_t *drow,
+                               const float *dh, const double *dh_t, int64_t n, dgnn_err *err);
 
 #ifdef __cplusplus
 }
