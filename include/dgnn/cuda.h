@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "dgnn/base.h"
+#include "dgnn/nn.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -78,11 +79,69 @@ int dgnn_cuda_gru_backward(dgnn_cuda *c, float *ddx, float *ddh, float *ddW_ih, 
                            float *ddb_hh, float *dscratch, const float *ddhout, const float *dsaved, const float *dx,
                            const float *dh, const float *dW_ih, const float *dW_hh, int64_t B, int64_t Din,
                            int64_t H, dgnn_err *err);
+/* gru.cu: dgnn_rnn_forward / _backward (JODIE's and DyRep's updater); scratch (B, H). */
+int dgnn_cuda_rnn_forward(dgnn_cuda *c, float *dhout, const float *dx, const float *dh, const float *dW_ih,
+                          const float *dW_hh, const float *db_ih, const float *db_hh, int64_t B, int64_t Din, int64_t H,
+                          dgnn_err *err);
+int dgnn_cuda_rnn_backward(dgnn_cuda *c, float *ddx, float *ddh, float *ddW_ih, float *ddW_hh, float *ddb_ih,
+                           float *ddb_hh, float *dscratch, const float *ddhout, const float *dhout, const float *dx,
+                           const float *dh, const float *dW_ih, const float *dW_hh, int64_t B, int64_t Din, int64_t H,
+                           dgnn_err *err);
 /* timeenc.cu: dgnn_timeenc_forward / _backward. */
 int dgnn_cuda_timeenc_forward(dgnn_cuda *c, float *dout, const float *ddt, const float *dw, const float *db, int64_t N,
                               int64_t d, dgnn_err *err);
 int dgnn_cuda_timeenc_backward(dgnn_cuda *c, float *ddw, float *ddb, const float *ddout, const float *ddt,
                                const float *dw, const float *db, int64_t N, int64_t d, dgnn_err *err);
+
+/* act.cu: dgnn_relu_forward / _backward (out may equal inp), dgnn_dropout_mask / _forward /
+ * _backward. Dropout's randomness: where the CPU op takes an rng, the GPU op takes `seed`,
+ * the u64 the CPU op would draw from it (dgnn_rng_u64), or NULL where the CPU's rng is
+ * NULL (inference: mask 1, out = inp); the mask is then the CPU's, bit for bit. */
+int dgnn_cuda_relu_forward(dgnn_cuda *c, float *dout, const float *dinp, int64_t n, dgnn_err *err);
+int dgnn_cuda_relu_backward(dgnn_cuda *c, float *ddinp, const float *ddout, const float *dout, int64_t n,
+                            dgnn_err *err);
+int dgnn_cuda_dropout_mask(dgnn_cuda *c, float *dmask, int64_t n, float p, uint64_t seed, dgnn_err *err);
+int dgnn_cuda_dropout_forward(dgnn_cuda *c, float *dout, float *dmask, const float *dinp, int64_t n, float p,
+                              const uint64_t *seed, dgnn_err *err);
+int dgnn_cuda_dropout_backward(dgnn_cuda *c, float *ddinp, const float *ddout, const float *dmask, int64_t n,
+                               dgnn_err *err);
+/* layernorm.cu: dgnn_layernorm_forward / _backward (TGL's attention, APAN's memory). */
+int dgnn_cuda_layernorm_forward(dgnn_cuda *c, float *dout, float *dmean, float *drstd, const float *dinp,
+                                const float *dg, const float *db, int64_t N, int64_t C, dgnn_err *err);
+int dgnn_cuda_layernorm_backward(dgnn_cuda *c, float *ddinp, float *ddg, float *ddb, const float *ddout,
+                                 const float *dinp, const float *dg, const float *dmean, const float *drstd, int64_t N,
+                                 int64_t C, dgnn_err *err);
+/* jodie.cu: dgnn_jodie_dt_tgl (t, t_mem: d_t, d_tmem), dgnn_jodie_forward / _backward. */
+int dgnn_cuda_jodie_dt_tgl(dgnn_cuda *c, float *ddt, const double *d_t, const double *d_tmem, int64_t B,
+                           dgnn_err *err);
+int dgnn_cuda_jodie_forward(dgnn_cuda *c, float *dout, const float *dh, const float *ddt, const float *dw,
+                            const float *db, int64_t B, int64_t M, dgnn_err *err);
+int dgnn_cuda_jodie_backward(dgnn_cuda *c, float *ddh, float *ddw, float *ddb, const float *ddout, const float *dh,
+                             const float *ddt, const float *dw, const float *db, int64_t B, int64_t M, dgnn_err *err);
+/* linear.cu: dgnn_edgepred_forward / _backward, TGL's edge predictor (TGN's MergeLayer
+ * affinity score); dp's and ddp's fields are device pointers (dgnn_edgepred_layout over a
+ * device slab), saved and scratch DGNN_EDGEPRED_SAVED floats each. */
+int dgnn_cuda_edgepred_forward(dgnn_cuda *c, float *dlogits, float *dsaved, const float *dh_src, const float *dh_dst,
+                               const dgnn_edgepred_params *dp, int64_t Be, int64_t nneg, int64_t D, int64_t Hd,
+                               dgnn_err *err);
+int dgnn_cuda_edgepred_backward(dgnn_cuda *c, float *ddh_src, float *ddh_dst, dgnn_edgepred_params *ddp,
+                                float *dscratch, const float *ddlogits, const float *dsaved, const float *dh_src,
+                                const float *dh_dst, const dgnn_edgepred_params *dp, int64_t Be, int64_t nneg,
+                                int64_t D, int64_t Hd, dgnn_err *err);
+/* loss.cu: dgnn_bce_logits_forward / _backward. The forward's mean goes to device memory,
+ * dloss (1 float; 0 for n = 0), where the CPU op returns it: download it after a sync.
+ * The backward's dloss is the host scalar of the CPU op. */
+int dgnn_cuda_bce_logits_forward(dgnn_cuda *c, float *dloss, float *dlosses, const float *dlogits,
+                                 const float *dlabels, int64_t n, dgnn_err *err);
+int dgnn_cuda_bce_logits_backward(dgnn_cuda *c, float *ddlogits, const float *dlogits, const float *dlabels, int64_t n,
+                                  float dloss, dgnn_err *err);
+
+/* adam.cu: dgnn_adam_step on device arrays (param, m, v updated in place; grad read). The
+ * optimizer's settings as numbers (adam.h is in a higher layer): t is this step's count,
+ * 1 for the first, i.e. the dgnn_adam's t after the CPU op's increment: the caller keeps
+ * the count (opt.t++, then pass opt.t). */
+int dgnn_cuda_adam_step(dgnn_cuda *c, float *dparam, const float *dgrad, float *dm, float *dv, int64_t n, double lr,
+                        double beta1, double beta2, double eps, double weight_decay, int64_t t, dgnn_err *err);
 
 /* ---- rows by index (rows.cu) ----
  * Gathers into a dense batch and scatters back, with row strides (ld*) so that a block
