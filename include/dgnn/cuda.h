@@ -136,6 +136,30 @@ int dgnn_cuda_bce_logits_forward(dgnn_cuda *c, float *dloss, float *dlosses, con
 int dgnn_cuda_bce_logits_backward(dgnn_cuda *c, float *ddlogits, const float *dlogits, const float *dlabels, int64_t n,
                                   float dloss, dgnn_err *err);
 
+/* attention_core.cu: dgnn_attn_core_forward / _backward (dO: the output o (B, E), ddO its
+ * gradient do_; doff (B+1) on the device). A query without keys gets o = 0. */
+int dgnn_cuda_attn_core_forward(dgnn_cuda *c, float *dO, float *dlogit, float *datt, const float *datt_mask,
+                                const float *dq, const float *dk, const float *dv, const int64_t *doff, int64_t B,
+                                int64_t heads, int64_t E, dgnn_score_kind kind, dgnn_err *err);
+int dgnn_cuda_attn_core_backward(dgnn_cuda *c, float *ddq, float *ddk, float *ddv, const float *ddO,
+                                 const float *dlogit, const float *datt, const float *datt_mask, const float *dq,
+                                 const float *dk, const float *dv, const int64_t *doff, int64_t B, int64_t heads,
+                                 int64_t E, dgnn_score_kind kind, dgnn_err *err);
+/* attention.cu: dgnn_tattn_forward / _backward, the temporal attention layer. The structs
+ * are nn.h's: their sizes (B, Ur, Un, Ue) on the host, their arrays on the device (in's
+ * off, rows, features; p's and dp's fields from dgnn_tattn_params_layout over a device
+ * slab; s's from dgnn_tattn_saved_layout over a device slab). P = off[B], the number of
+ * pairs, which the CPU op reads from off and the GPU op cannot. seeds: NULL for
+ * inference, else one u64 per active dropout in the CPU's order (attention weights, then
+ * TGL's dropout before the ReLU), each what dgnn_rng_u64 gives the CPU op for it: the
+ * masks are then the CPU's. */
+int dgnn_cuda_tattn_forward(dgnn_cuda *c, float *dout, dgnn_tattn_saved *s, const dgnn_tattn_input *in, int64_t P,
+                            const dgnn_tattn_params *p, const dgnn_tattn_cfg *cfg, const uint64_t *seeds,
+                            dgnn_err *err);
+int dgnn_cuda_tattn_backward(dgnn_cuda *c, dgnn_tattn_dinput *din, dgnn_tattn_params *dp, const float *ddout,
+                             dgnn_tattn_saved *s, const dgnn_tattn_input *in, int64_t P, const dgnn_tattn_params *p,
+                             const dgnn_tattn_cfg *cfg, dgnn_err *err);
+
 /* adam.cu: dgnn_adam_step on device arrays (param, m, v updated in place; grad read). The
  * optimizer's settings as numbers (adam.h is in a higher layer): t is this step's count,
  * 1 for the first, i.e. the dgnn_adam's t after the CPU op's increment: the caller keeps
