@@ -1,17 +1,33 @@
 /* cuda.h: the CUDA backend (built only with -DDGNN_CUDA=ON; src/nn/cuda/). Issue 14 grows
- * it into the GPU path of the memory-based models; so far it holds what every GPU op
- * stands on: device discovery, a device context (device, stream, cuBLAS handle), device
- * buffers and copies, and the dense product that mirrors nn.h's dgnn_gemm. Each GPU op is
- * tested against its CPU reference in tests/cuda/ (which skip without a GPU).
+ * it into the GPU path of the memory-based models (TGN, JODIE, DyRep, APAN). It holds
+ * device discovery, a device context (device, stream, cuBLAS handle), device buffers and
+ * copies, the dense product that mirrors nn.h's dgnn_gemm, and the GPU twin of every
+ * non-product op a training step of those models runs:
+ *   linear layer, GRU and RNN cells (the memory updaters), time encoding,
+ *   the temporal attention layer (TGN's and TGL's kinds, nn.h's dgnn_tattn, with its
+ *   key/value-free formulation) and the attention core (APAN's mailbox attention),
+ *   layer norm, ReLU and dropout (the same masks as the CPU's for the same seed),
+ *   JODIE's time projection, the edge predictor (link predictor / merge layer),
+ *   binary cross-entropy with logits, Adam,
+ *   gathers and scatters of rows by index (ordered sums; "last writer wins"), and the
+ *   node state store (memory, memory time, mailbox ring; state.h's rules).
+ * Each GPU op is tested against its CPU reference in tests/cuda/ (which skip without a
+ * GPU; scripts/gpu-check.sh runs them and compute-sanitizer where there is one).
  *
  * NOT YET VERIFIED ON HARDWARE beyond the saxpy seed: the context, buffers, dgnn_cuda_gemm
- * and the ops below compile here and in CI, and tests/cuda/test_cuda.c checks each against
- * its CPU op when a GPU is present (docs/results.md says when that last ran). No model
- * runs on the GPU yet.
+ * and every op below compile here and in CI, and tests/cuda/ checks each against its CPU
+ * op when a GPU is present, but no GPU has run them yet (docs/results.md says when that
+ * last ran). No model runs on the GPU yet: the ops exist, the models' GPU path does not.
  *
- * Errors follow base.h: a status (0, or DGNN_EDEVICE / DGNN_ENOMEM / DGNN_EINVAL) and a
- * message naming the CUDA or cuBLAS error and the call. Pointers called `d*` are device
- * memory; everything else is host memory. */
+ * Conventions: the CPU op's arguments in the CPU op's order and meaning, the context
+ * first and the error last; pointers called `d*` are device memory (the CPU op's name
+ * with a d in front: W -> dW, its gradient dW -> ddW), everything else is host memory;
+ * backward passes accumulate (+=) into gradients as the CPU's do; every op is
+ * asynchronous on the context's stream (dgnn_cuda_sync waits). Sums run in other orders
+ * than the CPU's where a reduction is parallel, so results agree within float rounding,
+ * not to the bit. Errors follow base.h: a status (0, or DGNN_EDEVICE / DGNN_ENOMEM /
+ * DGNN_EINVAL) and a message naming the CUDA or cuBLAS error and the call; bad sizes the
+ * CPU op asserts on are DGNN_EINVAL here. */
 #ifndef DGNN_CUDA_H
 #define DGNN_CUDA_H
 
