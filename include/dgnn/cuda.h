@@ -1,17 +1,33 @@
 /* cuda.h: the CUDA backend (built only with -DDGNN_CUDA=ON; src/nn/cuda/). Issue 14 grows
- * it into the GPU path of the memory-based models; so far it holds what every GPU op
- * stands on: device discovery, a device context (device, stream, cuBLAS handle), device
- * buffers and copies, and the dense product that mirrors nn.h's dgnn_gemm. Each GPU op is
- * tested against its CPU reference in tests/cuda/ (which skip without a GPU).
+ * it into the GPU path of the memory-based models (TGN, JODIE, DyRep, APAN). It holds
+ * device discovery, a device context (device, stream, cuBLAS handle), device buffers and
+ * copies, the dense product that mirrors nn.h's dgnn_gemm, and the GPU twin of every
+ * non-product op a training step of those models runs:
+ *   linear layer, GRU and RNN cells (the memory updaters), time encoding,
+ *   the temporal attention layer (TGN's and TGL's kinds, nn.h's dgnn_tattn, with its
+ *   key/value-free formulation) and the attention core (APAN's mailbox attention),
+ *   layer norm, ReLU and dropout (the same masks as the CPU's for the same seed),
+ *   JODIE's time projection, the edge predictor (link predictor / merge layer),
+ *   binary cross-entropy with logits, Adam,
+ *   gathers and scatters of rows by index (ordered sums; "last writer wins"), and the
+ *   node state store (memory, memory time, mailbox ring; state.h's rules).
+ * Each GPU op is tested against its CPU reference in tests/cuda/ (which skip without a
+ * GPU; scripts/gpu-check.sh runs them and compute-sanitizer where there is one).
  *
  * NOT YET VERIFIED ON HARDWARE beyond the saxpy seed: the context, buffers, dgnn_cuda_gemm
- * and the ops below compile here and in CI, and tests/cuda/test_cuda.c checks each against
- * its CPU op when a GPU is present (docs/results.md says when that last ran). No model
- * runs on the GPU yet.
+ * and every op below compile here and in CI, and tests/cuda/ checks each against its CPU
+ * op when a GPU is present, but no GPU has run them yet (docs/results.md says when that
+ * last ran). No model runs on the GPU yet: the ops exist, the models' GPU path does not.
  *
- * Errors follow base.h: a status (0, or DGNN_EDEVICE / DGNN_ENOMEM / DGNN_EINVAL) and a
- * message naming the CUDA or cuBLAS error and the call. Pointers called `d*` are device
- * memory; everything else is host memory. */
+ * Conventions: the CPU op's arguments in the CPU op's order and meaning, the context
+ * first and the error last; pointers called `d*` are device memory (the CPU op's name
+ * with a d in front: W -> dW, its gradient dW -> ddW), everything else is host memory;
+ * backward passes accumulate (+=) into gradients as the CPU's do; every op is
+ * asynchronous on the context's stream (dgnn_cuda_sync waits). Sums run in other orders
+ * than the CPU's where a reduction is parallel, so results agree within float rounding,
+ * not to the bit. Errors follow base.h: a status (0, or DGNN_EDEVICE / DGNN_ENOMEM /
+ * DGNN_EINVAL) and a message naming the CUDA or cuBLAS error and the call; bad sizes the
+ * CPU op asserts on are DGNN_EINVAL here. */
 #ifndef DGNN_CUDA_H
 #define DGNN_CUDA_H
 
@@ -19,6 +35,7 @@
 #include <stdint.h>
 
 #include "dgnn/base.h"
+#include "dgnn/nn.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,6 +67,9 @@ void dgnn_cuda_release(dgnn_cuda *c, void *dptr);
 int dgnn_cuda_upload(dgnn_cuda *c, void *dst, const void *src, size_t bytes, dgnn_err *err);
 int dgnn_cuda_download(dgnn_cuda *c, void *dst, const void *dsrc, size_t bytes, dgnn_err *err);
 int dgnn_cuda_sync(dgnn_cuda *c, dgnn_err *err);
+/* bytes of device memory at dptr = 0; ddst = dsrc for bytes (device to device). */
+int dgnn_cuda_zero(dgnn_cuda *c, void *dptr, size_t bytes, dgnn_err *err);
+int dgnn_cuda_copy(dgnn_cuda *c, void *ddst, const void *dsrc, size_t bytes, dgnn_err *err);
 
 /* ---- dense products ----
  * dC (M, N) = op(dA) op(dB) + beta dC on the device, row-major, with nn.h's dgnn_gemm's
@@ -75,11 +95,162 @@ int dgnn_cuda_gru_backward(dgnn_cuda *c, float *ddx, float *ddh, float *ddW_ih, 
                            float *ddb_hh, float *dscratch, const float *ddhout, const float *dsaved, const float *dx,
                            const float *dh, const float *dW_ih, const float *dW_hh, int64_t B, int64_t Din,
                            int64_t H, dgnn_err *err);
+/* gru.cu: dgnn_rnn_forward / _backward (JODIE's and DyRep's updater); scratch (B, H). */
+int dgnn_cuda_rnn_forward(dgnn_cuda *c, float *dhout, const float *dx, const float *dh, const float *dW_ih,
+                          const float *dW_hh, const float *db_ih, const float *db_hh, int64_t B, int64_t Din, int64_t H,
+                          dgnn_err *err);
+int dgnn_cuda_rnn_backward(dgnn_cuda *c, float *ddx, float *ddh, float *ddW_ih, float *ddW_hh, float *ddb_ih,
+                           float *ddb_hh, float *dscratch, const float *ddhout, const float *dhout, const float *dx,
+                           const float *dh, const float *dW_ih, const float *dW_hh, int64_t B, int64_t Din, int64_t H,
+                           dgnn_err *err);
 /* timeenc.cu: dgnn_timeenc_forward / _backward. */
 int dgnn_cuda_timeenc_forward(dgnn_cuda *c, float *dout, const float *ddt, const float *dw, const float *db, int64_t N,
                               int64_t d, dgnn_err *err);
 int dgnn_cuda_timeenc_backward(dgnn_cuda *c, float *ddw, float *ddb, const float *ddout, const float *ddt,
                                const float *dw, const float *db, int64_t N, int64_t d, dgnn_err *err);
+
+/* act.cu: dgnn_relu_forward / _backward (out may equal inp), dgnn_dropout_mask / _forward /
+ * _backward. Dropout's randomness: where the CPU op takes an rng, the GPU op takes `seed`,
+ * the u64 the CPU op would draw from it (dgnn_rng_u64), or NULL where the CPU's rng is
+ * NULL (inference: mask 1, out = inp); the mask is then the CPU's, bit for bit. */
+int dgnn_cuda_relu_forward(dgnn_cuda *c, float *dout, const float *dinp, int64_t n, dgnn_err *err);
+int dgnn_cuda_relu_backward(dgnn_cuda *c, float *ddinp, const float *ddout, const float *dout, int64_t n,
+                            dgnn_err *err);
+int dgnn_cuda_dropout_mask(dgnn_cuda *c, float *dmask, int64_t n, float p, uint64_t seed, dgnn_err *err);
+int dgnn_cuda_dropout_forward(dgnn_cuda *c, float *dout, float *dmask, const float *dinp, int64_t n, float p,
+                              const uint64_t *seed, dgnn_err *err);
+int dgnn_cuda_dropout_backward(dgnn_cuda *c, float *ddinp, const float *ddout, const float *dmask, int64_t n,
+                               dgnn_err *err);
+/* layernorm.cu: dgnn_layernorm_forward / _backward (TGL's attention, APAN's memory). */
+int dgnn_cuda_layernorm_forward(dgnn_cuda *c, float *dout, float *dmean, float *drstd, const float *dinp,
+                                const float *dg, const float *db, int64_t N, int64_t C, dgnn_err *err);
+int dgnn_cuda_layernorm_backward(dgnn_cuda *c, float *ddinp, float *ddg, float *ddb, const float *ddout,
+                                 const float *dinp, const float *dg, const float *dmean, const float *drstd, int64_t N,
+                                 int64_t C, dgnn_err *err);
+/* jodie.cu: dgnn_jodie_dt_tgl (t, t_mem: d_t, d_tmem), dgnn_jodie_forward / _backward. */
+int dgnn_cuda_jodie_dt_tgl(dgnn_cuda *c, float *ddt, const double *d_t, const double *d_tmem, int64_t B,
+                           dgnn_err *err);
+int dgnn_cuda_jodie_forward(dgnn_cuda *c, float *dout, const float *dh, const float *ddt, const float *dw,
+                            const float *db, int64_t B, int64_t M, dgnn_err *err);
+int dgnn_cuda_jodie_backward(dgnn_cuda *c, float *ddh, float *ddw, float *ddb, const float *ddout, const float *dh,
+                             const float *ddt, const float *dw, const float *db, int64_t B, int64_t M, dgnn_err *err);
+/* linear.cu: dgnn_edgepred_forward / _backward, TGL's edge predictor (TGN's MergeLayer
+ * affinity score); dp's and ddp's fields are device pointers (dgnn_edgepred_layout over a
+ * device slab), saved and scratch DGNN_EDGEPRED_SAVED floats each. */
+int dgnn_cuda_edgepred_forward(dgnn_cuda *c, float *dlogits, float *dsaved, const float *dh_src, const float *dh_dst,
+                               const dgnn_edgepred_params *dp, int64_t Be, int64_t nneg, int64_t D, int64_t Hd,
+                               dgnn_err *err);
+int dgnn_cuda_edgepred_backward(dgnn_cuda *c, float *ddh_src, float *ddh_dst, dgnn_edgepred_params *ddp,
+                                float *dscratch, const float *ddlogits, const float *dsaved, const float *dh_src,
+                                const float *dh_dst, const dgnn_edgepred_params *dp, int64_t Be, int64_t nneg,
+                                int64_t D, int64_t Hd, dgnn_err *err);
+/* loss.cu: dgnn_bce_logits_forward / _backward. The forward's mean goes to device memory,
+ * dloss (1 float; 0 for n = 0), where the CPU op returns it: download it after a sync.
+ * The backward's dloss is the host scalar of the CPU op. */
+int dgnn_cuda_bce_logits_forward(dgnn_cuda *c, float *dloss, float *dlosses, const float *dlogits,
+                                 const float *dlabels, int64_t n, dgnn_err *err);
+int dgnn_cuda_bce_logits_backward(dgnn_cuda *c, float *ddlogits, const float *dlogits, const float *dlabels, int64_t n,
+                                  float dloss, dgnn_err *err);
+
+/* attention_core.cu: dgnn_attn_core_forward / _backward (dO: the output o (B, E), ddO its
+ * gradient do_; doff (B+1) on the device). A query without keys gets o = 0. */
+int dgnn_cuda_attn_core_forward(dgnn_cuda *c, float *dO, float *dlogit, float *datt, const float *datt_mask,
+                                const float *dq, const float *dk, const float *dv, const int64_t *doff, int64_t B,
+                                int64_t heads, int64_t E, dgnn_score_kind kind, dgnn_err *err);
+int dgnn_cuda_attn_core_backward(dgnn_cuda *c, float *ddq, float *ddk, float *ddv, const float *ddO,
+                                 const float *dlogit, const float *datt, const float *datt_mask, const float *dq,
+                                 const float *dk, const float *dv, const int64_t *doff, int64_t B, int64_t heads,
+                                 int64_t E, dgnn_score_kind kind, dgnn_err *err);
+/* attention.cu: dgnn_tattn_forward / _backward, the temporal attention layer. The structs
+ * are nn.h's: their sizes (B, Ur, Un, Ue) on the host, their arrays on the device (in's
+ * off, rows, features; p's and dp's fields from dgnn_tattn_params_layout over a device
+ * slab; s's from dgnn_tattn_saved_layout over a device slab). P = off[B], the number of
+ * pairs, which the CPU op reads from off and the GPU op cannot. seeds: NULL for
+ * inference, else one u64 per active dropout in the CPU's order (attention weights, then
+ * TGL's dropout before the ReLU), each what dgnn_rng_u64 gives the CPU op for it: the
+ * masks are then the CPU's. */
+int dgnn_cuda_tattn_forward(dgnn_cuda *c, float *dout, dgnn_tattn_saved *s, const dgnn_tattn_input *in, int64_t P,
+                            const dgnn_tattn_params *p, const dgnn_tattn_cfg *cfg, const uint64_t *seeds,
+                            dgnn_err *err);
+int dgnn_cuda_tattn_backward(dgnn_cuda *c, dgnn_tattn_dinput *din, dgnn_tattn_params *dp, const float *ddout,
+                             dgnn_tattn_saved *s, const dgnn_tattn_input *in, int64_t P, const dgnn_tattn_params *p,
+                             const dgnn_tattn_cfg *cfg, dgnn_err *err);
+
+/* adam.cu: dgnn_adam_step on device arrays (param, m, v updated in place; grad read). The
+ * optimizer's settings as numbers (adam.h is in a higher layer): t is this step's count,
+ * 1 for the first, i.e. the dgnn_adam's t after the CPU op's increment: the caller keeps
+ * the count (opt.t++, then pass opt.t). */
+int dgnn_cuda_adam_step(dgnn_cuda *c, float *dparam, const float *dgrad, float *dm, float *dv, int64_t n, double lr,
+                        double beta1, double beta2, double eps, double weight_decay, int64_t t, dgnn_err *err);
+
+/* ---- rows by index (rows.cu) ----
+ * Gathers into a dense batch and scatters back, with row strides (ld*) so that a block
+ * of columns (a mail's parts) can be read or written. Scatters with repeated indices are
+ * deterministic: the positions are grouped by index (a stable sort), and one thread per
+ * (destination row, column) adds or picks them in position order, the CPU's order. */
+/* out (n, width; stride ldo) = row idx[i] of src (stride lds); idx (n) or NULL (row i);
+ * idx < 0 gives a zero row (dgnn_state_gather_mem's rule). */
+int dgnn_cuda_gather_rows(dgnn_cuda *c, float *dout, int64_t ldo, const float *dsrc, int64_t lds, const int32_t *didx,
+                          int64_t n, int64_t width, dgnn_err *err);
+/* out (n) = src[idx[i]] (0 for idx < 0): the times that go with gathered rows. */
+int dgnn_cuda_gather_times(dgnn_cuda *c, double *dout, const double *dsrc, const int32_t *didx, int64_t n,
+                           dgnn_err *err);
+/* dst[idx[i]] += src[i] for i < n, a repeated index summed in order of i (attention.c's
+ * segment_acc; the roots' gradient sums into their rows); idx >= 0, or NULL (dst[i] += src[i]). */
+int dgnn_cuda_scatter_add_rows(dgnn_cuda *c, float *ddst, int64_t ldd, const float *dsrc, int64_t lds,
+                               const int32_t *didx, int64_t n, int64_t width, dgnn_err *err);
+/* dst[idx[i]] = src[i], and dst_t[idx[i]] = src_t[i] when both are given: a repeated
+ * index keeps the LAST i's row (state.h's "last" rule; APAN's commit of its roots). */
+int dgnn_cuda_scatter_rows_last(dgnn_cuda *c, float *ddst, int64_t ldd, double *ddst_t, const float *dsrc,
+                                int64_t lds, const double *dsrc_t, const int32_t *didx, int64_t n, int64_t width,
+                                dgnn_err *err);
+
+/* ---- the node state store on the device (state.cu), state.h's dgnn_state ----
+ * The same arrays and rules; a struct of its own because state.h is in a higher layer.
+ * Fill it from a host store with dgnn_cuda_upload, one array at a time. */
+typedef struct {
+    int64_t num_nodes, mem_dim, mail_dim, slots; /* N, M, D, S */
+    float *mem;         /* (N, M) */
+    double *mem_t;      /* (N) */
+    float *mail;        /* (N, S, D) ring of mails */
+    double *mail_t;     /* (N, S) */
+    int32_t *mail_n;    /* (N) valid mails, 0..S */
+    int32_t *mail_head; /* (N) ring slot the next mail goes to */
+} dgnn_cuda_state;
+#define DGNN_CUDA_AGG_LAST 0 /* state.h's DGNN_AGG_LAST */
+#define DGNN_CUDA_AGG_MEAN 1 /* state.h's DGNN_AGG_MEAN */
+/* dgnn_state_init (zeroed) / _free / _reset. */
+int dgnn_cuda_state_init(dgnn_cuda *c, dgnn_cuda_state *s, int64_t num_nodes, int64_t mem_dim, int64_t mail_dim,
+                         int64_t slots, dgnn_err *err);
+void dgnn_cuda_state_free(dgnn_cuda *c, dgnn_cuda_state *s);
+int dgnn_cuda_state_reset(dgnn_cuda *c, dgnn_cuda_state *s, dgnn_err *err);
+/* dgnn_state_gather_mem: out (n, M); nodes < 0 give zero rows. */
+int dgnn_cuda_state_gather_mem(dgnn_cuda *c, float *dout, const dgnn_cuda_state *s, const int32_t *dnodes, int64_t n,
+                               dgnn_err *err);
+/* dgnn_state_set_mem: rows (n, M) and times t (n, or NULL to keep the times); the CPU
+ * wants distinct nodes, the GPU takes repeats too and keeps the last one's row. */
+int dgnn_cuda_state_set_mem(dgnn_cuda *c, dgnn_cuda_state *s, const int32_t *dnodes, const float *drows,
+                            const double *dt, int64_t n, dgnn_err *err);
+/* dgnn_state_push_mails: mails (n, D), times t (n), nodes with repeats, grouped per node
+ * in the order given and reduced by agg (DGNN_CUDA_AGG_LAST or _MEAN), one slot per node. */
+int dgnn_cuda_state_push_mails(dgnn_cuda *c, dgnn_cuda_state *s, const int32_t *dnodes, const float *dmails,
+                               const double *dt, int64_t n, int agg, dgnn_err *err);
+/* dgnn_state_last_mail for n nodes: out (n, D) the newest mail (zeros when none), out_t
+ * (n) its time (0 when none), has (n) 1 when there is one; each of the three may be NULL. */
+int dgnn_cuda_state_last_mail(dgnn_cuda *c, float *dout, double *dout_t, int32_t *dhas, const dgnn_cuda_state *s,
+                              const int32_t *dnodes, int64_t n, dgnn_err *err);
+/* dgnn_state_clear_mails. */
+int dgnn_cuda_state_clear_mails(dgnn_cuda *c, dgnn_cuda_state *s, const int32_t *dnodes, int64_t n, dgnn_err *err);
+/* dt (n) = (float)(t[i] - mem_t[nodes[i]]) (0 for a node < 0): the time since each node's
+ * memory update, as tgnn_memory.c's commit forms it for the mails' time encoding. */
+int dgnn_cuda_state_time_since(dgnn_cuda *c, float *ddt, const double *d_t, const dgnn_cuda_state *s,
+                               const int32_t *dnodes, int64_t n, dgnn_err *err);
+/* Step 1 of tgnn_memory.c's commit: each of the n nodes that has a pending mail stores row
+ * row[i] of h (., M) as its memory and h_t[row[i]] as its time, and its mails are dropped;
+ * a node named twice is stored once, from its first position (the CPU's loop skips it the
+ * second time: its mail is gone); a node without a pending mail is left alone. */
+int dgnn_cuda_state_commit_mem(dgnn_cuda *c, dgnn_cuda_state *s, const int32_t *dnodes, const int32_t *drow,
+                               const float *dh, const double *dh_t, int64_t n, dgnn_err *err);
 
 #ifdef __cplusplus
 }

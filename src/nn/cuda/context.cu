@@ -102,3 +102,14 @@ extern "C" int dgnn_cuda_download(dgnn_cuda *c, void *dst, const void *dsrc, siz
 extern "C" int dgnn_cuda_sync(dgnn_cuda *c, dgnn_err *err) {
     return dgnn_cuda_check(cudaStreamSynchronize(c->stream), "cudaStreamSynchronize", err);
 }
+
+extern "C" int dgnn_cuda_zero(dgnn_cuda *c, void *dptr, size_t bytes, dgnn_err *err) {
+    if (bytes == 0) return DGNN_OK;
+    return dgnn_cuda_check(cudaMemsetAsync(dptr, 0, bytes, c->stream), "cudaMemsetAsync", err);
+}
+
+extern "C" int dgnn_cuda_copy(dgnn_cuda *c, void *ddst, const void *dsrc, size_t bytes, dgnn_err *err) {
+    if (bytes == 0 || ddst == dsrc) return DGNN_OK;
+    return dgnn_cuda_check(cudaMemcpyAsync(ddst, dsrc, bytes, cudaMemcpyDeviceToDevice, c->stream),
+                           "cudaMemcpyAsync (on the device)", err);
+}

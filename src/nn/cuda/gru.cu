@@ -1,7 +1,9 @@
-// gru.cu: the GPU's GRU cell, mirroring src/nn/gru.c (include/dgnn/cuda.h): the two gate
-// products through the GPU linear layer, the gate non-linearities as one element-wise
-// kernel, with the same `saved` layout as the CPU (r, z, n, then h W_hh^T + b_hh), so that
-// a step can be checked against the CPU one array at a time.
+// gru.cu: the GPU's GRU cell and vanilla (tanh) RNN cell, mirroring src/nn/gru.c
+// (include/dgnn/cuda.h): the gate products through the GPU linear layer, the gate
+// non-linearities as one element-wise kernel, with the same `saved` layout as the CPU
+// (r, z, n, then h W_hh^T + b_hh), so that a step can be checked against the CPU one array
+// at a time. The RNN cell (JODIE's and DyRep's memory updater) uses the device's tanhf
+// where gru.c uses its vectorisable dgnn_tanhf_fast: they agree within 3e-7.
 #include "cuda_internal.h"
 
 // the CPU's dgnn_sigmoidf: two branches so that exp never overflows
@@ -67,5 +69,41 @@ extern "C" int dgnn_cuda_gru_backward(dgnn_cuda *c, float *ddx, float *ddh, floa
     }
     if (!rc) rc = dgnn_cuda_linear_backward(c, ddx, ddW_ih, ddb_ih, dgi, dx, dW_ih, B, Din, 3 * H, err);
     if (!rc) rc = dgnn_cuda_linear_backward(c, ddh, ddW_hh, ddb_hh, dgh, dh, dW_hh, B, H, 3 * H, err);
+    return rc;
+}
+
+// ---- vanilla RNN (tanh) ----
+
+__global__ static void rnn_act(float *hout, const float *b_hh, int64_t B, int64_t H) {
+    DGNN_CUDA_FOR(t, B * H) hout[t] = tanhf(hout[t] + (b_hh ? b_hh[t % H] : 0.0f));
+}
+
+__global__ static void rnn_act_backward(float *dpre, const float *dhout, const float *hout, int64_t n) {
+    DGNN_CUDA_FOR(t, n) dpre[t] = dhout[t] * (1.0f - hout[t] * hout[t]);
+}
+
+extern "C" int dgnn_cuda_rnn_forward(dgnn_cuda *c, float *dhout, const float *dx, const float *dh, const float *dW_ih,
+                                     const float *dW_hh, const float *db_ih, const float *db_hh, int64_t B,
+                                     int64_t Din, int64_t H, dgnn_err *err) {
+    if (dhout == dh) return dgnn_cuda_fail(err, DGNN_EINVAL, "dgnn_cuda_rnn_forward: hout must not alias h");
+    if (B <= 0 || H <= 0) return DGNN_OK;
+    // hout = x W_ih^T + b_ih, then += h W_hh^T (accumulating product), then + b_hh and tanh
+    int rc = dgnn_cuda_linear_forward(c, dhout, dx, dW_ih, db_ih, B, Din, H, err);
+    if (!rc) rc = dgnn_cuda_gemm(c, 0, 1, B, H, H, dh, H, dW_hh, H, 1.0f, dhout, H, err);
+    if (rc) return rc;
+    rnn_act<<<blocks_for(B * H), 256, 0, c->stream>>>(dhout, db_hh, B, H);
+    return dgnn_cuda_check(cudaGetLastError(), "rnn_act", err);
+}
+
+extern "C" int dgnn_cuda_rnn_backward(dgnn_cuda *c, float *ddx, float *ddh, float *ddW_ih, float *ddW_hh,
+                                      float *ddb_ih, float *ddb_hh, float *dscratch, const float *ddhout,
+                                      const float *dhout, const float *dx, const float *dh, const float *dW_ih,
+                                      const float *dW_hh, int64_t B, int64_t Din, int64_t H, dgnn_err *err) {
+    if (B <= 0 || H <= 0) return DGNN_OK;
+    float *dpre = dscratch; // (B, H)
+    rnn_act_backward<<<blocks_for(B * H), 256, 0, c->stream>>>(dpre, ddhout, dhout, B * H);
+    int rc = dgnn_cuda_check(cudaGetLastError(), "rnn_act_backward", err);
+    if (!rc) rc = dgnn_cuda_linear_backward(c, ddx, ddW_ih, ddb_ih, dpre, dx, dW_ih, B, Din, H, err);
+    if (!rc) rc = dgnn_cuda_linear_backward(c, ddh, ddW_hh, ddb_hh, dpre, dh, dW_hh, B, H, H, err);
     return rc;
 }
