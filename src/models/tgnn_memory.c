@@ -149,7 +149,8 @@ int tgnn_mem_forward(dgnn_tgnn *m, const dgnn_state *st, const dgnn_tcsr *g, con
                              M);
         else
             dgnn_rnn_forward(m->hout, m->xm, m->hm, m->w.W_ih, m->w.W_hh, m->w.b_ih, m->w.b_hh, Um, D, M);
-        for (int64_t u = 0; u < Um; u++)
+#pragma omp parallel for if (Um * M > 65536)
+        for (int64_t u = 0; u < Um; u++) /* distinct rows */
             memcpy(m->h + (int64_t)m->mrow[u] * M, m->hout + u * M, (size_t)M * sizeof(float));
     }
     const double upd = 2.0 * (double)Um * (double)(D + M) * (double)(m->gates * M);
@@ -158,9 +159,11 @@ int tgnn_mem_forward(dgnn_tgnn *m, const dgnn_state *st, const dgnn_tcsr *g, con
     /* per-root copies of the memory (and, in backward, of its gradient) serve the kinds
      * whose embedding is the memory (JODIE, DyRep); TGN's attention reads and writes the
      * distinct-node rows directly */
-    if (m->ops->emb_is_memory)
+    if (m->ops->emb_is_memory) {
+#pragma omp parallel for if (R * M > 65536)
         for (int64_t i = 0; i < R; i++)
             memcpy(m->h_root + i * M, m->h + (int64_t)m->row_root[i] * M, (size_t)M * sizeof(float));
+    }
     return DGNN_OK;
 }
 
@@ -192,6 +195,7 @@ void tgnn_mem_backward_updater(dgnn_tgnn *m) {
         }
     /* through the in-forward memory update; stored memory and mails are constants */
     if (Um > 0) {
+#pragma omp parallel for if (Um * M > 65536)
         for (int64_t u = 0; u < Um; u++)
             memcpy(m->dhm + u * M, m->dh + (int64_t)m->mrow[u] * M, (size_t)M * sizeof(float));
         if (m->gates == 3)
@@ -225,6 +229,7 @@ void tgnn_mem_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev, const 
     float *mails = m->xm;      /* (U >= 2B, D) */
     int32_t *nodes = m->unodes; /* (U >= 2B) */
     double *ts = m->h_t;        /* (U >= 2B) */
+#pragma omp parallel for if (2 * B * D > 65536) /* each mail its own row; the state is only read */
     for (int64_t i = 0; i < 2 * B; i++) {
         int64_t e = m->e0 + i % B;
         int32_t self = i < B ? ev->src[e] : ev->dst[e], other = i < B ? ev->dst[e] : ev->src[e];
@@ -239,6 +244,7 @@ void tgnn_mem_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev, const 
     }
     /* the time encodings of all 2B mails in one call, then into each mail's last T columns */
     dgnn_timeenc_forward(m->c_te, m->c_dt, m->w.te_w, m->w.te_b, 2 * B, T);
+#pragma omp parallel for if (2 * B * T > 65536)
     for (int64_t i = 0; i < 2 * B; i++) memcpy(mails + i * D + 2 * M + de, m->c_te + i * T, (size_t)T * sizeof(float));
     dgnn_state_push_mails(st, nodes, mails, ts, 2 * B, DGNN_AGG_LAST);
 }
