@@ -253,6 +253,17 @@ static void dins_free(dins *d) {
     free(d->h_root); free(d->te0); free(d->h_nbr); free(d->e_feat); free(d->te);
 }
 
+/* The largest relative difference of the input gradients a against b (the edge rows'
+ * when the problem has edge features). */
+static double dins_maxdiff(const dins *a, const dins *b, const layer_ctx *c) {
+    double d = fmax(fmax(gradcheck_maxdiff(a->h_root, b->h_root, c->Ur * c->cfg.dn),
+                         gradcheck_maxdiff(a->te0, b->te0, c->cfg.dt)),
+                    fmax(gradcheck_maxdiff(a->h_nbr, b->h_nbr, c->Un * c->cfg.dn),
+                         gradcheck_maxdiff(a->te, b->te, c->P * c->cfg.dt)));
+    if (c->cfg.de > 0) d = fmax(d, gradcheck_maxdiff(a->e_feat, b->e_feat, c->Ue * c->cfg.de));
+    return d;
+}
+
 static void test_layer_ex(dgnn_attn_kind kind, int64_t de, int dedup_edges, float attn_drop,
                           float drop, uint64_t seed, int shared_roots) {
     layer_ctx c;
@@ -280,11 +291,7 @@ static void test_layer_ex(dgnn_attn_kind kind, int64_t de, int dedup_edges, floa
                          c.s.has_drop_mask ? c.s.drop_mask : NULL);
     double d_out = gradcheck_maxdiff(c.out, ref_out, B * dout);
     double d_par = gradcheck_maxdiff(c.gslab, rg, c.np);
-    double d_in = fmax(fmax(gradcheck_maxdiff(df.h_root, dr.h_root, c.Ur * c.cfg.dn),
-                            gradcheck_maxdiff(df.te0, dr.te0, c.cfg.dt)),
-                       fmax(gradcheck_maxdiff(df.h_nbr, dr.h_nbr, c.Un * c.cfg.dn),
-                            gradcheck_maxdiff(df.te, dr.te, c.P * c.cfg.dt)));
-    if (de > 0) d_in = fmax(d_in, gradcheck_maxdiff(df.e_feat, dr.e_feat, c.Ue * de));
+    double d_in = dins_maxdiff(&df, &dr, &c);
     printf("%-24s fast vs reference: out %.2g, param grads %.2g, input grads %.2g\n", tag, d_out,
            d_par, d_in);
     CHECK_MSG(d_out < 1e-5, "%s: forward differs from the reference by %g", tag, d_out);
@@ -421,19 +428,15 @@ static void test_threads_big(dgnn_attn_kind kind, int shared_roots, uint64_t see
             memcpy(g1, c.gslab, (size_t)c.np * sizeof(float));
             memcpy(d1.h_nbr, df.h_nbr, (size_t)(c.Un * c.cfg.dn) * sizeof(float));
             memcpy(d1.h_root, df.h_root, (size_t)(c.Ur * c.cfg.dn) * sizeof(float));
+            memcpy(d1.te0, df.te0, (size_t)c.cfg.dt * sizeof(float));
             memcpy(d1.te, df.te, (size_t)(c.P * c.cfg.dt) * sizeof(float));
+            memcpy(d1.e_feat, df.e_feat, (size_t)(c.Ue * c.cfg.de) * sizeof(float));
         }
         double d_out = gradcheck_maxdiff(c.out, ref_out, B * dout);
         double d_par = gradcheck_maxdiff(c.gslab, rg, c.np);
-        double d_in = fmax(fmax(gradcheck_maxdiff(df.h_root, dr.h_root, c.Ur * c.cfg.dn),
-                                gradcheck_maxdiff(df.te0, dr.te0, c.cfg.dt)),
-                           fmax(gradcheck_maxdiff(df.h_nbr, dr.h_nbr, c.Un * c.cfg.dn),
-                                gradcheck_maxdiff(df.te, dr.te, c.P * c.cfg.dt)));
-        d_in = fmax(d_in, gradcheck_maxdiff(df.e_feat, dr.e_feat, c.Ue * 3));
+        double d_in = dins_maxdiff(&df, &dr, &c);
         double d_t = fmax(fmax(gradcheck_maxdiff(c.out, out1, B * dout), gradcheck_maxdiff(c.gslab, g1, c.np)),
-                          fmax(gradcheck_maxdiff(df.h_nbr, d1.h_nbr, c.Un * c.cfg.dn),
-                               fmax(gradcheck_maxdiff(df.h_root, d1.h_root, c.Ur * c.cfg.dn),
-                                    gradcheck_maxdiff(df.te, d1.te, c.P * c.cfg.dt))));
+                          dins_maxdiff(&df, &d1, &c));
         printf("%s big%s, %d threads: vs reference out %.2g, param grads %.2g, input grads %.2g; vs 1 thread %.2g\n",
                kind == DGNN_ATTN_TGN ? "tgn" : "tgl", shared_roots ? " shared" : "", T, d_out, d_par, d_in, d_t);
         CHECK_MSG(d_out < 1e-4 && d_par < 1e-3 && d_in < 1e-3, "%d threads: the fast layer differs from the reference", T);

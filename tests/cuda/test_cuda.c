@@ -5,21 +5,7 @@
  * multiples of 32, K = 0, leading dimensions wider than the rows, beta 0 and 1; the GPU's
  * linear layer, GRU cell and time encoding, forward and backward (gradients +=), against
  * the CPU's on awkward and real sizes. */
-#include "check.h"
-#include "dgnn/cuda.h"
-#include "dgnn/nn.h"
-
-static void test_refusal(int ndev) {
-    dgnn_cuda *c = (dgnn_cuda *)1;
-    dgnn_err err;
-    dgnn_err_clear(&err);
-    CHECK(dgnn_cuda_init(&c, ndev, &err) == DGNN_EDEVICE); /* one past the last device */
-    CHECK(c == NULL);
-    CHECK(strstr(err.msg, "--device cuda:") != NULL);
-    dgnn_err_clear(&err);
-    CHECK(dgnn_cuda_init(&c, -1, &err) == DGNN_EDEVICE);
-    dgnn_cuda_free(NULL);
-}
+#include "cuda_check.h"
 
 static void test_saxpy(void) {
     enum { N = 100003 };
@@ -92,39 +78,7 @@ static void test_gemm(dgnn_cuda *c) {
             }
 }
 
-/* ---- ops against their CPU reference ---- */
-static float *rnd(int64_t n, float lo, float hi, dgnn_rng *r) {
-    float *x = malloc((size_t)(n + 1) * sizeof(float));
-    dgnn_init_uniform(x, n, lo, hi, r);
-    return x;
-}
-/* a device copy of host x (n floats) */
-static float *up(dgnn_cuda *c, const float *x, int64_t n) {
-    dgnn_err err;
-    dgnn_err_clear(&err);
-    float *d = NULL;
-    int rc = dgnn_cuda_alloc(c, (void **)&d, (size_t)n * sizeof(float), "a test array", &err);
-    if (!rc) rc = dgnn_cuda_upload(c, d, x, (size_t)n * sizeof(float), &err);
-    CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
-    return d;
-}
-/* device d (n floats) against host ref, within tol (1 + |ref|); frees d */
-static void same(dgnn_cuda *c, const char *what, float *d, const float *ref, int64_t n, double tol) {
-    dgnn_err err;
-    dgnn_err_clear(&err);
-    float *h = malloc((size_t)(n + 1) * sizeof(float));
-    int rc = dgnn_cuda_download(c, h, d, (size_t)n * sizeof(float), &err);
-    if (!rc) rc = dgnn_cuda_sync(c, &err);
-    CHECK_MSG(rc == DGNN_OK, "%s: %s", what, err.msg);
-    int64_t bad = 0, first = -1;
-    for (int64_t i = 0; i < n && !rc; i++)
-        if (!(fabs((double)h[i] - ref[i]) <= tol * (1.0 + fabs((double)ref[i])))) bad++, first = first < 0 ? i : first;
-    CHECK_MSG(bad == 0, "%s: %lld of %lld off (first %lld: %g vs %g)", what, (long long)bad, (long long)n,
-              (long long)first, first >= 0 ? h[first] : 0.0, first >= 0 ? ref[first] : 0.0);
-    free(h);
-    dgnn_cuda_release(c, d);
-}
-
+/* ---- ops against their CPU reference (rnd, up, same: cuda_check.h) ---- */
 static void test_linear(dgnn_cuda *c, int64_t B, int64_t Din, int64_t Dout, uint64_t seed) {
     dgnn_rng r;
     dgnn_rng_seed(&r, seed);
@@ -221,7 +175,7 @@ static void test_ops(dgnn_cuda *c) {
 
 int main(void) {
     int n = dgnn_cuda_device_count();
-    test_refusal(n);
+    cuda_check_refusal(n);
     if (n == 0) {
         printf("skip: no CUDA device (the refusal to open one was checked: %d passed, %d failed)\n", check_pass_,
                check_fail_);
