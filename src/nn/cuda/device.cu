@@ -34,6 +34,7 @@ __global__ static void saxpy_kernel(float a, const float *x, float *y, int64_t n
 
 extern "C" int dgnn_cuda_saxpy(float a, const float *x, float *y, int64_t n) {
     int rc = 0;
+    if (n <= 0) return 0; /* nothing to do, and a zero-sized grid is a launch error */
     float *dx = nullptr, *dy = nullptr;
     size_t bytes = (size_t)n * sizeof(float);
     int64_t blocks = (n + 255) / 256;
