@@ -61,6 +61,20 @@ static inline void *upb(dgnn_cuda *c, const void *x, size_t bytes) {
     return d;
 }
 static inline float *up(dgnn_cuda *c, const float *x, int64_t n) { return upb(c, x, (size_t)n * sizeof(float)); }
+/* a device array of bytes, every byte 0xFF (a NaN in every float and double, -1 in every
+ * int32): the start of an array an op must write whole, so that an element it leaves
+ * unwritten fails the comparison instead of passing on what was there (never upload the
+ * CPU's answer as the device output's starting value) */
+static inline void *upnan(dgnn_cuda *c, size_t bytes) {
+    unsigned char *h = malloc(bytes + 1);
+    memset(h, 0xFF, bytes + 1);
+    void *d = upb(c, h, bytes);
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    CHECK_MSG(dgnn_cuda_sync(c, &err) == DGNN_OK, "%s", err.msg); /* h is freed next */
+    free(h);
+    return d;
+}
 
 /* device array d (bytes) into host h, waiting for the stream */
 static inline void down(dgnn_cuda *c, void *h, const void *d, size_t bytes, const char *what) {

@@ -46,7 +46,10 @@ static void test_core(dgnn_cuda *c, int64_t B, int64_t heads, int64_t E, int64_t
     float *dv = rnd(P * E, -1, 1, &r);
     float *d_q = up(c, q, B * E), *d_k = up(c, k, P * E), *d_v = up(c, v, P * E), *d_g = up(c, g, B * E);
     float *d_dq = up(c, dq, B * E), *d_dk = up(c, dk, P * E), *d_dv = up(c, dv, P * E);
-    float *d_o = up(c, g, B * E), *d_logit = up(c, logit, P * heads), *d_att = up(c, att, P * heads);
+    /* the forward's outputs start as NaN, not as the CPU's results above: an element the
+     * GPU leaves unwritten must fail */
+    float *d_o = upnan(c, (size_t)(B * E) * sizeof(float)), *d_logit = upnan(c, (size_t)(P * heads) * sizeof(float));
+    float *d_att = upnan(c, (size_t)(P * heads) * sizeof(float));
     float *d_mask = mask ? up(c, mask, P * heads) : NULL;
     int64_t *d_off = upb(c, off, (size_t)(B + 1) * sizeof(int64_t));
     CUDA_OK(dgnn_cuda_attn_core_forward(c, d_o, d_logit, d_att, d_mask, d_q, d_k, d_v, d_off, B, heads, E, kind, ERR));
@@ -241,8 +244,12 @@ static void test_layer(dgnn_cuda *c, const char *name, dgnn_attn_kind kind, int6
     d.te = up(c, b->te, P * dt);
     d.slab = up(c, b->slab, b->np);
     d.gslab = up(c, b->gslab, b->np);
-    d.sslab = up(c, b->sslab, b->ns);
-    d.out = up(c, b->out, B * dout);
+    /* the saved slab and the output start as NaN: b->sslab and b->out hold the CPU's
+     * forward results already (prob_build ran it), and a device copy of them would let an
+     * array the GPU forward leaves unwritten, or scratch its backward reads before writing,
+     * pass the comparisons */
+    d.sslab = upnan(c, (size_t)b->ns * sizeof(float));
+    d.out = upnan(c, (size_t)(B * dout) * sizeof(float));
     d.w = up(c, b->w, B * dout);
     d.dh_nbr = up(c, b->dh_nbr, Un * dn);
     d.dh_root = sh.alias ? d.dh_nbr : up(c, b->dh_root, Ur * dn);

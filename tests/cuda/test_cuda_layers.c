@@ -154,7 +154,8 @@ static void test_act(dgnn_cuda *c, int64_t n, float p, uint64_t seed) {
     dgnn_rng_seed(&r, seed);
     float *x = rnd(n, -1, 1, &r), *g = rnd(n, -1, 1, &r), *dx = rnd(n, -1, 1, &r), *out = rnd(n, 0, 0, &r);
     float *mask = rnd(n, 0, 0, &r), *dx2 = rnd(n, -1, 1, &r);
-    float *d_x = up(c, x, n), *d_g = up(c, g, n), *d_dx = up(c, dx, n), *d_out = up(c, out, n);
+    float *d_x = up(c, x, n), *d_g = up(c, g, n), *d_dx = up(c, dx, n);
+    float *d_out = upnan(c, (size_t)n * sizeof(float)); /* not 0: ReLU writes zeros too */
     CUDA_OK(dgnn_cuda_relu_forward(c, d_out, d_x, n, ERR));
     CUDA_OK(dgnn_cuda_relu_backward(c, d_dx, d_g, d_out, n, ERR));
     dgnn_relu_forward(out, x, n);
@@ -166,7 +167,7 @@ static void test_act(dgnn_cuda *c, int64_t n, float p, uint64_t seed) {
     same_keep(c, "relu in place", d_x, out, n, 1e-7);
     CUDA_OK(dgnn_cuda_upload(c, d_x, x, (size_t)n * sizeof(float), ERR));
     /* dropout: the GPU's mask for a seed is the CPU's, then forward and backward */
-    float *d_mask = up(c, mask, n), *d_dx2 = up(c, dx2, n);
+    float *d_mask = upnan(c, (size_t)n * sizeof(float)), *d_dx2 = up(c, dx2, n); /* not 0: dropped units are 0 */
     dgnn_rng r1, r2;
     dgnn_rng_seed(&r1, seed + 1), dgnn_rng_seed(&r2, seed + 1);
     const uint64_t s = dgnn_rng_u64(&r2);

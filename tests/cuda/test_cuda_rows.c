@@ -37,9 +37,8 @@ static void test_gather_scatter(dgnn_cuda *c, int64_t rows, int64_t n, int64_t w
     }
     float *d_src = up(c, src, rows * lds), *d_out = up(c, out, n * ldo);
     int32_t *d_idx = upi(c, idx, n);
-    double *d_t = upd(c, t, rows), *d_tout = upd(c, tref, n);
+    double *d_t = upd(c, t, rows), *d_tout = upnan(c, (size_t)n * sizeof(double)); /* not 0: idx < 0 gives 0 */
     CUDA_OK(dgnn_cuda_gather_rows(c, d_out, ldo, d_src, lds, d_idx, n, width, ERR));
-    CUDA_OK(dgnn_cuda_zero(c, d_tout, (size_t)n * sizeof(double), ERR));
     CUDA_OK(dgnn_cuda_gather_times(c, d_tout, d_t, d_idx, n, ERR));
     same(c, "gather_rows", d_out, ref, n * ldo, 1e-7);
     same_f64(c, "gather_times", d_tout, tref, n, 1e-15);
@@ -160,9 +159,10 @@ static void test_state(dgnn_cuda *c, int64_t N, int64_t M, int64_t D, int64_t S,
         lt[i] = m ? tt : 0.0;
         for (int64_t d = 0; d < D; d++) lm[i * D + d] = m ? m[d] : 0.0f;
     }
-    int32_t *d_all = upi(c, all, q), *d_has = upi(c, all, q);
-    float *d_lm = up(c, lm, q * D);
-    double *d_lt = upd(c, lt, q);
+    /* the outputs start as NaN / -1, not as the CPU's answers (lm, lt) */
+    int32_t *d_all = upi(c, all, q), *d_has = upnan(c, (size_t)q * sizeof(int32_t));
+    float *d_lm = upnan(c, (size_t)(q * D) * sizeof(float));
+    double *d_lt = upnan(c, (size_t)q * sizeof(double));
     CUDA_OK(dgnn_cuda_state_last_mail(c, d_lm, d_lt, d_has, &g, d_all, q, ERR));
     same(c, "last_mail", d_lm, lm, q * D, 1e-7);
     same_f64(c, "last_mail times", d_lt, lt, q, 1e-15);
@@ -173,7 +173,7 @@ static void test_state(dgnn_cuda *c, int64_t N, int64_t M, int64_t D, int64_t S,
     double *rt = malloc((size_t)(n + 1) * sizeof(double));
     for (int64_t i = 0; i < n; i++) rt[i] = 5000.0 + (double)i;
     dgnn_state_gather_mem(gm, &s, nodes, n);
-    float *d_gm = up(c, gm, n * M), *d_rows = up(c, rows, n * M);
+    float *d_gm = upnan(c, (size_t)(n * M) * sizeof(float)), *d_rows = up(c, rows, n * M); /* not gm: the answer */
     double *d_rt = upd(c, rt, n);
     CUDA_OK(dgnn_cuda_state_gather_mem(c, d_gm, &g, d_nodes, n, ERR));
     same(c, "state gather_mem", d_gm, gm, n * M, 1e-7);
