@@ -10,14 +10,19 @@
  *   JODIE's time projection, the edge predictor (link predictor / merge layer),
  *   binary cross-entropy with logits, Adam,
  *   gathers and scatters of rows by index (ordered sums; "last writer wins"), and the
- *   node state store (memory, memory time, mailbox ring; state.h's rules).
+ *   node state store (memory, memory time, mailbox ring; state.h's rules);
+ * and, composed of those ops, one TGN training step (tgn_step.cu: TGN with its GRU
+ * updater; forward, loss, backward, memory/mail commit and Adam on the device, the
+ * batch's bookkeeping from the CPU model).
  * Each GPU op is tested against its CPU reference in tests/cuda/ (which skip without a
- * GPU; scripts/gpu-check.sh runs them and compute-sanitizer where there is one).
+ * GPU; scripts/gpu-check.sh runs them and compute-sanitizer where there is one), the TGN
+ * step against the CPU model's step (test_cuda_tgn).
  *
  * NOT YET VERIFIED ON HARDWARE beyond the saxpy seed: the context, buffers, dgnn_cuda_gemm
  * and every op below compile here and in CI, and tests/cuda/ checks each against its CPU
  * op when a GPU is present, but no GPU has run them yet (docs/results.md says when that
- * last ran). No model runs on the GPU yet: the ops exist, the models' GPU path does not.
+ * last ran). No model trains on the GPU yet: the TGN step exists (not yet run on a GPU
+ * either), but no trainer calls it and there is no --device flag.
  *
  * Conventions: the CPU op's arguments in the CPU op's order and meaning, the context
  * first and the error last; pointers called `d*` are device memory (the CPU op's name
@@ -317,11 +322,12 @@ void dgnn_cuda_tgn_free(dgnn_cuda *c, dgnn_cuda_tgn *t);
 int dgnn_cuda_tgn_forward_backward(dgnn_cuda *c, dgnn_cuda_tgn *t, const dgnn_cuda_state *s,
                                    const dgnn_cuda_tgn_batch *b, dgnn_tattn_saved *ds, float dloss, float *loss,
                                    float *logits, dgnn_err *err);
-/* tgnn_mem_commit of the last forward's batch b (the same b): the true src/dst nodes with a
- * pending mail store their updated memory, then each event's two mails [mem_self,
- * mem_other, edge features, time_enc(t - t_mem_self)] are pushed ("last" per node). Run
- * it before dgnn_cuda_tgn_adam, as the CPU trainer does (the mails' time encoding uses the
- * parameters the forward used). DGNN_EINVAL without a forward. */
+/* tgnn_mem_commit of the last forward's batch (b: that batch; only its sizes are read,
+ * the forward uploaded its arrays, so the CPU model may reuse its own meanwhile): the true
+ * src/dst nodes with a pending mail store their updated memory, then each event's two
+ * mails [mem_self, mem_other, edge features, time_enc(t - t_mem_self)] are pushed ("last"
+ * per node). Run it before dgnn_cuda_tgn_adam, as the CPU trainer does (the mails' time
+ * encoding uses the parameters the forward used). DGNN_EINVAL without a forward. */
 int dgnn_cuda_tgn_commit(dgnn_cuda *c, dgnn_cuda_tgn *t, dgnn_cuda_state *s, const dgnn_cuda_tgn_batch *b,
                          dgnn_err *err);
 /* dgnn_cuda_adam_step over the whole slab (step: the count after the increment). */
