@@ -10,14 +10,19 @@
  *   JODIE's time projection, the edge predictor (link predictor / merge layer),
  *   binary cross-entropy with logits, Adam,
  *   gathers and scatters of rows by index (ordered sums; "last writer wins"), and the
- *   node state store (memory, memory time, mailbox ring; state.h's rules).
+ *   node state store (memory, memory time, mailbox ring; state.h's rules);
+ * and, composed of those ops, one TGN training step (tgn_step.cu: TGN with its GRU
+ * updater; forward, loss, backward, memory/mail commit and Adam on the device, the
+ * batch's bookkeeping from the CPU model).
  * Each GPU op is tested against its CPU reference in tests/cuda/ (which skip without a
- * GPU; scripts/gpu-check.sh runs them and compute-sanitizer where there is one).
+ * GPU; scripts/gpu-check.sh runs them and compute-sanitizer where there is one), the TGN
+ * step against the CPU model's step (test_cuda_tgn).
  *
  * NOT YET VERIFIED ON HARDWARE beyond the saxpy seed: the context, buffers, dgnn_cuda_gemm
  * and every op below compile here and in CI, and tests/cuda/ checks each against its CPU
  * op when a GPU is present, but no GPU has run them yet (docs/results.md says when that
- * last ran). No model runs on the GPU yet: the ops exist, the models' GPU path does not.
+ * last ran). No model trains on the GPU yet: the TGN step exists (not yet run on a GPU
+ * either), but no trainer calls it and there is no --device flag.
  *
  * Conventions: the CPU op's arguments in the CPU op's order and meaning, the context
  * first and the error last; pointers called `d*` are device memory (the CPU op's name
@@ -251,6 +256,83 @@ int dgnn_cuda_state_time_since(dgnn_cuda *c, float *ddt, const double *d_t, cons
  * second time: its mail is gone); a node without a pending mail is left alone. */
 int dgnn_cuda_state_commit_mem(dgnn_cuda *c, dgnn_cuda_state *s, const int32_t *dnodes, const int32_t *drow,
                                const float *dh, const double *dh_t, int64_t n, dgnn_err *err);
+
+
+/* ---- one TGN training step on the device (tgn_step.cu) ----
+ * NOT YET VERIFIED ON HARDWARE: compiled only; tests/cuda/test_cuda_tgn.c compares it with
+ * the CPU model's step (src/models/tgn.c) when a GPU is present, and none has run it yet.
+ * The TGN kind with its GRU updater (the tgn-paper configuration), one batch as
+ * tgnn_memory.c, tgnn_attention.c and tgn.c run it, composed of the ops above. The
+ * caller does the bookkeeping on the CPU (sampling, the batch's distinct nodes, the
+ * pairs, the roots' rows, which rows have a pending mail: the CPU model's own batch
+ * preparation) and passes it as host arrays; the device gathers memory and mails, runs
+ * the updater, the time encoding, the attention, the edge predictor and the loss, their
+ * backward, the commit of memories and mails, and Adam on its parameter slab. Parameters,
+ * gradients, Adam moments (here) and node state (dgnn_cuda_state) live on the device.
+ * nn.h's layout functions are in dgnn_core, which this library does not call, so the
+ * caller lays the attention's and the predictor's blocks out over the device slabs
+ * (dgnn_tattn_params_layout(&t->ap, t->param + off_attn, ...), the same for dap over
+ * t->grad, dgnn_edgepred_layout for pp and dpp) and the attention's saved slab
+ * (dgnn_tattn_saved_layout over a device buffer for (R, P, U, P)). */
+typedef struct {
+    int64_t M, T, D, de, E; /* memory, time encoding, mail (2M + de + T), edge features, embedding */
+    dgnn_tattn_cfg acfg;    /* the attention's settings (tgnn_attention.c's) */
+    int64_t total;          /* floats of the parameter slab (dgnn_params' total) */
+    /* offsets in the slab of the time encoding and the GRU (torch shapes, tgnn_internal.h) */
+    int64_t off_te_w, off_te_b, off_W_ih, off_W_hh, off_b_ih, off_b_hh;
+} dgnn_cuda_tgn_cfg;
+
+typedef struct dgnn_cuda_tgn_ws dgnn_cuda_tgn_ws; /* the last batch's device workspace */
+typedef struct {
+    dgnn_cuda_tgn_cfg cfg;
+    float *param, *grad, *adam_m, *adam_v; /* device slabs of cfg.total floats each (zeroed) */
+    dgnn_tattn_params ap, dap;             /* the attention's block of param / grad: the caller's layout */
+    dgnn_edgepred_params pp, dpp;          /* the predictor's (TGN: one bias, Hd = E): the caller's layout */
+    dgnn_cuda_tgn_ws *ws;
+} dgnn_cuda_tgn;
+
+/* One batch of B events, R = (2 + nneg) B roots, all host arrays (tgnn_internal.h's fields
+ * of the same names after the CPU forward; every root has sampled neighbours). */
+typedef struct {
+    int64_t B, nneg, P, U, Ur, Um; /* events, negatives per event, pairs, distinct nodes, of them
+                                    * among the roots (rows 0..Ur-1), with a pending mail */
+    const int32_t *roots;    /* (R) node ids: sources, destinations, negatives */
+    const double *root_t;    /* (R) the event times */
+    const int32_t *row_root; /* (R) distinct-node row of each root */
+    const int64_t *off;      /* (R + 1) root i's pairs off[i] .. off[i+1]-1; off[R] = P */
+    const int32_t *nbr_row;  /* (P) distinct-node row of each pair's neighbour */
+    const float *pair_dt;    /* (P) root time - neighbour event time */
+    const float *pair_e;     /* (P, de) the pairs' edge features, NULL when de == 0 */
+    const int32_t *unodes;   /* (U) node of each row */
+    const int32_t *mrow;     /* (Um) the rows with a pending mail */
+    const float *efeat;      /* (B, de) the batch's events' features (for the mails), NULL when de == 0 */
+    const uint64_t *seeds;   /* the attention's dropout seeds (dgnn_cuda_tattn_forward), NULL: none */
+} dgnn_cuda_tgn_batch;
+
+/* Allocates t's slabs (zeroed) for cfg; DGNN_EINVAL for bad sizes. Free with
+ * dgnn_cuda_tgn_free (a zeroed t is a no-op). */
+int dgnn_cuda_tgn_init(dgnn_cuda *c, dgnn_cuda_tgn *t, const dgnn_cuda_tgn_cfg *cfg, dgnn_err *err);
+void dgnn_cuda_tgn_free(dgnn_cuda *c, dgnn_cuda_tgn *t);
+/* Zeroes t->grad, runs the forward of batch b over state s (read, not changed) with the
+ * attention's saved slab ds (laid out for (R, P, U, P)), the mean binary cross-entropy of
+ * the logits against labels 1 (block 0) and 0 (the negatives) into *loss (host; the call
+ * waits for the stream), and the backward of dloss * that mean into t->grad (the CPU
+ * trainer's dgnn_bce_logits_backward scale: 2 B / G). logits: host ((1 + nneg) B) or NULL.
+ * Keeps the batch's workspace for dgnn_cuda_tgn_commit. */
+int dgnn_cuda_tgn_forward_backward(dgnn_cuda *c, dgnn_cuda_tgn *t, const dgnn_cuda_state *s,
+                                   const dgnn_cuda_tgn_batch *b, dgnn_tattn_saved *ds, float dloss, float *loss,
+                                   float *logits, dgnn_err *err);
+/* tgnn_mem_commit of the last forward's batch (b: that batch; only its sizes are read,
+ * the forward uploaded its arrays, so the CPU model may reuse its own meanwhile): the true
+ * src/dst nodes with a pending mail store their updated memory, then each event's two
+ * mails [mem_self, mem_other, edge features, time_enc(t - t_mem_self)] are pushed ("last"
+ * per node). Run it before dgnn_cuda_tgn_adam, as the CPU trainer does (the mails' time
+ * encoding uses the parameters the forward used). DGNN_EINVAL without a forward. */
+int dgnn_cuda_tgn_commit(dgnn_cuda *c, dgnn_cuda_tgn *t, dgnn_cuda_state *s, const dgnn_cuda_tgn_batch *b,
+                         dgnn_err *err);
+/* dgnn_cuda_adam_step over the whole slab (step: the count after the increment). */
+int dgnn_cuda_tgn_adam(dgnn_cuda *c, dgnn_cuda_tgn *t, double lr, double beta1, double beta2, double eps,
+                       double weight_decay, int64_t step, dgnn_err *err);
 
 #ifdef __cplusplus
 }

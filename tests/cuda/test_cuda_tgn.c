@@ -1,0 +1,231 @@
+/* test_cuda_tgn.c: the device TGN step (cuda.h, "one TGN training step"; tgn_step.cu)
+ * against the CPU model's step on the same batches from the same parameters and state.
+ * A small TGN (GRU updater, TGN attention with dropout, edge features) trains a few
+ * batches on the CPU so that memories and mails are non-trivial; its parameters, Adam
+ * moments and state are then copied to the device, and for two consecutive batches both
+ * paths run forward, loss, backward, commit and Adam: the batch's bookkeeping (roots,
+ * neighbours, distinct nodes, pairs, rows with mail) is the CPU model's own, read from
+ * its workspace (tgnn_internal.h), and the attention's dropout seed is the one the CPU
+ * forward draws from its rng. Compared: the loss (relative 1e-3), the logits and every
+ * parameter tensor's gradient (max error within 1e-3 of the tensor's largest entry), the
+ * committed state (memory and mails within 1e-4 (1 + |x|), times, counts and ring heads
+ * exactly), and the parameters and moments after Adam (within 1e-5 (1 + |x|) of the CPU
+ * op applied to the device's gradients). The second batch reads the state the first
+ * one's device commit wrote (the parameters are the CPU's again).
+ * Without a GPU, the CPU part runs, then the refusal is checked and it exits 77.
+ * NOT YET RUN ON A GPU. */
+#include "../../src/models/tgnn_internal.h"
+#include "cuda_check.h"
+#include "random_events.h"
+#include "dgnn/adam.h"
+#include "dgnn/state.h"
+#include "dgnn/tcsr.h"
+#include "dgnn/tgnn.h"
+
+static void add_edge_features(dgnn_events *ev, int64_t de) {
+    ev->edge_dim = de;
+    ev->efeat = malloc((size_t)(ev->num_events * de) * sizeof(float));
+    dgnn_rng r;
+    dgnn_rng_seed(&r, 5);
+    for (int64_t i = 0; i < ev->num_events * de; i++) ev->efeat[i] = (float)dgnn_rng_normal(&r);
+}
+
+/* h against ref (n): max |h - ref| <= rtol * max |ref| + 1e-7 (a tensor's gradients span
+ * orders of magnitude, so the scale is the tensor's, not each entry's); no NaN */
+static void near_tensor(const char *what, const float *h, const float *ref, int64_t n, double rtol) {
+    double scale = 0, worst = 0;
+    int64_t at = -1, nans = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const double d = fabs((double)h[i] - (double)ref[i]);
+        scale = fmax(scale, fabs((double)ref[i]));
+        if (d != d) nans++;
+        else if (d > worst) worst = d, at = i;
+    }
+    CHECK_MSG(nans == 0 && worst <= rtol * scale + 1e-7, "%s: %lld NaN, max error %g at %lld (%g vs %g), scale %g",
+              what, (long long)nans, worst, (long long)at, at >= 0 ? h[at] : 0.0, at >= 0 ? ref[at] : 0.0, scale);
+}
+
+/* device array d (n floats) against host ref per tensor of p's table */
+static void near_slab(dgnn_cuda *c, const char *what, const float *d, const float *ref, const dgnn_params *p,
+                      double rtol) {
+    float *h = malloc((size_t)p->total * sizeof(float));
+    down(c, h, d, (size_t)p->total * sizeof(float), what);
+    for (int i = 0; i < p->ntensors; i++) {
+        char name[160];
+        snprintf(name, sizeof name, "%s of %s", what, p->t[i].name);
+        near_tensor(name, h + p->t[i].offset, ref + p->t[i].offset, p->t[i].count, rtol);
+    }
+    free(h);
+}
+
+/* the device state against the CPU's, every array */
+static void near_state(dgnn_cuda *c, const dgnn_cuda_state *ds, const dgnn_state *st) {
+    const int64_t N = st->num_nodes, M = st->mem_dim, D = st->mail_dim, S = st->slots;
+    float *mem = malloc((size_t)(N * M) * sizeof(float)), *mail = malloc((size_t)(N * S * D) * sizeof(float));
+    double *mem_t = malloc((size_t)N * sizeof(double)), *mail_t = malloc((size_t)(N * S) * sizeof(double));
+    int32_t *mail_n = malloc((size_t)N * sizeof(int32_t)), *mail_head = malloc((size_t)N * sizeof(int32_t));
+    down(c, mem, ds->mem, (size_t)(N * M) * sizeof(float), "memory");
+    down(c, mail, ds->mail, (size_t)(N * S * D) * sizeof(float), "mails");
+    down(c, mem_t, ds->mem_t, (size_t)N * sizeof(double), "memory times");
+    down(c, mail_t, ds->mail_t, (size_t)(N * S) * sizeof(double), "mail times");
+    down(c, mail_n, ds->mail_n, (size_t)N * sizeof(int32_t), "mail counts");
+    down(c, mail_head, ds->mail_head, (size_t)N * sizeof(int32_t), "mail heads");
+    near_ref("committed memory", mem, st->mem, N * M, 1e-4);
+    near_ref("committed mails", mail, st->mail, N * S * D, 1e-4);
+    int64_t bad_t = 0, bad_n = 0;
+    for (int64_t v = 0; v < N; v++) {
+        bad_t += mem_t[v] != st->mem_t[v]; /* copied times, never computed */
+        bad_n += mail_n[v] != st->mail_n[v] || mail_head[v] != st->mail_head[v];
+    }
+    for (int64_t i = 0; i < N * S; i++) bad_t += mail_t[i] != st->mail_t[i];
+    CHECK_MSG(bad_t == 0, "committed times: %lld differ", (long long)bad_t);
+    CHECK_MSG(bad_n == 0, "mail counts or heads: %lld nodes differ", (long long)bad_n);
+    FREE(mem, mail, mem_t, mail_t, mail_n, mail_head);
+}
+
+int main(void) {
+    dgnn_err err;
+    dgnn_events ev;
+    gen_events(&ev, 11, 30, 240, 120);
+    const int64_t de = 3;
+    add_edge_features(&ev, de);
+    dgnn_tcsr g;
+    CHECK(dgnn_tcsr_build(&g, &ev, -1, 0, &err) == DGNN_OK);
+    dgnn_tgnn_cfg cfg = dgnn_tgnn_cfg_default(DGNN_TGNN_TGN);
+    cfg.mem_dim = 8, cfg.time_dim = 4, cfg.emb_dim = 8, cfg.neighbors = 3, cfg.heads = 2, cfg.dropout = 0.1f;
+    cfg.seed = 3;
+    dgnn_tgnn *m;
+    CHECK(dgnn_tgnn_init(&m, &cfg, ev.num_nodes, ev.edge_dim, &err) == DGNN_OK);
+    const int64_t N = ev.num_nodes, M = cfg.mem_dim, D = dgnn_tgnn_mail_dim(m), E = cfg.emb_dim;
+    dgnn_state st;
+    CHECK(dgnn_state_init(&st, N, M, D, 1, &err) == DGNN_OK);
+    enum { B = 20 };
+    int32_t neg[B];
+    float logits[2 * B], labels[2 * B], dlogits[2 * B];
+    for (int i = 0; i < 2 * B; i++) labels[i] = i < B ? 1.0f : 0.0f;
+    dgnn_rng rng;
+    dgnn_rng_seed(&rng, 9);
+    dgnn_params *p = dgnn_tgnn_params(m);
+    dgnn_adam opt = dgnn_adam_default(1e-2);
+    /* the CPU trainer's step (event_step.c, one rank: G = B), 8 batches of warm-up */
+    for (int64_t e0 = 0; e0 + B <= 160; e0 += B) {
+        for (int i = 0; i < B; i++) neg[i] = (int32_t)dgnn_rng_below(&rng, (uint64_t)N);
+        dgnn_params_zero_grad(p);
+        CHECK(dgnn_tgnn_forward(m, logits, &st, &g, ev.efeat, &ev, e0, B, neg, 1, &rng, &err) == DGNN_OK);
+        memset(dlogits, 0, sizeof dlogits);
+        dgnn_bce_logits_backward(dlogits, logits, labels, 2 * B, 2.0f);
+        dgnn_tgnn_backward(m, dlogits);
+        dgnn_tgnn_commit(m, &st, &ev);
+        dgnn_adam_step_params(&opt, p);
+    }
+    int nonzero = 0;
+    for (int64_t i = 0; i < N * M; i++) nonzero += st.mem[i] != 0;
+    CHECK_MSG(nonzero > 20, "memories after 8 batches: %d non-zero entries", nonzero);
+
+    dgnn_cuda *c = cuda_check_open("test_cuda_tgn"); /* exits 77 without a device */
+
+    /* the device model: the CPU's slab layout, parameters and moments */
+    const dgnn_cuda_tgn_cfg dc = {.M = M, .T = cfg.time_dim, .D = D, .de = de, .E = E, .acfg = m->acfg,
+                                  .total = p->total, .off_te_w = tgnn_offset(m, m->w.te_w),
+                                  .off_te_b = tgnn_offset(m, m->w.te_b), .off_W_ih = tgnn_offset(m, m->w.W_ih),
+                                  .off_W_hh = tgnn_offset(m, m->w.W_hh), .off_b_ih = tgnn_offset(m, m->w.b_ih),
+                                  .off_b_hh = tgnn_offset(m, m->w.b_hh)};
+    dgnn_cuda_tgn t;
+    CUDA_OK(dgnn_cuda_tgn_init(c, &t, &dc, ERR));
+    const int64_t off_attn = tgnn_offset(m, m->w.attn), off_pred = tgnn_offset(m, m->w.pred);
+    dgnn_tattn_params_layout(&t.ap, t.param + off_attn, &m->acfg); /* device pointers: the layouts add offsets */
+    dgnn_tattn_params_layout(&t.dap, t.grad + off_attn, &m->acfg);
+    dgnn_edgepred_layout(&t.pp, t.param + off_pred, E, E, 0);
+    dgnn_edgepred_layout(&t.dpp, t.grad + off_pred, E, E, 0);
+    const size_t slab_bytes = (size_t)p->total * sizeof(float);
+    CUDA_OK(dgnn_cuda_upload(c, t.param, p->value, slab_bytes, ERR));
+    CUDA_OK(dgnn_cuda_upload(c, t.adam_m, p->m, slab_bytes, ERR));
+    CUDA_OK(dgnn_cuda_upload(c, t.adam_v, p->v, slab_bytes, ERR));
+    /* the device state: the CPU's after the warm-up */
+    dgnn_cuda_state ds;
+    CUDA_OK(dgnn_cuda_state_init(c, &ds, N, M, D, 1, ERR));
+    CUDA_OK(dgnn_cuda_upload(c, ds.mem, st.mem, (size_t)(N * M) * sizeof(float), ERR));
+    CUDA_OK(dgnn_cuda_upload(c, ds.mem_t, st.mem_t, (size_t)N * sizeof(double), ERR));
+    CUDA_OK(dgnn_cuda_upload(c, ds.mail, st.mail, (size_t)(N * D) * sizeof(float), ERR));
+    CUDA_OK(dgnn_cuda_upload(c, ds.mail_t, st.mail_t, (size_t)N * sizeof(double), ERR));
+    CUDA_OK(dgnn_cuda_upload(c, ds.mail_n, st.mail_n, (size_t)N * sizeof(int32_t), ERR));
+    CUDA_OK(dgnn_cuda_upload(c, ds.mail_head, st.mail_head, (size_t)N * sizeof(int32_t), ERR));
+    CUDA_OK(dgnn_cuda_sync(c, ERR));
+
+    for (int64_t e0 = 160; e0 + B <= 200; e0 += B) {
+        for (int i = 0; i < B; i++) neg[i] = (int32_t)dgnn_rng_below(&rng, (uint64_t)N);
+        /* the CPU step; the attention's dropout seed is the one u64 its forward draws */
+        dgnn_rng drop = rng;
+        dgnn_params_zero_grad(p);
+        CHECK(dgnn_tgnn_forward(m, logits, &st, &g, ev.efeat, &ev, e0, B, neg, 1, &rng, &err) == DGNN_OK);
+        const uint64_t seeds[1] = {dgnn_rng_u64(&drop)};
+        CHECK_MSG(memcmp(&drop, &rng, sizeof rng) == 0, "the CPU forward drew other than one u64 from its rng");
+        const float cpu_loss = dgnn_bce_logits_forward(NULL, logits, labels, 2 * B);
+        memset(dlogits, 0, sizeof dlogits);
+        dgnn_bce_logits_backward(dlogits, logits, labels, 2 * B, 2.0f);
+        dgnn_tgnn_backward(m, dlogits);
+        /* the batch as the CPU prepared it (every root has sampled neighbours: Rs = R) */
+        CHECK(m->Rs == m->R && m->R == 3 * B);
+        CHECK_MSG(m->Um > 0 && m->P > 0 && m->Ur < m->R, "a trivial batch: U %lld Um %lld P %lld", (long long)m->U,
+                  (long long)m->Um, (long long)m->P);
+        const dgnn_cuda_tgn_batch b = {.B = B, .nneg = 1, .P = m->P, .U = m->U, .Ur = m->Ur, .Um = m->Um,
+                                       .roots = m->roots, .root_t = m->root_t, .row_root = m->row_root,
+                                       .off = m->off, .nbr_row = m->nbr_row, .pair_dt = m->pair_dt,
+                                       .pair_e = m->pair_e, .unodes = m->unodes, .mrow = m->mrow,
+                                       .efeat = ev.efeat + e0 * de, .seeds = seeds};
+        /* the attention's saved slab, laid out over device memory for (R, P, U, P) */
+        const int64_t ns = dgnn_tattn_saved_layout(NULL, NULL, &m->acfg, m->R, m->P, m->U, m->P);
+        float *sslab = NULL;
+        CUDA_OK(dgnn_cuda_alloc(c, (void **)&sslab, (size_t)ns * sizeof(float), "the attention's saved slab", ERR));
+        dgnn_tattn_saved dsv;
+        dgnn_tattn_saved_layout(&dsv, sslab, &m->acfg, m->R, m->P, m->U, m->P);
+        float dev_loss = NAN, dev_logits[2 * B];
+        CUDA_OK(dgnn_cuda_tgn_forward_backward(c, &t, &ds, &b, &dsv, 2.0f, &dev_loss, dev_logits, ERR));
+        printf("batch at %lld: loss cpu %.6f device %.6f (U %lld, Um %lld, P %lld)\n", (long long)e0, cpu_loss,
+               dev_loss, (long long)m->U, (long long)m->Um, (long long)m->P);
+        CHECK_MSG(fabs((double)dev_loss - cpu_loss) <= 1e-3 * fabs((double)cpu_loss), "loss %g vs %g", dev_loss,
+                  cpu_loss);
+        near_tensor("logits", dev_logits, logits, 2 * B, 1e-3);
+        near_slab(c, "gradient", t.grad, p->grad, p, 1e-3);
+        /* commit (before Adam, as the trainer does), on both sides */
+        dgnn_tgnn_commit(m, &st, &ev);
+        CUDA_OK(dgnn_cuda_tgn_commit(c, &t, &ds, &b, ERR));
+        near_state(c, &ds, &st);
+        /* Adam. Its reference is the CPU op on the device's own gradients from the same
+         * parameters and moments: a gradient that is rounding noise around zero (the
+         * attention's key bias, which softmax cancels) gets an O(lr) step of either sign
+         * from Adam, so the CPU's own step would not be a fair reference there */
+        float *hg = malloc(slab_bytes), *rp = malloc(slab_bytes), *rm = malloc(slab_bytes), *rv = malloc(slab_bytes);
+        down(c, hg, t.grad, slab_bytes, "the device gradients");
+        memcpy(rp, p->value, slab_bytes), memcpy(rm, p->m, slab_bytes), memcpy(rv, p->v, slab_bytes);
+        dgnn_adam ref_opt = opt;
+        dgnn_adam_step(&ref_opt, rp, hg, rm, rv, p->total);
+        dgnn_adam_step_params(&opt, p); /* the CPU model's own step */
+        CHECK(ref_opt.t == opt.t);
+        CUDA_OK(dgnn_cuda_tgn_adam(c, &t, opt.lr, opt.beta1, opt.beta2, opt.eps, opt.weight_decay, opt.t, ERR));
+        float *h = malloc(slab_bytes);
+        down(c, h, t.param, slab_bytes, "the parameters after Adam");
+        near_ref("parameters after Adam", h, rp, p->total, 1e-5);
+        down(c, h, t.adam_m, slab_bytes, "Adam m");
+        near_ref("Adam m", h, rm, p->total, 1e-5);
+        down(c, h, t.adam_v, slab_bytes, "Adam v");
+        near_ref("Adam v", h, rv, p->total, 1e-5);
+        FREE(hg, rp, rm, rv, h);
+        /* the next batch starts from the CPU's parameters and moments again (the state
+         * stays the device's own commit, which is under test) */
+        CUDA_OK(dgnn_cuda_upload(c, t.param, p->value, slab_bytes, ERR));
+        CUDA_OK(dgnn_cuda_upload(c, t.adam_m, p->m, slab_bytes, ERR));
+        CUDA_OK(dgnn_cuda_upload(c, t.adam_v, p->v, slab_bytes, ERR));
+        CUDA_OK(dgnn_cuda_sync(c, ERR)); /* nothing queued still reads the saved slab */
+        dgnn_cuda_release(c, sslab);
+    }
+
+    dgnn_cuda_tgn_free(c, &t);
+    dgnn_cuda_state_free(c, &ds);
+    dgnn_cuda_free(c);
+    dgnn_state_free(&st);
+    dgnn_tgnn_free(m);
+    dgnn_tcsr_free(&g);
+    dgnn_events_free(&ev);
+    return check_done();
+}
