@@ -7,7 +7,8 @@
  * neighbours, distinct nodes, pairs, rows with mail) is the CPU model's own, read from
  * its workspace (tgnn_internal.h), and the attention's dropout seed is the one the CPU
  * forward draws from its rng. Compared: the loss (relative 1e-3), the logits and every
- * parameter tensor's gradient (max error within 1e-3 of the tensor's largest entry), the
+ * parameter tensor's gradient (max error within 1e-3 of the tensor's largest entry; the
+ * attention's and the link predictor's, one tensor each, also field by field), the
  * committed state (memory and mails within 1e-4 (1 + |x|), times, counts and ring heads
  * exactly), and the parameters and moments after Adam (within 1e-5 (1 + |x|) of the CPU
  * op applied to the device's gradients). The second batch reads the state the first
@@ -32,8 +33,8 @@ static void add_edge_features(dgnn_events *ev, int64_t de) {
 
 /* h against ref (n): max |h - ref| <= rtol * max |ref| + 1e-7 (a tensor's gradients span
  * orders of magnitude, so the scale is the tensor's, not each entry's); no NaN */
-static void near_tensor(const char *what, const float *h, const float *ref, int64_t n, double rtol) {
-    double scale = 0, worst = 0;
+static void near_scaled(const char *what, const float *h, const float *ref, int64_t n, double rtol, double scale) {
+    double worst = 0;
     int64_t at = -1, nans = 0;
     for (int64_t i = 0; i < n; i++) {
         const double d = fabs((double)h[i] - (double)ref[i]);
@@ -43,6 +44,39 @@ static void near_tensor(const char *what, const float *h, const float *ref, int6
     }
     CHECK_MSG(nans == 0 && worst <= rtol * scale + 1e-7, "%s: %lld NaN, max error %g at %lld (%g vs %g), scale %g",
               what, (long long)nans, worst, (long long)at, at >= 0 ? h[at] : 0.0, at >= 0 ? ref[at] : 0.0, scale);
+}
+static void near_tensor(const char *what, const float *h, const float *ref, int64_t n, double rtol) {
+    near_scaled(what, h, ref, n, rtol, 0);
+}
+
+/* One tensor of the table (the attention's, the link predictor's) field by field: nf
+ * fields in slab order, each where the layout put it over ref (NULL: an empty field), h
+ * the same n floats from the device. A field compared at its tensor's scale, i.e. at its
+ * largest field's, could be wrong and still pass; so each field is held to its own scale,
+ * but not below 1e-2 of the tensor's (a sum that cancels, such as the one-float bias of the
+ * predictor's output, keeps the rounding of its terms, which are the tensor's size), and
+ * `noise` (or NULL), a gradient that is zero but for rounding, to the tensor's. */
+typedef struct {
+    const char *name;
+    const float *at;
+} field;
+static void near_fields(const char *what, const float *h, const float *ref, int64_t n, const field *f, int nf,
+                        const char *noise, double rtol) {
+    double block = 0;
+    for (int64_t i = 0; i < n; i++) block = fmax(block, fabs((double)ref[i]));
+    for (int i = 0; i < nf; i++) {
+        if (!f[i].at) continue;
+        const int64_t o = f[i].at - ref;
+        int64_t e = n;
+        for (int j = i + 1; j < nf; j++)
+            if (f[j].at) {
+                e = f[j].at - ref;
+                break;
+            }
+        char name[160];
+        snprintf(name, sizeof name, "%s.%s", what, f[i].name);
+        near_scaled(name, h + o, ref + o, e - o, rtol, noise && strcmp(f[i].name, noise) == 0 ? block : 1e-2 * block);
+    }
 }
 
 /* device array d (n floats) against host ref per tensor of p's table */
@@ -187,6 +221,27 @@ int main(void) {
                   cpu_loss);
         near_tensor("logits", dev_logits, logits, 2 * B, 1e-3);
         near_slab(c, "gradient", t.grad, p->grad, p, 1e-3);
+        {   /* and the attention's and the predictor's fields, each at its own scale; the key
+             * bias's gradient is rounding noise (softmax cancels q . bk, the same for every
+             * key of a query), so it is held to the attention's scale */
+            float *hg = malloc(slab_bytes);
+            down(c, hg, t.grad, slab_bytes, "the device gradients");
+            dgnn_tattn_params ga;
+            const float *ra = p->grad + off_attn;
+            dgnn_tattn_params_layout(&ga, p->grad + off_attn, &m->acfg);
+            const field fa[] = {{"Wq", ga.Wq}, {"bq", ga.bq}, {"Wk", ga.Wk}, {"bk", ga.bk}, {"Wv", ga.Wv},
+                                {"bv", ga.bv}, {"Wo", ga.Wo}, {"bo", ga.bo}, {"W1", ga.W1}, {"b1", ga.b1},
+                                {"W2", ga.W2}, {"b2", ga.b2}, {"ln_g", ga.ln_g}, {"ln_b", ga.ln_b}};
+            const int64_t na = dgnn_tattn_params_layout(NULL, NULL, &m->acfg);
+            near_fields("gradient of attention", hg + off_attn, ra, na, fa, (int)(sizeof fa / sizeof fa[0]), "bk", 1e-3);
+            dgnn_edgepred_params gp;
+            const float *rp_ = p->grad + off_pred;
+            const int64_t np_ = dgnn_edgepred_layout(&gp, p->grad + off_pred, E, E, 0);
+            const field fp[] = {{"Ws", gp.Ws}, {"bs", gp.bs}, {"Wd", gp.Wd}, {"bd", gp.bd}, {"Wo", gp.Wo}, {"bo", gp.bo}};
+            near_fields("gradient of link_predictor", hg + off_pred, rp_, np_, fp, (int)(sizeof fp / sizeof fp[0]), NULL,
+                        1e-3);
+            free(hg);
+        }
         /* commit (before Adam, as the trainer does), on both sides */
         dgnn_tgnn_commit(m, &st, &ev);
         CUDA_OK(dgnn_cuda_tgn_commit(c, &t, &ds, &b, ERR));
