@@ -292,7 +292,8 @@ typedef struct {
 } dgnn_cuda_tgn;
 
 /* One batch of B events, R = (2 + nneg) B roots, all host arrays (tgnn_internal.h's fields
- * of the same names after the CPU forward; every root has sampled neighbours). */
+ * of the same names after the CPU forward; every root was sampled for, Rs = R,
+ * though some may have no neighbours). */
 typedef struct {
     int64_t B, nneg, P, U, Ur, Um; /* events, negatives per event, pairs, distinct nodes, of them
                                     * among the roots (rows 0..Ur-1), with a pending mail */

@@ -198,7 +198,7 @@ int main(void) {
         memset(dlogits, 0, sizeof dlogits);
         dgnn_bce_logits_backward(dlogits, logits, labels, 2 * B, 2.0f);
         dgnn_tgnn_backward(m, dlogits);
-        /* the batch as the CPU prepared it (every root has sampled neighbours: Rs = R) */
+        /* the batch as the CPU prepared it (every root was sampled for: Rs = R) */
         CHECK(m->Rs == m->R && m->R == 3 * B);
         CHECK_MSG(m->Um > 0 && m->P > 0 && m->Ur < m->R, "a trivial batch: U %lld Um %lld P %lld", (long long)m->U,
                   (long long)m->Um, (long long)m->P);
