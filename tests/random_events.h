@@ -1,4 +1,4 @@
-/* random_events.h: the random event tables the temporal CSR and sampler tests share. */
+/* random_events.h: the random event tables the temporal CSR, sampler and model tests share. */
 #ifndef DGNN_TEST_RANDOM_EVENTS_H
 #define DGNN_TEST_RANDOM_EVENTS_H
 #include <stdio.h>
@@ -23,5 +23,14 @@ static inline void gen_events(dgnn_events *ev, uint64_t seed, int64_t N, int64_t
         ev->dst[e] = v;
         ev->t[e] = (double)(e * levels / E) * 1.5 + 100.0; /* non-decreasing, tie-heavy */
     }
+}
+
+/* de normal edge features per event (a fixed seed), in place of none. */
+static inline void add_edge_features(dgnn_events *ev, int64_t de) {
+    ev->edge_dim = de;
+    ev->efeat = malloc((size_t)(ev->num_events * de) * sizeof(float));
+    dgnn_rng r;
+    dgnn_rng_seed(&r, 5);
+    for (int64_t i = 0; i < ev->num_events * de; i++) ev->efeat[i] = (float)dgnn_rng_normal(&r);
 }
 #endif

@@ -116,14 +116,6 @@ static double loss_fn(void *vp) {
     return 2.0 * dgnn_bce_logits_forward(NULL, c->logits, c->labels, c->B * (1 + c->nneg));
 }
 
-static void add_edge_features(dgnn_events *ev, int64_t de) {
-    ev->edge_dim = de;
-    ev->efeat = malloc((size_t)(ev->num_events * de) * sizeof(float));
-    dgnn_rng r;
-    dgnn_rng_seed(&r, 5);
-    for (int64_t i = 0; i < ev->num_events * de; i++) ev->efeat[i] = (float)dgnn_rng_normal(&r);
-}
-
 static void run(dgnn_tgnn_kind kind, int64_t de) {
     dgnn_events ev;
     gen_events(&ev, 11, 30, 240, 120);

@@ -23,14 +23,6 @@
 #include "dgnn/tcsr.h"
 #include "dgnn/tgnn.h"
 
-static void add_edge_features(dgnn_events *ev, int64_t de) {
-    ev->edge_dim = de;
-    ev->efeat = malloc((size_t)(ev->num_events * de) * sizeof(float));
-    dgnn_rng r;
-    dgnn_rng_seed(&r, 5);
-    for (int64_t i = 0; i < ev->num_events * de; i++) ev->efeat[i] = (float)dgnn_rng_normal(&r);
-}
-
 /* h against ref (n): max |h - ref| <= rtol * max |ref| + 1e-7 (a tensor's gradients span
  * orders of magnitude, so the scale is the tensor's, not each entry's); no NaN */
 static void near_scaled(const char *what, const float *h, const float *ref, int64_t n, double rtol, double scale) {
