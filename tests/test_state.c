@@ -61,7 +61,37 @@ static void test_merge(int64_t S) {
     dgnn_state_free(&base), dgnn_state_free(&a), dgnn_state_free(&b), dgnn_state_free(&c);
 }
 
+/* pushes without mails (NULL: the GPU trainer's host store) change the times, counts and
+ * ring positions exactly as the same pushes with mails, and no mail row */
+static void test_times_only(dgnn_aggregator agg) {
+    dgnn_state a, b;
+    dgnn_err e;
+    CHECK(dgnn_state_init(&a, 6, 2, 3, 3, &e) == DGNN_OK);
+    CHECK(dgnn_state_init(&b, 6, 2, 3, 3, &e) == DGNN_OK);
+    const int32_t nodes[7] = {3, 1, 3, 5, 3, 1, 0};
+    const float mails[21] = {1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 6, 7, 7, 7};
+    const double t[7] = {1, 2, 5, 4, 3, 7, 6};
+    for (int round = 0; round < 4; round++) { /* past the ring's 3 slots */
+        dgnn_state_push_mails(&a, nodes + round % 2, mails, t + round % 2, 7 - round % 2, agg);
+        dgnn_state_push_mails(&b, nodes + round % 2, NULL, t + round % 2, 7 - round % 2, agg);
+        if (round == 2) {
+            dgnn_state_clear_mails(&a, nodes + 1, 1);
+            dgnn_state_clear_mails(&b, nodes + 1, 1);
+        }
+    }
+    for (int64_t v = 0; v < 6; v++) {
+        CHECK(a.mail_n[v] == b.mail_n[v] && a.mail_head[v] == b.mail_head[v]);
+        for (int64_t k = 0; k < 3; k++) CHECK(a.mail_t[v * 3 + k] == b.mail_t[v * 3 + k]);
+    }
+    int nonzero = 0;
+    for (int64_t i = 0; i < 6 * 3 * 3; i++) nonzero += b.mail[i] != 0;
+    CHECK(nonzero == 0 && a.mail_n[3] == 3 && a.mail_n[1] == 1 && a.mail_head[1] == 1); /* node 1: cleared, then one push */
+    dgnn_state_free(&a), dgnn_state_free(&b);
+}
+
 int main(void) {
+    test_times_only(DGNN_AGG_LAST);
+    test_times_only(DGNN_AGG_MEAN);
     test_merge(3);
     test_merge(10);
     dgnn_state s, b;

@@ -484,6 +484,11 @@ int64_t dgnn_tattn_saved_layout(dgnn_tattn_saved *s, float *slab, const dgnn_tat
  * dropout); otherwise one u64 is drawn per active dropout (attention weights first). */
 void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input *in,
                         const dgnn_tattn_params *p, const dgnn_tattn_cfg *c, dgnn_rng *rng);
+/* The u64s dgnn_tattn_forward draws from rng, in its order, into seeds: one per active
+ * dropout (the attention weights', then TGL's before the ReLU); returns how many (0 for
+ * rng NULL). The forward draws them first, so the GPU op (cuda.h) given these seeds makes
+ * the same masks. */
+int dgnn_tattn_draw_seeds(const dgnn_tattn_cfg *c, dgnn_rng *rng, uint64_t seeds[2]);
 /* din's fields +=, dp's fields += (dp laid out like p). dout (B, dout). Uses s's scratch;
  * s's forward fields are left intact, so backward may be called again. */
 void dgnn_tattn_backward(dgnn_tattn_dinput *din, dgnn_tattn_params *dp, const float *dout,

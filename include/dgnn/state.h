@@ -53,7 +53,9 @@ void dgnn_state_gather_mem(float *out, const dgnn_state *s, const int32_t *nodes
 /* Memory rows of n DISTINCT nodes (asserted in debug builds) = rows (n, M), times t (n). */
 void dgnn_state_set_mem(dgnn_state *s, const int32_t *nodes, const float *rows, const double *t, int64_t n);
 /* Pushes n mails (n, D) with times t (n) for nodes (n, repeats allowed), grouped per
- * node by the aggregator (see above). */
+ * node by the aggregator (see above). mails NULL: only the times, counts and ring
+ * positions change, as they would with mails (the mails' rows are kept elsewhere: the
+ * GPU trainer keeps them on the device and this store's times and counts on the host). */
 void dgnn_state_push_mails(dgnn_state *s, const int32_t *nodes, const float *mails, const double *t, int64_t n,
                            dgnn_aggregator agg);
 /* The most recent mail of a node (NULL if it has none) and its time. */

@@ -140,8 +140,12 @@ void dgnn_state_push_mails(dgnn_state *s, const int32_t *nodes, const float *mai
         float *dst = s->mail + ((int64_t)v * S + slot) * D;
         double tv;
         if (agg == DGNN_AGG_LAST) {
-            memcpy(dst, mails + idx[b - 1] * D, (size_t)D * sizeof(float));
+            if (mails) memcpy(dst, mails + idx[b - 1] * D, (size_t)D * sizeof(float));
             tv = t[idx[b - 1]];
+        } else if (!mails) { /* the times and counts only: the latest time */
+            tv = t[idx[a]];
+            for (int64_t p = a; p < b; p++)
+                if (t[idx[p]] > tv) tv = t[idx[p]];
         } else {
             memset(dst, 0, (size_t)D * sizeof(float));
             tv = t[idx[a]];

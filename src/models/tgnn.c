@@ -141,9 +141,8 @@ int dgnn_tgnn_init(dgnn_tgnn **out, const dgnn_tgnn_cfg *cfg, int64_t N, int64_t
     return DGNN_OK;
 }
 
-int dgnn_tgnn_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, const dgnn_tcsr *g, const float *g_efeat,
-                      const dgnn_events *ev, int64_t e0, int64_t B, const int32_t *neg, int64_t nneg, dgnn_rng *rng,
-                      dgnn_err *err) {
+int tgnn_begin(dgnn_tgnn *m, const dgnn_state *st, const dgnn_events *ev, int64_t e0, int64_t B, int64_t nneg,
+               dgnn_err *err) {
     if (B < 1 || e0 < 0 || e0 + B > ev->num_events || nneg < 0)
         return dgnn_err_set(err, DGNN_EINVAL, "batch [%lld, %lld) outside the %lld events", (long long)e0,
                             (long long)(e0 + B), (long long)ev->num_events);
@@ -159,7 +158,14 @@ int dgnn_tgnn_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, const d
         int rc = m->ops->ensure(m, m->R, err);
         if (rc) return rc;
     }
-    return m->ops->forward(m, logits, st, g, g_efeat, ev, neg, rng, err);
+    return DGNN_OK;
+}
+
+int dgnn_tgnn_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, const dgnn_tcsr *g, const float *g_efeat,
+                      const dgnn_events *ev, int64_t e0, int64_t B, const int32_t *neg, int64_t nneg, dgnn_rng *rng,
+                      dgnn_err *err) {
+    int rc = tgnn_begin(m, st, ev, e0, B, nneg, err);
+    return rc ? rc : m->ops->forward(m, logits, st, g, g_efeat, ev, neg, rng, err);
 }
 
 int64_t dgnn_tgnn_embed_dim(const dgnn_tgnn *m) { return m->emb; }

@@ -222,6 +222,10 @@ int tgnn_fill_roots(int32_t *roots, double *root_t, const dgnn_events *ev, int64
 void tgnn_batch_grow(dgnn_tgnn *m, dgnn_alloc_set *as, int64_t R, int64_t k);
 /* Roots with sampled neighbours for a batch of B events and R roots of m's kind. */
 int64_t tgnn_sampled_roots(const dgnn_tgnn *m, int64_t B, int64_t R);
+/* tgnn.c: dgnn_tgnn_forward's checks and set-up of a batch (e0, B, nneg, R, Rs, the
+ * flops zeroed, the workspace grown), before the kind's forward. */
+int tgnn_begin(dgnn_tgnn *m, const dgnn_state *st, const dgnn_events *ev, int64_t e0, int64_t B, int64_t nneg,
+               dgnn_err *err);
 /* Samples cfg.neighbors neighbours of roots [0, m->Rs) into s_* (or copies a presampled
  * batch, m->pre: DGNN_EINVAL when it is not this batch), and sets off (R+1) (roots from
  * Rs on get none) and P. */
@@ -236,8 +240,14 @@ void tgnn_mem_init_values(dgnn_tgnn *m, dgnn_rng *rng);
 /* Sizes the workspace for R roots; attention: with the sampled neighbours and the
  * attention's saved slab (TGN, DyRep). DGNN_ENOMEM naming the sizes. */
 int tgnn_mem_ensure(dgnn_tgnn *m, int64_t R, int attention, dgnn_err *err);
-/* Steps 1-3 of tgnn.h: roots, neighbours, distinct nodes, in-forward memory update; then
- * h_root, every root's updated memory. */
+/* The bookkeeping of steps 1-3 (what a forward's dense work runs over, and all the GPU
+ * step needs from the CPU, tgnn_cuda.c): roots, neighbours, the distinct nodes (unodes,
+ * row_root, Ur), the pairs (off, nbr_row, pair_dt, pair_e) and the rows with a pending
+ * mail (mrow, Um). Reads only the state's mail counts. */
+int tgnn_mem_plan(dgnn_tgnn *m, const dgnn_state *st, const dgnn_tcsr *g, const float *g_efeat,
+                  const dgnn_events *ev, const int32_t *neg, dgnn_rng *rng, dgnn_err *err);
+/* Steps 1-3 of tgnn.h: tgnn_mem_plan, then the memory of every distinct node and the
+ * in-forward update; then h_root, every root's updated memory. */
 int tgnn_mem_forward(dgnn_tgnn *m, const dgnn_state *st, const dgnn_tcsr *g, const float *g_efeat,
                      const dgnn_events *ev, const int32_t *neg, dgnn_rng *rng, dgnn_err *err);
 /* The link predictor on the embeddings emb (R, E) into logits, and its products;
@@ -252,6 +262,10 @@ void tgnn_mem_backward_updater(dgnn_tgnn *m);
  * other: the other endpoint's stored memory (other_emb NULL) or its row of other_emb
  * (R, M) (DyRep's attention embeddings). */
 void tgnn_mem_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev, const float *other_emb);
+/* What tgnn_mem_commit does to the state's times, mail counts and ring positions, and
+ * nothing to its memory or mail rows (the GPU's commit writes those on the device):
+ * after the same batch's tgnn_mem_plan, the times and counts equal the full commit's. */
+void tgnn_mem_commit_times(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev);
 
 /* ---- tgnn_attention.c: TGN, DyRep ---- */
 /* The attention's checks of a configuration (name: the kind, for messages). */

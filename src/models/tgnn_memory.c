@@ -91,9 +91,9 @@ static inline int32_t node_row(dgnn_tgnn *m, int32_t v) {
     return m->rowof[v];
 }
 
-int tgnn_mem_forward(dgnn_tgnn *m, const dgnn_state *st, const dgnn_tcsr *g, const float *g_efeat,
-                     const dgnn_events *ev, const int32_t *neg, dgnn_rng *rng, dgnn_err *err) {
-    const int64_t R = m->R, Rs = m->Rs, M = m->M, D = m->D, k = m->cfg.neighbors;
+int tgnn_mem_plan(dgnn_tgnn *m, const dgnn_state *st, const dgnn_tcsr *g, const float *g_efeat,
+                  const dgnn_events *ev, const int32_t *neg, dgnn_rng *rng, dgnn_err *err) {
+    const int64_t R = m->R, Rs = m->Rs, k = m->cfg.neighbors;
     int rc = tgnn_set_roots(m, ev, neg, err);
     if (!rc) rc = tgnn_sample(m, g, rng, err);
     if (rc) return rc;
@@ -119,14 +119,19 @@ int tgnn_mem_forward(dgnn_tgnn *m, const dgnn_state *st, const dgnn_tcsr *g, con
         for (int64_t pair = 0; pair < m->P; pair++)
             memcpy(m->pair_e + pair * m->de, g_efeat + m->pair_eid[pair] * m->de, (size_t)m->de * sizeof(float));
     }
-    /* memory of every distinct node; rows with a pending mail run the updater */
-    const int64_t U = m->U;
+    /* the rows with a pending mail (they run the updater): serial, it numbers them */
     m->Um = 0;
-    for (int64_t r = 0; r < U; r++) { /* which rows have a mail: serial, it numbers them */
-        double mt;
-        if (dgnn_state_last_mail(st, m->unodes[r], &mt)) m->mrow[m->Um++] = (int32_t)r;
-    }
-    const int64_t Um = m->Um;
+    for (int64_t r = 0; r < m->U; r++)
+        if (st->mail_n[m->unodes[r]] > 0) m->mrow[m->Um++] = (int32_t)r;
+    return DGNN_OK;
+}
+
+int tgnn_mem_forward(dgnn_tgnn *m, const dgnn_state *st, const dgnn_tcsr *g, const float *g_efeat,
+                     const dgnn_events *ev, const int32_t *neg, dgnn_rng *rng, dgnn_err *err) {
+    int rc = tgnn_mem_plan(m, st, g, g_efeat, ev, neg, rng, err);
+    if (rc) return rc;
+    /* memory of every distinct node; rows with a pending mail run the updater */
+    const int64_t R = m->R, M = m->M, D = m->D, U = m->U, Um = m->Um;
     /* the copies (a few MB a batch) in parallel: each row is its own */
 #pragma omp parallel for if (U * M > 65536)
     for (int64_t r = 0; r < U; r++) {
@@ -247,4 +252,26 @@ void tgnn_mem_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev, const 
 #pragma omp parallel for if (2 * B * T > 65536)
     for (int64_t i = 0; i < 2 * B; i++) memcpy(mails + i * D + 2 * M + de, m->c_te + i * T, (size_t)T * sizeof(float));
     dgnn_state_push_mails(st, nodes, mails, ts, 2 * B, DGNN_AGG_LAST);
+}
+
+void tgnn_mem_commit_times(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev) {
+    const int64_t B = m->B;
+    /* 1. as tgnn_mem_commit: a true src/dst node with a pending mail takes the mail's time
+     *    (its row's h_t) as its memory time and drops the mail */
+    for (int64_t i = 0; i < 2 * B; i++) {
+        int32_t v = m->roots[i];
+        double mt;
+        if (!dgnn_state_last_mail(st, v, &mt)) continue;
+        st->mem_t[v] = mt;
+        dgnn_state_clear_mails(st, &v, 1);
+    }
+    /* 2. every event's two mails at its time, sources' then destinations', "last" */
+    int32_t *nodes = m->unodes; /* (U >= 2B) free again, as in tgnn_mem_commit */
+    double *ts = m->h_t;
+    for (int64_t i = 0; i < 2 * B; i++) {
+        int64_t e = m->e0 + i % B;
+        nodes[i] = i < B ? ev->src[e] : ev->dst[e];
+        ts[i] = ev->t[e];
+    }
+    dgnn_state_push_mails(st, nodes, NULL, ts, 2 * B, DGNN_AGG_LAST);
 }

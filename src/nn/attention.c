@@ -410,9 +410,20 @@ static void root_backward(dgnn_tattn_saved *s, dgnn_tattn_dinput *din, const dgn
 }
 
 
+int dgnn_tattn_draw_seeds(const dgnn_tattn_cfg *c, dgnn_rng *rng, uint64_t seeds[2]) {
+    int n = 0;
+    if (!rng) return 0;
+    if (c->attn_dropout > 0) seeds[n++] = dgnn_rng_u64(rng);
+    if (c->kind == DGNN_ATTN_TGL && c->dropout > 0) seeds[n++] = dgnn_rng_u64(rng);
+    return n;
+}
+
 void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input *in,
                         const dgnn_tattn_params *p, const dgnn_tattn_cfg *c, dgnn_rng *rng) {
     const double prof_t = dgnn_prof_begin(DGNN_PROF_ATTENTION);
+    uint64_t seeds[2]; /* the dropouts' seeds, drawn first (the GPU op takes the same ones) */
+    int seed_k = 0;
+    dgnn_tattn_draw_seeds(c, rng, seeds);
     const int64_t B = in->B, P = in->off[in->B], Un = in->Un;
     const int64_t E = dgnn_tattn_E(c), Hd = dgnn_tattn_hidden(c), H = c->heads, dh = E / H;
     const int64_t dn = c->dn, de = c->de, dt = c->dt;
@@ -462,7 +473,7 @@ void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input 
         }
     }
     s->has_att_mask = rng && c->attn_dropout > 0;
-    if (s->has_att_mask) dgnn_dropout_mask(s->att_mask, P * H, c->attn_dropout, dgnn_rng_u64(rng));
+    if (s->has_att_mask) dgnn_dropout_mask(s->att_mask, P * H, c->attn_dropout, seeds[seed_k++]);
     const float *mask = s->has_att_mask ? s->att_mask : NULL;
 
     /* scores, masked softmax and the weighted input sums, root by root */
@@ -527,7 +538,7 @@ void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input 
     dgnn_linear_forward(s->z, s->cat, p->W1, p->b1, B, dc, Hd);
     {
         s->has_drop_mask = rng && c->dropout > 0;
-        if (s->has_drop_mask) dgnn_dropout_mask(s->drop_mask, B * Hd, c->dropout, dgnn_rng_u64(rng));
+        if (s->has_drop_mask) dgnn_dropout_mask(s->drop_mask, B * Hd, c->dropout, seeds[seed_k++]);
 #pragma omp parallel for if (B * Hd > PAR_MIN)
         for (int64_t i = 0; i < B * Hd; i++) {
             float x = s->has_drop_mask ? s->z[i] * s->drop_mask[i] : s->z[i];
