@@ -69,6 +69,13 @@ int dgnn_cuda_mem_info(dgnn_cuda *c, size_t *used, size_t *total, dgnn_err *err)
 /* *dptr = bytes of device memory (bytes 0: a NULL pointer); DGNN_ENOMEM names `what`. */
 int dgnn_cuda_alloc(dgnn_cuda *c, void **dptr, size_t bytes, const char *what, dgnn_err *err);
 void dgnn_cuda_release(dgnn_cuda *c, void *dptr);
+/* *hptr = bytes of pinned (page-locked) host memory, cudaMallocHost (bytes 0: a NULL
+ * pointer); DGNN_ENOMEM names `what`. A copy from or to pinned memory runs truly
+ * asynchronously, so the host must not touch it until the copy is done (an event or a
+ * sync), where an upload from ordinary (pageable) memory returns once the driver has
+ * staged it. Free it with dgnn_cuda_host_free (NULL is a no-op) once no copy uses it. */
+int dgnn_cuda_host_alloc(dgnn_cuda *c, void **hptr, size_t bytes, const char *what, dgnn_err *err);
+void dgnn_cuda_host_free(dgnn_cuda *c, void *hptr);
 int dgnn_cuda_upload(dgnn_cuda *c, void *dst, const void *src, size_t bytes, dgnn_err *err);
 int dgnn_cuda_download(dgnn_cuda *c, void *dst, const void *dsrc, size_t bytes, dgnn_err *err);
 int dgnn_cuda_sync(dgnn_cuda *c, dgnn_err *err);
