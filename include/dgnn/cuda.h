@@ -69,6 +69,13 @@ int dgnn_cuda_mem_info(dgnn_cuda *c, size_t *used, size_t *total, dgnn_err *err)
 /* *dptr = bytes of device memory (bytes 0: a NULL pointer); DGNN_ENOMEM names `what`. */
 int dgnn_cuda_alloc(dgnn_cuda *c, void **dptr, size_t bytes, const char *what, dgnn_err *err);
 void dgnn_cuda_release(dgnn_cuda *c, void *dptr);
+/* *hptr = bytes of pinned (page-locked) host memory, cudaMallocHost (bytes 0: a NULL
+ * pointer); DGNN_ENOMEM names `what`. A copy from or to pinned memory runs truly
+ * asynchronously, so the host must not touch it until the copy is done (an event or a
+ * sync), where an upload from ordinary (pageable) memory returns once the driver has
+ * staged it. Free it with dgnn_cuda_host_free (NULL is a no-op) once no copy uses it. */
+int dgnn_cuda_host_alloc(dgnn_cuda *c, void **hptr, size_t bytes, const char *what, dgnn_err *err);
+void dgnn_cuda_host_free(dgnn_cuda *c, void *hptr);
 int dgnn_cuda_upload(dgnn_cuda *c, void *dst, const void *src, size_t bytes, dgnn_err *err);
 int dgnn_cuda_download(dgnn_cuda *c, void *dst, const void *dsrc, size_t bytes, dgnn_err *err);
 int dgnn_cuda_sync(dgnn_cuda *c, dgnn_err *err);
@@ -273,7 +280,23 @@ int dgnn_cuda_state_commit_mem(dgnn_cuda *c, dgnn_cuda_state *s, const int32_t *
  * caller lays the attention's and the predictor's blocks out over the device slabs
  * (dgnn_tattn_params_layout(&t->ap, t->param + off_attn, ...), the same for dap over
  * t->grad, dgnn_edgepred_layout for pp and dpp) and the attention's saved slab
- * (dgnn_tattn_saved_layout over a device buffer for (R, P, U, P)). */
+ * (dgnn_tattn_saved_layout over a device buffer for (R, P, U, P)).
+ *
+ * Made to be called for every batch of an epoch: the batch's workspace is one device slab
+ * that grows (by a quarter more than asked) only when a batch needs more than it holds,
+ * and the batch's host arrays go over in one copy from a pinned staging buffer that the
+ * call packs (two of them, used in turn), so every call has copied what it needs from
+ * the batch's host arrays by the time it returns: the caller may overwrite them at once.
+ * What waits for the stream and what does not:
+ *   dgnn_cuda_tgn_forward_backward with loss and logits NULL: enqueues only (the
+ *     training loop's path); dgnn_cuda_tgn_wait_loss waits and gives the loss.
+ *     With loss or logits given it waits, as does dgnn_cuda_tgn_forward.
+ *   dgnn_cuda_tgn_commit, dgnn_cuda_tgn_adam: enqueue only.
+ *   A call that grows the workspace waits for the stream first (rare: the first batches,
+ *   a larger one); packing a staging buffer waits for its copy of two batches ago.
+ * Everything queued reads device arrays the caller owns (the state, the attention's saved
+ * slab ds): reuse them for the next batch freely (the stream keeps the order), free them
+ * only after a wait. */
 typedef struct {
     int64_t M, T, D, de, E; /* memory, time encoding, mail (2M + de + T), edge features, embedding */
     dgnn_tattn_cfg acfg;    /* the attention's settings (tgnn_attention.c's) */
@@ -282,7 +305,7 @@ typedef struct {
     int64_t off_te_w, off_te_b, off_W_ih, off_W_hh, off_b_ih, off_b_hh;
 } dgnn_cuda_tgn_cfg;
 
-typedef struct dgnn_cuda_tgn_ws dgnn_cuda_tgn_ws; /* the last batch's device workspace */
+typedef struct dgnn_cuda_tgn_ws dgnn_cuda_tgn_ws; /* the workspace: device slab, staging, the last batch */
 typedef struct {
     dgnn_cuda_tgn_cfg cfg;
     float *param, *grad, *adam_m, *adam_v; /* device slabs of cfg.total floats each (zeroed) */
@@ -293,7 +316,9 @@ typedef struct {
 
 /* One batch of B events, R = (2 + nneg) B roots, all host arrays (tgnn_internal.h's fields
  * of the same names after the CPU forward; every root was sampled for, Rs = R,
- * though some may have no neighbours). */
+ * though some may have no neighbours). nneg may be 0 (R = 2B roots, B logits: the
+ * positive pairs only, as evaluation scores a list of pairs) or large (evaluation's 9 or
+ * 49 negatives per event). */
 typedef struct {
     int64_t B, nneg, P, U, Ur, Um; /* events, negatives per event, pairs, distinct nodes, of them
                                     * among the roots (rows 0..Ur-1), with a pending mail */
@@ -310,28 +335,44 @@ typedef struct {
     const uint64_t *seeds;   /* the attention's dropout seeds (dgnn_cuda_tattn_forward), NULL: none */
 } dgnn_cuda_tgn_batch;
 
-/* Allocates t's slabs (zeroed) for cfg; DGNN_EINVAL for bad sizes. Free with
- * dgnn_cuda_tgn_free (a zeroed t is a no-op). */
+/* Allocates t's slabs (zeroed) for cfg, its loss's pinned float and the staging buffers'
+ * events (the workspace itself comes with the first batch); DGNN_EINVAL for bad sizes.
+ * Free with dgnn_cuda_tgn_free (a zeroed t is a no-op), which waits for the stream first. */
 int dgnn_cuda_tgn_init(dgnn_cuda *c, dgnn_cuda_tgn *t, const dgnn_cuda_tgn_cfg *cfg, dgnn_err *err);
 void dgnn_cuda_tgn_free(dgnn_cuda *c, dgnn_cuda_tgn *t);
+/* The bytes t's workspace holds now: its device slab plus its two pinned staging buffers
+ * (0 before the first batch). It changes only when a batch outgrows it. */
+size_t dgnn_cuda_tgn_workspace_bytes(const dgnn_cuda_tgn *t);
 /* Zeroes t->grad, runs the forward of batch b over state s (read, not changed) with the
  * attention's saved slab ds (laid out for (R, P, U, P)), the mean binary cross-entropy of
- * the logits against labels 1 (block 0) and 0 (the negatives) into *loss (host; the call
- * waits for the stream), and the backward of dloss * that mean into t->grad (the CPU
- * trainer's dgnn_bce_logits_backward scale: 2 B / G). logits: host ((1 + nneg) B) or NULL.
- * Keeps the batch's workspace for dgnn_cuda_tgn_commit. */
+ * the logits against labels 1 (block 0) and 0 (the negatives), and the backward of
+ * dloss * that mean into t->grad (the CPU trainer's dgnn_bce_logits_backward scale:
+ * 2 B / G). loss and logits both NULL: the call only enqueues, and
+ * dgnn_cuda_tgn_wait_loss gives the loss; otherwise it waits, then writes *loss (host,
+ * when given) and logits (host ((1 + nneg) B), when given). Keeps the batch's workspace
+ * for dgnn_cuda_tgn_commit. */
 int dgnn_cuda_tgn_forward_backward(dgnn_cuda *c, dgnn_cuda_tgn *t, const dgnn_cuda_state *s,
                                    const dgnn_cuda_tgn_batch *b, dgnn_tattn_saved *ds, float dloss, float *loss,
                                    float *logits, dgnn_err *err);
+/* Waits for the stream and writes the loss of the last dgnn_cuda_tgn_forward_backward
+ * (host); DGNN_EINVAL when none ran or the last one failed. */
+int dgnn_cuda_tgn_wait_loss(dgnn_cuda *c, dgnn_cuda_tgn *t, float *loss, dgnn_err *err);
+/* The forward alone (evaluation): the forward of dgnn_cuda_tgn_forward_backward, b->seeds
+ * NULL for inference (no dropout: the CPU's dgnn_tgnn_forward with rng NULL), then the
+ * logits ((1 + nneg) B, host; NULL: none) and a wait. No loss, no gradient. Keeps the
+ * batch's workspace for dgnn_cuda_tgn_commit, as forward_backward does. */
+int dgnn_cuda_tgn_forward(dgnn_cuda *c, dgnn_cuda_tgn *t, const dgnn_cuda_state *s, const dgnn_cuda_tgn_batch *b,
+                          dgnn_tattn_saved *ds, float *logits, dgnn_err *err);
 /* tgnn_mem_commit of the last forward's batch (b: that batch; only its sizes are read,
- * the forward uploaded its arrays, so the CPU model may reuse its own meanwhile): the true
+ * the forward sent its arrays, so the CPU model may reuse its own meanwhile): the true
  * src/dst nodes with a pending mail store their updated memory, then each event's two
  * mails [mem_self, mem_other, edge features, time_enc(t - t_mem_self)] are pushed ("last"
  * per node). Run it before dgnn_cuda_tgn_adam, as the CPU trainer does (the mails' time
- * encoding uses the parameters the forward used). DGNN_EINVAL without a forward. */
+ * encoding uses the parameters the forward used). Asynchronous. DGNN_EINVAL without a
+ * forward (of dgnn_cuda_tgn_forward or _forward_backward). */
 int dgnn_cuda_tgn_commit(dgnn_cuda *c, dgnn_cuda_tgn *t, dgnn_cuda_state *s, const dgnn_cuda_tgn_batch *b,
                          dgnn_err *err);
-/* dgnn_cuda_adam_step over the whole slab (step: the count after the increment). */
+/* dgnn_cuda_adam_step over the whole slab (step: the count after the increment); asynchronous. */
 int dgnn_cuda_tgn_adam(dgnn_cuda *c, dgnn_cuda_tgn *t, double lr, double beta1, double beta2, double eps,
                        double weight_decay, int64_t step, dgnn_err *err);
 

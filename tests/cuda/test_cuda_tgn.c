@@ -12,7 +12,16 @@
  * committed state (memory and mails within 1e-4 (1 + |x|), times, counts and ring heads
  * exactly), and the parameters and moments after Adam (within 1e-5 (1 + |x|) of the CPU
  * op applied to the device's gradients). The second batch reads the state the first
- * one's device commit wrote (the parameters are the CPU's again).
+ * one's device commit wrote (the parameters are the CPU's again). The first batch runs
+ * the training loop's path (loss and logits NULL: the call only enqueues; then
+ * dgnn_cuda_tgn_wait_loss) on copies of its host arrays that are overwritten as soon as
+ * the call returns; the second the waiting path (loss and logits back).
+ * Then inference, evaluation's forward: the CPU's forward without dropout against
+ * dgnn_cuda_tgn_forward on the same state, for 49 negatives per event, none (the positive
+ * pairs alone), 1 and 4 (logits within 1e-3 of the largest), each followed by both
+ * commits (the state as above). And the workspace: sized by the first batch, unchanged
+ * by the second (no larger in any size), grown by the 49 negatives, unchanged by the
+ * smaller inference batches after it.
  * Without a GPU, the CPU part runs, then the refusal is checked and it exits 77.
  * NOT YET RUN ON A GPU. */
 #include "../../src/models/tgnn_internal.h"
@@ -109,6 +118,79 @@ static void near_state(dgnn_cuda *c, const dgnn_cuda_state *ds, const dgnn_state
     FREE(mem, mail, mem_t, mail_t, mail_n, mail_head);
 }
 
+/* the device state = the CPU's, every array (waits) */
+static void upload_state(dgnn_cuda *c, dgnn_cuda_state *ds, const dgnn_state *st) {
+    const int64_t N = st->num_nodes, M = st->mem_dim, D = st->mail_dim, S = st->slots;
+    CUDA_OK(dgnn_cuda_upload(c, ds->mem, st->mem, (size_t)(N * M) * sizeof(float), ERR));
+    CUDA_OK(dgnn_cuda_upload(c, ds->mem_t, st->mem_t, (size_t)N * sizeof(double), ERR));
+    CUDA_OK(dgnn_cuda_upload(c, ds->mail, st->mail, (size_t)(N * S * D) * sizeof(float), ERR));
+    CUDA_OK(dgnn_cuda_upload(c, ds->mail_t, st->mail_t, (size_t)(N * S) * sizeof(double), ERR));
+    CUDA_OK(dgnn_cuda_upload(c, ds->mail_n, st->mail_n, (size_t)N * sizeof(int32_t), ERR));
+    CUDA_OK(dgnn_cuda_upload(c, ds->mail_head, st->mail_head, (size_t)N * sizeof(int32_t), ERR));
+    CUDA_OK(dgnn_cuda_sync(c, ERR));
+}
+
+/* the batch of the CPU model's last forward, as it prepared it (its workspace,
+ * tgnn_internal.h): every root was sampled for, Rs = R */
+static dgnn_cuda_tgn_batch cpu_batch(const dgnn_tgnn *m, const dgnn_events *ev, const uint64_t *seeds) {
+    CHECK(m->Rs == m->R && m->R == (2 + m->nneg) * m->B);
+    return (dgnn_cuda_tgn_batch){.B = m->B, .nneg = m->nneg, .P = m->P, .U = m->U, .Ur = m->Ur, .Um = m->Um,
+                                 .roots = m->roots, .root_t = m->root_t, .row_root = m->row_root, .off = m->off,
+                                 .nbr_row = m->nbr_row, .pair_dt = m->pair_dt, .pair_e = m->pair_e,
+                                 .unodes = m->unodes, .mrow = m->mrow, .efeat = ev->efeat + m->e0 * m->de,
+                                 .seeds = seeds};
+}
+
+/* the attention's saved slab for the CPU model's last batch: device memory laid out for
+ * (R, P, U, P) into *dsv; release it after a wait */
+static float *saved_slab(dgnn_cuda *c, const dgnn_tgnn *m, dgnn_tattn_saved *dsv) {
+    const int64_t ns = dgnn_tattn_saved_layout(NULL, NULL, &m->acfg, m->R, m->P, m->U, m->P);
+    float *sslab = NULL;
+    CUDA_OK(dgnn_cuda_alloc(c, (void **)&sslab, (size_t)ns * sizeof(float), "the attention's saved slab", ERR));
+    dgnn_tattn_saved_layout(dsv, sslab, &m->acfg, m->R, m->P, m->U, m->P);
+    return sslab;
+}
+
+/* Copies of a batch's host arrays, to overwrite (0xFF) as soon as the call that reads
+ * them returns: the call must have packed them by then (cuda.h), so the device step must
+ * not see the difference. */
+typedef struct {
+    void *p[16];
+    size_t n[16];
+    int k;
+} copies;
+static const void *copy_of(copies *cp, const void *x, size_t bytes) {
+    if (!x) return NULL;
+    CHECK(cp->k < 16);
+    void *d = malloc(bytes + 1);
+    memcpy(d, x, bytes);
+    cp->p[cp->k] = d, cp->n[cp->k++] = bytes;
+    return d;
+}
+static dgnn_cuda_tgn_batch batch_copy(copies *cp, const dgnn_cuda_tgn_batch *b, int64_t de) {
+    const int64_t R = (2 + b->nneg) * b->B, P = b->P;
+    dgnn_cuda_tgn_batch y = *b;
+    y.roots = copy_of(cp, b->roots, (size_t)R * sizeof(int32_t));
+    y.root_t = copy_of(cp, b->root_t, (size_t)R * sizeof(double));
+    y.row_root = copy_of(cp, b->row_root, (size_t)R * sizeof(int32_t));
+    y.off = copy_of(cp, b->off, (size_t)(R + 1) * sizeof(int64_t));
+    y.nbr_row = copy_of(cp, b->nbr_row, (size_t)P * sizeof(int32_t));
+    y.pair_dt = copy_of(cp, b->pair_dt, (size_t)P * sizeof(float));
+    y.pair_e = copy_of(cp, b->pair_e, (size_t)(P * de) * sizeof(float));
+    y.unodes = copy_of(cp, b->unodes, (size_t)b->U * sizeof(int32_t));
+    y.mrow = copy_of(cp, b->mrow, (size_t)b->Um * sizeof(int32_t));
+    y.efeat = copy_of(cp, b->efeat, (size_t)(b->B * de) * sizeof(float));
+    y.seeds = copy_of(cp, b->seeds, sizeof(uint64_t)); /* the one seed of the TGN attention's dropout */
+    return y;
+}
+static void copies_spoil(copies *cp) {
+    for (int i = 0; i < cp->k; i++) memset(cp->p[i], 0xFF, cp->n[i]);
+}
+static void copies_free(copies *cp) {
+    for (int i = 0; i < cp->k; i++) free(cp->p[i]);
+    cp->k = 0;
+}
+
 int main(void) {
     dgnn_err err;
     dgnn_events ev;
@@ -170,15 +252,16 @@ int main(void) {
     /* the device state: the CPU's after the warm-up */
     dgnn_cuda_state ds;
     CUDA_OK(dgnn_cuda_state_init(c, &ds, N, M, D, 1, ERR));
-    CUDA_OK(dgnn_cuda_upload(c, ds.mem, st.mem, (size_t)(N * M) * sizeof(float), ERR));
-    CUDA_OK(dgnn_cuda_upload(c, ds.mem_t, st.mem_t, (size_t)N * sizeof(double), ERR));
-    CUDA_OK(dgnn_cuda_upload(c, ds.mail, st.mail, (size_t)(N * D) * sizeof(float), ERR));
-    CUDA_OK(dgnn_cuda_upload(c, ds.mail_t, st.mail_t, (size_t)N * sizeof(double), ERR));
-    CUDA_OK(dgnn_cuda_upload(c, ds.mail_n, st.mail_n, (size_t)N * sizeof(int32_t), ERR));
-    CUDA_OK(dgnn_cuda_upload(c, ds.mail_head, st.mail_head, (size_t)N * sizeof(int32_t), ERR));
-    CUDA_OK(dgnn_cuda_sync(c, ERR));
+    upload_state(c, &ds, &st);
+    CHECK(dgnn_cuda_tgn_workspace_bytes(&t) == 0); /* it comes with the first batch */
+    float no_loss;
+    dgnn_err_clear(ERR);
+    CHECK(dgnn_cuda_tgn_wait_loss(c, &t, &no_loss, ERR) == DGNN_EINVAL); /* no forward_backward yet */
 
+    size_t ws_bytes = 0;                      /* the workspace after the first batch */
+    int64_t big_P = 0, big_U = 0, big_Um = 0; /* the sizes it was made for */
     for (int64_t e0 = 160; e0 + B <= 200; e0 += B) {
+        const int first = e0 == 160;
         for (int i = 0; i < B; i++) neg[i] = (int32_t)dgnn_rng_below(&rng, (uint64_t)N);
         /* the CPU step; the attention's dropout seed is the one u64 its forward draws */
         dgnn_rng drop = rng;
@@ -190,28 +273,41 @@ int main(void) {
         memset(dlogits, 0, sizeof dlogits);
         dgnn_bce_logits_backward(dlogits, logits, labels, 2 * B, 2.0f);
         dgnn_tgnn_backward(m, dlogits);
-        /* the batch as the CPU prepared it (every root was sampled for: Rs = R) */
-        CHECK(m->Rs == m->R && m->R == 3 * B);
+        /* the batch as the CPU prepared it */
+        const dgnn_cuda_tgn_batch b = cpu_batch(m, &ev, seeds);
         CHECK_MSG(m->Um > 0 && m->P > 0 && m->Ur < m->R, "a trivial batch: U %lld Um %lld P %lld", (long long)m->U,
                   (long long)m->Um, (long long)m->P);
-        const dgnn_cuda_tgn_batch b = {.B = B, .nneg = 1, .P = m->P, .U = m->U, .Ur = m->Ur, .Um = m->Um,
-                                       .roots = m->roots, .root_t = m->root_t, .row_root = m->row_root,
-                                       .off = m->off, .nbr_row = m->nbr_row, .pair_dt = m->pair_dt,
-                                       .pair_e = m->pair_e, .unodes = m->unodes, .mrow = m->mrow,
-                                       .efeat = ev.efeat + e0 * de, .seeds = seeds};
-        /* the attention's saved slab, laid out over device memory for (R, P, U, P) */
-        const int64_t ns = dgnn_tattn_saved_layout(NULL, NULL, &m->acfg, m->R, m->P, m->U, m->P);
-        float *sslab = NULL;
-        CUDA_OK(dgnn_cuda_alloc(c, (void **)&sslab, (size_t)ns * sizeof(float), "the attention's saved slab", ERR));
         dgnn_tattn_saved dsv;
-        dgnn_tattn_saved_layout(&dsv, sslab, &m->acfg, m->R, m->P, m->U, m->P);
+        float *sslab = saved_slab(c, m, &dsv);
         float dev_loss = NAN, dev_logits[2 * B];
-        CUDA_OK(dgnn_cuda_tgn_forward_backward(c, &t, &ds, &b, &dsv, 2.0f, &dev_loss, dev_logits, ERR));
-        printf("batch at %lld: loss cpu %.6f device %.6f (U %lld, Um %lld, P %lld)\n", (long long)e0, cpu_loss,
-               dev_loss, (long long)m->U, (long long)m->Um, (long long)m->P);
+        if (first) {
+            /* the training loop's path: the call only enqueues, and overwriting the arrays
+             * it was given right after it returns must change nothing */
+            copies cp = {0};
+            const dgnn_cuda_tgn_batch bc = batch_copy(&cp, &b, de);
+            CUDA_OK(dgnn_cuda_tgn_forward_backward(c, &t, &ds, &bc, &dsv, 2.0f, NULL, NULL, ERR));
+            copies_spoil(&cp);
+            CUDA_OK(dgnn_cuda_tgn_wait_loss(c, &t, &dev_loss, ERR));
+            copies_free(&cp);
+        } else {
+            CUDA_OK(dgnn_cuda_tgn_forward_backward(c, &t, &ds, &b, &dsv, 2.0f, &dev_loss, dev_logits, ERR));
+            near_tensor("logits", dev_logits, logits, 2 * B, 1e-3);
+        }
+        printf("batch at %lld (%s): loss cpu %.6f device %.6f (U %lld, Um %lld, P %lld; workspace %zu bytes)\n",
+               (long long)e0, first ? "enqueued, then waited for" : "waiting", cpu_loss, dev_loss, (long long)m->U,
+               (long long)m->Um, (long long)m->P, dgnn_cuda_tgn_workspace_bytes(&t));
         CHECK_MSG(fabs((double)dev_loss - cpu_loss) <= 1e-3 * fabs((double)cpu_loss), "loss %g vs %g", dev_loss,
                   cpu_loss);
-        near_tensor("logits", dev_logits, logits, 2 * B, 1e-3);
+        /* the first batch sizes the workspace; the second, no larger in any size, reuses it */
+        if (first) {
+            ws_bytes = dgnn_cuda_tgn_workspace_bytes(&t), big_P = m->P, big_U = m->U, big_Um = m->Um;
+            CHECK(ws_bytes > 0);
+        } else {
+            CHECK_MSG(m->P <= big_P && m->U <= big_U && m->Um <= big_Um, "the second batch is larger (P %lld, U %lld, "
+                      "Um %lld)", (long long)m->P, (long long)m->U, (long long)m->Um);
+            CHECK_MSG(dgnn_cuda_tgn_workspace_bytes(&t) == ws_bytes, "workspace: %zu bytes, %zu after the first batch",
+                      dgnn_cuda_tgn_workspace_bytes(&t), ws_bytes);
+        }
         near_slab(c, "gradient", t.grad, p->grad, p, 1e-3);
         {   /* and the attention's and the predictor's fields, each at its own scale; the key
              * bias's gradient is rounding noise (softmax cancels q . bk, the same for every
@@ -265,6 +361,48 @@ int main(void) {
         CUDA_OK(dgnn_cuda_upload(c, t.adam_v, p->v, slab_bytes, ERR));
         CUDA_OK(dgnn_cuda_sync(c, ERR)); /* nothing queued still reads the saved slab */
         dgnn_cuda_release(c, sslab);
+    }
+
+    /* Inference (evaluation's forward: no dropout, the CPU's rng NULL and seeds NULL) on
+     * batches of 10 events, each from the CPU's state (uploaded) and parameters (the
+     * device's are the CPU's again): 49 negatives per event first (510 roots: it outgrows
+     * the training's workspace), then none (R = 2B roots, B logits), 1 and 4, each smaller
+     * in every size than the first, which must leave the workspace as it is. */
+    dgnn_rng nr;
+    dgnn_rng_seed(&nr, 21);
+    const int64_t nnegs[] = {49, 0, 1, 4}, Bi = 10;
+    for (int j = 0; j < 4; j++) {
+        const int64_t nneg = nnegs[j], e0 = 200 + j * Bi, L = (1 + nneg) * Bi;
+        int32_t *negs = malloc((size_t)(nneg * Bi + 1) * sizeof(int32_t));
+        for (int64_t i = 0; i < nneg * Bi; i++) negs[i] = (int32_t)dgnn_rng_below(&nr, (uint64_t)N);
+        float *cpu = malloc((size_t)L * sizeof(float)), *dev = malloc((size_t)L * sizeof(float));
+        CHECK(dgnn_tgnn_forward(m, cpu, &st, &g, ev.efeat, &ev, e0, Bi, negs, nneg, NULL, &err) == DGNN_OK);
+        upload_state(c, &ds, &st);
+        const dgnn_cuda_tgn_batch b = cpu_batch(m, &ev, NULL);
+        dgnn_tattn_saved dsv;
+        float *sslab = saved_slab(c, m, &dsv);
+        const size_t before = dgnn_cuda_tgn_workspace_bytes(&t);
+        CUDA_OK(dgnn_cuda_tgn_forward(c, &t, &ds, &b, &dsv, dev, ERR));
+        const size_t after = dgnn_cuda_tgn_workspace_bytes(&t);
+        printf("inference, %lld negatives: R %lld (U %lld, Um %lld, P %lld; workspace %zu bytes)\n", (long long)nneg,
+               (long long)m->R, (long long)m->U, (long long)m->Um, (long long)m->P, after);
+        char what[80];
+        snprintf(what, sizeof what, "inference logits, %lld negatives", (long long)nneg);
+        near_tensor(what, dev, cpu, L, 1e-3);
+        if (j == 0) {
+            CHECK_MSG(after > before, "workspace: %zu bytes for 510 roots, %zu for the training's 60", after, before);
+            big_P = m->P, big_U = m->U, big_Um = m->Um;
+        } else {
+            CHECK_MSG(m->P <= big_P && m->U <= big_U && m->Um <= big_Um, "%s: a batch larger than the first (P %lld, "
+                      "U %lld, Um %lld)", what, (long long)m->P, (long long)m->U, (long long)m->Um);
+            CHECK_MSG(after == before, "%s: workspace %zu bytes, %zu before", what, after, before);
+        }
+        /* the commit after an inference forward (evaluation advances the state too) */
+        dgnn_tgnn_commit(m, &st, &ev);
+        CUDA_OK(dgnn_cuda_tgn_commit(c, &t, &ds, &b, ERR));
+        near_state(c, &ds, &st); /* waits: nothing queued still reads the saved slab */
+        dgnn_cuda_release(c, sslab);
+        FREE(negs, cpu, dev);
     }
 
     dgnn_cuda_tgn_free(c, &t);

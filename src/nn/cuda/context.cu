@@ -87,6 +87,26 @@ extern "C" void dgnn_cuda_release(dgnn_cuda *c, void *dptr) {
     if (dptr) cudaFree(dptr);
 }
 
+extern "C" int dgnn_cuda_host_alloc(dgnn_cuda *c, void **hptr, size_t bytes, const char *what, dgnn_err *err) {
+    (void)c;
+    *hptr = nullptr;
+    if (bytes == 0) return DGNN_OK;
+    const cudaError_t e = cudaMallocHost(hptr, bytes);
+    if (e == cudaSuccess) return DGNN_OK;
+    *hptr = nullptr;
+    if (e == cudaErrorMemoryAllocation) {
+        cudaGetLastError(); /* clear it: the context stays usable */
+        return dgnn_cuda_fail(err, DGNN_ENOMEM, "out of pinned host memory: %.1f MiB for %s",
+                              (double)bytes / 1048576.0, what);
+    }
+    return dgnn_cuda_check(e, "cudaMallocHost", err);
+}
+
+extern "C" void dgnn_cuda_host_free(dgnn_cuda *c, void *hptr) {
+    (void)c;
+    if (hptr) cudaFreeHost(hptr);
+}
+
 extern "C" int dgnn_cuda_upload(dgnn_cuda *c, void *dst, const void *src, size_t bytes, dgnn_err *err) {
     if (bytes == 0) return DGNN_OK;
     return dgnn_cuda_check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, c->stream), "cudaMemcpyAsync (to the device)",

@@ -6,9 +6,18 @@
 // an op tested against its CPU twin in tests/cuda/; what is new here is only which arrays
 // go where, and each call names the CPU line it mirrors.
 //
-// The workspace is allocated for each batch at its exact sizes (after a sync, so that no
-// queued op still reads the old one) and kept until the next forward, for the commit:
-// simple and obviously sized; reuse across batches can come when a trainer drives it.
+// The workspace is one device slab, laid out anew for each batch (ws_layout: every array
+// at a 256-byte aligned offset) and reallocated only when a batch needs more than it holds
+// (after a sync, with a quarter of headroom), so that the batches of an epoch allocate
+// nothing once the first of the largest size has run; the last batch's layout stays for
+// dgnn_cuda_tgn_commit. The slab's first part holds the batch's host arrays (and what the
+// call derives from them): the call packs them into a pinned staging buffer laid out
+// exactly like that part and sends them with one copy. Two staging buffers take turns
+// (batch parity), each guarded by an event recorded after its copy: packing a buffer
+// first waits for its previous copy (two batches ago, normally long done), so no buffer
+// is rewritten while a copy may still read it, and the caller's arrays are free again as
+// soon as a call returns. Every op runs on the context's one stream, so reusing the slab
+// for the next batch needs no sync: its copy and ops queue behind the last batch's.
 //
 // NOT YET VERIFIED ON HARDWARE.
 #include <cstdlib>
@@ -16,42 +25,176 @@
 
 #include "cuda_internal.h"
 
+#define WS_ALIGN 256 /* every array of the slab (and of a staging buffer) starts at a multiple */
+
 struct dgnn_cuda_tgn_ws {
-    int64_t B, nneg, R, P, U, Um, L; /* L = (1 + nneg) B logits */
-    /* the batch's index arrays and times (uploaded) */
+    void *dev;             /* the device slab, dev_cap bytes */
+    size_t dev_cap, sent;  /* its capacity; the bytes of its first part, sent by the host */
+    void *stage[2];        /* pinned staging buffers, stage_cap bytes each */
+    size_t stage_cap;
+    cudaEvent_t copied[2]; /* recorded after each staging buffer's copy */
+    int64_t batches;       /* batches sent; batches % 2 is the next staging buffer */
+    float *loss_h;         /* pinned (1): the last forward_backward's loss once the stream is done */
+    int has_loss;          /* the last forward_backward enqueued that loss's download */
+    int ready;             /* the slab holds a forward that was enqueued to its end (for the commit) */
+    int64_t B, nneg, R, P, U, Ur, Um, L; /* the last batch; L = (1 + nneg) B logits */
+    /* sent: the batch's index arrays, times and features, and what the call derives */
+    int64_t *off;                                                         /* (R + 1) */
+    double *root_t;                                                       /* (R) */
     int32_t *roots, *other, *row_root, *nbr_row, *unodes, *mrow, *mnodes; /* (R), (2B), (R), (P), (U), (Um), (Um) */
-    int64_t *off;                                                 /* (R + 1) */
-    double *root_t, *h_t, *mt;                                    /* (R), (U), (Um) */
-    float *pair_dt, *pair_e, *efeat;                              /* (P), (P, de), (B, de) */
+    float *pair_dt, *pair_e, *efeat, *zero, *labels;                      /* (P), (P, de), (B, de), (1), (L) */
     /* forward */
+    double *h_t, *mt;         /* (U), (Um) */
     float *h;                 /* (U, M) memory after the in-forward update */
     float *xm, *hm, *hout;    /* (Um, D), (Um, M), (Um, M) */
     float *gru_saved;         /* (Um, 6M) */
-    float *zero, *te0, *te;   /* (1), (T), (P, T) */
+    float *te0, *te;          /* (T), (P, T) */
     float *emb;               /* (R, E) */
     float *pred_saved;        /* DGNN_EDGEPRED_SAVED(B, nneg, E) = R E */
-    float *logits, *labels, *losses, *lossv; /* (L), (L), (L), (1) */
-    /* backward */
-    float *dlogits, *pred_scratch, *demb;    /* (L), (R E), (R, E) */
+    float *logits;            /* (L) */
+    /* the loss and the backward (training only) */
+    float *losses, *lossv;                      /* (L), (1) */
+    float *dlogits, *pred_scratch, *demb;       /* (L), (R E), (R, E) */
     float *dh, *dte, *dte0, *dhm, *gru_scratch; /* (U, M), (P, T), (T), (Um, M), (Um, 6M) */
     /* commit */
-    float *mails, *c_dt, *c_te;              /* (2B, D), (2B), (2B, T) */
+    float *mails, *c_dt, *c_te; /* (2B, D), (2B), (2B, T) */
 };
 
-#define WS_PTRS(w)                                                                                              \
-    (void *)(w)->roots, (void *)(w)->other, (void *)(w)->row_root, (void *)(w)->nbr_row, (void *)(w)->unodes,    \
-        (void *)(w)->mrow, (void *)(w)->mnodes, (void *)(w)->off, (void *)(w)->root_t, (void *)(w)->h_t, (void *)(w)->mt,             \
-        (void *)(w)->pair_dt, (void *)(w)->pair_e, (void *)(w)->efeat, (void *)(w)->h, (void *)(w)->xm,          \
-        (void *)(w)->hm, (void *)(w)->hout, (void *)(w)->gru_saved, (void *)(w)->zero, (void *)(w)->te0,         \
-        (void *)(w)->te, (void *)(w)->emb, (void *)(w)->pred_saved, (void *)(w)->logits, (void *)(w)->labels,    \
-        (void *)(w)->losses, (void *)(w)->lossv, (void *)(w)->dlogits, (void *)(w)->pred_scratch,                \
-        (void *)(w)->demb, (void *)(w)->dh, (void *)(w)->dte, (void *)(w)->dte0, (void *)(w)->dhm,               \
-        (void *)(w)->gru_scratch, (void *)(w)->mails, (void *)(w)->c_dt, (void *)(w)->c_te
+static size_t ws_round(size_t n) { return (n + WS_ALIGN - 1) / WS_ALIGN * WS_ALIGN; }
 
-static void ws_release(dgnn_cuda *c, dgnn_cuda_tgn_ws *w) {
-    void *ptrs[] = {WS_PTRS(w)};
-    for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) dgnn_cuda_release(c, ptrs[i]);
-    memset(w, 0, sizeof *w);
+/* Places arrays one after another at aligned offsets from base; base NULL: sizes only
+ * (every pointer NULL). An empty array (n <= 0) is a NULL pointer and takes no room. */
+struct ws_cursor {
+    char *base;
+    size_t used;
+};
+template <typename T> static void take(ws_cursor *k, T **p, int64_t n) {
+    *p = nullptr;
+    if (n <= 0) return;
+    k->used = ws_round(k->used);
+    if (k->base) *p = (T *)(k->base + k->used);
+    k->used += (size_t)n * sizeof(T);
+}
+
+/* The workspace of batch b over the slab at base (NULL: sizes only), with the loss's and
+ * the backward's arrays when train: returns its bytes, and in *sent those of its first
+ * part, the arrays the host sends. */
+static size_t ws_layout(dgnn_cuda_tgn_ws *w, char *base, const dgnn_cuda_tgn_cfg *k, const dgnn_cuda_tgn_batch *b,
+                        int train, size_t *sent) {
+    const int64_t B = b->B, R = (2 + b->nneg) * B, P = b->P, U = b->U, Um = b->Um, L = (1 + b->nneg) * B;
+    const int64_t M = k->M, T = k->T, D = k->D, de = k->de, E = k->E, Sp = DGNN_EDGEPRED_SAVED(B, b->nneg, E);
+    const int64_t tr = train ? 1 : 0; /* multiplies the sizes of the training-only arrays */
+    ws_cursor c = {base, 0};
+    take(&c, &w->off, R + 1);
+    take(&c, &w->root_t, R);
+    take(&c, &w->roots, R);
+    take(&c, &w->other, 2 * B);
+    take(&c, &w->row_root, R);
+    take(&c, &w->nbr_row, P);
+    take(&c, &w->unodes, U);
+    take(&c, &w->mrow, Um);
+    take(&c, &w->mnodes, Um);
+    take(&c, &w->pair_dt, P);
+    take(&c, &w->pair_e, P * de);
+    take(&c, &w->efeat, B * de);
+    take(&c, &w->zero, 1);
+    take(&c, &w->labels, tr * L);
+    *sent = c.used;
+    take(&c, &w->h_t, U);
+    take(&c, &w->mt, Um);
+    take(&c, &w->h, U * M);
+    take(&c, &w->xm, Um * D);
+    take(&c, &w->hm, Um * M);
+    take(&c, &w->hout, Um * M);
+    take(&c, &w->gru_saved, Um * 6 * M);
+    take(&c, &w->te0, T);
+    take(&c, &w->te, P * T);
+    take(&c, &w->emb, R * E);
+    take(&c, &w->pred_saved, Sp);
+    take(&c, &w->logits, L);
+    take(&c, &w->losses, tr * L);
+    take(&c, &w->lossv, tr);
+    take(&c, &w->dlogits, tr * L);
+    take(&c, &w->pred_scratch, tr * Sp);
+    take(&c, &w->demb, tr * R * E);
+    take(&c, &w->dh, tr * U * M);
+    take(&c, &w->dte, tr * P * T);
+    take(&c, &w->dte0, tr * T);
+    take(&c, &w->dhm, tr * Um * M);
+    take(&c, &w->gru_scratch, tr * Um * 6 * M);
+    take(&c, &w->mails, 2 * B * D);
+    take(&c, &w->c_dt, 2 * B);
+    take(&c, &w->c_te, 2 * B * T);
+    return c.used;
+}
+
+/* The staging buffer's place of slab array d (of the slab's first part) */
+template <typename T> static T *staged(const dgnn_cuda_tgn_ws *w, char *stage, T *d) {
+    return (T *)(stage + ((char *)d - (char *)w->dev));
+}
+/* n elements of host x into d's place in the staging buffer (nothing for n == 0) */
+template <typename T> static void put(const dgnn_cuda_tgn_ws *w, char *stage, T *d, const T *x, int64_t n) {
+    if (n > 0) memcpy(staged(w, stage, d), x, (size_t)n * sizeof(T));
+}
+
+/* The slab's first part, as the host builds it, into the staging buffer (the layout done) */
+static void ws_pack(const dgnn_cuda_tgn_ws *w, char *stage, const dgnn_cuda_tgn_batch *b, int64_t de) {
+    const int64_t B = w->B, R = w->R, P = w->P, U = w->U, Um = w->Um, L = w->L;
+    put(w, stage, w->off, b->off, R + 1);
+    put(w, stage, w->root_t, b->root_t, R);
+    put(w, stage, w->roots, b->roots, R);
+    put(w, stage, w->row_root, b->row_root, R);
+    put(w, stage, w->nbr_row, b->nbr_row, P);
+    put(w, stage, w->unodes, b->unodes, U);
+    put(w, stage, w->mrow, b->mrow, Um);
+    put(w, stage, w->pair_dt, b->pair_dt, P);
+    put(w, stage, w->pair_e, b->pair_e, P * de);
+    put(w, stage, w->efeat, b->efeat, B * de);
+    /* the other endpoint of each of the 2B true roots: a source's destination, and back */
+    int32_t *other = staged(w, stage, w->other);
+    for (int64_t i = 0; i < 2 * B; i++) other[i] = i < B ? b->roots[B + i] : b->roots[i - B];
+    if (Um > 0) {
+        int32_t *mnodes = staged(w, stage, w->mnodes);
+        for (int64_t u = 0; u < Um; u++) mnodes[u] = b->unodes[b->mrow[u]]; /* the node of each mail row */
+    }
+    *staged(w, stage, w->zero) = 0.0f; /* te0 = time_enc(0) */
+    if (w->labels) {
+        float *labels = staged(w, stage, w->labels);
+        for (int64_t i = 0; i < L; i++) labels[i] = i < B ? 1.0f : 0.0f; /* the trainer's labels */
+    }
+}
+
+/* Grows the slab to `need` bytes and the staging buffers to `sent`, each with a quarter
+ * of headroom, where they hold less; on failure what was freed stays freed (capacity 0),
+ * so the next batch tries again. */
+static int ws_grow(dgnn_cuda *c, dgnn_cuda_tgn_ws *w, size_t need, size_t sent, dgnn_err *err) {
+    if (need <= w->dev_cap && sent <= w->stage_cap) return DGNN_OK;
+    int rc = dgnn_cuda_sync(c, err); /* nothing queued may still read the old slab or copy from a buffer */
+    if (rc) return rc;
+    if (need > w->dev_cap) {
+        dgnn_cuda_release(c, w->dev);
+        w->dev = nullptr, w->dev_cap = 0;
+        const size_t cap = ws_round(need + need / 4);
+        rc = dgnn_cuda_alloc(c, &w->dev, cap, "the TGN step's workspace", err);
+        if (rc) {
+            w->dev = nullptr;
+            return rc;
+        }
+        w->dev_cap = cap;
+    }
+    if (sent > w->stage_cap) {
+        for (int i = 0; i < 2; i++) dgnn_cuda_host_free(c, w->stage[i]), w->stage[i] = nullptr;
+        w->stage_cap = 0;
+        const size_t cap = ws_round(sent + sent / 4);
+        for (int i = 0; i < 2 && !rc; i++)
+            rc = dgnn_cuda_host_alloc(c, &w->stage[i], cap, "the TGN step's staging buffer", err);
+        if (rc) {
+            for (int i = 0; i < 2; i++) dgnn_cuda_host_free(c, w->stage[i]), w->stage[i] = nullptr;
+            return rc;
+        }
+        w->stage_cap = cap;
+    }
+    return DGNN_OK;
 }
 
 extern "C" int dgnn_cuda_tgn_init(dgnn_cuda *c, dgnn_cuda_tgn *t, const dgnn_cuda_tgn_cfg *cfg, dgnn_err *err) {
@@ -74,25 +217,36 @@ extern "C" int dgnn_cuda_tgn_init(dgnn_cuda *c, dgnn_cuda_tgn *t, const dgnn_cud
     t->cfg = *cfg;
     t->ws = (dgnn_cuda_tgn_ws *)calloc(1, sizeof *t->ws);
     if (!t->ws) return dgnn_cuda_fail(err, DGNN_ENOMEM, "out of memory: the cuda tgn workspace's record");
+    dgnn_cuda_tgn_ws *w = t->ws;
+    int rc = DGNN_OK;
+    for (int i = 0; i < 2 && !rc; i++) {
+        rc = dgnn_cuda_check(cudaEventCreateWithFlags(&w->copied[i], cudaEventDisableTiming), "cudaEventCreate", err);
+        if (rc) w->copied[i] = nullptr; /* nothing for dgnn_cuda_tgn_free to destroy */
+    }
+    if (!rc) rc = dgnn_cuda_host_alloc(c, (void **)&w->loss_h, sizeof(float), "the TGN step's loss", err);
     const size_t bytes = (size_t)n * sizeof(float);
     float **slabs[] = {&t->param, &t->grad, &t->adam_m, &t->adam_v};
     const char *what[] = {"the TGN parameters", "the TGN gradients", "the TGN Adam m", "the TGN Adam v"};
-    for (int i = 0; i < 4; i++) {
-        int rc = dgnn_cuda_alloc(c, (void **)slabs[i], bytes, what[i], err);
+    for (int i = 0; i < 4 && !rc; i++) {
+        rc = dgnn_cuda_alloc(c, (void **)slabs[i], bytes, what[i], err);
         if (!rc) rc = dgnn_cuda_zero(c, *slabs[i], bytes, err);
-        if (rc) {
-            dgnn_cuda_tgn_free(c, t);
-            return rc;
-        }
     }
-    return DGNN_OK;
+    if (rc) dgnn_cuda_tgn_free(c, t);
+    return rc;
 }
 
 extern "C" void dgnn_cuda_tgn_free(dgnn_cuda *c, dgnn_cuda_tgn *t) {
     if (!t) return;
     if (t->ws) {
-        ws_release(c, t->ws);
-        free(t->ws);
+        dgnn_cuda_tgn_ws *w = t->ws;
+        cudaStreamSynchronize(c->stream); /* no queued op or copy may still use what is freed here */
+        dgnn_cuda_release(c, w->dev);
+        for (int i = 0; i < 2; i++) {
+            dgnn_cuda_host_free(c, w->stage[i]);
+            if (w->copied[i]) cudaEventDestroy(w->copied[i]);
+        }
+        dgnn_cuda_host_free(c, w->loss_h);
+        free(w);
     }
     dgnn_cuda_release(c, t->param);
     dgnn_cuda_release(c, t->grad);
@@ -101,18 +255,9 @@ extern "C" void dgnn_cuda_tgn_free(dgnn_cuda *c, dgnn_cuda_tgn *t) {
     memset(t, 0, sizeof *t);
 }
 
-/* device buffer of n elements of `size` bytes */
-static int ws_alloc(dgnn_cuda *c, void **p, int64_t n, size_t size, const char *what, dgnn_err *err) {
-    return dgnn_cuda_alloc(c, p, (size_t)n * size, what, err);
+extern "C" size_t dgnn_cuda_tgn_workspace_bytes(const dgnn_cuda_tgn *t) {
+    return t && t->ws ? t->ws->dev_cap + 2 * t->ws->stage_cap : 0;
 }
-/* device copy of n elements of host x (nothing for n == 0) */
-static int ws_upload(dgnn_cuda *c, void **p, const void *x, int64_t n, size_t size, const char *what, dgnn_err *err) {
-    int rc = ws_alloc(c, p, n, size, what, err);
-    if (!rc && n > 0) rc = dgnn_cuda_upload(c, *p, x, (size_t)n * size, err);
-    return rc;
-}
-#define WS_NEW(p, n, what) ws_alloc(c, (void **)&(p), (n), sizeof *(p), what, err)
-#define WS_UP(p, x, n, what) ws_upload(c, (void **)&(p), (x), (n), sizeof *(p), what, err)
 
 /* the batch's sizes, checked against what the op reads */
 static int check_batch(const dgnn_cuda_tgn *t, const dgnn_cuda_tgn_batch *b, dgnn_err *err) {
@@ -126,78 +271,56 @@ static int check_batch(const dgnn_cuda_tgn *t, const dgnn_cuda_tgn_batch *b, dgn
     if (b->off[0] != 0 || b->off[R] != b->P)
         return dgnn_cuda_fail(err, DGNN_EINVAL, "cuda tgn: the pair offsets run from %lld to %lld, not 0 to P = %lld",
                               (long long)b->off[0], (long long)b->off[R], (long long)b->P);
+    for (int64_t u = 0; u < b->Um; u++) /* the host reads unodes[mrow[u]] */
+        if (b->mrow[u] < 0 || b->mrow[u] >= b->U)
+            return dgnn_cuda_fail(err, DGNN_EINVAL, "cuda tgn: mail row %lld is %d, outside the %lld distinct nodes",
+                                  (long long)u, b->mrow[u], (long long)b->U);
     return DGNN_OK;
 }
 
-/* Uploads the batch and allocates the rest of the workspace (the old one released first). */
-static int ws_make(dgnn_cuda *c, dgnn_cuda_tgn *t, const dgnn_cuda_tgn_batch *b, dgnn_err *err) {
+/* Lays the workspace out for batch b (growing it first where b needs more) and sends b's
+ * arrays with one copy from the next staging buffer, once that buffer's previous copy is
+ * done. Asynchronous: the copy and everything after it queue on the stream. */
+static int ws_send(dgnn_cuda *c, dgnn_cuda_tgn *t, const dgnn_cuda_tgn_batch *b, int train, dgnn_err *err) {
     dgnn_cuda_tgn_ws *w = t->ws;
-    int rc = dgnn_cuda_sync(c, err); /* nothing queued may still read the old workspace */
+    w->ready = 0;
+    size_t sent = 0;
+    const size_t need = ws_layout(w, nullptr, &t->cfg, b, train, &sent);
+    const int q = (int)(w->batches % 2);
+    int rc = dgnn_cuda_check(cudaEventSynchronize(w->copied[q]), "cudaEventSynchronize (a staging buffer's last copy)",
+                             err);
+    if (!rc) rc = ws_grow(c, w, need, sent, err);
     if (rc) return rc;
-    ws_release(c, w);
-    const int64_t B = b->B, R = (2 + b->nneg) * B, P = b->P, U = b->U, Um = b->Um, L = (1 + b->nneg) * B;
-    const int64_t M = t->cfg.M, T = t->cfg.T, D = t->cfg.D, de = t->cfg.de, E = t->cfg.E;
-    w->B = B, w->nneg = b->nneg, w->R = R, w->P = P, w->U = U, w->Um = Um, w->L = L;
-    /* the other endpoint of each of the 2B true roots: a source's destination, and back */
-    int32_t *other = (int32_t *)malloc((size_t)(2 * B) * sizeof(int32_t));
-    int32_t *mnodes = (int32_t *)malloc((size_t)(Um + 1) * sizeof(int32_t));
-    float *labels = (float *)malloc((size_t)L * sizeof(float));
-    if (!other || !mnodes || !labels) {
-        free(other), free(mnodes), free(labels);
-        return dgnn_cuda_fail(err, DGNN_ENOMEM, "out of memory: the cuda tgn batch's host arrays");
+    ws_layout(w, (char *)w->dev, &t->cfg, b, train, &w->sent);
+    w->B = b->B, w->nneg = b->nneg, w->R = (2 + b->nneg) * b->B, w->P = b->P, w->U = b->U, w->Ur = b->Ur;
+    w->Um = b->Um, w->L = (1 + b->nneg) * b->B;
+    char *stage = (char *)w->stage[q];
+    ws_pack(w, stage, b, t->cfg.de);
+    rc = dgnn_cuda_upload(c, w->dev, stage, w->sent, err);
+    if (!rc) rc = dgnn_cuda_check(cudaEventRecord(w->copied[q], c->stream), "cudaEventRecord", err);
+    if (rc) {
+        cudaStreamSynchronize(c->stream); /* the event may not guard the buffer: let no copy outlive this call */
+        return rc;
     }
-    for (int64_t i = 0; i < 2 * B; i++) other[i] = i < B ? b->roots[B + i] : b->roots[i - B];
-    for (int64_t u = 0; u < Um; u++) mnodes[u] = b->unodes[b->mrow[u]]; /* the node of each mail row */
-    for (int64_t i = 0; i < L; i++) labels[i] = i < B ? 1.0f : 0.0f; /* the trainer's labels */
-    const float zero = 0;
-    if (!rc) rc = WS_UP(w->roots, b->roots, R, "the roots");
-    if (!rc) rc = WS_UP(w->other, other, 2 * B, "the other endpoints");
-    if (!rc) rc = WS_UP(w->row_root, b->row_root, R, "the roots' rows");
-    if (!rc) rc = WS_UP(w->nbr_row, b->nbr_row, P, "the neighbours' rows");
-    if (!rc) rc = WS_UP(w->unodes, b->unodes, U, "the distinct nodes");
-    if (!rc) rc = WS_UP(w->mrow, b->mrow, Um, "the rows with mail");
-    if (!rc) rc = WS_UP(w->mnodes, mnodes, Um, "the nodes with mail");
-    if (!rc) rc = WS_UP(w->off, b->off, R + 1, "the pair offsets");
-    if (!rc) rc = WS_UP(w->root_t, b->root_t, R, "the root times");
-    if (!rc) rc = WS_UP(w->pair_dt, b->pair_dt, P, "the pairs' time differences");
-    if (!rc && de > 0) rc = WS_UP(w->pair_e, b->pair_e, P * de, "the pairs' edge features");
-    if (!rc && de > 0) rc = WS_UP(w->efeat, b->efeat, B * de, "the events' edge features");
-    if (!rc) rc = WS_UP(w->labels, labels, L, "the labels");
-    if (!rc) rc = WS_UP(w->zero, &zero, 1, "a zero");
-    if (!rc) rc = dgnn_cuda_sync(c, err); /* other, mnodes, labels and zero are host memory freed below */
-    free(other), free(mnodes), free(labels);
-    if (!rc) rc = WS_NEW(w->h_t, U, "the memory times");
-    if (!rc) rc = WS_NEW(w->mt, Um, "the mail times");
-    if (!rc) rc = WS_NEW(w->h, U * M, "the memory rows");
-    if (!rc) rc = WS_NEW(w->xm, Um * D, "the mails");
-    if (!rc) rc = WS_NEW(w->hm, Um * M, "the updater's memory");
-    if (!rc) rc = WS_NEW(w->hout, Um * M, "the updater's output");
-    if (!rc) rc = WS_NEW(w->gru_saved, Um * 6 * M, "the GRU's saved gates");
-    if (!rc) rc = WS_NEW(w->gru_scratch, Um * 6 * M, "the GRU's scratch");
-    if (!rc) rc = WS_NEW(w->te0, T, "te0");
-    if (!rc) rc = WS_NEW(w->te, P * T, "the pairs' time encodings");
-    if (!rc) rc = WS_NEW(w->emb, R * E, "the embeddings");
-    if (!rc) rc = WS_NEW(w->pred_saved, DGNN_EDGEPRED_SAVED(B, b->nneg, E), "the predictor's saved");
-    if (!rc) rc = WS_NEW(w->pred_scratch, DGNN_EDGEPRED_SAVED(B, b->nneg, E), "the predictor's scratch");
-    if (!rc) rc = WS_NEW(w->logits, L, "the logits");
-    if (!rc) rc = WS_NEW(w->losses, L, "the losses");
-    if (!rc) rc = WS_NEW(w->lossv, 1, "the loss");
-    if (!rc) rc = WS_NEW(w->dlogits, L, "the logits' gradient");
-    if (!rc) rc = WS_NEW(w->demb, R * E, "the embeddings' gradient");
-    if (!rc) rc = WS_NEW(w->dh, U * M, "the memory rows' gradient");
-    if (!rc) rc = WS_NEW(w->dte, P * T, "the time encodings' gradient");
-    if (!rc) rc = WS_NEW(w->dte0, T, "te0's gradient");
-    if (!rc) rc = WS_NEW(w->dhm, Um * M, "the updater output's gradient");
-    if (!rc) rc = WS_NEW(w->mails, 2 * B * D, "the new mails");
-    if (!rc) rc = WS_NEW(w->c_dt, 2 * B, "the mails' time differences");
-    if (!rc) rc = WS_NEW(w->c_te, 2 * B * T, "the mails' time encodings");
-    if (rc) ws_release(c, w);
-    return rc;
+    w->batches++;
+    return DGNN_OK;
 }
 
-extern "C" int dgnn_cuda_tgn_forward_backward(dgnn_cuda *c, dgnn_cuda_tgn *t, const dgnn_cuda_state *s,
-                                              const dgnn_cuda_tgn_batch *b, dgnn_tattn_saved *ds, float dloss,
-                                              float *loss, float *logits, dgnn_err *err) {
+/* the attention's input over the workspace (tgnn_attn_forward's), for its forward and backward */
+static dgnn_tattn_input attn_input(const dgnn_cuda_tgn_ws *w, int64_t de) {
+    dgnn_tattn_input in;
+    memset(&in, 0, sizeof in);
+    in.B = w->R, in.h_root = w->h, in.Ur = w->Ur, in.root_row = w->row_root, in.te0 = w->te0, in.off = w->off;
+    in.Un = w->U, in.h_nbr = w->h, in.nbr_row = w->nbr_row, in.Ue = w->P, in.e_feat = de > 0 ? w->pair_e : NULL;
+    in.edge_row = NULL, in.te = w->te;
+    return in;
+}
+
+/* The forward of batch b, enqueued (tgnn_mem_forward, tgnn_attn_forward, tgnn_mem_predict):
+ * the logits in w->logits; train: the workspace holds the loss's and the backward's arrays
+ * too. dgnn_cuda_tgn_forward and _forward_backward share it. */
+static int forward_part(dgnn_cuda *c, dgnn_cuda_tgn *t, const dgnn_cuda_state *s, const dgnn_cuda_tgn_batch *b,
+                        dgnn_tattn_saved *ds, int train, dgnn_err *err) {
     if (!t->ws) return dgnn_cuda_fail(err, DGNN_EINVAL, "cuda tgn: not initialised");
     const dgnn_cuda_tgn_cfg *k = &t->cfg;
     const int64_t M = k->M, T = k->T, D = k->D, E = k->E, de = k->de;
@@ -205,13 +328,12 @@ extern "C" int dgnn_cuda_tgn_forward_backward(dgnn_cuda *c, dgnn_cuda_tgn *t, co
         return dgnn_cuda_fail(err, DGNN_EINVAL, "cuda tgn: state widths memory %lld, mail %lld; the model's %lld, %lld",
                               (long long)s->mem_dim, (long long)s->mail_dim, (long long)M, (long long)D);
     int rc = check_batch(t, b, err);
-    if (!rc) rc = ws_make(c, t, b, err);
+    if (!rc) rc = ws_send(c, t, b, train, err);
     if (rc) return rc;
     dgnn_cuda_tgn_ws *w = t->ws;
-    const int64_t B = w->B, R = w->R, P = w->P, U = w->U, Um = w->Um, L = w->L, nneg = w->nneg;
+    const int64_t B = w->B, P = w->P, U = w->U, Um = w->Um, nneg = w->nneg;
     const float *p = t->param;
-    float *g = t->grad;
-    /* ---- forward: tgnn_mem_forward ---- */
+    /* ---- tgnn_mem_forward ---- */
     /* memory and memory time of every distinct node */
     rc = dgnn_cuda_gather_rows(c, w->h, M, s->mem, M, w->unodes, U, M, err);
     if (!rc) rc = dgnn_cuda_gather_times(c, w->h_t, s->mem_t, w->unodes, U, err);
@@ -228,15 +350,36 @@ extern "C" int dgnn_cuda_tgn_forward_backward(dgnn_cuda *c, dgnn_cuda_tgn *t, co
     /* ---- tgnn_attn_forward: time encodings, then the attention over every root ---- */
     if (!rc) rc = dgnn_cuda_timeenc_forward(c, w->te0, w->zero, p + k->off_te_w, p + k->off_te_b, 1, T, err);
     if (!rc && P > 0) rc = dgnn_cuda_timeenc_forward(c, w->te, w->pair_dt, p + k->off_te_w, p + k->off_te_b, P, T, err);
-    dgnn_tattn_input in;
-    memset(&in, 0, sizeof in);
-    in.B = R, in.h_root = w->h, in.Ur = b->Ur, in.root_row = w->row_root, in.te0 = w->te0, in.off = w->off;
-    in.Un = U, in.h_nbr = w->h, in.nbr_row = w->nbr_row, in.Ue = P, in.e_feat = de > 0 ? w->pair_e : NULL;
-    in.edge_row = NULL, in.te = w->te;
+    const dgnn_tattn_input in = attn_input(w, de);
     if (!rc) rc = dgnn_cuda_tattn_forward(c, w->emb, ds, &in, P, &t->ap, &k->acfg, b->seeds, err);
-    /* ---- tgnn_mem_predict, then the trainer's loss (event_step.c) ---- */
+    /* ---- tgnn_mem_predict: sources (block 0) against destinations and negatives ---- */
     if (!rc) rc = dgnn_cuda_edgepred_forward(c, w->logits, w->pred_saved, w->emb, w->emb + B * E, &t->pp, B, nneg, E, E, err);
-    if (!rc) rc = dgnn_cuda_bce_logits_forward(c, w->lossv, w->losses, w->logits, w->labels, L, err);
+    if (!rc) w->ready = 1;
+    return rc;
+}
+
+extern "C" int dgnn_cuda_tgn_forward(dgnn_cuda *c, dgnn_cuda_tgn *t, const dgnn_cuda_state *s,
+                                     const dgnn_cuda_tgn_batch *b, dgnn_tattn_saved *ds, float *logits, dgnn_err *err) {
+    int rc = forward_part(c, t, s, b, ds, 0, err);
+    if (!rc && logits) rc = dgnn_cuda_download(c, logits, t->ws->logits, (size_t)t->ws->L * sizeof(float), err);
+    if (!rc) rc = dgnn_cuda_sync(c, err);
+    return rc;
+}
+
+extern "C" int dgnn_cuda_tgn_forward_backward(dgnn_cuda *c, dgnn_cuda_tgn *t, const dgnn_cuda_state *s,
+                                              const dgnn_cuda_tgn_batch *b, dgnn_tattn_saved *ds, float dloss,
+                                              float *loss, float *logits, dgnn_err *err) {
+    if (t->ws) t->ws->has_loss = 0; /* no stale loss for dgnn_cuda_tgn_wait_loss if this call fails */
+    int rc = forward_part(c, t, s, b, ds, 1, err);
+    if (rc) return rc;
+    dgnn_cuda_tgn_ws *w = t->ws;
+    const dgnn_cuda_tgn_cfg *k = &t->cfg;
+    const int64_t M = k->M, T = k->T, D = k->D, E = k->E;
+    const int64_t B = w->B, R = w->R, P = w->P, U = w->U, Um = w->Um, L = w->L, nneg = w->nneg;
+    const float *p = t->param;
+    float *g = t->grad;
+    /* ---- the trainer's loss (event_step.c) ---- */
+    rc = dgnn_cuda_bce_logits_forward(c, w->lossv, w->losses, w->logits, w->labels, L, err);
     /* ---- backward: dgnn_params_zero_grad, the loss, tgn_backward, tgnn_mem_backward_updater ---- */
     if (!rc) rc = dgnn_cuda_zero(c, g, (size_t)k->total * sizeof(float), err);
     if (!rc) rc = dgnn_cuda_zero(c, w->dlogits, (size_t)L * sizeof(float), err);
@@ -250,6 +393,7 @@ extern "C" int dgnn_cuda_tgn_forward_backward(dgnn_cuda *c, dgnn_cuda_tgn *t, co
     /* tgnn_attn_backward: the roots' and neighbours' gradients land in the distinct rows */
     if (!rc && P > 0) rc = dgnn_cuda_zero(c, w->dte, (size_t)(P * T) * sizeof(float), err);
     if (!rc) rc = dgnn_cuda_zero(c, w->dte0, (size_t)T * sizeof(float), err);
+    const dgnn_tattn_input in = attn_input(w, k->de);
     dgnn_tattn_dinput din;
     memset(&din, 0, sizeof din);
     din.h_root = w->dh, din.te0 = w->dte0, din.h_nbr = w->dh, din.e_feat = NULL, din.te = P > 0 ? w->dte : NULL;
@@ -268,16 +412,31 @@ extern "C" int dgnn_cuda_tgn_forward_backward(dgnn_cuda *c, dgnn_cuda_tgn *t, co
                                         g + k->off_b_hh, w->gru_scratch, w->dhm, w->gru_saved, w->xm, w->hm,
                                         p + k->off_W_ih, p + k->off_W_hh, Um, D, M, err);
     }
-    if (!rc) rc = dgnn_cuda_download(c, loss, w->lossv, sizeof(float), err);
-    if (!rc && logits) rc = dgnn_cuda_download(c, logits, w->logits, (size_t)L * sizeof(float), err);
+    /* the loss into t's pinned float, read once the stream is done (below, or by
+     * dgnn_cuda_tgn_wait_loss): the asynchronous path ends here */
+    if (!rc) rc = dgnn_cuda_download(c, w->loss_h, w->lossv, sizeof(float), err);
+    if (!rc) w->has_loss = 1;
+    if (rc || (!loss && !logits)) return rc;
+    if (logits) rc = dgnn_cuda_download(c, logits, w->logits, (size_t)L * sizeof(float), err);
     if (!rc) rc = dgnn_cuda_sync(c, err);
+    if (!rc && loss) *loss = *w->loss_h;
+    return rc;
+}
+
+extern "C" int dgnn_cuda_tgn_wait_loss(dgnn_cuda *c, dgnn_cuda_tgn *t, float *loss, dgnn_err *err) {
+    const dgnn_cuda_tgn_ws *w = t->ws;
+    if (!w || !w->has_loss)
+        return dgnn_cuda_fail(err, DGNN_EINVAL, "cuda tgn: no loss to wait for (no forward_backward ran, or the last "
+                                                "one failed)");
+    const int rc = dgnn_cuda_sync(c, err);
+    if (!rc) *loss = *w->loss_h;
     return rc;
 }
 
 extern "C" int dgnn_cuda_tgn_commit(dgnn_cuda *c, dgnn_cuda_tgn *t, dgnn_cuda_state *s, const dgnn_cuda_tgn_batch *b,
                                     dgnn_err *err) {
     dgnn_cuda_tgn_ws *w = t->ws;
-    if (!w || !w->h || w->B != b->B || w->nneg != b->nneg)
+    if (!w || !w->ready || w->B != b->B || w->nneg != b->nneg)
         return dgnn_cuda_fail(err, DGNN_EINVAL, "cuda tgn: commit without the forward of this batch");
     const dgnn_cuda_tgn_cfg *k = &t->cfg;
     const int64_t B = w->B, M = k->M, T = k->T, D = k->D, de = k->de;
