@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
-# gpu-check.sh [OUTFILE]: everything that needs the lent GPU, in one short run (issue 14):
-# builds the CUDA tree (build-cuda/), prints the device, runs the tests/cuda programs
-# (test_cuda*: every GPU op against its CPU reference), then compute-sanitizer's memcheck
-# on each, and writes what it saw to OUTFILE (default build-cuda/gpu-check.txt). With
-# GPU_CHECK_RACECHECK=1 it also runs racecheck and synccheck on the programs whose kernels
-# use shared memory and barriers (block reductions: layer norm, the loss, the attention);
-# off by default, as they are much slower than memcheck and a lent GPU's time is short.
-# Exit status: non-zero if the build, a test or a sanitizer fails. Run it on the device machine, e.g. with the
-# session's `run` tool: scripts/gpu-check.sh "$OUT/gpu-check.txt".
-# (The model benchmark joins it once the GPU training path exists; README, "GPU".)
+# gpu-check.sh [OUTFILE]: everything that needs the lent GPU, in one short run (issue 14),
+# writing what it saw to OUTFILE (default build-cuda/gpu-check.txt):
+#  1. builds the CUDA tree (build-cuda/; CMAKE_CUDA_ARCHITECTURES from GPU_CHECK_ARCH,
+#     default 90, the H200's) with the dgnn command;
+#  2. runs the tests/cuda programs (test_cuda*: every GPU op against its CPU reference, the
+#     TGN step against the CPU model's, the trainer against the CPU trainer) and cli_device;
+#  3. the benchmark, side by side with the CPU in the same session, on wikipedia (the shared
+#     data): `dgnn bench train --device cuda` with the tgn-paper and tgl presets and the
+#     step-time curve at batch 200, 600, 1,200, 2,400 and 4,800, then the CPU's bench;
+#  4. accuracy: 3 epochs of TGN (tgn-paper) on wikipedia on the GPU and on the CPU with the
+#     same seed; every epoch's validation AP and the test AP within 0.005
+#     (GPU_CHECK_ACCURACY=0 skips it, for a quick rerun);
+#  5. compute-sanitizer's memcheck on each test program but test_cuda_train (whole training
+#     runs, too slow under it; its kernels are the other programs'). With
+#     GPU_CHECK_RACECHECK=1 also racecheck and synccheck on the programs whose kernels use
+#     shared memory and barriers (block reductions: layer norm, the loss, the attention).
+# Exit status: non-zero if the build, a test, the accuracy or a sanitizer fails. Run it on
+# the device machine, e.g. with the session's `run` tool: scripts/gpu-check.sh "$OUT/gpu-check.txt".
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/build-cuda/gpu-check.txt}
@@ -21,21 +29,68 @@ command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,memory.total,dr
 # the programs: one per tests/cuda/test_cuda*.c (CMakeLists.txt builds them the same way)
 progs=$(cd "$root/tests/cuda" && ls test_cuda*.c | sed 's/\.c$//' | tr '\n' ' ')
 shared_mem_progs="test_cuda_layers test_cuda_attention" # block reductions in shared memory
-echo "== build ($progs)"
+slow_progs="test_cuda_train"                             # whole training runs: not under a sanitizer
+data=""
+for d in "${DGNN_DATA_DIR:-}" "$root/../shared/data" "$root/shared/data"; do
+    [ -n "$d" ] && [ -f "$d/wikipedia/wikipedia.csv" ] && { data=$d/wikipedia/wikipedia.csv; break; }
+done
+echo "== build ($progs dgnn)"
 if ! { cmake -S "$root" -B "$root/build-cuda" -DCMAKE_BUILD_TYPE=Release -DDGNN_CUDA=ON -DDGNN_MPI=OFF \
-        -DCMAKE_CUDA_COMPILER="$nvcc" > "$root/build-cuda/build.log" 2>&1 &&
+        -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="${GPU_CHECK_ARCH:-90}" \
+        > "$root/build-cuda/build.log" 2>&1 &&
        cmake --build "$root/build-cuda" -j"$(nproc)" --target $progs dgnn >> "$root/build-cuda/build.log" 2>&1; }; then
     grep -E -A3 "error|Error" "$root/build-cuda/build.log" | head -60; exit 1
 fi
 rc=0
+dgnn=$root/build-cuda/dgnn
 echo "== tests/cuda"
 for p in $progs; do
     (cd "$root/build-cuda" && ./"$p"); t=$?
     [ "$t" -eq 0 ] || { echo "$p: exit $t (77: no GPU seen)"; rc=1; }
 done
+echo "== cli_device"
+bash "$root/tests/cli_device.sh" "$dgnn" | tail -3 || rc=1
+if [ -n "$data" ]; then
+    echo "== bench: TGN on wikipedia, GPU then CPU (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
+    for preset in tgn-paper tgl; do
+        echo "-- dgnn bench train --device cuda --preset $preset"
+        "$dgnn" bench train --device cuda --preset $preset --data "$data" --quiet 2>&1 | tail -8 || rc=1
+    done
+    echo "-- dgnn bench train --device cuda --step-curve 200,600,1200,2400,4800 --max-batches 30"
+    "$dgnn" bench train --device cuda --data "$data" --quiet --max-batches 30 \
+        --step-curve 200,600,1200,2400,4800 2>&1 | tail -8 || rc=1
+    echo "-- dgnn bench train --device cpu --step-curve 200,600,1200,2400,4800 --max-batches 30"
+    "$dgnn" bench train --device cpu --data "$data" --quiet --max-batches 30 \
+        --step-curve 200,600,1200,2400,4800 2>&1 | tail -8 || rc=1
+    echo "-- dgnn bench train --device cpu --preset tgn-paper (one epoch)"
+    "$dgnn" bench train --device cpu --data "$data" --quiet 2>&1 | grep -A2 "^epoch" || rc=1
+    if [ "${GPU_CHECK_ACCURACY:-1}" = 1 ]; then
+        echo "== accuracy: 3 epochs of TGN (tgn-paper) on wikipedia, GPU against CPU, seed 0"
+        for dev in cuda cpu; do
+            "$dgnn" train --device $dev --data "$data" --epochs 3 --patience 10 --quiet \
+                --out "$root/build-cuda/acc-$dev.json" 2>&1 | grep -E "^epoch|^test AP|GPU memory" || rc=1
+        done
+        python3 - "$root/build-cuda/acc-cuda.json" "$root/build-cuda/acc-cpu.json" <<'PY' || rc=1
+import json, sys
+g, c = (json.load(open(p)) for p in sys.argv[1:3])
+def vals(r):
+    return [e["val_ap"] for e in r["epochs"]] + [r["test"]["ap"]]
+bad = 0
+for i, (a, b) in enumerate(zip(vals(g), vals(c))):
+    name = "test AP" if i == len(vals(g)) - 1 else "epoch %d val AP" % (i + 1)
+    ok = abs(a - b) <= 0.005
+    bad += not ok
+    print("%-16s GPU %.4f CPU %.4f  diff %+.4f %s" % (name, a, b, a - b, "" if ok else "OVER 0.005"))
+sys.exit(1 if bad else 0)
+PY
+    fi
+else
+    echo "== bench and accuracy: skipped (no wikipedia/wikipedia.csv in \$DGNN_DATA_DIR, ../shared/data or shared/data)"; rc=1
+fi
 san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer 2>/dev/null | head -1)
 if [ -n "$san" ] && [ -x "$san" ]; then
     for p in $progs; do
+        case " $slow_progs " in *" $p "*) continue ;; esac
         tools="memcheck"
         if [ "${GPU_CHECK_RACECHECK:-0}" = 1 ]; then
             case " $shared_mem_progs " in *" $p "*) tools="memcheck racecheck synccheck" ;; esac

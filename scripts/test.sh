@@ -3,7 +3,8 @@
 # every test under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/, without
 # MPI, whose runtime the sanitizers flag: the mpirun tests cli_mpi, cli_dist, cli_dist_snap
 # run in the second pass only), then, where nvcc is, builds the CUDA path (build-cuda/) and
-# runs tests/cuda (which skip without a GPU), then builds the Release tree (build/) and runs
+# runs tests/cuda (which skip without a GPU) and cli_device (--device cuda from the command),
+# then builds the Release tree (build/) and runs
 # the full suite there, multi-rank tests included, then the Python package's tests
 # (scripts/test-python.sh; skipped without a python3 that has numpy and pytest). Ends with
 # one summary line: ctest's, and the Python tests' verdict.
@@ -21,11 +22,11 @@ if [ -n "$nvcc" ]; then
   log="$root/build-cuda/build.log"; mkdir -p "$root/build-cuda"
   if ! { cmake -S "$root" -B "$root/build-cuda" -DCMAKE_BUILD_TYPE=Release -DDGNN_CUDA=ON -DDGNN_MPI=OFF \
            -DCMAKE_CUDA_COMPILER="$nvcc" &&
-         cmake --build "$root/build-cuda" -j"$jobs" --target $(cd "$root/tests/cuda" && ls test_cuda*.c | sed 's/\.c$//'); } \
+         cmake --build "$root/build-cuda" -j"$jobs" --target dgnn $(cd "$root/tests/cuda" && ls test_cuda*.c | sed 's/\.c$//'); } \
        > "$log" 2>&1; then
     grep -E -A3 "error|Error" "$log" | head -80; exit 1
   fi
-  (cd "$root/build-cuda" && ctest --output-on-failure -R '^test_cuda')
+  (cd "$root/build-cuda" && ctest --output-on-failure -R '^(test_cuda|cli_device$)')
 else
   echo "== CUDA build: skipped (no nvcc) =="
 fi

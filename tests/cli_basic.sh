@@ -75,6 +75,14 @@ expect_rc 0 "$dgnn" bench train --model tgn --max-batches 8 --threads 1 --quiet
 has "training time by op family"; has "dense products"; has "attention"; has "memory commit"; has "other"
 share_sum=$(sed -n '/training time by op family/,$p' "$tmp/out" | awk '/ s +[0-9.]+%$/ { s += $(NF) + 0 } END { print s }')
 if awk -v s="$share_sum" 'BEGIN { exit !(s >= 99 && s <= 101) }'; then ok; else bad "op shares add up to $share_sum%"; fi
+# --step-curve: a row per batch size, each with a positive step time that grows with the batch
+expect_rc 0 "$dgnn" bench train --model tgn --max-batches 7 --threads 1 --quiet --step-curve 50,400
+has "step-time curve (CPU; 7 steps a size"
+rows=$(awk '/step-time curve/ { on = 1; next } on && $1 ~ /^[0-9]+$/ && $3 + 0 > 0 { print $1, $3 }' "$tmp/out")
+if [ "$(echo "$rows" | wc -l)" = 2 ] && echo "$rows" | awk 'NR == 1 { a = $2 } NR == 2 { exit !($2 > a) }'; then ok
+else bad "step-curve rows: $rows"; fi
+expect_rc 2 "$dgnn" bench train --step-curve 200,0 --data "$tmp/missing.csv"; has "--step-curve: '200,0' is not a list"
+expect_rc 2 "$dgnn" train --step-curve 200 --data "$tmp/missing.csv"; has "--step-curve goes with dgnn bench train"
 
 # the shared datasets: exact counts
 if [ -n "$data" ] && [ -d "$data" ]; then

@@ -18,7 +18,8 @@
  *     GRU, LSTM, losses: free functions over plain arrays, outputs first), spmm.h the sparse
  *     ones. Every forward has a backward, tested against finite differences.
  *  4. Model. params.h is the one parameter slab a model's named pointers point into;
- *     tgnn.h is the event models over state.h's node memory; snapmodel.h the snapshot
+ *     tgnn.h is the event models over state.h's node memory (tgnn_cuda.h: TGN on a GPU,
+ *     through cuda.h's device ops); snapmodel.h the snapshot
  *     models; node_head.h the snapshot trainer's regression head; node_mlp.h the decoder
  *     of dynamic node classification.
  *  5. Distribute. comm.h is everything across processes (the only MPI user);
@@ -70,6 +71,7 @@
 #include "dgnn/params.h"
 #include "dgnn/state.h"
 #include "dgnn/tgnn.h"
+#include "dgnn/tgnn_cuda.h"
 #include "dgnn/snapmodel.h"
 #include "dgnn/node_head.h"
 #include "dgnn/node_mlp.h"

@@ -71,6 +71,25 @@ int cli_load_flags_unused(const char *cmd, const cli_load_flags *f) {
     return 2;
 }
 
+int cli_device_parse(const char *cmd, const char *s, int *use_cuda, int *index) {
+    *use_cuda = 0, *index = 0;
+    if (!s || strcmp(s, "cpu") == 0) return 0;
+    if (strcmp(s, "cuda") == 0) {
+        *use_cuda = 1;
+        return 0;
+    }
+    if (strncmp(s, "cuda:", 5) == 0 && s[5] >= '0' && s[5] <= '9') {
+        char *end;
+        long v = strtol(s + 5, &end, 10);
+        if (*end == '\0' && v >= 0 && v < 1024) {
+            *use_cuda = 1, *index = (int)v;
+            return 0;
+        }
+    }
+    fprintf(stderr, "dgnn %s: --device: '%s' (cpu, cuda, cuda:N)\n", cmd, s);
+    return 2;
+}
+
 void cli_set_threads(int64_t threads) {
     if (threads > 0) omp_set_num_threads((int)threads);
 }

@@ -52,6 +52,11 @@ static void write_settings(FILE *s, const dgnn_event_train_cfg *c, const cli_dum
     put_int(s, "patience", c->patience);
     put_int(s, "seed", (int64_t)c->seed);
     if (c->threads > 0) put_int(s, "threads", c->threads);
+    if (c->use_cuda) {
+        char dev[32];
+        snprintf(dev, sizeof dev, "cuda:%d", c->cuda_device);
+        put_str(s, "device", dev);
+    }
     put_int(s, "eval-negatives", c->eval_negatives);
     put_str(s, "negatives", c->neg == DGNN_NEG_DST ? "dst" : "all");
     put_int(s, "mem-dim", c->model.mem_dim);

@@ -98,6 +98,9 @@ static int write_json(const char *path, const char *model, const char *dataset, 
     cJSON_AddStringToObject(cfg, "negatives", c->neg == DGNN_NEG_DST ? "dst" : "all");
     cJSON_AddNumberToObject(cfg, "seed", (double)c->seed);
     cJSON_AddNumberToObject(cfg, "threads", (double)c->threads);
+    char dev[32] = "cpu";
+    if (c->use_cuda) snprintf(dev, sizeof dev, "cuda:%d", c->cuda_device);
+    cJSON_AddStringToObject(cfg, "device", dev);
     cJSON_AddNumberToObject(cfg, "mem_dim", (double)c->model.mem_dim);
     cJSON_AddNumberToObject(cfg, "time_dim", (double)c->model.time_dim);
     cJSON_AddNumberToObject(cfg, "emb_dim", (double)c->model.emb_dim);
@@ -236,11 +239,11 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
     cli_load_flags lf = {0};
     cli_node_flags nf = CLI_NODE_FLAGS_INIT;
     const char *model = "tgn", *data = NULL, *preset = NULL, *out = NULL, *ckpt = NULL;
-    const char *sampler = NULL, *negs = NULL, *attn = NULL, *dist = NULL, *split = NULL;
+    const char *sampler = NULL, *negs = NULL, *attn = NULL, *dist = NULL, *split = NULL, *device = NULL;
     int64_t window_events = CLI_UNSET, refine = 0;
     double window_seconds = 0;
     int partition = 0, critical_path = 0, no_prefetch = 0, cold_allgather = 0;
-    const char *window_report = NULL, *curve = NULL, *plot = NULL;
+    const char *window_report = NULL, *curve = NULL, *plot = NULL, *step_curve = NULL;
     double comm_timeout = CLI_UNSET_F;
     int64_t slots = CLI_UNSET, epochs = CLI_UNSET, batch = CLI_UNSET, threads = 0, patience = CLI_UNSET,
             evalneg = CLI_UNSET, seed = 0, mem = CLI_UNSET, tdim = CLI_UNSET, emb = CLI_UNSET, nbrs = CLI_UNSET,
@@ -264,6 +267,7 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
         {"lr", ARG_DOUBLE, &lr, "X", "Adam learning rate (1e-4)", ARG_IN_OPEN_LO(0, CLI_MAX_LR)},
         {"seed", ARG_INT, &seed, "S", "seed of initialisation, negatives and dropout (0)", ARG_MIN(0)},
         {"threads", ARG_INT, &threads, "T", "OpenMP threads (default: all cores)", ARG_IN(1, CLI_MAX_THREADS)},
+        {"device", ARG_STRING, &device, "D", "cpu (default) or cuda[:N]: train and evaluate on GPU N (tgn only, one process; needs a -DDGNN_CUDA=ON build; NOT YET VERIFIED ON HARDWARE)"},
         {"patience", ARG_INT, &patience, "N", "early stopping: epochs without better val AP (5)", ARG_IN(1, CLI_MAX_EPOCHS)},
         {"eval-negatives", ARG_INT, &evalneg, "K", "negatives per test event for MRR (9; 0: no MRR; at most the candidate nodes)", ARG_IN(0, 10000)},
         {"mem-dim", ARG_INT, &mem, "N", "memory width (tgn-paper 172, tgl 100)", ARG_IN(1, CLI_MAX_DIM)},
@@ -306,6 +310,7 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
         {"out", ARG_STRING, &out, "FILE", "write the results as JSON"},
         {"curve", ARG_STRING, &curve, "FILE", "append one JSON line per epoch as it ends (a killed run keeps its curve)"},
         {"plot", ARG_STRING, &plot, "FILE", "draw the learning curve (loss, validation AP per epoch) as SVG"},
+        {"step-curve", ARG_STRING, &step_curve, "LIST", "bench train: seconds per step and per event at each batch size of LIST (e.g. 200,600,1200,2400,4800), each over its first --max-batches steps (30)"},
         {"quiet", ARG_FLAG, &quiet, NULL, "no progress bar"},
         {NULL, 0, NULL, NULL, NULL},
     };
@@ -484,6 +489,11 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
     c.seed = (uint64_t)seed;
     c.model.seed = (uint64_t)seed + 1;
     c.threads = threads;
+    if ((rc = cli_device_parse(cmdname, device, &c.use_cuda, &c.cuda_device))) return rc;
+    if (eval && c.use_cuda) { /* a checkpoint is the same file from either device */
+        dgnn_log("dgnn eval runs on the CPU (--device %s not used)\n", device);
+        c.use_cuda = 0;
+    }
     c.max_train_batches = max_batches;
     c.max_eval_events = max_eval;
     c.skip_eval = no_eval || bench;
@@ -491,6 +501,13 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
     c.checkpoint = ckpt;
     c.resume = resume;
     if (kept_bytes > 0) c.run_flags = kept_flags, c.run_flags_bytes = kept_bytes;
+    if (step_curve && !bench) {
+        fprintf(stderr, "dgnn %s: --step-curve goes with dgnn bench train\n", cmdname);
+        return 2;
+    }
+    int64_t step_sizes[CLI_STEP_SIZES_MAX];
+    const int n_steps = step_curve ? cli_step_sizes(cmdname, step_curve, step_sizes) : 0;
+    if (n_steps < 0) return 2;
     if (eval && c.skip_eval) {
         fprintf(stderr, "dgnn eval: --no-eval leaves nothing to do\n");
         return 2;
@@ -655,7 +672,7 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
              (long long)c.batch, (long long)c.epochs);
     double peak1 = 0, peakT = 0;
     int nthreads = threads > 0 ? (int)threads : omp_get_max_threads();
-    if (bench) {
+    if (bench && !c.use_cuda) {
         /* the dense-math peak on this machine, now: 1 thread, then the run's threads */
         omp_set_num_threads(1);
         peak1 = dgnn_sgemm_gflops(1024, 1.0);
@@ -732,15 +749,19 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
         for (int64_t i = 0; i < res->num_epochs; i++) {
             const dgnn_epoch_result *e = &res->epochs[i];
             double gf = e->train_seconds > 0 ? e->flops / 1e9 / e->train_seconds : 0;
-            printf("%-6lld %10.2f %12lld %14.0f %12.1f %10.1f %9.1f%%\n", (long long)e->epoch, e->train_seconds,
+            char of[16] = "n/a"; /* the GPU's peak is not measured */
+            if (peakT > 0) snprintf(of, sizeof of, "%.1f%%", 100 * gf / peakT);
+            printf("%-6lld %10.2f %12lld %14.0f %12.1f %10.1f %10s\n", (long long)e->epoch, e->train_seconds,
                    (long long)e->train_events, e->train_seconds > 0 ? (double)e->train_events / e->train_seconds : 0,
-                   e->flops / 1e9, gf, peakT > 0 ? 100 * gf / peakT : 0);
+                   e->flops / 1e9, gf, of);
         }
-        printf("sgemm 1024^3 peak measured now: %.1f GFLOP/s on 1 thread, %.1f GFLOP/s on %d threads\n", peak1, peakT,
-               nthreads);
+        if (!c.use_cuda)
+            printf("sgemm 1024^3 peak measured now: %.1f GFLOP/s on 1 thread, %.1f GFLOP/s on %d threads\n", peak1,
+                   peakT, nthreads);
         printf("peak RSS %.0f MB; GFLOP counts the dense products executed (forward, backward ~2x forward)\n",
                res->peak_rss_mb);
-        print_op_shares(op_seconds, res, c.dist.mode != DGNN_DIST_NONE);
+        if (!c.use_cuda) print_op_shares(op_seconds, res, c.dist.mode != DGNN_DIST_NONE);
+        else printf("(on the GPU the per-op shares come from nsys or ncu, not from this bench: README, 'GPU')\n");
     }
     if (c.dist.mode != DGNN_DIST_NONE) print_dist(res);
     if (out) rc = write_json(out, model, dataset, preset, config, &c, res, &ev, &ncfg, nres, hook.stop, NULL);
@@ -764,6 +785,7 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
     }
     free(embq.out);
     if (plot && write_plot(plot, model, dataset, res)) rc = 1;
+    if (n_steps > 0 && cli_bench_step_curve(cmdname, step_sizes, n_steps, &ev, &c, max_batches)) rc = 1;
     free(nres);
     free(res);
     if (own_ev) dgnn_events_free(&ev);

@@ -43,7 +43,7 @@ void tgnn_attn_init_values(dgnn_tgnn *m, dgnn_rng *rng) {
 }
 
 double tgnn_attn_forward(dgnn_tgnn *m, dgnn_rng *rng) {
-    const int64_t Rs = m->Rs, M = m->M, T = m->T, E = m->emb, P = m->P;
+    const int64_t Rs = m->Rs, T = m->T, P = m->P;
     const float *w = m->w.te_w, *b = m->w.te_b;
     float zero = 0;
     dgnn_timeenc_forward(m->te0, &zero, w, b, 1, T);
@@ -55,6 +55,11 @@ double tgnn_attn_forward(dgnn_tgnn *m, dgnn_rng *rng) {
                            .h_nbr = m->h, .nbr_row = m->nbr_row, .Ue = P,
                            .e_feat = m->de > 0 ? m->pair_e : NULL, .edge_row = NULL, .te = m->te};
     dgnn_tattn_forward(m->emb_out, &m->as, &in, &m->ap, &m->acfg, rng);
+    return tgnn_attn_flops(m);
+}
+
+double tgnn_attn_flops(const dgnn_tgnn *m) {
+    const int64_t Rs = m->Rs, M = m->M, T = m->T, E = m->emb, P = m->P;
     /* the products as the fast layer runs them (nn.h): per root, not per pair */
     const int64_t Ea = dgnn_tattn_E(&m->acfg), dn = M, dk = M + m->de + T, H = m->cfg.heads;
     const int64_t Hd = dgnn_tattn_hidden(&m->acfg);

@@ -256,6 +256,14 @@ void tgnn_mem_predict(dgnn_tgnn *m, float *logits, const float *emb);
 /* Zeroes the memory gradients dh_root and dh, then demb (R, E), and runs the predictor's
  * backward into demb (DyRep: demb = dh_root, emb = h_root). */
 void tgnn_mem_predict_backward(dgnn_tgnn *m, const float *dlogits, const float *emb, float *demb);
+/* The dense products (flops, 2 m n k each) of the last batch's memory updater (its Um
+ * rows) and link predictor, as the CPU runs them; and the usual rule for a forward and
+ * its backward: a backward costs twice its forward's products, once for the parts whose
+ * backward forms only the weights' gradients (wgrad), nothing for those not
+ * differentiated (nograd). */
+double tgnn_mem_flops_updater(const dgnn_tgnn *m);
+double tgnn_mem_flops_predict(const dgnn_tgnn *m);
+double tgnn_flops_with_backward(double fwd, double wgrad, double nograd);
 /* From dh_root (R, M) through the in-forward update into the updater's gradients. */
 void tgnn_mem_backward_updater(dgnn_tgnn *m);
 /* Step 6: memories, then mails [mem_self, other, edge features, time_enc(t - t_mem_self)];
@@ -277,6 +285,8 @@ void tgnn_attn_init_values(dgnn_tgnn *m, dgnn_rng *rng);
 /* Embeddings emb_out of roots [0, Rs) over their sampled neighbours' updated memories;
  * returns its products. */
 double tgnn_attn_forward(dgnn_tgnn *m, dgnn_rng *rng);
+/* The attention's products for the last batch's roots and pairs, as the CPU runs them. */
+double tgnn_attn_flops(const dgnn_tgnn *m);
 /* From demb (R, E) into the attention's and the time encoding's gradients, dh_root and dh. */
 void tgnn_attn_backward(dgnn_tgnn *m);
 

@@ -158,7 +158,7 @@ int tgnn_mem_forward(dgnn_tgnn *m, const dgnn_state *st, const dgnn_tcsr *g, con
         for (int64_t u = 0; u < Um; u++) /* distinct rows */
             memcpy(m->h + (int64_t)m->mrow[u] * M, m->hout + u * M, (size_t)M * sizeof(float));
     }
-    const double upd = 2.0 * (double)Um * (double)(D + M) * (double)(m->gates * M);
+    const double upd = tgnn_mem_flops_updater(m);
     m->flops += upd;
     m->flops_wgrad += upd;
     /* per-root copies of the memory (and, in backward, of its gradient) serve the kinds
@@ -176,7 +176,20 @@ void tgnn_mem_predict(dgnn_tgnn *m, float *logits, const float *emb) {
     if (!logits) return;
     const int64_t B = m->B, nneg = m->nneg, E = m->emb;
     dgnn_edgepred_forward(logits, m->pred_saved, emb, emb + B * E, &m->pp, B, nneg, E, E);
-    m->flops += 2.0 * (double)B * E * E + 2.0 * (double)B * (1 + nneg) * E * E + 2.0 * (double)B * (1 + nneg) * E;
+    m->flops += tgnn_mem_flops_predict(m);
+}
+
+double tgnn_mem_flops_updater(const dgnn_tgnn *m) {
+    return 2.0 * (double)m->Um * (double)(m->D + m->M) * (double)(m->gates * m->M);
+}
+
+double tgnn_mem_flops_predict(const dgnn_tgnn *m) {
+    const double B = (double)m->B, E = (double)m->emb, L = (double)(1 + m->nneg);
+    return 2.0 * B * E * E + 2.0 * B * L * E * E + 2.0 * B * L * E;
+}
+
+double tgnn_flops_with_backward(double fwd, double wgrad, double nograd) {
+    return 3.0 * (fwd - nograd - wgrad) + 2.0 * wgrad + nograd;
 }
 
 void tgnn_mem_predict_backward(dgnn_tgnn *m, const float *dlogits, const float *emb, float *demb) {
@@ -212,7 +225,7 @@ void tgnn_mem_backward_updater(dgnn_tgnn *m) {
     }
     /* the usual rule: a backward costs about twice its forward's products; once for the
      * updater, whose backward forms only its weights' gradients */
-    m->flops = 3.0 * (m->flops - m->flops_nograd - m->flops_wgrad) + 2.0 * m->flops_wgrad + m->flops_nograd;
+    m->flops = tgnn_flops_with_backward(m->flops, m->flops_wgrad, m->flops_nograd);
 }
 
 void tgnn_mem_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev, const float *other_emb) {

@@ -13,6 +13,19 @@ int event_single_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_
 /* event_strict.c: the strict baseline (event_train.h), one slice of each global batch per rank. */
 int event_strict_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err);
 
+/* event_device.c: the GPU (cfg->use_cuda; r->dev). init opens the device and uploads the
+ * model and the state (a no-op on the CPU), free closes it; epoch is event_single_epoch on
+ * the device; pull brings r->st's rows and r->p's values and moments to the host, push
+ * sends them back (no-ops on the CPU): the driver pulls before it reads them (the best
+ * epoch, a checkpoint, the end) and pushes after it changes them (resume, back to the
+ * best epoch); report logs the GPU memory in use. */
+int event_device_init(event_run *r, dgnn_err *err);
+void event_device_free(event_run *r);
+int event_device_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err);
+int event_device_pull(event_run *r, dgnn_err *err);
+int event_device_push(event_run *r, dgnn_err *err);
+void event_device_report(event_run *r);
+
 /* depbloom.c: DepBloom (docs/depbloom.md). setup makes the plan (r->plan: windows,
  * partitions, exchange lists; every rank computes the same one) once per run; epoch trains
  * one epoch by it; report puts the plan's figures (windows, cut fraction, set-up time, hot

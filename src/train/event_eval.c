@@ -24,6 +24,7 @@
 
 #include "dgnn/comm.h"
 #include "dgnn/metrics.h"
+#include "dgnn/tgnn_cuda.h"
 #include "event_run.h"
 
 /* Roots per forward for TGB's candidates: B (2 + C) with C candidate columns. */
@@ -35,6 +36,8 @@ static const int64_t kChunkRoots = 8192;
  * layout): out ((1 + K) B), block 0 the positives. */
 static int sc_score(event_run *r, const dgnn_events *part, int64_t e0, int64_t B, const int32_t *cand, int64_t K,
                     float *out, dgnn_err *err) {
+    if (r->dev)
+        return dgnn_tgnn_cuda_forward(r->dev, out, &r->st, &r->g_full, r->ev->efeat, part, e0, B, cand, K, err);
     if (!r->eb)
         return dgnn_tgnn_forward(r->model, out, &r->st, &r->g_full, r->ev->efeat, part, e0, B, cand, K, NULL, err);
     dgnn_edgebank_score(r->eb, part->src + e0, part->dst + e0, B, out);
@@ -57,26 +60,31 @@ static int sc_pairs(event_run *r, const dgnn_events *part, int64_t e0, int64_t B
     v.src = src, v.dst = dst, v.t = part->t + e0;
     v.efeat = part->efeat ? part->efeat + e0 * part->edge_dim : NULL;
     v.label = NULL, v.ext_roll = NULL, v.map = NULL;
+    if (r->dev) return dgnn_tgnn_cuda_forward(r->dev, out, &r->st, &r->g_full, r->ev->efeat, &v, 0, B, NULL, 0, err);
     return dgnn_tgnn_forward(r->model, out, &r->st, &r->g_full, r->ev->efeat, &v, 0, B, NULL, 0, NULL, err);
 }
 
 /* The batch enters the state (after sc_score of the same batch, the last forward). */
 static int sc_observe(event_run *r, const dgnn_events *part, int64_t e0, int64_t B, dgnn_err *err) {
     if (r->eb) return dgnn_edgebank_add(r->eb, part->src + e0, part->dst + e0, B, err);
+    if (r->dev) return dgnn_tgnn_cuda_commit(r->dev, &r->st, part, err);
     dgnn_tgnn_commit(r->model, &r->st, part);
     return DGNN_OK;
 }
 
+/* On a GPU (r->dev) the state's rows are the device's: brought to the host before the
+ * copy, sent back after the restore (tgnn_cuda.h). */
 int event_eval_save(event_run *r, dgnn_err *err) {
     if (r->eb) return dgnn_edgebank_copy(r->eb_backup, r->eb, err);
-    dgnn_state_copy(&r->st_backup, &r->st);
-    return DGNN_OK;
+    int rc = r->dev ? dgnn_tgnn_cuda_pull(r->dev, &r->st, NULL, err) : DGNN_OK;
+    if (!rc) dgnn_state_copy(&r->st_backup, &r->st);
+    return rc;
 }
 
 int event_eval_restore(event_run *r, dgnn_err *err) {
     if (r->eb) return dgnn_edgebank_copy(r->eb, r->eb_backup, err);
     dgnn_state_copy(&r->st, &r->st_backup);
-    return DGNN_OK;
+    return r->dev ? dgnn_tgnn_cuda_push(r->dev, &r->st, NULL, err) : DGNN_OK;
 }
 
 /* ---- set-up ---- */

@@ -6,6 +6,7 @@
 
 #include "dgnn/gen.h"
 #include "dgnn/event_train.h"
+#include "dgnn/tgnn_cuda.h"
 
 dgnn_event_train_cfg dgnn_event_train_cfg_default(void) {
     dgnn_event_train_cfg c;
@@ -36,6 +37,24 @@ int dgnn_event_train_cfg_check(const dgnn_event_train_cfg *c, dgnn_err *err) {
         return dgnn_err_set(err, DGNN_EINVAL, "--new-node-frac must be in [0, 1] (got %g)", c->split.new_node_frac);
     if (c->protocol.tgb && (c->protocol.tgb_k < 1 || c->protocol.tgb_k > 100000))
         return dgnn_err_set(err, DGNN_EINVAL, "--tgb-k must be in [1, 100000] (got %lld)", (long long)c->protocol.tgb_k);
+    if (c->use_cuda) {
+        if (c->edgebank)
+            return dgnn_err_set(err, DGNN_EINVAL, "--model edgebank trains nothing: no --device cuda");
+        if (c->dist.mode != DGNN_DIST_NONE)
+            return dgnn_err_set(err, DGNN_EINVAL,
+                                "--dist with --device cuda: the GPU path runs one process on one GPU for now (several "
+                                "GPUs, NCCL: not yet); use --dist without --device, or --device cuda alone");
+        if (!dgnn_tgnn_cuda_built())
+            return dgnn_err_set(err, DGNN_EINVAL,
+                                "--device cuda: this dgnn was built without the CUDA backend; rebuild with "
+                                "-DDGNN_CUDA=ON (README, 'GPU') or use --device cpu");
+        int rc = dgnn_tgnn_cuda_supports(&c->model, err);
+        if (rc) return rc;
+        const int n = dgnn_tgnn_cuda_devices();
+        if (c->cuda_device < 0 || c->cuda_device >= n)
+            return dgnn_err_set(err, DGNN_EINVAL, "--device cuda:%d: this machine has %d CUDA device%s (or no driver); "
+                                "use --device cpu", c->cuda_device, n, n == 1 ? "" : "s");
+    }
     if (c->edgebank) {
         if (c->dist.mode != DGNN_DIST_NONE) return dgnn_err_set(err, DGNN_EINVAL, "--model edgebank trains nothing: no --dist");
         if (c->checkpoint || c->resume)

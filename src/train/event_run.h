@@ -8,6 +8,8 @@
  *   the epochs       event_single.c (one process), event_strict.c (the strict baseline),
  *                    depbloom.c (DepBloom, composing depbloom_partition.c,
  *                    depbloom_refine.c and depbloom_critical_path.c); event_epoch.h
+ *   event_device.c   the GPU: its set-up, its epoch (event_single.c's, the step on the
+ *                    device) and the moves of state and parameters (event_epoch.h)
  *   event_ckpt.c     the trainer's checkpoint (checkpoint.h's dgnn_ckpt_trainer_*)
  *   event_eval.c     the evaluation passes: every protocol's negatives scored by the
  *                    model or EdgeBank, the batch then let into the state
@@ -31,6 +33,7 @@ typedef struct event_run {
     int32_t *train_dst, *full_dst; /* negative pools (DGNN_NEG_DST) */
     int64_t n_train_dst, n_full_dst;
     dgnn_tgnn *model;
+    struct dgnn_tgnn_cuda *dev; /* --device cuda (event_device.c): the model's device half; NULL on the CPU */
     dgnn_params *p;
     dgnn_adam opt;
     dgnn_rng rng;

@@ -71,7 +71,7 @@ static int test(event_run *r, dgnn_event_train_result *res, dgnn_state *keep, dg
 /* One training epoch by the run's mode. */
 static int event_train_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err) {
     switch (r->cfg->dist.mode) {
-    case DGNN_DIST_NONE: return event_single_epoch(r, epoch, er, err);
+    case DGNN_DIST_NONE: return r->dev ? event_device_epoch(r, epoch, er, err) : event_single_epoch(r, epoch, er, err);
     case DGNN_DIST_STRICT: return event_strict_epoch(r, epoch, er, err);
     case DGNN_DIST_DEPBLOOM: return depbloom_epoch(r, epoch, er, err);
     default: return dgnn_err_set(err, DGNN_EINVAL, "--dist: unknown mode %d", (int)r->cfg->dist.mode);
@@ -161,6 +161,7 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
     r.rank = dist ? dgnn_comm_rank() : 0;
     r.nranks = dist ? dgnn_comm_size() : 1;
     if (dist && (rc = event_dist_setup(&r, err))) goto done;
+    if ((rc = event_device_init(&r, err))) goto done;
     /* distributed: rank 0 evaluates, checkpoints and reports; the others train */
     const int evaluating = !c->skip_eval && r.rank == 0;
     res->n_train = r.train.num_events, res->n_val = r.val.num_events, res->n_test = r.test.num_events;
@@ -192,6 +193,7 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
             event_totals_restore(&r, &totals[r.rank]);
             r.opt = meta.opt;
         }
+        if ((rc = event_device_push(&r, err))) goto done; /* a checkpoint of either device */
         dgnn_log("resumed from %s after epoch %lld\n", c->checkpoint, (long long)meta.epochs_done);
     }
     double train_seconds = 0;
@@ -221,6 +223,8 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
         if (evaluating && (rc = validate(&r, er, err))) goto done;
         er->seconds = dgnn_now() - t0;
         res->num_epochs = epoch;
+        /* the host's copy of what the device holds, for the best epoch and the checkpoint */
+        if ((rc = event_device_pull(&r, err))) goto done;
         char f[5][16], tgb[48] = "";
         if (c->protocol.tgb) snprintf(tgb, sizeof tgb, ", val MRR (TGB) %s", dgnn_fmt_metric(f[4], 16, er->val_mrr_tgb));
         dgnn_log("epoch %lld: train loss %s, val AP %s AUC %s, new-node val AP %s%s, %.1f s (train %.1f s, "
@@ -267,6 +271,7 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
     if (meta.early_stopped && r.have_best) {
         memcpy(r.p->value, r.best_params, (size_t)r.p->total * sizeof(float));
         dgnn_state_copy(&r.st, &r.st_best);
+        if ((rc = event_device_push(&r, err))) goto done;
     }
     if (evaluating && res->num_epochs > 0) {
         const int64_t used = meta.early_stopped && r.have_best ? meta.best_epoch : res->num_epochs;
@@ -275,6 +280,7 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
     }
     res->train_events_per_second = train_seconds > 0 ? (double)train_events / train_seconds : 0;
     res->peak_rss_mb = dgnn_peak_rss_mb();
+    event_device_report(&r);
     if (dist) event_dist_report(&r, res);
     if (c->keep_model && r.rank == 0) { /* handed over: event_run_free leaves it */
         *c->keep_model = r.model;
@@ -283,6 +289,7 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
 done:
     event_eval_free(&r);
     depbloom_free(&r);
+    event_device_free(&r);
     event_run_free(&r);
     omp_set_num_threads(prev_threads);
     return rc;

@@ -1,0 +1,100 @@
+/* tgnn_cuda.h: a memory-based model (tgnn.h) trained and evaluated on an NVIDIA GPU
+ * (`dgnn train --device cuda[:N]`, issue 14), through the CUDA backend's device step
+ * (cuda.h, tgn_step.cu).
+ *
+ * NOT YET VERIFIED ON HARDWARE: it compiles here and in CI; tests/cuda/test_cuda_train.c
+ * compares it with the CPU path when a GPU is present, and none has run it yet.
+ *
+ * Which kinds: TGN (its GRU updater, the TGN code's or TGL's attention, both presets).
+ * JODIE, DyRep and APAN are refused (dgnn_tgnn_cuda_supports) until their device steps
+ * exist.
+ *
+ * Who holds what. The device holds the parameters, their gradients and Adam moments, and
+ * the node state's rows (memory and mails). The host model (dgnn_tgnn) does each batch's
+ * bookkeeping as its own forward does (roots, neighbour sampling, the distinct nodes, the
+ * pairs, the rows with a pending mail: tgnn_mem_plan), and the host state keeps the times,
+ * mail counts and ring positions (which commits copy, never compute), so the host knows
+ * every batch's plan without reading the device. The host state's memory and mail rows
+ * are stale between dgnn_tgnn_cuda_pull calls; the host parameter slab likewise.
+ *
+ * A training step is split so that the CPU's work for the next batch overlaps the GPU's
+ * for this one: dgnn_tgnn_cuda_plan (CPU), dgnn_tgnn_cuda_wait_loss (the previous step's
+ * loss; waits for the GPU), dgnn_tgnn_cuda_run_step (enqueues forward, loss, backward,
+ * commit and Adam on the device, commits the times on the host, returns at once).
+ *
+ * Built without CUDA (no -DDGNN_CUDA=ON), every function but _built, _devices and _supports returns
+ * DGNN_EDEVICE saying so. */
+#ifndef DGNN_TGNN_CUDA_H
+#define DGNN_TGNN_CUDA_H
+
+#include "dgnn/params.h"
+#include "dgnn/state.h"
+#include "dgnn/tgnn.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct dgnn_tgnn_cuda dgnn_tgnn_cuda;
+
+/* 1 when this build has the CUDA backend (-DDGNN_CUDA=ON), else 0. */
+int dgnn_tgnn_cuda_built(void);
+/* The usable CUDA devices (0 without the backend, a driver or a device). */
+int dgnn_tgnn_cuda_devices(void);
+/* DGNN_EINVAL naming what the GPU path does not run yet (a kind other than TGN). */
+int dgnn_tgnn_cuda_supports(const dgnn_tgnn_cfg *cfg, dgnn_err *err);
+
+/* Opens CUDA device `device`, allocates the device slabs and state for m and st (st's
+ * sizes), and uploads m's parameters and Adam moments (p) and st (dgnn_tgnn_cuda_push).
+ * DGNN_EDEVICE with a message: no such device, no CUDA in this build. */
+int dgnn_tgnn_cuda_init(dgnn_tgnn_cuda **out, dgnn_tgnn *m, const dgnn_state *st, int device, dgnn_err *err);
+void dgnn_tgnn_cuda_free(dgnn_tgnn_cuda *d);
+
+/* ---- training (one process, one batch a step, the TGN code's loss: G = B) ---- */
+/* The bookkeeping of the training batch [e0, e0 + B) of ev with one negative per event
+ * (neg, B), from the host state st (its counts), neighbours from g (g_efeat their
+ * features), the attention's dropout seeds drawn from rng as the CPU forward draws them. */
+int dgnn_tgnn_cuda_plan(dgnn_tgnn_cuda *d, const dgnn_state *st, const dgnn_tcsr *g, const float *g_efeat,
+                        const dgnn_events *ev, int64_t e0, int64_t B, const int32_t *neg, dgnn_rng *rng,
+                        dgnn_err *err);
+/* Enqueues the planned step on the device: forward, loss (mean BCE of positives and
+ * negatives), backward, commit of the batch into the device state, then Adam with these
+ * settings at step count t (after the increment; dgnn_adam's fields). Commits the batch's
+ * times and counts into st (tgnn_mem_commit_times). Returns without waiting. */
+int dgnn_tgnn_cuda_run_step(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events *ev, double lr, double beta1,
+                            double beta2, double eps, double weight_decay, int64_t t, dgnn_err *err);
+/* The last run step's mean BCE (waits for the device; DGNN_EINVAL when no step ran since
+ * the last call). The CPU trainer's loss is twice it. */
+int dgnn_tgnn_cuda_wait_loss(dgnn_tgnn_cuda *d, double *loss, dgnn_err *err);
+
+/* ---- evaluation ---- */
+/* dgnn_tgnn_forward without dropout (rng NULL) on the device: logits ((1 + nneg) B, host). */
+int dgnn_tgnn_cuda_forward(dgnn_tgnn_cuda *d, float *logits, const dgnn_state *st, const dgnn_tcsr *g,
+                           const float *g_efeat, const dgnn_events *ev, int64_t e0, int64_t B, const int32_t *neg,
+                           int64_t nneg, dgnn_err *err);
+/* dgnn_tgnn_commit of the last forward's batch: rows on the device, times on the host. */
+int dgnn_tgnn_cuda_commit(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events *ev, dgnn_err *err);
+
+/* ---- moving state and parameters between host and device ---- */
+/* Device to host: st's memory and mail rows (NULL: none), p's values and Adam moments
+ * (NULL: none). Checks the device's mail counts against st's: DGNN_EDEVICE when they
+ * differ (the two halves of the state went apart: a bug, reported, never trained on). */
+int dgnn_tgnn_cuda_pull(dgnn_tgnn_cuda *d, dgnn_state *st, dgnn_params *p, dgnn_err *err);
+/* Host to device: all of st (NULL: none), p's values and Adam moments (NULL: none). */
+int dgnn_tgnn_cuda_push(dgnn_tgnn_cuda *d, const dgnn_state *st, const dgnn_params *p, dgnn_err *err);
+/* dgnn_state_reset of st and of the device state (an epoch's start). */
+int dgnn_tgnn_cuda_reset(dgnn_tgnn_cuda *d, dgnn_state *st, dgnn_err *err);
+
+/* GPU memory: in use on the device (all processes), its total, and this model's step
+ * workspace (bytes). */
+int dgnn_tgnn_cuda_memory(dgnn_tgnn_cuda *d, size_t *used, size_t *total, size_t *workspace, dgnn_err *err);
+/* The dense products of the last planned batch (forward; with backward for a training
+ * step), as dgnn_tgnn_last_flops counts them on the CPU: for throughput reports. */
+double dgnn_tgnn_cuda_last_flops(const dgnn_tgnn_cuda *d);
+/* The device's name ("NVIDIA H200"), for reports. */
+const char *dgnn_tgnn_cuda_device_name(const dgnn_tgnn_cuda *d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

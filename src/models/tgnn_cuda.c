@@ -1,0 +1,327 @@
+/* tgnn_cuda.c: a memory-based model on the GPU (tgnn_cuda.h): the host model's batch
+ * bookkeeping (tgnn_mem_plan) handed to the device step of cuda.h (tgn_step.cu), and the
+ * moves of parameters and state between the two. NOT YET VERIFIED ON HARDWARE.
+ * Without the CUDA backend (DGNN_HAVE_CUDA unset) only the refusals are compiled. */
+#include "dgnn/tgnn_cuda.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tgnn_internal.h"
+
+int dgnn_tgnn_cuda_supports(const dgnn_tgnn_cfg *cfg, dgnn_err *err) {
+    if (cfg->kind != DGNN_TGNN_TGN)
+        return dgnn_err_set(err, DGNN_EINVAL,
+                            "--device cuda: model %s does not run on the GPU yet (only tgn does); use --device cpu",
+                            cfg->kind == DGNN_TGNN_JODIE ? "jodie" : cfg->kind == DGNN_TGNN_DYREP ? "dyrep" : "apan");
+    return DGNN_OK;
+}
+
+#if DGNN_HAVE_CUDA
+#include "dgnn/cuda.h"
+
+struct dgnn_tgnn_cuda {
+    dgnn_tgnn *m;
+    dgnn_cuda *c;
+    dgnn_cuda_tgn t;
+    dgnn_cuda_state s;
+    float *sslab; /* the attention's saved slab (device), grown to the largest batch */
+    int64_t sslab_cap;
+    dgnn_tattn_saved ds;
+    dgnn_cuda_tgn_batch b; /* the planned or last batch (host arrays: the model's workspace) */
+    uint64_t seeds[2];
+    double flops;     /* the planned batch's dense products (the CPU's count of them) */
+    int planned;      /* dgnn_tgnn_cuda_plan ran, run_step not yet */
+    int loss_pending; /* run_step ran, wait_loss not yet */
+    int have_forward; /* a forward whose batch a commit may write */
+    char name[128];
+};
+
+int dgnn_tgnn_cuda_built(void) { return 1; }
+int dgnn_tgnn_cuda_devices(void) { return dgnn_cuda_device_count(); }
+
+void dgnn_tgnn_cuda_free(dgnn_tgnn_cuda *d) {
+    if (!d) return;
+    if (d->c) {
+        dgnn_cuda_sync(d->c, NULL);
+        dgnn_cuda_release(d->c, d->sslab);
+        dgnn_cuda_tgn_free(d->c, &d->t);
+        dgnn_cuda_state_free(d->c, &d->s);
+        dgnn_cuda_free(d->c);
+    }
+    free(d);
+}
+
+int dgnn_tgnn_cuda_init(dgnn_tgnn_cuda **out, dgnn_tgnn *m, const dgnn_state *st, int device, dgnn_err *err) {
+    *out = NULL;
+    int rc = dgnn_tgnn_cuda_supports(&m->cfg, err);
+    if (rc) return rc;
+    dgnn_tgnn_cuda *d = dgnn_xcalloc(1, sizeof *d);
+    d->m = m;
+    if ((rc = dgnn_cuda_init(&d->c, device, err))) goto fail;
+    if (dgnn_cuda_device_name(device, d->name, (int)sizeof d->name) != 0) snprintf(d->name, sizeof d->name, "cuda:%d", device);
+    const dgnn_cuda_tgn_cfg dc = {.M = m->M, .T = m->T, .D = m->D, .de = m->de, .E = m->emb, .acfg = m->acfg,
+                                  .total = m->p.total, .off_te_w = tgnn_offset(m, m->w.te_w),
+                                  .off_te_b = tgnn_offset(m, m->w.te_b), .off_W_ih = tgnn_offset(m, m->w.W_ih),
+                                  .off_W_hh = tgnn_offset(m, m->w.W_hh), .off_b_ih = tgnn_offset(m, m->w.b_ih),
+                                  .off_b_hh = tgnn_offset(m, m->w.b_hh)};
+    if ((rc = dgnn_cuda_tgn_init(d->c, &d->t, &dc, err))) goto fail;
+    /* the attention's and the predictor's blocks over the device slabs (nn.h's layouts add
+     * offsets to the pointer they are given, so they lay out device memory as well) */
+    const int64_t off_attn = tgnn_offset(m, m->w.attn), off_pred = tgnn_offset(m, m->w.pred);
+    dgnn_tattn_params_layout(&d->t.ap, d->t.param + off_attn, &m->acfg);
+    dgnn_tattn_params_layout(&d->t.dap, d->t.grad + off_attn, &m->acfg);
+    dgnn_edgepred_layout(&d->t.pp, d->t.param + off_pred, m->emb, m->emb, m->ops->pred_dst_bias);
+    dgnn_edgepred_layout(&d->t.dpp, d->t.grad + off_pred, m->emb, m->emb, m->ops->pred_dst_bias);
+    if ((rc = dgnn_cuda_state_init(d->c, &d->s, st->num_nodes, st->mem_dim, st->mail_dim, st->slots, err))) goto fail;
+    if ((rc = dgnn_tgnn_cuda_push(d, st, &m->p, err))) goto fail;
+    *out = d;
+    return DGNN_OK;
+fail:
+    dgnn_tgnn_cuda_free(d);
+    return rc;
+}
+
+/* The batch record from the model's workspace after tgnn_mem_plan; the attention's saved
+ * slab grown to it and laid out (after a sync when it grows: queued work may read it). */
+static int take_plan(dgnn_tgnn_cuda *d, const dgnn_events *ev, int64_t e0, const uint64_t *seeds, dgnn_err *err) {
+    const dgnn_tgnn *m = d->m;
+    const int64_t n = dgnn_tattn_saved_layout(NULL, NULL, &m->acfg, m->R, m->P, m->U, m->P);
+    if (n > d->sslab_cap) {
+        int rc = dgnn_cuda_sync(d->c, err);
+        if (rc) return rc;
+        dgnn_cuda_release(d->c, d->sslab);
+        d->sslab = NULL, d->sslab_cap = 0;
+        const int64_t cap = n + n / 4;
+        rc = dgnn_cuda_alloc(d->c, (void **)&d->sslab, (size_t)cap * sizeof(float), "the attention's saved slab", err);
+        if (rc) return rc;
+        d->sslab_cap = cap;
+    }
+    dgnn_tattn_saved_layout(&d->ds, d->sslab, &m->acfg, m->R, m->P, m->U, m->P);
+    const dgnn_cuda_tgn_batch b = {.B = m->B, .nneg = m->nneg, .P = m->P, .U = m->U, .Ur = m->Ur, .Um = m->Um,
+                                   .roots = m->roots, .root_t = m->root_t, .row_root = m->row_root, .off = m->off,
+                                   .nbr_row = m->nbr_row, .pair_dt = m->pair_dt,
+                                   .pair_e = m->de > 0 ? m->pair_e : NULL, .unodes = m->unodes, .mrow = m->mrow,
+                                   .efeat = m->de > 0 ? ev->efeat + e0 * m->de : NULL, .seeds = seeds};
+    d->b = b;
+    return DGNN_OK;
+}
+
+/* tgnn_begin and tgnn_mem_plan of a batch: the CPU forward's bookkeeping, without its
+ * dense work. TGN samples every root (Rs = R), as the device step expects. */
+static int plan(dgnn_tgnn_cuda *d, const dgnn_state *st, const dgnn_tcsr *g, const float *g_efeat,
+                const dgnn_events *ev, int64_t e0, int64_t B, const int32_t *neg, int64_t nneg, dgnn_rng *rng,
+                const uint64_t *seeds, dgnn_err *err) {
+    dgnn_tgnn *m = d->m;
+    d->have_forward = 0;
+    int rc = tgnn_begin(m, st, ev, e0, B, nneg, err);
+    if (!rc) rc = tgnn_mem_plan(m, st, g, g_efeat, ev, neg, rng, err);
+    if (rc) return rc;
+    DGNN_ASSERT(m->Rs == m->R);
+    /* the products the CPU would run for it: forward, and with a training step backward */
+    const double upd = tgnn_mem_flops_updater(m), fwd = upd + tgnn_attn_flops(m) + tgnn_mem_flops_predict(m);
+    d->flops = rng ? tgnn_flops_with_backward(fwd, upd, 0) : fwd;
+    return take_plan(d, ev, e0, seeds, err);
+}
+
+int dgnn_tgnn_cuda_plan(dgnn_tgnn_cuda *d, const dgnn_state *st, const dgnn_tcsr *g, const float *g_efeat,
+                        const dgnn_events *ev, int64_t e0, int64_t B, const int32_t *neg, dgnn_rng *rng,
+                        dgnn_err *err) {
+    d->planned = 0;
+    int rc = plan(d, st, g, g_efeat, ev, e0, B, neg, 1, rng, NULL, err);
+    if (rc) return rc;
+    /* the dropout seeds after the sampler's draw, as the CPU forward takes them */
+    const int n = dgnn_tattn_draw_seeds(&d->m->acfg, rng, d->seeds);
+    d->b.seeds = n > 0 ? d->seeds : NULL;
+    d->planned = 1;
+    return DGNN_OK;
+}
+
+int dgnn_tgnn_cuda_run_step(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events *ev, double lr, double beta1,
+                            double beta2, double eps, double weight_decay, int64_t t, dgnn_err *err) {
+    if (!d->planned) return dgnn_err_set(err, DGNN_EINVAL, "cuda: a training step without its plan");
+    if (d->loss_pending) return dgnn_err_set(err, DGNN_EINVAL, "cuda: the previous step's loss was not read");
+    d->planned = 0;
+    /* the trainer's loss scale: dgnn_bce_logits_backward(..., 2.0f) for one process */
+    int rc = dgnn_cuda_tgn_forward_backward(d->c, &d->t, &d->s, &d->b, &d->ds, 2.0f, NULL, NULL, err);
+    if (!rc) rc = dgnn_cuda_tgn_commit(d->c, &d->t, &d->s, &d->b, err);
+    if (!rc) rc = dgnn_cuda_tgn_adam(d->c, &d->t, lr, beta1, beta2, eps, weight_decay, t, err);
+    if (rc) return rc;
+    tgnn_mem_commit_times(d->m, st, ev);
+    d->loss_pending = 1;
+    return DGNN_OK;
+}
+
+int dgnn_tgnn_cuda_wait_loss(dgnn_tgnn_cuda *d, double *loss, dgnn_err *err) {
+    if (!d->loss_pending) return dgnn_err_set(err, DGNN_EINVAL, "cuda: no step's loss to wait for");
+    d->loss_pending = 0;
+    float l = 0;
+    int rc = dgnn_cuda_tgn_wait_loss(d->c, &d->t, &l, err);
+    *loss = l;
+    return rc;
+}
+
+int dgnn_tgnn_cuda_forward(dgnn_tgnn_cuda *d, float *logits, const dgnn_state *st, const dgnn_tcsr *g,
+                           const float *g_efeat, const dgnn_events *ev, int64_t e0, int64_t B, const int32_t *neg,
+                           int64_t nneg, dgnn_err *err) {
+    d->planned = 0;
+    int rc = plan(d, st, g, g_efeat, ev, e0, B, neg, nneg, NULL, NULL, err);
+    if (!rc) rc = dgnn_cuda_tgn_forward(d->c, &d->t, &d->s, &d->b, &d->ds, logits, err);
+    if (!rc) d->have_forward = 1;
+    return rc;
+}
+
+int dgnn_tgnn_cuda_commit(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events *ev, dgnn_err *err) {
+    if (!d->have_forward) return dgnn_err_set(err, DGNN_EINVAL, "cuda: a commit without its forward");
+    d->have_forward = 0;
+    int rc = dgnn_cuda_tgn_commit(d->c, &d->t, &d->s, &d->b, err);
+    if (!rc) tgnn_mem_commit_times(d->m, st, ev);
+    return rc;
+}
+
+/* ---- host <-> device ---- */
+
+#define BYTES(n, x) ((size_t)(n) * sizeof *(x))
+
+int dgnn_tgnn_cuda_pull(dgnn_tgnn_cuda *d, dgnn_state *st, dgnn_params *p, dgnn_err *err) {
+    dgnn_cuda *c = d->c;
+    int rc = DGNN_OK;
+    int32_t *n = NULL;
+    if (st) {
+        const int64_t N = st->num_nodes, M = st->mem_dim, D = st->mail_dim, S = st->slots;
+        n = dgnn_xmalloc(BYTES(N > 0 ? N : 1, n));
+        rc = dgnn_cuda_download(c, st->mem, d->s.mem, BYTES(N * M, st->mem), err);
+        if (!rc) rc = dgnn_cuda_download(c, st->mail, d->s.mail, BYTES(N * S * D, st->mail), err);
+        if (!rc) rc = dgnn_cuda_download(c, n, d->s.mail_n, BYTES(N, n), err);
+    }
+    if (p && !rc) {
+        const size_t b = BYTES(p->total, p->value);
+        rc = dgnn_cuda_download(c, p->value, d->t.param, b, err);
+        if (!rc) rc = dgnn_cuda_download(c, p->m, d->t.adam_m, b, err);
+        if (!rc) rc = dgnn_cuda_download(c, p->v, d->t.adam_v, b, err);
+    }
+    if (!rc) rc = dgnn_cuda_sync(c, err);
+    if (!rc && st) {
+        for (int64_t v = 0; v < st->num_nodes; v++)
+            if (n[v] != st->mail_n[v]) {
+                rc = dgnn_err_set(err, DGNN_EDEVICE,
+                                  "cuda: node %lld has %d mails on the device and %d on the host: the state's two "
+                                  "halves went apart (a bug; please report it)",
+                                  (long long)v, n[v], st->mail_n[v]);
+                break;
+            }
+    }
+    free(n);
+    return rc;
+}
+
+int dgnn_tgnn_cuda_push(dgnn_tgnn_cuda *d, const dgnn_state *st, const dgnn_params *p, dgnn_err *err) {
+    dgnn_cuda *c = d->c;
+    int rc = DGNN_OK;
+    if (st) {
+        const int64_t N = st->num_nodes, M = st->mem_dim, D = st->mail_dim, S = st->slots;
+        if (N != d->s.num_nodes || M != d->s.mem_dim || D != d->s.mail_dim || S != d->s.slots)
+            return dgnn_err_set(err, DGNN_EINVAL, "cuda: a state of other sizes than the device's");
+        rc = dgnn_cuda_upload(c, d->s.mem, st->mem, BYTES(N * M, st->mem), err);
+        if (!rc) rc = dgnn_cuda_upload(c, d->s.mem_t, st->mem_t, BYTES(N, st->mem_t), err);
+        if (!rc) rc = dgnn_cuda_upload(c, d->s.mail, st->mail, BYTES(N * S * D, st->mail), err);
+        if (!rc) rc = dgnn_cuda_upload(c, d->s.mail_t, st->mail_t, BYTES(N * S, st->mail_t), err);
+        if (!rc) rc = dgnn_cuda_upload(c, d->s.mail_n, st->mail_n, BYTES(N, st->mail_n), err);
+        if (!rc) rc = dgnn_cuda_upload(c, d->s.mail_head, st->mail_head, BYTES(N, st->mail_head), err);
+    }
+    if (p && !rc) {
+        if (p->total != d->t.cfg.total) return dgnn_err_set(err, DGNN_EINVAL, "cuda: a slab of another size");
+        const size_t b = BYTES(p->total, p->value);
+        rc = dgnn_cuda_upload(c, d->t.param, p->value, b, err);
+        if (!rc) rc = dgnn_cuda_upload(c, d->t.adam_m, p->m, b, err);
+        if (!rc) rc = dgnn_cuda_upload(c, d->t.adam_v, p->v, b, err);
+    }
+    /* the uploads read host memory the caller may change once this returns */
+    return rc ? rc : dgnn_cuda_sync(c, err);
+}
+
+int dgnn_tgnn_cuda_reset(dgnn_tgnn_cuda *d, dgnn_state *st, dgnn_err *err) {
+    d->have_forward = 0;
+    dgnn_state_reset(st);
+    return dgnn_cuda_state_reset(d->c, &d->s, err);
+}
+
+int dgnn_tgnn_cuda_memory(dgnn_tgnn_cuda *d, size_t *used, size_t *total, size_t *workspace, dgnn_err *err) {
+    *workspace = dgnn_cuda_tgn_workspace_bytes(&d->t) + (size_t)d->sslab_cap * sizeof(float);
+    return dgnn_cuda_mem_info(d->c, used, total, err);
+}
+
+const char *dgnn_tgnn_cuda_device_name(const dgnn_tgnn_cuda *d) { return d->name; }
+
+double dgnn_tgnn_cuda_last_flops(const dgnn_tgnn_cuda *d) { return d->flops; }
+
+#else /* no CUDA backend in this build */
+
+#define NO_CUDA(err)                                                                                                  \
+    dgnn_err_set(err, DGNN_EDEVICE,                                                                                \
+                 "--device cuda: this dgnn was built without the CUDA backend; rebuild with -DDGNN_CUDA=ON "      \
+                 "(README, 'GPU') or use --device cpu")
+
+struct dgnn_tgnn_cuda {
+    int unused;
+};
+int dgnn_tgnn_cuda_built(void) { return 0; }
+int dgnn_tgnn_cuda_devices(void) { return 0; }
+int dgnn_tgnn_cuda_init(dgnn_tgnn_cuda **out, dgnn_tgnn *m, const dgnn_state *st, int device, dgnn_err *err) {
+    (void)m, (void)st, (void)device;
+    *out = NULL;
+    return NO_CUDA(err);
+}
+void dgnn_tgnn_cuda_free(dgnn_tgnn_cuda *d) { (void)d; }
+int dgnn_tgnn_cuda_plan(dgnn_tgnn_cuda *d, const dgnn_state *st, const dgnn_tcsr *g, const float *g_efeat,
+                        const dgnn_events *ev, int64_t e0, int64_t B, const int32_t *neg, dgnn_rng *rng,
+                        dgnn_err *err) {
+    (void)d, (void)st, (void)g, (void)g_efeat, (void)ev, (void)e0, (void)B, (void)neg, (void)rng;
+    return NO_CUDA(err);
+}
+int dgnn_tgnn_cuda_run_step(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events *ev, double lr, double beta1,
+                            double beta2, double eps, double weight_decay, int64_t t, dgnn_err *err) {
+    (void)d, (void)st, (void)ev, (void)lr, (void)beta1, (void)beta2, (void)eps, (void)weight_decay, (void)t;
+    return NO_CUDA(err);
+}
+int dgnn_tgnn_cuda_wait_loss(dgnn_tgnn_cuda *d, double *loss, dgnn_err *err) {
+    (void)d, (void)loss;
+    return NO_CUDA(err);
+}
+int dgnn_tgnn_cuda_forward(dgnn_tgnn_cuda *d, float *logits, const dgnn_state *st, const dgnn_tcsr *g,
+                           const float *g_efeat, const dgnn_events *ev, int64_t e0, int64_t B, const int32_t *neg,
+                           int64_t nneg, dgnn_err *err) {
+    (void)d, (void)logits, (void)st, (void)g, (void)g_efeat, (void)ev, (void)e0, (void)B, (void)neg, (void)nneg;
+    return NO_CUDA(err);
+}
+int dgnn_tgnn_cuda_commit(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events *ev, dgnn_err *err) {
+    (void)d, (void)st, (void)ev;
+    return NO_CUDA(err);
+}
+int dgnn_tgnn_cuda_pull(dgnn_tgnn_cuda *d, dgnn_state *st, dgnn_params *p, dgnn_err *err) {
+    (void)d, (void)st, (void)p;
+    return NO_CUDA(err);
+}
+int dgnn_tgnn_cuda_push(dgnn_tgnn_cuda *d, const dgnn_state *st, const dgnn_params *p, dgnn_err *err) {
+    (void)d, (void)st, (void)p;
+    return NO_CUDA(err);
+}
+int dgnn_tgnn_cuda_reset(dgnn_tgnn_cuda *d, dgnn_state *st, dgnn_err *err) {
+    (void)d, (void)st;
+    return NO_CUDA(err);
+}
+int dgnn_tgnn_cuda_memory(dgnn_tgnn_cuda *d, size_t *used, size_t *total, size_t *workspace, dgnn_err *err) {
+    (void)d;
+    *used = *total = *workspace = 0;
+    return NO_CUDA(err);
+}
+const char *dgnn_tgnn_cuda_device_name(const dgnn_tgnn_cuda *d) {
+    (void)d;
+    return "none";
+}
+double dgnn_tgnn_cuda_last_flops(const dgnn_tgnn_cuda *d) {
+    (void)d;
+    return 0;
+}
+#endif

@@ -1,0 +1,110 @@
+/* event_device.c: the event trainer on a GPU (--device cuda, tgnn_cuda.h; NOT YET VERIFIED
+ * ON HARDWARE): the device's set-up, the training epoch, and the moves of state and
+ * parameters between host and device at the points where the driver reads or writes
+ * them on the host (validation's saved state, the best epoch, checkpoints, resuming).
+ *
+ * The epoch is event_single.c's loop with the step on the device, pipelined by one batch:
+ * batch b's bookkeeping (negatives, sampling, the distinct nodes: CPU) runs while the GPU
+ * computes batch b - 1, whose loss is read only then. Same batches, negatives, dropout
+ * draws and order of commit and Adam as the CPU epoch, so one seed gives the same run on
+ * either device up to float rounding. */
+#include <math.h>
+#include <stdio.h>
+
+#include "dgnn/metrics.h"
+#include "dgnn/tgnn_cuda.h"
+#include "event_epoch.h"
+
+int event_device_init(event_run *r, dgnn_err *err) {
+    const dgnn_event_train_cfg *c = r->cfg;
+    if (!c->use_cuda) return DGNN_OK;
+    int rc = dgnn_tgnn_cuda_init(&r->dev, r->model, &r->st, c->cuda_device, err);
+    if (rc) return rc;
+    dgnn_log("device: cuda:%d (%s); the GPU path is not yet verified on hardware\n", c->cuda_device,
+             dgnn_tgnn_cuda_device_name(r->dev));
+    return DGNN_OK;
+}
+
+void event_device_free(event_run *r) {
+    dgnn_tgnn_cuda_free(r->dev);
+    r->dev = NULL;
+}
+
+int event_device_pull(event_run *r, dgnn_err *err) {
+    return r->dev ? dgnn_tgnn_cuda_pull(r->dev, &r->st, r->p, err) : DGNN_OK;
+}
+
+int event_device_push(event_run *r, dgnn_err *err) {
+    return r->dev ? dgnn_tgnn_cuda_push(r->dev, &r->st, r->p, err) : DGNN_OK;
+}
+
+void event_device_report(event_run *r) {
+    if (!r->dev) return;
+    size_t used = 0, total = 0, ws = 0;
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    if (dgnn_tgnn_cuda_memory(r->dev, &used, &total, &ws, &err) == DGNN_OK)
+        dgnn_log("GPU memory: %.0f MiB in use of %.0f MiB (the step's workspace %.0f MiB)\n", (double)used / 1048576.0,
+                 (double)total / 1048576.0, (double)ws / 1048576.0);
+}
+
+/* Batch b's loss, read once the device has it: event_single.c's bookkeeping of a step. */
+static int step_done(event_run *r, int64_t epoch, int64_t b, int64_t B, double *loss_sum, int64_t *events,
+                     dgnn_progress *pg, dgnn_err *err) {
+    const dgnn_event_train_cfg *c = r->cfg;
+    double mean;
+    int rc = dgnn_tgnn_cuda_wait_loss(r->dev, &mean, err);
+    if (rc) return rc;
+    const double loss = 2.0 * mean; /* the TGN code's: positives' mean BCE + negatives' */
+    if (!isfinite(loss))
+        return dgnn_err_set(err, DGNN_EINVAL, "epoch %lld batch %lld: the loss is not finite (%g); try a lower --lr",
+                            (long long)epoch, (long long)b, loss);
+    *loss_sum += loss;
+    if (c->on_step) c->on_step(c->on_step_ctx, epoch, b, loss);
+    if (c->interrupt && *c->interrupt) return dgnn_err_set(err, DGNN_EINTR, "interrupted");
+    *events += B;
+    if (c->progress) {
+        char extra[48];
+        snprintf(extra, sizeof extra, "loss %.4f", *loss_sum / (double)(b + 1));
+        dgnn_progress_update(pg, *events, extra);
+    }
+    return DGNN_OK;
+}
+
+int event_device_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err) {
+    const dgnn_event_train_cfg *c = r->cfg;
+    const dgnn_events *tr = &r->train;
+    const int64_t bs = c->batch;
+    int64_t nb = (tr->num_events + bs - 1) / bs;
+    if (c->max_train_batches > 0 && nb > c->max_train_batches) nb = c->max_train_batches;
+    int rc = dgnn_tgnn_cuda_reset(r->dev, &r->st, err);
+    if (rc) return rc;
+    dgnn_progress pg;
+    char label[64];
+    snprintf(label, sizeof label, "epoch %lld train", (long long)epoch);
+    if (c->progress) dgnn_progress_begin(&pg, label, nb * bs > tr->num_events ? tr->num_events : nb * bs);
+    double loss_sum = 0, flops = 0, t0 = dgnn_now();
+    int64_t events = 0, prev_B = 0;
+    for (int64_t b = 0; b < nb; b++) {
+        const int64_t e0 = b * bs, B = e0 + bs <= tr->num_events ? bs : tr->num_events - e0;
+        rc = event_ensure_batch(r, B, 1, err);
+        if (!rc) rc = event_draw_negatives(r, B, 1, 0, event_stream_seed(c->seed, epoch, b), err);
+        if (!rc)
+            rc = dgnn_tgnn_cuda_plan(r->dev, &r->st, &r->g_train, r->train.efeat, tr, e0, B, r->neg_t, &r->rng, err);
+        if (!rc && b > 0) rc = step_done(r, epoch, b - 1, prev_B, &loss_sum, &events, &pg, err);
+        if (rc) return rc;
+        flops += dgnn_tgnn_cuda_last_flops(r->dev);
+        r->opt.t++; /* dgnn_adam_step's count, kept on the host */
+        rc = dgnn_tgnn_cuda_run_step(r->dev, &r->st, tr, r->opt.lr, r->opt.beta1, r->opt.beta2, r->opt.eps,
+                                     r->opt.weight_decay, r->opt.t, err);
+        if (rc) return rc;
+        prev_B = B;
+    }
+    if (nb > 0 && (rc = step_done(r, epoch, nb - 1, prev_B, &loss_sum, &events, &pg, err))) return rc;
+    if (c->progress) dgnn_progress_end(&pg);
+    er->train_loss = nb > 0 ? loss_sum / (double)nb : NAN;
+    er->train_seconds = dgnn_now() - t0;
+    er->train_events = events;
+    er->flops = flops; /* the CPU's count of the same products */
+    return DGNN_OK;
+}
