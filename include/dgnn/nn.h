@@ -489,6 +489,10 @@ void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input 
  * rng NULL). The forward draws them first, so the GPU op (cuda.h) given these seeds makes
  * the same masks. */
 int dgnn_tattn_draw_seeds(const dgnn_tattn_cfg *c, dgnn_rng *rng, uint64_t seeds[2]);
+/* dgnn_tattn_forward with those seeds given (NULL: inference, no dropout), as the GPU op
+ * takes them: dgnn_tattn_forward(rng) is draw_seeds, then this. */
+void dgnn_tattn_forward_seeded(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input *in,
+                               const dgnn_tattn_params *p, const dgnn_tattn_cfg *c, const uint64_t *seeds);
 /* din's fields +=, dp's fields += (dp laid out like p). dout (B, dout). Uses s's scratch;
  * s's forward fields are left intact, so backward may be called again. */
 void dgnn_tattn_backward(dgnn_tattn_dinput *din, dgnn_tattn_params *dp, const float *dout,

@@ -420,10 +420,15 @@ int dgnn_tattn_draw_seeds(const dgnn_tattn_cfg *c, dgnn_rng *rng, uint64_t seeds
 
 void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input *in,
                         const dgnn_tattn_params *p, const dgnn_tattn_cfg *c, dgnn_rng *rng) {
-    const double prof_t = dgnn_prof_begin(DGNN_PROF_ATTENTION);
     uint64_t seeds[2]; /* the dropouts' seeds, drawn first (the GPU op takes the same ones) */
-    int seed_k = 0;
     dgnn_tattn_draw_seeds(c, rng, seeds);
+    dgnn_tattn_forward_seeded(out, s, in, p, c, rng ? seeds : NULL);
+}
+
+void dgnn_tattn_forward_seeded(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input *in,
+                               const dgnn_tattn_params *p, const dgnn_tattn_cfg *c, const uint64_t *seeds) {
+    const double prof_t = dgnn_prof_begin(DGNN_PROF_ATTENTION);
+    int seed_k = 0;
     const int64_t B = in->B, P = in->off[in->B], Un = in->Un;
     const int64_t E = dgnn_tattn_E(c), Hd = dgnn_tattn_hidden(c), H = c->heads, dh = E / H;
     const int64_t dn = c->dn, de = c->de, dt = c->dt;
@@ -472,7 +477,7 @@ void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input 
             dgnn_gemm_group(ops, n);
         }
     }
-    s->has_att_mask = rng && c->attn_dropout > 0;
+    s->has_att_mask = seeds && c->attn_dropout > 0;
     if (s->has_att_mask) dgnn_dropout_mask(s->att_mask, P * H, c->attn_dropout, seeds[seed_k++]);
     const float *mask = s->has_att_mask ? s->att_mask : NULL;
 
@@ -537,7 +542,7 @@ void dgnn_tattn_forward(float *out, dgnn_tattn_saved *s, const dgnn_tattn_input 
 
     dgnn_linear_forward(s->z, s->cat, p->W1, p->b1, B, dc, Hd);
     {
-        s->has_drop_mask = rng && c->dropout > 0;
+        s->has_drop_mask = seeds && c->dropout > 0;
         if (s->has_drop_mask) dgnn_dropout_mask(s->drop_mask, B * Hd, c->dropout, seeds[seed_k++]);
 #pragma omp parallel for if (B * Hd > PAR_MIN)
         for (int64_t i = 0; i < B * Hd; i++) {
