@@ -4,6 +4,9 @@
 # MPI, whose runtime the sanitizers flag: the mpirun tests cli_mpi, cli_dist, cli_dist_snap
 # run in the second pass only), then, where nvcc is, builds the CUDA path (build-cuda/) and
 # runs tests/cuda (which skip without a GPU) and cli_device (--device cuda from the command),
+# then, everywhere, builds the CUDA path over the host emulation of the CUDA layer
+# (build-hostemu/, tests/hostemu/: no GPU, no nvcc) and runs the device step's, the GPU
+# trainer's and cli_device's tests on it against the CPU path,
 # then builds the Release tree (build/) and runs
 # the full suite there, multi-rank tests included, then the Python package's tests
 # (scripts/test-python.sh; skipped without a python3 that has numpy and pytest). Ends with
@@ -30,6 +33,19 @@ if [ -n "$nvcc" ]; then
 else
   echo "== CUDA build: skipped (no nvcc) =="
 fi
+# the device step's composition (tgn_step.cu), tgnn_cuda.c and the trainer's device path
+# on the host emulation (tests/hostemu/hostemu.cpp): they run, and agree with the CPU,
+# on every machine; the kernels are left to the GPU's own tests
+echo "== CUDA host emulation (build-hostemu/) =="
+t_emu=$(date +%s)
+log="$root/build-hostemu/build.log"; mkdir -p "$root/build-hostemu"
+if ! { cmake -S "$root" -B "$root/build-hostemu" -DCMAKE_BUILD_TYPE=Release -DDGNN_CUDA_HOSTEMU=ON -DDGNN_MPI=OFF &&
+       cmake --build "$root/build-hostemu" -j"$jobs" --target dgnn test_cuda_tgn test_cuda_train; } > "$log" 2>&1; then
+  grep -E -A3 "error|Error" "$log" | head -80; exit 1
+fi
+grep -E "warning:" "$log" | sort -u || true
+(cd "$root/build-hostemu" && ctest --output-on-failure -R '^(test_cuda_tgn|test_cuda_train|cli_device)$')
+echo "CUDA host emulation: $(( $(date +%s) - t_emu )) s (build and tests)"
 echo "== release build =="
 "$root/scripts/build.sh" build
 ctest_rc=0
