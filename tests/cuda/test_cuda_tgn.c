@@ -23,7 +23,10 @@
  * by the second (no larger in any size), grown by the 49 negatives, unchanged by the
  * smaller inference batches after it.
  * Without a GPU, the CPU part runs, then the refusal is checked and it exits 77.
- * NOT YET RUN ON A GPU. */
+ * NOT YET RUN ON A GPU. The suite runs it on the host emulation of the CUDA layer
+ * (tests/hostemu, DGNN_CUDA_HOSTEMU): the device ops are then the CPU's own, so it checks
+ * tgn_step.cu's composition (which arrays go where, the commit, the workspace), not the
+ * kernels; the tolerances stay a GPU's. */
 #include "../../src/models/tgnn_internal.h"
 #include "cuda_check.h"
 #include "random_events.h"
@@ -231,6 +234,10 @@ int main(void) {
     CHECK_MSG(nonzero > 20, "memories after 8 batches: %d non-zero entries", nonzero);
 
     dgnn_cuda *c = cuda_check_open("test_cuda_tgn"); /* exits 77 without a device */
+#if DGNN_CUDA_HOSTEMU
+    printf("test_cuda_tgn: on the host emulation of the CUDA layer (the CPU's ops: tgn_step.cu's composition is "
+           "under test, not the kernels)\n");
+#endif
 
     /* the device model: the CPU's slab layout, parameters and moments */
     const dgnn_cuda_tgn_cfg dc = {.M = M, .T = cfg.time_dim, .D = D, .de = de, .E = E, .acfg = m->acfg,

@@ -9,7 +9,10 @@
  *  3. wikipedia (when the shared data is there), tgn-paper preset: the first 50 training
  *     steps' losses within 1e-3 relative of the CPU's.
  * Without a GPU the configuration check's refusal is tested, then it exits 77 (skipped).
- * NOT YET RUN ON A GPU. */
+ * NOT YET RUN ON A GPU. The suite runs it on the host emulation of the CUDA layer
+ * (tests/hostemu, DGNN_CUDA_HOSTEMU), where the device ops are the CPU's own: that checks
+ * the composition (tgn_step.cu, tgnn_cuda.c, event_device.c), not the kernels, and holds
+ * every figure to 1e-6 instead (below). */
 #include <math.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -40,6 +43,19 @@ static void train(const dgnn_events *ev, dgnn_event_train_cfg c, int cuda, losse
     CHECK_MSG(rc == DGNN_OK, "training on the %s: %s", cuda ? "GPU" : "CPU", err.msg);
 }
 
+/* The tolerances. On a GPU, rounding (sums in other orders) grows over three epochs of
+ * Adam. On the host emulation the device ops are the CPU ops run in the CPU's order, so
+ * the two runs agree to the bit, and a composition bug that a GPU's tolerance lets
+ * through shows: pulling the state without its mail rows (which validation then restores
+ * stale onto the device) moves the APs by up to 0.0045, the losses not at all. */
+#if DGNN_CUDA_HOSTEMU
+#define LOSS_RTOL 1e-6
+#define METRIC_TOL 1e-6
+#else
+#define LOSS_RTOL 1e-3
+#define METRIC_TOL 0.01
+#endif
+
 static void same_losses(const char *what, const losses *gpu, const losses *cpu, int64_t n) {
     CHECK_MSG(gpu->n >= n && cpu->n >= n, "%s: %lld and %lld steps", what, (long long)gpu->n, (long long)cpu->n);
     double worst = 0;
@@ -50,12 +66,12 @@ static void same_losses(const char *what, const losses *gpu, const losses *cpu, 
     }
     printf("%s: %lld steps, worst loss difference %.2e relative (step %lld: %.6f vs %.6f)\n", what, (long long)n,
            worst, (long long)at, gpu->loss[at], cpu->loss[at]);
-    CHECK_MSG(worst <= 1e-3, "%s: step %lld's loss %.6f on the GPU, %.6f on the CPU", what, (long long)at,
+    CHECK_MSG(worst <= LOSS_RTOL, "%s: step %lld's loss %.6f on the GPU, %.6f on the CPU", what, (long long)at,
               gpu->loss[at], cpu->loss[at]);
 }
 
 static void near(const char *what, double gpu, double cpu, double tol) {
-    printf("  %-22s GPU %.4f CPU %.4f\n", what, gpu, cpu);
+    printf("  %-22s GPU %.4f CPU %.4f (difference %.1e)\n", what, gpu, cpu, fabs(gpu - cpu));
     CHECK_MSG(fabs(gpu - cpu) <= tol, "%s: %.4f on the GPU, %.4f on the CPU (tolerance %g)", what, gpu, cpu, tol);
 }
 
@@ -65,11 +81,11 @@ static void near_results(const char *what, const dgnn_event_train_result *g, con
     for (int64_t i = 0; i < g->num_epochs && i < c->num_epochs; i++) {
         char name[48];
         snprintf(name, sizeof name, "epoch %lld val AP", (long long)i + 1);
-        near(name, g->epochs[i].val_ap, c->epochs[i].val_ap, 0.01);
+        near(name, g->epochs[i].val_ap, c->epochs[i].val_ap, METRIC_TOL);
     }
-    near("test AP", g->test_ap, c->test_ap, 0.01);
-    near("new-node test AP", g->test_new_ap, c->test_new_ap, 0.01);
-    near("test MRR", g->test_mrr, c->test_mrr, 0.01);
+    near("test AP", g->test_ap, c->test_ap, METRIC_TOL);
+    near("new-node test AP", g->test_new_ap, c->test_new_ap, METRIC_TOL);
+    near("test MRR", g->test_mrr, c->test_mrr, METRIC_TOL);
 }
 
 int main(void) {
@@ -90,6 +106,10 @@ int main(void) {
                check_pass_, check_fail_);
         return check_fail_ ? 1 : 77;
     }
+#if DGNN_CUDA_HOSTEMU
+    printf("test_cuda_train: on the host emulation of the CUDA layer (the CPU's ops: the composition is under "
+           "test, not the kernels); losses to %g relative, APs and MRR to %g\n", LOSS_RTOL, METRIC_TOL);
+#endif
 
     dgnn_gen_opts go = dgnn_gen_opts_default();
     go.num_events = 20000, go.num_nodes = 300, go.bipartite = 1, go.seed = 3, go.edge_dim = 4;
