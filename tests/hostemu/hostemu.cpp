@@ -27,9 +27,11 @@
 //    inside a live dgnn_cuda_alloc allocation (extent included), every host array of a copy
 //    must not; a freed or foreign pointer, or an index past an array's end, is caught;
 //  - host code never touches device memory: outside the emulated calls every device allocation
-//    is mapped PROT_NONE (mprotect), so a host read or write of it (a device pointer
-//    dereferenced by tgnn_cuda.c, tgn_step.cu or a test) faults, and the SIGSEGV handler says
-//    which allocation was touched (HOSTEMU_NO_PROTECT=1 turns this off, for a debugger);
+//    is mapped PROT_NONE (mprotect), and inside one only the allocations it was given are
+//    readable, so a host read or write of device memory (a device pointer dereferenced by
+//    tgnn_cuda.c, tgn_step.cu or a test), or an op reading an array it was not passed, faults,
+//    and the SIGSEGV handler says which allocation was touched (HOSTEMU_NO_PROTECT=1 turns
+//    this off, for a debugger);
 //  - fresh device and pinned memory is 0xFF bytes (NaN floats, -1 ints), not zeros, as
 //    cudaMalloc's memory is whatever was there: an array used before it is written shows.
 //
