@@ -11,9 +11,9 @@
  *   binary cross-entropy with logits, Adam,
  *   gathers and scatters of rows by index (ordered sums; "last writer wins"), and the
  *   node state store (memory, memory time, mailbox ring; state.h's rules);
- * and, composed of those ops, one TGN training step (tgn_step.cu: TGN with its GRU
- * updater; forward, loss, backward, memory/mail commit and Adam on the device, the
- * batch's bookkeeping from the CPU model).
+ * and, composed of those ops, one training step of TGN, JODIE or DyRep (tgn_step.cu;
+ * forward, loss, backward, memory/mail commit and Adam on the device, the batch's
+ * bookkeeping from the CPU model).
  * Each GPU op is tested against its CPU reference in tests/cuda/ (which skip without a
  * GPU; scripts/gpu-check.sh runs them and compute-sanitizer where there is one), the TGN
  * step against the CPU model's step (test_cuda_tgn).
@@ -265,11 +265,14 @@ int dgnn_cuda_state_commit_mem(dgnn_cuda *c, dgnn_cuda_state *s, const int32_t *
                                const float *dh, const double *dh_t, int64_t n, dgnn_err *err);
 
 
-/* ---- one TGN training step on the device (tgn_step.cu) ----
- * NOT YET VERIFIED ON HARDWARE: compiled only; tests/cuda/test_cuda_tgn.c compares it with
- * the CPU model's step (src/models/tgn.c) when a GPU is present, and none has run it yet.
- * The TGN kind with its GRU updater (the tgn-paper configuration), one batch as
- * tgnn_memory.c, tgnn_attention.c and tgn.c run it, composed of the ops above. The
+/* ---- one training step of the memory models on the device (tgn_step.cu) ----
+ * NOT YET VERIFIED ON HARDWARE: tests/cuda/test_cuda_tgn.c compares it with the CPU model's
+ * step when a GPU is present, and none has run it yet (it runs on the host emulation,
+ * tests/hostemu/, which checks this composition but no kernel).
+ * TGN (GRU updater, attention over every root), JODIE (RNN, the time projection) and
+ * DyRep (RNN, the updated memory as the embedding, the attention over the 2B true roots
+ * for the mails only): one batch as tgnn_memory.c, tgnn_attention.c and tgn.c, jodie.c or
+ * dyrep.c run it, composed of the ops above (the names say TGN: the first kind). The
  * caller does the bookkeeping on the CPU (sampling, the batch's distinct nodes, the
  * pairs, the roots' rows, which rows have a pending mail: the CPU model's own batch
  * preparation) and passes it as host arrays; the device gathers memory and mails, runs
@@ -280,7 +283,7 @@ int dgnn_cuda_state_commit_mem(dgnn_cuda *c, dgnn_cuda_state *s, const int32_t *
  * caller lays the attention's and the predictor's blocks out over the device slabs
  * (dgnn_tattn_params_layout(&t->ap, t->param + off_attn, ...), the same for dap over
  * t->grad, dgnn_edgepred_layout for pp and dpp) and the attention's saved slab
- * (dgnn_tattn_saved_layout over a device buffer for (R, P, U, P)).
+ * (dgnn_tattn_saved_layout over a device buffer for (Rs, P, U, P); none for JODIE).
  *
  * Made to be called for every batch of an epoch: the batch's workspace is one device slab
  * that grows (by a quarter more than asked) only when a batch needs more than it holds,
@@ -297,12 +300,22 @@ int dgnn_cuda_state_commit_mem(dgnn_cuda *c, dgnn_cuda_state *s, const int32_t *
  * Everything queued reads device arrays the caller owns (the state, the attention's saved
  * slab ds): reuse them for the next batch freely (the stream keeps the order), free them
  * only after a wait. */
+typedef enum {
+    DGNN_CUDA_EMB_ATTN = 0,  /* TGN: the attention over every root's neighbours */
+    DGNN_CUDA_EMB_JODIE = 1, /* JODIE: the time projection of the updated memory; no neighbours */
+    DGNN_CUDA_EMB_DYREP = 2, /* DyRep: the updated memory; the attention over the 2B true roots
+                              * goes into the mails only (no gradient) */
+} dgnn_cuda_emb_kind;
 typedef struct {
-    int64_t M, T, D, de, E; /* memory, time encoding, mail (2M + de + T), edge features, embedding */
-    dgnn_tattn_cfg acfg;    /* the attention's settings (tgnn_attention.c's) */
+    int64_t M, T, D, de, E; /* memory, time encoding, mail (2M + de + T), edge features, embedding
+                             * (JODIE, DyRep: E = M) */
+    dgnn_cuda_emb_kind emb; /* the kind's embedding (0: TGN's) */
+    int rnn;                /* the updater: 0 the GRU (TGN), 1 the RNN cell (JODIE, DyRep) */
+    dgnn_tattn_cfg acfg;    /* the attention's settings (tgnn_attention.c's; TGN, DyRep) */
     int64_t total;          /* floats of the parameter slab (dgnn_params' total) */
-    /* offsets in the slab of the time encoding and the GRU (torch shapes, tgnn_internal.h) */
-    int64_t off_te_w, off_te_b, off_W_ih, off_W_hh, off_b_ih, off_b_hh;
+    /* offsets in the slab of the time encoding, the updater (torch shapes, tgnn_internal.h)
+     * and JODIE's time projection (jw, jb) */
+    int64_t off_te_w, off_te_b, off_W_ih, off_W_hh, off_b_ih, off_b_hh, off_jw, off_jb;
 } dgnn_cuda_tgn_cfg;
 
 typedef struct dgnn_cuda_tgn_ws dgnn_cuda_tgn_ws; /* the workspace: device slab, staging, the last batch */
@@ -315,13 +328,13 @@ typedef struct {
 } dgnn_cuda_tgn;
 
 /* One batch of B events, R = (2 + nneg) B roots, all host arrays (tgnn_internal.h's fields
- * of the same names after the CPU forward; every root was sampled for, Rs = R,
- * though some may have no neighbours). nneg may be 0 (R = 2B roots, B logits: the
- * positive pairs only, as evaluation scores a list of pairs) or large (evaluation's 9 or
- * 49 negatives per event). */
+ * of the same names after the CPU forward). The roots sampled for are the kind's, Rs: TGN
+ * every root, DyRep the first 2B, JODIE none (P = 0, Ur = 0); some may have no neighbours.
+ * nneg may be 0 (R = 2B roots, B logits: the positive pairs only, as evaluation scores a
+ * list of pairs) or large (evaluation's 9 or 49 negatives per event). */
 typedef struct {
     int64_t B, nneg, P, U, Ur, Um; /* events, negatives per event, pairs, distinct nodes, of them
-                                    * among the roots (rows 0..Ur-1), with a pending mail */
+                                    * among the Rs sampled roots (rows 0..Ur-1), with a pending mail */
     const int32_t *roots;    /* (R) node ids: sources, destinations, negatives */
     const double *root_t;    /* (R) the event times */
     const int32_t *row_root; /* (R) distinct-node row of each root */
@@ -344,7 +357,7 @@ void dgnn_cuda_tgn_free(dgnn_cuda *c, dgnn_cuda_tgn *t);
  * (0 before the first batch). It changes only when a batch outgrows it. */
 size_t dgnn_cuda_tgn_workspace_bytes(const dgnn_cuda_tgn *t);
 /* Zeroes t->grad, runs the forward of batch b over state s (read, not changed) with the
- * attention's saved slab ds (laid out for (R, P, U, P)), the mean binary cross-entropy of
+ * attention's saved slab ds (laid out for (Rs, P, U, P); NULL for JODIE), the mean binary cross-entropy of
  * the logits against labels 1 (block 0) and 0 (the negatives), and the backward of
  * dloss * that mean into t->grad (the CPU trainer's dgnn_bce_logits_backward scale:
  * 2 B / G). loss and logits both NULL: the call only enqueues, and

@@ -18,7 +18,7 @@
  *     GRU, LSTM, losses: free functions over plain arrays, outputs first), spmm.h the sparse
  *     ones. Every forward has a backward, tested against finite differences.
  *  4. Model. params.h is the one parameter slab a model's named pointers point into;
- *     tgnn.h is the event models over state.h's node memory (tgnn_cuda.h: TGN on a GPU,
+ *     tgnn.h is the event models over state.h's node memory (tgnn_cuda.h: TGN, JODIE, DyRep on a GPU,
  *     through cuda.h's device ops); snapmodel.h the snapshot
  *     models; node_head.h the snapshot trainer's regression head; node_mlp.h the decoder
  *     of dynamic node classification.

@@ -119,7 +119,7 @@ typedef struct {
     dgnn_split_opts split;
     uint64_t seed;          /* negatives and dropout (the model's own seed initialises it) */
     int64_t threads;        /* 0: leave OpenMP's default */
-    int use_cuda;           /* 1: train on CUDA device cuda_device (--device cuda:N; tgnn_cuda.h: TGN, one
+    int use_cuda;           /* 1: train on CUDA device cuda_device (--device cuda:N; tgnn_cuda.h: TGN, JODIE, DyRep; one
                              * process; NOT YET VERIFIED ON HARDWARE); 0: on the CPU */
     int cuda_device;
     int64_t max_train_batches; /* > 0: stop each epoch after this many (quick runs, benches) */

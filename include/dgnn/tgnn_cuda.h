@@ -5,9 +5,9 @@
  * NOT YET VERIFIED ON HARDWARE: it compiles here and in CI; tests/cuda/test_cuda_train.c
  * compares it with the CPU path when a GPU is present, and none has run it yet.
  *
- * Which kinds: TGN (its GRU updater, the TGN code's or TGL's attention, both presets).
- * JODIE, DyRep and APAN are refused (dgnn_tgnn_cuda_supports) until their device steps
- * exist.
+ * Which kinds: TGN (its GRU updater, the TGN code's or TGL's attention, both presets),
+ * JODIE and DyRep (RNN updaters). APAN is refused (dgnn_tgnn_cuda_supports) until its
+ * device step exists.
  *
  * Who holds what. The device holds the parameters, their gradients and Adam moments, and
  * the node state's rows (memory and mails). The host model (dgnn_tgnn) does each batch's

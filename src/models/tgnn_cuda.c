@@ -11,10 +11,10 @@
 #include "tgnn_internal.h"
 
 int dgnn_tgnn_cuda_supports(const dgnn_tgnn_cfg *cfg, dgnn_err *err) {
-    if (cfg->kind != DGNN_TGNN_TGN)
+    if (cfg->kind == DGNN_TGNN_APAN)
         return dgnn_err_set(err, DGNN_EINVAL,
-                            "--device cuda: model %s does not run on the GPU yet (only tgn does); use --device cpu",
-                            cfg->kind == DGNN_TGNN_JODIE ? "jodie" : cfg->kind == DGNN_TGNN_DYREP ? "dyrep" : "apan");
+                            "--device cuda: model apan does not run on the GPU yet (tgn, jodie and dyrep do); use "
+                            "--device cpu");
     return DGNN_OK;
 }
 
@@ -61,17 +61,23 @@ int dgnn_tgnn_cuda_init(dgnn_tgnn_cuda **out, dgnn_tgnn *m, const dgnn_state *st
     d->m = m;
     if ((rc = dgnn_cuda_init(&d->c, device, err))) goto fail;
     if (dgnn_cuda_device_name(device, d->name, (int)sizeof d->name) != 0) snprintf(d->name, sizeof d->name, "cuda:%d", device);
-    const dgnn_cuda_tgn_cfg dc = {.M = m->M, .T = m->T, .D = m->D, .de = m->de, .E = m->emb, .acfg = m->acfg,
-                                  .total = m->p.total, .off_te_w = tgnn_offset(m, m->w.te_w),
-                                  .off_te_b = tgnn_offset(m, m->w.te_b), .off_W_ih = tgnn_offset(m, m->w.W_ih),
-                                  .off_W_hh = tgnn_offset(m, m->w.W_hh), .off_b_ih = tgnn_offset(m, m->w.b_ih),
-                                  .off_b_hh = tgnn_offset(m, m->w.b_hh)};
+    const int jodie = m->cfg.kind == DGNN_TGNN_JODIE;
+    const dgnn_cuda_tgn_cfg dc = {
+        .M = m->M, .T = m->T, .D = m->D, .de = m->de, .E = m->emb, .acfg = m->acfg, .total = m->p.total,
+        .emb = m->cfg.kind == DGNN_TGNN_TGN ? DGNN_CUDA_EMB_ATTN : jodie ? DGNN_CUDA_EMB_JODIE : DGNN_CUDA_EMB_DYREP,
+        .rnn = m->gates == 1, .off_te_w = tgnn_offset(m, m->w.te_w), .off_te_b = tgnn_offset(m, m->w.te_b),
+        .off_W_ih = tgnn_offset(m, m->w.W_ih), .off_W_hh = tgnn_offset(m, m->w.W_hh),
+        .off_b_ih = tgnn_offset(m, m->w.b_ih), .off_b_hh = tgnn_offset(m, m->w.b_hh),
+        .off_jw = jodie ? tgnn_offset(m, m->w.jw) : 0, .off_jb = jodie ? tgnn_offset(m, m->w.jb) : 0};
     if ((rc = dgnn_cuda_tgn_init(d->c, &d->t, &dc, err))) goto fail;
     /* the attention's and the predictor's blocks over the device slabs (nn.h's layouts add
      * offsets to the pointer they are given, so they lay out device memory as well) */
-    const int64_t off_attn = tgnn_offset(m, m->w.attn), off_pred = tgnn_offset(m, m->w.pred);
-    dgnn_tattn_params_layout(&d->t.ap, d->t.param + off_attn, &m->acfg);
-    dgnn_tattn_params_layout(&d->t.dap, d->t.grad + off_attn, &m->acfg);
+    if (m->w.attn) {
+        const int64_t off_attn = tgnn_offset(m, m->w.attn);
+        dgnn_tattn_params_layout(&d->t.ap, d->t.param + off_attn, &m->acfg);
+        dgnn_tattn_params_layout(&d->t.dap, d->t.grad + off_attn, &m->acfg);
+    }
+    const int64_t off_pred = tgnn_offset(m, m->w.pred);
     dgnn_edgepred_layout(&d->t.pp, d->t.param + off_pred, m->emb, m->emb, m->ops->pred_dst_bias);
     dgnn_edgepred_layout(&d->t.dpp, d->t.grad + off_pred, m->emb, m->emb, m->ops->pred_dst_bias);
     if ((rc = dgnn_cuda_state_init(d->c, &d->s, st->num_nodes, st->mem_dim, st->mail_dim, st->slots, err))) goto fail;
@@ -87,7 +93,8 @@ fail:
  * slab grown to it and laid out (after a sync when it grows: queued work may read it). */
 static int take_plan(dgnn_tgnn_cuda *d, const dgnn_events *ev, int64_t e0, const uint64_t *seeds, dgnn_err *err) {
     const dgnn_tgnn *m = d->m;
-    const int64_t n = dgnn_tattn_saved_layout(NULL, NULL, &m->acfg, m->R, m->P, m->U, m->P);
+    const int attn = m->w.attn != NULL; /* TGN, DyRep: over the Rs sampled roots */
+    const int64_t n = attn ? dgnn_tattn_saved_layout(NULL, NULL, &m->acfg, m->Rs, m->P, m->U, m->P) : 0;
     if (n > d->sslab_cap) {
         int rc = dgnn_cuda_sync(d->c, err);
         if (rc) return rc;
@@ -98,7 +105,7 @@ static int take_plan(dgnn_tgnn_cuda *d, const dgnn_events *ev, int64_t e0, const
         if (rc) return rc;
         d->sslab_cap = cap;
     }
-    dgnn_tattn_saved_layout(&d->ds, d->sslab, &m->acfg, m->R, m->P, m->U, m->P);
+    if (attn) dgnn_tattn_saved_layout(&d->ds, d->sslab, &m->acfg, m->Rs, m->P, m->U, m->P);
     const dgnn_cuda_tgn_batch b = {.B = m->B, .nneg = m->nneg, .P = m->P, .U = m->U, .Ur = m->Ur, .Um = m->Um,
                                    .roots = m->roots, .root_t = m->root_t, .row_root = m->row_root, .off = m->off,
                                    .nbr_row = m->nbr_row, .pair_dt = m->pair_dt,
@@ -109,7 +116,7 @@ static int take_plan(dgnn_tgnn_cuda *d, const dgnn_events *ev, int64_t e0, const
 }
 
 /* tgnn_begin and tgnn_mem_plan of a batch: the CPU forward's bookkeeping, without its
- * dense work. TGN samples every root (Rs = R), as the device step expects. */
+ * dense work (the roots sampled for, Rs, are the kind's, as the device step expects). */
 static int plan(dgnn_tgnn_cuda *d, const dgnn_state *st, const dgnn_tcsr *g, const float *g_efeat,
                 const dgnn_events *ev, int64_t e0, int64_t B, const int32_t *neg, int64_t nneg, dgnn_rng *rng,
                 const uint64_t *seeds, dgnn_err *err) {
@@ -118,10 +125,11 @@ static int plan(dgnn_tgnn_cuda *d, const dgnn_state *st, const dgnn_tcsr *g, con
     int rc = tgnn_begin(m, st, ev, e0, B, nneg, err);
     if (!rc) rc = tgnn_mem_plan(m, st, g, g_efeat, ev, neg, rng, err);
     if (rc) return rc;
-    DGNN_ASSERT(m->Rs == m->R);
-    /* the products the CPU would run for it: forward, and with a training step backward */
-    const double upd = tgnn_mem_flops_updater(m), fwd = upd + tgnn_attn_flops(m) + tgnn_mem_flops_predict(m);
-    d->flops = rng ? tgnn_flops_with_backward(fwd, upd, 0) : fwd;
+    /* the products the CPU would run for it: forward, and with a training step backward
+     * (JODIE's projection has none; DyRep's attention is not differentiated) */
+    const double upd = tgnn_mem_flops_updater(m), att = m->w.attn && m->Rs > 0 ? tgnn_attn_flops(m) : 0;
+    const double fwd = upd + att + tgnn_mem_flops_predict(m);
+    d->flops = rng ? tgnn_flops_with_backward(fwd, upd, m->cfg.kind == DGNN_TGNN_DYREP ? att : 0) : fwd;
     return take_plan(d, ev, e0, seeds, err);
 }
 
@@ -132,7 +140,7 @@ int dgnn_tgnn_cuda_plan(dgnn_tgnn_cuda *d, const dgnn_state *st, const dgnn_tcsr
     int rc = plan(d, st, g, g_efeat, ev, e0, B, neg, 1, rng, NULL, err);
     if (rc) return rc;
     /* the dropout seeds after the sampler's draw, as the CPU forward takes them */
-    const int n = dgnn_tattn_draw_seeds(&d->m->acfg, rng, d->seeds);
+    const int n = d->m->w.attn ? dgnn_tattn_draw_seeds(&d->m->acfg, rng, d->seeds) : 0;
     d->b.seeds = n > 0 ? d->seeds : NULL;
     d->planned = 1;
     return DGNN_OK;

@@ -1,6 +1,8 @@
-/* test_cuda_tgn.c: the device TGN step (cuda.h, "one TGN training step"; tgn_step.cu)
- * against the CPU model's step on the same batches from the same parameters and state.
- * A small TGN (GRU updater, TGN attention with dropout, edge features) trains a few
+/* test_cuda_tgn.c: the device step of the memory models (cuda.h, "one training step of
+ * the memory models"; tgn_step.cu) against the CPU model's step on the same batches from
+ * the same parameters and state, for TGN, JODIE and DyRep in turn.
+ * A small model (TGN: GRU updater, TGN attention with dropout; JODIE: RNN, the time
+ * projection; DyRep: RNN, the attention for the mails; edge features) trains a few
  * batches on the CPU so that memories and mails are non-trivial; its parameters, Adam
  * moments and state are then copied to the device, and for two consecutive batches both
  * paths run forward, loss, backward, commit and Adam: the batch's bookkeeping (roots,
@@ -134,9 +136,11 @@ static void upload_state(dgnn_cuda *c, dgnn_cuda_state *ds, const dgnn_state *st
 }
 
 /* the batch of the CPU model's last forward, as it prepared it (its workspace,
- * tgnn_internal.h): every root was sampled for, Rs = R */
+ * tgnn_internal.h); the roots it sampled for are the kind's: TGN all, DyRep the 2B true
+ * ones, JODIE none */
 static dgnn_cuda_tgn_batch cpu_batch(const dgnn_tgnn *m, const dgnn_events *ev, const uint64_t *seeds) {
-    CHECK(m->Rs == m->R && m->R == (2 + m->nneg) * m->B);
+    const int64_t Rs = m->cfg.kind == DGNN_TGNN_TGN ? m->R : m->cfg.kind == DGNN_TGNN_DYREP ? 2 * m->B : 0;
+    CHECK(m->R == (2 + m->nneg) * m->B && m->Rs == Rs);
     return (dgnn_cuda_tgn_batch){.B = m->B, .nneg = m->nneg, .P = m->P, .U = m->U, .Ur = m->Ur, .Um = m->Um,
                                  .roots = m->roots, .root_t = m->root_t, .row_root = m->row_root, .off = m->off,
                                  .nbr_row = m->nbr_row, .pair_dt = m->pair_dt, .pair_e = m->pair_e,
@@ -145,12 +149,14 @@ static dgnn_cuda_tgn_batch cpu_batch(const dgnn_tgnn *m, const dgnn_events *ev, 
 }
 
 /* the attention's saved slab for the CPU model's last batch: device memory laid out for
- * (R, P, U, P) into *dsv; release it after a wait */
+ * (Rs, P, U, P) into *dsv (none for JODIE: NULL); release it after a wait */
 static float *saved_slab(dgnn_cuda *c, const dgnn_tgnn *m, dgnn_tattn_saved *dsv) {
-    const int64_t ns = dgnn_tattn_saved_layout(NULL, NULL, &m->acfg, m->R, m->P, m->U, m->P);
+    memset(dsv, 0, sizeof *dsv);
+    if (!m->w.attn) return NULL;
+    const int64_t ns = dgnn_tattn_saved_layout(NULL, NULL, &m->acfg, m->Rs, m->P, m->U, m->P);
     float *sslab = NULL;
     CUDA_OK(dgnn_cuda_alloc(c, (void **)&sslab, (size_t)ns * sizeof(float), "the attention's saved slab", ERR));
-    dgnn_tattn_saved_layout(dsv, sslab, &m->acfg, m->R, m->P, m->U, m->P);
+    dgnn_tattn_saved_layout(dsv, sslab, &m->acfg, m->Rs, m->P, m->U, m->P);
     return sslab;
 }
 
@@ -183,7 +189,7 @@ static dgnn_cuda_tgn_batch batch_copy(copies *cp, const dgnn_cuda_tgn_batch *b, 
     y.unodes = copy_of(cp, b->unodes, (size_t)b->U * sizeof(int32_t));
     y.mrow = copy_of(cp, b->mrow, (size_t)b->Um * sizeof(int32_t));
     y.efeat = copy_of(cp, b->efeat, (size_t)(b->B * de) * sizeof(float));
-    y.seeds = copy_of(cp, b->seeds, sizeof(uint64_t)); /* the one seed of the TGN attention's dropout */
+    y.seeds = copy_of(cp, b->seeds, 2 * sizeof(uint64_t)); /* the attention's dropout seeds (an array of 2) */
     return y;
 }
 static void copies_spoil(copies *cp) {
@@ -194,7 +200,8 @@ static void copies_free(copies *cp) {
     cp->k = 0;
 }
 
-int main(void) {
+static void run(dgnn_tgnn_kind kind, const char *name) {
+    printf("== %s\n", name);
     dgnn_err err;
     dgnn_events ev;
     gen_events(&ev, 11, 30, 240, 120);
@@ -202,7 +209,7 @@ int main(void) {
     add_edge_features(&ev, de);
     dgnn_tcsr g;
     CHECK(dgnn_tcsr_build(&g, &ev, -1, 0, &err) == DGNN_OK);
-    dgnn_tgnn_cfg cfg = dgnn_tgnn_cfg_default(DGNN_TGNN_TGN);
+    dgnn_tgnn_cfg cfg = dgnn_tgnn_cfg_default(kind);
     cfg.mem_dim = 8, cfg.time_dim = 4, cfg.emb_dim = 8, cfg.neighbors = 3, cfg.heads = 2, cfg.dropout = 0.1f;
     cfg.seed = 3;
     dgnn_tgnn *m;
@@ -240,16 +247,21 @@ int main(void) {
 #endif
 
     /* the device model: the CPU's slab layout, parameters and moments */
-    const dgnn_cuda_tgn_cfg dc = {.M = M, .T = cfg.time_dim, .D = D, .de = de, .E = E, .acfg = m->acfg,
-                                  .total = p->total, .off_te_w = tgnn_offset(m, m->w.te_w),
-                                  .off_te_b = tgnn_offset(m, m->w.te_b), .off_W_ih = tgnn_offset(m, m->w.W_ih),
-                                  .off_W_hh = tgnn_offset(m, m->w.W_hh), .off_b_ih = tgnn_offset(m, m->w.b_ih),
-                                  .off_b_hh = tgnn_offset(m, m->w.b_hh)};
+    const int jodie = kind == DGNN_TGNN_JODIE, attn = m->w.attn != NULL;
+    const dgnn_cuda_tgn_cfg dc = {
+        .M = M, .T = cfg.time_dim, .D = D, .de = de, .E = E, .acfg = m->acfg, .total = p->total,
+        .emb = kind == DGNN_TGNN_TGN ? DGNN_CUDA_EMB_ATTN : jodie ? DGNN_CUDA_EMB_JODIE : DGNN_CUDA_EMB_DYREP,
+        .rnn = kind != DGNN_TGNN_TGN, .off_te_w = tgnn_offset(m, m->w.te_w), .off_te_b = tgnn_offset(m, m->w.te_b),
+        .off_W_ih = tgnn_offset(m, m->w.W_ih), .off_W_hh = tgnn_offset(m, m->w.W_hh),
+        .off_b_ih = tgnn_offset(m, m->w.b_ih), .off_b_hh = tgnn_offset(m, m->w.b_hh),
+        .off_jw = jodie ? tgnn_offset(m, m->w.jw) : 0, .off_jb = jodie ? tgnn_offset(m, m->w.jb) : 0};
     dgnn_cuda_tgn t;
     CUDA_OK(dgnn_cuda_tgn_init(c, &t, &dc, ERR));
-    const int64_t off_attn = tgnn_offset(m, m->w.attn), off_pred = tgnn_offset(m, m->w.pred);
-    dgnn_tattn_params_layout(&t.ap, t.param + off_attn, &m->acfg); /* device pointers: the layouts add offsets */
-    dgnn_tattn_params_layout(&t.dap, t.grad + off_attn, &m->acfg);
+    const int64_t off_attn = attn ? tgnn_offset(m, m->w.attn) : 0, off_pred = tgnn_offset(m, m->w.pred);
+    if (attn) { /* device pointers: the layouts add offsets */
+        dgnn_tattn_params_layout(&t.ap, t.param + off_attn, &m->acfg);
+        dgnn_tattn_params_layout(&t.dap, t.grad + off_attn, &m->acfg);
+    }
     dgnn_edgepred_layout(&t.pp, t.param + off_pred, E, E, 0);
     dgnn_edgepred_layout(&t.dpp, t.grad + off_pred, E, E, 0);
     const size_t slab_bytes = (size_t)p->total * sizeof(float);
@@ -270,20 +282,23 @@ int main(void) {
     for (int64_t e0 = 160; e0 + B <= 200; e0 += B) {
         const int first = e0 == 160;
         for (int i = 0; i < B; i++) neg[i] = (int32_t)dgnn_rng_below(&rng, (uint64_t)N);
-        /* the CPU step; the attention's dropout seed is the one u64 its forward draws */
+        /* the CPU step; the attention's dropout seeds are what its forward draws (TGN,
+         * DyRep: one u64; JODIE: none) */
         dgnn_rng drop = rng;
         dgnn_params_zero_grad(p);
         CHECK(dgnn_tgnn_forward(m, logits, &st, &g, ev.efeat, &ev, e0, B, neg, 1, &rng, &err) == DGNN_OK);
-        const uint64_t seeds[1] = {dgnn_rng_u64(&drop)};
-        CHECK_MSG(memcmp(&drop, &rng, sizeof rng) == 0, "the CPU forward drew other than one u64 from its rng");
+        uint64_t seeds[2] = {0, 0};
+        const int ns = attn ? dgnn_tattn_draw_seeds(&m->acfg, &drop, seeds) : 0;
+        CHECK(ns == attn);
+        CHECK_MSG(memcmp(&drop, &rng, sizeof rng) == 0, "the CPU forward drew other than its seeds from its rng");
         const float cpu_loss = dgnn_bce_logits_forward(NULL, logits, labels, 2 * B);
         memset(dlogits, 0, sizeof dlogits);
         dgnn_bce_logits_backward(dlogits, logits, labels, 2 * B, 2.0f);
         dgnn_tgnn_backward(m, dlogits);
         /* the batch as the CPU prepared it */
-        const dgnn_cuda_tgn_batch b = cpu_batch(m, &ev, seeds);
-        CHECK_MSG(m->Um > 0 && m->P > 0 && m->Ur < m->R, "a trivial batch: U %lld Um %lld P %lld", (long long)m->U,
-                  (long long)m->Um, (long long)m->P);
+        const dgnn_cuda_tgn_batch b = cpu_batch(m, &ev, ns > 0 ? seeds : NULL);
+        CHECK_MSG(m->Um > 0 && (m->P > 0) == attn && m->Ur < m->R, "a trivial batch: U %lld Um %lld P %lld",
+                  (long long)m->U, (long long)m->Um, (long long)m->P);
         dgnn_tattn_saved dsv;
         float *sslab = saved_slab(c, m, &dsv);
         float dev_loss = NAN, dev_logits[2 * B];
@@ -321,14 +336,17 @@ int main(void) {
              * key of a query), so it is held to the attention's scale */
             float *hg = malloc(slab_bytes);
             down(c, hg, t.grad, slab_bytes, "the device gradients");
-            dgnn_tattn_params ga;
-            const float *ra = p->grad + off_attn;
-            dgnn_tattn_params_layout(&ga, p->grad + off_attn, &m->acfg);
-            const field fa[] = {{"Wq", ga.Wq}, {"bq", ga.bq}, {"Wk", ga.Wk}, {"bk", ga.bk}, {"Wv", ga.Wv},
-                                {"bv", ga.bv}, {"Wo", ga.Wo}, {"bo", ga.bo}, {"W1", ga.W1}, {"b1", ga.b1},
-                                {"W2", ga.W2}, {"b2", ga.b2}, {"ln_g", ga.ln_g}, {"ln_b", ga.ln_b}};
-            const int64_t na = dgnn_tattn_params_layout(NULL, NULL, &m->acfg);
-            near_fields("gradient of attention", hg + off_attn, ra, na, fa, (int)(sizeof fa / sizeof fa[0]), "bk", 1e-3);
+            if (kind == DGNN_TGNN_TGN) { /* DyRep's attention gets no gradient (near_slab: zero on both) */
+                dgnn_tattn_params ga;
+                const float *ra = p->grad + off_attn;
+                dgnn_tattn_params_layout(&ga, p->grad + off_attn, &m->acfg);
+                const field fa[] = {{"Wq", ga.Wq}, {"bq", ga.bq}, {"Wk", ga.Wk}, {"bk", ga.bk}, {"Wv", ga.Wv},
+                                    {"bv", ga.bv}, {"Wo", ga.Wo}, {"bo", ga.bo}, {"W1", ga.W1}, {"b1", ga.b1},
+                                    {"W2", ga.W2}, {"b2", ga.b2}, {"ln_g", ga.ln_g}, {"ln_b", ga.ln_b}};
+                const int64_t na = dgnn_tattn_params_layout(NULL, NULL, &m->acfg);
+                near_fields("gradient of attention", hg + off_attn, ra, na, fa, (int)(sizeof fa / sizeof fa[0]), "bk",
+                            1e-3);
+            }
             dgnn_edgepred_params gp;
             const float *rp_ = p->grad + off_pred;
             const int64_t np_ = dgnn_edgepred_layout(&gp, p->grad + off_pred, E, E, 0);
@@ -419,5 +437,11 @@ int main(void) {
     dgnn_tgnn_free(m);
     dgnn_tcsr_free(&g);
     dgnn_events_free(&ev);
+}
+
+int main(void) {
+    run(DGNN_TGNN_TGN, "tgn");
+    run(DGNN_TGNN_JODIE, "jodie");
+    run(DGNN_TGNN_DYREP, "dyrep");
     return check_done();
 }

@@ -1,10 +1,10 @@
 /* test_cuda_train.c: the event trainer on the GPU (--device cuda; event_device.c,
  * tgnn_cuda.h) against the CPU trainer with the same seed, through the public API:
- *  1. a small TGN (the synthetic stream of test_event_train.c), 3 epochs: every training
+ *  1. a small TGN, JODIE and DyRep (the synthetic stream of test_event_train.c), 3 epochs each: every training
  *     step's loss of epoch 1's first 50 steps within 1e-3 relative of the CPU's, each
  *     epoch's validation AP and the test AP and MRR within 0.01 (rounding grows over
  *     three epochs of Adam; scripts/gpu-check.sh holds wikipedia's 3 epochs to 0.005);
- *  2. a checkpoint written on the GPU after 2 epochs, resumed on the CPU for the third,
+ *  2. TGN: a checkpoint written on the GPU after 2 epochs, resumed on the CPU for the third,
  *     and the other way round: each ends within 0.01 of the uninterrupted run;
  *  3. wikipedia (when the shared data is there), tgn-paper preset: the first 50 training
  *     steps' losses within 1e-3 relative of the CPU's.
@@ -99,8 +99,8 @@ int main(void) {
     dgnn_event_train_cfg bad = c;
     bad.use_cuda = 1, bad.cuda_device = dgnn_tgnn_cuda_devices();
     CHECK(dgnn_event_train_cfg_check(&bad, &err) == DGNN_EINVAL && strstr(err.msg, "CUDA device") != NULL);
-    bad.cuda_device = 0, bad.model.kind = DGNN_TGNN_JODIE, bad.model.emb_dim = bad.model.mem_dim;
-    CHECK(dgnn_event_train_cfg_check(&bad, &err) == DGNN_EINVAL && strstr(err.msg, "jodie") != NULL);
+    bad.cuda_device = 0, bad.model.kind = DGNN_TGNN_APAN, bad.model.emb_dim = bad.model.mem_dim;
+    CHECK(dgnn_event_train_cfg_check(&bad, &err) == DGNN_EINVAL && strstr(err.msg, "apan") != NULL);
     if (dgnn_tgnn_cuda_devices() == 0) {
         printf("skip: test_cuda_train: no CUDA device (the refusals were checked: %d passed, %d failed)\n",
                check_pass_, check_fail_);
@@ -119,11 +119,20 @@ int main(void) {
     static losses lg, lc;
     static dgnn_event_train_result rg, rc_, r2;
 
-    /* 1. three epochs on either device */
-    train(&ev, c, 1, &lg, &rg);
-    train(&ev, c, 0, &lc, &rc_);
-    same_losses("synthetic stream", &lg, &lc, 50);
-    near_results("synthetic stream, 3 epochs", &rg, &rc_);
+    /* 1. three epochs on either device: JODIE and DyRep, then TGN (whose runs part 2 uses) */
+    const dgnn_tgnn_kind kinds[] = {DGNN_TGNN_JODIE, DGNN_TGNN_DYREP, DGNN_TGNN_TGN};
+    const char *names[] = {"jodie", "dyrep", "tgn"};
+    for (int i = 0; i < 3; i++) {
+        dgnn_event_train_cfg ck = c;
+        ck.model.kind = kinds[i];
+        char what[64];
+        snprintf(what, sizeof what, "%s, synthetic stream", names[i]);
+        train(&ev, ck, 1, &lg, &rg);
+        train(&ev, ck, 0, &lc, &rc_);
+        same_losses(what, &lg, &lc, 50);
+        snprintf(what, sizeof what, "%s, synthetic stream, 3 epochs", names[i]);
+        near_results(what, &rg, &rc_);
+    }
 
     /* 2. a checkpoint crosses devices */
     char dir[] = "/tmp/dgnn-cuda-ckpt-XXXXXX";

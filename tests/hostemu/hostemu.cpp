@@ -463,6 +463,26 @@ extern "C" int dgnn_cuda_gather_times(dgnn_cuda *c, double *dout, const double *
     return DGNN_OK;
 }
 
+extern "C" int dgnn_cuda_scatter_add_rows(dgnn_cuda *c, float *ddst, int64_t ldd, const float *dsrc, int64_t lds,
+                                          const int32_t *didx, int64_t n, int64_t width, dgnn_err *err) {
+    (void)err;
+    const char *fn = "dgnn_cuda_scatter_add_rows";
+    need_ctx(c, fn);
+    in_call k;
+    if (n <= 0 || width <= 0) return DGNN_OK;
+    need_dev(dsrc, F4((n - 1) * lds + width), fn, "src");
+    if (didx) need_dev(didx, I4(n), fn, "idx");
+    const int64_t rmax = didx ? max_index(didx, n) : n - 1;
+    if (rmax >= 0) need_dev(ddst, F4(rmax * ldd + width), fn, "dst (up to its largest index)");
+    // segment_acc_kernel: each (destination row, column) adds its positions in order of i
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t r = didx ? didx[i] : i;
+        if (r < 0) continue; // the kernel skips a negative key
+        for (int64_t j = 0; j < width; j++) ddst[r * ldd + j] += dsrc[i * lds + j];
+    }
+    return DGNN_OK;
+}
+
 extern "C" int dgnn_cuda_scatter_rows_last(dgnn_cuda *c, float *ddst, int64_t ldd, double *ddst_t, const float *dsrc,
                                            int64_t lds, const double *dsrc_t, const int32_t *didx, int64_t n,
                                            int64_t width, dgnn_err *err) {
@@ -721,6 +741,102 @@ extern "C" int dgnn_cuda_gru_backward(dgnn_cuda *c, float *ddx, float *ddh, floa
     need_dev(dW_hh, F4(3 * H * H), fn, "W_hh");
     dgnn_gru_backward(ddx, ddh, ddW_ih, ddW_hh, ddb_ih, ddb_hh, dscratch, ddhout, dsaved, dx, dh, dW_ih, dW_hh, B, Din,
                       H);
+    return DGNN_OK;
+}
+
+extern "C" int dgnn_cuda_rnn_forward(dgnn_cuda *c, float *dhout, const float *dx, const float *dh, const float *dW_ih,
+                                     const float *dW_hh, const float *db_ih, const float *db_hh, int64_t B, int64_t Din,
+                                     int64_t H, dgnn_err *err) {
+    const char *fn = "dgnn_cuda_rnn_forward";
+    need_ctx(c, fn);
+    in_call k;
+    if (dhout == dh) return dgnn_cuda_fail(err, DGNN_EINVAL, "dgnn_cuda_rnn_forward: hout must not alias h");
+    if (B * H <= 0) return DGNN_OK;
+    need_dev(dhout, F4(B * H), fn, "hout");
+    need_dev(dx, F4(B * Din), fn, "x");
+    need_dev(dh, F4(B * H), fn, "h");
+    need_dev(dW_ih, F4(H * Din), fn, "W_ih");
+    need_dev(dW_hh, F4(H * H), fn, "W_hh");
+    if (db_ih) need_dev(db_ih, F4(H), fn, "b_ih");
+    if (db_hh) need_dev(db_hh, F4(H), fn, "b_hh");
+    dgnn_rnn_forward(dhout, dx, dh, dW_ih, dW_hh, db_ih, db_hh, B, Din, H);
+    return DGNN_OK;
+}
+
+extern "C" int dgnn_cuda_rnn_backward(dgnn_cuda *c, float *ddx, float *ddh, float *ddW_ih, float *ddW_hh, float *ddb_ih,
+                                      float *ddb_hh, float *dscratch, const float *ddhout, const float *dhout,
+                                      const float *dx, const float *dh, const float *dW_ih, const float *dW_hh,
+                                      int64_t B, int64_t Din, int64_t H, dgnn_err *err) {
+    (void)err;
+    const char *fn = "dgnn_cuda_rnn_backward";
+    need_ctx(c, fn);
+    in_call k;
+    if (B * H <= 0) return DGNN_OK;
+    if (ddx) need_dev(ddx, F4(B * Din), fn, "dx");
+    if (ddh) need_dev(ddh, F4(B * H), fn, "dh");
+    if (ddW_ih) need_dev(ddW_ih, F4(H * Din), fn, "dW_ih");
+    if (ddW_hh) need_dev(ddW_hh, F4(H * H), fn, "dW_hh");
+    if (ddb_ih) need_dev(ddb_ih, F4(H), fn, "db_ih");
+    if (ddb_hh) need_dev(ddb_hh, F4(H), fn, "db_hh");
+    need_dev(dscratch, F4(B * H), fn, "scratch");
+    need_dev(ddhout, F4(B * H), fn, "dhout");
+    need_dev(dhout, F4(B * H), fn, "hout");
+    need_dev(dx, F4(B * Din), fn, "x");
+    need_dev(dh, F4(B * H), fn, "h");
+    need_dev(dW_ih, F4(H * Din), fn, "W_ih");
+    need_dev(dW_hh, F4(H * H), fn, "W_hh");
+    dgnn_rnn_backward(ddx, ddh, ddW_ih, ddW_hh, ddb_ih, ddb_hh, dscratch, ddhout, dhout, dx, dh, dW_ih, dW_hh, B, Din,
+                      H);
+    return DGNN_OK;
+}
+
+extern "C" int dgnn_cuda_jodie_dt_tgl(dgnn_cuda *c, float *ddt, const double *d_t, const double *d_tmem, int64_t B,
+                                      dgnn_err *err) {
+    (void)err;
+    const char *fn = "dgnn_cuda_jodie_dt_tgl";
+    need_ctx(c, fn);
+    in_call k;
+    if (B <= 0) return DGNN_OK;
+    need_dev(ddt, F4(B), fn, "dt");
+    need_dev(d_t, D8(B), fn, "t");
+    need_dev(d_tmem, D8(B), fn, "t_mem");
+    dgnn_jodie_dt_tgl(ddt, d_t, d_tmem, B);
+    return DGNN_OK;
+}
+
+extern "C" int dgnn_cuda_jodie_forward(dgnn_cuda *c, float *dout, const float *dh, const float *ddt, const float *dw,
+                                       const float *db, int64_t B, int64_t M, dgnn_err *err) {
+    (void)err;
+    const char *fn = "dgnn_cuda_jodie_forward";
+    need_ctx(c, fn);
+    in_call k;
+    if (B * M <= 0) return DGNN_OK;
+    need_dev(dout, F4(B * M), fn, "out");
+    need_dev(dh, F4(B * M), fn, "h");
+    need_dev(ddt, F4(B), fn, "dt");
+    need_dev(dw, F4(M), fn, "w");
+    if (db) need_dev(db, F4(M), fn, "b");
+    dgnn_jodie_forward(dout, dh, ddt, dw, db, B, M);
+    return DGNN_OK;
+}
+
+extern "C" int dgnn_cuda_jodie_backward(dgnn_cuda *c, float *ddh, float *ddw, float *ddb, const float *ddout,
+                                        const float *dh, const float *ddt, const float *dw, const float *db, int64_t B,
+                                        int64_t M, dgnn_err *err) {
+    (void)err;
+    const char *fn = "dgnn_cuda_jodie_backward";
+    need_ctx(c, fn);
+    in_call k;
+    if (B * M <= 0) return DGNN_OK;
+    if (ddh) need_dev(ddh, F4(B * M), fn, "dh");
+    if (ddw) need_dev(ddw, F4(M), fn, "dw");
+    if (ddb) need_dev(ddb, F4(M), fn, "db");
+    need_dev(ddout, F4(B * M), fn, "dout");
+    need_dev(dh, F4(B * M), fn, "h");
+    need_dev(ddt, F4(B), fn, "dt");
+    need_dev(dw, F4(M), fn, "w");
+    if (db) need_dev(db, F4(M), fn, "b");
+    dgnn_jodie_backward(ddh, ddw, ddb, ddout, dh, ddt, dw, db, B, M);
     return DGNN_OK;
 }
 

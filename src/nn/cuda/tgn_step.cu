@@ -1,7 +1,9 @@
-// tgn_step.cu: one TGN training step on the device (include/dgnn/cuda.h, "one TGN
-// training step"), the composition of this backend's ops in the order the CPU model runs
-// its own: tgnn_mem_forward (memory gather, mails, GRU), tgnn_attn_forward (time encoding,
-// attention), tgnn_mem_predict (edge predictor), the trainer's loss, tgn_backward and
+// tgn_step.cu: one training step of TGN, JODIE or DyRep on the device (include/dgnn/cuda.h,
+// "one training step of the memory models"), the composition of this backend's ops in the
+// order the CPU model runs its own: tgnn_mem_forward (memory gather, mails, GRU or RNN),
+// the kind's embedding (TGN: tgnn_attn_forward over every root; JODIE: the time
+// projection; DyRep: the updated memory, and the attention over the true roots for the
+// mails), tgnn_mem_predict (edge predictor), the trainer's loss, the kind's backward and
 // tgnn_mem_backward_updater, tgnn_mem_commit, Adam. No kernel of its own: every step is
 // an op tested against its CPU twin in tests/cuda/; what is new here is only which arrays
 // go where, and each call names the CPU line it mirrors.
@@ -37,25 +39,30 @@ struct dgnn_cuda_tgn_ws {
     float *loss_h;         /* pinned (1): the last forward_backward's loss once the stream is done */
     int has_loss;          /* the last forward_backward enqueued that loss's download */
     int ready;             /* the slab holds a forward that was enqueued to its end (for the commit) */
-    int64_t B, nneg, R, P, U, Ur, Um, L; /* the last batch; L = (1 + nneg) B logits */
+    int64_t B, nneg, R, Rs, P, U, Ur, Um, L; /* the last batch; Rs roots attended; L = (1 + nneg) B logits */
     /* sent: the batch's index arrays, times and features, and what the call derives */
     int64_t *off;                                                         /* (R + 1) */
     double *root_t;                                                       /* (R) */
     int32_t *roots, *other, *row_root, *nbr_row, *unodes, *mrow, *mnodes; /* (R), (2B), (R), (P), (U), (Um), (Um) */
+    int32_t *other_row;                                                   /* DyRep (2B): the other endpoint's root */
     float *pair_dt, *pair_e, *efeat, *zero, *labels;                      /* (P), (P, de), (B, de), (1), (L) */
     /* forward */
     double *h_t, *mt;         /* (U), (Um) */
     float *h;                 /* (U, M) memory after the in-forward update */
     float *xm, *hm, *hout;    /* (Um, D), (Um, M), (Um, M) */
-    float *gru_saved;         /* (Um, 6M) */
-    float *te0, *te;          /* (T), (P, T) */
-    float *emb;               /* (R, E) */
+    float *gru_saved;         /* (Um, 6M), the GRU's */
+    float *te0, *te;          /* (T), (P, T): the kinds with attention */
+    float *emb;               /* (R, E); DyRep: (2B, E), the attention's (for the mails) */
+    float *h_root;            /* JODIE, DyRep (R, M): each root's updated memory */
+    double *tm;               /* JODIE (R): each root's memory time */
+    float *jdt;               /* JODIE (R): its normalised time difference */
     float *pred_saved;        /* DGNN_EDGEPRED_SAVED(B, nneg, E) = R E */
     float *logits;            /* (L) */
     /* the loss and the backward (training only) */
     float *losses, *lossv;                      /* (L), (1) */
     float *dlogits, *pred_scratch, *demb;       /* (L), (R E), (R, E) */
-    float *dh, *dte, *dte0, *dhm, *gru_scratch; /* (U, M), (P, T), (T), (Um, M), (Um, 6M) */
+    float *dh, *dte, *dte0, *dhm, *gru_scratch; /* (U, M), (P, T), (T), (Um, M), (Um, 6M or M: GRU or RNN) */
+    float *dh_root;                             /* JODIE, DyRep (R, M) */
     /* commit */
     float *mails, *c_dt, *c_te; /* (2B, D), (2B), (2B, T) */
 };
@@ -84,6 +91,10 @@ static size_t ws_layout(dgnn_cuda_tgn_ws *w, char *base, const dgnn_cuda_tgn_cfg
     const int64_t B = b->B, R = (2 + b->nneg) * B, P = b->P, U = b->U, Um = b->Um, L = (1 + b->nneg) * B;
     const int64_t M = k->M, T = k->T, D = k->D, de = k->de, E = k->E, Sp = DGNN_EDGEPRED_SAVED(B, b->nneg, E);
     const int64_t tr = train ? 1 : 0; /* multiplies the sizes of the training-only arrays */
+    /* 1 for the arrays of a kind: attention (TGN, DyRep), memory as embedding (JODIE, DyRep) */
+    const int64_t at = k->emb != DGNN_CUDA_EMB_JODIE, mem = k->emb != DGNN_CUDA_EMB_ATTN;
+    const int64_t jo = k->emb == DGNN_CUDA_EMB_JODIE, dy = k->emb == DGNN_CUDA_EMB_DYREP, gru = !k->rnn;
+    const int64_t Re = dy ? 2 * B : R; /* rows of emb */
     ws_cursor c = {base, 0};
     take(&c, &w->off, R + 1);
     take(&c, &w->root_t, R);
@@ -94,10 +105,11 @@ static size_t ws_layout(dgnn_cuda_tgn_ws *w, char *base, const dgnn_cuda_tgn_cfg
     take(&c, &w->unodes, U);
     take(&c, &w->mrow, Um);
     take(&c, &w->mnodes, Um);
+    take(&c, &w->other_row, dy * 2 * B);
     take(&c, &w->pair_dt, P);
     take(&c, &w->pair_e, P * de);
     take(&c, &w->efeat, B * de);
-    take(&c, &w->zero, 1);
+    take(&c, &w->zero, at);
     take(&c, &w->labels, tr * L);
     *sent = c.used;
     take(&c, &w->h_t, U);
@@ -106,10 +118,13 @@ static size_t ws_layout(dgnn_cuda_tgn_ws *w, char *base, const dgnn_cuda_tgn_cfg
     take(&c, &w->xm, Um * D);
     take(&c, &w->hm, Um * M);
     take(&c, &w->hout, Um * M);
-    take(&c, &w->gru_saved, Um * 6 * M);
-    take(&c, &w->te0, T);
-    take(&c, &w->te, P * T);
-    take(&c, &w->emb, R * E);
+    take(&c, &w->gru_saved, gru * Um * 6 * M);
+    take(&c, &w->te0, at * T);
+    take(&c, &w->te, at * P * T);
+    take(&c, &w->emb, Re * E);
+    take(&c, &w->h_root, mem * R * M);
+    take(&c, &w->tm, jo * R);
+    take(&c, &w->jdt, jo * R);
     take(&c, &w->pred_saved, Sp);
     take(&c, &w->logits, L);
     take(&c, &w->losses, tr * L);
@@ -118,10 +133,11 @@ static size_t ws_layout(dgnn_cuda_tgn_ws *w, char *base, const dgnn_cuda_tgn_cfg
     take(&c, &w->pred_scratch, tr * Sp);
     take(&c, &w->demb, tr * R * E);
     take(&c, &w->dh, tr * U * M);
-    take(&c, &w->dte, tr * P * T);
-    take(&c, &w->dte0, tr * T);
+    take(&c, &w->dte, tr * (k->emb == DGNN_CUDA_EMB_ATTN) * P * T);
+    take(&c, &w->dte0, tr * (k->emb == DGNN_CUDA_EMB_ATTN) * T);
     take(&c, &w->dhm, tr * Um * M);
-    take(&c, &w->gru_scratch, tr * Um * 6 * M);
+    take(&c, &w->gru_scratch, tr * Um * (gru ? 6 : 1) * M);
+    take(&c, &w->dh_root, tr * mem * R * M);
     take(&c, &w->mails, 2 * B * D);
     take(&c, &w->c_dt, 2 * B);
     take(&c, &w->c_te, 2 * B * T);
@@ -157,7 +173,11 @@ static void ws_pack(const dgnn_cuda_tgn_ws *w, char *stage, const dgnn_cuda_tgn_
         int32_t *mnodes = staged(w, stage, w->mnodes);
         for (int64_t u = 0; u < Um; u++) mnodes[u] = b->unodes[b->mrow[u]]; /* the node of each mail row */
     }
-    *staged(w, stage, w->zero) = 0.0f; /* te0 = time_enc(0) */
+    if (w->other_row) { /* DyRep: the other endpoint's row of the attention's embeddings */
+        int32_t *o = staged(w, stage, w->other_row);
+        for (int64_t i = 0; i < 2 * B; i++) o[i] = (int32_t)(i < B ? i + B : i - B);
+    }
+    if (w->zero) *staged(w, stage, w->zero) = 0.0f; /* te0 = time_enc(0) */
     if (w->labels) {
         float *labels = staged(w, stage, w->labels);
         for (int64_t i = 0; i < L; i++) labels[i] = i < B ? 1.0f : 0.0f; /* the trainer's labels */
@@ -199,18 +219,22 @@ static int ws_grow(dgnn_cuda *c, dgnn_cuda_tgn_ws *w, size_t need, size_t sent, 
 
 extern "C" int dgnn_cuda_tgn_init(dgnn_cuda *c, dgnn_cuda_tgn *t, const dgnn_cuda_tgn_cfg *cfg, dgnn_err *err) {
     memset(t, 0, sizeof *t);
-    const int64_t M = cfg->M, T = cfg->T, n = cfg->total;
+    const int64_t M = cfg->M, T = cfg->T, n = cfg->total, G = (cfg->rnn ? 1 : 3) * M;
+    const int attn = cfg->emb != DGNN_CUDA_EMB_JODIE; /* TGN and DyRep: the attention's sizes */
     if (M < 1 || T < 1 || cfg->E < 1 || cfg->de < 0 || cfg->D != 2 * M + cfg->de + T || n < 1 ||
-        cfg->acfg.dn != M || cfg->acfg.dt != T || cfg->acfg.de != cfg->de || cfg->acfg.dout != cfg->E)
+        cfg->emb < DGNN_CUDA_EMB_ATTN || cfg->emb > DGNN_CUDA_EMB_DYREP || (cfg->emb != DGNN_CUDA_EMB_ATTN && cfg->E != M) ||
+        (attn && (cfg->acfg.dn != M || cfg->acfg.dt != T || cfg->acfg.de != cfg->de || cfg->acfg.dout != cfg->E)))
         return dgnn_cuda_fail(err, DGNN_EINVAL,
-                              "cuda tgn: bad sizes (memory %lld, time %lld, mail %lld, edge %lld, embedding %lld, "
-                              "slab %lld, attention dn %lld de %lld dt %lld dout %lld)",
-                              (long long)M, (long long)T, (long long)cfg->D, (long long)cfg->de, (long long)cfg->E,
-                              (long long)n, (long long)cfg->acfg.dn, (long long)cfg->acfg.de,
+                              "cuda tgn: bad sizes (embedding kind %d, memory %lld, time %lld, mail %lld, edge %lld, "
+                              "embedding %lld, slab %lld, attention dn %lld de %lld dt %lld dout %lld)",
+                              (int)cfg->emb, (long long)M, (long long)T, (long long)cfg->D, (long long)cfg->de,
+                              (long long)cfg->E, (long long)n, (long long)cfg->acfg.dn, (long long)cfg->acfg.de,
                               (long long)cfg->acfg.dt, (long long)cfg->acfg.dout);
-    const int64_t offs[] = {cfg->off_te_w, cfg->off_te_b, cfg->off_W_ih, cfg->off_W_hh, cfg->off_b_ih, cfg->off_b_hh};
-    const int64_t lens[] = {T, T, 3 * M * cfg->D, 3 * M * M, 3 * M, 3 * M};
-    for (int i = 0; i < 6; i++)
+    const int jodie = cfg->emb == DGNN_CUDA_EMB_JODIE;
+    const int64_t offs[] = {cfg->off_te_w, cfg->off_te_b, cfg->off_W_ih, cfg->off_W_hh, cfg->off_b_ih, cfg->off_b_hh,
+                            jodie ? cfg->off_jw : 0, jodie ? cfg->off_jb : 0};
+    const int64_t lens[] = {T, T, G * cfg->D, G * M, G, G, jodie ? M : 0, jodie ? M : 0};
+    for (int i = 0; i < 8; i++)
         if (offs[i] < 0 || offs[i] + lens[i] > n)
             return dgnn_cuda_fail(err, DGNN_EINVAL, "cuda tgn: tensor %d at offset %lld (%lld floats) outside the %lld-float slab",
                                   i, (long long)offs[i], (long long)lens[i], (long long)n);
@@ -261,7 +285,9 @@ extern "C" size_t dgnn_cuda_tgn_workspace_bytes(const dgnn_cuda_tgn *t) {
 
 /* the batch's sizes, checked against what the op reads */
 static int check_batch(const dgnn_cuda_tgn *t, const dgnn_cuda_tgn_batch *b, dgnn_err *err) {
-    if (b->B < 1 || b->nneg < 0 || b->P < 0 || b->U < 1 || b->Ur < 1 || b->Ur > b->U || b->Um < 0 || b->Um > b->U ||
+    const int attn = t->cfg.emb != DGNN_CUDA_EMB_JODIE;
+    if (b->B < 1 || b->nneg < 0 || b->P < 0 || b->U < 1 || b->Ur < attn || b->Ur > b->U || b->Um < 0 || b->Um > b->U ||
+        (!attn && b->P != 0) ||
         b->U > (2 + b->nneg) * b->B + b->P || (t->cfg.de > 0 && (!b->efeat || (b->P > 0 && !b->pair_e))))
         return dgnn_cuda_fail(err, DGNN_EINVAL,
                               "cuda tgn: bad batch (B %lld, nneg %lld, P %lld, U %lld, Ur %lld, Um %lld, edge features %s)",
@@ -293,6 +319,9 @@ static int ws_send(dgnn_cuda *c, dgnn_cuda_tgn *t, const dgnn_cuda_tgn_batch *b,
     if (rc) return rc;
     ws_layout(w, (char *)w->dev, &t->cfg, b, train, &w->sent);
     w->B = b->B, w->nneg = b->nneg, w->R = (2 + b->nneg) * b->B, w->P = b->P, w->U = b->U, w->Ur = b->Ur;
+    /* the roots with sampled neighbours (tgnn_sampled_roots): TGN every root, DyRep the 2B
+     * true ones, JODIE none */
+    w->Rs = t->cfg.emb == DGNN_CUDA_EMB_ATTN ? w->R : t->cfg.emb == DGNN_CUDA_EMB_DYREP ? 2 * b->B : 0;
     w->Um = b->Um, w->L = (1 + b->nneg) * b->B;
     char *stage = (char *)w->stage[q];
     ws_pack(w, stage, b, t->cfg.de);
@@ -310,7 +339,7 @@ static int ws_send(dgnn_cuda *c, dgnn_cuda_tgn *t, const dgnn_cuda_tgn_batch *b,
 static dgnn_tattn_input attn_input(const dgnn_cuda_tgn_ws *w, int64_t de) {
     dgnn_tattn_input in;
     memset(&in, 0, sizeof in);
-    in.B = w->R, in.h_root = w->h, in.Ur = w->Ur, in.root_row = w->row_root, in.te0 = w->te0, in.off = w->off;
+    in.B = w->Rs, in.h_root = w->h, in.Ur = w->Ur, in.root_row = w->row_root, in.te0 = w->te0, in.off = w->off;
     in.Un = w->U, in.h_nbr = w->h, in.nbr_row = w->nbr_row, in.Ue = w->P, in.e_feat = de > 0 ? w->pair_e : NULL;
     in.edge_row = NULL, in.te = w->te;
     return in;
@@ -341,19 +370,35 @@ static int forward_part(dgnn_cuda *c, dgnn_cuda_tgn *t, const dgnn_cuda_state *s
         /* the rows with a pending mail: their mail (xm), its time, their memory (hm) */
         rc = dgnn_cuda_state_last_mail(c, w->xm, w->mt, NULL, s, w->mnodes, Um, err);
         if (!rc) rc = dgnn_cuda_gather_rows(c, w->hm, M, w->h, M, w->mrow, Um, M, err);
-        if (!rc)
+        if (!rc && !k->rnn)
             rc = dgnn_cuda_gru_forward(c, w->hout, w->gru_saved, w->xm, w->hm, p + k->off_W_ih, p + k->off_W_hh,
                                        p + k->off_b_ih, p + k->off_b_hh, Um, D, M, err);
+        if (!rc && k->rnn)
+            rc = dgnn_cuda_rnn_forward(c, w->hout, w->xm, w->hm, p + k->off_W_ih, p + k->off_W_hh, p + k->off_b_ih,
+                                       p + k->off_b_hh, Um, D, M, err);
         /* the updated rows and their times (the mails'): distinct rows */
         if (!rc) rc = dgnn_cuda_scatter_rows_last(c, w->h, M, w->h_t, w->hout, M, w->mt, w->mrow, Um, M, err);
     }
-    /* ---- tgnn_attn_forward: time encodings, then the attention over every root ---- */
-    if (!rc) rc = dgnn_cuda_timeenc_forward(c, w->te0, w->zero, p + k->off_te_w, p + k->off_te_b, 1, T, err);
-    if (!rc && P > 0) rc = dgnn_cuda_timeenc_forward(c, w->te, w->pair_dt, p + k->off_te_w, p + k->off_te_b, P, T, err);
-    const dgnn_tattn_input in = attn_input(w, de);
-    if (!rc) rc = dgnn_cuda_tattn_forward(c, w->emb, ds, &in, P, &t->ap, &k->acfg, b->seeds, err);
-    /* ---- tgnn_mem_predict: sources (block 0) against destinations and negatives ---- */
-    if (!rc) rc = dgnn_cuda_edgepred_forward(c, w->logits, w->pred_saved, w->emb, w->emb + B * E, &t->pp, B, nneg, E, E, err);
+    /* ---- tgnn_attn_forward (TGN: every root; DyRep: the 2B true roots, for the mails):
+     * time encodings, then the attention ---- */
+    if (!rc && k->emb != DGNN_CUDA_EMB_JODIE) {
+        rc = dgnn_cuda_timeenc_forward(c, w->te0, w->zero, p + k->off_te_w, p + k->off_te_b, 1, T, err);
+        if (!rc && P > 0) rc = dgnn_cuda_timeenc_forward(c, w->te, w->pair_dt, p + k->off_te_w, p + k->off_te_b, P, T, err);
+        const dgnn_tattn_input in = attn_input(w, de);
+        if (!rc) rc = dgnn_cuda_tattn_forward(c, w->emb, ds, &in, P, &t->ap, &k->acfg, b->seeds, err);
+    }
+    /* JODIE, DyRep: every root's updated memory (tgnn_mem_forward's h_root); JODIE's time
+     * projection of it (jodie_forward) */
+    if (!rc && k->emb != DGNN_CUDA_EMB_ATTN) rc = dgnn_cuda_gather_rows(c, w->h_root, M, w->h, M, w->row_root, w->R, M, err);
+    if (!rc && k->emb == DGNN_CUDA_EMB_JODIE) {
+        rc = dgnn_cuda_gather_times(c, w->tm, w->h_t, w->row_root, w->R, err);
+        if (!rc) rc = dgnn_cuda_jodie_dt_tgl(c, w->jdt, w->root_t, w->tm, w->R, err);
+        if (!rc) rc = dgnn_cuda_jodie_forward(c, w->emb, w->h_root, w->jdt, p + k->off_jw, p + k->off_jb, w->R, M, err);
+    }
+    /* ---- tgnn_mem_predict: sources (block 0) against destinations and negatives, on the
+     * kind's embedding (DyRep: the updated memory) ---- */
+    const float *pe = k->emb == DGNN_CUDA_EMB_DYREP ? w->h_root : w->emb;
+    if (!rc) rc = dgnn_cuda_edgepred_forward(c, w->logits, w->pred_saved, pe, pe + B * E, &t->pp, B, nneg, E, E, err);
     if (!rc) w->ready = 1;
     return rc;
 }
@@ -385,31 +430,49 @@ extern "C" int dgnn_cuda_tgn_forward_backward(dgnn_cuda *c, dgnn_cuda_tgn *t, co
     if (!rc) rc = dgnn_cuda_zero(c, w->dlogits, (size_t)L * sizeof(float), err);
     if (!rc) rc = dgnn_cuda_bce_logits_backward(c, w->dlogits, w->logits, w->labels, L, dloss, err);
     /* tgnn_mem_predict_backward */
+    const int mem = k->emb != DGNN_CUDA_EMB_ATTN; /* JODIE, DyRep: the embedding is the memory */
+    if (!rc && mem) rc = dgnn_cuda_zero(c, w->dh_root, (size_t)(R * M) * sizeof(float), err);
     if (!rc) rc = dgnn_cuda_zero(c, w->dh, (size_t)(U * M) * sizeof(float), err);
     if (!rc) rc = dgnn_cuda_zero(c, w->demb, (size_t)(R * E) * sizeof(float), err);
+    /* DyRep's predictor read the memory: its gradient goes straight into dh_root */
+    const float *pe = k->emb == DGNN_CUDA_EMB_DYREP ? w->h_root : w->emb;
+    float *dpe = k->emb == DGNN_CUDA_EMB_DYREP ? w->dh_root : w->demb;
     if (!rc)
-        rc = dgnn_cuda_edgepred_backward(c, w->demb, w->demb + B * E, &t->dpp, w->pred_scratch, w->dlogits,
-                                         w->pred_saved, w->emb, w->emb + B * E, &t->pp, B, nneg, E, E, err);
-    /* tgnn_attn_backward: the roots' and neighbours' gradients land in the distinct rows */
-    if (!rc && P > 0) rc = dgnn_cuda_zero(c, w->dte, (size_t)(P * T) * sizeof(float), err);
-    if (!rc) rc = dgnn_cuda_zero(c, w->dte0, (size_t)T * sizeof(float), err);
-    const dgnn_tattn_input in = attn_input(w, k->de);
-    dgnn_tattn_dinput din;
-    memset(&din, 0, sizeof din);
-    din.h_root = w->dh, din.te0 = w->dte0, din.h_nbr = w->dh, din.e_feat = NULL, din.te = P > 0 ? w->dte : NULL;
-    if (!rc) rc = dgnn_cuda_tattn_backward(c, &din, &t->dap, w->demb, ds, &in, P, &t->ap, &k->acfg, err);
-    if (!rc && P > 0)
-        rc = dgnn_cuda_timeenc_backward(c, g + k->off_te_w, g + k->off_te_b, w->dte, w->pair_dt, p + k->off_te_w,
-                                        p + k->off_te_b, P, T, err);
-    if (!rc)
-        rc = dgnn_cuda_timeenc_backward(c, g + k->off_te_w, g + k->off_te_b, w->dte0, w->zero, p + k->off_te_w,
-                                        p + k->off_te_b, 1, T, err);
-    /* tgnn_mem_backward_updater: stored memory and mails are constants */
+        rc = dgnn_cuda_edgepred_backward(c, dpe, dpe + B * E, &t->dpp, w->pred_scratch, w->dlogits, w->pred_saved, pe,
+                                         pe + B * E, &t->pp, B, nneg, E, E, err);
+    if (!rc && k->emb == DGNN_CUDA_EMB_ATTN) {
+        /* tgnn_attn_backward: the roots' and neighbours' gradients land in the distinct rows */
+        if (P > 0) rc = dgnn_cuda_zero(c, w->dte, (size_t)(P * T) * sizeof(float), err);
+        if (!rc) rc = dgnn_cuda_zero(c, w->dte0, (size_t)T * sizeof(float), err);
+        const dgnn_tattn_input in = attn_input(w, k->de);
+        dgnn_tattn_dinput din;
+        memset(&din, 0, sizeof din);
+        din.h_root = w->dh, din.te0 = w->dte0, din.h_nbr = w->dh, din.e_feat = NULL, din.te = P > 0 ? w->dte : NULL;
+        if (!rc) rc = dgnn_cuda_tattn_backward(c, &din, &t->dap, w->demb, ds, &in, P, &t->ap, &k->acfg, err);
+        if (!rc && P > 0)
+            rc = dgnn_cuda_timeenc_backward(c, g + k->off_te_w, g + k->off_te_b, w->dte, w->pair_dt, p + k->off_te_w,
+                                            p + k->off_te_b, P, T, err);
+        if (!rc)
+            rc = dgnn_cuda_timeenc_backward(c, g + k->off_te_w, g + k->off_te_b, w->dte0, w->zero, p + k->off_te_w,
+                                            p + k->off_te_b, 1, T, err);
+    }
+    /* jodie_backward: through the time projection into dh_root */
+    if (!rc && k->emb == DGNN_CUDA_EMB_JODIE)
+        rc = dgnn_cuda_jodie_backward(c, w->dh_root, g + k->off_jw, g + k->off_jb, w->demb, w->h_root, w->jdt,
+                                      p + k->off_jw, p + k->off_jb, R, M, err);
+    /* tgnn_mem_backward_updater: the roots' gradients into their rows, summed in root order
+     * (a node can be a root several times); then through the in-forward update (stored
+     * memory and mails are constants) */
+    if (!rc && mem) rc = dgnn_cuda_scatter_add_rows(c, w->dh, M, w->dh_root, M, w->row_root, R, M, err);
     if (!rc && Um > 0) {
         rc = dgnn_cuda_gather_rows(c, w->dhm, M, w->dh, M, w->mrow, Um, M, err);
-        if (!rc)
+        if (!rc && !k->rnn)
             rc = dgnn_cuda_gru_backward(c, NULL, NULL, g + k->off_W_ih, g + k->off_W_hh, g + k->off_b_ih,
                                         g + k->off_b_hh, w->gru_scratch, w->dhm, w->gru_saved, w->xm, w->hm,
+                                        p + k->off_W_ih, p + k->off_W_hh, Um, D, M, err);
+        if (!rc && k->rnn)
+            rc = dgnn_cuda_rnn_backward(c, NULL, NULL, g + k->off_W_ih, g + k->off_W_hh, g + k->off_b_ih,
+                                        g + k->off_b_hh, w->gru_scratch, w->dhm, w->hout, w->xm, w->hm,
                                         p + k->off_W_ih, p + k->off_W_hh, Um, D, M, err);
     }
     /* the loss into t's pinned float, read once the stream is done (below, or by
@@ -447,7 +510,10 @@ extern "C" int dgnn_cuda_tgn_commit(dgnn_cuda *c, dgnn_cuda_tgn *t, dgnn_cuda_st
     /* 2. mails [mem_self, mem_other, edge features, time_enc(t - t_mem_self)] from the
      *    memory just stored: sources' mails, then destinations', "last" per node */
     if (!rc) rc = dgnn_cuda_gather_rows(c, w->mails, D, s->mem, M, w->roots, 2 * B, M, err);
-    if (!rc) rc = dgnn_cuda_gather_rows(c, w->mails + M, D, s->mem, M, w->other, 2 * B, M, err);
+    /* mem_other: the other endpoint's stored memory; DyRep: its attention embedding */
+    if (!rc && k->emb != DGNN_CUDA_EMB_DYREP) rc = dgnn_cuda_gather_rows(c, w->mails + M, D, s->mem, M, w->other, 2 * B, M, err);
+    if (!rc && k->emb == DGNN_CUDA_EMB_DYREP)
+        rc = dgnn_cuda_gather_rows(c, w->mails + M, D, w->emb, k->E, w->other_row, 2 * B, M, err);
     if (!rc && de > 0) rc = dgnn_cuda_gather_rows(c, w->mails + 2 * M, D, w->efeat, de, NULL, B, de, err);
     if (!rc && de > 0) rc = dgnn_cuda_gather_rows(c, w->mails + B * D + 2 * M, D, w->efeat, de, NULL, B, de, err);
     if (!rc) rc = dgnn_cuda_state_time_since(c, w->c_dt, w->root_t, s, w->roots, 2 * B, err);
