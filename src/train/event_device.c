@@ -48,12 +48,25 @@ void event_device_report(event_run *r) {
                  (double)total / 1048576.0, (double)ws / 1048576.0);
 }
 
+/* Where an epoch's host time goes (seconds), to tell whether the GPU ever waits on the
+ * CPU: plan = the next batch's negatives and bookkeeping (sampling included), run while
+ * the GPU computes the previous batch; wait = the CPU waiting for that batch's loss;
+ * enqueue = handing a step to the device. A wait above zero in (nearly) every step means
+ * the device had its next batch before it finished the previous one. */
+typedef struct {
+    double plan, sample, wait, enqueue;
+    int64_t steps, waited; /* steps, and those whose wait exceeded 10 us */
+} pipe_times;
+
 /* Batch b's loss, read once the device has it: event_single.c's bookkeeping of a step. */
 static int step_done(event_run *r, int64_t epoch, int64_t b, int64_t B, double *loss_sum, int64_t *events,
-                     dgnn_progress *pg, dgnn_err *err) {
+                     dgnn_progress *pg, pipe_times *pt, dgnn_err *err) {
     const dgnn_event_train_cfg *c = r->cfg;
     double mean;
+    const double t0 = dgnn_now();
     int rc = dgnn_tgnn_cuda_wait_loss(r->dev, &mean, err);
+    const double w = dgnn_now() - t0;
+    pt->wait += w, pt->waited += w > 1e-5;
     if (rc) return rc;
     const double loss = 2.0 * mean; /* the TGN code's: positives' mean BCE + negatives' */
     if (!isfinite(loss))
@@ -75,33 +88,44 @@ int event_device_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_
     const dgnn_event_train_cfg *c = r->cfg;
     const dgnn_events *tr = &r->train;
     const int64_t bs = c->batch;
-    int64_t nb = (tr->num_events + bs - 1) / bs;
-    if (c->max_train_batches > 0 && nb > c->max_train_batches) nb = c->max_train_batches;
     int rc = dgnn_tgnn_cuda_reset(r->dev, &r->st, err);
     if (rc) return rc;
     dgnn_progress pg;
-    char label[64];
-    snprintf(label, sizeof label, "epoch %lld train", (long long)epoch);
-    if (c->progress) dgnn_progress_begin(&pg, label, nb * bs > tr->num_events ? tr->num_events : nb * bs);
+    const int64_t nb = event_epoch_begin(r, epoch, &pg);
     double loss_sum = 0, flops = 0, t0 = dgnn_now();
     int64_t events = 0, prev_B = 0;
+    pipe_times pt = {0};
     for (int64_t b = 0; b < nb; b++) {
         const int64_t e0 = b * bs, B = e0 + bs <= tr->num_events ? bs : tr->num_events - e0;
+        const double tp = dgnn_now();
         rc = event_ensure_batch(r, B, 1, err);
         if (!rc) rc = event_draw_negatives(r, B, 1, 0, event_stream_seed(c->seed, epoch, b), err);
         if (!rc)
             rc = dgnn_tgnn_cuda_plan(r->dev, &r->st, &r->g_train, r->train.efeat, tr, e0, B, r->neg_t, &r->rng, err);
-        if (!rc && b > 0) rc = step_done(r, epoch, b - 1, prev_B, &loss_sum, &events, &pg, err);
+        pt.plan += dgnn_now() - tp;
+        pt.sample += dgnn_tgnn_last_sample_seconds(r->model);
+        if (!rc && b > 0) rc = step_done(r, epoch, b - 1, prev_B, &loss_sum, &events, &pg, &pt, err);
         if (rc) return rc;
         flops += dgnn_tgnn_cuda_last_flops(r->dev);
         r->opt.t++; /* dgnn_adam_step's count, kept on the host */
+        const double te = dgnn_now();
         rc = dgnn_tgnn_cuda_run_step(r->dev, &r->st, tr, r->opt.lr, r->opt.beta1, r->opt.beta2, r->opt.eps,
                                      r->opt.weight_decay, r->opt.t, err);
+        pt.enqueue += dgnn_now() - te;
+        pt.steps++;
         if (rc) return rc;
         prev_B = B;
     }
-    if (nb > 0 && (rc = step_done(r, epoch, nb - 1, prev_B, &loss_sum, &events, &pg, err))) return rc;
+    if (nb > 0 && (rc = step_done(r, epoch, nb - 1, prev_B, &loss_sum, &events, &pg, &pt, err))) return rc;
     if (c->progress) dgnn_progress_end(&pg);
+    if (pt.steps > 0) {
+        const double ms = 1e3 / (double)pt.steps;
+        dgnn_log("epoch %lld on the GPU, per step: the CPU prepared the next batch in %.3f ms (sampling %.3f ms), "
+                 "enqueued in %.3f ms, waited %.3f ms for the GPU; it waited in %lld of %lld steps (in those the "
+                 "GPU had its next batch before it was done)\n",
+                 (long long)epoch, pt.plan * ms, pt.sample * ms, pt.enqueue * ms, pt.wait * ms, (long long)pt.waited,
+                 (long long)pt.steps);
+    }
     er->train_loss = nb > 0 ? loss_sum / (double)nb : NAN;
     er->train_seconds = dgnn_now() - t0;
     er->train_events = events;

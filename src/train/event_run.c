@@ -12,6 +12,19 @@
 #include "dgnn/params.h"
 #include "event_run.h"
 
+int64_t event_epoch_begin(event_run *r, int64_t epoch, dgnn_progress *pg) {
+    const dgnn_event_train_cfg *c = r->cfg;
+    const int64_t bs = c->batch, n = r->train.num_events;
+    int64_t nb = (n + bs - 1) / bs;
+    if (c->max_train_batches > 0 && nb > c->max_train_batches) nb = c->max_train_batches;
+    if (c->progress) {
+        char label[64];
+        snprintf(label, sizeof label, "epoch %lld train", (long long)epoch);
+        dgnn_progress_begin(pg, label, nb * bs > n ? n : nb * bs);
+    }
+    return nb;
+}
+
 int event_ensure_batch(event_run *r, int64_t B, int64_t K, dgnn_err *err) {
     const int64_t need = dgnn_size_mul(B, dgnn_size_add(1, K));
     if (need <= r->cap) return DGNN_OK;

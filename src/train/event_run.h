@@ -76,6 +76,9 @@ static inline uint64_t event_stream_seed(uint64_t seed, int64_t a, int64_t b) {
 int event_run_init(event_run *r, const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_err *err);
 /* Frees what event_run_init and the helpers below allocated (not r->plan: depbloom_free). */
 void event_run_free(event_run *r);
+/* The training batches of an epoch (cfg->batch events each, the last one shorter; at most
+ * cfg->max_train_batches), and the epoch's progress bar started on pg when cfg->progress. */
+int64_t event_epoch_begin(event_run *r, int64_t epoch, dgnn_progress *pg);
 /* Grows the batch buffers to B events with K negatives each (DGNN_ENOMEM naming them). */
 int event_ensure_batch(event_run *r, int64_t B, int64_t K, dgnn_err *err);
 /* K negatives for each of B events into r->neg_t in the model's (K, B) layout, from the

@@ -16,13 +16,9 @@ int event_single_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_
     const dgnn_event_train_cfg *c = r->cfg;
     const dgnn_events *tr = &r->train;
     const int64_t bs = c->batch;
-    int64_t nb = (tr->num_events + bs - 1) / bs;
-    if (c->max_train_batches > 0 && nb > c->max_train_batches) nb = c->max_train_batches;
     dgnn_state_reset(&r->st);
     dgnn_progress pg;
-    char label[64];
-    snprintf(label, sizeof label, "epoch %lld train", (long long)epoch);
-    if (c->progress) dgnn_progress_begin(&pg, label, nb * bs > tr->num_events ? tr->num_events : nb * bs);
+    const int64_t nb = event_epoch_begin(r, epoch, &pg);
     double loss_sum = 0, flops = 0, t0 = dgnn_now();
     int64_t events = 0;
     for (int64_t b = 0; b < nb; b++) {
