@@ -11,12 +11,12 @@
  *   binary cross-entropy with logits, Adam,
  *   gathers and scatters of rows by index (ordered sums; "last writer wins"), and the
  *   node state store (memory, memory time, mailbox ring; state.h's rules);
- * and, composed of those ops, one training step of TGN, JODIE or DyRep (tgn_step.cu;
- * forward, loss, backward, memory/mail commit and Adam on the device, the batch's
- * bookkeeping from the CPU model).
+ * and, composed of those ops, one training step of TGN, JODIE or DyRep (tgn_step.cu) and
+ * one of APAN (apan_step.cu): forward, loss, backward, memory/mail commit and Adam on the
+ * device, the batch's bookkeeping from the CPU model.
  * Each GPU op is tested against its CPU reference in tests/cuda/ (which skip without a
- * GPU; scripts/gpu-check.sh runs them and compute-sanitizer where there is one), the TGN
- * step against the CPU model's step (test_cuda_tgn).
+ * GPU; scripts/gpu-check.sh runs them and compute-sanitizer where there is one), the
+ * steps against the CPU model's step (test_cuda_tgn, test_cuda_apan).
  *
  * NOT YET VERIFIED ON HARDWARE beyond the saxpy seed: the context, buffers, dgnn_cuda_gemm
  * and every op below compile here and in CI, and tests/cuda/ checks each against its CPU

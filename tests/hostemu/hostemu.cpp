@@ -2,11 +2,11 @@
 // with the fake cuda_runtime.h and cublas_v2.h beside it: all of tests/hostemu/.
 //
 // What it IS: the functions of include/dgnn/cuda.h that src/nn/cuda/tgn_step.cu, apan_step.cu
-// and src/models/tgnn_cuda.c call, implemented on the CPU, so that the real tgn_step.cu and
-// apan_step.cu (compiled
-// as host C++ against the fake cuda_runtime.h and cublas_v2.h of this folder), tgnn_cuda.c and
-// the trainer's device path (src/train/event_device.c, `dgnn train --device cuda`) run in the
-// normal test suite, and tests/cuda/test_cuda_tgn.c, test_cuda_train.c and tests/cli_device.sh
+// and src/models/tgnn_cuda.c call, implemented on the CPU, so that the real device steps
+// (compiled as host C++ against the fake cuda_runtime.h and cublas_v2.h of this folder),
+// tgnn_cuda.c and the trainer's device path (src/train/event_device.c, `dgnn train --device
+// cuda`) run in the normal test suite, and tests/cuda/test_cuda_tgn.c, test_cuda_apan.c,
+// test_cuda_train.c and tests/cli_device.sh
 // compare them with the CPU path. Each op is the CPU op of nn.h / adam.h with the same
 // arguments (the "device" pointers are host pointers here), or, where cuda.h gives the GPU op
 // other semantics than the CPU's (gathers and scatters by index, the state store's rules for a
