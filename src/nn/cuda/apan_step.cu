@@ -8,7 +8,7 @@
 // step's (tgn_step.cu).
 //
 // NOT YET VERIFIED ON HARDWARE.
-#include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
