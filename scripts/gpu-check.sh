@@ -4,10 +4,12 @@
 #  1. builds the CUDA tree (build-cuda/; CMAKE_CUDA_ARCHITECTURES from GPU_CHECK_ARCH,
 #     default 90, the H200's) with the dgnn command;
 #  2. runs the tests/cuda programs (test_cuda*: every GPU op against its CPU reference, the
-#     TGN step against the CPU model's, the trainer against the CPU trainer) and cli_device;
+#     TGN and APAN steps (test_cuda_tgn, test_cuda_apan) against the CPU model's, the
+#     trainer against the CPU trainer) and cli_device;
 #  3. the benchmark, side by side with the CPU in the same session, on wikipedia (the shared
-#     data): `dgnn bench train --device cuda` with the tgn-paper and tgl presets and the
-#     step-time curve at batch 200, 600, 1,200, 2,400 and 4,800, then the CPU's bench;
+#     data): `dgnn bench train --device cuda` with the tgn-paper and tgl presets, APAN's
+#     first 50 batches, and the step-time curve at batch 200, 600, 1,200, 2,400 and 4,800,
+#     then the CPU's bench;
 #  4. accuracy: 3 epochs of TGN (tgn-paper) on wikipedia on the GPU and on the CPU with the
 #     same seed; every epoch's validation AP and the test AP within 0.005
 #     (GPU_CHECK_ACCURACY=0 skips it, for a quick rerun);
@@ -56,6 +58,8 @@ if [ -n "$data" ]; then
         echo "-- dgnn bench train --device cuda --preset $preset"
         "$dgnn" bench train --device cuda --preset $preset --data "$data" --quiet 2>&1 | tail -8 || rc=1
     done
+    echo "-- dgnn bench train --device cuda --model apan --max-batches 50 (TGL's APAN.yml)"
+    "$dgnn" bench train --device cuda --model apan --data "$data" --quiet --max-batches 50 2>&1 | tail -6 || rc=1
     echo "-- dgnn bench train --device cuda --step-curve 200,600,1200,2400,4800 --max-batches 30"
     "$dgnn" bench train --device cuda --data "$data" --quiet --max-batches 30 \
         --step-curve 200,600,1200,2400,4800 2>&1 | tail -8 || rc=1

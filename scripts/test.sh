@@ -5,7 +5,7 @@
 # run in the second pass only), then, where nvcc is, builds the CUDA path (build-cuda/) and
 # runs tests/cuda (which skip without a GPU) and cli_device (--device cuda from the command),
 # then, everywhere, builds the CUDA path over the host emulation of the CUDA layer
-# (build-hostemu/, tests/hostemu/: no GPU, no nvcc) and runs the device step's, the GPU
+# (build-hostemu/, tests/hostemu/: no GPU, no nvcc) and runs the device steps', the GPU
 # trainer's and cli_device's tests on it against the CPU path,
 # then builds the Release tree (build/) and runs
 # the full suite there, multi-rank tests included, then the Python package's tests
@@ -33,18 +33,18 @@ if [ -n "$nvcc" ]; then
 else
   echo "== CUDA build: skipped (no nvcc) =="
 fi
-# the device step's composition (tgn_step.cu), tgnn_cuda.c and the trainer's device path
+# the device steps' composition (tgn_step.cu, apan_step.cu), tgnn_cuda.c and the trainer's device path
 # on the host emulation (tests/hostemu/hostemu.cpp): they run, and agree with the CPU,
 # on every machine; the kernels are left to the GPU's own tests
 echo "== CUDA host emulation (build-hostemu/) =="
 t_emu=$(date +%s)
 log="$root/build-hostemu/build.log"; mkdir -p "$root/build-hostemu"
 if ! { cmake -S "$root" -B "$root/build-hostemu" -DCMAKE_BUILD_TYPE=Release -DDGNN_CUDA_HOSTEMU=ON -DDGNN_MPI=OFF &&
-       cmake --build "$root/build-hostemu" -j"$jobs" --target dgnn test_cuda_tgn test_cuda_train; } > "$log" 2>&1; then
+       cmake --build "$root/build-hostemu" -j"$jobs" --target dgnn test_cuda_tgn test_cuda_apan test_cuda_train; } > "$log" 2>&1; then
   grep -E -A3 "error|Error" "$log" | head -80; exit 1
 fi
 grep -E "warning:" "$log" | sort -u || true
-(cd "$root/build-hostemu" && ctest --output-on-failure -R '^(test_cuda_tgn|test_cuda_train|cli_device)$')
+(cd "$root/build-hostemu" && ctest --output-on-failure -R '^(test_cuda_tgn|test_cuda_apan|test_cuda_train|cli_device)$')
 echo "CUDA host emulation: $(( $(date +%s) - t_emu )) s (build and tests)"
 echo "== release build =="
 "$root/scripts/build.sh" build

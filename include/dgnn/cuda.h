@@ -11,12 +11,12 @@
  *   binary cross-entropy with logits, Adam,
  *   gathers and scatters of rows by index (ordered sums; "last writer wins"), and the
  *   node state store (memory, memory time, mailbox ring; state.h's rules);
- * and, composed of those ops, one training step of TGN, JODIE or DyRep (tgn_step.cu;
- * forward, loss, backward, memory/mail commit and Adam on the device, the batch's
- * bookkeeping from the CPU model).
+ * and, composed of those ops, one training step of TGN, JODIE or DyRep (tgn_step.cu) and
+ * one of APAN (apan_step.cu): forward, loss, backward, memory/mail commit and Adam on the
+ * device, the batch's bookkeeping from the CPU model.
  * Each GPU op is tested against its CPU reference in tests/cuda/ (which skip without a
- * GPU; scripts/gpu-check.sh runs them and compute-sanitizer where there is one), the TGN
- * step against the CPU model's step (test_cuda_tgn).
+ * GPU; scripts/gpu-check.sh runs them and compute-sanitizer where there is one), the
+ * steps against the CPU model's step (test_cuda_tgn, test_cuda_apan).
  *
  * NOT YET VERIFIED ON HARDWARE beyond the saxpy seed: the context, buffers, dgnn_cuda_gemm
  * and every op below compile here and in CI, and tests/cuda/ checks each against its CPU
@@ -388,6 +388,70 @@ int dgnn_cuda_tgn_commit(dgnn_cuda *c, dgnn_cuda_tgn *t, dgnn_cuda_state *s, con
 /* dgnn_cuda_adam_step over the whole slab (step: the count after the increment); asynchronous. */
 int dgnn_cuda_tgn_adam(dgnn_cuda *c, dgnn_cuda_tgn *t, double lr, double beta1, double beta2, double eps,
                        double weight_decay, int64_t step, dgnn_err *err);
+
+/* ---- one training step of APAN on the device (apan_step.cu) ----
+ * NOT YET VERIFIED ON HARDWARE: tests/cuda/test_cuda_apan.c compares it with the CPU model's
+ * step when a GPU is present, and none has run it yet (it runs on the host emulation).
+ * One batch as apan.c runs it, composed of the ops above: every (node, root time) row
+ * attends over its node's S mail slots (keys and values of [mail; time_enc(t - t_mail)],
+ * LeakyReLU scores, attention dropout), residual, LayerNorm, MLP, dropout, ReLU give the
+ * updated memory, LayerNorm the embedding, the edge predictor (with its dst bias) the
+ * logits; the loss and the backward into the slab; the commit of the true roots' memory
+ * (last in root order, time = root time) and of their mails to their nodes and to their
+ * sampled neighbours ("last" per node, one slot each); Adam. The bookkeeping is the CPU
+ * model's (tgnn_apan_plan: the rows, the roots' rows, the deliveries), as host arrays;
+ * the slots' time differences are formed on the device from the device state's mail
+ * times. The workspace, staging and what waits are the TGN step's (above). */
+typedef struct {
+    int64_t M, T, de, S, heads; /* memory (= embedding), time encoding, edge features, mail slots, heads;
+                                 * mail Dm = 2M + de, keys' input Dx = Dm + T */
+    float dropout;              /* both dropouts' p (the attention's and the MLP's) */
+    int64_t total;              /* floats of the parameter slab */
+    /* offsets in the slab of the time encoding and the updater's tensors (apan.c's names) */
+    int64_t off_te_w, off_te_b, off_wq, off_bq, off_wk, off_bk, off_wv, off_bv, off_ln1_g, off_ln1_b, off_mlp_w,
+        off_mlp_b, off_ln2_g, off_ln2_b;
+} dgnn_cuda_apan_cfg;
+
+typedef struct dgnn_cuda_apan_ws dgnn_cuda_apan_ws;
+typedef struct {
+    dgnn_cuda_apan_cfg cfg;
+    float *param, *grad, *adam_m, *adam_v; /* device slabs of cfg.total floats each (zeroed) */
+    dgnn_edgepred_params pp, dpp;          /* the predictor's (dst bias, Hd = M): the caller's layout */
+    dgnn_cuda_apan_ws *ws;
+} dgnn_cuda_apan;
+
+/* One batch of B events, R = (2 + nneg) B roots, host arrays (tgnn_internal.h's fields after
+ * tgnn_apan_plan and tgnn_apan_mail_targets). */
+typedef struct {
+    int64_t B, nneg, U, nmail; /* events, negatives per event, (node, time) rows, deliveries (2B + P) */
+    const int32_t *roots;      /* (R) node ids: sources, destinations, negatives */
+    const double *root_t;      /* (R) the event times */
+    const int32_t *row_root;   /* (R) row of each root */
+    const int32_t *unodes;     /* (U) node of each row */
+    const double *h_t;         /* (U) time of each row */
+    const int32_t *mnodes;     /* (nmail) node each mail goes to */
+    const double *mts;         /* (nmail) its time */
+    const int32_t *msrc;       /* (nmail) the true root (< 2B) whose mail it is */
+    const float *efeat;        /* (B, de) the batch's events' features, NULL when de == 0 */
+    const uint64_t *seeds;     /* NULL (no dropout), or the attention's then the MLP's dropout seed */
+} dgnn_cuda_apan_batch;
+
+/* dgnn_cuda_tgn_init / _free / _workspace_bytes / _forward_backward / _wait_loss / _forward
+ * / _commit / _adam for APAN: the same contracts, over the state s (slots S, mail width
+ * Dm). The commit (apan_commit) needs no time encoding, so it may run after Adam too. */
+int dgnn_cuda_apan_init(dgnn_cuda *c, dgnn_cuda_apan *t, const dgnn_cuda_apan_cfg *cfg, dgnn_err *err);
+void dgnn_cuda_apan_free(dgnn_cuda *c, dgnn_cuda_apan *t);
+size_t dgnn_cuda_apan_workspace_bytes(const dgnn_cuda_apan *t);
+int dgnn_cuda_apan_forward_backward(dgnn_cuda *c, dgnn_cuda_apan *t, const dgnn_cuda_state *s,
+                                    const dgnn_cuda_apan_batch *b, float dloss, float *loss, float *logits,
+                                    dgnn_err *err);
+int dgnn_cuda_apan_wait_loss(dgnn_cuda *c, dgnn_cuda_apan *t, float *loss, dgnn_err *err);
+int dgnn_cuda_apan_forward(dgnn_cuda *c, dgnn_cuda_apan *t, const dgnn_cuda_state *s, const dgnn_cuda_apan_batch *b,
+                           float *logits, dgnn_err *err);
+int dgnn_cuda_apan_commit(dgnn_cuda *c, dgnn_cuda_apan *t, dgnn_cuda_state *s, const dgnn_cuda_apan_batch *b,
+                          dgnn_err *err);
+int dgnn_cuda_apan_adam(dgnn_cuda *c, dgnn_cuda_apan *t, double lr, double beta1, double beta2, double eps,
+                        double weight_decay, int64_t step, dgnn_err *err);
 
 #ifdef __cplusplus
 }

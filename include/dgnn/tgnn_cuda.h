@@ -1,18 +1,19 @@
 /* tgnn_cuda.h: a memory-based model (tgnn.h) trained and evaluated on an NVIDIA GPU
- * (`dgnn train --device cuda[:N]`, issue 14), through the CUDA backend's device step
- * (cuda.h, tgn_step.cu).
+ * (`dgnn train --device cuda[:N]`, issue 14), through the CUDA backend's device steps
+ * (cuda.h; tgn_step.cu, apan_step.cu).
  *
  * NOT YET VERIFIED ON HARDWARE: it compiles here and in CI; tests/cuda/test_cuda_train.c
  * compares it with the CPU path when a GPU is present, and none has run it yet.
  *
  * Which kinds: TGN (its GRU updater, the TGN code's or TGL's attention, both presets),
- * JODIE and DyRep (RNN updaters). APAN is refused (dgnn_tgnn_cuda_supports) until its
- * device step exists.
+ * JODIE and DyRep (RNN updaters), all on tgn_step.cu; APAN (its mailbox attention over S
+ * slots, mails delivered to the sampled neighbours) on apan_step.cu.
  *
  * Who holds what. The device holds the parameters, their gradients and Adam moments, and
  * the node state's rows (memory and mails). The host model (dgnn_tgnn) does each batch's
  * bookkeeping as its own forward does (roots, neighbour sampling, the distinct nodes, the
- * pairs, the rows with a pending mail: tgnn_mem_plan), and the host state keeps the times,
+ * pairs, the rows with a pending mail: tgnn_mem_plan; APAN's (node, time) rows and mail
+ * deliveries: tgnn_apan_plan), and the host state keeps the times,
  * mail counts and ring positions (which commits copy, never compute), so the host knows
  * every batch's plan without reading the device. The host state's memory and mail rows
  * are stale between dgnn_tgnn_cuda_pull calls; the host parameter slab likewise.
@@ -41,7 +42,7 @@ typedef struct dgnn_tgnn_cuda dgnn_tgnn_cuda;
 int dgnn_tgnn_cuda_built(void);
 /* The usable CUDA devices (0 without the backend, a driver or a device). */
 int dgnn_tgnn_cuda_devices(void);
-/* DGNN_EINVAL naming what the GPU path does not run yet (a kind other than TGN). */
+/* DGNN_EINVAL naming what the GPU path does not run (today: nothing; every kind has a step). */
 int dgnn_tgnn_cuda_supports(const dgnn_tgnn_cfg *cfg, dgnn_err *err);
 
 /* Opens CUDA device `device`, allocates the device slabs and state for m and st (st's
@@ -60,7 +61,8 @@ int dgnn_tgnn_cuda_plan(dgnn_tgnn_cuda *d, const dgnn_state *st, const dgnn_tcsr
 /* Enqueues the planned step on the device: forward, loss (mean BCE of positives and
  * negatives), backward, commit of the batch into the device state, then Adam with these
  * settings at step count t (after the increment; dgnn_adam's fields). Commits the batch's
- * times and counts into st (tgnn_mem_commit_times). Returns without waiting. */
+ * times and counts into st (tgnn_mem_commit_times; APAN: tgnn_apan_commit_times). Returns
+ * without waiting. */
 int dgnn_tgnn_cuda_run_step(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events *ev, double lr, double beta1,
                             double beta2, double eps, double weight_decay, int64_t t, dgnn_err *err);
 /* The last run step's mean BCE (waits for the device; DGNN_EINVAL when no step ran since

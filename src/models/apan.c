@@ -129,7 +129,7 @@ static void apan_free(dgnn_tgnn *m) {
     tgnn_apan *a = &m->apan;
     void *ptrs[] = {a->next_row, a->aoff, a->x, a->dt, a->q, a->k, a->v, a->logit, a->att, a->att_mask, a->a,
                     a->ln1_mean, a->ln1_rstd, a->n1, a->z, a->drop_mask, a->hnew, a->ln2_mean, a->ln2_rstd, a->emb,
-                    a->emb_root, a->d_root, a->d1, a->d2, a->dq, a->dk, a->dv, a->dte, a->mails, a->mnodes, a->mts};
+                    a->emb_root, a->d_root, a->d1, a->d2, a->dq, a->dk, a->dv, a->dte, a->mails, a->mnodes, a->mts, a->msrc};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
 }
 
@@ -158,13 +158,10 @@ static void map_rows(dgnn_tgnn *m) {
     }
 }
 
-static int apan_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, const dgnn_tcsr *g, const float *g_efeat,
-                        const dgnn_events *ev, const int32_t *neg, dgnn_rng *rng, dgnn_err *err) {
-    (void)g_efeat; /* mails carry the edge features (commit): the forward reads none */
+int tgnn_apan_plan(dgnn_tgnn *m, const dgnn_tcsr *g, const dgnn_events *ev, const int32_t *neg, dgnn_rng *rng,
+                   dgnn_err *err) {
     tgnn_apan *a = &m->apan;
-    DGNN_ASSERT(st->slots == a->S);
-    const int64_t B = m->B, R = m->R, M = m->M, T = m->T, S = a->S, Dm = a->Dm, Dx = a->Dx, H = m->cfg.heads;
-    const float pdrop = m->cfg.dropout;
+    const int64_t B = m->B, M = m->M, S = a->S, Dm = a->Dm;
     int rc = tgnn_set_roots(m, ev, neg, err);
     /* neighbours of the 2B true roots: not used by the forward itself, but they are
      * where commit delivers this batch's mails (TGL samples before the forward too) */
@@ -185,6 +182,7 @@ static int apan_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, const
             TGNN_GROW(&as, a->mails, MUL(mails, Dm));
             TGNN_GROW(&as, a->mnodes, mails);
             TGNN_GROW(&as, a->mts, mails);
+            TGNN_GROW(&as, a->msrc, mails);
         }
         if ((rc = dgnn_alloc_done(&as, err, "APAN's batch of %lld events: gradients of %lld mail slots and %lld "
                                   "mails (--neighbors %lld); lower --batch or --neighbors",
@@ -193,6 +191,49 @@ static int apan_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, const
         if (US > a->cap_dkv) a->cap_dkv = US;
         if (mails > a->cap_mail) a->cap_mail = mails;
     }
+    return DGNN_OK;
+}
+
+int64_t tgnn_apan_mail_targets(dgnn_tgnn *m, const dgnn_events *ev) {
+    tgnn_apan *a = &m->apan;
+    const int64_t B = m->B, k = m->cfg.neighbors;
+    DGNN_ASSERT(2 * B + m->P <= a->cap_mail); /* granted by the plan */
+    for (int64_t i = 0; i < 2 * B; i++) {
+        a->mnodes[i] = m->roots[i];
+        a->mts[i] = ev->t[m->e0 + i % B];
+        a->msrc[i] = (int32_t)i;
+    }
+    int64_t n = 2 * B;
+    for (int64_t i = 0; i < m->Rs; i++)
+        for (int64_t j = 0; j < m->s_cnt[i]; j++, n++) {
+            a->mnodes[n] = m->s_nbr[i * k + j];
+            a->mts[n] = a->mts[i];
+            a->msrc[n] = (int32_t)i;
+        }
+    return n;
+}
+
+double tgnn_apan_flops(const dgnn_tgnn *m, int backward) {
+    const int64_t B = m->B, M = m->M, US = m->U * m->apan.S, Dx = m->apan.Dx, U = m->U;
+    const double f = 2.0 * (double)U * M * M                 /* query */
+                     + 2.0 * 2.0 * (double)US * Dx * M       /* keys and values */
+                     + 2.0 * 2.0 * (double)US * M            /* scores and weighted sum */
+                     + 2.0 * (double)U * M * M               /* mlp */
+                     + 2.0 * (double)B * M * M + 2.0 * (double)B * (1 + m->nneg) * M * M +
+                     2.0 * (double)B * (1 + m->nneg) * M;    /* predictor */
+    return backward ? 3.0 * f + 2.0 * 2.0 * (double)US * M * m->T /* + the dte products */ : f;
+}
+
+static int apan_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, const dgnn_tcsr *g, const float *g_efeat,
+                        const dgnn_events *ev, const int32_t *neg, dgnn_rng *rng, dgnn_err *err) {
+    (void)g_efeat; /* mails carry the edge features (commit): the forward reads none */
+    tgnn_apan *a = &m->apan;
+    DGNN_ASSERT(st->slots == a->S);
+    const int64_t B = m->B, R = m->R, M = m->M, T = m->T, S = a->S, Dm = a->Dm, Dx = a->Dx, H = m->cfg.heads;
+    const float pdrop = m->cfg.dropout;
+    int rc = tgnn_apan_plan(m, g, ev, neg, rng, err);
+    if (rc) return rc;
+    const int64_t U = m->U, US = U * S;
 
     /* memory, the S mail slots (all of them: empty slots are zero mails at time 0, and
      * TGL attends over them too) and each slot's time difference */
@@ -240,12 +281,7 @@ static int apan_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, const
         memcpy(a->emb_root + i * M, a->emb + (int64_t)m->row_root[i] * M, (size_t)M * sizeof(float));
     if (logits) /* NULL: dgnn_tgnn_embed */
         dgnn_edgepred_forward(logits, m->pred_saved, a->emb_root, a->emb_root + B * M, &m->pp, B, m->nneg, M, M);
-    m->flops += 2.0 * (double)U * M * M                /* query */
-                + 2.0 * 2.0 * (double)US * Dx * M      /* keys and values */
-                + 2.0 * 2.0 * (double)US * M           /* scores and weighted sum */
-                + 2.0 * (double)U * M * M              /* mlp */
-                + 2.0 * (double)B * M * M + 2.0 * (double)B * (1 + m->nneg) * M * M +
-                2.0 * (double)B * (1 + m->nneg) * M;   /* predictor */
+    m->flops += tgnn_apan_flops(m, 0);
     return DGNN_OK;
 }
 
@@ -298,13 +334,12 @@ static void apan_backward(dgnn_tgnn *m, const float *dlogits) {
     dgnn_gemm(0, 0, US, T, M, a->dv, M, Wv + Dm, Dx, 1.0f, a->dte, T);
     dgnn_timeenc_backward(m->dw.te_w, m->dw.te_b, a->dte, a->dt,
                           m->w.te_w, m->w.te_b, US, T);
-    m->flops = 3.0 * m->flops + 2.0 * 2.0 * (double)US * M * T; /* + the dte products */
+    m->flops = tgnn_apan_flops(m, 1); /* the forward's count, three times, + the dte products */
 }
 
 static void apan_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev) {
     tgnn_apan *a = &m->apan;
-    const int64_t B = m->B, M = m->M, Dm = a->Dm, de = m->de, k = m->cfg.neighbors;
-    DGNN_ASSERT(2 * B + m->P <= a->cap_mail); /* granted by the forward */
+    const int64_t B = m->B, M = m->M, Dm = a->Dm, de = m->de;
     /* 1. the true src/dst roots store their updated memory and the root time, in root
      *    order: a node that is several true roots keeps the last (TGL's
      *    node_memory[nid] = memory). Mails are not consumed. */
@@ -315,25 +350,26 @@ static void apan_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev) {
     }
     /* 2. root i's mail [mem'_i, mem'_partner, edge features] at the event time, for
      *    root i's node, then a copy for each sampled neighbour of root i */
+    const int64_t n = tgnn_apan_mail_targets(m, ev);
     for (int64_t i = 0; i < 2 * B; i++) {
         const int64_t e = m->e0 + i % B, partner = i < B ? i + B : i - B;
         float *row = a->mails + i * Dm;
         memcpy(row, a->hnew + (int64_t)m->row_root[i] * M, (size_t)M * sizeof(float));
         memcpy(row + M, a->hnew + (int64_t)m->row_root[partner] * M, (size_t)M * sizeof(float));
         if (de > 0) memcpy(row + 2 * M, ev->efeat + e * de, (size_t)de * sizeof(float));
-        a->mnodes[i] = m->roots[i];
-        a->mts[i] = ev->t[e];
     }
-    int64_t n = 2 * B;
-    for (int64_t i = 0; i < m->Rs; i++) {
-        for (int64_t j = 0; j < m->s_cnt[i]; j++, n++) {
-            memcpy(a->mails + n * Dm, a->mails + i * Dm, (size_t)Dm * sizeof(float));
-            a->mnodes[n] = m->s_nbr[i * k + j];
-            a->mts[n] = a->mts[i];
-        }
-    }
+    for (int64_t j = 2 * B; j < n; j++)
+        memcpy(a->mails + j * Dm, a->mails + (int64_t)a->msrc[j] * Dm, (size_t)Dm * sizeof(float));
     /* 3. one mail per node: the last delivery in that order */
     dgnn_state_push_mails(st, a->mnodes, a->mails, a->mts, n, DGNN_AGG_LAST);
+}
+
+void tgnn_apan_commit_times(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev) {
+    /* apan_commit's steps on the times: the true roots' memory times (the last root of a
+     * node wins), then the same deliveries without their rows */
+    for (int64_t i = 0; i < 2 * m->B; i++) st->mem_t[m->roots[i]] = m->root_t[i];
+    const int64_t n = tgnn_apan_mail_targets(m, ev);
+    dgnn_state_push_mails(st, m->apan.mnodes, NULL, m->apan.mts, n, DGNN_AGG_LAST);
 }
 
 /* APAN finalises nothing early: its whole backward runs before any gradient is final */

@@ -1,6 +1,7 @@
 /* tgnn_cuda.c: a memory-based model on the GPU (tgnn_cuda.h): the host model's batch
- * bookkeeping (tgnn_mem_plan) handed to the device step of cuda.h (tgn_step.cu), and the
- * moves of parameters and state between the two. NOT YET VERIFIED ON HARDWARE.
+ * bookkeeping (tgnn_mem_plan; APAN's tgnn_apan_plan) handed to the device step of cuda.h
+ * (tgn_step.cu; apan_step.cu), and the moves of parameters and state between the two.
+ * NOT YET VERIFIED ON HARDWARE.
  * Without the CUDA backend (DGNN_HAVE_CUDA unset) only the refusals are compiled. */
 #include "dgnn/tgnn_cuda.h"
 
@@ -11,10 +12,7 @@
 #include "tgnn_internal.h"
 
 int dgnn_tgnn_cuda_supports(const dgnn_tgnn_cfg *cfg, dgnn_err *err) {
-    if (cfg->kind == DGNN_TGNN_APAN)
-        return dgnn_err_set(err, DGNN_EINVAL,
-                            "--device cuda: model apan does not run on the GPU yet (tgn, jodie and dyrep do); use "
-                            "--device cpu");
+    (void)cfg, (void)err; /* every kind runs on the device: TGN, JODIE, DyRep (tgn_step.cu), APAN (apan_step.cu) */
     return DGNN_OK;
 }
 
@@ -24,7 +22,12 @@ int dgnn_tgnn_cuda_supports(const dgnn_tgnn_cfg *cfg, dgnn_err *err) {
 struct dgnn_tgnn_cuda {
     dgnn_tgnn *m;
     dgnn_cuda *c;
+    int apan;            /* APAN: the step a and its batch ab; else the step t and its batch b */
     dgnn_cuda_tgn t;
+    dgnn_cuda_apan a;
+    dgnn_cuda_apan_batch ab;
+    float *param, *adam_m, *adam_v; /* the step's device slabs (either's) */
+    int64_t total;
     dgnn_cuda_state s;
     float *sslab; /* the attention's saved slab (device), grown to the largest batch */
     int64_t sslab_cap;
@@ -47,20 +50,16 @@ void dgnn_tgnn_cuda_free(dgnn_tgnn_cuda *d) {
         dgnn_cuda_sync(d->c, NULL);
         dgnn_cuda_release(d->c, d->sslab);
         dgnn_cuda_tgn_free(d->c, &d->t);
+        dgnn_cuda_apan_free(d->c, &d->a);
         dgnn_cuda_state_free(d->c, &d->s);
         dgnn_cuda_free(d->c);
     }
     free(d);
 }
 
-int dgnn_tgnn_cuda_init(dgnn_tgnn_cuda **out, dgnn_tgnn *m, const dgnn_state *st, int device, dgnn_err *err) {
-    *out = NULL;
-    int rc = dgnn_tgnn_cuda_supports(&m->cfg, err);
-    if (rc) return rc;
-    dgnn_tgnn_cuda *d = dgnn_xcalloc(1, sizeof *d);
-    d->m = m;
-    if ((rc = dgnn_cuda_init(&d->c, device, err))) goto fail;
-    if (dgnn_cuda_device_name(device, d->name, (int)sizeof d->name) != 0) snprintf(d->name, sizeof d->name, "cuda:%d", device);
+/* the TGN step (TGN, JODIE, DyRep) over m's slab layout */
+static int init_tgn(dgnn_tgnn_cuda *d, dgnn_err *err) {
+    const dgnn_tgnn *m = d->m;
     const int jodie = m->cfg.kind == DGNN_TGNN_JODIE;
     const dgnn_cuda_tgn_cfg dc = {
         .M = m->M, .T = m->T, .D = m->D, .de = m->de, .E = m->emb, .acfg = m->acfg, .total = m->p.total,
@@ -69,7 +68,8 @@ int dgnn_tgnn_cuda_init(dgnn_tgnn_cuda **out, dgnn_tgnn *m, const dgnn_state *st
         .off_W_ih = tgnn_offset(m, m->w.W_ih), .off_W_hh = tgnn_offset(m, m->w.W_hh),
         .off_b_ih = tgnn_offset(m, m->w.b_ih), .off_b_hh = tgnn_offset(m, m->w.b_hh),
         .off_jw = jodie ? tgnn_offset(m, m->w.jw) : 0, .off_jb = jodie ? tgnn_offset(m, m->w.jb) : 0};
-    if ((rc = dgnn_cuda_tgn_init(d->c, &d->t, &dc, err))) goto fail;
+    int rc = dgnn_cuda_tgn_init(d->c, &d->t, &dc, err);
+    if (rc) return rc;
     /* the attention's and the predictor's blocks over the device slabs (nn.h's layouts add
      * offsets to the pointer they are given, so they lay out device memory as well) */
     if (m->w.attn) {
@@ -80,6 +80,41 @@ int dgnn_tgnn_cuda_init(dgnn_tgnn_cuda **out, dgnn_tgnn *m, const dgnn_state *st
     const int64_t off_pred = tgnn_offset(m, m->w.pred);
     dgnn_edgepred_layout(&d->t.pp, d->t.param + off_pred, m->emb, m->emb, m->ops->pred_dst_bias);
     dgnn_edgepred_layout(&d->t.dpp, d->t.grad + off_pred, m->emb, m->emb, m->ops->pred_dst_bias);
+    d->param = d->t.param, d->adam_m = d->t.adam_m, d->adam_v = d->t.adam_v, d->total = d->t.cfg.total;
+    return DGNN_OK;
+}
+
+/* the APAN step over m's slab layout */
+static int init_apan(dgnn_tgnn_cuda *d, dgnn_err *err) {
+    const dgnn_tgnn *m = d->m;
+    const tgnn_tensors *w = &m->w;
+    const dgnn_cuda_apan_cfg ac = {
+        .M = m->M, .T = m->T, .de = m->de, .S = m->apan.S, .heads = m->cfg.heads, .dropout = m->cfg.dropout,
+        .total = m->p.total, .off_te_w = tgnn_offset(m, w->te_w), .off_te_b = tgnn_offset(m, w->te_b),
+        .off_wq = tgnn_offset(m, w->wq), .off_bq = tgnn_offset(m, w->bq), .off_wk = tgnn_offset(m, w->wk),
+        .off_bk = tgnn_offset(m, w->bk), .off_wv = tgnn_offset(m, w->wv), .off_bv = tgnn_offset(m, w->bv),
+        .off_ln1_g = tgnn_offset(m, w->ln1_g), .off_ln1_b = tgnn_offset(m, w->ln1_b),
+        .off_mlp_w = tgnn_offset(m, w->mlp_w), .off_mlp_b = tgnn_offset(m, w->mlp_b),
+        .off_ln2_g = tgnn_offset(m, w->ln2_g), .off_ln2_b = tgnn_offset(m, w->ln2_b)};
+    int rc = dgnn_cuda_apan_init(d->c, &d->a, &ac, err);
+    if (rc) return rc;
+    const int64_t off_pred = tgnn_offset(m, w->pred);
+    dgnn_edgepred_layout(&d->a.pp, d->a.param + off_pred, m->M, m->M, m->ops->pred_dst_bias);
+    dgnn_edgepred_layout(&d->a.dpp, d->a.grad + off_pred, m->M, m->M, m->ops->pred_dst_bias);
+    d->param = d->a.param, d->adam_m = d->a.adam_m, d->adam_v = d->a.adam_v, d->total = d->a.cfg.total;
+    return DGNN_OK;
+}
+
+int dgnn_tgnn_cuda_init(dgnn_tgnn_cuda **out, dgnn_tgnn *m, const dgnn_state *st, int device, dgnn_err *err) {
+    *out = NULL;
+    int rc = dgnn_tgnn_cuda_supports(&m->cfg, err);
+    if (rc) return rc;
+    dgnn_tgnn_cuda *d = dgnn_xcalloc(1, sizeof *d);
+    d->m = m;
+    if ((rc = dgnn_cuda_init(&d->c, device, err))) goto fail;
+    if (dgnn_cuda_device_name(device, d->name, (int)sizeof d->name) != 0) snprintf(d->name, sizeof d->name, "cuda:%d", device);
+    d->apan = m->cfg.kind == DGNN_TGNN_APAN;
+    if ((rc = d->apan ? init_apan(d, err) : init_tgn(d, err))) goto fail;
     if ((rc = dgnn_cuda_state_init(d->c, &d->s, st->num_nodes, st->mem_dim, st->mail_dim, st->slots, err))) goto fail;
     if ((rc = dgnn_tgnn_cuda_push(d, st, &m->p, err))) goto fail;
     *out = d;
@@ -123,8 +158,20 @@ static int plan(dgnn_tgnn_cuda *d, const dgnn_state *st, const dgnn_tcsr *g, con
     dgnn_tgnn *m = d->m;
     d->have_forward = 0;
     int rc = tgnn_begin(m, st, ev, e0, B, nneg, err);
-    if (!rc) rc = tgnn_mem_plan(m, st, g, g_efeat, ev, neg, rng, err);
     if (rc) return rc;
+    if (d->apan) { /* apan_forward's bookkeeping; the commit's deliveries; apan.c's count */
+        if ((rc = tgnn_apan_plan(m, g, ev, neg, rng, err))) return rc;
+        const int64_t n = tgnn_apan_mail_targets(m, ev);
+        d->flops = tgnn_apan_flops(m, rng != NULL);
+        const tgnn_apan *a = &m->apan;
+        const dgnn_cuda_apan_batch ab = {.B = m->B, .nneg = m->nneg, .U = m->U, .nmail = n, .roots = m->roots,
+                                         .root_t = m->root_t, .row_root = m->row_root, .unodes = m->unodes,
+                                         .h_t = m->h_t, .mnodes = a->mnodes, .mts = a->mts, .msrc = a->msrc,
+                                         .efeat = m->de > 0 ? ev->efeat + e0 * m->de : NULL, .seeds = seeds};
+        d->ab = ab;
+        return DGNN_OK;
+    }
+    if ((rc = tgnn_mem_plan(m, st, g, g_efeat, ev, neg, rng, err))) return rc;
     /* the products the CPU would run for it: forward, and with a training step backward
      * (JODIE's projection has none; DyRep's attention is not differentiated) */
     const double upd = tgnn_mem_flops_updater(m), att = m->w.attn && m->Rs > 0 ? tgnn_attn_flops(m) : 0;
@@ -133,15 +180,28 @@ static int plan(dgnn_tgnn_cuda *d, const dgnn_state *st, const dgnn_tcsr *g, con
     return take_plan(d, ev, e0, seeds, err);
 }
 
+/* the host half of the commit: the state's times, counts and ring positions */
+static void commit_times(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events *ev) {
+    if (d->apan) tgnn_apan_commit_times(d->m, st, ev);
+    else tgnn_mem_commit_times(d->m, st, ev);
+}
+
 int dgnn_tgnn_cuda_plan(dgnn_tgnn_cuda *d, const dgnn_state *st, const dgnn_tcsr *g, const float *g_efeat,
                         const dgnn_events *ev, int64_t e0, int64_t B, const int32_t *neg, dgnn_rng *rng,
                         dgnn_err *err) {
     d->planned = 0;
     int rc = plan(d, st, g, g_efeat, ev, e0, B, neg, 1, rng, NULL, err);
     if (rc) return rc;
-    /* the dropout seeds after the sampler's draw, as the CPU forward takes them */
-    const int n = d->m->w.attn ? dgnn_tattn_draw_seeds(&d->m->acfg, rng, d->seeds) : 0;
-    d->b.seeds = n > 0 ? d->seeds : NULL;
+    /* the dropout seeds after the sampler's draw, as the CPU forward takes them (APAN: the
+     * attention's mask, then the MLP's) */
+    if (d->apan) {
+        const int drop = rng && d->m->cfg.dropout > 0;
+        if (drop) d->seeds[0] = dgnn_rng_u64(rng), d->seeds[1] = dgnn_rng_u64(rng);
+        d->ab.seeds = drop ? d->seeds : NULL;
+    } else {
+        const int n = d->m->w.attn ? dgnn_tattn_draw_seeds(&d->m->acfg, rng, d->seeds) : 0;
+        d->b.seeds = n > 0 ? d->seeds : NULL;
+    }
     d->planned = 1;
     return DGNN_OK;
 }
@@ -152,11 +212,18 @@ int dgnn_tgnn_cuda_run_step(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events
     if (d->loss_pending) return dgnn_err_set(err, DGNN_EINVAL, "cuda: the previous step's loss was not read");
     d->planned = 0;
     /* the trainer's loss scale: dgnn_bce_logits_backward(..., 2.0f) for one process */
-    int rc = dgnn_cuda_tgn_forward_backward(d->c, &d->t, &d->s, &d->b, &d->ds, 2.0f, NULL, NULL, err);
-    if (!rc) rc = dgnn_cuda_tgn_commit(d->c, &d->t, &d->s, &d->b, err);
-    if (!rc) rc = dgnn_cuda_tgn_adam(d->c, &d->t, lr, beta1, beta2, eps, weight_decay, t, err);
+    int rc;
+    if (d->apan) {
+        rc = dgnn_cuda_apan_forward_backward(d->c, &d->a, &d->s, &d->ab, 2.0f, NULL, NULL, err);
+        if (!rc) rc = dgnn_cuda_apan_commit(d->c, &d->a, &d->s, &d->ab, err);
+        if (!rc) rc = dgnn_cuda_apan_adam(d->c, &d->a, lr, beta1, beta2, eps, weight_decay, t, err);
+    } else {
+        rc = dgnn_cuda_tgn_forward_backward(d->c, &d->t, &d->s, &d->b, &d->ds, 2.0f, NULL, NULL, err);
+        if (!rc) rc = dgnn_cuda_tgn_commit(d->c, &d->t, &d->s, &d->b, err);
+        if (!rc) rc = dgnn_cuda_tgn_adam(d->c, &d->t, lr, beta1, beta2, eps, weight_decay, t, err);
+    }
     if (rc) return rc;
-    tgnn_mem_commit_times(d->m, st, ev);
+    commit_times(d, st, ev);
     d->loss_pending = 1;
     return DGNN_OK;
 }
@@ -165,7 +232,7 @@ int dgnn_tgnn_cuda_wait_loss(dgnn_tgnn_cuda *d, double *loss, dgnn_err *err) {
     if (!d->loss_pending) return dgnn_err_set(err, DGNN_EINVAL, "cuda: no step's loss to wait for");
     d->loss_pending = 0;
     float l = 0;
-    int rc = dgnn_cuda_tgn_wait_loss(d->c, &d->t, &l, err);
+    int rc = d->apan ? dgnn_cuda_apan_wait_loss(d->c, &d->a, &l, err) : dgnn_cuda_tgn_wait_loss(d->c, &d->t, &l, err);
     *loss = l;
     return rc;
 }
@@ -175,7 +242,9 @@ int dgnn_tgnn_cuda_forward(dgnn_tgnn_cuda *d, float *logits, const dgnn_state *s
                            int64_t nneg, dgnn_err *err) {
     d->planned = 0;
     int rc = plan(d, st, g, g_efeat, ev, e0, B, neg, nneg, NULL, NULL, err);
-    if (!rc) rc = dgnn_cuda_tgn_forward(d->c, &d->t, &d->s, &d->b, &d->ds, logits, err);
+    if (!rc)
+        rc = d->apan ? dgnn_cuda_apan_forward(d->c, &d->a, &d->s, &d->ab, logits, err)
+                     : dgnn_cuda_tgn_forward(d->c, &d->t, &d->s, &d->b, &d->ds, logits, err);
     if (!rc) d->have_forward = 1;
     return rc;
 }
@@ -183,8 +252,9 @@ int dgnn_tgnn_cuda_forward(dgnn_tgnn_cuda *d, float *logits, const dgnn_state *s
 int dgnn_tgnn_cuda_commit(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events *ev, dgnn_err *err) {
     if (!d->have_forward) return dgnn_err_set(err, DGNN_EINVAL, "cuda: a commit without its forward");
     d->have_forward = 0;
-    int rc = dgnn_cuda_tgn_commit(d->c, &d->t, &d->s, &d->b, err);
-    if (!rc) tgnn_mem_commit_times(d->m, st, ev);
+    int rc = d->apan ? dgnn_cuda_apan_commit(d->c, &d->a, &d->s, &d->ab, err)
+                     : dgnn_cuda_tgn_commit(d->c, &d->t, &d->s, &d->b, err);
+    if (!rc) commit_times(d, st, ev);
     return rc;
 }
 
@@ -205,9 +275,9 @@ int dgnn_tgnn_cuda_pull(dgnn_tgnn_cuda *d, dgnn_state *st, dgnn_params *p, dgnn_
     }
     if (p && !rc) {
         const size_t b = BYTES(p->total, p->value);
-        rc = dgnn_cuda_download(c, p->value, d->t.param, b, err);
-        if (!rc) rc = dgnn_cuda_download(c, p->m, d->t.adam_m, b, err);
-        if (!rc) rc = dgnn_cuda_download(c, p->v, d->t.adam_v, b, err);
+        rc = dgnn_cuda_download(c, p->value, d->param, b, err);
+        if (!rc) rc = dgnn_cuda_download(c, p->m, d->adam_m, b, err);
+        if (!rc) rc = dgnn_cuda_download(c, p->v, d->adam_v, b, err);
     }
     if (!rc) rc = dgnn_cuda_sync(c, err);
     if (!rc && st) {
@@ -239,11 +309,11 @@ int dgnn_tgnn_cuda_push(dgnn_tgnn_cuda *d, const dgnn_state *st, const dgnn_para
         if (!rc) rc = dgnn_cuda_upload(c, d->s.mail_head, st->mail_head, BYTES(N, st->mail_head), err);
     }
     if (p && !rc) {
-        if (p->total != d->t.cfg.total) return dgnn_err_set(err, DGNN_EINVAL, "cuda: a slab of another size");
+        if (p->total != d->total) return dgnn_err_set(err, DGNN_EINVAL, "cuda: a slab of another size");
         const size_t b = BYTES(p->total, p->value);
-        rc = dgnn_cuda_upload(c, d->t.param, p->value, b, err);
-        if (!rc) rc = dgnn_cuda_upload(c, d->t.adam_m, p->m, b, err);
-        if (!rc) rc = dgnn_cuda_upload(c, d->t.adam_v, p->v, b, err);
+        rc = dgnn_cuda_upload(c, d->param, p->value, b, err);
+        if (!rc) rc = dgnn_cuda_upload(c, d->adam_m, p->m, b, err);
+        if (!rc) rc = dgnn_cuda_upload(c, d->adam_v, p->v, b, err);
     }
     /* the uploads read host memory the caller may change once this returns */
     return rc ? rc : dgnn_cuda_sync(c, err);
@@ -256,7 +326,8 @@ int dgnn_tgnn_cuda_reset(dgnn_tgnn_cuda *d, dgnn_state *st, dgnn_err *err) {
 }
 
 int dgnn_tgnn_cuda_memory(dgnn_tgnn_cuda *d, size_t *used, size_t *total, size_t *workspace, dgnn_err *err) {
-    *workspace = dgnn_cuda_tgn_workspace_bytes(&d->t) + (size_t)d->sslab_cap * sizeof(float);
+    *workspace = dgnn_cuda_tgn_workspace_bytes(&d->t) + dgnn_cuda_apan_workspace_bytes(&d->a) +
+                 (size_t)d->sslab_cap * sizeof(float);
     return dgnn_cuda_mem_info(d->c, used, total, err);
 }
 

@@ -73,6 +73,7 @@ typedef struct {
     int64_t cap_mail;           /* rows of mails */
     float *mails;               /* (2B + P, Dm) */
     int32_t *mnodes;            /* (2B + P) */
+    int32_t *msrc;              /* (2B + P) the true root whose mail each delivery is */
     double *mts;                /* (2B + P) */
 } tgnn_apan;
 
@@ -274,6 +275,24 @@ void tgnn_mem_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev, const 
  * nothing to its memory or mail rows (the GPU's commit writes those on the device):
  * after the same batch's tgnn_mem_plan, the times and counts equal the full commit's. */
 void tgnn_mem_commit_times(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev);
+
+/* ---- apan.c: APAN's host half of the GPU step (tgnn_cuda.c) ---- */
+/* The bookkeeping of apan_forward (what its dense work runs over, and all the GPU step
+ * needs from the CPU): roots, the true roots' neighbours, the (node, time) rows (unodes,
+ * h_t, row_root, U) and the grants of the backward's and the commit's buffers. Reads no
+ * state (the slots' time differences are formed where the mail times are: on the device
+ * from its own). After tgnn_begin. */
+int tgnn_apan_plan(dgnn_tgnn *m, const dgnn_tcsr *g, const dgnn_events *ev, const int32_t *neg, dgnn_rng *rng,
+                   dgnn_err *err);
+/* The commit's deliveries of the last planned batch: mnodes, mts (the event time) and msrc
+ * (the true root whose mail it is) of each, the 2B true roots' own first, then root i's
+ * sampled neighbours for i = 0..2B-1; returns their count (2B + P). */
+int64_t tgnn_apan_mail_targets(dgnn_tgnn *m, const dgnn_events *ev);
+/* The dense products of the last batch as apan.c counts them: forward, with backward. */
+double tgnn_apan_flops(const dgnn_tgnn *m, int backward);
+/* What apan_commit does to the state's times, mail counts and ring positions (the true
+ * roots' memory times, the deliveries' mail times), and nothing to its rows. */
+void tgnn_apan_commit_times(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev);
 
 /* ---- tgnn_attention.c: TGN, DyRep ---- */
 /* The attention's checks of a configuration (name: the kind, for messages). */

@@ -1,11 +1,12 @@
 // hostemu.cpp: a HOST EMULATION of dgnn's CUDA layer, for tests only (-DDGNN_CUDA_HOSTEMU=ON),
 // with the fake cuda_runtime.h and cublas_v2.h beside it: all of tests/hostemu/.
 //
-// What it IS: the functions of include/dgnn/cuda.h that src/nn/cuda/tgn_step.cu and
-// src/models/tgnn_cuda.c call, implemented on the CPU, so that the real tgn_step.cu (compiled
-// as host C++ against the fake cuda_runtime.h and cublas_v2.h of this folder), tgnn_cuda.c and
-// the trainer's device path (src/train/event_device.c, `dgnn train --device cuda`) run in the
-// normal test suite, and tests/cuda/test_cuda_tgn.c, test_cuda_train.c and tests/cli_device.sh
+// What it IS: the functions of include/dgnn/cuda.h that src/nn/cuda/tgn_step.cu, apan_step.cu
+// and src/models/tgnn_cuda.c call, implemented on the CPU, so that the real device steps
+// (compiled as host C++ against the fake cuda_runtime.h and cublas_v2.h of this folder),
+// tgnn_cuda.c and the trainer's device path (src/train/event_device.c, `dgnn train --device
+// cuda`) run in the normal test suite, and tests/cuda/test_cuda_tgn.c, test_cuda_apan.c,
+// test_cuda_train.c and tests/cli_device.sh
 // compare them with the CPU path. Each op is the CPU op of nn.h / adam.h with the same
 // arguments (the "device" pointers are host pointers here), or, where cuda.h gives the GPU op
 // other semantics than the CPU's (gathers and scatters by index, the state store's rules for a
@@ -1078,6 +1079,242 @@ extern "C" int dgnn_cuda_tattn_backward(dgnn_cuda *c, dgnn_tattn_dinput *din, dg
     if (din->te) need_dev(din->te, F4(d.P * d.dt), fn, "din.te");
     check_pairs(in, d, fn);
     dgnn_tattn_backward(din, dp, ddout, s, in, p, cfg);
+    return DGNN_OK;
+}
+
+// ---- APAN's ops (linear.cu, act.cu, layernorm.cu, attention_core.cu, the gemm): apan_step.cu ----
+
+// an A (rows, cols; stride ld) operand, op'd or not: the extent it reads
+static size_t mat_bytes(int trans, int64_t r, int64_t c, int64_t ld) {
+    const int64_t rows = trans ? c : r, cols = trans ? r : c; // stored shape
+    return rows > 0 && cols > 0 ? F4((rows - 1) * ld + cols) : 0;
+}
+
+extern "C" int dgnn_cuda_gemm(dgnn_cuda *c, int transA, int transB, int64_t M, int64_t N, int64_t K, const float *dA,
+                              int64_t lda, const float *dB, int64_t ldb, float beta, float *dC, int64_t ldc,
+                              dgnn_err *err) {
+    (void)err;
+    const char *fn = "dgnn_cuda_gemm";
+    need_ctx(c, fn);
+    in_call k;
+    if (M <= 0 || N <= 0) return DGNN_OK;
+    need_dev(dC, F4((M - 1) * ldc + N), fn, "C");
+    if (K > 0) {
+        need_dev(dA, mat_bytes(transA, M, K, lda), fn, "A");
+        need_dev(dB, mat_bytes(transB, K, N, ldb), fn, "B");
+    }
+    dgnn_gemm(transA, transB, M, N, K, dA, lda, dB, ldb, beta, dC, ldc);
+    return DGNN_OK;
+}
+
+extern "C" int dgnn_cuda_linear_forward(dgnn_cuda *c, float *dout, const float *dinp, const float *dW, const float *db,
+                                        int64_t B, int64_t Din, int64_t Dout, dgnn_err *err) {
+    (void)err;
+    const char *fn = "dgnn_cuda_linear_forward";
+    need_ctx(c, fn);
+    in_call k;
+    if (B <= 0 || Dout <= 0) return DGNN_OK;
+    need_dev(dout, F4(B * Dout), fn, "out");
+    need_dev(dinp, F4(B * Din), fn, "inp");
+    need_dev(dW, F4(Dout * Din), fn, "W");
+    if (db) need_dev(db, F4(Dout), fn, "b");
+    dgnn_linear_forward(dout, dinp, dW, db, B, Din, Dout);
+    return DGNN_OK;
+}
+
+extern "C" int dgnn_cuda_linear_backward(dgnn_cuda *c, float *ddinp, float *ddW, float *ddb, const float *ddout,
+                                         const float *dinp, const float *dW, int64_t B, int64_t Din, int64_t Dout,
+                                         dgnn_err *err) {
+    (void)err;
+    const char *fn = "dgnn_cuda_linear_backward";
+    need_ctx(c, fn);
+    in_call k;
+    if (B <= 0 || Dout <= 0 || Din <= 0) return DGNN_OK;
+    if (ddinp) need_dev(ddinp, F4(B * Din), fn, "dinp");
+    if (ddW) need_dev(ddW, F4(Dout * Din), fn, "dW");
+    if (ddb) need_dev(ddb, F4(Dout), fn, "db");
+    need_dev(ddout, F4(B * Dout), fn, "dout");
+    need_dev(dinp, F4(B * Din), fn, "inp");
+    need_dev(dW, F4(Dout * Din), fn, "W");
+    dgnn_linear_backward(ddinp, ddW, ddb, ddout, dinp, dW, B, Din, Dout);
+    return DGNN_OK;
+}
+
+extern "C" int dgnn_cuda_relu_forward(dgnn_cuda *c, float *dout, const float *dinp, int64_t n, dgnn_err *err) {
+    (void)err;
+    const char *fn = "dgnn_cuda_relu_forward";
+    need_ctx(c, fn);
+    in_call k;
+    if (n <= 0) return DGNN_OK;
+    need_dev(dout, F4(n), fn, "out");
+    need_dev(dinp, F4(n), fn, "inp");
+    dgnn_relu_forward(dout, dinp, n);
+    return DGNN_OK;
+}
+
+extern "C" int dgnn_cuda_relu_backward(dgnn_cuda *c, float *ddinp, const float *ddout, const float *dout, int64_t n,
+                                       dgnn_err *err) {
+    (void)err;
+    const char *fn = "dgnn_cuda_relu_backward";
+    need_ctx(c, fn);
+    in_call k;
+    if (n <= 0) return DGNN_OK;
+    need_dev(ddinp, F4(n), fn, "dinp");
+    need_dev(ddout, F4(n), fn, "dout");
+    need_dev(dout, F4(n), fn, "out");
+    dgnn_relu_backward(ddinp, ddout, dout, n);
+    return DGNN_OK;
+}
+
+// act.cu's check_p: a probability the CPU op asserts on is DGNN_EINVAL here
+static int dropout_p(float p, const char *fn, dgnn_err *err) {
+    if (!(p >= 0 && p < 1)) return dgnn_cuda_fail(err, DGNN_EINVAL, "%s: dropout p %g is not in [0, 1)", fn, (double)p);
+    return DGNN_OK;
+}
+
+extern "C" int dgnn_cuda_dropout_mask(dgnn_cuda *c, float *dmask, int64_t n, float p, uint64_t seed, dgnn_err *err) {
+    const char *fn = "dgnn_cuda_dropout_mask";
+    need_ctx(c, fn);
+    in_call k;
+    int rc = dropout_p(p, fn, err);
+    if (rc || n <= 0) return rc;
+    need_dev(dmask, F4(n), fn, "mask");
+    dgnn_dropout_mask(dmask, n, p, seed);
+    return DGNN_OK;
+}
+
+extern "C" int dgnn_cuda_dropout_forward(dgnn_cuda *c, float *dout, float *dmask, const float *dinp, int64_t n,
+                                         float p, const uint64_t *seed, dgnn_err *err) {
+    const char *fn = "dgnn_cuda_dropout_forward";
+    need_ctx(c, fn);
+    in_call k;
+    int rc = dropout_p(p, fn, err);
+    if (rc || n <= 0) return rc;
+    need_dev(dout, F4(n), fn, "out");
+    need_dev(dmask, F4(n), fn, "mask");
+    need_dev(dinp, F4(n), fn, "inp");
+    if (!seed || p == 0) { // act.cu: inference, or nothing to drop: mask 1, out = inp
+        for (int64_t i = 0; i < n; i++) dmask[i] = 1.0f;
+        if (dout != dinp) memcpy(dout, dinp, F4(n));
+        return DGNN_OK;
+    }
+    dgnn_dropout_mask(dmask, n, p, *seed);
+    for (int64_t i = 0; i < n; i++) dout[i] = dinp[i] * dmask[i]; // act.c's product
+    return DGNN_OK;
+}
+
+extern "C" int dgnn_cuda_dropout_backward(dgnn_cuda *c, float *ddinp, const float *ddout, const float *dmask,
+                                          int64_t n, dgnn_err *err) {
+    (void)err;
+    const char *fn = "dgnn_cuda_dropout_backward";
+    need_ctx(c, fn);
+    in_call k;
+    if (n <= 0 || !ddinp) return DGNN_OK;
+    need_dev(ddinp, F4(n), fn, "dinp");
+    need_dev(ddout, F4(n), fn, "dout");
+    need_dev(dmask, F4(n), fn, "mask");
+    dgnn_dropout_backward(ddinp, ddout, dmask, n);
+    return DGNN_OK;
+}
+
+extern "C" int dgnn_cuda_layernorm_forward(dgnn_cuda *c, float *dout, float *dmean, float *drstd, const float *dinp,
+                                           const float *dg, const float *db, int64_t N, int64_t C, dgnn_err *err) {
+    (void)err;
+    const char *fn = "dgnn_cuda_layernorm_forward";
+    need_ctx(c, fn);
+    in_call k;
+    if (N <= 0 || C <= 0) return DGNN_OK;
+    need_dev(dout, F4(N * C), fn, "out");
+    need_dev(dmean, F4(N), fn, "mean");
+    need_dev(drstd, F4(N), fn, "rstd");
+    need_dev(dinp, F4(N * C), fn, "inp");
+    need_dev(dg, F4(C), fn, "g");
+    need_dev(db, F4(C), fn, "b");
+    dgnn_layernorm_forward(dout, dmean, drstd, dinp, dg, db, N, C);
+    return DGNN_OK;
+}
+
+extern "C" int dgnn_cuda_layernorm_backward(dgnn_cuda *c, float *ddinp, float *ddg, float *ddb, const float *ddout,
+                                            const float *dinp, const float *dg, const float *dmean,
+                                            const float *drstd, int64_t N, int64_t C, dgnn_err *err) {
+    (void)err;
+    const char *fn = "dgnn_cuda_layernorm_backward";
+    need_ctx(c, fn);
+    in_call k;
+    if (N <= 0 || C <= 0) return DGNN_OK;
+    if (ddinp) need_dev(ddinp, F4(N * C), fn, "dinp");
+    if (ddg) need_dev(ddg, F4(C), fn, "dg");
+    if (ddb) need_dev(ddb, F4(C), fn, "db");
+    need_dev(ddout, F4(N * C), fn, "dout");
+    need_dev(dinp, F4(N * C), fn, "inp");
+    need_dev(dg, F4(C), fn, "g");
+    need_dev(dmean, F4(N), fn, "mean");
+    need_dev(drstd, F4(N), fn, "rstd");
+    dgnn_layernorm_backward(ddinp, ddg, ddb, ddout, dinp, dg, dmean, drstd, N, C);
+    return DGNN_OK;
+}
+
+// the core's arrays: off (B + 1) first (its last entry is the key count P)
+static int64_t need_core(const int64_t *doff, int64_t B, const char *fn) {
+    need_dev(doff, (size_t)(B + 1) * sizeof(int64_t), fn, "off");
+    if (doff[0] != 0) die("%s: the key offsets start at %lld, not 0", fn, (long long)doff[0]);
+    for (int64_t i = 0; i < B; i++)
+        if (doff[i + 1] < doff[i]) die("%s: the key offsets fall at query %lld", fn, (long long)i);
+    return doff[B];
+}
+
+extern "C" int dgnn_cuda_attn_core_forward(dgnn_cuda *c, float *dO, float *dlogit, float *datt, const float *datt_mask,
+                                           const float *dq, const float *dk, const float *dv, const int64_t *doff,
+                                           int64_t B, int64_t heads, int64_t E, dgnn_score_kind kind, dgnn_err *err) {
+    (void)err;
+    const char *fn = "dgnn_cuda_attn_core_forward";
+    need_ctx(c, fn);
+    in_call k;
+    if (B <= 0) return DGNN_OK;
+    if (heads < 1 || E % heads != 0)
+        return dgnn_cuda_fail(err, DGNN_EINVAL, "%s: %lld heads do not divide width %lld", fn, (long long)heads,
+                              (long long)E);
+    const int64_t P = need_core(doff, B, fn);
+    need_dev(dO, F4(B * E), fn, "o");
+    need_dev(dq, F4(B * E), fn, "q");
+    if (P > 0) {
+        need_dev(dlogit, F4(P * heads), fn, "logit");
+        need_dev(datt, F4(P * heads), fn, "att");
+        if (datt_mask) need_dev(datt_mask, F4(P * heads), fn, "att_mask");
+        need_dev(dk, F4(P * E), fn, "k");
+        need_dev(dv, F4(P * E), fn, "v");
+    }
+    dgnn_attn_core_forward(dO, dlogit, datt, datt_mask, dq, dk, dv, doff, B, heads, E, kind);
+    return DGNN_OK;
+}
+
+extern "C" int dgnn_cuda_attn_core_backward(dgnn_cuda *c, float *ddq, float *ddk, float *ddv, const float *ddO,
+                                            const float *dlogit, const float *datt, const float *datt_mask,
+                                            const float *dq, const float *dk, const float *dv, const int64_t *doff,
+                                            int64_t B, int64_t heads, int64_t E, dgnn_score_kind kind,
+                                            dgnn_err *err) {
+    (void)err;
+    const char *fn = "dgnn_cuda_attn_core_backward";
+    need_ctx(c, fn);
+    in_call k;
+    if (B <= 0) return DGNN_OK;
+    if (heads < 1 || E % heads != 0)
+        return dgnn_cuda_fail(err, DGNN_EINVAL, "%s: %lld heads do not divide width %lld", fn, (long long)heads,
+                              (long long)E);
+    const int64_t P = need_core(doff, B, fn);
+    if (ddq) need_dev(ddq, F4(B * E), fn, "dq");
+    need_dev(ddO, F4(B * E), fn, "do");
+    need_dev(dq, F4(B * E), fn, "q");
+    if (P > 0) {
+        if (ddk) need_dev(ddk, F4(P * E), fn, "dk");
+        if (ddv) need_dev(ddv, F4(P * E), fn, "dv");
+        need_dev(dlogit, F4(P * heads), fn, "logit");
+        need_dev(datt, F4(P * heads), fn, "att");
+        if (datt_mask) need_dev(datt_mask, F4(P * heads), fn, "att_mask");
+        need_dev(dk, F4(P * E), fn, "k");
+        need_dev(dv, F4(P * E), fn, "v");
+    }
+    dgnn_attn_core_backward(ddq, ddk, ddv, ddO, dlogit, datt, datt_mask, dq, dk, dv, doff, B, heads, E, kind);
     return DGNN_OK;
 }
 

@@ -8,8 +8,8 @@
 // an op tested against its CPU twin in tests/cuda/; what is new here is only which arrays
 // go where, and each call names the CPU line it mirrors.
 //
-// The workspace is one device slab, laid out anew for each batch (ws_layout: every array
-// at a 256-byte aligned offset) and reallocated only when a batch needs more than it holds
+// The workspace (step_ws.h, shared with apan_step.cu) is one device slab, laid out anew for
+// each batch (ws_layout: every array at a 256-byte aligned offset) and reallocated only when a batch needs more than it holds
 // (after a sync, with a quarter of headroom), so that the batches of an epoch allocate
 // nothing once the first of the largest size has run; the last batch's layout stays for
 // dgnn_cuda_tgn_commit. The slab's first part holds the batch's host arrays (and what the
@@ -25,20 +25,10 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "cuda_internal.h"
-
-#define WS_ALIGN 256 /* every array of the slab (and of a staging buffer) starts at a multiple */
+#include "step_ws.h"
 
 struct dgnn_cuda_tgn_ws {
-    void *dev;             /* the device slab, dev_cap bytes */
-    size_t dev_cap, sent;  /* its capacity; the bytes of its first part, sent by the host */
-    void *stage[2];        /* pinned staging buffers, stage_cap bytes each */
-    size_t stage_cap;
-    cudaEvent_t copied[2]; /* recorded after each staging buffer's copy */
-    int64_t batches;       /* batches sent; batches % 2 is the next staging buffer */
-    float *loss_h;         /* pinned (1): the last forward_backward's loss once the stream is done */
-    int has_loss;          /* the last forward_backward enqueued that loss's download */
-    int ready;             /* the slab holds a forward that was enqueued to its end (for the commit) */
+    step_ws s;             /* the slab, the staging buffers, the loss (step_ws.h) */
     int64_t B, nneg, R, Rs, P, U, Ur, Um, L; /* the last batch; Rs roots attended; L = (1 + nneg) B logits */
     /* sent: the batch's index arrays, times and features, and what the call derives */
     int64_t *off;                                                         /* (R + 1) */
@@ -66,22 +56,6 @@ struct dgnn_cuda_tgn_ws {
     /* commit */
     float *mails, *c_dt, *c_te; /* (2B, D), (2B), (2B, T) */
 };
-
-static size_t ws_round(size_t n) { return (n + WS_ALIGN - 1) / WS_ALIGN * WS_ALIGN; }
-
-/* Places arrays one after another at aligned offsets from base; base NULL: sizes only
- * (every pointer NULL). An empty array (n <= 0) is a NULL pointer and takes no room. */
-struct ws_cursor {
-    char *base;
-    size_t used;
-};
-template <typename T> static void take(ws_cursor *k, T **p, int64_t n) {
-    *p = nullptr;
-    if (n <= 0) return;
-    k->used = ws_round(k->used);
-    if (k->base) *p = (T *)(k->base + k->used);
-    k->used += (size_t)n * sizeof(T);
-}
 
 /* The workspace of batch b over the slab at base (NULL: sizes only), with the loss's and
  * the backward's arrays when train: returns its bytes, and in *sent those of its first
@@ -144,77 +118,35 @@ static size_t ws_layout(dgnn_cuda_tgn_ws *w, char *base, const dgnn_cuda_tgn_cfg
     return c.used;
 }
 
-/* The staging buffer's place of slab array d (of the slab's first part) */
-template <typename T> static T *staged(const dgnn_cuda_tgn_ws *w, char *stage, T *d) {
-    return (T *)(stage + ((char *)d - (char *)w->dev));
-}
-/* n elements of host x into d's place in the staging buffer (nothing for n == 0) */
-template <typename T> static void put(const dgnn_cuda_tgn_ws *w, char *stage, T *d, const T *x, int64_t n) {
-    if (n > 0) memcpy(staged(w, stage, d), x, (size_t)n * sizeof(T));
-}
-
 /* The slab's first part, as the host builds it, into the staging buffer (the layout done) */
 static void ws_pack(const dgnn_cuda_tgn_ws *w, char *stage, const dgnn_cuda_tgn_batch *b, int64_t de) {
     const int64_t B = w->B, R = w->R, P = w->P, U = w->U, Um = w->Um, L = w->L;
-    put(w, stage, w->off, b->off, R + 1);
-    put(w, stage, w->root_t, b->root_t, R);
-    put(w, stage, w->roots, b->roots, R);
-    put(w, stage, w->row_root, b->row_root, R);
-    put(w, stage, w->nbr_row, b->nbr_row, P);
-    put(w, stage, w->unodes, b->unodes, U);
-    put(w, stage, w->mrow, b->mrow, Um);
-    put(w, stage, w->pair_dt, b->pair_dt, P);
-    put(w, stage, w->pair_e, b->pair_e, P * de);
-    put(w, stage, w->efeat, b->efeat, B * de);
+    put(&w->s, stage, w->off, b->off, R + 1);
+    put(&w->s, stage, w->root_t, b->root_t, R);
+    put(&w->s, stage, w->roots, b->roots, R);
+    put(&w->s, stage, w->row_root, b->row_root, R);
+    put(&w->s, stage, w->nbr_row, b->nbr_row, P);
+    put(&w->s, stage, w->unodes, b->unodes, U);
+    put(&w->s, stage, w->mrow, b->mrow, Um);
+    put(&w->s, stage, w->pair_dt, b->pair_dt, P);
+    put(&w->s, stage, w->pair_e, b->pair_e, P * de);
+    put(&w->s, stage, w->efeat, b->efeat, B * de);
     /* the other endpoint of each of the 2B true roots: a source's destination, and back */
-    int32_t *other = staged(w, stage, w->other);
+    int32_t *other = staged(&w->s, stage, w->other);
     for (int64_t i = 0; i < 2 * B; i++) other[i] = i < B ? b->roots[B + i] : b->roots[i - B];
     if (Um > 0) {
-        int32_t *mnodes = staged(w, stage, w->mnodes);
+        int32_t *mnodes = staged(&w->s, stage, w->mnodes);
         for (int64_t u = 0; u < Um; u++) mnodes[u] = b->unodes[b->mrow[u]]; /* the node of each mail row */
     }
     if (w->other_row) { /* DyRep: the other endpoint's row of the attention's embeddings */
-        int32_t *o = staged(w, stage, w->other_row);
+        int32_t *o = staged(&w->s, stage, w->other_row);
         for (int64_t i = 0; i < 2 * B; i++) o[i] = (int32_t)(i < B ? i + B : i - B);
     }
-    if (w->zero) *staged(w, stage, w->zero) = 0.0f; /* te0 = time_enc(0) */
+    if (w->zero) *staged(&w->s, stage, w->zero) = 0.0f; /* te0 = time_enc(0) */
     if (w->labels) {
-        float *labels = staged(w, stage, w->labels);
+        float *labels = staged(&w->s, stage, w->labels);
         for (int64_t i = 0; i < L; i++) labels[i] = i < B ? 1.0f : 0.0f; /* the trainer's labels */
     }
-}
-
-/* Grows the slab to `need` bytes and the staging buffers to `sent`, each with a quarter
- * of headroom, where they hold less; on failure what was freed stays freed (capacity 0),
- * so the next batch tries again. */
-static int ws_grow(dgnn_cuda *c, dgnn_cuda_tgn_ws *w, size_t need, size_t sent, dgnn_err *err) {
-    if (need <= w->dev_cap && sent <= w->stage_cap) return DGNN_OK;
-    int rc = dgnn_cuda_sync(c, err); /* nothing queued may still read the old slab or copy from a buffer */
-    if (rc) return rc;
-    if (need > w->dev_cap) {
-        dgnn_cuda_release(c, w->dev);
-        w->dev = nullptr, w->dev_cap = 0;
-        const size_t cap = ws_round(need + need / 4);
-        rc = dgnn_cuda_alloc(c, &w->dev, cap, "the TGN step's workspace", err);
-        if (rc) {
-            w->dev = nullptr;
-            return rc;
-        }
-        w->dev_cap = cap;
-    }
-    if (sent > w->stage_cap) {
-        for (int i = 0; i < 2; i++) dgnn_cuda_host_free(c, w->stage[i]), w->stage[i] = nullptr;
-        w->stage_cap = 0;
-        const size_t cap = ws_round(sent + sent / 4);
-        for (int i = 0; i < 2 && !rc; i++)
-            rc = dgnn_cuda_host_alloc(c, &w->stage[i], cap, "the TGN step's staging buffer", err);
-        if (rc) {
-            for (int i = 0; i < 2; i++) dgnn_cuda_host_free(c, w->stage[i]), w->stage[i] = nullptr;
-            return rc;
-        }
-        w->stage_cap = cap;
-    }
-    return DGNN_OK;
 }
 
 extern "C" int dgnn_cuda_tgn_init(dgnn_cuda *c, dgnn_cuda_tgn *t, const dgnn_cuda_tgn_cfg *cfg, dgnn_err *err) {
@@ -242,12 +174,7 @@ extern "C" int dgnn_cuda_tgn_init(dgnn_cuda *c, dgnn_cuda_tgn *t, const dgnn_cud
     t->ws = (dgnn_cuda_tgn_ws *)calloc(1, sizeof *t->ws);
     if (!t->ws) return dgnn_cuda_fail(err, DGNN_ENOMEM, "out of memory: the cuda tgn workspace's record");
     dgnn_cuda_tgn_ws *w = t->ws;
-    int rc = DGNN_OK;
-    for (int i = 0; i < 2 && !rc; i++) {
-        rc = dgnn_cuda_check(cudaEventCreateWithFlags(&w->copied[i], cudaEventDisableTiming), "cudaEventCreate", err);
-        if (rc) w->copied[i] = nullptr; /* nothing for dgnn_cuda_tgn_free to destroy */
-    }
-    if (!rc) rc = dgnn_cuda_host_alloc(c, (void **)&w->loss_h, sizeof(float), "the TGN step's loss", err);
+    int rc = step_ws_init(c, &w->s, "the TGN step's loss", err);
     const size_t bytes = (size_t)n * sizeof(float);
     float **slabs[] = {&t->param, &t->grad, &t->adam_m, &t->adam_v};
     const char *what[] = {"the TGN parameters", "the TGN gradients", "the TGN Adam m", "the TGN Adam v"};
@@ -263,13 +190,7 @@ extern "C" void dgnn_cuda_tgn_free(dgnn_cuda *c, dgnn_cuda_tgn *t) {
     if (!t) return;
     if (t->ws) {
         dgnn_cuda_tgn_ws *w = t->ws;
-        cudaStreamSynchronize(c->stream); /* no queued op or copy may still use what is freed here */
-        dgnn_cuda_release(c, w->dev);
-        for (int i = 0; i < 2; i++) {
-            dgnn_cuda_host_free(c, w->stage[i]);
-            if (w->copied[i]) cudaEventDestroy(w->copied[i]);
-        }
-        dgnn_cuda_host_free(c, w->loss_h);
+        step_ws_free(c, &w->s); /* after a wait: no queued op or copy may still use what is freed here */
         free(w);
     }
     dgnn_cuda_release(c, t->param);
@@ -280,7 +201,7 @@ extern "C" void dgnn_cuda_tgn_free(dgnn_cuda *c, dgnn_cuda_tgn *t) {
 }
 
 extern "C" size_t dgnn_cuda_tgn_workspace_bytes(const dgnn_cuda_tgn *t) {
-    return t && t->ws ? t->ws->dev_cap + 2 * t->ws->stage_cap : 0;
+    return t && t->ws ? step_ws_bytes(&t->ws->s) : 0;
 }
 
 /* the batch's sizes, checked against what the op reads */
@@ -309,30 +230,19 @@ static int check_batch(const dgnn_cuda_tgn *t, const dgnn_cuda_tgn_batch *b, dgn
  * done. Asynchronous: the copy and everything after it queue on the stream. */
 static int ws_send(dgnn_cuda *c, dgnn_cuda_tgn *t, const dgnn_cuda_tgn_batch *b, int train, dgnn_err *err) {
     dgnn_cuda_tgn_ws *w = t->ws;
-    w->ready = 0;
     size_t sent = 0;
     const size_t need = ws_layout(w, nullptr, &t->cfg, b, train, &sent);
-    const int q = (int)(w->batches % 2);
-    int rc = dgnn_cuda_check(cudaEventSynchronize(w->copied[q]), "cudaEventSynchronize (a staging buffer's last copy)",
-                             err);
-    if (!rc) rc = ws_grow(c, w, need, sent, err);
+    int q = 0;
+    int rc = step_ws_begin(c, &w->s, need, sent, "the TGN step's workspace", "the TGN step's staging buffer", &q, err);
     if (rc) return rc;
-    ws_layout(w, (char *)w->dev, &t->cfg, b, train, &w->sent);
+    ws_layout(w, (char *)w->s.dev, &t->cfg, b, train, &w->s.sent);
     w->B = b->B, w->nneg = b->nneg, w->R = (2 + b->nneg) * b->B, w->P = b->P, w->U = b->U, w->Ur = b->Ur;
     /* the roots with sampled neighbours (tgnn_sampled_roots): TGN every root, DyRep the 2B
      * true ones, JODIE none */
     w->Rs = t->cfg.emb == DGNN_CUDA_EMB_ATTN ? w->R : t->cfg.emb == DGNN_CUDA_EMB_DYREP ? 2 * b->B : 0;
     w->Um = b->Um, w->L = (1 + b->nneg) * b->B;
-    char *stage = (char *)w->stage[q];
-    ws_pack(w, stage, b, t->cfg.de);
-    rc = dgnn_cuda_upload(c, w->dev, stage, w->sent, err);
-    if (!rc) rc = dgnn_cuda_check(cudaEventRecord(w->copied[q], c->stream), "cudaEventRecord", err);
-    if (rc) {
-        cudaStreamSynchronize(c->stream); /* the event may not guard the buffer: let no copy outlive this call */
-        return rc;
-    }
-    w->batches++;
-    return DGNN_OK;
+    ws_pack(w, (char *)w->s.stage[q], b, t->cfg.de);
+    return step_ws_upload(c, &w->s, q, err);
 }
 
 /* the attention's input over the workspace (tgnn_attn_forward's), for its forward and backward */
@@ -399,7 +309,7 @@ static int forward_part(dgnn_cuda *c, dgnn_cuda_tgn *t, const dgnn_cuda_state *s
      * kind's embedding (DyRep: the updated memory) ---- */
     const float *pe = k->emb == DGNN_CUDA_EMB_DYREP ? w->h_root : w->emb;
     if (!rc) rc = dgnn_cuda_edgepred_forward(c, w->logits, w->pred_saved, pe, pe + B * E, &t->pp, B, nneg, E, E, err);
-    if (!rc) w->ready = 1;
+    if (!rc) w->s.ready = 1;
     return rc;
 }
 
@@ -414,7 +324,7 @@ extern "C" int dgnn_cuda_tgn_forward(dgnn_cuda *c, dgnn_cuda_tgn *t, const dgnn_
 extern "C" int dgnn_cuda_tgn_forward_backward(dgnn_cuda *c, dgnn_cuda_tgn *t, const dgnn_cuda_state *s,
                                               const dgnn_cuda_tgn_batch *b, dgnn_tattn_saved *ds, float dloss,
                                               float *loss, float *logits, dgnn_err *err) {
-    if (t->ws) t->ws->has_loss = 0; /* no stale loss for dgnn_cuda_tgn_wait_loss if this call fails */
+    if (t->ws) t->ws->s.has_loss = 0; /* no stale loss for dgnn_cuda_tgn_wait_loss if this call fails */
     int rc = forward_part(c, t, s, b, ds, 1, err);
     if (rc) return rc;
     dgnn_cuda_tgn_ws *w = t->ws;
@@ -477,29 +387,29 @@ extern "C" int dgnn_cuda_tgn_forward_backward(dgnn_cuda *c, dgnn_cuda_tgn *t, co
     }
     /* the loss into t's pinned float, read once the stream is done (below, or by
      * dgnn_cuda_tgn_wait_loss): the asynchronous path ends here */
-    if (!rc) rc = dgnn_cuda_download(c, w->loss_h, w->lossv, sizeof(float), err);
-    if (!rc) w->has_loss = 1;
+    if (!rc) rc = dgnn_cuda_download(c, w->s.loss_h, w->lossv, sizeof(float), err);
+    if (!rc) w->s.has_loss = 1;
     if (rc || (!loss && !logits)) return rc;
     if (logits) rc = dgnn_cuda_download(c, logits, w->logits, (size_t)L * sizeof(float), err);
     if (!rc) rc = dgnn_cuda_sync(c, err);
-    if (!rc && loss) *loss = *w->loss_h;
+    if (!rc && loss) *loss = *w->s.loss_h;
     return rc;
 }
 
 extern "C" int dgnn_cuda_tgn_wait_loss(dgnn_cuda *c, dgnn_cuda_tgn *t, float *loss, dgnn_err *err) {
     const dgnn_cuda_tgn_ws *w = t->ws;
-    if (!w || !w->has_loss)
+    if (!w || !w->s.has_loss)
         return dgnn_cuda_fail(err, DGNN_EINVAL, "cuda tgn: no loss to wait for (no forward_backward ran, or the last "
                                                 "one failed)");
     const int rc = dgnn_cuda_sync(c, err);
-    if (!rc) *loss = *w->loss_h;
+    if (!rc) *loss = *w->s.loss_h;
     return rc;
 }
 
 extern "C" int dgnn_cuda_tgn_commit(dgnn_cuda *c, dgnn_cuda_tgn *t, dgnn_cuda_state *s, const dgnn_cuda_tgn_batch *b,
                                     dgnn_err *err) {
     dgnn_cuda_tgn_ws *w = t->ws;
-    if (!w || !w->ready || w->B != b->B || w->nneg != b->nneg)
+    if (!w || !w->s.ready || w->B != b->B || w->nneg != b->nneg)
         return dgnn_cuda_fail(err, DGNN_EINVAL, "cuda tgn: commit without the forward of this batch");
     const dgnn_cuda_tgn_cfg *k = &t->cfg;
     const int64_t B = w->B, M = k->M, T = k->T, D = k->D, de = k->de;
