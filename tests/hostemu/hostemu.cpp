@@ -3,7 +3,8 @@
 //
 // What it IS: the functions of include/dgnn/cuda.h that src/nn/cuda/tgn_step.cu, apan_step.cu
 // and src/models/tgnn_cuda.c call, implemented on the CPU, so that the real device steps
-// (compiled as host C++ against the fake cuda_runtime.h and cublas_v2.h of this folder),
+// (compiled as host C++ against the fake cuda_runtime.h and cublas_v2.h of this folder, with
+// the backend's other kernel-free files, errors.cu and state_host.cu, as they are),
 // tgnn_cuda.c and the trainer's device path (src/train/event_device.c, `dgnn train --device
 // cuda`) run in the normal test suite, and tests/cuda/test_cuda_tgn.c, test_cuda_apan.c,
 // test_cuda_train.c and tests/cli_device.sh
@@ -240,24 +241,7 @@ extern "C" cudaError_t cudaEventSynchronize(cudaEvent_t e) {
     return cudaSuccess; // a recorded event is complete (everything ran when called); so is one never recorded
 }
 
-// ---- the error helpers of cuda_internal.h (context.cu's) ----
-
-int dgnn_cuda_fail(dgnn_err *err, int code, const char *fmt, ...) {
-    if (err) {
-        err->code = code;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
-
-int dgnn_cuda_check(cudaError_t e, const char *call, dgnn_err *err) {
-    if (e == cudaSuccess) return DGNN_OK;
-    const int code = e == cudaErrorMemoryAllocation ? DGNN_ENOMEM : DGNN_EDEVICE;
-    return dgnn_cuda_fail(err, code, "CUDA: %s: %s (%s)", call, cudaGetErrorString(e), cudaGetErrorName(e));
-}
+// the error helpers of cuda_internal.h: src/nn/cuda/errors.cu, compiled here as it is
 
 // ---- devices and the context (device.cu, context.cu) ----
 
@@ -514,50 +498,7 @@ extern "C" int dgnn_cuda_scatter_rows_last(dgnn_cuda *c, float *ddst, int64_t ld
 
 // ---- the node state store (state.cu) ----
 
-static int64_t nz(int64_t x) { return x > 0 ? x : 1; }
-
-// state.cu's own host code: allocations and zeroing through the calls above
-extern "C" int dgnn_cuda_state_init(dgnn_cuda *c, dgnn_cuda_state *s, int64_t N, int64_t M, int64_t D, int64_t S,
-                                    dgnn_err *err) {
-    *s = dgnn_cuda_state{};
-    if (N < 0 || M < 0 || D < 0 || S < 1)
-        return dgnn_cuda_fail(err, DGNN_EINVAL, "GPU node state: bad sizes N=%lld M=%lld mail=%lld slots=%lld",
-                              (long long)N, (long long)M, (long long)D, (long long)S);
-    s->num_nodes = N, s->mem_dim = M, s->mail_dim = D, s->slots = S;
-    const size_t n = (size_t)nz(N);
-    int rc = dgnn_cuda_alloc(c, (void **)&s->mem, n * (size_t)nz(M) * sizeof(float), "the GPU node memory", err);
-    if (!rc) rc = dgnn_cuda_alloc(c, (void **)&s->mem_t, n * sizeof(double), "the GPU memory times", err);
-    if (!rc)
-        rc = dgnn_cuda_alloc(c, (void **)&s->mail, n * (size_t)S * (size_t)nz(D) * sizeof(float), "the GPU mailboxes",
-                             err);
-    if (!rc) rc = dgnn_cuda_alloc(c, (void **)&s->mail_t, n * (size_t)S * sizeof(double), "the GPU mail times", err);
-    if (!rc) rc = dgnn_cuda_alloc(c, (void **)&s->mail_n, n * sizeof(int32_t), "the GPU mail counts", err);
-    if (!rc) rc = dgnn_cuda_alloc(c, (void **)&s->mail_head, n * sizeof(int32_t), "the GPU mail heads", err);
-    if (!rc) rc = dgnn_cuda_state_reset(c, s, err);
-    if (rc) dgnn_cuda_state_free(c, s);
-    return rc;
-}
-
-extern "C" void dgnn_cuda_state_free(dgnn_cuda *c, dgnn_cuda_state *s) {
-    dgnn_cuda_release(c, s->mem);
-    dgnn_cuda_release(c, s->mem_t);
-    dgnn_cuda_release(c, s->mail);
-    dgnn_cuda_release(c, s->mail_t);
-    dgnn_cuda_release(c, s->mail_n);
-    dgnn_cuda_release(c, s->mail_head);
-    *s = dgnn_cuda_state{};
-}
-
-extern "C" int dgnn_cuda_state_reset(dgnn_cuda *c, dgnn_cuda_state *s, dgnn_err *err) {
-    const size_t N = (size_t)s->num_nodes, S = (size_t)s->slots;
-    int rc = dgnn_cuda_zero(c, s->mem, N * (size_t)s->mem_dim * sizeof(float), err);
-    if (!rc) rc = dgnn_cuda_zero(c, s->mem_t, N * sizeof(double), err);
-    if (!rc) rc = dgnn_cuda_zero(c, s->mail, N * S * (size_t)s->mail_dim * sizeof(float), err);
-    if (!rc) rc = dgnn_cuda_zero(c, s->mail_t, N * S * sizeof(double), err);
-    if (!rc) rc = dgnn_cuda_zero(c, s->mail_n, N * sizeof(int32_t), err);
-    if (!rc) rc = dgnn_cuda_zero(c, s->mail_head, N * sizeof(int32_t), err);
-    return rc;
-}
+// state_init, _free, _reset: src/nn/cuda/state_host.cu, compiled here as it is
 
 // every array of the state, whole
 static void need_state(const dgnn_cuda_state *s, const char *fn) {

@@ -163,13 +163,8 @@ extern "C" int dgnn_cuda_apan_init(dgnn_cuda *c, dgnn_cuda_apan *t, const dgnn_c
     t->ws = (dgnn_cuda_apan_ws *)calloc(1, sizeof *t->ws);
     if (!t->ws) return dgnn_cuda_fail(err, DGNN_ENOMEM, "out of memory: the cuda apan workspace's record");
     int rc = step_ws_init(c, &t->ws->s, "the APAN step's loss", err);
-    const size_t bytes = (size_t)n * sizeof(float);
-    float **slabs[] = {&t->param, &t->grad, &t->adam_m, &t->adam_v};
-    const char *what[] = {"the APAN parameters", "the APAN gradients", "the APAN Adam m", "the APAN Adam v"};
-    for (int i = 0; i < 4 && !rc; i++) {
-        rc = dgnn_cuda_alloc(c, (void **)slabs[i], bytes, what[i], err);
-        if (!rc) rc = dgnn_cuda_zero(c, *slabs[i], bytes, err);
-    }
+    float **slabs[4] = {&t->param, &t->grad, &t->adam_m, &t->adam_v};
+    if (!rc) rc = step_slabs_init(c, slabs, n, "APAN", err);
     if (rc) dgnn_cuda_apan_free(c, t);
     return rc;
 }
@@ -180,10 +175,8 @@ extern "C" void dgnn_cuda_apan_free(dgnn_cuda *c, dgnn_cuda_apan *t) {
         step_ws_free(c, &t->ws->s); /* after a wait: no queued op or copy may still use what is freed here */
         free(t->ws);
     }
-    dgnn_cuda_release(c, t->param);
-    dgnn_cuda_release(c, t->grad);
-    dgnn_cuda_release(c, t->adam_m);
-    dgnn_cuda_release(c, t->adam_v);
+    float **slabs[4] = {&t->param, &t->grad, &t->adam_m, &t->adam_v};
+    step_slabs_free(c, slabs);
     memset(t, 0, sizeof *t);
 }
 
@@ -371,24 +364,12 @@ extern "C" int dgnn_cuda_apan_forward_backward(dgnn_cuda *c, dgnn_cuda_apan *t, 
     if (!rc)
         rc = dgnn_cuda_timeenc_backward(c, g + k->off_te_w, g + k->off_te_b, w->dte, w->dt, p + k->off_te_w,
                                         p + k->off_te_b, US, T, err);
-    /* the loss into the pinned float, read once the stream is done: the asynchronous path ends here */
-    if (!rc) rc = dgnn_cuda_download(c, w->s.loss_h, w->lossv, sizeof(float), err);
-    if (!rc) w->s.has_loss = 1;
-    if (rc || (!loss && !logits)) return rc;
-    if (logits) rc = dgnn_cuda_download(c, logits, w->logits, (size_t)L * sizeof(float), err);
-    if (!rc) rc = dgnn_cuda_sync(c, err);
-    if (!rc && loss) *loss = *w->s.loss_h;
-    return rc;
+    /* the loss, read once the stream is done: the asynchronous path ends here */
+    return rc ? rc : step_ws_finish(c, &w->s, w->lossv, w->logits, L, loss, logits, err);
 }
 
 extern "C" int dgnn_cuda_apan_wait_loss(dgnn_cuda *c, dgnn_cuda_apan *t, float *loss, dgnn_err *err) {
-    const dgnn_cuda_apan_ws *w = t->ws;
-    if (!w || !w->s.has_loss)
-        return dgnn_cuda_fail(err, DGNN_EINVAL, "cuda apan: no loss to wait for (no forward_backward ran, or the last "
-                                                "one failed)");
-    const int rc = dgnn_cuda_sync(c, err);
-    if (!rc) *loss = *w->s.loss_h;
-    return rc;
+    return step_ws_wait_loss(c, t->ws ? &t->ws->s : NULL, "apan", loss, err);
 }
 
 extern "C" int dgnn_cuda_apan_commit(dgnn_cuda *c, dgnn_cuda_apan *t, dgnn_cuda_state *s,

@@ -1,6 +1,5 @@
 // context.cu: the CUDA backend's device context, buffers and copies (include/dgnn/cuda.h).
-// Errors become a status and a message in the caller's dgnn_err (base.h), written here
-// directly so that this library does not link back into dgnn_core.
+// Errors become a status and a message in the caller's dgnn_err (errors.cu).
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -9,23 +8,6 @@
 #include <cuda_runtime.h>
 
 #include "cuda_internal.h"
-
-int dgnn_cuda_fail(dgnn_err *err, int code, const char *fmt, ...) {
-    if (err) {
-        err->code = code;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
-
-int dgnn_cuda_check(cudaError_t e, const char *call, dgnn_err *err) {
-    if (e == cudaSuccess) return DGNN_OK;
-    const int code = e == cudaErrorMemoryAllocation ? DGNN_ENOMEM : DGNN_EDEVICE;
-    return dgnn_cuda_fail(err, code, "CUDA: %s: %s (%s)", call, cudaGetErrorString(e), cudaGetErrorName(e));
-}
 
 extern "C" int dgnn_cuda_init(dgnn_cuda **out, int device, dgnn_err *err) {
     *out = nullptr;

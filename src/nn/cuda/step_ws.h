@@ -11,6 +11,7 @@
 #ifndef DGNN_CUDA_STEP_WS_H
 #define DGNN_CUDA_STEP_WS_H
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -81,6 +82,25 @@ static inline void step_ws_free(dgnn_cuda *c, step_ws *w) {
 
 static inline size_t step_ws_bytes(const step_ws *w) { return w->dev_cap + 2 * w->stage_cap; }
 
+/* A step's four parameter slabs, n floats each, zeroed (`model`: "TGN", "APAN", for
+ * messages): slab[0..3] = parameters, gradients, Adam m, Adam v. On failure the caller's
+ * free releases what was made (step_slabs_free; NULL entries are no-ops). */
+static inline int step_slabs_init(dgnn_cuda *c, float **slab[4], int64_t n, const char *model, dgnn_err *err) {
+    const size_t bytes = (size_t)n * sizeof(float);
+    const char *part[] = {"parameters", "gradients", "Adam m", "Adam v"};
+    int rc = DGNN_OK;
+    for (int i = 0; i < 4 && !rc; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "the %s %s", model, part[i]);
+        rc = dgnn_cuda_alloc(c, (void **)slab[i], bytes, what, err);
+        if (!rc) rc = dgnn_cuda_zero(c, *slab[i], bytes, err);
+    }
+    return rc;
+}
+static inline void step_slabs_free(dgnn_cuda *c, float **slab[4]) {
+    for (int i = 0; i < 4; i++) dgnn_cuda_release(c, *slab[i]), *slab[i] = nullptr;
+}
+
 /* Grows the slab to `need` bytes and the staging buffers to `sent`, each with a quarter
  * of headroom, where they hold less; on failure what was freed stays freed (capacity 0),
  * so the next batch tries again. */
@@ -138,6 +158,30 @@ static inline int step_ws_upload(dgnn_cuda *c, step_ws *w, int q, dgnn_err *err)
     }
     w->batches++;
     return DGNN_OK;
+}
+
+/* The end of a forward_backward: the loss (device dlossv) into w's pinned float, read once
+ * the stream is done; with loss or logits given, waits and writes them (L logits from
+ * dlogits), else returns at once (the asynchronous path; step_ws_wait_loss reads it). */
+static inline int step_ws_finish(dgnn_cuda *c, step_ws *w, const float *dlossv, const float *dlogits, int64_t L,
+                                 float *loss, float *logits, dgnn_err *err) {
+    int rc = dgnn_cuda_download(c, w->loss_h, dlossv, sizeof(float), err);
+    if (!rc) w->has_loss = 1;
+    if (rc || (!loss && !logits)) return rc;
+    if (logits) rc = dgnn_cuda_download(c, logits, dlogits, (size_t)L * sizeof(float), err);
+    if (!rc) rc = dgnn_cuda_sync(c, err);
+    if (!rc && loss) *loss = *w->loss_h;
+    return rc;
+}
+
+/* Waits for the stream and gives the last forward_backward's loss (`what`: the step). */
+static inline int step_ws_wait_loss(dgnn_cuda *c, const step_ws *w, const char *what, float *loss, dgnn_err *err) {
+    if (!w || !w->has_loss)
+        return dgnn_cuda_fail(err, DGNN_EINVAL, "cuda %s: no loss to wait for (no forward_backward ran, or the last "
+                                                "one failed)", what);
+    const int rc = dgnn_cuda_sync(c, err);
+    if (!rc) *loss = *w->loss_h;
+    return rc;
 }
 
 #endif

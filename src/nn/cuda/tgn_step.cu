@@ -175,13 +175,8 @@ extern "C" int dgnn_cuda_tgn_init(dgnn_cuda *c, dgnn_cuda_tgn *t, const dgnn_cud
     if (!t->ws) return dgnn_cuda_fail(err, DGNN_ENOMEM, "out of memory: the cuda tgn workspace's record");
     dgnn_cuda_tgn_ws *w = t->ws;
     int rc = step_ws_init(c, &w->s, "the TGN step's loss", err);
-    const size_t bytes = (size_t)n * sizeof(float);
-    float **slabs[] = {&t->param, &t->grad, &t->adam_m, &t->adam_v};
-    const char *what[] = {"the TGN parameters", "the TGN gradients", "the TGN Adam m", "the TGN Adam v"};
-    for (int i = 0; i < 4 && !rc; i++) {
-        rc = dgnn_cuda_alloc(c, (void **)slabs[i], bytes, what[i], err);
-        if (!rc) rc = dgnn_cuda_zero(c, *slabs[i], bytes, err);
-    }
+    float **slabs[4] = {&t->param, &t->grad, &t->adam_m, &t->adam_v};
+    if (!rc) rc = step_slabs_init(c, slabs, n, "TGN", err);
     if (rc) dgnn_cuda_tgn_free(c, t);
     return rc;
 }
@@ -193,10 +188,8 @@ extern "C" void dgnn_cuda_tgn_free(dgnn_cuda *c, dgnn_cuda_tgn *t) {
         step_ws_free(c, &w->s); /* after a wait: no queued op or copy may still use what is freed here */
         free(w);
     }
-    dgnn_cuda_release(c, t->param);
-    dgnn_cuda_release(c, t->grad);
-    dgnn_cuda_release(c, t->adam_m);
-    dgnn_cuda_release(c, t->adam_v);
+    float **slabs[4] = {&t->param, &t->grad, &t->adam_m, &t->adam_v};
+    step_slabs_free(c, slabs);
     memset(t, 0, sizeof *t);
 }
 
@@ -385,25 +378,12 @@ extern "C" int dgnn_cuda_tgn_forward_backward(dgnn_cuda *c, dgnn_cuda_tgn *t, co
                                         g + k->off_b_hh, w->gru_scratch, w->dhm, w->hout, w->xm, w->hm,
                                         p + k->off_W_ih, p + k->off_W_hh, Um, D, M, err);
     }
-    /* the loss into t's pinned float, read once the stream is done (below, or by
-     * dgnn_cuda_tgn_wait_loss): the asynchronous path ends here */
-    if (!rc) rc = dgnn_cuda_download(c, w->s.loss_h, w->lossv, sizeof(float), err);
-    if (!rc) w->s.has_loss = 1;
-    if (rc || (!loss && !logits)) return rc;
-    if (logits) rc = dgnn_cuda_download(c, logits, w->logits, (size_t)L * sizeof(float), err);
-    if (!rc) rc = dgnn_cuda_sync(c, err);
-    if (!rc && loss) *loss = *w->s.loss_h;
-    return rc;
+    /* the loss, read once the stream is done: the asynchronous path ends here */
+    return rc ? rc : step_ws_finish(c, &w->s, w->lossv, w->logits, L, loss, logits, err);
 }
 
 extern "C" int dgnn_cuda_tgn_wait_loss(dgnn_cuda *c, dgnn_cuda_tgn *t, float *loss, dgnn_err *err) {
-    const dgnn_cuda_tgn_ws *w = t->ws;
-    if (!w || !w->s.has_loss)
-        return dgnn_cuda_fail(err, DGNN_EINVAL, "cuda tgn: no loss to wait for (no forward_backward ran, or the last "
-                                                "one failed)");
-    const int rc = dgnn_cuda_sync(c, err);
-    if (!rc) *loss = *w->s.loss_h;
-    return rc;
+    return step_ws_wait_loss(c, t->ws ? &t->ws->s : NULL, "tgn", loss, err);
 }
 
 extern "C" int dgnn_cuda_tgn_commit(dgnn_cuda *c, dgnn_cuda_tgn *t, dgnn_cuda_state *s, const dgnn_cuda_tgn_batch *b,
