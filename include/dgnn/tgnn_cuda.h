@@ -79,8 +79,9 @@ int dgnn_tgnn_cuda_commit(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events *
 
 /* ---- moving state and parameters between host and device ---- */
 /* Device to host: st's memory and mail rows (NULL: none), p's values and Adam moments
- * (NULL: none). Checks the device's mail counts against st's: DGNN_EDEVICE when they
- * differ (the two halves of the state went apart: a bug, reported, never trained on). */
+ * (NULL: none). Checks the device's times, mail counts and ring positions against st's
+ * (copies both sides make, so equal exactly): DGNN_EDEVICE naming the first node where
+ * they differ (the two halves of the state went apart: a bug, reported, never trained on). */
 int dgnn_tgnn_cuda_pull(dgnn_tgnn_cuda *d, dgnn_state *st, dgnn_params *p, dgnn_err *err);
 /* Host to device: all of st (NULL: none), p's values and Adam moments (NULL: none). */
 int dgnn_tgnn_cuda_push(dgnn_tgnn_cuda *d, const dgnn_state *st, const dgnn_params *p, dgnn_err *err);

@@ -262,16 +262,35 @@ int dgnn_tgnn_cuda_commit(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events *
 
 #define BYTES(n, x) ((size_t)(n) * sizeof *(x))
 
+/* The first node whose times, mail count or ring position differ between the device's
+ * copy (dn, dh: counts and heads; dmt, dlt: memory and mail times) and the host's, or -1.
+ * These are copied by every commit, never computed, so they agree exactly or not at all. */
+static int64_t first_apart(const dgnn_state *st, const int32_t *dn, const int32_t *dh, const double *dmt,
+                           const double *dlt) {
+    const int64_t S = st->slots;
+    for (int64_t v = 0; v < st->num_nodes; v++) {
+        int apart = dn[v] != st->mail_n[v] || dh[v] != st->mail_head[v] || dmt[v] != st->mem_t[v];
+        for (int64_t k = 0; k < S && !apart; k++) apart = dlt[v * S + k] != st->mail_t[v * S + k];
+        if (apart) return v;
+    }
+    return -1;
+}
+
 int dgnn_tgnn_cuda_pull(dgnn_tgnn_cuda *d, dgnn_state *st, dgnn_params *p, dgnn_err *err) {
     dgnn_cuda *c = d->c;
     int rc = DGNN_OK;
-    int32_t *n = NULL;
+    int32_t *n = NULL, *h = NULL;
+    double *mt = NULL, *lt = NULL;
     if (st) {
-        const int64_t N = st->num_nodes, M = st->mem_dim, D = st->mail_dim, S = st->slots;
-        n = dgnn_xmalloc(BYTES(N > 0 ? N : 1, n));
+        const int64_t N = st->num_nodes, M = st->mem_dim, D = st->mail_dim, S = st->slots, N1 = N > 0 ? N : 1;
+        n = dgnn_xmalloc(BYTES(N1, n)), h = dgnn_xmalloc(BYTES(N1, h));
+        mt = dgnn_xmalloc(BYTES(N1, mt)), lt = dgnn_xmalloc(BYTES(N1 * S, lt));
         rc = dgnn_cuda_download(c, st->mem, d->s.mem, BYTES(N * M, st->mem), err);
         if (!rc) rc = dgnn_cuda_download(c, st->mail, d->s.mail, BYTES(N * S * D, st->mail), err);
         if (!rc) rc = dgnn_cuda_download(c, n, d->s.mail_n, BYTES(N, n), err);
+        if (!rc) rc = dgnn_cuda_download(c, h, d->s.mail_head, BYTES(N, h), err);
+        if (!rc) rc = dgnn_cuda_download(c, mt, d->s.mem_t, BYTES(N, mt), err);
+        if (!rc) rc = dgnn_cuda_download(c, lt, d->s.mail_t, BYTES(N * S, lt), err);
     }
     if (p && !rc) {
         const size_t b = BYTES(p->total, p->value);
@@ -280,17 +299,14 @@ int dgnn_tgnn_cuda_pull(dgnn_tgnn_cuda *d, dgnn_state *st, dgnn_params *p, dgnn_
         if (!rc) rc = dgnn_cuda_download(c, p->v, d->adam_v, b, err);
     }
     if (!rc) rc = dgnn_cuda_sync(c, err);
-    if (!rc && st) {
-        for (int64_t v = 0; v < st->num_nodes; v++)
-            if (n[v] != st->mail_n[v]) {
-                rc = dgnn_err_set(err, DGNN_EDEVICE,
-                                  "cuda: node %lld has %d mails on the device and %d on the host: the state's two "
-                                  "halves went apart (a bug; please report it)",
-                                  (long long)v, n[v], st->mail_n[v]);
-                break;
-            }
-    }
-    free(n);
+    const int64_t v = !rc && st ? first_apart(st, n, h, mt, lt) : -1;
+    if (v >= 0)
+        rc = dgnn_err_set(err, DGNN_EDEVICE,
+                          "cuda: node %lld's state differs between the device (%d mails, ring slot %d, memory time "
+                          "%.17g) and the host (%d, %d, %.17g): the state's two halves went apart (a bug; please "
+                          "report it)",
+                          (long long)v, n[v], h[v], mt[v], st->mail_n[v], st->mail_head[v], st->mem_t[v]);
+    free(n), free(h), free(mt), free(lt);
     return rc;
 }
 
