@@ -52,6 +52,7 @@
 #include <map>
 #include <vector>
 
+#include "attention_dims.h"
 #include "cuda_internal.h"
 
 #include "dgnn/adam.h"
@@ -902,37 +903,11 @@ extern "C" int dgnn_cuda_bce_logits_backward(dgnn_cuda *c, float *ddlogits, cons
 
 // ---- the temporal attention layer (attention.cu) ----
 
-// attention.cu's layer_dims: its refusals, and the sizes the checks below need
-struct attn_dims {
-    int64_t B, P, Un, Ur, Ue, E, Hd, H, dn, de, dt;
-};
-static int attn_check(attn_dims *d, const dgnn_tattn_saved *s, const dgnn_tattn_input *in, int64_t P,
-                      const dgnn_tattn_cfg *cfg, const char *what, dgnn_err *err) {
-    d->B = in->B, d->P = P, d->Un = in->Un;
-    d->E = dgnn_tattn_E(cfg), d->Hd = dgnn_tattn_hidden(cfg), d->H = cfg->heads;
-    d->dn = cfg->dn, d->de = cfg->de, d->dt = cfg->dt;
-    if (cfg->kind != DGNN_ATTN_TGN && cfg->kind != DGNN_ATTN_TGL)
-        return dgnn_cuda_fail(err, DGNN_EINVAL, "%s: unknown attention kind %d", what, (int)cfg->kind);
-    if (d->H <= 0 || d->E % d->H != 0 || d->dn <= 0 || d->de < 0 || d->dt < 0 || cfg->dout <= 0)
-        return dgnn_cuda_fail(err, DGNN_EINVAL, "%s: bad sizes (dn %lld, de %lld, dt %lld, heads %lld, dout %lld)", what,
-                              (long long)d->dn, (long long)d->de, (long long)d->dt, (long long)d->H,
-                              (long long)cfg->dout);
-    d->Ue = d->de > 0 ? (in->edge_row ? in->Ue : P) : 0;
-    d->Ur = in->root_row ? in->Ur : in->B;
-    if (d->B < 0 || P < 0 || d->B > s->cap_B || P > s->cap_P || d->Un > s->cap_Un || d->Ue > s->cap_Ue ||
-        d->Ur > d->B || d->Ur < 0)
-        return dgnn_cuda_fail(err, DGNN_EINVAL,
-                              "%s: %lld roots (%lld query rows), %lld pairs, %lld node rows, %lld edge rows do not fit "
-                              "the saved layout (%lld, %lld, %lld, %lld)",
-                              what, (long long)d->B, (long long)d->Ur, (long long)P, (long long)d->Un,
-                              (long long)d->Ue, (long long)s->cap_B, (long long)s->cap_P, (long long)s->cap_Un,
-                              (long long)s->cap_Ue);
-    return DGNN_OK;
-}
+// attention.cu's refusals and sizes: its own layer_dims (attention_dims.h)
 
 // the input's arrays (the GPU reads the pair count from its argument P, never from off: the
 // emulation checks that the two agree, a mismatch being a silent misread on a GPU)
-static void need_attn_input(const dgnn_tattn_input *in, const attn_dims &d, const char *fn) {
+static void need_attn_input(const dgnn_tattn_input *in, const dims &d, const char *fn) {
     need_dev(in->off, (size_t)(d.B + 1) * sizeof(int64_t), fn, "in.off");
     need_dev(in->h_root, F4(d.Ur * d.dn), fn, "in.h_root");
     if (in->root_row) need_dev(in->root_row, I4(d.B), fn, "in.root_row");
@@ -943,7 +918,7 @@ static void need_attn_input(const dgnn_tattn_input *in, const attn_dims &d, cons
     if (in->edge_row) need_dev(in->edge_row, I4(d.P), fn, "in.edge_row");
     need_dev(in->te, F4(d.P * d.dt), fn, "in.te");
 }
-static void check_pairs(const dgnn_tattn_input *in, const attn_dims &d, const char *fn) {
+static void check_pairs(const dgnn_tattn_input *in, const dims &d, const char *fn) {
     if (in->off[0] != 0 || in->off[d.B] != d.P)
         die("%s: the pair offsets run from %lld to %lld, P is %lld", fn, (long long)in->off[0], (long long)in->off[d.B],
             (long long)d.P);
@@ -984,8 +959,8 @@ extern "C" int dgnn_cuda_tattn_forward(dgnn_cuda *c, float *dout, dgnn_tattn_sav
     const char *fn = "dgnn_cuda_tattn_forward";
     need_ctx(c, fn);
     in_call k;
-    attn_dims d;
-    int rc = attn_check(&d, s, in, P, cfg, fn, err);
+    dims d;
+    int rc = layer_dims(&d, s, in, P, cfg, fn, err);
     if (rc) return rc;
     need_dev(dout, F4(d.B * cfg->dout), fn, "out");
     need_attn_input(in, d, fn);
@@ -1005,8 +980,8 @@ extern "C" int dgnn_cuda_tattn_backward(dgnn_cuda *c, dgnn_tattn_dinput *din, dg
     const char *fn = "dgnn_cuda_tattn_backward";
     need_ctx(c, fn);
     in_call k;
-    attn_dims d;
-    int rc = attn_check(&d, s, in, P, cfg, fn, err);
+    dims d;
+    int rc = layer_dims(&d, s, in, P, cfg, fn, err);
     if (rc) return rc;
     need_dev(ddout, F4(d.B * cfg->dout), fn, "dout");
     need_attn_input(in, d, fn);
