@@ -6,6 +6,7 @@
 #define DGNN_TEST_STEP_CHECK_H
 
 #include "cuda_check.h"
+#include "dgnn/adam.h"
 #include "dgnn/params.h"
 #include "dgnn/state.h"
 
@@ -129,6 +130,51 @@ static void copies_spoil(copies *cp) {
 static void copies_free(copies *cp) {
     for (int i = 0; i < cp->k; i++) free(cp->p[i]);
     cp->k = 0;
+}
+
+/* Adam on the device against its reference: the CPU op on the device's own gradients
+ * (dgrad) from the same parameters and moments. (A gradient that is rounding noise around
+ * zero, such as the attention's key bias, which softmax cancels, gets an O(lr) step of
+ * either sign from Adam, so the CPU's own step would not be a fair reference there.)
+ * adam_reference computes it (p's values and moments, then p's own step with *opt, which
+ * advances opt->t), before the device's step; adam_check compares the device's parameters
+ * and moments with it after, within 1e-5 (1 + |x|), and frees it. */
+typedef struct {
+    float *p, *m, *v;
+} adam_ref;
+static adam_ref adam_reference(dgnn_cuda *c, dgnn_params *p, dgnn_adam *opt, const float *dgrad) {
+    const size_t bytes = (size_t)p->total * sizeof(float);
+    adam_ref r = {malloc(bytes), malloc(bytes), malloc(bytes)};
+    float *g = malloc(bytes);
+    down(c, g, dgrad, bytes, "the device gradients");
+    memcpy(r.p, p->value, bytes), memcpy(r.m, p->m, bytes), memcpy(r.v, p->v, bytes);
+    dgnn_adam ref_opt = *opt;
+    dgnn_adam_step(&ref_opt, r.p, g, r.m, r.v, p->total);
+    dgnn_adam_step_params(opt, p); /* the CPU model's own step */
+    CHECK(ref_opt.t == opt->t);
+    free(g);
+    return r;
+}
+static void adam_check(dgnn_cuda *c, adam_ref *r, int64_t n, const float *dparam, const float *dm, const float *dv) {
+    const size_t bytes = (size_t)n * sizeof(float);
+    float *h = malloc(bytes);
+    down(c, h, dparam, bytes, "the parameters after Adam");
+    near_ref("parameters after Adam", h, r->p, n, 1e-5);
+    down(c, h, dm, bytes, "Adam m");
+    near_ref("Adam m", h, r->m, n, 1e-5);
+    down(c, h, dv, bytes, "Adam v");
+    near_ref("Adam v", h, r->v, n, 1e-5);
+    FREE(h, r->p, r->m, r->v);
+}
+/* The CPU's parameters and moments onto the device slabs again (the next batch starts from
+ * them; the state stays the device's own commit, which is under test); waits, so nothing
+ * queued still reads what the caller frees next. */
+static void params_upload(dgnn_cuda *c, const dgnn_params *p, float *dparam, float *dm, float *dv) {
+    const size_t bytes = (size_t)p->total * sizeof(float);
+    CUDA_OK(dgnn_cuda_upload(c, dparam, p->value, bytes, ERR));
+    CUDA_OK(dgnn_cuda_upload(c, dm, p->m, bytes, ERR));
+    CUDA_OK(dgnn_cuda_upload(c, dv, p->v, bytes, ERR));
+    CUDA_OK(dgnn_cuda_sync(c, ERR));
 }
 
 #endif

@@ -118,9 +118,7 @@ int main(void) {
     dgnn_edgepred_layout(&t.pp, t.param + off_pred, M, M, 1); /* APAN's predictor has the dst bias */
     dgnn_edgepred_layout(&t.dpp, t.grad + off_pred, M, M, 1);
     const size_t slab_bytes = (size_t)p->total * sizeof(float);
-    CUDA_OK(dgnn_cuda_upload(c, t.param, p->value, slab_bytes, ERR));
-    CUDA_OK(dgnn_cuda_upload(c, t.adam_m, p->m, slab_bytes, ERR));
-    CUDA_OK(dgnn_cuda_upload(c, t.adam_v, p->v, slab_bytes, ERR));
+    params_upload(c, p, t.param, t.adam_m, t.adam_v);
     dgnn_cuda_state ds;
     CUDA_OK(dgnn_cuda_state_init(c, &ds, N, M, D, S, ERR));
     upload_state(c, &ds, &st);
@@ -189,25 +187,11 @@ int main(void) {
         dgnn_tgnn_commit(m, &st, &ev);
         CUDA_OK(dgnn_cuda_apan_commit(c, &t, &ds, &b, ERR));
         near_state(c, &ds, &st);
-        float *hg = malloc(slab_bytes), *rp = malloc(slab_bytes), *rm = malloc(slab_bytes), *rv = malloc(slab_bytes);
-        down(c, hg, t.grad, slab_bytes, "the device gradients");
-        memcpy(rp, p->value, slab_bytes), memcpy(rm, p->m, slab_bytes), memcpy(rv, p->v, slab_bytes);
-        dgnn_adam ref_opt = opt;
-        dgnn_adam_step(&ref_opt, rp, hg, rm, rv, p->total);
-        dgnn_adam_step_params(&opt, p);
+        /* Adam, against the CPU op on the device's own gradients (step_check.h) */
+        adam_ref ar = adam_reference(c, p, &opt, t.grad);
         CUDA_OK(dgnn_cuda_apan_adam(c, &t, opt.lr, opt.beta1, opt.beta2, opt.eps, opt.weight_decay, opt.t, ERR));
-        float *h = malloc(slab_bytes);
-        down(c, h, t.param, slab_bytes, "the parameters after Adam");
-        near_ref("parameters after Adam", h, rp, p->total, 1e-5);
-        down(c, h, t.adam_m, slab_bytes, "Adam m");
-        near_ref("Adam m", h, rm, p->total, 1e-5);
-        down(c, h, t.adam_v, slab_bytes, "Adam v");
-        near_ref("Adam v", h, rv, p->total, 1e-5);
-        FREE(hg, rp, rm, rv, h);
-        CUDA_OK(dgnn_cuda_upload(c, t.param, p->value, slab_bytes, ERR));
-        CUDA_OK(dgnn_cuda_upload(c, t.adam_m, p->m, slab_bytes, ERR));
-        CUDA_OK(dgnn_cuda_upload(c, t.adam_v, p->v, slab_bytes, ERR));
-        CUDA_OK(dgnn_cuda_sync(c, ERR));
+        adam_check(c, &ar, p->total, t.param, t.adam_m, t.adam_v);
+        params_upload(c, p, t.param, t.adam_m, t.adam_v);
     }
 
     /* inference: no dropout (rng NULL, seeds NULL), from the CPU's state, each followed by

@@ -143,9 +143,7 @@ static void run(dgnn_tgnn_kind kind, const char *name) {
     dgnn_edgepred_layout(&t.pp, t.param + off_pred, E, E, 0);
     dgnn_edgepred_layout(&t.dpp, t.grad + off_pred, E, E, 0);
     const size_t slab_bytes = (size_t)p->total * sizeof(float);
-    CUDA_OK(dgnn_cuda_upload(c, t.param, p->value, slab_bytes, ERR));
-    CUDA_OK(dgnn_cuda_upload(c, t.adam_m, p->m, slab_bytes, ERR));
-    CUDA_OK(dgnn_cuda_upload(c, t.adam_v, p->v, slab_bytes, ERR));
+    params_upload(c, p, t.param, t.adam_m, t.adam_v);
     /* the device state: the CPU's after the warm-up */
     dgnn_cuda_state ds;
     CUDA_OK(dgnn_cuda_state_init(c, &ds, N, M, D, 1, ERR));
@@ -237,32 +235,11 @@ static void run(dgnn_tgnn_kind kind, const char *name) {
         dgnn_tgnn_commit(m, &st, &ev);
         CUDA_OK(dgnn_cuda_tgn_commit(c, &t, &ds, &b, ERR));
         near_state(c, &ds, &st);
-        /* Adam. Its reference is the CPU op on the device's own gradients from the same
-         * parameters and moments: a gradient that is rounding noise around zero (the
-         * attention's key bias, which softmax cancels) gets an O(lr) step of either sign
-         * from Adam, so the CPU's own step would not be a fair reference there */
-        float *hg = malloc(slab_bytes), *rp = malloc(slab_bytes), *rm = malloc(slab_bytes), *rv = malloc(slab_bytes);
-        down(c, hg, t.grad, slab_bytes, "the device gradients");
-        memcpy(rp, p->value, slab_bytes), memcpy(rm, p->m, slab_bytes), memcpy(rv, p->v, slab_bytes);
-        dgnn_adam ref_opt = opt;
-        dgnn_adam_step(&ref_opt, rp, hg, rm, rv, p->total);
-        dgnn_adam_step_params(&opt, p); /* the CPU model's own step */
-        CHECK(ref_opt.t == opt.t);
+        /* Adam, against the CPU op on the device's own gradients (step_check.h) */
+        adam_ref ar = adam_reference(c, p, &opt, t.grad);
         CUDA_OK(dgnn_cuda_tgn_adam(c, &t, opt.lr, opt.beta1, opt.beta2, opt.eps, opt.weight_decay, opt.t, ERR));
-        float *h = malloc(slab_bytes);
-        down(c, h, t.param, slab_bytes, "the parameters after Adam");
-        near_ref("parameters after Adam", h, rp, p->total, 1e-5);
-        down(c, h, t.adam_m, slab_bytes, "Adam m");
-        near_ref("Adam m", h, rm, p->total, 1e-5);
-        down(c, h, t.adam_v, slab_bytes, "Adam v");
-        near_ref("Adam v", h, rv, p->total, 1e-5);
-        FREE(hg, rp, rm, rv, h);
-        /* the next batch starts from the CPU's parameters and moments again (the state
-         * stays the device's own commit, which is under test) */
-        CUDA_OK(dgnn_cuda_upload(c, t.param, p->value, slab_bytes, ERR));
-        CUDA_OK(dgnn_cuda_upload(c, t.adam_m, p->m, slab_bytes, ERR));
-        CUDA_OK(dgnn_cuda_upload(c, t.adam_v, p->v, slab_bytes, ERR));
-        CUDA_OK(dgnn_cuda_sync(c, ERR)); /* nothing queued still reads the saved slab */
+        adam_check(c, &ar, p->total, t.param, t.adam_m, t.adam_v);
+        params_upload(c, p, t.param, t.adam_m, t.adam_v);
         dgnn_cuda_release(c, sslab);
     }
 
