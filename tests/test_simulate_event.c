@@ -2,7 +2,9 @@
  * strict and DepBloom formulas by hand on tiny inputs (full and partial steps, refine K,
  * a truncated epoch, shared cores), one worker reproducing the measured time, strict's
  * all-gather growing with P as computed, the rows per slice and the window partition
- * against brute force, the measured-run reader's errors, and the cost fit. */
+ * against brute force, the measured-run reader's errors, and the cost fit; the step-time
+ * curve (issue 18): its interpolation by hand, a straight curve giving the fitted line's
+ * figures, a bent (GPU-like) one making refinement's bigger steps cheaper, its reader. */
 #include "check.h"
 #include "dgnn/simulate.h"
 
@@ -156,6 +158,80 @@ static void test_depbloom_by_hand(void) {
     CHECK(pt.db_sync == 0 && pt.db_allreduce == 0);
 }
 
+static void test_curve_by_hand(void) {
+    dgnn_sim_curve c;
+    memset(&c, 0, sizeof c);
+    CHECK(dgnn_sim_curve_seconds(&c, 100) == 0);
+    c.n = 1, c.batch[0] = 200, c.seconds[0] = 0.01; /* one point: through the origin */
+    CHECK_NEAR(dgnn_sim_curve_seconds(&c, 100), 0.005, 1e-15);
+    CHECK_NEAR(dgnn_sim_curve_seconds(&c, 600), 0.03, 1e-15);
+    c.n = 3, c.batch[1] = 400, c.seconds[1] = 0.015, c.batch[2] = 800, c.seconds[2] = 0.02;
+    CHECK_NEAR(dgnn_sim_curve_seconds(&c, 200), 0.01, 1e-15);
+    CHECK_NEAR(dgnn_sim_curve_seconds(&c, 300), 0.0125, 1e-15);  /* between points: their line */
+    CHECK_NEAR(dgnn_sim_curve_seconds(&c, 600), 0.0175, 1e-15);
+    CHECK_NEAR(dgnn_sim_curve_seconds(&c, 1600), 0.03, 1e-15);   /* beyond: the last segment's line */
+    CHECK_NEAR(dgnn_sim_curve_seconds(&c, 100), 0.0075, 1e-15);  /* below: the first segment's */
+    CHECK_NEAR(dgnn_sim_curve_seconds(&c, 0), 0.005, 1e-15);
+    c.n = 2, c.seconds[0] = 0.02, c.seconds[1] = 0.01;           /* falling: never below 0 */
+    CHECK(dgnn_sim_curve_seconds(&c, 1000) == 0);
+}
+
+/* the same stream and workers, costs as a line a + b x or as a curve on that line */
+static void test_curve_straight(void) {
+    dgnn_net net = {"t", 1e-3, 1e-6, 0};
+    dgnn_sim_window_part w[2] = {{100, 60, 50, 30, 5}, {40, 25, 20, 12, 0}};
+    const int K[3] = {1, 2, 4};
+    const double rho[3] = {0, 0.1, 0.5};
+    for (int k = 0; k < 3; k++)
+        for (int64_t P = 1; P <= 3; P++) {
+            dgnn_sim_event_in line = tiny_in(), curve = tiny_in();
+            line.refine = curve.refine = K[k], line.refine_overhead = curve.refine_overhead = rho[k];
+            curve.step_seconds = curve.event_seconds = 0;
+            curve.curve.n = 3;
+            const double xs[3] = {5, 10, 50};
+            for (int i = 0; i < 3; i++) curve.curve.batch[i] = xs[i], curve.curve.seconds[i] = 0.5 + 0.01 * xs[i];
+            dgnn_sim_event_point a, b;
+            dgnn_err e;
+            CHECK(dgnn_sim_event(&a, &line, P, w, 2, &net, &e) == DGNN_OK);
+            CHECK(dgnn_sim_event(&b, &curve, P, w, 2, &net, &e) == DGNN_OK);
+            CHECK(a.strict_steps == b.strict_steps && a.db_steps == b.db_steps);
+            CHECK_NEAR(b.strict_tp / a.strict_tp, 1, 1e-12);
+            CHECK_NEAR(b.db_tp / a.db_tp, 1, 1e-12);
+            CHECK_NEAR(b.t1 / a.t1, 1, 1e-12);
+            CHECK_NEAR(b.speedup / a.speedup, 1, 1e-12);
+        }
+}
+
+/* a GPU-like curve: 4x the events in a step for 1.6x the time */
+static void test_curve_bent(void) {
+    dgnn_net net = {"t", 0, 0, 0};
+    dgnn_sim_window_part w[1] = {{160, 80, 40, 0, 0}};
+    dgnn_sim_event_in in = tiny_in();
+    in.batch = 20, in.events = 160;
+    in.step_seconds = in.event_seconds = 0;
+    in.curve.n = 2, in.curve.batch[0] = 20, in.curve.seconds[0] = 0.01, in.curve.batch[1] = 80,
+    in.curve.seconds[1] = 0.016;
+    dgnn_sim_event_point pt;
+    dgnn_err e;
+    CHECK(dgnn_sim_event(&pt, &in, 2, w, 1, &net, &e) == DGNN_OK);
+    CHECK(pt.db_steps == 4);
+    CHECK_NEAR(pt.db_compute, 4 * 0.01, 1e-15);  /* 4 steps of 20 events */
+    CHECK_NEAR(pt.t1, 8 * 0.01, 1e-15);          /* one worker: 8 steps of 20 */
+    CHECK_NEAR(pt.strict_compute, 4 * 0.01, 1e-15);
+    in.refine = 4; /* one step of 80 */
+    CHECK(dgnn_sim_event(&pt, &in, 2, w, 1, &net, &e) == DGNN_OK);
+    CHECK(pt.db_steps == 1);
+    CHECK_NEAR(pt.db_compute, 0.016, 1e-15);
+    in.refine_overhead = 0.5; /* t(0) = 0.008: half of the 0.008 per-event part again */
+    CHECK(dgnn_sim_event(&pt, &in, 2, w, 1, &net, &e) == DGNN_OK);
+    CHECK_NEAR(pt.db_compute, 0.016 + 0.5 * 0.008, 1e-15);
+    /* refused: the prefetch model needs per-event costs; a curve out of order */
+    in.critical_path = 1;
+    CHECK(dgnn_sim_event(&pt, &in, 2, w, 1, &net, &e) == DGNN_EINVAL && strstr(e.msg, "curve"));
+    in.critical_path = 0, in.curve.batch[1] = 20;
+    CHECK(dgnn_sim_event(&pt, &in, 2, w, 1, &net, &e) == DGNN_EINVAL && strstr(e.msg, "ascend"));
+}
+
 static void test_rows_per_slice(void) {
     dgnn_builder b;
     dgnn_builder_init(&b, 0, 0, 0);
@@ -293,6 +369,31 @@ static void test_measured(void) {
     CHECK(dgnn_sim_measured_read(&m[0], p1, &e) == DGNN_EFORMAT && strstr(e.msg, "'config.batch': missing"));
     write_run(p1, 200, "1.0", ", \"dist\": {\"mode\": \"magic\", \"ranks\": 1}");
     CHECK(dgnn_sim_measured_read(&m[0], p1, &e) == DGNN_EFORMAT && strstr(e.msg, "'dist.partition'"));
+
+    /* a bench run's step curve: read, and taken by the fit */
+    const char *curve = ", \"step_curve\": {\"device\": \"cuda:0\", \"apply_bytes_per_second\": 2e11, \"points\": "
+                        "[{\"batch\": 200, \"step_seconds\": 0.004}, {\"batch\": 800, \"step_seconds\": 0.006}]}";
+    write_run(p1, 200, "1.0", curve);
+    CHECK(dgnn_sim_measured_read(&m[0], p1, &e) == DGNN_OK);
+    CHECK(m[0].curve.n == 2 && strcmp(m[0].curve.device, "cuda:0") == 0 && m[0].curve.batch[1] == 800);
+    CHECK(m[0].curve.seconds[0] == 0.004 && m[0].curve.apply_bytes_per_second == 2e11);
+    CHECK(strcmp(m[0].device, "cpu") == 0); /* no config.device: an older run, on the CPU */
+    write_run(p2, 400, "1.5", "");
+    CHECK(dgnn_sim_measured_read(&m[1], p2, &e) == DGNN_OK && m[1].curve.n == 0);
+    CHECK(dgnn_sim_event_fit(&in, m, 2, &e) == DGNN_OK && in.curve.n == 2 && in.curve.seconds[1] == 0.006);
+    m[1] = m[0];
+    CHECK(dgnn_sim_event_fit(&in, m, 2, &e) == DGNN_EINVAL && strstr(e.msg, "second step-time curve"));
+    write_run(p1, 200, "1.0", ", \"step_curve\": {\"device\": \"cpu\", \"points\": [{\"batch\": 800, "
+                              "\"step_seconds\": 0.006}, {\"batch\": 200, \"step_seconds\": 0.004}]}");
+    CHECK(dgnn_sim_measured_read(&m[0], p1, &e) == DGNN_EFORMAT && strstr(e.msg, p1) &&
+          strstr(e.msg, "'step_curve.points[1].batch'") && strstr(e.msg, "ascend"));
+    write_run(p1, 200, "1.0", ", \"step_curve\": {\"device\": \"cpu\", \"points\": [{\"batch\": 200, "
+                              "\"step_seconds\": -1}]}");
+    CHECK(dgnn_sim_measured_read(&m[0], p1, &e) == DGNN_EFORMAT && strstr(e.msg, "'step_curve.points[0].step_seconds'"));
+    write_run(p1, 200, "1.0", ", \"step_curve\": {\"points\": []}");
+    CHECK(dgnn_sim_measured_read(&m[0], p1, &e) == DGNN_EFORMAT && strstr(e.msg, "'step_curve.device': missing"));
+    write_run(p1, 200, "1.0", ", \"step_curve\": {\"device\": \"cpu\", \"points\": []}");
+    CHECK(dgnn_sim_measured_read(&m[0], p1, &e) == DGNN_EFORMAT && strstr(e.msg, "'step_curve.points': not an array"));
     unlink(p1), unlink(p2);
 }
 
@@ -300,6 +401,9 @@ int main(void) {
     test_strict_by_hand();
     test_strict_gather_grows();
     test_depbloom_by_hand();
+    test_curve_by_hand();
+    test_curve_straight();
+    test_curve_bent();
     test_rows_per_slice();
     test_windows();
     test_measured();

@@ -132,6 +132,21 @@ int64_t dgnn_sim_event_windows(dgnn_sim_window_part **out, const dgnn_events *tr
  * shorter): the rows one strict rank writes, and all-gathers, per step. 0 when empty. */
 double dgnn_sim_rows_per_slice(const dgnn_events *ev, int64_t B);
 
+/* A measured step-time curve (`dgnn bench train --step-curve LIST --out F`, on the CPU or
+ * a GPU): the seconds of one training step at each batch size, batches ascending. With
+ * n > 0 it replaces a + b x as the seconds of a step of x events: between two points the
+ * line through them, beyond the ends the line through the nearest two (one point: t_1 x
+ * / B_1), never below 0. */
+#define DGNN_SIM_CURVE_MAX 32
+typedef struct {
+    int64_t n;
+    double batch[DGNN_SIM_CURVE_MAX], seconds[DGNN_SIM_CURVE_MAX];
+    char device[32];               /* "cpu", "cuda:0": where it was measured */
+    double apply_bytes_per_second; /* applying received state rows there (0: not measured) */
+} dgnn_sim_curve;
+/* t(x) as above (0 when c->n == 0). */
+double dgnn_sim_curve_seconds(const dgnn_sim_curve *c, double x);
+
 typedef struct {
     /* one worker's costs (dgnn_sim_event_fit fills them from measured runs) */
     double step_seconds;    /* a: per optimizer step (Adam, per-step overheads) */
@@ -143,7 +158,11 @@ typedef struct {
     int64_t batch;          /* B: events per micro-batch (per rank) */
     int64_t refine;         /* K: depbloom micro-batches per step (<= 1: one) */
     double refine_overhead; /* rho: extra compute of refinement, fraction of b (0) */
-    int critical_path;      /* 1: sampling runs beside compute (b -> max(b - s, s)) */
+    int critical_path;      /* 1: sampling runs beside compute (b -> max(b - s, s));
+                               refused with a curve, whose steps already hold the trainer's
+                               own overlap */
+    dgnn_sim_curve curve;   /* n > 0: a step of x events takes t(x) + rho (t(x) - t(0))
+                               instead of a + (1 + rho) b x */
     double cores;           /* > 0: all P workers share this many cores; 0: one worker each */
     double background;      /* with cores: other runnable threads on them (each thread gets
                                min(1, cores / (P + background)) of a core) */
@@ -205,10 +224,14 @@ typedef struct {
     int64_t window_events, refine;
     double window_seconds;
     double state_bytes_per_epoch, grad_bytes_per_epoch;
+    char device[32];          /* config.device ("cpu" when absent: runs before issue 14) */
+    dgnn_sim_curve curve;     /* the run's step_curve (a bench run's), n = 0 without one */
 } dgnn_sim_measured;
 
-/* Reads one run. Errors: DGNN_EIO (cannot read), DGNN_EFORMAT (not JSON, or a field
- * missing or of the wrong type: "r.json: field 'epochs[0].train_seconds': ..."). */
+/* Reads one run, and its step_curve when it has one ({"device", "points": [{"batch",
+ * "step_seconds"}, ...] batches ascending, "apply_bytes_per_second"}). Errors: DGNN_EIO
+ * (cannot read), DGNN_EFORMAT (not JSON, or a field missing or of the wrong type:
+ * "r.json: field 'epochs[0].train_seconds': ..."). */
 int dgnn_sim_measured_read(dgnn_sim_measured *m, const char *path, dgnn_err *err);
 /* Row bytes of the run's model: 16 + 8 + 8 S + 4 M + 4 S D, D = 2 M + edge_dim + time_dim
  * (apan: 2 M + edge_dim, S = mail_slots; others S = 1). */
@@ -217,8 +240,9 @@ double dgnn_sim_measured_row_bytes(const dgnn_sim_measured *m);
  * more batch sizes, a least-squares line per step, seconds = a + b x events (a < 0 is
  * clamped to 0 and b refitted through the origin); with one batch size a = 0, b =
  * seconds / events. Sets step_seconds, event_seconds, sample_seconds, row_bytes,
- * grad_bytes, batch (the first run's) and returns 0; DGNN_EINVAL (naming the file) when
- * a run has several ranks or no events, or the runs' models differ. */
+ * grad_bytes, batch (the first run's), and the curve of the one run that has a step
+ * curve, and returns 0; DGNN_EINVAL (naming the file) when a run has several ranks or no
+ * events, the runs' models differ, or two runs have a curve. */
 int dgnn_sim_event_fit(dgnn_sim_event_in *in, const dgnn_sim_measured *runs, int64_t nruns, dgnn_err *err);
 
 /* The dataset a run without --data names: `dgnn train`'s built-in synthetic stream. */

@@ -6,13 +6,23 @@
  * run's settings, no evaluation. A step's time is the gap between two consecutive steps'
  * ends (the trainer's step callback; on a GPU, where the trainer prepares the next batch
  * while the device computes, that is the steady pipeline's step); the first three gaps
- * (allocation, warm-up) are left out and the median of the rest is printed. */
+ * (allocation, warm-up) are left out and the median of the rest is printed.
+ *
+ * With --out the curve goes into the run's JSON as "step_curve" (the points, the device,
+ * and the rate of applying received state rows there), which `dgnn simulate --family
+ * event --measured` reads as one worker's costs (issue 18). */
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "dgnn/event_train.h"
+#include "dgnn/state.h"
+#include "dgnn/tgnn.h"
+#if DGNN_HAVE_CUDA
+#include "dgnn/cuda.h"
+#endif
 
 enum { CURVE_MAX_STEPS = 1024, CURVE_SKIP = 3 };
 
@@ -49,8 +59,111 @@ int cli_step_sizes(const char *cmd, const char *list, int64_t *sizes) {
     return n > 0 ? n : -1;
 }
 
+/* ---- applying received rows ------------------------------------------------------ */
+
+enum { APPLY_MIN_REPS = 3 };
+#define APPLY_MIN_SECONDS 0.2
+
+/* The nodes of a rows-long apply: spread evenly over the N nodes (distinct). */
+static int32_t *apply_nodes(int64_t rows, int64_t N) {
+    int32_t *v = dgnn_xmalloc((size_t)rows * sizeof *v);
+    for (int64_t i = 0; i < rows; i++) v[i] = (int32_t)(i * (N / rows));
+    return v;
+}
+
+/* On the CPU: dgnn_state_unpack_rows, what the strict exchange applies received rows with
+ * (event_step.c), on a state of the run's shape. Bytes per second, 0 when it cannot. */
+static double apply_rate_cpu(const dgnn_state *shape_of, int64_t rows) {
+    dgnn_state st;
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    if (dgnn_state_init(&st, shape_of->num_nodes, shape_of->mem_dim, shape_of->mail_dim, shape_of->slots, &err))
+        return 0;
+    const int64_t rb = dgnn_state_row_bytes(&st);
+    int32_t *nodes = apply_nodes(rows, st.num_nodes);
+    char *buf = dgnn_xmalloc((size_t)(rows * rb));
+    dgnn_state_pack_rows(buf, &st, nodes, rows);
+    int64_t reps = 0;
+    const double t0 = dgnn_now();
+    double dt = 0;
+    while (reps < APPLY_MIN_REPS || dt < APPLY_MIN_SECONDS) {
+        if (dgnn_state_unpack_rows(&st, buf, rows * rb, &err) != rows) break;
+        reps++, dt = dgnn_now() - t0;
+    }
+    free(buf), free(nodes);
+    dgnn_state_free(&st);
+    return reps >= APPLY_MIN_REPS && dt > 0 ? (double)(reps * rows * rb) / dt : 0;
+}
+
+#if DGNN_HAVE_CUDA
+/* On the GPU: whole rows of the same bytes scattered into a device table of N rows with
+ * their times (dgnn_cuda_scatter_rows_last, the op a device-side exchange applies rows
+ * with; issue 18 writes that exchange). Bytes per second, 0 when it cannot. */
+static double apply_rate_cuda(int device, int64_t N, int64_t row_bytes, int64_t rows) {
+    dgnn_cuda *c = NULL;
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    if (dgnn_cuda_init(&c, device, &err)) return 0;
+    const int64_t W = (row_bytes - 8 + 3) / 4; /* floats beside the time */
+    float *dtab = NULL, *dsrc = NULL;
+    double *dtt = NULL, *dst = NULL;
+    int32_t *didx = NULL;
+    int32_t *nodes = apply_nodes(rows, N);
+    double rate = 0;
+    if (!dgnn_cuda_alloc(c, (void **)&dtab, (size_t)(N * W) * 4, "apply table", &err) &&
+        !dgnn_cuda_alloc(c, (void **)&dtt, (size_t)N * 8, "apply times", &err) &&
+        !dgnn_cuda_alloc(c, (void **)&dsrc, (size_t)(rows * W) * 4, "apply rows", &err) &&
+        !dgnn_cuda_alloc(c, (void **)&dst, (size_t)rows * 8, "apply row times", &err) &&
+        !dgnn_cuda_alloc(c, (void **)&didx, (size_t)rows * 4, "apply index", &err) &&
+        !dgnn_cuda_zero(c, dsrc, (size_t)(rows * W) * 4, &err) && !dgnn_cuda_zero(c, dst, (size_t)rows * 8, &err) &&
+        !dgnn_cuda_upload(c, didx, nodes, (size_t)rows * 4, &err) && !dgnn_cuda_sync(c, &err)) {
+        int64_t reps = 0;
+        const double t0 = dgnn_now();
+        double dt = 0;
+        int bad = 0;
+        while (!bad && (reps < APPLY_MIN_REPS || dt < APPLY_MIN_SECONDS)) {
+            bad = dgnn_cuda_scatter_rows_last(c, dtab, W, dtt, dsrc, W, dst, didx, rows, W, &err) ||
+                  dgnn_cuda_sync(c, &err);
+            reps++, dt = dgnn_now() - t0;
+        }
+        if (!bad && dt > 0) rate = (double)(reps * rows * row_bytes) / dt;
+    }
+    dgnn_cuda_release(c, dtab), dgnn_cuda_release(c, dtt), dgnn_cuda_release(c, dsrc);
+    dgnn_cuda_release(c, dst), dgnn_cuda_release(c, didx);
+    dgnn_cuda_free(c);
+    free(nodes);
+    return rate;
+}
+#endif
+
+/* The run's state shape (its model's mail width and slots) and the apply rate on the
+ * run's device for rows rows (a step's worth), in bytes per second; 0 when not measured. */
+static double apply_rate(const dgnn_events *ev, const dgnn_event_train_cfg *c, int64_t rows, int64_t *row_bytes) {
+    dgnn_tgnn *m = NULL;
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    *row_bytes = 0;
+    if (c->edgebank || ev->num_nodes < 1 || dgnn_tgnn_init(&m, &c->model, ev->num_nodes, ev->edge_dim, &err)) return 0;
+    dgnn_state shape;
+    memset(&shape, 0, sizeof shape);
+    shape.num_nodes = ev->num_nodes, shape.mem_dim = c->model.mem_dim;
+    shape.mail_dim = dgnn_tgnn_mail_dim(m), shape.slots = dgnn_tgnn_mail_slots(m);
+    dgnn_tgnn_free(m);
+    if (rows > shape.num_nodes) rows = shape.num_nodes;
+    dgnn_state probe;
+    if (dgnn_state_init(&probe, 1, shape.mem_dim, shape.mail_dim, shape.slots, &err)) return 0;
+    *row_bytes = dgnn_state_row_bytes(&probe);
+    dgnn_state_free(&probe);
+#if DGNN_HAVE_CUDA
+    if (c->use_cuda) return apply_rate_cuda(c->cuda_device, shape.num_nodes, *row_bytes, rows);
+#endif
+    return apply_rate_cpu(&shape, rows);
+}
+
+/* ---- the curve -------------------------------------------------------------------- */
+
 int cli_bench_step_curve(const char *cmd, const int64_t *sizes, int n, const dgnn_events *ev,
-                         const dgnn_event_train_cfg *base, int64_t steps) {
+                         const dgnn_event_train_cfg *base, int64_t steps, cJSON **json) {
     if (steps <= 0) steps = 30;
     if (steps > CURVE_MAX_STEPS - 1) steps = CURVE_MAX_STEPS - 1;
     step_times *st = dgnn_xcalloc(1, sizeof *st);
@@ -59,6 +172,15 @@ int cli_bench_step_curve(const char *cmd, const int64_t *sizes, int n, const dgn
            base->use_cuda ? "GPU" : "CPU", (long long)steps, CURVE_SKIP);
     printf("%8s %7s %12s %14s %14s\n", "batch", "steps", "ms/step", "us/event", "events/s");
     int rc = 0;
+    cJSON *jo = json ? cJSON_CreateObject() : NULL, *jp = NULL;
+    if (jo) {
+        char dev[32] = "cpu";
+        if (base->use_cuda) snprintf(dev, sizeof dev, "cuda:%d", base->cuda_device);
+        cJSON_AddStringToObject(jo, "device", dev);
+        cJSON_AddNumberToObject(jo, "steps_per_size", (double)steps);
+        jp = cJSON_AddArrayToObject(jo, "points");
+    }
+    int64_t largest = 0;
     for (int i = 0; i < n && !rc; i++) {
         dgnn_event_train_cfg c = *base;
         c.batch = sizes[i], c.epochs = 1, c.skip_eval = 1, c.progress = 0, c.max_train_batches = steps;
@@ -82,10 +204,31 @@ int cli_bench_step_curve(const char *cmd, const int64_t *sizes, int n, const dgn
                 const double med = g % 2 ? gap[g / 2] : 0.5 * (gap[g / 2 - 1] + gap[g / 2]);
                 printf("%8lld %7lld %12.3f %14.3f %14.0f\n", (long long)sizes[i], (long long)st->n, 1e3 * med,
                        1e6 * med / (double)sizes[i], (double)sizes[i] / med);
+                if (jp) {
+                    cJSON *q = cJSON_CreateObject();
+                    cJSON_AddNumberToObject(q, "batch", (double)sizes[i]);
+                    cJSON_AddNumberToObject(q, "step_seconds", med);
+                    cJSON_AddNumberToObject(q, "steps", (double)g);
+                    cJSON_AddItemToArray(jp, q);
+                }
+                largest = sizes[i] > largest ? sizes[i] : largest;
             }
         }
         free(res);
     }
     free(st), free(gap);
+    if (!rc && largest > 0) { /* a step of the largest batch writes up to 2 rows an event */
+        int64_t rb = 0;
+        const double bps = apply_rate(ev, base, 2 * largest, &rb);
+        if (bps > 0)
+            printf("applying received state rows (%lld B each, %lld at a time): %.3g GB/s\n", (long long)rb,
+                   (long long)(2 * largest < ev->num_nodes ? 2 * largest : ev->num_nodes), bps / 1e9);
+        if (jo) cJSON_AddItemToObject(jo, "apply_bytes_per_second", cli_json_number(bps > 0 ? bps : NAN));
+    }
+    if (jo && (rc || cJSON_GetArraySize(jp) == 0)) { /* nothing measured: no curve in the JSON */
+        cJSON_Delete(jo);
+        jo = NULL;
+    }
+    if (json) *json = jo;
     return rc;
 }

@@ -169,11 +169,13 @@ int cli_check_outputs(const char *cmd, const cli_output *outs, int n);
 void cli_set_threads(int64_t threads);
 /* bench_steps.c: --step-curve LIST: its batch sizes into sizes (CLI_STEP_SIZES_MAX) and
  * their count, or -1 with a message naming cmd; then the curve: each size trained for
- * `steps` steps (0: 30) with base's settings, the table printed; 1 when a run failed. */
+ * `steps` steps (0: 30) with base's settings, the table printed, then the rate of
+ * applying received state rows on that device; 1 when a run failed. json (or NULL):
+ * the curve as the run JSON's "step_curve" object (NULL when no size gave a figure). */
 #define CLI_STEP_SIZES_MAX 32
 int cli_step_sizes(const char *cmd, const char *list, int64_t *sizes);
 int cli_bench_step_curve(const char *cmd, const int64_t *sizes, int n, const dgnn_events *ev,
-                         const dgnn_event_train_cfg *base, int64_t steps);
+                         const dgnn_event_train_cfg *base, int64_t steps, struct cJSON **json);
 /* --device: NULL or "cpu" (the CPU), "cuda" (GPU 0) or "cuda:N"; 2 with a message naming
  * cmd for anything else. */
 int cli_device_parse(const char *cmd, const char *s, int *use_cuda, int *index);

@@ -61,7 +61,6 @@ typedef struct {
     const char *measured, *m_strict, *m_depbloom;
     int64_t refine, window_events;
     double refine_overhead, window_seconds, apply_gbps, row_bytes, local_alpha, local_beta, cores, background;
-    double compute_scale;
     int critical_path;
     /* shared with the snapshot family, copied in by cmd_simulate */
     const char *workers, *data, *net, *allreduce, *svg, *json;
@@ -75,16 +74,16 @@ static ev_opts ev_opts_default(void) {
     memset(&o, 0, sizeof o);
     o.refine = 1;
     o.window_events = 0;      /* 0: the measured depbloom run's, else 10,000 (the trainer's) */
-    o.apply_gbps = 10;        /* memcpy-class unpacking on one core */
+    o.apply_gbps = 0;         /* 0: the step curve's measured rate, else 10 (memcpy-class
+                                 unpacking on one core) */
     o.local_alpha = 2e-6;     /* Open MPI over shared memory here (measured: docs/depbloom.md) */
     o.local_beta = 1.0 / 1e9;
     o.cores = -1;             /* -1: this machine's online cores */
-    o.compute_scale = 1;
     return o;
 }
 
 #define EV_OPTS(o)                                                                                                    \
-    {"measured", ARG_STRING, &(o).measured, "LIST", "event: single-rank `dgnn train --out` runs (2 batch sizes: per-step cost fitted)"}, \
+    {"measured", ARG_STRING, &(o).measured, "LIST", "event: single-rank `dgnn train --out` runs (2 batch sizes: per-step cost fitted), or a `dgnn bench train --step-curve LIST --out` run (its measured step times, CPU or GPU)"}, \
     {"measured-strict", ARG_STRING, &(o).m_strict, "LIST", "event: multi-rank strict runs to check the model against"},      \
     {"measured-depbloom", ARG_STRING, &(o).m_depbloom, "LIST", "event: multi-rank depbloom runs to check it against"},        \
     {"refine", ARG_INT, &(o).refine, "K", "event: depbloom micro-batches per step (1)", ARG_IN(1, 1024)},                    \
@@ -94,16 +93,14 @@ static ev_opts ev_opts_default(void) {
      ARG_MIN(1)},                                                                                                             \
     {"window-seconds", ARG_DOUBLE, &(o).window_seconds, "S", "event: depbloom windows of S time units instead", ARG_ABOVE(0)}, \
     {"critical-path", ARG_FLAG, &(o).critical_path, NULL, "event: depbloom samples beside compute (prefetch)"},              \
-    {"apply-gbps", ARG_DOUBLE, &(o).apply_gbps, "G", "event: GB/s of applying received rows (10)", ARG_ABOVE(0)},          \
+    {"apply-gbps", ARG_DOUBLE, &(o).apply_gbps, "G", "event: GB/s of applying received rows (the step curve's, else 10)", ARG_ABOVE(0)}, \
     {"row-bytes", ARG_DOUBLE, &(o).row_bytes, "N", "event: bytes of a node's state row (default: from the run's model)",  \
      ARG_ABOVE(0)},                                                                                                           \
     {"local-alpha", ARG_DOUBLE, &(o).local_alpha, "S", "event, checks: this machine's MPI latency (2e-6)", ARG_MIN(0)},   \
     {"local-beta", ARG_DOUBLE, &(o).local_beta, "S_PER_BYTE", "event, checks: this machine's MPI s/byte (1e-9)", ARG_MIN(0)}, \
     {"cores", ARG_DOUBLE, &(o).cores, "C", "event, checks: cores the measured ranks shared (default: this machine's)",    \
      ARG_IN(1, 1e6)},                                                                                                         \
-    {"background", ARG_DOUBLE, &(o).background, "L", "event, checks: other runnable threads on those cores (0)", ARG_IN(0, 1e6)}, \
-    {"compute-scale", ARG_DOUBLE, &(o).compute_scale, "F", "event, projection: workers compute F x the measured time (0.01: 100x faster)", \
-     ARG_IN_OPEN_LO(0, 1e6)}
+    {"background", ARG_DOUBLE, &(o).background, "L", "event, checks: other runnable threads on those cores (0)", ARG_IN(0, 1e6)}
 
 /* "a.json,b.json" -> reads each; returns the count, or -1 (message printed) */
 static int64_t read_runs(const char *list, dgnn_sim_measured **out, const char *flag) {
@@ -162,12 +159,17 @@ static int ev_check(cJSON *jv, const dgnn_sim_measured *m, const dgnn_sim_event_
                     const ev_opts *o, const dgnn_net *local, double cores) {
     dgnn_err err;
     dgnn_err_clear(&err);
+    const char *slash = strrchr(m->path, '/');
+    if (base->curve.n > 0 && (strncmp(m->device, "cuda", 4) == 0) != (strncmp(base->curve.device, "cuda", 4) == 0)) {
+        printf("%-22.22s %-8s %5lld  not checked: it trained on %s, the step-time curve was measured on %s\n",
+               slash ? slash + 1 : m->path, m->mode, (long long)m->ranks, m->device, base->curve.device);
+        return 0;
+    }
     dgnn_sim_run_prediction pr;
     if (dgnn_sim_event_predict_run(&pr, m, base, train, cores, o->background, local, &err) != DGNN_OK) {
         fprintf(stderr, "dgnn simulate: %lld workers: %s\n", (long long)m->ranks, err.msg);
         return 1;
     }
-    const char *slash = strrchr(m->path, '/');
     printf("%-22.22s %-8s %5lld %5lld %6lld/%-6lld %7lld/%-7lld %8.2f %8.2f %+7.1f%% %6.2f/%-6.2f %6.2f/%-6.2f "
            "%7.1f/%-7.1f\n",
            slash ? slash + 1 : m->path, m->mode, (long long)m->ranks, (long long)m->batch, (long long)m->steps,
@@ -245,6 +247,12 @@ static int simulate_event(const ev_opts *o) {
         fprintf(stderr, "dgnn simulate: --measured: %s\n", err.msg);
         ret = 1;
     }
+    if (!ret && in.curve.n > 0 && o->critical_path) {
+        fprintf(stderr, "dgnn simulate: --critical-path: the step-time curve of %s already holds the trainer's own "
+                        "overlap of sampling and compute; the prefetch is modelled from --measured `dgnn train` runs\n",
+                o->measured);
+        ret = 2;
+    }
     dgnn_events ev, train;
     memset(&ev, 0, sizeof ev), memset(&train, 0, sizeof train);
     if (!ret) ret = ev_stream(&ev, o, &r1[0]);
@@ -263,7 +271,9 @@ static int simulate_event(const ev_opts *o) {
                 (long long)r1[0].train_events);
     if (o->row_bytes > 0) in.row_bytes = o->row_bytes;
     if (o->params > 0) in.grad_bytes = 4.0 * (double)o->params;
-    in.apply_seconds_per_byte = 1e-9 / o->apply_gbps;
+    const double apply_bps = o->apply_gbps > 0 ? 1e9 * o->apply_gbps
+                             : in.curve.apply_bytes_per_second > 0 ? in.curve.apply_bytes_per_second : 10e9;
+    in.apply_seconds_per_byte = 1 / apply_bps;
     in.events = train.num_events;
     in.rows_per_slice = dgnn_sim_rows_per_slice(&train, in.batch);
     const double cores = o->cores > 0 ? o->cores : (double)sysconf(_SC_NPROCESSORS_ONLN);
@@ -276,6 +286,15 @@ static int simulate_event(const ev_opts *o) {
            "row %.0f B, gradient %.3g MB; %.1f rows written per %lld-event slice\n",
            1e3 * in.event_seconds, 1e3 * in.sample_seconds, 1e3 * in.step_seconds, (long long)in.batch, (long long)n1,
            n1 > 1 ? "s" : "", in.row_bytes, in.grad_bytes / 1e6, in.rows_per_slice, (long long)in.batch);
+    if (in.curve.n > 0) { /* it replaces the fitted line as a step's compute */
+        printf("step curve    measured on %s, used for every step instead of the line above:", in.curve.device);
+        for (int64_t k = 0; k < in.curve.n; k++)
+            printf(" %g: %.4g ms%s", in.curve.batch[k], 1e3 * in.curve.seconds[k], k + 1 < in.curve.n ? "," : "");
+        printf("\n");
+    }
+    printf("apply rows    %.3g GB/s (%s)\n", apply_bps / 1e9,
+           o->apply_gbps > 0 ? "--apply-gbps" : in.curve.apply_bytes_per_second > 0 ? "measured with the step curve"
+                                                                                   : "the default, --apply-gbps");
     cJSON *jo = cJSON_CreateObject();
     cJSON_AddStringToObject(jo, "family", "event");
     cJSON_AddNumberToObject(jo, "train_events", (double)train.num_events);
@@ -286,6 +305,18 @@ static int simulate_event(const ev_opts *o) {
     cJSON_AddNumberToObject(jo, "row_bytes", in.row_bytes);
     cJSON_AddNumberToObject(jo, "grad_bytes", in.grad_bytes);
     cJSON_AddNumberToObject(jo, "rows_per_slice", in.rows_per_slice);
+    cJSON_AddNumberToObject(jo, "apply_bytes_per_second", apply_bps);
+    if (in.curve.n > 0) {
+        cJSON *jc = cJSON_AddObjectToObject(jo, "step_curve");
+        cJSON_AddStringToObject(jc, "device", in.curve.device);
+        cJSON *jpts = cJSON_AddArrayToObject(jc, "points");
+        for (int64_t k = 0; k < in.curve.n; k++) {
+            cJSON *q = cJSON_CreateObject();
+            cJSON_AddNumberToObject(q, "batch", in.curve.batch[k]);
+            cJSON_AddNumberToObject(q, "step_seconds", in.curve.seconds[k]);
+            cJSON_AddItemToArray(jpts, q);
+        }
+    }
 
     /* 1. the model against the measured runs (this machine: local network, shared cores) */
     cJSON *jv = cJSON_AddArrayToObject(jo, "checks");
@@ -305,7 +336,6 @@ static int simulate_event(const ev_opts *o) {
     in.cores = 0;
     in.background = 0;
     in.max_steps = 0;
-    in.step_seconds *= o->compute_scale, in.event_seconds *= o->compute_scale, in.sample_seconds *= o->compute_scale;
     double *eff = dgnn_xmalloc((size_t)(2 * npts) * sizeof(double));
     cJSON *jp = cJSON_AddArrayToObject(jo, "points");
     cJSON_AddStringToObject(jo, "net", net.name);
@@ -313,17 +343,16 @@ static int simulate_event(const ev_opts *o) {
     cJSON_AddNumberToObject(jo, "beta", net.beta);
     cJSON_AddNumberToObject(jo, "refine", (double)o->refine);
     cJSON_AddNumberToObject(jo, "window_events", (double)wev);
-    cJSON_AddNumberToObject(jo, "compute_scale", o->compute_scale);
     if (!ret) {
         char wins[64];
         if (o->window_seconds > 0) snprintf(wins, sizeof wins, "%g time units", o->window_seconds);
         else snprintf(wins, sizeof wins, "%lld events", (long long)wev);
         printf("\nprojection    %s: alpha %.3g s, beta %.3g s/B (%.1f GB/s), %s all-reduce; depbloom windows of %s, "
-               "refine K = %lld%s; one core per worker",
+               "refine K = %lld%s; ",
                net.name, net.alpha, net.beta, 1e-9 / net.beta, ar_label(&net), wins, (long long)o->refine,
                o->critical_path ? ", critical path (sampling hidden)" : "");
-        if (o->compute_scale != 1) printf(", compute x %g", o->compute_scale);
-        printf("\n");
+        if (in.curve.n > 0) printf("each worker as the step curve's %s\n", in.curve.device);
+        else printf("one core per worker\n");
         printf("%8s %8s %10s %10s %10s %10s %9s %9s %8s %8s %10s %10s\n", "workers", "steps", "strict s", "s-gather",
                "depbloom s", "d-sync", "speedup", "s-eff", "d-eff", "imbal", "cut", "d-steps");
     }

@@ -82,7 +82,7 @@ static int write_plot(const char *path, const char *model, const char *dataset, 
 static int write_json(const char *path, const char *model, const char *dataset, const char *preset,
                       const char *config, const dgnn_event_train_cfg *c, const dgnn_event_train_result *r, const dgnn_events *ev,
                       const dgnn_event_node_cfg *nc, const dgnn_event_node_result *nres, int caller_stopped,
-                      char **sink) {
+                      cJSON *step_curve, char **sink) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "model", model);
     cJSON_AddStringToObject(o, "task", nres ? "node" : "link");
@@ -179,6 +179,7 @@ static int write_json(const char *path, const char *model, const char *dataset, 
         }
     }
     if (nres) cJSON_AddItemToObject(o, "node", cli_node_json(nc, nres)); /* --task node */
+    if (step_curve) cJSON_AddItemToObject(o, "step_curve", step_curve); /* bench train --step-curve */
     cli_add_run_info(o);
     if (!sink) return cli_write_json("train", path, o);
     *sink = cJSON_Print(o); /* cli_train_embedded: the same JSON as a string */
@@ -764,9 +765,17 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
         else printf("(on the GPU the per-op shares come from nsys or ncu, not from this bench: README, 'GPU')\n");
     }
     if (c.dist.mode != DGNN_DIST_NONE) print_dist(res);
-    if (out) rc = write_json(out, model, dataset, preset, config, &c, res, &ev, &ncfg, nres, hook.stop, NULL);
+    /* the step-time curve before the JSON, which holds it */
+    cJSON *curve_json = NULL;
+    if (n_steps > 0 && cli_bench_step_curve(cmdname, step_sizes, n_steps, &ev, &c, max_batches, out ? &curve_json : NULL))
+        rc = 1;
+    if (out) {
+        const int wrc = write_json(out, model, dataset, preset, config, &c, res, &ev, &ncfg, nres, hook.stop, curve_json,
+                                   NULL);
+        rc = rc ? rc : wrc;
+    }
     if (embed && embed->json && rc == 0) /* the same JSON for the in-process caller */
-        rc = write_json(NULL, model, dataset, preset, config, &c, res, &ev, &ncfg, nres, hook.stop, embed->json);
+        rc = write_json(NULL, model, dataset, preset, config, &c, res, &ev, &ncfg, nres, hook.stop, NULL, embed->json);
     if (emb_out && embq.out && write_embeddings(emb_out, &embq)) rc = 1;
     if (score_out && sc_out) {
         dgnn_err werr;
@@ -785,7 +794,6 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
     }
     free(embq.out);
     if (plot && write_plot(plot, model, dataset, res)) rc = 1;
-    if (n_steps > 0 && cli_bench_step_curve(cmdname, step_sizes, n_steps, &ev, &c, max_batches)) rc = 1;
     free(nres);
     free(res);
     if (own_ev) dgnn_events_free(&ev);

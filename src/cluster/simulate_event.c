@@ -86,6 +86,16 @@ double dgnn_sim_rows_per_slice(const dgnn_events *ev, int64_t B) {
 
 /* ---- the model ------------------------------------------------------------------ */
 
+double dgnn_sim_curve_seconds(const dgnn_sim_curve *c, double x) {
+    if (c->n <= 0) return 0;
+    if (c->n == 1) return c->batch[0] > 0 ? c->seconds[0] * x / c->batch[0] : 0;
+    int64_t k = 0; /* the segment [k, k + 1]: the one holding x, else the nearest end's */
+    while (k + 2 < c->n && x > c->batch[k + 1]) k++;
+    const double x0 = c->batch[k], x1 = c->batch[k + 1], y0 = c->seconds[k], y1 = c->seconds[k + 1];
+    const double t = y0 + (y1 - y0) * (x - x0) / (x1 - x0);
+    return t > 0 ? t : 0;
+}
+
 /* Seconds of a step's per-event work: with the critical-path prefetch, sampling of the
  * next batch runs beside this one's compute, so the longer of the two remains. */
 static double event_cost(const dgnn_sim_event_in *in) {
@@ -94,13 +104,24 @@ static double event_cost(const dgnn_sim_event_in *in) {
     return rest > in->sample_seconds ? rest : in->sample_seconds;
 }
 
+/* Seconds of one step of x events on one worker, rho the extra compute per event
+ * (refinement's): a + (1 + rho) b x, or from a measured curve t(x) + rho (t(x) - t(0)),
+ * t(0) standing for the per-step part. */
+static double step_cost(const dgnn_sim_event_in *in, double x, double rho) {
+    if (in->curve.n > 0) {
+        const double t = dgnn_sim_curve_seconds(&in->curve, x), t0 = dgnn_sim_curve_seconds(&in->curve, 0);
+        return t + rho * (t > t0 ? t - t0 : 0);
+    }
+    return in->step_seconds + (1 + rho) * event_cost(in) * x;
+}
+
 /* strict on P workers: steps, events, and the time split */
 static void strict_epoch(dgnn_sim_event_point *o, const dgnn_sim_event_in *in, int64_t P, const dgnn_net *net,
                          double sigma) {
     const int64_t B = in->batch, G = P * B, n = in->events;
     int64_t nb = (n + G - 1) / G;
     if (in->max_steps > 0 && nb > in->max_steps) nb = in->max_steps;
-    const double b = event_cost(in), rb = in->row_bytes;
+    const double rb = in->row_bytes;
     dgnn_net bw = *net;
     bw.alpha = 0;
     const double A = dgnn_allreduce_seconds(net, P, in->grad_bytes), A_bw = dgnn_allreduce_seconds(&bw, P, in->grad_bytes);
@@ -121,7 +142,7 @@ static void strict_epoch(dgnn_sim_event_point *o, const dgnn_sim_event_in *in, i
         /* the all-reduce runs beside the exchange, but both cross the same link */
         double E = A > X ? A : X;
         if (A_bw + x_bw > E && P > 1) E = A_bw + x_bw;
-        compute += (double)cnt * sigma * (in->step_seconds + b * Bp);
+        compute += (double)cnt * sigma * step_cost(in, Bp, 0);
         ar += (double)cnt * A;
         gather += (double)cnt * X;
         comm += (double)cnt * E;
@@ -141,7 +162,7 @@ static void strict_epoch(dgnn_sim_event_point *o, const dgnn_sim_event_in *in, i
 static void depbloom_epoch(dgnn_sim_event_point *o, const dgnn_sim_event_in *in, int64_t P,
                            const dgnn_sim_window_part *win, int64_t nwin, const dgnn_net *net, double sigma) {
     const int64_t KB = (in->refine > 1 ? in->refine : 1) * in->batch;
-    const double b = event_cost(in) * (1 + in->refine_overhead), rb = in->row_bytes;
+    const double rb = in->row_bytes;
     const double A = dgnn_allreduce_seconds(net, P, in->grad_bytes);
     double compute = 0, ar = 0, sync = 0, bytes = 0, events = 0, maxsum = 0, cut = 0;
     int64_t steps = 0, windows = 0;
@@ -155,7 +176,7 @@ static void depbloom_epoch(dgnn_sim_event_point *o, const dgnn_sim_event_in *in,
         const double frac = S > 0 ? (double)done / (double)S : 1;
         /* every rank takes S steps (the all-reduce pairs them up), so the largest part
          * sets the pace; each rank spreads its part evenly over the S steps */
-        compute += sigma * ((double)done * in->step_seconds + b * (double)x->max_part * frac);
+        if (S > 0) compute += sigma * (double)done * step_cost(in, (double)x->max_part / (double)S, in->refine_overhead);
         ar += (double)done * A;
         /* the window ends with one all-gather of its authoritative rows (also when the
          * epoch stops inside it: the trainer syncs the window it stopped in) */
@@ -191,6 +212,19 @@ int dgnn_sim_event(dgnn_sim_event_point *out, const dgnn_sim_event_in *in, int64
         return dgnn_err_set(err, DGNN_EINVAL,
                             "simulate: costs must be finite and >= 0 and the batch >= 1 (batch %lld, %g s/event, "
                             "%g s/step)", (long long)in->batch, in->event_seconds, in->step_seconds);
+    if (in->curve.n < 0 || in->curve.n > DGNN_SIM_CURVE_MAX)
+        return dgnn_err_set(err, DGNN_EINVAL, "simulate: a step-time curve of %lld points (at most %d)",
+                            (long long)in->curve.n, DGNN_SIM_CURVE_MAX);
+    for (int64_t k = 0; k < in->curve.n; k++)
+        if (!(in->curve.batch[k] >= 1) || !(in->curve.seconds[k] > 0) || !isfinite(in->curve.seconds[k]) ||
+            (k > 0 && !(in->curve.batch[k] > in->curve.batch[k - 1])))
+            return dgnn_err_set(err, DGNN_EINVAL,
+                                "simulate: step-time curve point %lld (batch %g, %g s): batches must ascend from 1 "
+                                "and seconds be > 0", (long long)k, in->curve.batch[k], in->curve.seconds[k]);
+    if (in->curve.n > 0 && in->critical_path)
+        return dgnn_err_set(err, DGNN_EINVAL,
+                            "simulate: the critical path's prefetch needs per-event sampling costs; a step-time "
+                            "curve's steps already hold the trainer's own overlap");
     out->workers = P;
     if (in->cores < 0 || !(in->background >= 0))
         return dgnn_err_set(err, DGNN_EINVAL, "simulate: cores and background must be >= 0");

@@ -1,6 +1,7 @@
 /* simulate_event_runs.c: the event family of the cluster simulator against measured runs
- * (simulate.h, issue 5): reading the `dgnn train --out` JSON of a run, fitting one
- * worker's costs on single-rank runs, the stream and training split a run trained on, and
+ * (simulate.h, issue 5): reading the `dgnn train --out` JSON of a run (and the step-time
+ * curve a `dgnn bench train --step-curve` run holds, issue 18), fitting one worker's costs
+ * on single-rank runs, the stream and training split a run trained on, and
  * the model's prediction of a measured (multi-rank) run on this machine. The model itself
  * is simulate_event.c; `dgnn simulate --family event` (src/cli/cmd_simulate.c) prints
  * what these return. */
@@ -80,6 +81,50 @@ static char *read_all(const char *path, dgnn_err *err) {
     return buf;
 }
 
+/* o.step_curve, when present (a `dgnn bench train --step-curve LIST --out F` run) */
+static int parse_curve(dgnn_sim_curve *c, const cJSON *o, const char *path, dgnn_err *err) {
+    memset(c, 0, sizeof *c);
+    const cJSON *sc = cJSON_GetObjectItemCaseSensitive(o, "step_curve");
+    if (!sc) return DGNN_OK;
+    int rc;
+    if (!cJSON_IsObject(sc)) return dgnn_err_set(err, DGNN_EFORMAT, "%s: field 'step_curve': not an object", path);
+    if ((rc = get_str(c->device, sizeof c->device, sc, "device", "step_curve.device", path, err))) return rc;
+    const cJSON *ap = cJSON_GetObjectItemCaseSensitive(sc, "apply_bytes_per_second");
+    if (ap && !cJSON_IsNull(ap)) {
+        if ((rc = get_num(&c->apply_bytes_per_second, sc, "apply_bytes_per_second", "step_curve.apply_bytes_per_second",
+                          path, err)))
+            return rc;
+        if (c->apply_bytes_per_second <= 0)
+            return dgnn_err_set(err, DGNN_EFORMAT, "%s: field 'step_curve.apply_bytes_per_second': must be > 0, got %g",
+                                path, c->apply_bytes_per_second);
+    }
+    const cJSON *pts = cJSON_GetObjectItemCaseSensitive(sc, "points");
+    if (!pts) return dgnn_err_set(err, DGNN_EFORMAT, "%s: field 'step_curve.points': missing", path);
+    const int n = cJSON_IsArray(pts) ? cJSON_GetArraySize(pts) : -1;
+    if (n < 1 || n > DGNN_SIM_CURVE_MAX)
+        return dgnn_err_set(err, DGNN_EFORMAT, "%s: field 'step_curve.points': not an array of 1 to %d points", path,
+                            DGNN_SIM_CURVE_MAX);
+    for (int k = 0; k < n; k++) {
+        const cJSON *p = cJSON_GetArrayItem(pts, k);
+        char n1[64], n2[64];
+        snprintf(n1, sizeof n1, "step_curve.points[%d].batch", k);
+        snprintf(n2, sizeof n2, "step_curve.points[%d].step_seconds", k);
+        if (!cJSON_IsObject(p))
+            return dgnn_err_set(err, DGNN_EFORMAT, "%s: field 'step_curve.points[%d]': not an object", path, k);
+        int64_t b;
+        if ((rc = get_i64(&b, p, "batch", n1, path, 1, err)) || (rc = get_num(&c->seconds[k], p, "step_seconds", n2, path, err)))
+            return rc;
+        c->batch[k] = (double)b;
+        if (k > 0 && c->batch[k] <= c->batch[k - 1])
+            return dgnn_err_set(err, DGNN_EFORMAT, "%s: field '%s': batches must ascend (%g after %g)", path, n1,
+                                c->batch[k], c->batch[k - 1]);
+        if (c->seconds[k] <= 0) return dgnn_err_set(err, DGNN_EFORMAT, "%s: field '%s': must be > 0, got %g", path, n2,
+                                                    c->seconds[k]);
+    }
+    c->n = n;
+    return DGNN_OK;
+}
+
 static int parse_run(dgnn_sim_measured *m, const cJSON *o, const char *path, dgnn_err *err) {
     const cJSON *cfg, *data, *dist;
     double x;
@@ -103,6 +148,11 @@ static int parse_run(dgnn_sim_measured *m, const cJSON *o, const char *path, dgn
         (rc = get_i64(&m->num_params, o, "num_params", "num_params", path, 1, err)))
         return rc;
     m->seed = (uint64_t)x;
+    snprintf(m->device, sizeof m->device, "cpu");
+    if (cJSON_GetObjectItemCaseSensitive(cfg, "device") &&
+        (rc = get_str(m->device, sizeof m->device, cfg, "device", "config.device", path, err)))
+        return rc;
+    if ((rc = parse_curve(&m->curve, o, path, err))) return rc;
     const cJSON *eps = cJSON_GetObjectItemCaseSensitive(o, "epochs");
     if (!eps) return dgnn_err_set(err, DGNN_EFORMAT, "%s: field 'epochs': missing", path);
     if (!cJSON_IsArray(eps) || cJSON_GetArraySize(eps) < 1)
@@ -201,6 +251,7 @@ double dgnn_sim_measured_row_bytes(const dgnn_sim_measured *m) {
 
 int dgnn_sim_event_fit(dgnn_sim_event_in *in, const dgnn_sim_measured *runs, int64_t nruns, dgnn_err *err) {
     if (nruns < 1) return dgnn_err_set(err, DGNN_EINVAL, "simulate: --measured: no run given");
+    memset(&in->curve, 0, sizeof in->curve);
     double sx = 0, sy = 0, sxx = 0, sxy = 0, samp = 0, samp_ev = 0;
     int distinct = 0;
     for (int64_t i = 0; i < nruns; i++) {
@@ -219,6 +270,12 @@ int dgnn_sim_event_fit(dgnn_sim_event_in *in, const dgnn_sim_measured *runs, int
         if (strcmp(m->mode, "depbloom") == 0 && m->refine > 1)
             return dgnn_err_set(err, DGNN_EINVAL, "%s: a --refine run; --measured takes runs without refinement",
                                 m->path);
+        if (m->curve.n > 0) {
+            if (in->curve.n > 0)
+                return dgnn_err_set(err, DGNN_EINVAL, "%s: a second step-time curve (one of the --measured runs may "
+                                    "have one)", m->path);
+            in->curve = m->curve;
+        }
         const double x = (double)m->epoch_events / (double)m->steps, y = m->train_seconds / (double)m->steps;
         sx += x, sy += y, sxx += x * x, sxy += x * y;
         if (i > 0 && m->batch != runs[0].batch) distinct = 1;
