@@ -10,6 +10,11 @@
 #     data): `dgnn bench train --device cuda` with the tgn-paper and tgl presets, APAN's
 #     first 50 batches, and the step-time curve at batch 200, 600, 1,200, 2,400 and 4,800,
 #     then the CPU's bench;
+#     each curve also written as JSON beside OUTFILE (curve-cuda.json, curve-cpu.json), with
+#     the rate of applying received state rows on that device; then DepBloom against strict
+#     projected from the GPU's curve for 1-512 workers (scripts/sim-from-curve.sh: wikipedia
+#     with 10,000- and 2,500-event windows and a 10M-event synthetic stream, refinement
+#     K = 1 and 4; tables and JSON in sim-cuda/ beside OUTFILE; GPU_CHECK_SIM=0 skips it);
 #  4. accuracy: 3 epochs of TGN (tgn-paper) on wikipedia on the GPU and on the CPU with the
 #     same seed; every epoch's validation AP and the test AP within 0.005
 #     (GPU_CHECK_ACCURACY=0 skips it, for a quick rerun);
@@ -22,6 +27,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/build-cuda/gpu-check.txt}
+outdir=$(dirname "$out")
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 mkdir -p "$root/build-cuda" "$(dirname "$out")"
 exec > >(tee "$out") 2>&1
@@ -60,14 +66,17 @@ if [ -n "$data" ]; then
     done
     echo "-- dgnn bench train --device cuda --model apan --max-batches 50 (TGL's APAN.yml)"
     "$dgnn" bench train --device cuda --model apan --data "$data" --quiet --max-batches 50 2>&1 | tail -6 || rc=1
-    echo "-- dgnn bench train --device cuda --step-curve 200,600,1200,2400,4800 --max-batches 30"
-    "$dgnn" bench train --device cuda --data "$data" --quiet --max-batches 30 \
-        --step-curve 200,600,1200,2400,4800 2>&1 | tail -8 || rc=1
-    echo "-- dgnn bench train --device cpu --step-curve 200,600,1200,2400,4800 --max-batches 30"
-    "$dgnn" bench train --device cpu --data "$data" --quiet --max-batches 30 \
-        --step-curve 200,600,1200,2400,4800 2>&1 | tail -8 || rc=1
+    for dev in cuda cpu; do
+        echo "-- dgnn bench train --device $dev --step-curve 200,600,1200,2400,4800 --max-batches 30 --out curve-$dev.json"
+        "$dgnn" bench train --device $dev --data "$data" --quiet --max-batches 30 \
+            --step-curve 200,600,1200,2400,4800 --out "$outdir/curve-$dev.json" 2>&1 | tail -9 || rc=1
+    done
     echo "-- dgnn bench train --device cpu --preset tgn-paper (one epoch)"
     "$dgnn" bench train --device cpu --data "$data" --quiet 2>&1 | grep -A2 "^epoch" || rc=1
+    if [ "${GPU_CHECK_SIM:-1}" = 1 ] && [ -f "$outdir/curve-cuda.json" ]; then
+        echo "== DepBloom against strict, projected from the GPU's step-time curve (scripts/sim-from-curve.sh)"
+        bash "$root/scripts/sim-from-curve.sh" "$outdir/curve-cuda.json" "$outdir/sim-cuda" "$dgnn" || rc=1
+    fi
     if [ "${GPU_CHECK_ACCURACY:-1}" = 1 ]; then
         echo "== accuracy: 3 epochs of TGN (tgn-paper) on wikipedia, GPU against CPU, seed 0"
         for dev in cuda cpu; do

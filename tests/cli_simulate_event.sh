@@ -127,6 +127,12 @@ PY
   has "already holds the trainer's own overlap"
   expect_rc 1 "$dgnn" simulate --family event --measured "$tmp/curve.json,$tmp/gcurve.json" --workers 1,2
   has "second step-time curve"
+  # scripts/sim-from-curve.sh (what gpu-check.sh runs on the GPU's curve), on its own stream only
+  expect_rc 0 env SIM_SYNTHETIC=0 SIM_WORKERS=1,2 bash "$(dirname "$0")/../scripts/sim-from-curve.sh" \
+    "$tmp/curve.json" "$tmp/simdir" "$dgnn"
+  has "-- w2500-k4"
+  if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['refine']==4 and d['window_events']==2500" \
+       "$tmp/simdir/sim-w2500-k4.json"; then ok; else bad "sim-from-curve.sh: its JSON"; fi
 else
   bad "dgnn bench train --step-curve failed"; sed 's/^/    /' "$tmp/out" | head -5
 fi
