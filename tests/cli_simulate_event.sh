@@ -95,11 +95,13 @@ c = json.load(open(sys.argv[1]))["step_curve"]
 assert c["device"] == "cpu" and [p["batch"] for p in c["points"]] == [20, 80], c
 assert all(p["step_seconds"] > 0 and p["steps"] == 3 for p in c["points"]), c
 assert c["apply_bytes_per_second"] > 1e6, c
+assert 0 < c["optimizer_seconds"] < min(p["step_seconds"] for p in c["points"]), c
 PY
   then ok; else bad "bench --step-curve --out: the step_curve object"; fi
   expect_rc 0 "$dgnn" simulate --family event --measured "$tmp/curve.json" --workers 1,2 --window-events 500 \
     --json "$tmp/simc.json"
   has "step curve    measured on cpu"; has "measured with the step curve"; has "as the step curve's cpu"
+  has "the optimizer"
   if python3 - "$tmp/curve.json" "$tmp/simc.json" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))["step_curve"]; d = json.load(open(sys.argv[2]))

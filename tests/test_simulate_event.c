@@ -187,7 +187,7 @@ static void test_curve_straight(void) {
             dgnn_sim_event_in line = tiny_in(), curve = tiny_in();
             line.refine = curve.refine = K[k], line.refine_overhead = curve.refine_overhead = rho[k];
             curve.step_seconds = curve.event_seconds = 0;
-            curve.curve.n = 3;
+            curve.curve.n = 3, curve.curve.optimizer_seconds = 0.5; /* the line's a: all optimizer */
             const double xs[3] = {5, 10, 50};
             for (int i = 0; i < 3; i++) curve.curve.batch[i] = xs[i], curve.curve.seconds[i] = 0.5 + 0.01 * xs[i];
             dgnn_sim_event_point a, b;
@@ -218,13 +218,26 @@ static void test_curve_bent(void) {
     CHECK_NEAR(pt.db_compute, 4 * 0.01, 1e-15);  /* 4 steps of 20 events */
     CHECK_NEAR(pt.t1, 8 * 0.01, 1e-15);          /* one worker: 8 steps of 20 */
     CHECK_NEAR(pt.strict_compute, 4 * 0.01, 1e-15);
-    in.refine = 4; /* one step of 80 */
+    /* K = 4: one step of 80 events, as 4 micro-batches of 20 in order (the trainer's
+     * refinement): each costs a 20-event step; without a measured optimizer part nothing
+     * is shared, with one (2 ms) the optimizer runs once */
+    in.refine = 4;
     CHECK(dgnn_sim_event(&pt, &in, 2, w, 1, &net, &e) == DGNN_OK);
     CHECK(pt.db_steps == 1);
-    CHECK_NEAR(pt.db_compute, 0.016, 1e-15);
-    in.refine_overhead = 0.5; /* t(0) = 0.008: half of the 0.008 per-event part again */
+    CHECK_NEAR(pt.db_compute, 4 * 0.01, 1e-15);
+    in.curve.optimizer_seconds = 0.002;
     CHECK(dgnn_sim_event(&pt, &in, 2, w, 1, &net, &e) == DGNN_OK);
-    CHECK_NEAR(pt.db_compute, 0.016 + 0.5 * 0.008, 1e-15);
+    CHECK_NEAR(pt.db_compute, 4 * 0.01 - 3 * 0.002, 1e-15);
+    CHECK_NEAR(pt.strict_compute, 4 * 0.01, 1e-15); /* strict: no micro-batches */
+    in.refine_overhead = 0.5; /* t(0) = 0.008: half of each micro-batch's 0.002 per-event part again */
+    CHECK(dgnn_sim_event(&pt, &in, 2, w, 1, &net, &e) == DGNN_OK);
+    CHECK_NEAR(pt.db_compute, 4 * (0.01 + 0.5 * 0.002) - 3 * 0.002, 1e-15);
+    in.refine = 1, in.refine_overhead = 0; /* K = 1: the optimizer part changes nothing */
+    CHECK(dgnn_sim_event(&pt, &in, 2, w, 1, &net, &e) == DGNN_OK);
+    CHECK_NEAR(pt.db_compute, 4 * 0.01, 1e-15);
+    in.refine = 4, in.curve.optimizer_seconds = -1;
+    CHECK(dgnn_sim_event(&pt, &in, 2, w, 1, &net, &e) == DGNN_EINVAL && strstr(e.msg, "optimizer"));
+    in.curve.optimizer_seconds = 0;
     /* refused: the prefetch model needs per-event costs; a curve out of order */
     in.critical_path = 1;
     CHECK(dgnn_sim_event(&pt, &in, 2, w, 1, &net, &e) == DGNN_EINVAL && strstr(e.msg, "curve"));
@@ -371,12 +384,14 @@ static void test_measured(void) {
     CHECK(dgnn_sim_measured_read(&m[0], p1, &e) == DGNN_EFORMAT && strstr(e.msg, "'dist.partition'"));
 
     /* a bench run's step curve: read, and taken by the fit */
-    const char *curve = ", \"step_curve\": {\"device\": \"cuda:0\", \"apply_bytes_per_second\": 2e11, \"points\": "
+    const char *curve = ", \"step_curve\": {\"device\": \"cuda:0\", \"apply_bytes_per_second\": 2e11, "
+                        "\"optimizer_seconds\": 1e-4, \"points\": "
                         "[{\"batch\": 200, \"step_seconds\": 0.004}, {\"batch\": 800, \"step_seconds\": 0.006}]}";
     write_run(p1, 200, "1.0", curve);
     CHECK(dgnn_sim_measured_read(&m[0], p1, &e) == DGNN_OK);
     CHECK(m[0].curve.n == 2 && strcmp(m[0].curve.device, "cuda:0") == 0 && m[0].curve.batch[1] == 800);
     CHECK(m[0].curve.seconds[0] == 0.004 && m[0].curve.apply_bytes_per_second == 2e11);
+    CHECK(m[0].curve.optimizer_seconds == 1e-4);
     CHECK(strcmp(m[0].device, "cpu") == 0); /* no config.device: an older run, on the CPU */
     write_run(p2, 400, "1.5", "");
     CHECK(dgnn_sim_measured_read(&m[1], p2, &e) == DGNN_OK && m[1].curve.n == 0);

@@ -143,6 +143,8 @@ typedef struct {
     double batch[DGNN_SIM_CURVE_MAX], seconds[DGNN_SIM_CURVE_MAX];
     char device[32];               /* "cpu", "cuda:0": where it was measured */
     double apply_bytes_per_second; /* applying received state rows there (0: not measured) */
+    double optimizer_seconds;      /* of each step, the optimizer's (Adam's) part (0: not
+                                      measured): what refinement's K micro-batches share */
 } dgnn_sim_curve;
 /* t(x) as above (0 when c->n == 0). */
 double dgnn_sim_curve_seconds(const dgnn_sim_curve *c, double x);
@@ -161,8 +163,10 @@ typedef struct {
     int critical_path;      /* 1: sampling runs beside compute (b -> max(b - s, s));
                                refused with a curve, whose steps already hold the trainer's
                                own overlap */
-    dgnn_sim_curve curve;   /* n > 0: a step of x events takes t(x) + rho (t(x) - t(0))
-                               instead of a + (1 + rho) b x */
+    dgnn_sim_curve curve;   /* n > 0: a step of x events in K micro-batches (refinement)
+                               takes K u(x / K) - (K - 1) t_opt, u(y) = t(y) + rho (t(y) -
+                               t(0)), t_opt its optimizer_seconds, instead of a + (1 + rho)
+                               b x (the line's a counts once a step: all optimizer) */
     double cores;           /* > 0: all P workers share this many cores; 0: one worker each */
     double background;      /* with cores: other runnable threads on them (each thread gets
                                min(1, cores / (P + background)) of a core) */

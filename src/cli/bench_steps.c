@@ -18,6 +18,8 @@
 
 #include "cli.h"
 #include "dgnn/event_train.h"
+#include "dgnn/params.h"
+#include "dgnn/prof.h"
 #include "dgnn/state.h"
 #include "dgnn/tgnn.h"
 #if DGNN_HAVE_CUDA
@@ -136,18 +138,52 @@ static double apply_rate_cuda(int device, int64_t N, int64_t row_bytes, int64_t 
 }
 #endif
 
-/* The run's state shape (its model's mail width and slots) and the apply rate on the
- * run's device for rows rows (a step's worth), in bytes per second; 0 when not measured. */
-static double apply_rate(const dgnn_events *ev, const dgnn_event_train_cfg *c, int64_t rows, int64_t *row_bytes) {
+#if DGNN_HAVE_CUDA
+/* On the GPU: one Adam step over n parameters (dgnn_cuda_adam_step, as the device step's
+ * dgnn_cuda_tgn_adam over its slab), seconds; 0 when it cannot. */
+static double adam_seconds_cuda(int device, int64_t n) {
+    dgnn_cuda *c = NULL;
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    if (n < 1 || dgnn_cuda_init(&c, device, &err)) return 0;
+    float *d[4] = {NULL, NULL, NULL, NULL};
+    double sec = 0;
+    int ok = 1;
+    for (int k = 0; k < 4 && ok; k++)
+        ok = !dgnn_cuda_alloc(c, (void **)&d[k], (size_t)n * 4, "Adam arrays", &err) &&
+             !dgnn_cuda_zero(c, d[k], (size_t)n * 4, &err);
+    if (ok && !dgnn_cuda_sync(c, &err)) {
+        int64_t reps = 0;
+        const double t0 = dgnn_now();
+        double dt = 0;
+        while (ok && (reps < 10 || dt < APPLY_MIN_SECONDS)) {
+            ok = !dgnn_cuda_adam_step(c, d[0], d[1], d[2], d[3], n, 1e-4, 0.9, 0.999, 1e-8, 0, reps + 1, &err) &&
+                 !dgnn_cuda_sync(c, &err);
+            reps++, dt = dgnn_now() - t0;
+        }
+        if (ok && reps > 0) sec = dt / (double)reps;
+    }
+    for (int k = 0; k < 4; k++) dgnn_cuda_release(c, d[k]);
+    dgnn_cuda_free(c);
+    return sec;
+}
+#endif
+
+/* The run's state shape (its model's mail width and slots; *params: its parameter count)
+ * and the apply rate on the run's device for rows rows (a step's worth), in bytes per
+ * second; 0 when not measured. */
+static double apply_rate(const dgnn_events *ev, const dgnn_event_train_cfg *c, int64_t rows, int64_t *row_bytes,
+                         int64_t *params) {
     dgnn_tgnn *m = NULL;
     dgnn_err err;
     dgnn_err_clear(&err);
-    *row_bytes = 0;
+    *row_bytes = 0, *params = 0;
     if (c->edgebank || ev->num_nodes < 1 || dgnn_tgnn_init(&m, &c->model, ev->num_nodes, ev->edge_dim, &err)) return 0;
     dgnn_state shape;
     memset(&shape, 0, sizeof shape);
     shape.num_nodes = ev->num_nodes, shape.mem_dim = c->model.mem_dim;
     shape.mail_dim = dgnn_tgnn_mail_dim(m), shape.slots = dgnn_tgnn_mail_slots(m);
+    *params = dgnn_tgnn_params(m)->total;
     dgnn_tgnn_free(m);
     if (rows > shape.num_nodes) rows = shape.num_nodes;
     dgnn_state probe;
@@ -180,12 +216,15 @@ int cli_bench_step_curve(const char *cmd, const int64_t *sizes, int n, const dgn
         cJSON_AddNumberToObject(jo, "steps_per_size", (double)steps);
         jp = cJSON_AddArrayToObject(jo, "points");
     }
-    int64_t largest = 0;
+    int64_t largest = 0, adam_steps = 0;
+    double adam_sec = 0;
     for (int i = 0; i < n && !rc; i++) {
         dgnn_event_train_cfg c = *base;
         c.batch = sizes[i], c.epochs = 1, c.skip_eval = 1, c.progress = 0, c.max_train_batches = steps;
         c.checkpoint = NULL, c.resume = 0, c.on_epoch = NULL, c.op_seconds = NULL, c.keep_model = NULL;
         c.on_step = on_step, c.on_step_ctx = st;
+        double ops[DGNN_PROF_N] = {0};
+        if (!base->use_cuda) c.op_seconds = ops; /* the optimizer's share: what refinement shares */
         st->n = 0;
         dgnn_event_train_result *res = dgnn_xcalloc(1, sizeof *res);
         dgnn_err err;
@@ -194,6 +233,7 @@ int cli_bench_step_curve(const char *cmd, const int64_t *sizes, int n, const dgn
             fprintf(stderr, "dgnn %s: --step-curve at batch %lld: %s\n", cmd, (long long)sizes[i], err.msg);
             rc = 1;
         } else {
+            adam_sec += ops[DGNN_PROF_ADAM], adam_steps += st->n;
             int64_t g = 0;
             for (int64_t k = CURVE_SKIP + 1; k < st->n; k++) gap[g++] = st->t[k] - st->t[k - 1];
             if (g == 0) {
@@ -218,12 +258,21 @@ int cli_bench_step_curve(const char *cmd, const int64_t *sizes, int n, const dgn
     }
     free(st), free(gap);
     if (!rc && largest > 0) { /* a step of the largest batch writes up to 2 rows an event */
-        int64_t rb = 0;
-        const double bps = apply_rate(ev, base, 2 * largest, &rb);
+        int64_t rb = 0, params = 0;
+        const double bps = apply_rate(ev, base, 2 * largest, &rb, &params);
         if (bps > 0)
             printf("applying received state rows (%lld B each, %lld at a time): %.3g GB/s\n", (long long)rb,
                    (long long)(2 * largest < ev->num_nodes ? 2 * largest : ev->num_nodes), bps / 1e9);
-        if (jo) cJSON_AddItemToObject(jo, "apply_bytes_per_second", cli_json_number(bps > 0 ? bps : NAN));
+        double opt = adam_steps > 0 ? adam_sec / (double)adam_steps : 0;
+#if DGNN_HAVE_CUDA
+        if (base->use_cuda) opt = adam_seconds_cuda(base->cuda_device, params);
+#endif
+        if (opt > 0)
+            printf("the optimizer's part of a step (Adam over %lld parameters): %.4g ms\n", (long long)params, 1e3 * opt);
+        if (jo) {
+            cJSON_AddItemToObject(jo, "apply_bytes_per_second", cli_json_number(bps > 0 ? bps : NAN));
+            cJSON_AddItemToObject(jo, "optimizer_seconds", cli_json_number(opt > 0 ? opt : NAN));
+        }
     }
     if (jo && (rc || cJSON_GetArraySize(jp) == 0)) { /* nothing measured: no curve in the JSON */
         cJSON_Delete(jo);

@@ -290,7 +290,11 @@ static int simulate_event(const ev_opts *o) {
         printf("step curve    measured on %s, used for every step instead of the line above:", in.curve.device);
         for (int64_t k = 0; k < in.curve.n; k++)
             printf(" %g: %.4g ms%s", in.curve.batch[k], 1e3 * in.curve.seconds[k], k + 1 < in.curve.n ? "," : "");
-        printf("\n");
+        if (in.curve.optimizer_seconds > 0)
+            printf("; the optimizer %.4g ms of each (refinement's K micro-batches run it once)\n",
+                   1e3 * in.curve.optimizer_seconds);
+        else
+            printf("; the optimizer's part not measured (refinement's micro-batches each cost a whole step)\n");
     }
     printf("apply rows    %.3g GB/s (%s)\n", apply_bps / 1e9,
            o->apply_gbps > 0 ? "--apply-gbps" : in.curve.apply_bytes_per_second > 0 ? "measured with the step curve"
@@ -309,6 +313,7 @@ static int simulate_event(const ev_opts *o) {
     if (in.curve.n > 0) {
         cJSON *jc = cJSON_AddObjectToObject(jo, "step_curve");
         cJSON_AddStringToObject(jc, "device", in.curve.device);
+        cJSON_AddNumberToObject(jc, "optimizer_seconds", in.curve.optimizer_seconds);
         cJSON *jpts = cJSON_AddArrayToObject(jc, "points");
         for (int64_t k = 0; k < in.curve.n; k++) {
             cJSON *q = cJSON_CreateObject();

@@ -104,13 +104,21 @@ static double event_cost(const dgnn_sim_event_in *in) {
     return rest > in->sample_seconds ? rest : in->sample_seconds;
 }
 
-/* Seconds of one step of x events on one worker, rho the extra compute per event
- * (refinement's): a + (1 + rho) b x, or from a measured curve t(x) + rho (t(x) - t(0)),
- * t(0) standing for the per-step part. */
-static double step_cost(const dgnn_sim_event_in *in, double x, double rho) {
+/* Seconds of one step of x events on one worker, trained as K micro-batches in order
+ * (refinement, depbloom_refine.c: each a forward and backward, one optimizer step for
+ * all), rho their extra compute per event. With the line: a + (1 + rho) b x (a once a
+ * step). With a measured curve each micro-batch is a step of x / K events but for the
+ * optimizer, which runs once: K u(x / K) - (K - 1) t_opt, u(y) = t(y) + rho (t(y) -
+ * t(0)), t(0) standing for the per-step part. A straight curve a + b x with t_opt = a
+ * gives the line's figure. */
+static double step_cost(const dgnn_sim_event_in *in, double x, int64_t K, double rho) {
     if (in->curve.n > 0) {
-        const double t = dgnn_sim_curve_seconds(&in->curve, x), t0 = dgnn_sim_curve_seconds(&in->curve, 0);
-        return t + rho * (t > t0 ? t - t0 : 0);
+        if (K < 1) K = 1;
+        const double y = x / (double)K, t = dgnn_sim_curve_seconds(&in->curve, y);
+        const double t0 = dgnn_sim_curve_seconds(&in->curve, 0), opt = in->curve.optimizer_seconds;
+        const double mb = t + rho * (t > t0 ? t - t0 : 0);
+        const double s = (double)K * mb - (double)(K - 1) * (opt < mb ? opt : mb);
+        return s > 0 ? s : 0;
     }
     return in->step_seconds + (1 + rho) * event_cost(in) * x;
 }
@@ -142,7 +150,7 @@ static void strict_epoch(dgnn_sim_event_point *o, const dgnn_sim_event_in *in, i
         /* the all-reduce runs beside the exchange, but both cross the same link */
         double E = A > X ? A : X;
         if (A_bw + x_bw > E && P > 1) E = A_bw + x_bw;
-        compute += (double)cnt * sigma * step_cost(in, Bp, 0);
+        compute += (double)cnt * sigma * step_cost(in, Bp, 1, 0);
         ar += (double)cnt * A;
         gather += (double)cnt * X;
         comm += (double)cnt * E;
@@ -176,7 +184,9 @@ static void depbloom_epoch(dgnn_sim_event_point *o, const dgnn_sim_event_in *in,
         const double frac = S > 0 ? (double)done / (double)S : 1;
         /* every rank takes S steps (the all-reduce pairs them up), so the largest part
          * sets the pace; each rank spreads its part evenly over the S steps */
-        if (S > 0) compute += sigma * (double)done * step_cost(in, (double)x->max_part / (double)S, in->refine_overhead);
+        if (S > 0)
+            compute += sigma * (double)done *
+                       step_cost(in, (double)x->max_part / (double)S, in->refine > 1 ? in->refine : 1, in->refine_overhead);
         ar += (double)done * A;
         /* the window ends with one all-gather of its authoritative rows (also when the
          * epoch stops inside it: the trainer syncs the window it stopped in) */
@@ -221,6 +231,9 @@ int dgnn_sim_event(dgnn_sim_event_point *out, const dgnn_sim_event_in *in, int64
             return dgnn_err_set(err, DGNN_EINVAL,
                                 "simulate: step-time curve point %lld (batch %g, %g s): batches must ascend from 1 "
                                 "and seconds be > 0", (long long)k, in->curve.batch[k], in->curve.seconds[k]);
+    if (!(in->curve.optimizer_seconds >= 0) || !isfinite(in->curve.optimizer_seconds))
+        return dgnn_err_set(err, DGNN_EINVAL, "simulate: the step-time curve's optimizer seconds must be >= 0, got %g",
+                            in->curve.optimizer_seconds);
     if (in->curve.n > 0 && in->critical_path)
         return dgnn_err_set(err, DGNN_EINVAL,
                             "simulate: the critical path's prefetch needs per-event sampling costs; a step-time "

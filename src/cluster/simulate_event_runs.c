@@ -98,6 +98,14 @@ static int parse_curve(dgnn_sim_curve *c, const cJSON *o, const char *path, dgnn
             return dgnn_err_set(err, DGNN_EFORMAT, "%s: field 'step_curve.apply_bytes_per_second': must be > 0, got %g",
                                 path, c->apply_bytes_per_second);
     }
+    const cJSON *op = cJSON_GetObjectItemCaseSensitive(sc, "optimizer_seconds");
+    if (op && !cJSON_IsNull(op)) {
+        if ((rc = get_num(&c->optimizer_seconds, sc, "optimizer_seconds", "step_curve.optimizer_seconds", path, err)))
+            return rc;
+        if (c->optimizer_seconds < 0)
+            return dgnn_err_set(err, DGNN_EFORMAT, "%s: field 'step_curve.optimizer_seconds': must be >= 0, got %g", path,
+                                c->optimizer_seconds);
+    }
     const cJSON *pts = cJSON_GetObjectItemCaseSensitive(sc, "points");
     if (!pts) return dgnn_err_set(err, DGNN_EFORMAT, "%s: field 'step_curve.points': missing", path);
     const int n = cJSON_IsArray(pts) ? cJSON_GetArraySize(pts) : -1;
