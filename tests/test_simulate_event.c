@@ -172,6 +172,13 @@ static void test_curve_by_hand(void) {
     CHECK_NEAR(dgnn_sim_curve_seconds(&c, 1600), 0.03, 1e-15);   /* beyond: the last segment's line */
     CHECK_NEAR(dgnn_sim_curve_seconds(&c, 100), 0.0075, 1e-15);  /* below: the first segment's */
     CHECK_NEAR(dgnn_sim_curve_seconds(&c, 0), 0.005, 1e-15);
+    c.optimizer_seconds = 0.006; /* below the first batch: not below the line from (0, 0.006) */
+    CHECK_NEAR(dgnn_sim_curve_seconds(&c, 100), 0.008, 1e-15);
+    CHECK_NEAR(dgnn_sim_curve_seconds(&c, 0), 0.006, 1e-15);
+    CHECK_NEAR(dgnn_sim_curve_seconds(&c, 300), 0.0125, 1e-15); /* above it: unchanged */
+    c.optimizer_seconds = 0.001;                                 /* a floor under the line: no effect */
+    CHECK_NEAR(dgnn_sim_curve_seconds(&c, 100), 0.0075, 1e-15);
+    c.optimizer_seconds = 0;
     c.n = 2, c.seconds[0] = 0.02, c.seconds[1] = 0.01;           /* falling: never below 0 */
     CHECK(dgnn_sim_curve_seconds(&c, 1000) == 0);
 }

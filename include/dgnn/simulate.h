@@ -136,7 +136,8 @@ double dgnn_sim_rows_per_slice(const dgnn_events *ev, int64_t B);
  * a GPU): the seconds of one training step at each batch size, batches ascending. With
  * n > 0 it replaces a + b x as the seconds of a step of x events: between two points the
  * line through them, beyond the ends the line through the nearest two (one point: t_1 x
- * / B_1), never below 0. */
+ * / B_1), never below 0, and below the smallest batch never below the line from (0, the
+ * optimizer's seconds) to the first point. */
 #define DGNN_SIM_CURVE_MAX 32
 typedef struct {
     int64_t n;

@@ -92,7 +92,12 @@ double dgnn_sim_curve_seconds(const dgnn_sim_curve *c, double x) {
     int64_t k = 0; /* the segment [k, k + 1]: the one holding x, else the nearest end's */
     while (k + 2 < c->n && x > c->batch[k + 1]) k++;
     const double x0 = c->batch[k], x1 = c->batch[k + 1], y0 = c->seconds[k], y1 = c->seconds[k + 1];
-    const double t = y0 + (y1 - y0) * (x - x0) / (x1 - x0);
+    double t = y0 + (y1 - y0) * (x - x0) / (x1 - x0);
+    if (x < x0 && c->optimizer_seconds > 0 && c->optimizer_seconds < y0) {
+        /* below the smallest batch a step still runs its optimizer */
+        const double floor = c->optimizer_seconds + (y0 - c->optimizer_seconds) * x / x0;
+        t = t > floor ? t : floor;
+    }
     return t > 0 ? t : 0;
 }
 
