@@ -136,9 +136,7 @@ static double apply_rate_cuda(int device, int64_t N, int64_t row_bytes, int64_t 
     free(nodes);
     return rate;
 }
-#endif
 
-#if DGNN_HAVE_CUDA
 /* On the GPU: one Adam step over n parameters (dgnn_cuda_adam_step, as the device step's
  * dgnn_cuda_tgn_adam over its slab), seconds; 0 when it cannot. */
 static double adam_seconds_cuda(int device, int64_t n) {
