@@ -13,7 +13,7 @@
 #     each curve also written as JSON beside OUTFILE (curve-cuda.json, curve-cpu.json), with
 #     the rate of applying received state rows on that device; then DepBloom against strict
 #     projected from the GPU's curve for 1-512 workers (scripts/sim-from-curve.sh: wikipedia
-#     with 10,000- and 2,500-event windows and a 10M-event synthetic stream, refinement
+#     with 10,000-, 5,000- and 2,500-event windows and a 10M-event synthetic stream, refinement
 #     K = 1 and 4; tables and JSON in sim-cuda/ beside OUTFILE; GPU_CHECK_SIM=0 skips it);
 #  4. accuracy: 3 epochs of TGN (tgn-paper) on wikipedia on the GPU and on the CPU with the
 #     same seed; every epoch's validation AP and the test AP within 0.005

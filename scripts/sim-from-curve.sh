@@ -3,8 +3,8 @@
 # projected by `dgnn simulate --family event` from one worker's measured step-time curve
 # (issue 18): CURVE.json is a `dgnn bench train --step-curve LIST --out CURVE.json` run, on
 # the CPU or a GPU. Projections, each as OUTDIR/sim-NAME.txt (the table) and .json:
-#  - the curve's own stream (wikipedia in scripts/gpu-check.sh), windows of 10,000 and of
-#    2,500 events, refinement K = 1 and 4;
+#  - the curve's own stream (wikipedia in scripts/gpu-check.sh), windows of 10,000, 5,000
+#    and 2,500 events, refinement K = 1 and 4;
 #  - a 10M-event synthetic stream (dgnn gen --events 10000000 --nodes 100000, written to
 #    OUTDIR/syn10m.dgnn and removed after), windows of 100,000 events, K = 1 and 4.
 # SIM_WORKERS (default 1,2,4,8,16,32,64,128,256,512) and SIM_SYNTHETIC=0 (skip the 10M
@@ -31,8 +31,7 @@ project() { # name, then the simulate flags beyond --measured and --workers
     fi
 }
 for K in 1 4; do
-    project "w10000-k$K" --window-events 10000 --refine "$K"
-    project "w2500-k$K" --window-events 2500 --refine "$K"
+    for w in 10000 5000 2500; do project "w$w-k$K" --window-events $w --refine "$K"; done
 done
 if [ "${SIM_SYNTHETIC:-1}" = 1 ]; then
     if "$dgnn" gen --events 10000000 --nodes 100000 --out "$outdir/syn10m.dgnn" > "$outdir/gen.txt" 2>&1; then
