@@ -217,6 +217,68 @@ int dgnn_cuda_scatter_rows_last(dgnn_cuda *c, float *ddst, int64_t ldd, double *
                                 int64_t lds, const double *dsrc_t, const int32_t *didx, int64_t n, int64_t width,
                                 dgnn_err *err);
 
+/* ---- sparse GCN ops on the device (spmm.cu), the GPU twins of spmm.h's ----
+ * NOT YET VERIFIED ON HARDWARE: tests/cuda/test_cuda_spmm.c compares each op with its CPU
+ * op when a GPU is present, and none has run them yet.
+ * A CSR matrix lives on the device as a dgnn_cuda_csr, copied once from a host dgnn_csr (a
+ * snapshot's A_hat, and its transpose unless A_hat is symmetric) and reused by every product
+ * over it. The products are cuSPARSE's generic SpMM with a deterministic algorithm (spmm.cu
+ * says which and why): the same bits on every run, not the CPU's (other summation orders),
+ * so results agree with the CPU ops within float rounding. The ops take the matrix as
+ * non-const: it keeps cuSPARSE's workspace, which a product grows (in stream order) when it
+ * needs more; so use a matrix on one context only. Sizes and shapes as spmm.h's ops; a
+ * matrix or size that the CPU op asserts on is DGNN_EINVAL here. */
+#include "dgnn/spmm.h" /* dgnn_csr (its guard makes this a no-op when already included) */
+typedef struct {
+    int64_t rows, cols, nnz;
+    int32_t *rowptr;    /* (rows+1) device; 32-bit, cuSPARSE's one index type for both arrays */
+    int32_t *col;       /* (nnz) device, ascending within a row */
+    float *val;         /* (nnz) device */
+    void *mem_;         /* the device block that holds the three arrays */
+    void *descr_;       /* cuSPARSE's descriptor of the matrix (NULL when nnz == 0) */
+    void *work_;        /* cusparseSpMM's workspace (stream-ordered), work_bytes_ bytes */
+    size_t work_bytes_;
+} dgnn_cuda_csr;
+/* d = a on the device (a's arrays are host memory). DGNN_EINVAL when a does not fit 32-bit
+ * indices (at most 2^31 - 1 rows, columns and entries) or is not a CSR cuSPARSE can read:
+ * row pointers from 0 to nnz, non-decreasing; columns in [0, cols), ascending within a row
+ * (snapshots' A_hat and dgnn_csr_transpose's result are; the CPU ops take any order). Waits
+ * for the copies: a may be freed on return. Free d with dgnn_cuda_csr_free (a zeroed d is a
+ * no-op) once no queued op uses it (after a dgnn_cuda_sync), on the same context. */
+int dgnn_cuda_csr_init(dgnn_cuda *c, dgnn_cuda_csr *d, const dgnn_csr *a, dgnn_err *err);
+void dgnn_cuda_csr_free(dgnn_cuda *c, dgnn_cuda_csr *d);
+/* The GPU twin of dgnn_spmm: Y (A->rows, F) = A X (A->cols, F), or Y += A X when accumulate
+ * is non-zero; an empty row gives a zero row; Y must not overlap X. */
+int dgnn_cuda_spmm(dgnn_cuda *c, float *dY, dgnn_cuda_csr *A, const float *dX, int64_t F, int accumulate,
+                   dgnn_err *err);
+/* The GPU twin of dgnn_spmm_backward: dX (At->rows, F) += At dY (At->cols, F), At = A^T from
+ * dgnn_csr_transpose (uploaded), or A itself when A is symmetric. */
+int dgnn_cuda_spmm_backward(dgnn_cuda *c, float *ddX, dgnn_cuda_csr *At, const float *ddY, int64_t F,
+                            dgnn_err *err);
+/* The GPU twins of dgnn_gcn_forward / _backward: Y (N, Dout) = A X (N, Din) W^T + b, W (Dout,
+ * Din), b (Dout) or NULL; the same product order (dgnn_gcn_xw_first) and saved (N, min(Din,
+ * Dout)); backward: dX += (or NULL: no input gradient), dW +=, db += (or NULL), scratch (N,
+ * min(Din, Dout)) overwritten, At = A^T (or A when symmetric). */
+int dgnn_cuda_gcn_forward(dgnn_cuda *c, float *dY, float *dsaved, dgnn_cuda_csr *A, const float *dX, const float *dW,
+                          const float *db, int64_t N, int64_t Din, int64_t Dout, dgnn_err *err);
+int dgnn_cuda_gcn_backward(dgnn_cuda *c, float *ddX, float *ddW, float *ddb, float *dscratch, const float *ddY,
+                           const float *dsaved, dgnn_cuda_csr *At, const float *dX, const float *dW, int64_t N,
+                           int64_t Din, int64_t Dout, dgnn_err *err);
+/* The GPU twins of dgnn_gcn_onehot_forward / _backward: Y (N, Dout) = A E[idx] + b, E (V,
+ * Dout), idx (N) in [0, V) or -1 (a zero input row; an index >= V is not checked on the
+ * device: keep it out), saved (N, Dout) = E[idx]; backward: dE +=, db += (or NULL), scratch
+ * (N, Dout) overwritten. Deterministic as the CPU's: rows of dE shared by many nodes are
+ * summed in node order (a stable grouping by index, no atomics). V < 2^31. */
+int dgnn_cuda_gcn_onehot_forward(dgnn_cuda *c, float *dY, float *dsaved, dgnn_cuda_csr *A, const int32_t *didx,
+                                 const float *dE, const float *db, int64_t N, int64_t V, int64_t Dout, dgnn_err *err);
+int dgnn_cuda_gcn_onehot_backward(dgnn_cuda *c, float *ddE, float *ddb, float *dscratch, const float *ddY,
+                                  dgnn_cuda_csr *At, const int32_t *didx, int64_t N, int64_t V, int64_t Dout,
+                                  dgnn_err *err);
+/* The GPU twin of dgnn_transpose: out (C, R) = in (R, C)^T, or out += in^T when accumulate
+ * is non-zero. */
+int dgnn_cuda_transpose(dgnn_cuda *c, float *dout, const float *din, int64_t R, int64_t C, int accumulate,
+                        dgnn_err *err);
+
 /* ---- the node state store on the device (state.cu), state.h's dgnn_state ----
  * The same arrays and rules; a struct of its own because state.h is in a higher layer.
  * Fill it from a host store with dgnn_cuda_upload, one array at a time. */

@@ -6,6 +6,7 @@
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <cusparse.h>
 
 #include "cuda_internal.h"
 
@@ -27,6 +28,16 @@ extern "C" int dgnn_cuda_init(dgnn_cuda **out, int device, dgnn_err *err) {
     if (!rc && (cublasSetStream(c->blas, c->stream) != CUBLAS_STATUS_SUCCESS ||
                 cublasSetMathMode(c->blas, CUBLAS_DEFAULT_MATH) != CUBLAS_STATUS_SUCCESS))
         rc = dgnn_cuda_fail(err, DGNN_EDEVICE, "cuBLAS: setting the stream or FP32 math mode failed");
+    if (!rc) { /* the sparse products' handle (spmm.cu), on the same stream */
+        cusparseStatus_t s = cusparseCreate(&c->sparse);
+        if (s != CUSPARSE_STATUS_SUCCESS) {
+            c->sparse = nullptr; /* nothing for dgnn_cuda_free to destroy */
+            rc = dgnn_cuda_fail(err, DGNN_EDEVICE, "cuSPARSE: cusparseCreate failed on device %d: %s", device,
+                                cusparseGetErrorString(s));
+        } else if ((s = cusparseSetStream(c->sparse, c->stream)) != CUSPARSE_STATUS_SUCCESS) {
+            rc = dgnn_cuda_fail(err, DGNN_EDEVICE, "cuSPARSE: setting the stream failed: %s", cusparseGetErrorString(s));
+        }
+    }
     if (rc) {
         dgnn_cuda_free(c);
         return rc;
@@ -37,6 +48,7 @@ extern "C" int dgnn_cuda_init(dgnn_cuda **out, int device, dgnn_err *err) {
 
 extern "C" void dgnn_cuda_free(dgnn_cuda *c) {
     if (!c) return;
+    if (c->sparse) cusparseDestroy(c->sparse);
     if (c->blas) cublasDestroy(c->blas);
     if (c->stream) cudaStreamDestroy(c->stream);
     free(c);

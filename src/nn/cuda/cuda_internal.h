@@ -4,6 +4,7 @@
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <cusparse.h>
 
 #include "dgnn/cuda.h"
 
@@ -11,6 +12,7 @@ struct dgnn_cuda {
     int device;
     cudaStream_t stream; /* every op and copy of this context runs on it, in order */
     cublasHandle_t blas; /* bound to stream, FP32 math */
+    cusparseHandle_t sparse; /* bound to stream: the sparse products (spmm.cu) */
 };
 
 /* Fills err (code, printf-style message) and returns code. */
