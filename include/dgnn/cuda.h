@@ -41,6 +41,7 @@
 
 #include "dgnn/base.h"
 #include "dgnn/nn.h"
+#include "dgnn/spmm.h" /* dgnn_csr: the sparse ops' host matrices */
 
 #ifdef __cplusplus
 extern "C" {
@@ -228,7 +229,6 @@ int dgnn_cuda_scatter_rows_last(dgnn_cuda *c, float *ddst, int64_t ldd, double *
  * non-const: it keeps cuSPARSE's workspace, which a product grows (in stream order) when it
  * needs more; so use a matrix on one context only. Sizes and shapes as spmm.h's ops; a
  * matrix or size that the CPU op asserts on is DGNN_EINVAL here. */
-#include "dgnn/spmm.h" /* dgnn_csr (its guard makes this a no-op when already included) */
 typedef struct {
     int64_t rows, cols, nnz;
     int32_t *rowptr;    /* (rows+1) device; 32-bit, cuSPARSE's one index type for both arrays */
