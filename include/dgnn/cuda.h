@@ -1,6 +1,6 @@
 /* cuda.h: the CUDA backend (built only with -DDGNN_CUDA=ON; src/nn/cuda/). Issue 14 grows
  * it into the GPU path of the memory-based models (TGN, JODIE, DyRep, APAN). It holds
- * device discovery, a device context (device, stream, cuBLAS handle), device buffers and
+ * device discovery, a device context (device, stream, cuBLAS and cuSPARSE handles), device buffers and
  * copies, the dense product that mirrors nn.h's dgnn_gemm, and the GPU twin of every
  * non-product op a training step of those models runs:
  *   linear layer, GRU and RNN cells (the memory updaters), time encoding,
@@ -13,7 +13,10 @@
  *   node state store (memory, memory time, mailbox ring; state.h's rules);
  * and, composed of those ops, one training step of TGN, JODIE or DyRep (tgn_step.cu) and
  * one of APAN (apan_step.cu): forward, loss, backward, memory/mail commit and Adam on the
- * device, the batch's bookkeeping from the CPU model.
+ * device, the batch's bookkeeping from the CPU model. Issue 18 adds the snapshot models'
+ * ops: the sparse products and GCN layers of spmm.h (spmm.cu, cuSPARSE), and the matrix
+ * GRU, TopK, LSTM cell, losses and RReLU of nn.h (mgru.cu, lstm.cu, snap_loss.cu,
+ * rrelu.cu); no snapshot model is composed of them yet.
  * Each GPU op is tested against its CPU reference in tests/cuda/ (which skip without a
  * GPU; scripts/gpu-check.sh runs them and compute-sanitizer where there is one), the
  * steps against the CPU model's step (test_cuda_tgn, test_cuda_apan).
@@ -21,8 +24,8 @@
  * NOT YET VERIFIED ON HARDWARE beyond the saxpy seed: the context, buffers, dgnn_cuda_gemm
  * and every op below compile here and in CI, and tests/cuda/ checks each against its CPU
  * op when a GPU is present, but no GPU has run them yet (docs/results.md says when that
- * last ran). No model trains on the GPU yet: the TGN step exists (not yet run on a GPU
- * either), but no trainer calls it and there is no --device flag.
+ * last ran). `dgnn train --device cuda` trains TGN, JODIE, DyRep and APAN through the
+ * steps above (src/train/event_device.c), on the host emulation only so far.
  *
  * Conventions: the CPU op's arguments in the CPU op's order and meaning, the context
  * first and the error last; pointers called `d*` are device memory (the CPU op's name
