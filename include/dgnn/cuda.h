@@ -453,6 +453,42 @@ int dgnn_cuda_apan_commit(dgnn_cuda *c, dgnn_cuda_apan *t, dgnn_cuda_state *s, c
 int dgnn_cuda_apan_adam(dgnn_cuda *c, dgnn_cuda_apan *t, double lr, double beta1, double beta2, double eps,
                         double weight_decay, int64_t step, dgnn_err *err);
 
+/* ---- the snapshot models' dense kernels (issue 18; mgru.cu, lstm.cu, snap_loss.cu, rrelu.cu) ----
+ * NOT YET VERIFIED ON HARDWARE: tests/cuda/test_cuda_snap.c compares each with its CPU op
+ * when a GPU is present, and none has run it yet.
+ * The GPU twins of nn.h's "snapshot models' dense kernels", the conventions above (device
+ * arrays d*, gradients +=, asynchronous on the stream). Where the CPU op allocates its
+ * temporaries, the matrix GRU's backward takes them from the caller (dscratch) and TopK
+ * allocates them stream-ordered (cudaMallocAsync / cudaFreeAsync on the context's stream:
+ * no wait). Every reduction runs in a fixed order (no float atomics): the same bits on
+ * every run. */
+/* mgru.cu: the GPU twin of dgnn_mgru_forward: q_new (R, C); saved (4, R, C) = [Z, Rs, Hc,
+ * Rs*Q]; x, q (R, C), x may equal q (EvolveGCN-O); params dgnn_mgru_param_count(R, C)
+ * floats in the CPU's layout [W (3R, R); U (3R, R); B (3R, C)]. q_new must not alias x or
+ * q (DGNN_EINVAL). */
+int dgnn_cuda_mgru_forward(dgnn_cuda *c, float *dq_new, float *dsaved, const float *dx, const float *dq,
+                           const float *dparams, int64_t R, int64_t C, dgnn_err *err);
+/* mgru.cu: the GPU twin of dgnn_mgru_backward: dx (R, C) += (or NULL), dq (R, C) +=,
+ * dparams += (both required); dx may equal dq. scratch (4 R C floats) overwritten: the
+ * CPU op's own temporaries. */
+int dgnn_cuda_mgru_backward(dgnn_cuda *c, float *ddx, float *ddq, float *ddparams, float *dscratch,
+                            const float *ddq_new, const float *dsaved, const float *dx, const float *dq,
+                            const float *dparams, int64_t R, int64_t C, dgnn_err *err);
+/* mgru.cu: the GPU twin of dgnn_topk_forward: out (F, k), idx (k), tanh_s (k) from X (N, F),
+ * p (F), mask (N, or NULL: every row valid); nsel (1, or NULL) gets the CPU op's return
+ * value, the number of distinct rows selected (0 for k <= 0, when nothing else is
+ * written). The same rows as the CPU's, in the same order, ties and padding included: the
+ * scores are the CPU's doubles bit for bit (mgru.cu says why) and the ranking is its rule
+ * (higher score, then lower row). N must fit an int32, F >= 1, p non-zero (a zero p gives
+ * NaN scores, whose order the CPU leaves unspecified). */
+int dgnn_cuda_topk_forward(dgnn_cuda *c, int64_t *dnsel, float *dout, int32_t *didx, float *dtanh_s, const float *dX,
+                           const float *dp, const uint8_t *dmask, int64_t N, int64_t F, int64_t k, dgnn_err *err);
+/* mgru.cu: the GPU twin of dgnn_topk_backward: dX (N, F) += (or NULL), dp (F) += from dout
+ * (F, k); a padded (repeated) row gets the sum of its columns, added in column order. */
+int dgnn_cuda_topk_backward(dgnn_cuda *c, float *ddX, float *ddp, const float *ddout, const int32_t *didx,
+                            const float *dtanh_s, const float *dX, const float *dp, int64_t N, int64_t F, int64_t k,
+                            dgnn_err *err);
+
 #ifdef __cplusplus
 }
 #endif
