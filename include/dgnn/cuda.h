@@ -488,6 +488,21 @@ int dgnn_cuda_topk_forward(dgnn_cuda *c, int64_t *dnsel, float *dout, int32_t *d
 int dgnn_cuda_topk_backward(dgnn_cuda *c, float *ddX, float *ddp, const float *ddout, const int32_t *didx,
                             const float *dtanh_s, const float *dX, const float *dp, int64_t N, int64_t F, int64_t k,
                             dgnn_err *err);
+/* lstm.cu: the GPU twin of dgnn_lstm_forward: hout, cout (B, H); saved (B, DGNN_LSTM_SAVED(H))
+ * = [activated gates i | f | g | o (B, 4H), tanh c' (B, H)]; scratch (B, DGNN_LSTM_SCRATCH(H))
+ * overwritten; x (B, Din), h, c (B, H); W_ih (4H, Din), W_hh (4H, H), b_ih, b_hh (4H) or
+ * NULL. hout and cout must not alias h or c (DGNN_EINVAL). */
+int dgnn_cuda_lstm_forward(dgnn_cuda *c, float *dhout, float *dcout, float *dsaved, float *dscratch, const float *dx,
+                           const float *dh, const float *dc, const float *dW_ih, const float *dW_hh,
+                           const float *db_ih, const float *db_hh, int64_t B, int64_t Din, int64_t H,
+                           dgnn_err *err);
+/* lstm.cu: the GPU twin of dgnn_lstm_backward: dx, dh, dc, dW_ih, dW_hh, db_ih, db_hh all +=,
+ * any may be NULL; dhout, dcout (B, H) or NULL (zero); scratch (B, 4H) overwritten. */
+int dgnn_cuda_lstm_backward(dgnn_cuda *c, float *ddx, float *ddh, float *ddc, float *ddW_ih, float *ddW_hh,
+                            float *ddb_ih, float *ddb_hh, float *dscratch, const float *ddhout, const float *ddcout,
+                            const float *dsaved, const float *dx, const float *dh, const float *dc,
+                            const float *dW_ih, const float *dW_hh, int64_t B, int64_t Din, int64_t H,
+                            dgnn_err *err);
 
 #ifdef __cplusplus
 }
