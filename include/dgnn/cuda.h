@@ -503,6 +503,20 @@ int dgnn_cuda_lstm_backward(dgnn_cuda *c, float *ddx, float *ddh, float *ddc, fl
                             const float *dsaved, const float *dx, const float *dh, const float *dc,
                             const float *dW_ih, const float *dW_hh, int64_t B, int64_t Din, int64_t H,
                             dgnn_err *err);
+/* snap_loss.cu: the GPU twins of dgnn_wce_forward / _backward (EvolveGCN's weighted
+ * cross-entropy, the mean over M, class_w (C) or NULL) and dgnn_mse_forward / _backward.
+ * The forwards' loss goes to device memory, dloss (1 double; 0 for no samples), where the
+ * CPU op returns it: download it after a sync. The backwards' dloss is the host scalar of
+ * the CPU op. A label outside [0, C), which the CPU op asserts on, makes the loss and that
+ * row's gradient NaN. */
+int dgnn_cuda_wce_forward(dgnn_cuda *c, double *dloss, const float *dlogits, const int32_t *dlabels,
+                          const float *dclass_w, int64_t M, int64_t C, dgnn_err *err);
+int dgnn_cuda_wce_backward(dgnn_cuda *c, float *ddlogits, float dloss, const float *dlogits, const int32_t *dlabels,
+                           const float *dclass_w, int64_t M, int64_t C, dgnn_err *err);
+int dgnn_cuda_mse_forward(dgnn_cuda *c, double *dloss, const float *dpred, const float *dtarget, int64_t n,
+                          dgnn_err *err);
+int dgnn_cuda_mse_backward(dgnn_cuda *c, float *ddpred, float dloss, const float *dpred, const float *dtarget,
+                           int64_t n, dgnn_err *err);
 
 #ifdef __cplusplus
 }
