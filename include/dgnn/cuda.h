@@ -517,6 +517,14 @@ int dgnn_cuda_mse_forward(dgnn_cuda *c, double *dloss, const float *dpred, const
                           dgnn_err *err);
 int dgnn_cuda_mse_backward(dgnn_cuda *c, float *ddpred, float dloss, const float *dpred, const float *dtarget,
                            int64_t n, dgnn_err *err);
+/* rrelu.cu: the GPU twin of dgnn_rrelu_forward (y may equal x) / _backward. Randomness:
+ * where the CPU op takes an rng, the GPU op takes `key`, the u64 the CPU op draws from it
+ * (dgnn_rng_u64, once per call in training, even for n = 0; never in eval); the slopes are
+ * then the CPU's bit for bit. key is read only in training (NULL there: DGNN_EINVAL). */
+int dgnn_cuda_rrelu_forward(dgnn_cuda *c, float *dy, float *dslope, const float *dx, int64_t n, float lower,
+                            float upper, int training, const uint64_t *key, dgnn_err *err);
+int dgnn_cuda_rrelu_backward(dgnn_cuda *c, float *ddx, const float *ddy, const float *dslope, int64_t n,
+                             dgnn_err *err);
 
 #ifdef __cplusplus
 }
