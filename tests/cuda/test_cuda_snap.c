@@ -639,6 +639,9 @@ static void test_refusals(dgnn_cuda *c) {
     CUDA_OK(dgnn_cuda_topk_backward(c, d, d, d, (const int32_t *)d, d, d, d, 4, 3, 0, ERR));
     CUDA_OK(dgnn_cuda_rrelu_forward(c, d, d, d, 0, 0.125f, 0.25f, 1, &key, ERR));
     CUDA_OK(dgnn_cuda_rrelu_backward(c, d, d, d, 0, ERR));
+    /* empty arrays may all be NULL: no alias refusal for them */
+    CUDA_OK(dgnn_cuda_mgru_forward(c, NULL, NULL, NULL, NULL, NULL, 0, 0, ERR));
+    CUDA_OK(dgnn_cuda_lstm_forward(c, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, ERR));
     CUDA_OK(dgnn_cuda_sync(c, ERR));
     dgnn_cuda_release(c, d);
 }

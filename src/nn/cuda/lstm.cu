@@ -63,10 +63,9 @@ extern "C" int dgnn_cuda_lstm_forward(dgnn_cuda *c, float *dhout, float *dcout, 
                                       const float *dW_hh, const float *db_ih, const float *db_hh, int64_t B,
                                       int64_t Din, int64_t H, dgnn_err *err) {
     int rc = check_sizes("dgnn_cuda_lstm_forward", B, Din, H, err);
-    if (rc) return rc;
+    if (rc || B == 0 || H == 0) return rc; // before the alias check: empty arrays may all be NULL
     if (dhout == dh || dhout == dc || dcout == dh || dcout == dc)
         return dgnn_cuda_fail(err, DGNN_EINVAL, "dgnn_cuda_lstm_forward: hout and cout must not alias h or c");
-    if (B == 0 || H == 0) return DGNN_OK;
     const int64_t G = 4 * H;
     rc = dgnn_cuda_linear_forward(c, dsaved, dx, dW_ih, db_ih, B, Din, G, err);
     if (!rc) rc = dgnn_cuda_linear_forward(c, dscratch, dh, dW_hh, db_hh, B, H, G, err);

@@ -94,10 +94,10 @@ extern "C" int dgnn_cuda_mgru_forward(dgnn_cuda *c, float *dq_new, float *dsaved
     if (R < 0 || C < 0)
         return dgnn_cuda_fail(err, DGNN_EINVAL, "dgnn_cuda_mgru_forward: sizes R %lld, C %lld", (long long)R,
                               (long long)C);
+    const int64_t RC = R * C;
+    if (RC == 0) return DGNN_OK; // before the alias check: empty arrays may all be NULL
     if (dq_new == dq || dq_new == dx)
         return dgnn_cuda_fail(err, DGNN_EINVAL, "dgnn_cuda_mgru_forward: q_new must not alias x or q");
-    const int64_t RC = R * C;
-    if (RC == 0) return DGNN_OK;
     const float *W = dparams;             // (3R, R)
     const float *U = dparams + 3 * R * R; // (3R, R)
     const float *B = dparams + 6 * R * R; // (3R, C)
@@ -124,10 +124,10 @@ extern "C" int dgnn_cuda_mgru_backward(dgnn_cuda *c, float *ddx, float *ddq, flo
     if (R < 0 || C < 0)
         return dgnn_cuda_fail(err, DGNN_EINVAL, "dgnn_cuda_mgru_backward: sizes R %lld, C %lld", (long long)R,
                               (long long)C);
-    if (!ddq || !ddparams || !dscratch)
-        return dgnn_cuda_fail(err, DGNN_EINVAL, "dgnn_cuda_mgru_backward: dq, dparams and scratch are required");
     const int64_t RC = R * C;
     if (RC == 0) return DGNN_OK; // C = 0: every product has K = 0 and beta 1, nothing changes
+    if (!ddq || !ddparams || !dscratch)
+        return dgnn_cuda_fail(err, DGNN_EINVAL, "dgnn_cuda_mgru_backward: dq, dparams and scratch are required");
     const float *W = dparams, *U = dparams + 3 * R * R;
     float *dW = ddparams, *dU = ddparams + 3 * R * R, *dB = ddparams + 6 * R * R;
     const float *RQ = dsaved + 3 * RC;
@@ -388,8 +388,8 @@ extern "C" int dgnn_cuda_topk_backward(dgnn_cuda *c, float *ddX, float *ddp, con
     if (F < 0 || k > INT_MAX)
         return dgnn_cuda_fail(err, DGNN_EINVAL, "dgnn_cuda_topk_backward: F %lld, k %lld", (long long)F,
                               (long long)k);
-    if (!ddp) return dgnn_cuda_fail(err, DGNN_EINVAL, "dgnn_cuda_topk_backward: dp is required");
     if (k <= 0 || F == 0) return DGNN_OK; // nothing to add
+    if (!ddp) return dgnn_cuda_fail(err, DGNN_EINVAL, "dgnn_cuda_topk_backward: dp is required");
     void *mem = nullptr;
     int rc = stream_alloc(c, &mem, align256(sizeof(double)) + (size_t)(2 * k) * sizeof(double),
                           "TopK's column gradients", err);
