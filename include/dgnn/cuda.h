@@ -518,6 +518,79 @@ int dgnn_cuda_apan_commit(dgnn_cuda *c, dgnn_cuda_apan *t, dgnn_cuda_state *s, c
 int dgnn_cuda_apan_adam(dgnn_cuda *c, dgnn_cuda_apan *t, double lr, double beta1, double beta2, double eps,
                         double weight_decay, int64_t step, dgnn_err *err);
 
+/* ---- the snapshot models' dense kernels (issue 18; mgru.cu, lstm.cu, snap_loss.cu, rrelu.cu) ----
+ * NOT YET VERIFIED ON HARDWARE: tests/cuda/test_cuda_snap.c compares each with its CPU op
+ * when a GPU is present, and none has run it yet.
+ * The GPU twins of nn.h's "snapshot models' dense kernels", the conventions above (device
+ * arrays d*, gradients +=, asynchronous on the stream). Where the CPU op allocates its
+ * temporaries, the matrix GRU's backward takes them from the caller (dscratch) and TopK
+ * allocates them stream-ordered (cudaMallocAsync / cudaFreeAsync on the context's stream:
+ * no wait). Every reduction runs in a fixed order (no float atomics): the same bits on
+ * every run. */
+/* mgru.cu: the GPU twin of dgnn_mgru_forward: q_new (R, C); saved (4, R, C) = [Z, Rs, Hc,
+ * Rs*Q]; x, q (R, C), x may equal q (EvolveGCN-O); params dgnn_mgru_param_count(R, C)
+ * floats in the CPU's layout [W (3R, R); U (3R, R); B (3R, C)]. q_new must not alias x or
+ * q (DGNN_EINVAL). */
+int dgnn_cuda_mgru_forward(dgnn_cuda *c, float *dq_new, float *dsaved, const float *dx, const float *dq,
+                           const float *dparams, int64_t R, int64_t C, dgnn_err *err);
+/* mgru.cu: the GPU twin of dgnn_mgru_backward: dx (R, C) += (or NULL), dq (R, C) +=,
+ * dparams += (both required); dx may equal dq. scratch (4 R C floats) overwritten: the
+ * CPU op's own temporaries. */
+int dgnn_cuda_mgru_backward(dgnn_cuda *c, float *ddx, float *ddq, float *ddparams, float *dscratch,
+                            const float *ddq_new, const float *dsaved, const float *dx, const float *dq,
+                            const float *dparams, int64_t R, int64_t C, dgnn_err *err);
+/* mgru.cu: the GPU twin of dgnn_topk_forward: out (F, k), idx (k), tanh_s (k) from X (N, F),
+ * p (F), mask (N, or NULL: every row valid); nsel (1, or NULL) gets the CPU op's return
+ * value, the number of distinct rows selected (0 for k <= 0, when nothing else is
+ * written). The same rows as the CPU's, in the same order, ties and padding included: the
+ * scores are the CPU's doubles bit for bit (mgru.cu says why) and the ranking is its rule
+ * (higher score, then lower row). N must fit an int32, F >= 1, p non-zero (a zero p gives
+ * NaN scores, whose order the CPU leaves unspecified). */
+int dgnn_cuda_topk_forward(dgnn_cuda *c, int64_t *dnsel, float *dout, int32_t *didx, float *dtanh_s, const float *dX,
+                           const float *dp, const uint8_t *dmask, int64_t N, int64_t F, int64_t k, dgnn_err *err);
+/* mgru.cu: the GPU twin of dgnn_topk_backward: dX (N, F) += (or NULL), dp (F) += from dout
+ * (F, k); a padded (repeated) row gets the sum of its columns, added in column order. */
+int dgnn_cuda_topk_backward(dgnn_cuda *c, float *ddX, float *ddp, const float *ddout, const int32_t *didx,
+                            const float *dtanh_s, const float *dX, const float *dp, int64_t N, int64_t F, int64_t k,
+                            dgnn_err *err);
+/* lstm.cu: the GPU twin of dgnn_lstm_forward: hout, cout (B, H); saved (B, DGNN_LSTM_SAVED(H))
+ * = [activated gates i | f | g | o (B, 4H), tanh c' (B, H)]; scratch (B, DGNN_LSTM_SCRATCH(H))
+ * overwritten; x (B, Din), h, c (B, H); W_ih (4H, Din), W_hh (4H, H), b_ih, b_hh (4H) or
+ * NULL. hout and cout must not alias h or c (DGNN_EINVAL). */
+int dgnn_cuda_lstm_forward(dgnn_cuda *c, float *dhout, float *dcout, float *dsaved, float *dscratch, const float *dx,
+                           const float *dh, const float *dc, const float *dW_ih, const float *dW_hh,
+                           const float *db_ih, const float *db_hh, int64_t B, int64_t Din, int64_t H,
+                           dgnn_err *err);
+/* lstm.cu: the GPU twin of dgnn_lstm_backward: dx, dh, dc, dW_ih, dW_hh, db_ih, db_hh all +=,
+ * any may be NULL; dhout, dcout (B, H) or NULL (zero); scratch (B, 4H) overwritten. */
+int dgnn_cuda_lstm_backward(dgnn_cuda *c, float *ddx, float *ddh, float *ddc, float *ddW_ih, float *ddW_hh,
+                            float *ddb_ih, float *ddb_hh, float *dscratch, const float *ddhout, const float *ddcout,
+                            const float *dsaved, const float *dx, const float *dh, const float *dc,
+                            const float *dW_ih, const float *dW_hh, int64_t B, int64_t Din, int64_t H,
+                            dgnn_err *err);
+/* snap_loss.cu: the GPU twins of dgnn_wce_forward / _backward (EvolveGCN's weighted
+ * cross-entropy, the mean over M, class_w (C) or NULL) and dgnn_mse_forward / _backward.
+ * The forwards' loss goes to device memory, dloss (1 double; 0 for no samples), where the
+ * CPU op returns it: download it after a sync. The backwards' dloss is the host scalar of
+ * the CPU op. A label outside [0, C), which the CPU op asserts on, makes the loss and that
+ * row's gradient NaN. */
+int dgnn_cuda_wce_forward(dgnn_cuda *c, double *dloss, const float *dlogits, const int32_t *dlabels,
+                          const float *dclass_w, int64_t M, int64_t C, dgnn_err *err);
+int dgnn_cuda_wce_backward(dgnn_cuda *c, float *ddlogits, float dloss, const float *dlogits, const int32_t *dlabels,
+                           const float *dclass_w, int64_t M, int64_t C, dgnn_err *err);
+int dgnn_cuda_mse_forward(dgnn_cuda *c, double *dloss, const float *dpred, const float *dtarget, int64_t n,
+                          dgnn_err *err);
+int dgnn_cuda_mse_backward(dgnn_cuda *c, float *ddpred, float dloss, const float *dpred, const float *dtarget,
+                           int64_t n, dgnn_err *err);
+/* rrelu.cu: the GPU twin of dgnn_rrelu_forward (y may equal x) / _backward. Randomness:
+ * where the CPU op takes an rng, the GPU op takes `key`, the u64 the CPU op draws from it
+ * (dgnn_rng_u64, once per call in training, even for n = 0; never in eval); the slopes are
+ * then the CPU's bit for bit. key is read only in training (NULL there: DGNN_EINVAL). */
+int dgnn_cuda_rrelu_forward(dgnn_cuda *c, float *dy, float *dslope, const float *dx, int64_t n, float lower,
+                            float upper, int training, const uint64_t *key, dgnn_err *err);
+int dgnn_cuda_rrelu_backward(dgnn_cuda *c, float *ddx, const float *ddy, const float *dslope, int64_t n,
+                             dgnn_err *err);
+
 #ifdef __cplusplus
 }
 #endif
