@@ -4,14 +4,6 @@
 // step and a CPU step drop the same units.
 #include "cuda_internal.h"
 
-// base.h's dgnn_hash64 (the splitmix64 finaliser), for the device
-__device__ static inline uint64_t hash64_dev(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
 __global__ static void relu_fwd(float *out, const float *inp, int64_t n) {
     DGNN_CUDA_FOR(i, n) out[i] = inp[i] > 0 ? inp[i] : 0.0f;
 }
@@ -22,7 +14,7 @@ __global__ static void relu_bwd(float *dinp, const float *dout, const float *out
 
 __global__ static void mask_kernel(float *mask, int64_t n, uint64_t thresh, float scale, uint64_t seed) {
     DGNN_CUDA_FOR(i, n) {
-        const uint64_t h = hash64_dev(seed + (uint64_t)(i + 1) * 0x9E3779B97F4A7C15ULL);
+        const uint64_t h = dgnn_hash64_dev(seed + (uint64_t)(i + 1) * 0x9E3779B97F4A7C15ULL);
         mask[i] = (h >> 40) >= thresh ? scale : 0.0f;
     }
 }

@@ -69,6 +69,14 @@ __device__ inline float dgnn_block_max(float v, float *sh) {
 }
 
 /* nn.h's dgnn_sigmoidf: two branches so that exp never overflows */
+/* base.h's dgnn_hash64 (the splitmix64 finaliser), for the device: dropout's masks (act.cu)
+ * and RReLU's slopes (rrelu.cu) hash (seed, i) as the CPU does */
+__device__ inline uint64_t dgnn_hash64_dev(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
 __device__ inline float dgnn_sigmoidf_dev(float x) {
     if (x >= 0) return 1.0f / (1.0f + expf(-x));
     const float e = expf(x);

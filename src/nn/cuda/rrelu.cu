@@ -10,14 +10,6 @@
 // does not have), then one rounding to float: the slopes are the CPU's bit for bit.
 #include "cuda_internal.h"
 
-// base.h's dgnn_hash64 (the splitmix64 finaliser), for the device (as act.cu's)
-__device__ static inline uint64_t hash64_dev(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
 static unsigned blocks_for(int64_t n) { return dgnn_cuda_blocks(n, DGNN_CUDA_THREADS); }
 
 __global__ static void rrelu_eval(float *y, float *slope, const float *x, int64_t n, float a) {
@@ -36,7 +28,7 @@ __global__ static void rrelu_train(float *y, float *slope, const float *x, int64
         float s = 1.0f;
         if (!(v > 0.0f)) {
             // 53 high bits of the hash -> uniform double in [0, 1) (exact: a 53-bit integer times 2^-53)
-            const double u = (double)(hash64_dev(key + (uint64_t)i * 0x9E3779B97F4A7C15ULL) >> 11) * two_m53;
+            const double u = (double)(dgnn_hash64_dev(key + (uint64_t)i * 0x9E3779B97F4A7C15ULL) >> 11) * two_m53;
             s = (float)__dadd_rn(lower, __dmul_rn(u, width));
         }
         slope[i] = s;
