@@ -36,7 +36,7 @@ command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,memory.total,dr
 "$nvcc" --version | tail -1
 # the programs: one per tests/cuda/test_cuda*.c (CMakeLists.txt builds them the same way)
 progs=$(cd "$root/tests/cuda" && ls test_cuda*.c | sed 's/\.c$//' | tr '\n' ' ')
-shared_mem_progs="test_cuda_layers test_cuda_attention" # block reductions in shared memory
+shared_mem_progs="test_cuda_layers test_cuda_attention test_cuda_snap" # block reductions in shared memory
 slow_progs="test_cuda_train"                             # whole training runs: not under a sanitizer
 data=""
 for d in "${DGNN_DATA_DIR:-}" "$root/../shared/data" "$root/shared/data"; do
