@@ -11,15 +11,18 @@
 #     first 50 batches, and the step-time curve at batch 200, 600, 1,200, 2,400 and 4,800,
 #     then the CPU's bench;
 #     each curve also written as JSON beside OUTFILE (curve-cuda.json, curve-cpu.json), with
-#     the rate of applying received state rows on that device; then DepBloom against strict
-#     projected from the GPU's curve for 1-512 workers (scripts/sim-from-curve.sh: wikipedia
-#     with 10,000-, 5,000- and 2,500-event windows and a 10M-event synthetic stream, refinement
-#     K = 1 and 4; tables and JSON in sim-cuda/ beside OUTFILE; GPU_CHECK_SIM=0 skips it);
+#     the rate of applying received state rows and the optimizer's part of a step on that
+#     device. DepBloom against strict projected from the GPU's curve (scripts/sim-from-curve.sh:
+#     wikipedia with 10,000-, 5,000- and 2,500-event windows and a 10M-event synthetic stream,
+#     refinement K = 1 and 4) is CPU work: run it afterwards on any machine,
+#     `scripts/sim-from-curve.sh OUTDIR/curve-cuda.json OUTDIR/sim-cuda`, so that it spends no
+#     device time (GPU_CHECK_SIM=1 runs it here, into sim-cuda/ beside OUTFILE);
 #  4. accuracy: 3 epochs of TGN (tgn-paper) on wikipedia on the GPU and on the CPU with the
 #     same seed; every epoch's validation AP and the test AP within 0.005
 #     (GPU_CHECK_ACCURACY=0 skips it, for a quick rerun);
 #  5. compute-sanitizer's memcheck on each test program but test_cuda_train (whole training
-#     runs, too slow under it; its kernels are the other programs'). With
+#     runs, too slow under it; its kernels are the other programs'; GPU_CHECK_SANITIZER=0
+#     skips it, for a rerun of the rest). With
 #     GPU_CHECK_RACECHECK=1 also racecheck and synccheck on the programs whose kernels use
 #     shared memory and barriers (block reductions: layer norm, the loss, the attention).
 # Exit status: non-zero if the build, a test, the accuracy or a sanitizer fails. Run it on
@@ -73,7 +76,7 @@ if [ -n "$data" ]; then
     done
     echo "-- dgnn bench train --device cpu --preset tgn-paper (one epoch)"
     "$dgnn" bench train --device cpu --data "$data" --quiet 2>&1 | grep -A2 "^epoch" || rc=1
-    if [ "${GPU_CHECK_SIM:-1}" = 1 ] && [ -f "$outdir/curve-cuda.json" ]; then
+    if [ "${GPU_CHECK_SIM:-0}" = 1 ] && [ -f "$outdir/curve-cuda.json" ]; then
         echo "== DepBloom against strict, projected from the GPU's step-time curve (scripts/sim-from-curve.sh)"
         bash "$root/scripts/sim-from-curve.sh" "$outdir/curve-cuda.json" "$outdir/sim-cuda" "$dgnn" || rc=1
     fi
@@ -101,7 +104,9 @@ else
     echo "== bench and accuracy: skipped (no wikipedia/wikipedia.csv in \$DGNN_DATA_DIR, ../shared/data or shared/data)"; rc=1
 fi
 san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer 2>/dev/null | head -1)
-if [ -n "$san" ] && [ -x "$san" ]; then
+if [ "${GPU_CHECK_SANITIZER:-1}" != 1 ]; then
+    echo "== compute-sanitizer: skipped (GPU_CHECK_SANITIZER=0)"
+elif [ -n "$san" ] && [ -x "$san" ]; then
     for p in $progs; do
         case " $slow_progs " in *" $p "*) continue ;; esac
         tools="memcheck"
