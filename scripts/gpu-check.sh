@@ -2,7 +2,10 @@
 # gpu-check.sh [OUTFILE]: everything that needs the lent GPU, in one short run (issue 14),
 # writing what it saw to OUTFILE (default build-cuda/gpu-check.txt):
 #  1. builds the CUDA tree (build-cuda/; CMAKE_CUDA_ARCHITECTURES from GPU_CHECK_ARCH,
-#     default 90, the H200's) with the dgnn command;
+#     default 90, the H200's) with the dgnn command; or, with GPU_CHECK_PREBUILT=DIR, takes
+#     the programs, libraries and data that scripts/gpu-bundle.sh gathered into DIR on
+#     another machine (the lent GPU's image has nvcc and CMake but not this project's Debian
+#     libraries, and nothing can be installed there: build here, carry DIR);
 #  2. runs the tests/cuda programs (test_cuda*: every GPU op against its CPU reference, the
 #     TGN and APAN steps (test_cuda_tgn, test_cuda_apan) against the CPU model's, the
 #     trainer against the CPU trainer) and cli_device;
@@ -41,22 +44,38 @@ command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,memory.total,dr
 progs=$(cd "$root/tests/cuda" && ls test_cuda*.c | sed 's/\.c$//' | tr '\n' ' ')
 shared_mem_progs="test_cuda_layers test_cuda_attention test_cuda_snap" # block reductions in shared memory
 slow_progs="test_cuda_train"                             # whole training runs: not under a sanitizer
+bindir=$root/build-cuda # where the programs are
+if [ -n "${GPU_CHECK_PREBUILT:-}" ]; then
+    bundle=$(cd "$GPU_CHECK_PREBUILT" 2>/dev/null && pwd) ||
+        { echo "GPU_CHECK_PREBUILT=$GPU_CHECK_PREBUILT: no such folder (scripts/gpu-bundle.sh makes it)"; exit 1; }
+    bindir=$bundle/bin
+    export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    [ -d "$bundle/data" ] && export DGNN_DATA_DIR="$bundle/data" # the tests' data too (tests/check.h)
+fi
 data=""
 for d in "${DGNN_DATA_DIR:-}" "$root/../shared/data" "$root/shared/data"; do
     [ -n "$d" ] && [ -f "$d/wikipedia/wikipedia.csv" ] && { data=$d/wikipedia/wikipedia.csv; break; }
 done
-echo "== build ($progs dgnn)"
-if ! { cmake -S "$root" -B "$root/build-cuda" -DCMAKE_BUILD_TYPE=Release -DDGNN_CUDA=ON -DDGNN_MPI=OFF \
-        -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="${GPU_CHECK_ARCH:-90}" \
-        > "$root/build-cuda/build.log" 2>&1 &&
-       cmake --build "$root/build-cuda" -j"$(nproc)" --target $progs dgnn >> "$root/build-cuda/build.log" 2>&1; }; then
-    grep -E -A3 "error|Error" "$root/build-cuda/build.log" | head -60; exit 1
+if [ -n "${GPU_CHECK_PREBUILT:-}" ]; then
+    echo "== prebuilt: $bindir ($(ls "$bindir" | tr '\n' ' ')), libraries from $bundle/lib"
+    for p in $progs dgnn; do [ -x "$bindir/$p" ] || { echo "$bindir/$p: missing (rerun scripts/gpu-bundle.sh)"; exit 1; }; done
+    ldd "$bindir/dgnn" | grep "not found" && { echo "dgnn: libraries not found on this machine"; exit 1; }
+else
+    echo "== build ($progs dgnn)"
+    if ! { cmake -S "$root" -B "$root/build-cuda" -DCMAKE_BUILD_TYPE=Release -DDGNN_CUDA=ON -DDGNN_MPI=OFF \
+            -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="${GPU_CHECK_ARCH:-90}" \
+            > "$root/build-cuda/build.log" 2>&1 &&
+           cmake --build "$root/build-cuda" -j"$(nproc)" --target $progs dgnn >> "$root/build-cuda/build.log" 2>&1; }; then
+        grep -E -A3 "error|Error" "$root/build-cuda/build.log" | head -60
+        echo "(a machine without this project's libraries: build elsewhere with scripts/gpu-bundle.sh, then GPU_CHECK_PREBUILT=gpu-bundle)"
+        exit 1
+    fi
 fi
 rc=0
-dgnn=$root/build-cuda/dgnn
+dgnn=$bindir/dgnn
 echo "== tests/cuda"
 for p in $progs; do
-    (cd "$root/build-cuda" && ./"$p"); t=$?
+    (cd "$root/build-cuda" && "$bindir/$p"); t=$?
     [ "$t" -eq 0 ] || { echo "$p: exit $t (77: no GPU seen)"; rc=1; }
 done
 echo "== cli_device"
@@ -117,7 +136,7 @@ elif [ -n "$san" ] && [ -x "$san" ]; then
             echo "== compute-sanitizer $tool $p"
             extra=""
             [ "$tool" = memcheck ] && extra="--leak-check full"
-            (cd "$root/build-cuda" && "$san" --tool "$tool" $extra --error-exitcode 9 ./"$p" > "$tool-$p.log" 2>&1)
+            (cd "$root/build-cuda" && "$san" --tool "$tool" $extra --error-exitcode 9 "$bindir/$p" > "$tool-$p.log" 2>&1)
             m=$?; tail -3 "$root/build-cuda/$tool-$p.log"
             [ "$m" -eq 0 ] || { echo "$tool $p: exit $m (log: build-cuda/$tool-$p.log)"; rc=1; }
         done

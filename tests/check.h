@@ -39,9 +39,12 @@ static inline int check_done(void) {
 }
 
 /* Returns the path of a shared dataset, or NULL (after printing why) if the shared
- * data folder is absent: the caller then skips that part. */
+ * data folder is absent: the caller then skips that part. The folder is the environment's
+ * DGNN_DATA_DIR when set (a test binary run on another machine, e.g. the lent GPU's with
+ * scripts/gpu-bundle.sh's data), else the one the build was configured with. */
 static inline const char *check_data(char *buf, size_t cap, const char *rel) {
-    snprintf(buf, cap, "%s/%s", DGNN_DATA_DIR, rel);
+    const char *dir = getenv("DGNN_DATA_DIR");
+    snprintf(buf, cap, "%s/%s", dir && *dir ? dir : DGNN_DATA_DIR, rel);
     if (access(buf, R_OK) != 0) {
         printf("skip: %s not found (shared data folder absent)\n", buf);
         return NULL;

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# gpu-bundle.sh [DIR]: everything scripts/gpu-check.sh needs on the lent GPU machine, built
+# and gathered HERE, into DIR (default gpu-bundle/, ignored by git) for the device tool to
+# carry. That machine starts bare from a CUDA image: it has nvcc, CMake and the CUDA
+# libraries, but not this project's Debian dependencies (OpenBLAS, METIS, GLPK, cJSON,
+# libyaml), and nothing can be installed there; the shared data beside the checkout
+# (../shared) does not travel either. So:
+#  - builds the CUDA tree (build-cuda/, Release, sm_90 or GPU_CHECK_ARCH, without MPI) with
+#    the dgnn command and every tests/cuda program, as gpu-check.sh's own build does;
+#  - DIR/bin: those programs; DIR/lib: the shared libraries they load that are neither the C
+#    runtime's nor CUDA's (the device's own toolkit provides libcudart, libcublas and
+#    libcusparse: carrying them would pass the 64 MiB the tool carries);
+#  - DIR/data/wikipedia/wikipedia.csv from the shared data folder (bench and accuracy).
+# Then, with the device tool: carry ["gpu-bundle"], command
+#   GPU_CHECK_PREBUILT=gpu-bundle scripts/gpu-check.sh "$OUT/gpu-check.txt"
+# Prints the bundle's size; exit 1 if the build fails or the bundle would not fit.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+dir=${1:-$root/gpu-bundle}
+nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+[ -x "$nvcc" ] || { echo "gpu-bundle: no nvcc (the CUDA toolkit) on this machine" >&2; exit 1; }
+progs=$(cd "$root/tests/cuda" && ls test_cuda*.c | sed 's/\.c$//' | tr '\n' ' ')
+mkdir -p "$root/build-cuda"
+echo "== build-cuda ($progs dgnn)"
+if ! { cmake -S "$root" -B "$root/build-cuda" -DCMAKE_BUILD_TYPE=Release -DDGNN_CUDA=ON -DDGNN_MPI=OFF \
+        -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="${GPU_CHECK_ARCH:-90}" \
+        > "$root/build-cuda/build.log" 2>&1 &&
+       cmake --build "$root/build-cuda" -j"$(nproc)" --target $progs dgnn >> "$root/build-cuda/build.log" 2>&1; }; then
+    grep -E -A3 "error|Error" "$root/build-cuda/build.log" | head -40; exit 1
+fi
+rm -rf "$dir"
+mkdir -p "$dir/bin" "$dir/lib" "$dir/data/wikipedia"
+for p in dgnn $progs; do cp "$root/build-cuda/$p" "$dir/bin/"; done
+# the libraries to carry: what ldd resolves, less the C runtime and CUDA's own
+for p in "$dir"/bin/*; do ldd "$p"; done | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
+    grep -v -E '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*|libgcc_s|libstdc\+\+)\.so|/cuda[^/]*/' |
+    grep -v -E '/lib(cudart|cublas|cublasLt|cusparse|nvJitLink|nccl)\.so' |
+    while read -r lib; do cp -L "$lib" "$dir/lib/"; done
+data=""
+for d in "${DGNN_DATA_DIR:-}" "$root/../shared/data" "$root/shared/data"; do
+    [ -n "$d" ] && [ -f "$d/wikipedia/wikipedia.csv" ] && { data=$d/wikipedia/wikipedia.csv; break; }
+done
+if [ -n "$data" ]; then cp "$data" "$dir/data/wikipedia/"
+else echo "gpu-bundle: no wikipedia/wikipedia.csv in \$DGNN_DATA_DIR, ../shared/data or shared/data: gpu-check.sh will skip its bench and accuracy"; fi
+echo "== $dir: $(ls "$dir/bin" | wc -l) programs, libraries: $(ls "$dir/lib" | tr '\n' ' ')"
+kb=$(du -sk "$dir" | cut -f1)
+tree_kb=$(cd "$root" && git ls-files -z | xargs -0 du -ck 2>/dev/null | tail -1 | cut -f1)
+echo "== size: bundle $((kb / 1024)) MiB, tracked tree $((tree_kb / 1024)) MiB (the device tool carries at most 64 MiB)"
+[ $((kb + tree_kb)) -le $((64 * 1024)) ] || { echo "gpu-bundle: too large to carry" >&2; exit 1; }
