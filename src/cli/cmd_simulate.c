@@ -265,7 +265,7 @@ static int simulate_event(const ev_opts *o) {
         free(r1), free(rs), free(rd);
         return ret;
     }
-    if (train.num_events != r1[0].train_events)
+    if (train.num_events != r1[0].train_events && !o->data) /* --data: another stream on purpose */
         fprintf(stderr, "dgnn simulate: warning: the stream has %lld training events, %s trained on %lld (another "
                         "dataset or split?)\n", (long long)train.num_events, r1[0].path,
                 (long long)r1[0].train_events);
@@ -282,12 +282,17 @@ static int simulate_event(const ev_opts *o) {
     if (wev == 0) wev = DGNN_SIM_WINDOW_EVENTS;
     printf("simulate      event family: %lld training events, %lld nodes (%s)\n", (long long)train.num_events,
            (long long)train.num_nodes, o->data ? o->data : r1[0].dataset);
-    printf("one worker    %.4g ms/event (sampling %.4g ms of it), %.4g ms/step, batch %lld (fitted on %lld run%s); "
-           "row %.0f B, gradient %.3g MB; %.1f rows written per %lld-event slice\n",
-           1e3 * in.event_seconds, 1e3 * in.sample_seconds, 1e3 * in.step_seconds, (long long)in.batch, (long long)n1,
-           n1 > 1 ? "s" : "", in.row_bytes, in.grad_bytes / 1e6, in.rows_per_slice, (long long)in.batch);
-    if (in.curve.n > 0) { /* it replaces the fitted line as a step's compute */
-        printf("step curve    measured on %s, used for every step instead of the line above:", in.curve.device);
+    if (in.curve.n == 0)
+        printf("one worker    %.4g ms/event (sampling %.4g ms of it), %.4g ms/step, batch %lld (fitted on %lld run%s); "
+               "row %.0f B, gradient %.3g MB; %.1f rows written per %lld-event slice\n",
+               1e3 * in.event_seconds, 1e3 * in.sample_seconds, 1e3 * in.step_seconds, (long long)in.batch,
+               (long long)n1, n1 > 1 ? "s" : "", in.row_bytes, in.grad_bytes / 1e6, in.rows_per_slice,
+               (long long)in.batch);
+    else /* the curve replaces the fitted line as a step's compute */
+        printf("one worker    batch %lld; row %.0f B, gradient %.3g MB; %.1f rows written per %lld-event slice\n",
+               (long long)in.batch, in.row_bytes, in.grad_bytes / 1e6, in.rows_per_slice, (long long)in.batch);
+    if (in.curve.n > 0) {
+        printf("step curve    measured on %s, a step's seconds at each batch:", in.curve.device);
         for (int64_t k = 0; k < in.curve.n; k++)
             printf(" %g: %.4g ms%s", in.curve.batch[k], 1e3 * in.curve.seconds[k], k + 1 < in.curve.n ? "," : "");
         if (in.curve.optimizer_seconds > 0)
