@@ -22,3 +22,15 @@ def stream(tmp_path_factory):
     subprocess.run([DGNN_BIN, "gen", "--out", path, "--events", "3000", "--nodes", "200", "--bipartite", "1",
                     "--edge-dim", "4", "--seed", "3"], check=True, capture_output=True)
     return path
+
+
+@pytest.fixture
+def python_sigint():
+    """Python's own SIGINT handler for the test, and whatever was there before afterwards.
+    A suite started in the background (nohup, `cmd &` in a script) inherits SIGINT ignored, so
+    Python installs no handler of its own; the Ctrl-C tests need the interactive case."""
+    import signal
+    before = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)

@@ -88,7 +88,7 @@ def test_snapshot_on_epoch_stops_training(stream):
     assert py["stopped_by_caller"] is True and py["early_stopped"] is True
 
 
-def test_snapshot_ctrl_c_raises_keyboard_interrupt(stream):
+def test_snapshot_ctrl_c_raises_keyboard_interrupt(stream, python_sigint):
     import os
     import signal
     import threading

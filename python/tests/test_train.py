@@ -70,7 +70,7 @@ def test_bad_flags_carry_the_command_message(stream):
         dgnn.train(ev, data=stream)
 
 
-def test_ctrl_c_raises_keyboard_interrupt_and_restores_the_handler():
+def test_ctrl_c_raises_keyboard_interrupt_and_restores_the_handler(python_sigint):
     ev = dgnn.Events.from_arrays(*_long_stream())
     timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
