@@ -591,6 +591,60 @@ int dgnn_cuda_rrelu_forward(dgnn_cuda *c, float *dy, float *dslope, const float 
 int dgnn_cuda_rrelu_backward(dgnn_cuda *c, float *ddx, const float *ddy, const float *dslope, int64_t n,
                              dgnn_err *err);
 
+/* ---- the snapshot models' pair classifier on the device (snap_cls.cu) ----
+ * NOT YET VERIFIED ON HARDWARE: tests/cuda/test_cuda_cls.c compares each op with the CPU
+ * classifier (snapmodel.h's dgnn_snapmodel_edge_*) when a GPU is present.
+ * snapmodel.h's edge classifier, logits(u, v) = W2 relu(W1a h_u + W1b h_v + b1) + b2, with
+ * W1 = [W1a | W1b] (C, 2L) in torch's layout (row c holds W1a's L columns, then W1b's), b1
+ * (C), W2 (K, C), b2 (K): device arrays of the model's parameter slab. As on the CPU the
+ * first layer runs once per node, not per pair; on the device for every node (N C 2L
+ * multiply-adds, less than the pairs' own work), so that no distinct-node bookkeeping is
+ * needed. No float atomics: every sum runs in a fixed order (the same bits on every run). */
+/* P (N, C) = H W1a^T + b1, Q (N, C) = H W1b^T, from H (N, L). */
+int dgnn_cuda_cls_nodes(dgnn_cuda *c, float *dP, float *dQ, const float *dH, const float *dW1, const float *db1,
+                        int64_t N, int64_t L, int64_t C, dgnn_err *err);
+/* hid (M, C) = relu(P[src_i] + Q[dst_i]) and logits (M, K) = hid W2^T + b2 for the M pairs
+ * (src, dst: device, in [0, N), not checked on the device). hid is what the backward reads. */
+int dgnn_cuda_cls_pairs_forward(dgnn_cuda *c, float *dlogits, float *dhid, const float *dP, const float *dQ,
+                                const int32_t *dsrc, const int32_t *ddst, const float *dW2, const float *db2,
+                                int64_t M, int64_t C, int64_t K, dgnn_err *err);
+/* The backward of dgnn_cuda_cls_nodes and _pairs_forward from dlogits (M, K):
+ *   dW2 (K, C) += dlogits^T hid, db2 (K) += the column sums of dlogits;
+ *   G = (dlogits W2) where hid > 0 (0 elsewhere), into dscratch (M, C), overwritten;
+ *   dP (N, C) = for each node u the sum of G's rows of the pairs with src = u, dQ (N, C) the
+ *     same over dst (both overwritten; 0 for a node without pairs), each sum in ascending
+ *     pair order: the pairs of node u as a source are sperm[soff[u] .. soff[u+1]) (soff (N
+ *     + 1), sperm (M): a stable counting sort of src, made by the caller on the host), as a
+ *     destination dperm[doff[u] .. doff[u+1]);
+ *   dW1 (C, 2L) += [dP^T H | dQ^T H], db1 (C) += the column sums of dP;
+ *   dH (N, L) += dP W1a + dQ W1b (dH may be NULL: no input gradient).
+ * M = 0 touches nothing. */
+int dgnn_cuda_cls_pairs_backward(dgnn_cuda *c, float *ddH, float *ddW1, float *ddb1, float *ddW2, float *ddb2,
+                                 float *ddP, float *ddQ, float *dscratch, const float *ddlogits, const float *dhid,
+                                 const float *dH, const float *dW1, const float *dW2, const int32_t *dsoff,
+                                 const int32_t *dsperm, const int32_t *ddoff, const int32_t *ddperm, int64_t N,
+                                 int64_t M, int64_t L, int64_t C, int64_t K, dgnn_err *err);
+/* The GPU twin of dgnn_snapmodel_edge_prob_rows (K = 2), from P and Q of
+ * dgnn_cuda_cls_nodes: prob (rows, N), row-major, prob[r][v] = sigmoid(wd . relu(P[u0 + r]
+ * + Q[v]) + bd) with wd = W2[1] - W2[0], bd = b2[1] - b2[0]: the probability of class 1 of
+ * every pair (u0 + r, v). */
+int dgnn_cuda_cls_prob_rows(dgnn_cuda *c, float *dprob, const float *dP, const float *dQ, const float *dW2,
+                            const float *db2, int64_t u0, int64_t rows, int64_t N, int64_t C, dgnn_err *err);
+
+/* ---- the link task's all-pairs metrics on the device (snap_metric.cu) ----
+ * NOT YET VERIFIED ON HARDWARE: tests/cuda/test_cuda_metric.c compares it with the CPU's
+ * when a GPU is present.
+ * The GPU twin of metrics.h's dgnn_snap_link_metrics: *ap = the average precision of the
+ * N x N scores prob (device, row-major) against the labels "(u, v) is an entry of the
+ * snapshot" (rowptr (N + 1), col (nnz): the snapshot's CSR, device, columns ascending in a
+ * row), with dgnn_metric_ap's rule for tied scores; *mrr = the mean over the rows with an
+ * entry of dgnn_evolvegcn_mrr of that row (EvolveGCN's logger.get_MRR). Both NaN as the
+ * CPU's (no entry; a NaN score). Host doubles; the call waits for the device. The sums run
+ * in another order than the CPU's (agreement within double rounding), in a fixed one (the
+ * same bits every run). Temporaries are stream-ordered allocations (cudaMallocAsync). */
+int dgnn_cuda_link_metrics(dgnn_cuda *c, double *ap, double *mrr, const float *dprob, const int32_t *drowptr,
+                           const int32_t *dcol, int64_t N, int64_t nnz, dgnn_err *err);
+
 #ifdef __cplusplus
 }
 #endif
