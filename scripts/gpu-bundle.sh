@@ -29,7 +29,7 @@ if ! { cmake -S "$root" -B "$root/build-cuda" -DCMAKE_BUILD_TYPE=Release -DDGNN_
     grep -E -A3 "error|Error" "$root/build-cuda/build.log" | head -40; exit 1
 fi
 rm -rf "$dir"
-mkdir -p "$dir/bin" "$dir/lib" "$dir/data/wikipedia"
+mkdir -p "$dir/bin" "$dir/lib" "$dir/data/wikipedia" "$dir/data/bitcoin-alpha"
 for p in dgnn $progs; do cp "$root/build-cuda/$p" "$dir/bin/"; done
 # the libraries to carry: what ldd resolves, less the C runtime and CUDA's own
 for p in "$dir"/bin/*; do ldd "$p"; done | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
@@ -40,7 +40,10 @@ data=""
 for d in "${DGNN_DATA_DIR:-}" "$root/../shared/data" "$root/shared/data"; do
     [ -n "$d" ] && [ -f "$d/wikipedia/wikipedia.csv" ] && { data=$d/wikipedia/wikipedia.csv; break; }
 done
-if [ -n "$data" ]; then cp "$data" "$dir/data/wikipedia/"
+if [ -n "$data" ]; then
+    cp "$data" "$dir/data/wikipedia/"
+    ba=$(dirname "$(dirname "$data")")/bitcoin-alpha/soc-sign-bitcoinalpha.csv # the snapshot models' bench
+    [ -f "$ba" ] && cp "$ba" "$dir/data/bitcoin-alpha/"
 else echo "gpu-bundle: no wikipedia/wikipedia.csv in \$DGNN_DATA_DIR, ../shared/data or shared/data: gpu-check.sh will skip its bench and accuracy"; fi
 echo "== $dir: $(ls "$dir/bin" | wc -l) programs, libraries: $(ls "$dir/lib" | tr '\n' ' ')"
 kb=$(du -sk "$dir" | cut -f1)

@@ -43,7 +43,7 @@ command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,memory.total,dr
 # the programs: one per tests/cuda/test_cuda*.c (CMakeLists.txt builds them the same way)
 progs=$(cd "$root/tests/cuda" && ls test_cuda*.c | sed 's/\.c$//' | tr '\n' ' ')
 shared_mem_progs="test_cuda_layers test_cuda_attention test_cuda_snap" # block reductions in shared memory
-slow_progs="test_cuda_train"                             # whole training runs: not under a sanitizer
+slow_progs="test_cuda_train test_cuda_snaptrain"         # whole training runs: not under a sanitizer
 bindir=$root/build-cuda # where the programs are
 if [ -n "${GPU_CHECK_PREBUILT:-}" ]; then
     bundle=$(cd "$GPU_CHECK_PREBUILT" 2>/dev/null && pwd) ||
@@ -95,6 +95,19 @@ if [ -n "$data" ]; then
     done
     echo "-- dgnn bench train --device cpu --preset tgn-paper (one epoch)"
     "$dgnn" bench train --device cpu --data "$data" --quiet 2>&1 | grep -A2 "^epoch" || rc=1
+    ba=$(dirname "$(dirname "$data")")/bitcoin-alpha/soc-sign-bitcoinalpha.csv
+    if [ -f "$ba" ]; then
+        # issue 18's figure: EvolveGCN-O on bitcoin-alpha, a training epoch and the all-pairs
+        # validation (13 snapshots x 14.3M pairs), GPU against CPU, interleaved
+        echo "== EvolveGCN-O on bitcoin-alpha, GPU then CPU (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
+        for dev in cuda cpu; do
+            echo "-- dgnn train --model evolvegcn-o --device $dev --epochs 1 --skip-val-epochs 0"
+            "$dgnn" train --model evolvegcn-o --data "$ba" --device $dev --epochs 1 --skip-val-epochs 0 --quiet \
+                --out "$outdir/egcn-$dev.json" 2>&1 | grep -E "^epoch|^test|device" || rc=1
+        done
+    else
+        echo "== EvolveGCN-O: skipped (no bitcoin-alpha beside wikipedia)"
+    fi
     if [ "${GPU_CHECK_SIM:-0}" = 1 ] && [ -f "$outdir/curve-cuda.json" ]; then
         echo "== DepBloom against strict, projected from the GPU's step-time curve (scripts/sim-from-curve.sh)"
         bash "$root/scripts/sim-from-curve.sh" "$outdir/curve-cuda.json" "$outdir/sim-cuda" "$dgnn" || rc=1

@@ -6,6 +6,9 @@
 # no such device (exit 2, before the data); with a GPU (or the host emulation,
 # tests/hostemu), short TGN, JODIE, DyRep and APAN runs train and
 # evaluate there (their accuracy against the CPU's is tests/cuda/test_cuda_train's).
+# The snapshot models (issue 18): evolvegcn-o runs there too (link and edge tasks; a
+# short run on a hand-made stream), the other kinds, the node task and --dist dygnex are
+# refused (their accuracy against the CPU's: tests/cuda/test_cuda_snaptrain).
 set -u
 dgnn=$1
 . "$(dirname "$0")/lib_cli.sh"
@@ -22,6 +25,21 @@ expect_rc 2 "$dgnn" train --device cuda --dist strict --data "$tmp/missing.csv"
 has "--dist with --device cuda"
 expect_rc 2 "$dgnn" train --device cuda --model edgebank --data "$tmp/missing.csv"
 has "no --device cuda"
+expect_rc 2 "$dgnn" train --model evolvegcn-o --device cuda --dist dygnex --data "$tmp/missing.csv"
+has "--dist dygnex with --device cuda"
+expect_rc 2 "$dgnn" train --model evolvegcn-o --device cuda --task node --data "$tmp/missing.csv"
+has "node task's head runs on the CPU only"
+expect_rc 2 "$dgnn" train --model evolvegcn-o --device nvidia --data "$tmp/missing.csv"
+has "--device: 'nvidia' (cpu, cuda, cuda:N)"
+# a hand-made stream of 30 snapshots of 10 s for the snapshot model's runs
+: > "$tmp/snap.txt"
+for k in $(seq 0 29); do
+  for j in $(seq 0 $((k % 5 + 2))); do echo "$j $((j + 20 + k % 3)) $((k * 10 + 1))" >> "$tmp/snap.txt"; done
+done
+snapq="--data $tmp/snap.txt --snapshot-seconds 10 --window 3 --epochs 2 --skip-val-epochs 0 --hidden 8 --cls-hidden 8 --quiet"
+expect_rc 0 "$dgnn" train --model evolvegcn-o --device cpu $snapq --out "$tmp/snapcpu.json"
+has "test MAP"
+if grep -q '"device":[[:space:]]*"cpu"' "$tmp/snapcpu.json"; then ok; else bad "the snapshot JSON lacks device cpu"; fi
 
 "$dgnn" train --device cuda $quick > "$tmp/probe" 2>&1
 probe=$?
@@ -30,11 +48,15 @@ if grep -q "built without the CUDA backend" "$tmp/probe"; then
   [ "$probe" = 2 ] && ok || bad "--device cuda in a CPU build: exit $probe (want 2)"
   expect_rc 2 "$dgnn" train --device cuda:3 --data "$tmp/missing.csv"
   has "-DDGNN_CUDA=ON"
+  expect_rc 2 "$dgnn" train --model evolvegcn-o --device cuda --data "$tmp/missing.csv"
+  has "-DDGNN_CUDA=ON"
 else
   if grep -q "CUDA device" "$tmp/probe"; then
     echo "CUDA build without a GPU: --device cuda says so"
     [ "$probe" = 2 ] && ok || bad "--device cuda without a GPU: exit $probe (want 2)"
     cp "$tmp/probe" "$tmp/out"; has "--device cuda:0: this machine has 0 CUDA devices"
+    expect_rc 2 "$dgnn" train --model evolvegcn-o --device cuda --data "$tmp/missing.csv"
+    has "--device cuda:0: this machine has 0 CUDA devices"
   else
     expect_rc 2 "$dgnn" train --device cuda:999 --data "$tmp/missing.csv"
     has "--device cuda:999: this machine has"
@@ -49,6 +71,11 @@ else
       expect_rc 0 "$dgnn" train --device cuda --model $m $quick
       has "test AP"
     done
+    expect_rc 2 "$dgnn" train --model tgcn --device cuda --data "$tmp/missing.csv"
+    has "evolvegcn-o only so far"
+    expect_rc 0 "$dgnn" train --model evolvegcn-o --device cuda $snapq --out "$tmp/snapgpu.json"
+    has "test MAP"
+    if grep -q '"device":[[:space:]]*"cuda:0"' "$tmp/snapgpu.json"; then ok; else bad "the snapshot JSON lacks device cuda:0"; fi
   fi
 fi
 

@@ -240,6 +240,11 @@ typedef struct {
      * Python package's on_epoch and Ctrl-C set, as the event trainer's (event_train.h). */
     const int *stop;
     const volatile sig_atomic_t *interrupt;
+    /* 1: train and evaluate on CUDA device cuda_device (snapmodel_cuda.h: evolvegcn-o, the
+     * link and edge tasks, one process; NOT YET VERIFIED ON HARDWARE). Negatives, RReLU
+     * keys and the split are the CPU path's; results agree within float rounding. */
+    int use_cuda;
+    int cuda_device;
 } dgnn_snap_train_cfg;
 
 /* Link prediction with the reference's parameters_bitcoin_alpha_linkpred_egcn_o.yaml (or _egcn_h.yaml for -H):

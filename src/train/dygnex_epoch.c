@@ -194,7 +194,8 @@ int snap_dygnex_epoch(snap_run *r, int64_t epoch, dgnn_snap_epoch_result *er, sn
                 r->comm_s += dgnn_now() - a;
             }
             double a = dgnn_now();
-            snap_optimizer_step(r);
+            int rc = snap_optimizer_step(r, err);
+            if (rc) return rc;
             r->tr_step++;
             r->step_s += dgnn_now() - a;
         }

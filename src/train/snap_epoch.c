@@ -34,7 +34,7 @@ int snap_train_epoch(snap_run *r, int64_t epoch, dgnn_snap_epoch_result *er, sna
          * counted across epochs */
         if (pairs > 0 && ++r->tr_step % c->windows_per_step == 0) {
             secs += snap_end_group(r);
-            snap_optimizer_step(r);
+            if ((rc = snap_optimizer_step(r, err))) return rc;
             dgnn_snapmodel_group_begin(r->model);
         }
         if (pairs > 0) last = k;

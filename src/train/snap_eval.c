@@ -12,6 +12,7 @@
 #include "dgnn/comm.h"
 #include "dgnn/metrics.h"
 #include "dgnn/nn.h"
+#include "dgnn/snapmodel_cuda.h"
 
 /* The "repeat the last snapshot" baseline for link prediction: a pair's score is its
  * weight in the sample's last input snapshot t (0 when absent), ranked against all pairs
@@ -69,7 +70,8 @@ int snap_evaluate(snap_run *r, int64_t b, int64_t e, snap_eval_metrics *out, sna
                   dgnn_err *err, int baseline) {
     const int64_t N = r->N, W = r->W;
     out->map = out->mrr = out->f1 = out->precision = out->recall = out->mse = NAN;
-    if (r->task == DGNN_SNAP_TASK_LINK && !r->prob) { /* snap_run_setup grants them; a caller of its own may not */
+    const int dev = r->dev && !baseline; /* the model on the GPU: its forward, scores and metrics there */
+    if (r->task == DGNN_SNAP_TASK_LINK && !r->prob && !dev) { /* snap_run_setup grants them; a caller of its own may not */
         int rc = snap_run_alloc_scores(r, err);
         if (rc) return rc;
     }
@@ -96,15 +98,19 @@ int snap_evaluate(snap_run *r, int64_t b, int64_t e, snap_eval_metrics *out, sna
     int rc = DGNN_OK;
     for (int64_t k = 0; k < n; k++) {
         int64_t idx = b + k;
-        if (!baseline && (r->task != DGNN_SNAP_TASK_EDGE || r->snaps.snaps[idx].num_edges > 0)) {
+        if (!baseline && !dev && (r->task != DGNN_SNAP_TASK_EDGE || r->snaps.snaps[idx].num_edges > 0)) {
             rc = dgnn_snapmodel_forward(r->model, r->H, &r->in[idx - W], W + 1, NULL, err);
             if (rc) break;
         }
         if (r->task == DGNN_SNAP_TASK_LINK) {
-            if (baseline) fill_last_snapshot(r->prob, &r->snaps.snaps[idx], N);
-            else if ((rc = dgnn_snapmodel_edge_prob_rows(r->model, r->prob, r->H, 0, N, err))) break;
             double a, q;
-            dgnn_snap_link_metrics(&a, &q, r->prob, &r->snaps.snaps[idx + 1], r->label);
+            if (dev) {
+                if ((rc = dgnn_snapmodel_cuda_link_metrics(r->dev, idx - W, W + 1, idx + 1, &a, &q, err))) break;
+            } else {
+                if (baseline) fill_last_snapshot(r->prob, &r->snaps.snaps[idx], N);
+                else if ((rc = dgnn_snapmodel_edge_prob_rows(r->model, r->prob, r->H, 0, N, err))) break;
+                dgnn_snap_link_metrics(&a, &q, r->prob, &r->snaps.snaps[idx + 1], r->label);
+            }
             /* calc_epoch_metric: weighted by the sample's pair count, N^2 for every one */
             if (!isnan(a)) ap[m] = a, wt[m++] = (double)(N * N);
             if (!isnan(q)) rr[mr] = q, wr[mr++] = (double)(N * N);
@@ -124,7 +130,9 @@ int snap_evaluate(snap_run *r, int64_t b, int64_t e, snap_eval_metrics *out, sna
                     }
                     pmap_add_snapshot(&last, r, idx);
                 } else {
-                    if ((rc = dgnn_snapmodel_edge_forward(r->model, r->logits, r->H, r->psrc, r->pdst, M, err))) break;
+                    if (dev) rc = dgnn_snapmodel_cuda_logits(r->dev, idx - W, W + 1, r->psrc, r->pdst, M, r->logits, err);
+                    else rc = dgnn_snapmodel_edge_forward(r->model, r->logits, r->H, r->psrc, r->pdst, M, err);
+                    if (rc) break;
                     /* torch's argmax: the first of equal maxima */
                     for (int64_t i = 0; i < M; i++) epred[ne + i] = r->logits[2 * i + 1] > r->logits[2 * i];
                 }

@@ -10,9 +10,11 @@
 #include <string.h>
 
 #include "dgnn/snapshot_graph.h"
+#include "dgnn/snapmodel_cuda.h"
 #include "dgnn/split.h"
 
 void snap_run_free(snap_run *r) {
+    dgnn_snapmodel_cuda_free(r->dev);
     dgnn_snapshots_free(&r->snaps);
     dgnn_snapmodel_free(r->model);
     dgnn_node_head_free(&r->head);
@@ -158,7 +160,15 @@ int snap_run_setup(snap_run *r, const dgnn_events *ev, const dgnn_snap_train_cfg
     r->opt = dgnn_adam_default(c->lr);
     DGNN_GROW(&as, r->best_params, r->p->total);
     if ((rc = dgnn_alloc_done(&as, err, "a copy of the %lld parameters", (long long)r->p->total))) return rc;
-    if (c->task == DGNN_SNAP_TASK_LINK && (!c->skip_eval || c->baseline_last) && (rc = snap_run_alloc_scores(r, err)))
+    if (c->use_cuda) { /* the model, every snapshot and the label patterns to the GPU */
+        if ((rc = dgnn_snapmodel_cuda_init(&r->dev, r->model, c->cuda_device, err))) return rc;
+        if ((rc = dgnn_snapmodel_cuda_inputs(r->dev, r->in, c->task == DGNN_SNAP_TASK_LINK ? r->snaps.snaps : NULL, T,
+                                             err)))
+            return rc;
+    }
+    /* the link task's host scores: the CPU path's evaluation, and the baseline on either */
+    if (c->task == DGNN_SNAP_TASK_LINK && ((!c->skip_eval && !r->dev) || c->baseline_last) &&
+        (rc = snap_run_alloc_scores(r, err)))
         return rc;
     if (c->task == DGNN_SNAP_TASK_NODE) {
         if ((rc = dgnn_node_head_init(&r->head, N, r->L, r->C, c->model.seed, err))) return rc;
@@ -172,3 +182,5 @@ int snap_run_setup(snap_run *r, const dgnn_events *ev, const dgnn_snap_train_cfg
     return DGNN_OK;
 }
 
+int snap_run_pull(snap_run *r, dgnn_err *err) { return r->dev ? dgnn_snapmodel_cuda_pull(r->dev, r->p, err) : DGNN_OK; }
+int snap_run_push(snap_run *r, dgnn_err *err) { return r->dev ? dgnn_snapmodel_cuda_push(r->dev, r->p, err) : DGNN_OK; }

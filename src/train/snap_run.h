@@ -37,6 +37,10 @@ typedef struct {
     int32_t majority;     /* edge: the other one (the baseline's fallback) */
     dgnn_snapmodel *model;
     dgnn_params *p;
+    /* cfg.use_cuda: the model on the GPU (snapmodel_cuda.h). It holds the parameters and
+     * Adam moments; r->p's host copy is refreshed after every training epoch
+     * (snap_run_pull) and sent back when the host changes it (snap_run_push). */
+    struct dgnn_snapmodel_cuda *dev;
     dgnn_adam opt;
     /* node task's head (node_head.h; head.p.total = 0 for the other tasks) and its own
      * Adam (the reference's classifier has its own optimizer too) */
@@ -95,8 +99,8 @@ int snap_train_sample(snap_run *r, int64_t epoch, int64_t idx, double *loss, int
                       dgnn_err *err);
 /* ends the model's group of windows; returns its time on the profile's clock */
 double snap_end_group(snap_run *r);
-/* one Adam step on the summed gradients, then zeroed gradients */
-void snap_optimizer_step(snap_run *r);
+/* one Adam step on the summed gradients, then zeroed gradients (DGNN_EDEVICE from the GPU) */
+int snap_optimizer_step(snap_run *r, dgnn_err *err);
 /* 1 when sample idx has something to learn from (known from the data alone) */
 int snap_sample_trains(const snap_run *r, int64_t idx);
 
@@ -106,6 +110,10 @@ int snap_run_setup(snap_run *r, const dgnn_events *ev, const dgnn_snap_train_cfg
 void snap_run_free(snap_run *r);
 /* link evaluation's (N, N) scores and labels, r->prob and r->label */
 int snap_run_alloc_scores(snap_run *r, dgnn_err *err);
+/* with a GPU (r->dev): the host copy of the parameters and Adam moments from the device,
+ * and back; no-ops on the CPU path */
+int snap_run_pull(snap_run *r, dgnn_err *err);
+int snap_run_push(snap_run *r, dgnn_err *err);
 
 /* snap_epoch.c */
 int snap_train_epoch(snap_run *r, int64_t epoch, dgnn_snap_epoch_result *er, snap_totals *tot, dgnn_err *err);

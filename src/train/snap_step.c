@@ -13,6 +13,7 @@
 
 #include "dgnn/negative.h"
 #include "dgnn/nn.h"
+#include "dgnn/snapmodel_cuda.h"
 
 static uint64_t snap_stream_seed(uint64_t seed, uint64_t what, int64_t epoch) {
     return dgnn_hash64(dgnn_hash64(seed ^ what) + (uint64_t)epoch * 0x9e3779b97f4a7c15ULL);
@@ -84,6 +85,17 @@ int snap_train_sample(snap_run *r, int64_t epoch, int64_t idx, double *loss, int
 
     dgnn_rng rr;
     dgnn_rng_seed2(&rr, snap_stream_seed(c->seed, 0x72726c75 /* "rrlu" */, epoch), (uint64_t)idx);
+    if (r->dev) { /* the same pairs, labels and RReLU keys, on the GPU (link and edge tasks) */
+        int rc = dgnn_snapmodel_cuda_train_sample(r->dev, idx - W, W + 1, &rr, r->psrc, r->pdst, r->plab, M, c->class_w,
+                                                  loss, err);
+        if (rc) return rc;
+        if (!isfinite(*loss))
+            return dgnn_err_set(err, DGNN_EINVAL, "epoch %lld, sample %lld: the loss is not finite (%g); try a lower --lr",
+                                (long long)epoch, (long long)idx, *loss);
+        *secs = snap_sample_clock() - t0;
+        *pairs = M;
+        return DGNN_OK;
+    }
     int rc = dgnn_snapmodel_forward(r->model, r->H, &r->in[idx - W], W + 1, &rr, err);
     if (rc) return rc;
     memset(r->dH, 0, (size_t)(N * r->L) * sizeof(float));
@@ -124,13 +136,15 @@ double snap_end_group(snap_run *r) {
 }
 
 /* One Adam step on the summed gradients (and the node head's), then zeroed gradients. */
-void snap_optimizer_step(snap_run *r) {
+int snap_optimizer_step(snap_run *r, dgnn_err *err) {
+    if (r->dev) return dgnn_snapmodel_cuda_step(r->dev, &r->opt, err);
     dgnn_adam_step_params(&r->opt, r->p);
     dgnn_params_zero_grad(r->p);
     if (r->task == DGNN_SNAP_TASK_NODE) {
         dgnn_adam_step_params(&r->hopt, &r->head.p);
         dgnn_params_zero_grad(&r->head.p);
     }
+    return DGNN_OK;
 }
 
 /* 1 when sample idx has something to learn from (train_sample's pairs > 0): known from

@@ -39,7 +39,7 @@ int dgnn_snap_train(const dgnn_events *ev, const dgnn_snap_train_cfg *c, dgnn_sn
             rc = dgnn_err_set(err, DGNN_EINVAL, "--resume needs --checkpoint DIR");
             goto done;
         }
-        if ((rc = snap_ckpt_resume(&r, &meta, res, err))) goto done;
+        if ((rc = snap_ckpt_resume(&r, &meta, res, err)) || (rc = snap_run_push(&r, err))) goto done;
         dgnn_log("resumed from %s after epoch %lld\n", c->checkpoint, (long long)meta.epochs_done);
     }
     res->num_snapshots = r.T, res->num_nodes = r.N, res->in_dim = r.V;
@@ -57,6 +57,7 @@ int dgnn_snap_train(const dgnn_events *ev, const dgnn_snap_train_cfg *c, dgnn_sn
         er->val_map = er->val_mrr = er->val_f1 = er->val_mse = NAN;
         double t0 = dgnn_now();
         rc = r.dist ? snap_dygnex_epoch(&r, epoch, er, &meta.tot, err) : snap_train_epoch(&r, epoch, er, &meta.tot, err);
+        if (!rc) rc = snap_run_pull(&r, err); /* the host copy (best epoch, checkpoint, results) */
         if (rc) goto done;
         int validated = lead && !c->skip_eval && epoch > c->skip_val_epochs && r.ve > r.te;
         double score = NAN;
@@ -127,6 +128,7 @@ int dgnn_snap_train(const dgnn_events *ev, const dgnn_snap_train_cfg *c, dgnn_sn
         if (meta.have_best) {
             memcpy(r.p->value, r.best_params, (size_t)r.p->total * sizeof(float));
             if (r.head.p.total) memcpy(r.head.p.value, r.best_head, (size_t)r.head.p.total * sizeof(float));
+            if ((rc = snap_run_push(&r, err))) goto done;
         }
         double t0 = dgnn_now();
         snap_eval_metrics tm;

@@ -1,0 +1,92 @@
+/* snapmodel_cuda.h: a snapshot model (snapmodel.h) trained and evaluated on an NVIDIA GPU
+ * (`dgnn train --model evolvegcn-o --device cuda[:N]`, issue 18), composed of the CUDA
+ * backend's ops (cuda.h: the sparse products of spmm.cu, the matrix GRU of mgru.cu, RReLU,
+ * the pair classifier of snap_cls.cu, the weighted cross-entropy, the all-pairs metrics of
+ * snap_metric.cu, Adam).
+ *
+ * NOT YET VERIFIED ON HARDWARE: it compiles here and in CI, and tests/cuda/test_cuda_snaptrain.c
+ * compares it with the CPU path on the host emulation of the CUDA layer (tests/hostemu/) and,
+ * when a GPU is present, on the GPU; no GPU has run it yet.
+ *
+ * Which kinds: EvolveGCN-O (one-hot or dense node input), for the link and edge tasks.
+ * The other kinds, and the node task's head, are refused (dgnn_snapmodel_cuda_supports):
+ * they are not built yet.
+ *
+ * Who holds what. The device holds the parameter slab, its gradients and Adam moments, every
+ * snapshot's A_hat and node input (uploaded once, dgnn_snapmodel_cuda_inputs) and the
+ * label snapshots' patterns; the host model (dgnn_snapmodel) keeps the slab's layout and
+ * the host copy of the values, which is stale between dgnn_snapmodel_cuda_pull calls. The
+ * host draws what is random (negatives, RReLU's keys from the same rng and in the same order
+ * as the CPU forward) and builds each sample's pairs, so the two paths train on the same
+ * data; the results agree within float rounding (other summation orders), not to the bit.
+ *
+ * Built without CUDA (no -DDGNN_CUDA=ON), every function but _built and _supports returns
+ * DGNN_EDEVICE saying so. */
+#ifndef DGNN_SNAPMODEL_CUDA_H
+#define DGNN_SNAPMODEL_CUDA_H
+
+#include "dgnn/adam.h"
+#include "dgnn/snapmodel.h"
+#include "dgnn/snapshot.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct dgnn_snapmodel_cuda dgnn_snapmodel_cuda;
+
+/* 1 when this build has the CUDA backend (or its host emulation), else 0. */
+int dgnn_snapmodel_cuda_built(void);
+/* The usable CUDA devices (0 without the backend, a driver or a device). */
+int dgnn_snapmodel_cuda_devices(void);
+/* DGNN_EINVAL naming what the GPU path does not run: kinds other than EvolveGCN-O. */
+int dgnn_snapmodel_cuda_supports(const dgnn_snapmodel_cfg *cfg, dgnn_err *err);
+
+/* Opens CUDA device `device`, allocates the device slabs for m and uploads m's parameters,
+ * gradients and Adam moments (dgnn_snapmodel_cuda_push). DGNN_EDEVICE with a message: no such
+ * device, no CUDA in this build. */
+int dgnn_snapmodel_cuda_init(dgnn_snapmodel_cuda **out, dgnn_snapmodel *m, int device, dgnn_err *err);
+void dgnn_snapmodel_cuda_free(dgnn_snapmodel_cuda *d);
+/* Uploads the n snapshots' inputs in[0..n) (A_hat, its transpose when given, the one-hot
+ * categories or dense features, TopK's mask) and patterns lab[0..n) (the snapshots' own A:
+ * the link task's labels; lab may be NULL). Windows then name their snapshots by index. */
+int dgnn_snapmodel_cuda_inputs(dgnn_snapmodel_cuda *d, const dgnn_snap_input *in, const dgnn_snapshot *lab,
+                               int64_t n, dgnn_err *err);
+
+/* One training sample: the window of the T snapshots t0 .. t0 + T - 1 (rng: RReLU's keys,
+ * drawn as dgnn_snapmodel_forward draws them), the classifier on the M pairs (src, dst)
+ * with labels lab (0/1), EvolveGCN's weighted cross-entropy (class_w (2)), and the backward:
+ * the gradients ACCUMULATE on the device (several samples per step). *loss = the sample's
+ * loss (waits for the device). Errors: DGNN_EINVAL (a window outside the uploaded
+ * snapshots), DGNN_ENOMEM, DGNN_EDEVICE. */
+int dgnn_snapmodel_cuda_train_sample(dgnn_snapmodel_cuda *d, int64_t t0, int64_t T, dgnn_rng *rng,
+                                     const int32_t *src, const int32_t *dst, const int32_t *lab, int64_t M,
+                                     const float *class_w, double *loss, dgnn_err *err);
+/* One Adam step with opt's settings on the device's summed gradients (opt->t is
+ * incremented first, as dgnn_adam_step does), then zeroed gradients. */
+int dgnn_snapmodel_cuda_step(dgnn_snapmodel_cuda *d, dgnn_adam *opt, dgnn_err *err);
+
+/* ---- evaluation (no randomness, no gradient) ---- */
+/* The window's forward (t0, T as above) and the classifier's logits (M, 2; host) of the pairs. */
+int dgnn_snapmodel_cuda_logits(dgnn_snapmodel_cuda *d, int64_t t0, int64_t T, const int32_t *src,
+                               const int32_t *dst, int64_t M, float *logits, dgnn_err *err);
+/* The window's forward, every node pair scored (dgnn_snapmodel_edge_prob_rows) and
+ * metrics.h's dgnn_snap_link_metrics against snapshot `label` (an index into the uploaded
+ * patterns): *ap, *mrr. */
+int dgnn_snapmodel_cuda_link_metrics(dgnn_snapmodel_cuda *d, int64_t t0, int64_t T, int64_t label, double *ap,
+                                     double *mrr, dgnn_err *err);
+
+/* ---- moving parameters between host and device ---- */
+/* Device to host: all four slabs of p (the model's): values, gradients (summed since the
+ * last step: with windows_per_step > 1 a step may straddle epochs, and a checkpoint keeps
+ * them) and Adam's moments. */
+int dgnn_snapmodel_cuda_pull(dgnn_snapmodel_cuda *d, dgnn_params *p, dgnn_err *err);
+/* Host to device: the four slabs of p. */
+int dgnn_snapmodel_cuda_push(dgnn_snapmodel_cuda *d, const dgnn_params *p, dgnn_err *err);
+/* The device's name ("NVIDIA H200"), for reports. */
+const char *dgnn_snapmodel_cuda_device_name(const dgnn_snapmodel_cuda *d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

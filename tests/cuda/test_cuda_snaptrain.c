@@ -1,0 +1,327 @@
+/* test_cuda_snaptrain.c: EvolveGCN-O on the GPU (snapmodel_cuda.h) against the CPU model
+ * and the CPU trainer:
+ *  1. one training sample through the API, one-hot and dense node input, T = 1 and 3, with a
+ *     second sample accumulated: every parameter's gradient against the CPU model's (its
+ *     forward, pair classifier, weighted cross-entropy and backward with the same RReLU rng);
+ *     the evaluation logits of the same pairs;
+ *  2. the trainer (dgnn_snap_train, link task) on a small learnable sequence, 2 windows per
+ *     step: each epoch's loss and validation MAP, the test MAP and MRR, against the CPU run;
+ *  3. a checkpoint written on the GPU after 3 epochs, resumed on the CPU for the rest: the
+ *     uninterrupted CPU run's test MAP;
+ *  4. bitcoin-alpha (when the shared data is there), edge task: 2 epochs of 6 samples, the
+ *     losses and the validation F1.
+ * Without a GPU the refusals are checked, then it exits 77 (skipped). NOT YET RUN ON A GPU.
+ * The suite runs it on the host emulation of the CUDA layer (tests/hostemu), where the
+ * device ops are the CPU's own: that checks the composition (snapmodel_cuda.c and the
+ * trainer's device path), not the kernels, to tighter tolerances (below). */
+#include <math.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "check.h"
+#include "dgnn/nn.h"
+#include "dgnn/readers.h"
+#include "dgnn/snap_train.h"
+#include "dgnn/snapmodel_cuda.h"
+
+/* On the emulation the ops are the CPU's; the composition still sums in other orders (the
+ * classifier's first layer over every node, the initial weights' gradient added in place)
+ * so the figures agree to rounding, not to the bit. */
+#if DGNN_CUDA_HOSTEMU
+#define GRAD_RTOL 1e-4
+#define LOSS_RTOL 1e-5
+#define METRIC_TOL 1e-4
+#else
+#define GRAD_RTOL 2e-3
+#define LOSS_RTOL 1e-3
+#define METRIC_TOL 0.01
+#endif
+
+/* max |a - b| over the slab against GRAD_RTOL of its largest magnitude */
+static void near_slab(const char *what, const float *a, const float *b, int64_t n) {
+    double d = 0, s = 0;
+    int64_t at = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double e = fabs((double)a[i] - (double)b[i]);
+        if (e > d || isnan(e)) d = e, at = i;
+        if (fabs((double)b[i]) > s) s = fabs((double)b[i]);
+    }
+    CHECK_MSG(d <= GRAD_RTOL * (s > 1e-12 ? s : 1e-12), "%s: max difference %g at %lld (%g vs %g), scale %g", what, d,
+              (long long)at, (double)a[at], (double)b[at], s);
+}
+
+/* ---- 1. the API against the CPU model ---- */
+
+enum { N1 = 23, V1 = 7, E1 = 40 };
+
+/* a random symmetric graph's A_hat on N1 nodes as a CSR (rowptr, col, val owned by the caller) */
+static void random_hat(int64_t **rowptr, int32_t **col, float **val, dgnn_rng *r) {
+    uint8_t adj[N1][N1];
+    memset(adj, 0, sizeof adj);
+    for (int k = 0; k < E1; k++) {
+        int u = (int)dgnn_rng_below(r, N1), v = (int)dgnn_rng_below(r, N1);
+        adj[u][v] = adj[v][u] = 1;
+    }
+    for (int u = 0; u < N1; u++) adj[u][u] = 1;
+    *rowptr = malloc((N1 + 1) * sizeof(int64_t));
+    *col = malloc(N1 * N1 * sizeof(int32_t));
+    *val = malloc(N1 * N1 * sizeof(float));
+    int64_t nz = 0;
+    (*rowptr)[0] = 0;
+    for (int u = 0; u < N1; u++) {
+        for (int v = 0; v < N1; v++)
+            if (adj[u][v]) (*col)[nz] = v, (*val)[nz++] = 0.1f + 0.8f * (float)dgnn_rng_uniform(r);
+        (*rowptr)[u + 1] = nz;
+    }
+}
+
+static void api_case(int onehot, int64_t T) {
+    dgnn_rng r;
+    dgnn_rng_seed(&r, 77 + (uint64_t)onehot * 10 + (uint64_t)T);
+    dgnn_snapmodel_cfg mc = dgnn_snapmodel_cfg_default(DGNN_SNAPMODEL_EGCN_O);
+    mc.num_nodes = N1, mc.in_dim = V1, mc.onehot = onehot, mc.hidden = 6, mc.cls_hidden = 11, mc.seed = 9;
+    dgnn_snapmodel *m = NULL;
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    CHECK(dgnn_snapmodel_init(&m, &mc, &err) == DGNN_OK);
+    dgnn_params *p = dgnn_snapmodel_params(m);
+    const int64_t S = T + 1; /* snapshots uploaded: windows 0..T-1 and 1..T */
+    dgnn_snap_input *in = calloc((size_t)S, sizeof *in);
+    int64_t *rp[8];
+    int32_t *cl[8], *idx = malloc((size_t)(S * N1) * sizeof(int32_t));
+    float *vl[8], *feat = malloc((size_t)(S * N1 * V1) * sizeof(float));
+    for (int64_t t = 0; t < S; t++) {
+        random_hat(&rp[t], &cl[t], &vl[t], &r);
+        in[t].A = dgnn_csr_view(rp[t], cl[t], vl[t], N1, N1);
+        for (int i = 0; i < N1; i++) idx[t * N1 + i] = i % 5 == 4 ? -1 : (int32_t)dgnn_rng_below(&r, V1);
+        for (int i = 0; i < N1 * V1; i++) feat[t * N1 * V1 + i] = (float)dgnn_rng_uniform(&r) - 0.5f;
+        if (onehot) in[t].feat_idx = idx + t * N1;
+        else in[t].feat = feat + t * N1 * V1;
+    }
+    dgnn_snapmodel_cuda *d = NULL;
+    CHECK_MSG(dgnn_snapmodel_cuda_init(&d, m, 0, &err) == DGNN_OK, "%s", err.msg);
+    CHECK_MSG(dgnn_snapmodel_cuda_inputs(d, in, NULL, S, &err) == DGNN_OK, "%s", err.msg);
+    enum { M = 57 };
+    int32_t src[M], dst[M], lab[M];
+    for (int i = 0; i < M; i++) {
+        src[i] = (int32_t)dgnn_rng_below(&r, N1 - 3); /* the last nodes have no pairs as a source */
+        dst[i] = (int32_t)dgnn_rng_below(&r, N1);
+        lab[i] = i % 3 == 0;
+    }
+    const float cw[2] = {0.2f, 0.8f};
+    /* the CPU: two samples (windows 0.. and 1..), gradients summed */
+    float *H = malloc(N1 * 6 * sizeof(float)), *dH = malloc(N1 * 6 * sizeof(float));
+    float logits[2 * M], dlogits[2 * M];
+    double cpu_loss[2], gpu_loss[2];
+    dgnn_params_zero_grad(p);
+    for (int k = 0; k < 2; k++) {
+        dgnn_rng rr;
+        dgnn_rng_seed(&rr, 1000 + (uint64_t)k);
+        CHECK(dgnn_snapmodel_forward(m, H, in + k, T, &rr, &err) == DGNN_OK);
+        CHECK(dgnn_snapmodel_edge_forward(m, logits, H, src, dst, M, &err) == DGNN_OK);
+        cpu_loss[k] = dgnn_wce_forward(logits, lab, cw, M, 2);
+        memset(dlogits, 0, sizeof dlogits);
+        dgnn_wce_backward(dlogits, 1.0f, logits, lab, cw, M, 2);
+        memset(dH, 0, N1 * 6 * sizeof(float));
+        dgnn_snapmodel_edge_backward(m, dH, dlogits);
+        dgnn_snapmodel_backward(m, dH);
+    }
+    float *cpu_grad = malloc((size_t)p->total * sizeof(float));
+    memcpy(cpu_grad, p->grad, (size_t)p->total * sizeof(float));
+    for (int k = 0; k < 2; k++) {
+        dgnn_rng rr;
+        dgnn_rng_seed(&rr, 1000 + (uint64_t)k);
+        CHECK_MSG(dgnn_snapmodel_cuda_train_sample(d, k, T, &rr, src, dst, lab, M, cw, &gpu_loss[k], &err) == DGNN_OK,
+                  "%s", err.msg);
+        CHECK_MSG(fabs(gpu_loss[k] - cpu_loss[k]) <= LOSS_RTOL * fabs(cpu_loss[k]), "loss %d: %.9g vs %.9g", k,
+                  gpu_loss[k], cpu_loss[k]);
+    }
+    dgnn_params_zero_grad(p);
+    CHECK(dgnn_snapmodel_cuda_pull(d, p, &err) == DGNN_OK);
+    for (int i = 0; i < p->ntensors; i++) {
+        char what[96];
+        snprintf(what, sizeof what, "%s, T %lld: gradient of %s", onehot ? "one-hot" : "dense", (long long)T,
+                 p->t[i].name);
+        near_slab(what, p->grad + p->t[i].offset, cpu_grad + p->t[i].offset, p->t[i].count);
+    }
+    /* evaluation logits (no RReLU randomness) */
+    float glog[2 * M];
+    CHECK(dgnn_snapmodel_forward(m, H, in + 1, T, NULL, &err) == DGNN_OK);
+    CHECK(dgnn_snapmodel_edge_forward(m, logits, H, src, dst, M, &err) == DGNN_OK);
+    CHECK_MSG(dgnn_snapmodel_cuda_logits(d, 1, T, src, dst, M, glog, &err) == DGNN_OK, "%s", err.msg);
+    near_slab("evaluation logits", glog, logits, 2 * M);
+    /* a window outside the uploaded snapshots is refused */
+    CHECK(dgnn_snapmodel_cuda_logits(d, 2, T, src, dst, M, glog, &err) == DGNN_EINVAL);
+    /* an Adam step moves the device's parameters as the CPU's step moves them */
+    dgnn_adam oc = dgnn_adam_default(0.01), og = oc;
+    memcpy(p->grad, cpu_grad, (size_t)p->total * sizeof(float));
+    float *before = malloc((size_t)p->total * sizeof(float));
+    memcpy(before, p->value, (size_t)p->total * sizeof(float));
+    dgnn_adam_step_params(&oc, p);
+    float *cpu_after = malloc((size_t)p->total * sizeof(float));
+    memcpy(cpu_after, p->value, (size_t)p->total * sizeof(float));
+    CHECK(dgnn_snapmodel_cuda_step(d, &og, &err) == DGNN_OK && og.t == 1);
+    CHECK(dgnn_snapmodel_cuda_pull(d, p, &err) == DGNN_OK);
+    /* Adam's first step moves each weight by about lr sign(g): compare the moves where the
+     * gradient is clearly non-zero */
+    int64_t bad = 0, seen = 0;
+    for (int64_t i = 0; i < p->total; i++) {
+        if (fabsf(cpu_grad[i]) < 1e-3f) continue;
+        seen++;
+        bad += fabsf((p->value[i] - before[i]) - (cpu_after[i] - before[i])) > 1e-4f;
+    }
+    CHECK_MSG(seen > 20 && bad == 0, "Adam step: %lld of %lld moves differ", (long long)bad, (long long)seen);
+    dgnn_params_zero_grad(p);
+    CHECK(dgnn_snapmodel_cuda_pull(d, p, &err) == DGNN_OK);
+    int zero = 1;
+    for (int64_t i = 0; i < p->total; i++) zero &= p->grad[i] == 0.0f;
+    CHECK_MSG(zero, "the gradients are zero after a step");
+    dgnn_snapmodel_cuda_free(d);
+    dgnn_snapmodel_free(m);
+    for (int64_t t = 0; t < S; t++) free(rp[t]), free(cl[t]), free(vl[t]);
+    free(in), free(idx), free(feat), free(H), free(dH), free(cpu_grad), free(before), free(cpu_after);
+}
+
+/* ---- 2, 3. the trainer on a learnable sequence (test_snap_train.c's) ---- */
+
+enum { SN = 30, ST = 28 };
+static void make_stream(dgnn_events *ev, uint64_t seed) {
+    dgnn_builder b;
+    dgnn_err err;
+    dgnn_builder_init(&b, 0, 0, 0);
+    dgnn_rng r;
+    dgnn_rng_seed(&r, seed);
+    for (int t = 0; t < ST; t++) {
+        double ts = t + 0.5;
+        for (int h = 0; h < 4; h++)
+            for (int k = 0; k < 6; k++)
+                DGNN_ASSERT(dgnn_builder_push(&b, h, 4 + (int64_t)dgnn_rng_below(&r, SN - 4), ts, NULL, 0, 0, &err) == 0);
+        for (int k = 0; k < 3; k++)
+            DGNN_ASSERT(dgnn_builder_push(&b, 4 + (int64_t)dgnn_rng_below(&r, SN - 4),
+                                          4 + (int64_t)dgnn_rng_below(&r, SN - 4), ts, NULL, 0, 0, &err) == 0);
+    }
+    dgnn_events_init(ev);
+    DGNN_ASSERT(dgnn_builder_finish(&b, ev, SN, &err) == 0);
+}
+
+static dgnn_snap_train_cfg small_cfg(void) {
+    dgnn_snap_train_cfg c = dgnn_snap_train_cfg_default(DGNN_SNAPMODEL_EGCN_O);
+    c.snapshot_seconds = 1, c.window = 3, c.model.hidden = 8, c.model.cls_hidden = 16, c.lr = 0.01;
+    c.neg_mult = 5, c.epochs = 6, c.train_frac = 0.6, c.val_frac = 0.15, c.patience = 1000, c.skip_val_epochs = 0;
+    c.windows_per_step = 2, c.progress = 0, c.seed = 5, c.model.seed = 5;
+    return c;
+}
+
+static void train(const dgnn_events *ev, dgnn_snap_train_cfg c, int cuda, dgnn_snap_train_result *res) {
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    c.use_cuda = cuda, c.cuda_device = 0;
+    CHECK_MSG(dgnn_snap_train(ev, &c, res, &err) == DGNN_OK, "training on the %s: %s", cuda ? "GPU" : "CPU", err.msg);
+}
+
+static void same_runs(const char *what, const dgnn_snap_train_result *g, const dgnn_snap_train_result *c) {
+    CHECK_MSG(g->num_epochs == c->num_epochs, "%s: %lld vs %lld epochs", what, (long long)g->num_epochs,
+              (long long)c->num_epochs);
+    for (int64_t e = 0; e < c->num_epochs && e < g->num_epochs; e++) {
+        const dgnn_snap_epoch_result *x = &g->epochs[e], *y = &c->epochs[e];
+        CHECK_MSG(fabs(x->train_loss - y->train_loss) <= LOSS_RTOL * fabs(y->train_loss) &&
+                      x->train_pairs == y->train_pairs,
+                  "%s, epoch %lld: loss %.9g vs %.9g, pairs %lld vs %lld", what, (long long)e + 1, x->train_loss,
+                  y->train_loss, (long long)x->train_pairs, (long long)y->train_pairs);
+        CHECK_MSG(fabs(x->val_map - y->val_map) <= METRIC_TOL || (isnan(x->val_map) && isnan(y->val_map)),
+                  "%s, epoch %lld: validation MAP %.6f vs %.6f", what, (long long)e + 1, x->val_map, y->val_map);
+        CHECK_MSG(fabs(x->val_mrr - y->val_mrr) <= METRIC_TOL || (isnan(x->val_mrr) && isnan(y->val_mrr)),
+                  "%s, epoch %lld: validation MRR %.6f vs %.6f", what, (long long)e + 1, x->val_mrr, y->val_mrr);
+        CHECK_MSG(fabs(x->val_f1 - y->val_f1) <= METRIC_TOL || (isnan(x->val_f1) && isnan(y->val_f1)),
+                  "%s, epoch %lld: validation F1 %.6f vs %.6f", what, (long long)e + 1, x->val_f1, y->val_f1);
+    }
+    CHECK_MSG(fabs(g->test_map - c->test_map) <= METRIC_TOL || (isnan(g->test_map) && isnan(c->test_map)),
+              "%s: test MAP %.6f vs %.6f", what, g->test_map, c->test_map);
+    CHECK_MSG(fabs(g->test_mrr - c->test_mrr) <= METRIC_TOL || (isnan(g->test_mrr) && isnan(c->test_mrr)),
+              "%s: test MRR %.6f vs %.6f", what, g->test_mrr, c->test_mrr);
+    CHECK_MSG(fabs(g->test_f1 - c->test_f1) <= METRIC_TOL || (isnan(g->test_f1) && isnan(c->test_f1)),
+              "%s: test F1 %.6f vs %.6f", what, g->test_f1, c->test_f1);
+}
+
+static void trainer(void) {
+    dgnn_events ev;
+    make_stream(&ev, 3);
+    dgnn_snap_train_cfg c = small_cfg();
+    dgnn_snap_train_result *cpu = calloc(1, sizeof *cpu), *gpu = calloc(1, sizeof *gpu);
+    train(&ev, c, 0, cpu);
+    train(&ev, c, 1, gpu);
+    same_runs("link task", gpu, cpu);
+    CHECK_MSG(gpu->test_map > 0.3, "the GPU run learns: test MAP %.3f", gpu->test_map);
+    printf("link task, 6 epochs: test MAP %.6f (GPU) vs %.6f (CPU), MRR %.6f vs %.6f\n", gpu->test_map, cpu->test_map,
+           gpu->test_mrr, cpu->test_mrr);
+
+    /* 3 epochs on the GPU with a checkpoint, then resumed on the CPU */
+    char dir[] = "/tmp/dgnn_snapgpu_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    dgnn_snap_train_cfg a = c;
+    a.epochs = 3, a.checkpoint = dir;
+    dgnn_snap_train_result *part = calloc(1, sizeof *part), *rest = calloc(1, sizeof *rest);
+    train(&ev, a, 1, part);
+    dgnn_snap_train_cfg b = c;
+    b.checkpoint = dir, b.resume = 1;
+    train(&ev, b, 0, rest);
+    same_runs("3 epochs on the GPU, resumed on the CPU", rest, cpu);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+    free(cpu), free(gpu), free(part), free(rest);
+    dgnn_events_free(&ev);
+}
+
+/* ---- 4. bitcoin-alpha's edge task ---- */
+
+static void bitcoin_edge(void) {
+    char buf[512];
+    const char *path = check_data(buf, sizeof buf, "bitcoin-alpha/soc-sign-bitcoinalpha.csv");
+    if (!path) return;
+    dgnn_events ev;
+    dgnn_err err;
+    dgnn_load_opts lo = dgnn_load_opts_default();
+    CHECK(dgnn_load(&ev, path, &lo, &err) == DGNN_OK);
+    dgnn_snap_train_cfg c = dgnn_snap_train_cfg_default(DGNN_SNAPMODEL_EGCN_O);
+    c.task = DGNN_SNAP_TASK_EDGE;
+    CHECK(dgnn_snap_train_preset(&c, "bitcoin-alpha", &err) == DGNN_OK);
+    c.epochs = 2, c.max_train_windows = 6, c.skip_val_epochs = 0, c.progress = 0;
+    dgnn_snap_train_result *cpu = calloc(1, sizeof *cpu), *gpu = calloc(1, sizeof *gpu);
+    train(&ev, c, 0, cpu);
+    train(&ev, c, 1, gpu);
+    same_runs("bitcoin-alpha edge task", gpu, cpu);
+    printf("bitcoin-alpha edge task, 2 epochs of 6 samples: test F1 %.6f (GPU) vs %.6f (CPU)\n", gpu->test_f1,
+           cpu->test_f1);
+    free(cpu), free(gpu);
+    dgnn_events_free(&ev);
+}
+
+int main(void) {
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    /* refused up front: other kinds, the node task, a device that is not there */
+    dgnn_snap_train_cfg bad = small_cfg();
+    bad.use_cuda = 1, bad.model.kind = DGNN_SNAPMODEL_TGCN;
+    CHECK(dgnn_snap_train_cfg_check(&bad, &err) == DGNN_EINVAL);
+    bad = small_cfg(), bad.use_cuda = 1, bad.task = DGNN_SNAP_TASK_NODE;
+    CHECK(dgnn_snap_train_cfg_check(&bad, &err) == DGNN_EINVAL && strstr(err.msg, "node task") != NULL);
+    bad = small_cfg(), bad.use_cuda = 1, bad.cuda_device = dgnn_snapmodel_cuda_devices();
+    CHECK(dgnn_snap_train_cfg_check(&bad, &err) == DGNN_EINVAL && strstr(err.msg, "CUDA device") != NULL);
+    if (dgnn_snapmodel_cuda_devices() == 0) {
+        printf("skip: test_cuda_snaptrain: no CUDA device (the refusals were checked: %d passed, %d failed)\n",
+               check_pass_, check_fail_);
+        return check_fail_ ? 1 : 77;
+    }
+#if DGNN_CUDA_HOSTEMU
+    printf("test_cuda_snaptrain: on the host emulation of the CUDA layer (the CPU's ops: the composition is under "
+           "test, not the kernels)\n");
+#endif
+    for (int onehot = 0; onehot < 2; onehot++) {
+        api_case(onehot, 1);
+        api_case(onehot, 3);
+    }
+    trainer();
+    bitcoin_edge();
+    return check_done();
+}
