@@ -54,13 +54,16 @@
 
 #include "attention_dims.h"
 #include "cuda_internal.h"
+#include "hostemu_internal.h"
 
 #include "dgnn/adam.h"
 #include "dgnn/nn.h"
 
 // ---- misuse: an abort with a message ----
 
-[[noreturn]] __attribute__((format(printf, 1, 2))) static void die(const char *fmt, ...) {
+using namespace hostemu;
+
+[[noreturn]] void hostemu::die(const char *fmt, ...) {
     fprintf(stderr, "hostemu: ");
     va_list ap;
     va_start(ap, fmt);
@@ -112,12 +115,10 @@ static void close_opened() {
     }
     g_opened.clear();
 }
-struct in_call {
-    in_call() { g_depth++; }
-    ~in_call() {
-        if (--g_depth == 0) close_opened();
-    }
-};
+hostemu::in_call::in_call() { g_depth++; }
+hostemu::in_call::~in_call() {
+    if (--g_depth == 0) close_opened();
+}
 
 static std::pair<const uintptr_t, region> *find_region(const void *p) {
     const uintptr_t a = (uintptr_t)p;
@@ -129,7 +130,7 @@ static std::pair<const uintptr_t, region> *find_region(const void *p) {
 
 // [p, p + bytes) must be device memory of one live allocation (nothing to check for 0
 // bytes), which is then open until the call returns (called inside an in_call)
-static void need_dev(const void *p, size_t bytes, const char *call, const char *arg) {
+void hostemu::need_dev(const void *p, size_t bytes, const char *call, const char *arg) {
     if (bytes == 0) return;
     if (g_depth == 0) die("%s: (hostemu) need_dev outside a call", call);
     if (!p) die("%s: %s is NULL (%zu bytes wanted)", call, arg, bytes);
@@ -141,17 +142,17 @@ static void need_dev(const void *p, size_t bytes, const char *call, const char *
     open_region(r->first, r->second);
 }
 // one element at p, when p is given (the fields of a struct of device arrays)
-static void need_dev_opt(const void *p, const char *call, const char *arg) {
+void hostemu::need_dev_opt(const void *p, const char *call, const char *arg) {
     if (p) need_dev(p, 1, call, arg);
 }
 // [p, p + bytes) must be host memory
-static void need_host(const void *p, size_t bytes, const char *call, const char *arg) {
+void hostemu::need_host(const void *p, size_t bytes, const char *call, const char *arg) {
     if (bytes == 0) return;
     if (!p) die("%s: %s is NULL (%zu bytes wanted)", call, arg, bytes);
     if (find_region(p) || find_region((const char *)p + bytes - 1))
         die("%s: %s (%p) is device memory where host memory is wanted", call, arg, p);
 }
-static void need_ctx(const dgnn_cuda *c, const char *call) {
+void hostemu::need_ctx(const dgnn_cuda *c, const char *call) {
     if (!c || !c->stream) die("%s: no context", call);
 }
 
@@ -392,10 +393,6 @@ extern "C" int dgnn_cuda_copy(dgnn_cuda *c, void *ddst, const void *dsrc, size_t
 }
 
 // ---- rows by index (rows.cu) ----
-
-#define F4(n) ((size_t)(n) * sizeof(float))
-#define I4(n) ((size_t)(n) * sizeof(int32_t))
-#define D8(n) ((size_t)(n) * sizeof(double))
 
 // rows.cu's grouping: positions 0..n-1 in a stable order of their key's bits 0..30 (the radix
 // sort's), so each key's positions form one group, in the order given
