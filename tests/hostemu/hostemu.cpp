@@ -258,6 +258,15 @@ extern "C" int dgnn_cuda_device_name(int i, char *buf, int cap) {
     return 0;
 }
 
+// device.cu's self-contained check of a device: host arrays in and out, no context
+extern "C" int dgnn_cuda_saxpy(float a, const float *x, float *y, int64_t n) {
+    if (n <= 0) return 0;
+    need_host(x, F4(n), "dgnn_cuda_saxpy", "x");
+    need_host(y, F4(n), "dgnn_cuda_saxpy", "y");
+    for (int64_t i = 0; i < n; i++) y[i] = a * x[i] + y[i];
+    return 0;
+}
+
 extern "C" int dgnn_cuda_init(dgnn_cuda **out, int device, dgnn_err *err) {
     *out = nullptr;
     const int n = HOSTEMU_DEVICES;
@@ -507,6 +516,39 @@ static void need_state(const dgnn_cuda_state *s, const char *fn) {
     need_dev(s->mail_t, D8(N * S), fn, "state mail_t");
     need_dev(s->mail_n, I4(N), fn, "state mail_n");
     need_dev(s->mail_head, I4(N), fn, "state mail_head");
+}
+
+// state.cu's gather and set of memories: rows.cu's ops over the store's arrays, as there
+extern "C" int dgnn_cuda_state_gather_mem(dgnn_cuda *c, float *dout, const dgnn_cuda_state *s, const int32_t *dnodes,
+                                          int64_t n, dgnn_err *err) {
+    if (!dnodes && n > 0) return dgnn_cuda_fail(err, DGNN_EINVAL, "dgnn_cuda_state_gather_mem: nodes is NULL");
+    return dgnn_cuda_gather_rows(c, dout, s->mem_dim, s->mem, s->mem_dim, dnodes, n, s->mem_dim, err);
+}
+
+extern "C" int dgnn_cuda_state_set_mem(dgnn_cuda *c, dgnn_cuda_state *s, const int32_t *dnodes, const float *drows,
+                                       const double *dt, int64_t n, dgnn_err *err) {
+    return dgnn_cuda_scatter_rows_last(c, s->mem, s->mem_dim, dt ? s->mem_t : nullptr, drows, s->mem_dim, dt, dnodes,
+                                       n, s->mem_dim, err);
+}
+
+extern "C" int dgnn_cuda_state_clear_mails(dgnn_cuda *c, dgnn_cuda_state *s, const int32_t *dnodes, int64_t n,
+                                           dgnn_err *err) {
+    (void)err;
+    const char *fn = "dgnn_cuda_state_clear_mails";
+    need_ctx(c, fn);
+    in_call k;
+    if (n <= 0) return DGNN_OK;
+    const int64_t N = s->num_nodes;
+    need_dev(dnodes, I4(n), fn, "nodes");
+    need_dev(s->mail_n, I4(N), fn, "state mail_n");
+    need_dev(s->mail_head, I4(N), fn, "state mail_head");
+    for (int64_t i = 0; i < n; i++) { // clear_mails_kernel: a node outside [0, N) is skipped
+        const int32_t v = dnodes[i];
+        if (v < 0 || v >= N) continue;
+        s->mail_n[v] = 0;
+        s->mail_head[v] = 0;
+    }
+    return DGNN_OK;
 }
 
 extern "C" int dgnn_cuda_state_push_mails(dgnn_cuda *c, dgnn_cuda_state *s, const int32_t *dnodes,
