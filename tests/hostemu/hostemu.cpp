@@ -1,23 +1,34 @@
 // hostemu.cpp: a HOST EMULATION of dgnn's CUDA layer, for tests only (-DDGNN_CUDA_HOSTEMU=ON),
-// with the fake cuda_runtime.h and cublas_v2.h beside it: all of tests/hostemu/.
+// with the rest of tests/hostemu/: hostemu_snap.cpp (the snapshot models' ops),
+// hostemu_internal.h (the checks every emulated op shares, defined here), and the fake
+// cuda_runtime.h, cublas_v2.h and cusparse.h.
 //
-// What it IS: the functions of include/dgnn/cuda.h that src/nn/cuda/tgn_step.cu, apan_step.cu
-// and src/models/tgnn_cuda.c call, implemented on the CPU, so that the real device steps
-// (compiled as host C++ against the fake cuda_runtime.h and cublas_v2.h of this folder, with
-// the backend's other kernel-free files, errors.cu and state_host.cu, as they are),
-// tgnn_cuda.c and the trainer's device path (src/train/event_device.c, `dgnn train --device
-// cuda`) run in the normal test suite, and tests/cuda/test_cuda_tgn.c, test_cuda_apan.c,
-// test_cuda_train.c and tests/cli_device.sh
-// compare them with the CPU path. Each op is the CPU op of nn.h / adam.h with the same
-// arguments (the "device" pointers are host pointers here), or, where cuda.h gives the GPU op
-// other semantics than the CPU's (gathers and scatters by index, the state store's rules for a
-// node named twice, the loss written to device memory), a loop that follows the kernel of
-// src/nn/cuda/*.cu line by line.
+// What it IS: every function of include/dgnn/cuda.h, implemented on the CPU. This file: the
+// device registry and the fake runtime, the context, buffers and copies (device.cu,
+// context.cu), the dense product, the memory-based models' ops (linear.cu, gru.cu,
+// timeenc.cu, act.cu, layernorm.cu, jodie.cu, loss.cu, attention_core.cu, attention.cu,
+// adam.cu), the rows by index (rows.cu) and the node state store (state.cu).
+// hostemu_snap.cpp: the snapshot models' ops, the device CSR and the sparse GCN ops
+// (spmm.cu), the matrix GRU and TopK (mgru.cu), the LSTM cell (lstm.cu), the losses
+// (snap_loss.cu), RReLU (rrelu.cu), the pair classifier (snap_cls.cu) and the link metrics
+// (snap_metric.cu). So the real compositions over them, compiled as host C++ against the
+// fake headers of this folder (the device steps src/nn/cuda/tgn_step.cu and apan_step.cu,
+// with the backend's other kernel-free files, errors.cu and state_host.cu, as they are), or
+// plain C calling cuda.h (src/models/tgnn_cuda.c, the snapshot models' device composition),
+// and the trainer's device path (src/train/event_device.c, `dgnn train --device cuda`) run in
+// the normal test suite, and tests/cuda/test_cuda_tgn.c, test_cuda_apan.c, test_cuda_train.c
+// and tests/cli_device.sh compare them with the CPU path. Each op is the CPU op of nn.h /
+// spmm.h / adam.h / metrics.h with the same arguments (the "device" pointers are host
+// pointers here), or, where cuda.h gives the GPU op other semantics than the CPU's (gathers
+// and scatters by index, the state store's rules for a node named twice, the loss written to
+// device memory, the classifier's per-node first layer), a loop that follows the kernel of
+// src/nn/cuda/*.cu line by line, or cuda.h's contract term by term where no kernel exists yet.
 //
 // What it is NOT: it is not a GPU, and it does not test a single kernel. The kernels of
-// src/nn/cuda/*.cu are not compiled here; their own tests (tests/cuda/test_cuda.c,
-// test_cuda_layers.c, test_cuda_attention.c, test_cuda_rows.c) need a GPU and are not built
-// with the emulation (they would test it against itself). Sums run in the CPU's order, so the
+// src/nn/cuda/*.cu are not compiled here (nor cuSPARSE, cuBLAS or CUB); their own tests
+// (tests/cuda/test_cuda.c, test_cuda_layers.c, test_cuda_attention.c, test_cuda_rows.c,
+// test_cuda_spmm.c, test_cuda_snap.c, ...) need a GPU and are not built with the emulation
+// (they would test it against itself). Sums run in the CPU's order, so the
 // emulation agrees with the CPU far more closely than a GPU does: a tolerance that passes here
 // is necessary for a GPU, not sufficient. Everything is synchronous (an op or copy is done when
 // its call returns): the asynchronous staging of tgn_step.cu is not exercised (its caller's
@@ -35,7 +46,12 @@
 //    and the SIGSEGV handler says which allocation was touched (HOSTEMU_NO_PROTECT=1 turns
 //    this off, for a debugger);
 //  - fresh device and pinned memory is 0xFF bytes (NaN floats, -1 ints), not zeros, as
-//    cudaMalloc's memory is whatever was there: an array used before it is written shows.
+//    cudaMalloc's memory is whatever was there: an array used before it is written shows;
+//  - what a GPU op takes on trust from its caller (hostemu_snap.cpp names each): an index
+//    past its array, a device CSR whose structure an upload into it broke, outputs that
+//    overlap inputs, a pair permutation that is not the stable sort the contract asks for;
+//    and a scratch array the GPU op overwrites with temporaries the CPU op keeps to itself
+//    is left as 0xFF bytes.
 //
 // Never part of a shipped library or command: this file is compiled only into the emulation
 // build's dgnn_cuda library (CMakeLists.txt, DGNN_CUDA_HOSTEMU), whose install is refused.
