@@ -1,23 +1,34 @@
 // hostemu.cpp: a HOST EMULATION of dgnn's CUDA layer, for tests only (-DDGNN_CUDA_HOSTEMU=ON),
-// with the fake cuda_runtime.h and cublas_v2.h beside it: all of tests/hostemu/.
+// with the rest of tests/hostemu/: hostemu_snap.cpp (the snapshot models' ops),
+// hostemu_internal.h (the checks every emulated op shares, defined here), and the fake
+// cuda_runtime.h, cublas_v2.h and cusparse.h.
 //
-// What it IS: the functions of include/dgnn/cuda.h that src/nn/cuda/tgn_step.cu, apan_step.cu
-// and src/models/tgnn_cuda.c call, implemented on the CPU, so that the real device steps
-// (compiled as host C++ against the fake cuda_runtime.h and cublas_v2.h of this folder, with
-// the backend's other kernel-free files, errors.cu and state_host.cu, as they are),
-// tgnn_cuda.c and the trainer's device path (src/train/event_device.c, `dgnn train --device
-// cuda`) run in the normal test suite, and tests/cuda/test_cuda_tgn.c, test_cuda_apan.c,
-// test_cuda_train.c and tests/cli_device.sh
-// compare them with the CPU path. Each op is the CPU op of nn.h / adam.h with the same
-// arguments (the "device" pointers are host pointers here), or, where cuda.h gives the GPU op
-// other semantics than the CPU's (gathers and scatters by index, the state store's rules for a
-// node named twice, the loss written to device memory), a loop that follows the kernel of
-// src/nn/cuda/*.cu line by line.
+// What it IS: every function of include/dgnn/cuda.h, implemented on the CPU. This file: the
+// device registry and the fake runtime, the context, buffers and copies (device.cu,
+// context.cu), the dense product, the memory-based models' ops (linear.cu, gru.cu,
+// timeenc.cu, act.cu, layernorm.cu, jodie.cu, loss.cu, attention_core.cu, attention.cu,
+// adam.cu), the rows by index (rows.cu) and the node state store (state.cu).
+// hostemu_snap.cpp: the snapshot models' ops, the device CSR and the sparse GCN ops
+// (spmm.cu), the matrix GRU and TopK (mgru.cu), the LSTM cell (lstm.cu), the losses
+// (snap_loss.cu), RReLU (rrelu.cu), the pair classifier (snap_cls.cu) and the link metrics
+// (snap_metric.cu). So the real compositions over them, compiled as host C++ against the
+// fake headers of this folder (the device steps src/nn/cuda/tgn_step.cu and apan_step.cu,
+// with the backend's other kernel-free files, errors.cu and state_host.cu, as they are), or
+// plain C calling cuda.h (src/models/tgnn_cuda.c, the snapshot models' device composition),
+// and the trainer's device path (src/train/event_device.c, `dgnn train --device cuda`) run in
+// the normal test suite, and tests/cuda/test_cuda_tgn.c, test_cuda_apan.c, test_cuda_train.c
+// and tests/cli_device.sh compare them with the CPU path. Each op is the CPU op of nn.h /
+// spmm.h / adam.h / metrics.h with the same arguments (the "device" pointers are host
+// pointers here), or, where cuda.h gives the GPU op other semantics than the CPU's (gathers
+// and scatters by index, the state store's rules for a node named twice, the loss written to
+// device memory, the classifier's per-node first layer), a loop that follows the kernel of
+// src/nn/cuda/*.cu line by line, or cuda.h's contract term by term where no kernel exists yet.
 //
 // What it is NOT: it is not a GPU, and it does not test a single kernel. The kernels of
-// src/nn/cuda/*.cu are not compiled here; their own tests (tests/cuda/test_cuda.c,
-// test_cuda_layers.c, test_cuda_attention.c, test_cuda_rows.c) need a GPU and are not built
-// with the emulation (they would test it against itself). Sums run in the CPU's order, so the
+// src/nn/cuda/*.cu are not compiled here (nor cuSPARSE, cuBLAS or CUB); their own tests
+// (tests/cuda/test_cuda.c, test_cuda_layers.c, test_cuda_attention.c, test_cuda_rows.c,
+// test_cuda_spmm.c, test_cuda_snap.c, ...) need a GPU and are not built with the emulation
+// (they would test it against itself). Sums run in the CPU's order, so the
 // emulation agrees with the CPU far more closely than a GPU does: a tolerance that passes here
 // is necessary for a GPU, not sufficient. Everything is synchronous (an op or copy is done when
 // its call returns): the asynchronous staging of tgn_step.cu is not exercised (its caller's
@@ -35,7 +46,12 @@
 //    and the SIGSEGV handler says which allocation was touched (HOSTEMU_NO_PROTECT=1 turns
 //    this off, for a debugger);
 //  - fresh device and pinned memory is 0xFF bytes (NaN floats, -1 ints), not zeros, as
-//    cudaMalloc's memory is whatever was there: an array used before it is written shows.
+//    cudaMalloc's memory is whatever was there: an array used before it is written shows;
+//  - what a GPU op takes on trust from its caller (hostemu_snap.cpp names each): an index
+//    past its array, a device CSR whose structure an upload into it broke, outputs that
+//    overlap inputs, a pair permutation that is not the stable sort the contract asks for;
+//    and a scratch array the GPU op overwrites with temporaries the CPU op keeps to itself
+//    is left as 0xFF bytes.
 //
 // Never part of a shipped library or command: this file is compiled only into the emulation
 // build's dgnn_cuda library (CMakeLists.txt, DGNN_CUDA_HOSTEMU), whose install is refused.
@@ -54,13 +70,16 @@
 
 #include "attention_dims.h"
 #include "cuda_internal.h"
+#include "hostemu_internal.h"
 
 #include "dgnn/adam.h"
 #include "dgnn/nn.h"
 
 // ---- misuse: an abort with a message ----
 
-[[noreturn]] __attribute__((format(printf, 1, 2))) static void die(const char *fmt, ...) {
+using namespace hostemu;
+
+[[noreturn]] void hostemu::die(const char *fmt, ...) {
     fprintf(stderr, "hostemu: ");
     va_list ap;
     va_start(ap, fmt);
@@ -112,12 +131,10 @@ static void close_opened() {
     }
     g_opened.clear();
 }
-struct in_call {
-    in_call() { g_depth++; }
-    ~in_call() {
-        if (--g_depth == 0) close_opened();
-    }
-};
+hostemu::in_call::in_call() { g_depth++; }
+hostemu::in_call::~in_call() {
+    if (--g_depth == 0) close_opened();
+}
 
 static std::pair<const uintptr_t, region> *find_region(const void *p) {
     const uintptr_t a = (uintptr_t)p;
@@ -129,7 +146,7 @@ static std::pair<const uintptr_t, region> *find_region(const void *p) {
 
 // [p, p + bytes) must be device memory of one live allocation (nothing to check for 0
 // bytes), which is then open until the call returns (called inside an in_call)
-static void need_dev(const void *p, size_t bytes, const char *call, const char *arg) {
+void hostemu::need_dev(const void *p, size_t bytes, const char *call, const char *arg) {
     if (bytes == 0) return;
     if (g_depth == 0) die("%s: (hostemu) need_dev outside a call", call);
     if (!p) die("%s: %s is NULL (%zu bytes wanted)", call, arg, bytes);
@@ -141,17 +158,17 @@ static void need_dev(const void *p, size_t bytes, const char *call, const char *
     open_region(r->first, r->second);
 }
 // one element at p, when p is given (the fields of a struct of device arrays)
-static void need_dev_opt(const void *p, const char *call, const char *arg) {
+void hostemu::need_dev_opt(const void *p, const char *call, const char *arg) {
     if (p) need_dev(p, 1, call, arg);
 }
 // [p, p + bytes) must be host memory
-static void need_host(const void *p, size_t bytes, const char *call, const char *arg) {
+void hostemu::need_host(const void *p, size_t bytes, const char *call, const char *arg) {
     if (bytes == 0) return;
     if (!p) die("%s: %s is NULL (%zu bytes wanted)", call, arg, bytes);
     if (find_region(p) || find_region((const char *)p + bytes - 1))
         die("%s: %s (%p) is device memory where host memory is wanted", call, arg, p);
 }
-static void need_ctx(const dgnn_cuda *c, const char *call) {
+void hostemu::need_ctx(const dgnn_cuda *c, const char *call) {
     if (!c || !c->stream) die("%s: no context", call);
 }
 
@@ -254,6 +271,15 @@ extern "C" int dgnn_cuda_device_count(void) { return HOSTEMU_DEVICES; }
 extern "C" int dgnn_cuda_device_name(int i, char *buf, int cap) {
     if (i < 0 || i >= HOSTEMU_DEVICES) return -1;
     snprintf(buf, (size_t)cap, "%s", HOSTEMU_NAME);
+    return 0;
+}
+
+// device.cu's self-contained check of a device: host arrays in and out, no context
+extern "C" int dgnn_cuda_saxpy(float a, const float *x, float *y, int64_t n) {
+    if (n <= 0) return 0;
+    need_host(x, F4(n), "dgnn_cuda_saxpy", "x");
+    need_host(y, F4(n), "dgnn_cuda_saxpy", "y");
+    for (int64_t i = 0; i < n; i++) y[i] = a * x[i] + y[i];
     return 0;
 }
 
@@ -393,10 +419,6 @@ extern "C" int dgnn_cuda_copy(dgnn_cuda *c, void *ddst, const void *dsrc, size_t
 
 // ---- rows by index (rows.cu) ----
 
-#define F4(n) ((size_t)(n) * sizeof(float))
-#define I4(n) ((size_t)(n) * sizeof(int32_t))
-#define D8(n) ((size_t)(n) * sizeof(double))
-
 // rows.cu's grouping: positions 0..n-1 in a stable order of their key's bits 0..30 (the radix
 // sort's), so each key's positions form one group, in the order given
 static std::vector<int32_t> groups_of(const int32_t *keys, int64_t n) {
@@ -510,6 +532,39 @@ static void need_state(const dgnn_cuda_state *s, const char *fn) {
     need_dev(s->mail_t, D8(N * S), fn, "state mail_t");
     need_dev(s->mail_n, I4(N), fn, "state mail_n");
     need_dev(s->mail_head, I4(N), fn, "state mail_head");
+}
+
+// state.cu's gather and set of memories: rows.cu's ops over the store's arrays, as there
+extern "C" int dgnn_cuda_state_gather_mem(dgnn_cuda *c, float *dout, const dgnn_cuda_state *s, const int32_t *dnodes,
+                                          int64_t n, dgnn_err *err) {
+    if (!dnodes && n > 0) return dgnn_cuda_fail(err, DGNN_EINVAL, "dgnn_cuda_state_gather_mem: nodes is NULL");
+    return dgnn_cuda_gather_rows(c, dout, s->mem_dim, s->mem, s->mem_dim, dnodes, n, s->mem_dim, err);
+}
+
+extern "C" int dgnn_cuda_state_set_mem(dgnn_cuda *c, dgnn_cuda_state *s, const int32_t *dnodes, const float *drows,
+                                       const double *dt, int64_t n, dgnn_err *err) {
+    return dgnn_cuda_scatter_rows_last(c, s->mem, s->mem_dim, dt ? s->mem_t : nullptr, drows, s->mem_dim, dt, dnodes,
+                                       n, s->mem_dim, err);
+}
+
+extern "C" int dgnn_cuda_state_clear_mails(dgnn_cuda *c, dgnn_cuda_state *s, const int32_t *dnodes, int64_t n,
+                                           dgnn_err *err) {
+    (void)err;
+    const char *fn = "dgnn_cuda_state_clear_mails";
+    need_ctx(c, fn);
+    in_call k;
+    if (n <= 0) return DGNN_OK;
+    const int64_t N = s->num_nodes;
+    need_dev(dnodes, I4(n), fn, "nodes");
+    need_dev(s->mail_n, I4(N), fn, "state mail_n");
+    need_dev(s->mail_head, I4(N), fn, "state mail_head");
+    for (int64_t i = 0; i < n; i++) { // clear_mails_kernel: a node outside [0, N) is skipped
+        const int32_t v = dnodes[i];
+        if (v < 0 || v >= N) continue;
+        s->mail_n[v] = 0;
+        s->mail_head[v] = 0;
+    }
+    return DGNN_OK;
 }
 
 extern "C" int dgnn_cuda_state_push_mails(dgnn_cuda *c, dgnn_cuda_state *s, const int32_t *dnodes,
