@@ -618,7 +618,7 @@ int dgnn_cuda_cls_pairs_forward(dgnn_cuda *c, float *dlogits, float *dhid, const
  *     destination dperm[doff[u] .. doff[u+1]);
  *   dW1 (C, 2L) += [dP^T H | dQ^T H], db1 (C) += the column sums of dP;
  *   dH (N, L) += dP W1a + dQ W1b (dH may be NULL: no input gradient).
- * M = 0 touches nothing. */
+ * M = 0 touches nothing (dP and dQ included). */
 int dgnn_cuda_cls_pairs_backward(dgnn_cuda *c, float *ddH, float *ddW1, float *ddb1, float *ddW2, float *ddb2,
                                  float *ddP, float *ddQ, float *dscratch, const float *ddlogits, const float *dhid,
                                  const float *dH, const float *dW1, const float *dW2, const int32_t *dsoff,
