@@ -75,6 +75,7 @@ else
     has "evolvegcn-o only so far"
     expect_rc 0 "$dgnn" train --model evolvegcn-o --device cuda $snapq --out "$tmp/snapgpu.json"
     has "test MAP"
+    has "device: cuda:0 ("
     if grep -q '"device":[[:space:]]*"cuda:0"' "$tmp/snapgpu.json"; then ok; else bad "the snapshot JSON lacks device cuda:0"; fi
   fi
 fi

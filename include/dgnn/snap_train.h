@@ -334,6 +334,7 @@ typedef struct {
     int64_t num_snapshots, num_nodes, in_dim, num_params;
     int64_t train_begin, train_end, val_end, test_end; /* sample indices of the split */
     dgnn_snap_dist_result dist; /* the distributed mode's figures (active = 0 otherwise) */
+    char device[128];           /* "cpu", or the GPU's name with cfg.use_cuda */
 } dgnn_snap_train_result;
 
 /* Builds the snapshots of ev, trains and evaluates. res is overwritten.

@@ -196,6 +196,7 @@ static int write_json(const char *path, const char *model, const char *dataset, 
     char dev[32] = "cpu";
     if (c->use_cuda) snprintf(dev, sizeof dev, "cuda:%d", c->cuda_device);
     cJSON_AddStringToObject(cfg, "device", dev);
+    cJSON_AddStringToObject(cfg, "device_name", r->device);
     cJSON_AddNumberToObject(cfg, "max_windows", (double)c->max_train_windows);
     cJSON *data = cJSON_AddObjectToObject(o, "data");
     cJSON_AddNumberToObject(data, "events", (double)ev->num_events);
@@ -679,6 +680,7 @@ static void print_results(const dgnn_snap_train_cfg *c, const dgnn_snap_train_re
     printf("training: %.2f s per epoch, %.1f samples/s, %.0f snapshots/s; peak RSS %.0f MB\n",
            res->num_epochs ? tsec / (double)res->num_epochs : 0.0, res->train_windows_per_second,
            res->train_snapshots_per_second, res->peak_rss_mb);
+    if (c->use_cuda) printf("device: cuda:%d (%s)\n", c->cuda_device, res->device);
 }
 
 /* `dgnn bench train`'s tables: seconds per epoch, the per-sample time distribution, the

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "dgnn/comm.h"
+#include "dgnn/snapmodel_cuda.h"
 
 static const char *metric_name(dgnn_snap_task t) {
     return t == DGNN_SNAP_TASK_EDGE ? "F1" : t == DGNN_SNAP_TASK_NODE ? "MSE" : "MAP";
@@ -43,6 +44,7 @@ int dgnn_snap_train(const dgnn_events *ev, const dgnn_snap_train_cfg *c, dgnn_sn
         dgnn_log("resumed from %s after epoch %lld\n", c->checkpoint, (long long)meta.epochs_done);
     }
     res->num_snapshots = r.T, res->num_nodes = r.N, res->in_dim = r.V;
+    snprintf(res->device, sizeof res->device, "%s", r.dev ? dgnn_snapmodel_cuda_device_name(r.dev) : "cpu");
     res->num_params = dgnn_params_count(r.p) + (r.head.p.total ? dgnn_params_count(&r.head.p) : 0);
     res->train_begin = r.tb, res->train_end = r.te, res->val_end = r.ve, res->test_end = r.xe;
     if (r.task == DGNN_SNAP_TASK_EDGE) {
