@@ -49,11 +49,11 @@
 
 #include "cuda_internal.h"
 
-#define METRIC_THREADS 256                              /* a power of two (dgnn_block_sum) */
-#define METRIC_ITEMS 16                                 /* words per thread in a tile */
-#define METRIC_TILE (METRIC_THREADS * METRIC_ITEMS)     /* words per tile of the group scan */
-#define METRIC_AP_BLOCKS 256                            /* the fixed grid of the AP terms' sum */
-#define METRIC_MAX_N 65535                              /* N^2 < 2^32: see the top */
+#define METRIC_THREADS 256                          /* a power of two (dgnn_block_sum) */
+#define METRIC_ITEMS 16                             /* words per thread in a tile */
+#define METRIC_TILE (METRIC_THREADS * METRIC_ITEMS) /* words per tile of the group scan */
+#define METRIC_AP_BLOCKS 256                        /* the fixed grid of the AP terms' sum */
+#define METRIC_MAX_N 65535                          /* N^2 < 2^32: see the top */
 #define LO32 0xffffffffULL
 
 // flags[FLAG_NAN]: a NaN score; flags[FLAG_CSR]: the CSR is malformed (both set to 1 by
