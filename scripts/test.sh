@@ -5,8 +5,9 @@
 # run in the second pass only), then, where nvcc is, builds the CUDA path (build-cuda/) and
 # runs tests/cuda (which skip without a GPU) and cli_device (--device cuda from the command),
 # then, everywhere, builds the CUDA path over the host emulation of the CUDA layer
-# (build-hostemu/, tests/hostemu/: no GPU, no nvcc) and runs the device steps', the GPU
-# trainer's and cli_device's tests on it against the CPU path,
+# (build-hostemu/, tests/hostemu/: no GPU, no nvcc; with MPI, for cli_device's 2-rank DyGNeX
+# run on the one emulated GPU) and runs the device steps', the GPU trainers' and
+# cli_device's tests on it against the CPU path,
 # then builds the Release tree (build/) and runs
 # the full suite there, multi-rank tests included, then the Python package's tests
 # (scripts/test-python.sh; skipped without a python3 that has numpy and pytest). Ends with
@@ -39,7 +40,7 @@ fi
 echo "== CUDA host emulation (build-hostemu/) =="
 t_emu=$(date +%s)
 log="$root/build-hostemu/build.log"; mkdir -p "$root/build-hostemu"
-if ! { cmake -S "$root" -B "$root/build-hostemu" -DCMAKE_BUILD_TYPE=Release -DDGNN_CUDA_HOSTEMU=ON -DDGNN_MPI=OFF &&
+if ! { cmake -S "$root" -B "$root/build-hostemu" -DCMAKE_BUILD_TYPE=Release -DDGNN_CUDA_HOSTEMU=ON -DDGNN_MPI=ON &&
        cmake --build "$root/build-hostemu" -j"$jobs" --target dgnn test_cuda_tgn test_cuda_apan test_cuda_train test_cuda_snaptrain; } > "$log" 2>&1; then
   grep -E -A3 "error|Error" "$log" | head -80; exit 1
 fi

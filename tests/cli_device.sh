@@ -25,8 +25,6 @@ expect_rc 2 "$dgnn" train --device cuda --dist strict --data "$tmp/missing.csv"
 has "--dist with --device cuda"
 expect_rc 2 "$dgnn" train --device cuda --model edgebank --data "$tmp/missing.csv"
 has "no --device cuda"
-expect_rc 2 "$dgnn" train --model evolvegcn-o --device cuda --dist dygnex --data "$tmp/missing.csv"
-has "--dist dygnex with --device cuda"
 expect_rc 2 "$dgnn" train --model evolvegcn-o --device cuda --task node --data "$tmp/missing.csv"
 has "node task's head runs on the CPU only"
 expect_rc 2 "$dgnn" train --model evolvegcn-o --device nvidia --data "$tmp/missing.csv"
@@ -77,6 +75,23 @@ else
     has "test MAP"
     has "device: cuda:0 ("
     if grep -q '"device":[[:space:]]*"cuda:0"' "$tmp/snapgpu.json"; then ok; else bad "the snapshot JSON lacks device cuda:0"; fi
+    # DyGNeX on the GPU: one process playing 2 ranks, then (with MPI) 2 ranks sharing the GPU,
+    # each against the CPU's one-process run (the gradients are summed through the host)
+    dyg="--dist dygnex --sched-ranks 2"
+    expect_rc 0 "$dgnn" train --model evolvegcn-o --device cpu $snapq $dyg --out "$tmp/dygcpu.json"
+    expect_rc 0 "$dgnn" train --model evolvegcn-o --device cuda $snapq $dyg --out "$tmp/dyggpu.json"
+    same_map() { # JSON A, JSON B: test MAP within 0.01
+      python3 -c "import json,sys; a,b=(json.load(open(p))['test']['map'] for p in sys.argv[1:]); sys.exit(abs(a-b)>0.01)" "$1" "$2"
+    }
+    same_map "$tmp/dyggpu.json" "$tmp/dygcpu.json" && ok || bad "dygnex on the GPU: test MAP apart from the CPU's"
+    if command -v mpirun > /dev/null 2>&1; then
+      timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 "$dgnn" train --model evolvegcn-o --device cuda \
+        $snapq --dist dygnex --out "$tmp/dyg2.json" > "$tmp/out" 2>&1
+      procs=$(python3 -c "import json; print(json.load(open('$tmp/dyg2.json'))['dist']['processes'])" 2>/dev/null)
+      if [ "$procs" = 1 ]; then echo "(no MPI in this build: the 2-rank GPU run ran as lone processes; not compared)"
+      elif [ "$procs" = 2 ] && same_map "$tmp/dyg2.json" "$tmp/dygcpu.json"; then ok
+      else bad "mpirun -np 2 --device cuda --dist dygnex (processes: $procs)"; tail -5 "$tmp/out"; fi
+    fi
   fi
 fi
 

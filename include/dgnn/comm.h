@@ -21,6 +21,9 @@ void dgnn_comm_init(int *argc, char ***argv);
 void dgnn_comm_finalize(void);
 int dgnn_comm_rank(void);
 int dgnn_comm_size(void);
+/* This process's rank among the job's processes on the same machine (0 without MPI or with
+ * one process): the GPU a rank takes by default, cuda:local_rank. */
+int dgnn_comm_local_rank(void);
 /* 1 if built with MPI support. */
 int dgnn_comm_has_mpi(void);
 void dgnn_comm_barrier(void);

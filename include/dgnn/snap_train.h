@@ -241,11 +241,16 @@ typedef struct {
     const int *stop;
     const volatile sig_atomic_t *interrupt;
     /* 1: train and evaluate on CUDA device cuda_device (snapmodel_cuda.h: evolvegcn-o, the
-     * link and edge tasks, one process; NOT YET VERIFIED ON HARDWARE). Negatives, RReLU
-     * keys and the split are the CPU path's; results agree within float rounding. */
+     * link and edge tasks; NOT YET VERIFIED ON HARDWARE), or with DGNN_SNAP_CUDA_LOCAL_RANK
+     * on device local_rank % devices (dgnn_comm_local_rank: one GPU per rank on a cluster,
+     * the ranks sharing a lone GPU). With dist (DyGNeX) the rounds' gradients are summed
+     * through the host (no NCCL yet). Negatives, RReLU keys and the split are the CPU path's;
+     * results agree within float rounding. */
     int use_cuda;
     int cuda_device;
 } dgnn_snap_train_cfg;
+
+#define DGNN_SNAP_CUDA_LOCAL_RANK (-1)
 
 /* Link prediction with the reference's parameters_bitcoin_alpha_linkpred_egcn_o.yaml (or _egcn_h.yaml for -H):
  * 1,200,000-second snapshots, W 10, -O: L 100, C 400, class weights [0.05, 0.95]; -H: L 50,
@@ -335,6 +340,7 @@ typedef struct {
     int64_t train_begin, train_end, val_end, test_end; /* sample indices of the split */
     dgnn_snap_dist_result dist; /* the distributed mode's figures (active = 0 otherwise) */
     char device[128];           /* "cpu", or the GPU's name with cfg.use_cuda */
+    int cuda_device;            /* the GPU this process used (cfg.use_cuda) */
 } dgnn_snap_train_result;
 
 /* Builds the snapshots of ev, trains and evaluates. res is overwritten.

@@ -8,9 +8,10 @@
  * compares it with the CPU path on the host emulation of the CUDA layer (tests/hostemu/) and,
  * when a GPU is present, on the GPU; no GPU has run it yet.
  *
- * Which kinds: EvolveGCN-O (one-hot or dense node input), for the link and edge tasks.
- * The other kinds, and the node task's head, are refused (dgnn_snapmodel_cuda_supports):
- * they are not built yet.
+ * Which kinds: EvolveGCN-O (one-hot or dense node input), for the link and edge tasks,
+ * one process or DyGNeX's ranks (snap_train.h; the gradients all-reduced through the host,
+ * dgnn_snapmodel_cuda_grad: no NCCL yet). The other kinds, and the node task's head, are
+ * refused (dgnn_snapmodel_cuda_supports): they are not built yet.
  *
  * Who holds what. The device holds the parameter slab, its gradients and Adam moments, every
  * snapshot's A_hat and node input (uploaded once, dgnn_snapmodel_cuda_inputs) and the
@@ -83,6 +84,9 @@ int dgnn_snapmodel_cuda_link_metrics(dgnn_snapmodel_cuda *d, int64_t t0, int64_t
 int dgnn_snapmodel_cuda_pull(dgnn_snapmodel_cuda *d, dgnn_params *p, dgnn_err *err);
 /* Host to device: the four slabs of p. */
 int dgnn_snapmodel_cuda_push(dgnn_snapmodel_cuda *d, const dgnn_params *p, dgnn_err *err);
+/* The gradient slab alone: device to host (to_host 1) or host to device (0), for the
+ * host-staged all-reduce of DyGNeX's rounds (one GPU shared by the ranks, or no NCCL). */
+int dgnn_snapmodel_cuda_grad(dgnn_snapmodel_cuda *d, float *grad, int to_host, dgnn_err *err);
 /* The device's name ("NVIDIA H200"), for reports. */
 const char *dgnn_snapmodel_cuda_device_name(const dgnn_snapmodel_cuda *d);
 

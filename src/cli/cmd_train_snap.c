@@ -194,7 +194,7 @@ static int write_json(const char *path, const char *model, const char *dataset, 
     cJSON_AddNumberToObject(cfg, "seed", (double)c->seed);
     cJSON_AddNumberToObject(cfg, "threads", (double)c->threads);
     char dev[32] = "cpu";
-    if (c->use_cuda) snprintf(dev, sizeof dev, "cuda:%d", c->cuda_device);
+    if (c->use_cuda) snprintf(dev, sizeof dev, "cuda:%d", r->cuda_device);
     cJSON_AddStringToObject(cfg, "device", dev);
     cJSON_AddStringToObject(cfg, "device_name", r->device);
     cJSON_AddNumberToObject(cfg, "max_windows", (double)c->max_train_windows);
@@ -396,8 +396,9 @@ static int snap_options(int argc, char **argv, int bench, const cli_train_embed 
         {"skip-val-epochs", ARG_INT, &skipval, "N", "first epochs without validation (6: the reference's eval_after_epochs 5)", ARG_IN(0, CLI_MAX_EPOCHS)},
         {"seed", ARG_INT, &seed, "S", "seed of initialisation, negatives and RReLU (1234)", ARG_MIN(0)},
         {"threads", ARG_INT, &threads, "T", "OpenMP threads (default: all cores)", ARG_IN(1, CLI_MAX_THREADS)},
-        {"device", ARG_STRING, &device, "D", "cpu (default) or cuda[:N]: train and evaluate on GPU N (evolvegcn-o, "
-                                             "link and edge tasks; one process; needs a -DDGNN_CUDA=ON build; NOT YET "
+        {"device", ARG_STRING, &device, "D", "cpu (default) or cuda[:N]: train and evaluate on GPU N (cuda: the "
+                                             "rank's local rank; evolvegcn-o, link and edge tasks; --dist dygnex sums "
+                                             "gradients through the host; needs a -DDGNN_CUDA=ON build; NOT YET "
                                              "VERIFIED ON HARDWARE)"},
         {"max-windows", ARG_INT, &max_windows, "N", "stop each training epoch after N samples (quick runs; 0: all)", ARG_MIN(0)},
         {"no-eval", ARG_FLAG, &no_eval, NULL, "skip validation and test (timing the training loop)"},
@@ -546,11 +547,7 @@ static int snap_options(int argc, char **argv, int bench, const cli_train_embed 
     }
     c.threads = threads;
     if ((rc = cli_device_parse(cmd, device, &c.use_cuda, &c.cuda_device))) return rc;
-    if (c.use_cuda && dist && strcmp(dist, "dygnex") == 0) {
-        fprintf(stderr, "dgnn %s: --dist dygnex with --device cuda: the GPU path runs one process on one GPU for now "
-                        "(several GPUs, NCCL: not yet); leave out one of them\n", cmd);
-        return 2;
-    }
+    if (c.use_cuda && strcmp(device, "cuda") == 0) c.cuda_device = DGNN_SNAP_CUDA_LOCAL_RANK; /* cuda:local_rank */
     c.max_train_windows = max_windows;
     c.skip_eval = no_eval || bench;
     c.baseline_last = baseline_last && !bench;
@@ -680,7 +677,7 @@ static void print_results(const dgnn_snap_train_cfg *c, const dgnn_snap_train_re
     printf("training: %.2f s per epoch, %.1f samples/s, %.0f snapshots/s; peak RSS %.0f MB\n",
            res->num_epochs ? tsec / (double)res->num_epochs : 0.0, res->train_windows_per_second,
            res->train_snapshots_per_second, res->peak_rss_mb);
-    if (c->use_cuda) printf("device: cuda:%d (%s)\n", c->cuda_device, res->device);
+    if (c->use_cuda) printf("device: cuda:%d (%s)\n", res->cuda_device, res->device);
 }
 
 /* `dgnn bench train`'s tables: seconds per epoch, the per-sample time distribution, the

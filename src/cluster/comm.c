@@ -28,7 +28,7 @@
 #include <mpi.h>
 #endif
 
-static int g_rank = 0, g_size = 1, g_inited = 0;
+static int g_rank = 0, g_size = 1, g_inited = 0, g_local = 0;
 static dgnn_comm_stats g_stats;
 static double g_timeout = DGNN_COMM_TIMEOUT_DEFAULT; /* seconds without progress; 0: forever */
 static double g_allow;                                /* extra seconds for the next wait */
@@ -59,7 +59,14 @@ void dgnn_comm_init(int *argc, char ***argv) {
     if (!already) MPI_Init(argc, argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &g_size);
-    if (g_size > 1) MPI_Comm_dup(MPI_COMM_WORLD, &g_side);
+    if (g_size > 1) {
+        MPI_Comm_dup(MPI_COMM_WORLD, &g_side);
+        /* this process's rank among those on its machine (the GPU it takes: cuda:local_rank) */
+        MPI_Comm node;
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL, &node);
+        MPI_Comm_rank(node, &g_local);
+        MPI_Comm_free(&node);
+    }
 #else
     (void)argc;
     (void)argv;
@@ -69,6 +76,7 @@ void dgnn_comm_init(int *argc, char ***argv) {
 
 int dgnn_comm_rank(void) { return g_rank; }
 int dgnn_comm_size(void) { return g_size; }
+int dgnn_comm_local_rank(void) { return g_local; }
 
 void dgnn_comm_abort(int code) {
 #if DGNN_HAVE_MPI

@@ -470,6 +470,12 @@ int dgnn_snapmodel_cuda_link_metrics(dgnn_snapmodel_cuda *d, int64_t t0, int64_t
     return rc;
 }
 
+int dgnn_snapmodel_cuda_grad(dgnn_snapmodel_cuda *d, float *grad, int to_host, dgnn_err *err) {
+    const size_t b = (size_t)d->total * sizeof(float);
+    int rc = to_host ? dgnn_cuda_download(d->c, grad, d->grad, b, err) : dgnn_cuda_upload(d->c, d->grad, grad, b, err);
+    return rc ? rc : dgnn_cuda_sync(d->c, err);
+}
+
 /* the host slabs of p and the device's, in one order */
 static void slabs(dgnn_snapmodel_cuda *d, const dgnn_params *p, float *host[4], float *dev[4]) {
     host[0] = p->value, host[1] = p->grad, host[2] = p->m, host[3] = p->v;
@@ -544,6 +550,10 @@ int dgnn_snapmodel_cuda_push(dgnn_snapmodel_cuda *d, const dgnn_params *p, dgnn_
     return NO_CUDA(err);
 }
 
+int dgnn_snapmodel_cuda_grad(dgnn_snapmodel_cuda *d, float *grad, int to_host, dgnn_err *err) {
+    (void)d, (void)grad, (void)to_host;
+    return NO_CUDA(err);
+}
 const char *dgnn_snapmodel_cuda_device_name(const dgnn_snapmodel_cuda *d) {
     (void)d;
     return "none";

@@ -12,6 +12,7 @@
 
 #include "dgnn/comm.h"
 #include "dgnn/costmodel.h"
+#include "dgnn/snapmodel_cuda.h"
 #include "snap_run.h"
 
 double dgnn_snap_round_imbalance(const double *t, int64_t R, int64_t P, double *makespan, double *mean_sum) {
@@ -189,12 +190,16 @@ int snap_dygnex_epoch(snap_run *r, int64_t epoch, dgnn_snap_epoch_result *er, sn
                 /* the sum of the ranks' summed gradients = the single-process accumulation
                  * over the round's windows: no weighting needed */
                 double a = dgnn_now();
+                /* on GPUs through the host: the gradients down, summed, back up (no NCCL yet) */
+                int rc = r->dev ? dgnn_snapmodel_cuda_grad(r->dev, r->p->grad, 1, err) : DGNN_OK;
+                if (rc) return rc;
                 dgnn_comm_allreduce_sum_f32(r->p->grad, r->p->total);
                 if (r->head.p.total) dgnn_comm_allreduce_sum_f32(r->head.p.grad, r->head.p.total);
+                if (r->dev && (rc = dgnn_snapmodel_cuda_grad(r->dev, r->p->grad, 0, err))) return rc;
                 r->comm_s += dgnn_now() - a;
             }
             double a = dgnn_now();
-            int rc = snap_optimizer_step(r, err);
+            const int rc = snap_optimizer_step(r, err);
             if (rc) return rc;
             r->tr_step++;
             r->step_s += dgnn_now() - a;

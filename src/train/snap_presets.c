@@ -114,10 +114,6 @@ int dgnn_snap_train_cfg_check(const dgnn_snap_train_cfg *c, dgnn_err *err) {
                             "train + val < 1", c->train_frac, c->val_frac);
     if (c->epochs > 1024) return dgnn_err_set(err, DGNN_EINVAL, "--epochs: at most 1024");
     if (c->use_cuda) {
-        if (c->dist.mode != DGNN_SNAP_DIST_NONE)
-            return dgnn_err_set(err, DGNN_EINVAL,
-                                "--dist with --device cuda: the GPU path runs one process on one GPU for now (several "
-                                "GPUs, NCCL: not yet); use --dist without --device, or --device cuda alone");
         if (c->task == DGNN_SNAP_TASK_NODE)
             return dgnn_err_set(err, DGNN_EINVAL,
                                 "--device cuda: the node task's head runs on the CPU only so far; use --device cpu");
@@ -128,9 +124,9 @@ int dgnn_snap_train_cfg_check(const dgnn_snap_train_cfg *c, dgnn_err *err) {
         int rc = dgnn_snapmodel_cuda_supports(&c->model, err);
         if (rc) return rc;
         const int n = dgnn_snapmodel_cuda_devices();
-        if (c->cuda_device < 0 || c->cuda_device >= n)
+        if (c->cuda_device < DGNN_SNAP_CUDA_LOCAL_RANK || c->cuda_device >= n || n == 0)
             return dgnn_err_set(err, DGNN_EINVAL, "--device cuda:%d: this machine has %d CUDA device%s (or no driver); "
-                                "use --device cpu", c->cuda_device, n, n == 1 ? "" : "s");
+                                "use --device cpu", c->cuda_device < 0 ? 0 : c->cuda_device, n, n == 1 ? "" : "s");
     }
     return DGNN_OK;
 }

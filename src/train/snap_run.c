@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "dgnn/snapshot_graph.h"
+#include "dgnn/comm.h"
 #include "dgnn/snapmodel_cuda.h"
 #include "dgnn/split.h"
 
@@ -161,7 +162,9 @@ int snap_run_setup(snap_run *r, const dgnn_events *ev, const dgnn_snap_train_cfg
     DGNN_GROW(&as, r->best_params, r->p->total);
     if ((rc = dgnn_alloc_done(&as, err, "a copy of the %lld parameters", (long long)r->p->total))) return rc;
     if (c->use_cuda) { /* the model, every snapshot and the label patterns to the GPU */
-        if ((rc = dgnn_snapmodel_cuda_init(&r->dev, r->model, c->cuda_device, err))) return rc;
+        const int n = dgnn_snapmodel_cuda_devices();
+        r->cuda_device = c->cuda_device >= 0 ? c->cuda_device : n > 0 ? dgnn_comm_local_rank() % n : 0;
+        if ((rc = dgnn_snapmodel_cuda_init(&r->dev, r->model, r->cuda_device, err))) return rc;
         if ((rc = dgnn_snapmodel_cuda_inputs(r->dev, r->in, c->task == DGNN_SNAP_TASK_LINK ? r->snaps.snaps : NULL, T,
                                              err)))
             return rc;

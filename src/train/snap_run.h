@@ -41,6 +41,7 @@ typedef struct {
      * Adam moments; r->p's host copy is refreshed after every training epoch
      * (snap_run_pull) and sent back when the host changes it (snap_run_push). */
     struct dgnn_snapmodel_cuda *dev;
+    int cuda_device;      /* the GPU it runs on */
     dgnn_adam opt;
     /* node task's head (node_head.h; head.p.total = 0 for the other tasks) and its own
      * Adam (the reference's classifier has its own optimizer too) */

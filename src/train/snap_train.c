@@ -45,6 +45,7 @@ int dgnn_snap_train(const dgnn_events *ev, const dgnn_snap_train_cfg *c, dgnn_sn
     }
     res->num_snapshots = r.T, res->num_nodes = r.N, res->in_dim = r.V;
     snprintf(res->device, sizeof res->device, "%s", r.dev ? dgnn_snapmodel_cuda_device_name(r.dev) : "cpu");
+    res->cuda_device = r.dev ? r.cuda_device : -1;
     res->num_params = dgnn_params_count(r.p) + (r.head.p.total ? dgnn_params_count(&r.head.p) : 0);
     res->train_begin = r.tb, res->train_end = r.te, res->val_end = r.ve, res->test_end = r.xe;
     if (r.task == DGNN_SNAP_TASK_EDGE) {
