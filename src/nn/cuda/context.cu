@@ -23,6 +23,16 @@ extern "C" int dgnn_cuda_init(dgnn_cuda **out, int device, dgnn_err *err) {
     c->device = device;
     int rc = dgnn_cuda_check(cudaSetDevice(device), "cudaSetDevice", err);
     if (!rc) rc = dgnn_cuda_check(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), "cudaStreamCreate", err);
+    if (!rc) { /* the stream-ordered temporaries (TopK, the metrics' sort: cudaMallocAsync) keep their
+                  memory in the device's pool between calls instead of handing it back at every
+                  sync; not fatal where the pool cannot be set */
+        cudaMemPool_t pool;
+        if (cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess) {
+            uint64_t keep = UINT64_MAX;
+            (void)cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+        }
+        (void)cudaGetLastError();
+    }
     if (!rc && cublasCreate(&c->blas) != CUBLAS_STATUS_SUCCESS)
         rc = dgnn_cuda_fail(err, DGNN_EDEVICE, "cuBLAS: cublasCreate failed on device %d", device);
     if (!rc && (cublasSetStream(c->blas, c->stream) != CUBLAS_STATUS_SUCCESS ||
