@@ -70,7 +70,9 @@ else
       has "test AP"
     done
     expect_rc 2 "$dgnn" train --model tgcn --device cuda --data "$tmp/missing.csv"
-    has "evolvegcn-o only so far"
+    has "evolvegcn-o and evolvegcn-h only so far"
+    expect_rc 0 "$dgnn" train --model evolvegcn-h --device cuda $snapq
+    has "test MAP"
     expect_rc 0 "$dgnn" train --model evolvegcn-o --device cuda $snapq --out "$tmp/snapgpu.json"
     has "test MAP"
     has "device: cuda:0 ("

@@ -1,11 +1,11 @@
-/* test_cuda_snaptrain.c: EvolveGCN-O on the GPU (snapmodel_cuda.h) against the CPU model
- * and the CPU trainer:
- *  1. one training sample through the API, one-hot and dense node input, T = 1 and 3, with a
- *     second sample accumulated: every parameter's gradient against the CPU model's (its
+/* test_cuda_snaptrain.c: EvolveGCN-O and -H on the GPU (snapmodel_cuda.h) against the CPU
+ * model and the CPU trainer:
+ *  1. one training sample through the API, one-hot and dense node input, T = 1 and 3 (TopK's
+ *     mask on every other snapshot), with a second sample accumulated: every parameter's gradient against the CPU model's (its
  *     forward, pair classifier, weighted cross-entropy and backward with the same RReLU rng);
  *     the evaluation logits of the same pairs;
- *  2. the trainer (dgnn_snap_train, link task) on a small learnable sequence, 2 windows per
- *     step: each epoch's loss and validation MAP, the test MAP and MRR, against the CPU run;
+ *  2. the trainer (dgnn_snap_train, link task, both kinds) on a small learnable sequence, 2
+ *     windows per step: each epoch's loss and validation MAP, the test MAP and MRR, against the CPU run;
  *  3. a checkpoint written on the GPU after 3 epochs, resumed on the CPU for the rest: the
  *     uninterrupted CPU run's test MAP;
  *  4. bitcoin-alpha (when the shared data is there), edge task: 3 epochs of 30 samples, the
@@ -75,10 +75,10 @@ static void random_hat(int64_t **rowptr, int32_t **col, float **val, dgnn_rng *r
     }
 }
 
-static void api_case(int onehot, int64_t T) {
+static void api_case(dgnn_snapmodel_kind kind, int onehot, int64_t T) {
     dgnn_rng r;
     dgnn_rng_seed(&r, 77 + (uint64_t)onehot * 10 + (uint64_t)T);
-    dgnn_snapmodel_cfg mc = dgnn_snapmodel_cfg_default(DGNN_SNAPMODEL_EGCN_O);
+    dgnn_snapmodel_cfg mc = dgnn_snapmodel_cfg_default(kind);
     mc.num_nodes = N1, mc.in_dim = V1, mc.onehot = onehot, mc.hidden = 6, mc.cls_hidden = 11, mc.seed = 9;
     dgnn_snapmodel *m = NULL;
     dgnn_err err;
@@ -90,6 +90,7 @@ static void api_case(int onehot, int64_t T) {
     int64_t *rp[8];
     int32_t *cl[8], *idx = malloc((size_t)(S * N1) * sizeof(int32_t));
     float *vl[8], *feat = malloc((size_t)(S * N1 * V1) * sizeof(float));
+    uint8_t *mask = malloc((size_t)(S * N1));
     for (int64_t t = 0; t < S; t++) {
         random_hat(&rp[t], &cl[t], &vl[t], &r);
         in[t].A = dgnn_csr_view(rp[t], cl[t], vl[t], N1, N1);
@@ -97,6 +98,8 @@ static void api_case(int onehot, int64_t T) {
         for (int i = 0; i < N1 * V1; i++) feat[t * N1 * V1 + i] = (float)dgnn_rng_uniform(&r) - 0.5f;
         if (onehot) in[t].feat_idx = idx + t * N1;
         else in[t].feat = feat + t * N1 * V1;
+        for (int i = 0; i < N1; i++) mask[t * N1 + i] = i % 4 != 1; /* TopK's candidates (-H) */
+        in[t].mask = t % 2 ? mask + t * N1 : NULL;
     }
     dgnn_snapmodel_cuda *d = NULL;
     CHECK_MSG(dgnn_snapmodel_cuda_init(&d, m, 0, &err) == DGNN_OK, "%s", err.msg);
@@ -140,8 +143,8 @@ static void api_case(int onehot, int64_t T) {
     CHECK(dgnn_snapmodel_cuda_pull(d, p, &err) == DGNN_OK);
     for (int i = 0; i < p->ntensors; i++) {
         char what[96];
-        snprintf(what, sizeof what, "%s, T %lld: gradient of %s", onehot ? "one-hot" : "dense", (long long)T,
-                 p->t[i].name);
+        snprintf(what, sizeof what, "%s, %s, T %lld: gradient of %s", dgnn_snapmodel_name(kind),
+                 onehot ? "one-hot" : "dense", (long long)T, p->t[i].name);
         near_slab(what, p->grad + p->t[i].offset, cpu_grad + p->t[i].offset, p->t[i].count);
     }
     /* evaluation logits (no RReLU randomness) */
@@ -179,7 +182,7 @@ static void api_case(int onehot, int64_t T) {
     dgnn_snapmodel_cuda_free(d);
     dgnn_snapmodel_free(m);
     for (int64_t t = 0; t < S; t++) free(rp[t]), free(cl[t]), free(vl[t]);
-    free(in), free(idx), free(feat), free(H), free(dH), free(cpu_grad), free(before), free(cpu_after);
+    free(in), free(idx), free(feat), free(mask), free(H), free(dH), free(cpu_grad), free(before), free(cpu_after);
 }
 
 /* ---- 2, 3. the trainer on a learnable sequence (test_snap_train.c's) ---- */
@@ -204,8 +207,8 @@ static void make_stream(dgnn_events *ev, uint64_t seed) {
     DGNN_ASSERT(dgnn_builder_finish(&b, ev, SN, &err) == 0);
 }
 
-static dgnn_snap_train_cfg small_cfg(void) {
-    dgnn_snap_train_cfg c = dgnn_snap_train_cfg_default(DGNN_SNAPMODEL_EGCN_O);
+static dgnn_snap_train_cfg small_cfg(dgnn_snapmodel_kind kind) {
+    dgnn_snap_train_cfg c = dgnn_snap_train_cfg_default(kind);
     c.snapshot_seconds = 1, c.window = 3, c.model.hidden = 8, c.model.cls_hidden = 16, c.lr = 0.01;
     c.neg_mult = 5, c.epochs = 6, c.train_frac = 0.6, c.val_frac = 0.15, c.patience = 1000, c.skip_val_epochs = 0;
     c.windows_per_step = 2, c.progress = 0, c.seed = 5, c.model.seed = 5;
@@ -243,17 +246,19 @@ static void same_runs(const char *what, const dgnn_snap_train_result *g, const d
               "%s: test F1 %.6f vs %.6f", what, g->test_f1, c->test_f1);
 }
 
-static void trainer(void) {
+static void trainer(dgnn_snapmodel_kind kind) {
     dgnn_events ev;
     make_stream(&ev, 3);
-    dgnn_snap_train_cfg c = small_cfg();
+    dgnn_snap_train_cfg c = small_cfg(kind);
     dgnn_snap_train_result *cpu = calloc(1, sizeof *cpu), *gpu = calloc(1, sizeof *gpu);
     train(&ev, c, 0, cpu);
     train(&ev, c, 1, gpu);
-    same_runs("link task", gpu, cpu);
+    char what[96];
+    snprintf(what, sizeof what, "%s, link task", dgnn_snapmodel_name(kind));
+    same_runs(what, gpu, cpu);
     CHECK_MSG(gpu->epochs[5].train_loss < 0.9 * gpu->epochs[0].train_loss, "the GPU run learns: loss %.4f -> %.4f",
               gpu->epochs[0].train_loss, gpu->epochs[5].train_loss);
-    printf("link task, 6 epochs: test MAP %.6f (GPU) vs %.6f (CPU), MRR %.6f vs %.6f\n", gpu->test_map, cpu->test_map,
+    printf("%s: 6 epochs: test MAP %.6f (GPU) vs %.6f (CPU), MRR %.6f vs %.6f\n", what, gpu->test_map, cpu->test_map,
            gpu->test_mrr, cpu->test_mrr);
 
     /* 3 epochs on the GPU with a checkpoint, then resumed on the CPU */
@@ -266,7 +271,8 @@ static void trainer(void) {
     dgnn_snap_train_cfg b = c;
     b.checkpoint = dir, b.resume = 1;
     train(&ev, b, 0, rest);
-    same_runs("3 epochs on the GPU, resumed on the CPU", rest, cpu);
+    snprintf(what, sizeof what, "%s, 3 epochs on the GPU, resumed on the CPU", dgnn_snapmodel_name(kind));
+    same_runs(what, rest, cpu);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0);
@@ -302,12 +308,12 @@ int main(void) {
     dgnn_err err;
     dgnn_err_clear(&err);
     /* refused up front: other kinds, the node task, a device that is not there */
-    dgnn_snap_train_cfg bad = small_cfg();
-    bad.use_cuda = 1, bad.model.kind = DGNN_SNAPMODEL_TGCN;
+    dgnn_snap_train_cfg bad = small_cfg(DGNN_SNAPMODEL_TGCN);
+    bad.use_cuda = 1;
     CHECK(dgnn_snap_train_cfg_check(&bad, &err) == DGNN_EINVAL);
-    bad = small_cfg(), bad.use_cuda = 1, bad.task = DGNN_SNAP_TASK_NODE;
+    bad = small_cfg(DGNN_SNAPMODEL_EGCN_O), bad.use_cuda = 1, bad.task = DGNN_SNAP_TASK_NODE;
     CHECK(dgnn_snap_train_cfg_check(&bad, &err) == DGNN_EINVAL && strstr(err.msg, "node task") != NULL);
-    bad = small_cfg(), bad.use_cuda = 1, bad.cuda_device = dgnn_snapmodel_cuda_devices();
+    bad = small_cfg(DGNN_SNAPMODEL_EGCN_H), bad.use_cuda = 1, bad.cuda_device = dgnn_snapmodel_cuda_devices();
     CHECK(dgnn_snap_train_cfg_check(&bad, &err) == DGNN_EINVAL && strstr(err.msg, "CUDA device") != NULL);
     if (dgnn_snapmodel_cuda_devices() == 0) {
         printf("skip: test_cuda_snaptrain: no CUDA device (the refusals were checked: %d passed, %d failed)\n",
@@ -318,11 +324,14 @@ int main(void) {
     printf("test_cuda_snaptrain: on the host emulation of the CUDA layer (the CPU's ops: the composition is under "
            "test, not the kernels)\n");
 #endif
-    for (int onehot = 0; onehot < 2; onehot++) {
-        api_case(onehot, 1);
-        api_case(onehot, 3);
-    }
-    trainer();
+    for (int k = 0; k < 2; k++)
+        for (int onehot = 0; onehot < 2; onehot++) {
+            const dgnn_snapmodel_kind kind = k ? DGNN_SNAPMODEL_EGCN_H : DGNN_SNAPMODEL_EGCN_O;
+            api_case(kind, onehot, 1);
+            api_case(kind, onehot, 3);
+        }
+    trainer(DGNN_SNAPMODEL_EGCN_O);
+    trainer(DGNN_SNAPMODEL_EGCN_H);
     bitcoin_edge();
     return check_done();
 }
