@@ -28,6 +28,9 @@
 extern "C" {
 #endif
 
+/* cuda_device: the rank's local rank (one GPU per rank on a cluster, the ranks sharing a lone GPU) */
+#define DGNN_CUDA_LOCAL_RANK (-1)
+
 struct dgnn_epoch_result; /* one epoch's figures (below) */
 
 typedef enum {
@@ -119,9 +122,10 @@ typedef struct {
     dgnn_split_opts split;
     uint64_t seed;          /* negatives and dropout (the model's own seed initialises it) */
     int64_t threads;        /* 0: leave OpenMP's default */
-    int use_cuda;           /* 1: train on CUDA device cuda_device (--device cuda:N; tgnn_cuda.h: TGN, JODIE, DyRep; one
-                             * process; NOT YET VERIFIED ON HARDWARE); 0: on the CPU */
-    int cuda_device;
+    int use_cuda;           /* 1: train on CUDA device cuda_device (--device cuda:N; tgnn_cuda.h: TGN, JODIE, DyRep,
+                             * APAN; one process, or strict's ranks with the collectives staged through the host;
+                             * NOT YET VERIFIED ON HARDWARE); 0: on the CPU */
+    int cuda_device;        /* or DGNN_CUDA_LOCAL_RANK: device local_rank % devices (dgnn_comm_local_rank) */
     int64_t max_train_batches; /* > 0: stop each epoch after this many (quick runs, benches) */
     int64_t max_eval_events;   /* > 0: evaluate each split (validation, test, and their new-node
                                 * parts) on its first this many events only (quick runs) */

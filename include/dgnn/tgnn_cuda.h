@@ -23,6 +23,9 @@
  * loss; waits for the GPU), dgnn_tgnn_cuda_run_step (enqueues forward, loss, backward,
  * commit and Adam on the device, commits the times on the host, returns at once).
  *
+ * Under mpirun, strict's ranks each run this on their GPU (event_device.c), the collectives
+ * staged through the host (the functions below "the strict baseline's ranks").
+ *
  * Built without CUDA (no -DDGNN_CUDA=ON), every function but _built, _devices and _supports returns
  * DGNN_EDEVICE saying so. */
 #ifndef DGNN_TGNN_CUDA_H
@@ -68,6 +71,30 @@ int dgnn_tgnn_cuda_run_step(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events
 /* The last run step's mean BCE (waits for the device; DGNN_EINVAL when no step ran since
  * the last call). The CPU trainer's loss is twice it. */
 int dgnn_tgnn_cuda_wait_loss(dgnn_tgnn_cuda *d, double *loss, dgnn_err *err);
+
+/* ---- the strict baseline's ranks on GPUs (event_device.c; host-staged, no NCCL yet) ----
+ * A step of `mpirun -np P dgnn train --dist strict --device cuda`: dgnn_tgnn_cuda_plan of the
+ * rank's slice, then run_grad (forward, loss, backward scaled by dloss, the slice's commit:
+ * no Adam), the gradient slab brought down (grad), all-reduced by the caller, sent back up,
+ * the written rows brought down (rows_to_host) for the caller's all-gather, the received
+ * rows sent up (rows_from_host), and Adam (adam). Every rank then holds the same state and
+ * parameters, as the CPU ranks do. */
+/* The planned step without Adam, its loss's gradient scaled by dloss (the CPU trainer's
+ * dgnn_bce_logits_backward scale: 2 B / G for a rank's B of a global batch of G events). */
+int dgnn_tgnn_cuda_run_grad(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events *ev, float dloss, dgnn_err *err);
+/* The gradient slab to the host (to_host 1) or from it (0); waits. */
+int dgnn_tgnn_cuda_grad(dgnn_tgnn_cuda *d, float *grad, int to_host, dgnn_err *err);
+/* dgnn_cuda_adam_step over the slab with these settings at step count t (after the
+ * increment), then zeroed gradients. */
+int dgnn_tgnn_cuda_adam(dgnn_tgnn_cuda *d, double lr, double beta1, double beta2, double eps, double weight_decay,
+                        int64_t t, dgnn_err *err);
+/* The memory and mail rows of the n nodes from the device into st's rows (the host's
+ * times and counts are already current: commits keep them). */
+int dgnn_tgnn_cuda_rows_to_host(dgnn_tgnn_cuda *d, dgnn_state *st, const int32_t *nodes, int64_t n, dgnn_err *err);
+/* The memory and mail rows of the n nodes from st to the device, and st's times, mail
+ * counts and ring positions of every node (a few bytes per node). */
+int dgnn_tgnn_cuda_rows_from_host(dgnn_tgnn_cuda *d, const dgnn_state *st, const int32_t *nodes, int64_t n,
+                                  dgnn_err *err);
 
 /* ---- evaluation ---- */
 /* dgnn_tgnn_forward without dropout (rng NULL) on the device: logits ((1 + nneg) B, host). */

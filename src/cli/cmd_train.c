@@ -99,7 +99,8 @@ static int write_json(const char *path, const char *model, const char *dataset, 
     cJSON_AddNumberToObject(cfg, "seed", (double)c->seed);
     cJSON_AddNumberToObject(cfg, "threads", (double)c->threads);
     char dev[32] = "cpu";
-    if (c->use_cuda) snprintf(dev, sizeof dev, "cuda:%d", c->cuda_device);
+    if (c->use_cuda && c->cuda_device >= 0) snprintf(dev, sizeof dev, "cuda:%d", c->cuda_device);
+    else if (c->use_cuda) snprintf(dev, sizeof dev, "cuda:local_rank");
     cJSON_AddStringToObject(cfg, "device", dev);
     cJSON_AddNumberToObject(cfg, "mem_dim", (double)c->model.mem_dim);
     cJSON_AddNumberToObject(cfg, "time_dim", (double)c->model.time_dim);
@@ -268,7 +269,7 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
         {"lr", ARG_DOUBLE, &lr, "X", "Adam learning rate (1e-4)", ARG_IN_OPEN_LO(0, CLI_MAX_LR)},
         {"seed", ARG_INT, &seed, "S", "seed of initialisation, negatives and dropout (0)", ARG_MIN(0)},
         {"threads", ARG_INT, &threads, "T", "OpenMP threads (default: all cores)", ARG_IN(1, CLI_MAX_THREADS)},
-        {"device", ARG_STRING, &device, "D", "cpu (default) or cuda[:N]: train and evaluate on GPU N (tgn, jodie, dyrep, apan; one process; needs a -DDGNN_CUDA=ON build; NOT YET VERIFIED ON HARDWARE)"},
+        {"device", ARG_STRING, &device, "D", "cpu (default) or cuda[:N]: train and evaluate on GPU N (tgn, jodie, dyrep, apan; one process, or --dist strict's ranks, each on its local rank's GPU with cuda, the collectives through the host; not depbloom yet; needs a -DDGNN_CUDA=ON build; NOT YET VERIFIED ON HARDWARE)"},
         {"patience", ARG_INT, &patience, "N", "early stopping: epochs without better val AP (5)", ARG_IN(1, CLI_MAX_EPOCHS)},
         {"eval-negatives", ARG_INT, &evalneg, "K", "negatives per test event for MRR (9; 0: no MRR; at most the candidate nodes)", ARG_IN(0, 10000)},
         {"mem-dim", ARG_INT, &mem, "N", "memory width (tgn-paper 172, tgl 100)", ARG_IN(1, CLI_MAX_DIM)},
@@ -491,6 +492,8 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
     c.model.seed = (uint64_t)seed + 1;
     c.threads = threads;
     if ((rc = cli_device_parse(cmdname, device, &c.use_cuda, &c.cuda_device))) return rc;
+    if (c.use_cuda && strcmp(device, "cuda") == 0 && dist && strcmp(dist, "none") != 0)
+        c.cuda_device = DGNN_CUDA_LOCAL_RANK; /* each rank its local rank's GPU */
     if (eval && c.use_cuda) { /* a checkpoint is the same file from either device */
         dgnn_log("dgnn eval runs on the CPU (--device %s not used)\n", device);
         c.use_cuda = 0;

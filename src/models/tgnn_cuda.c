@@ -33,6 +33,11 @@ struct dgnn_tgnn_cuda {
     int64_t sslab_cap;
     dgnn_tattn_saved ds;
     dgnn_cuda_tgn_batch b; /* the planned or last batch (host arrays: the model's workspace) */
+    /* the strict ranks' row moves (rows_to_host, rows_from_host), grown on demand */
+    int32_t *rows_idx; /* (rows_cap) device */
+    float *rows_dev;   /* (rows_cap, max(M, S D)) device */
+    float *rows_host;  /* (rows_cap, max(M, S D)) host */
+    int64_t rows_cap;
     uint64_t seeds[2];
     double flops;     /* the planned batch's dense products (the CPU's count of them) */
     int planned;      /* dgnn_tgnn_cuda_plan ran, run_step not yet */
@@ -49,11 +54,13 @@ void dgnn_tgnn_cuda_free(dgnn_tgnn_cuda *d) {
     if (d->c) {
         dgnn_cuda_sync(d->c, NULL);
         dgnn_cuda_release(d->c, d->sslab);
+        dgnn_cuda_release(d->c, d->rows_idx), dgnn_cuda_release(d->c, d->rows_dev);
         dgnn_cuda_tgn_free(d->c, &d->t);
         dgnn_cuda_apan_free(d->c, &d->a);
         dgnn_cuda_state_free(d->c, &d->s);
         dgnn_cuda_free(d->c);
     }
+    free(d->rows_host);
     free(d);
 }
 
@@ -228,6 +235,101 @@ int dgnn_tgnn_cuda_run_step(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events
     return DGNN_OK;
 }
 
+int dgnn_tgnn_cuda_run_grad(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events *ev, float dloss, dgnn_err *err) {
+    if (!d->planned) return dgnn_err_set(err, DGNN_EINVAL, "cuda: a training step without its plan");
+    if (d->loss_pending) return dgnn_err_set(err, DGNN_EINVAL, "cuda: the previous step's loss was not read");
+    d->planned = 0;
+    int rc;
+    if (d->apan) {
+        rc = dgnn_cuda_apan_forward_backward(d->c, &d->a, &d->s, &d->ab, dloss, NULL, NULL, err);
+        if (!rc) rc = dgnn_cuda_apan_commit(d->c, &d->a, &d->s, &d->ab, err);
+    } else {
+        rc = dgnn_cuda_tgn_forward_backward(d->c, &d->t, &d->s, &d->b, &d->ds, dloss, NULL, NULL, err);
+        if (!rc) rc = dgnn_cuda_tgn_commit(d->c, &d->t, &d->s, &d->b, err);
+    }
+    if (rc) return rc;
+    commit_times(d, st, ev);
+    d->loss_pending = 1;
+    return DGNN_OK;
+}
+
+int dgnn_tgnn_cuda_grad(dgnn_tgnn_cuda *d, float *grad, int to_host, dgnn_err *err) {
+    float *g = d->apan ? d->a.grad : d->t.grad;
+    const size_t b = (size_t)d->total * sizeof(float);
+    int rc = to_host ? dgnn_cuda_download(d->c, grad, g, b, err) : dgnn_cuda_upload(d->c, g, grad, b, err);
+    return rc ? rc : dgnn_cuda_sync(d->c, err);
+}
+
+int dgnn_tgnn_cuda_adam(dgnn_tgnn_cuda *d, double lr, double beta1, double beta2, double eps, double weight_decay,
+                        int64_t t, dgnn_err *err) {
+    /* (the device steps zero their gradient slab at the next forward_backward) */
+    return d->apan ? dgnn_cuda_apan_adam(d->c, &d->a, lr, beta1, beta2, eps, weight_decay, t, err)
+                   : dgnn_cuda_tgn_adam(d->c, &d->t, lr, beta1, beta2, eps, weight_decay, t, err);
+}
+
+/* the staging of n rows of up to w floats (device and host), grown on demand */
+static int rows_grow(dgnn_tgnn_cuda *d, int64_t n, int64_t w, dgnn_err *err) {
+    if (n <= d->rows_cap) return DGNN_OK;
+    int rc = dgnn_cuda_sync(d->c, err);
+    if (rc) return rc;
+    dgnn_cuda_release(d->c, d->rows_idx), dgnn_cuda_release(d->c, d->rows_dev);
+    free(d->rows_host);
+    d->rows_idx = NULL, d->rows_dev = NULL, d->rows_host = NULL, d->rows_cap = 0;
+    const int64_t cap = n + n / 2 + 64;
+    if ((rc = dgnn_cuda_alloc(d->c, (void **)&d->rows_idx, (size_t)cap * sizeof(int32_t), "the exchanged rows' nodes",
+                              err)) ||
+        (rc = dgnn_cuda_alloc(d->c, (void **)&d->rows_dev, (size_t)(cap * w) * sizeof(float), "the exchanged rows", err)))
+        return rc;
+    d->rows_host = dgnn_xmalloc((size_t)(cap * w) * sizeof(float));
+    d->rows_cap = cap;
+    return DGNN_OK;
+}
+
+int dgnn_tgnn_cuda_rows_to_host(dgnn_tgnn_cuda *d, dgnn_state *st, const int32_t *nodes, int64_t n, dgnn_err *err) {
+    const int64_t M = st->mem_dim, SD = st->slots * st->mail_dim, w = M > SD ? M : SD;
+    if (n <= 0) return DGNN_OK;
+    int rc = rows_grow(d, n, w, err);
+    if (!rc) rc = dgnn_cuda_upload(d->c, d->rows_idx, nodes, (size_t)n * sizeof(int32_t), err);
+    for (int part = 0; part < 2 && !rc; part++) { /* the memory rows, then the mail rings */
+        const int64_t width = part ? SD : M;
+        if (width == 0) continue;
+        rc = dgnn_cuda_gather_rows(d->c, d->rows_dev, width, part ? d->s.mail : d->s.mem, width, d->rows_idx, n, width,
+                                   err);
+        if (!rc) rc = dgnn_cuda_download(d->c, d->rows_host, d->rows_dev, (size_t)(n * width) * sizeof(float), err);
+        if (!rc) rc = dgnn_cuda_sync(d->c, err);
+        float *dst = part ? st->mail : st->mem;
+        for (int64_t i = 0; i < n && !rc; i++)
+            memcpy(dst + (int64_t)nodes[i] * width, d->rows_host + i * width, (size_t)width * sizeof(float));
+    }
+    return rc;
+}
+
+int dgnn_tgnn_cuda_rows_from_host(dgnn_tgnn_cuda *d, const dgnn_state *st, const int32_t *nodes, int64_t n,
+                                  dgnn_err *err) {
+    const int64_t N = st->num_nodes, M = st->mem_dim, S = st->slots, SD = S * st->mail_dim, w = M > SD ? M : SD;
+    int rc = n > 0 ? rows_grow(d, n, w, err) : DGNN_OK;
+    if (!rc && n > 0) rc = dgnn_cuda_upload(d->c, d->rows_idx, nodes, (size_t)n * sizeof(int32_t), err);
+    for (int part = 0; part < 2 && !rc && n > 0; part++) {
+        const int64_t width = part ? SD : M;
+        if (width == 0) continue;
+        const float *src = part ? st->mail : st->mem;
+        if ((rc = dgnn_cuda_sync(d->c, err))) break; /* the staging buffers are free again */
+        for (int64_t i = 0; i < n; i++)
+            memcpy(d->rows_host + i * width, src + (int64_t)nodes[i] * width, (size_t)width * sizeof(float));
+        rc = dgnn_cuda_upload(d->c, d->rows_dev, d->rows_host, (size_t)(n * width) * sizeof(float), err);
+        if (!rc)
+            rc = dgnn_cuda_scatter_rows_last(d->c, part ? d->s.mail : d->s.mem, width, NULL, d->rows_dev, width, NULL,
+                                             d->rows_idx, n, width, err);
+    }
+    /* the times, counts and ring positions of every node, as the host has them */
+    const size_t dN = (size_t)N * sizeof(double), iN = (size_t)N * sizeof(int32_t);
+    if (!rc) rc = dgnn_cuda_upload(d->c, d->s.mem_t, st->mem_t, dN, err);
+    if (!rc) rc = dgnn_cuda_upload(d->c, d->s.mail_t, st->mail_t, dN * (size_t)S, err);
+    if (!rc) rc = dgnn_cuda_upload(d->c, d->s.mail_n, st->mail_n, iN, err);
+    if (!rc) rc = dgnn_cuda_upload(d->c, d->s.mail_head, st->mail_head, iN, err);
+    return rc ? rc : dgnn_cuda_sync(d->c, err);
+}
+
 int dgnn_tgnn_cuda_wait_loss(dgnn_tgnn_cuda *d, double *loss, dgnn_err *err) {
     if (!d->loss_pending) return dgnn_err_set(err, DGNN_EINVAL, "cuda: no step's loss to wait for");
     d->loss_pending = 0;
@@ -382,6 +484,28 @@ int dgnn_tgnn_cuda_run_step(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events
 }
 int dgnn_tgnn_cuda_wait_loss(dgnn_tgnn_cuda *d, double *loss, dgnn_err *err) {
     (void)d, (void)loss;
+    return NO_CUDA(err);
+}
+int dgnn_tgnn_cuda_run_grad(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events *ev, float dloss, dgnn_err *err) {
+    (void)d, (void)st, (void)ev, (void)dloss;
+    return NO_CUDA(err);
+}
+int dgnn_tgnn_cuda_grad(dgnn_tgnn_cuda *d, float *grad, int to_host, dgnn_err *err) {
+    (void)d, (void)grad, (void)to_host;
+    return NO_CUDA(err);
+}
+int dgnn_tgnn_cuda_adam(dgnn_tgnn_cuda *d, double lr, double beta1, double beta2, double eps, double weight_decay,
+                        int64_t t, dgnn_err *err) {
+    (void)d, (void)lr, (void)beta1, (void)beta2, (void)eps, (void)weight_decay, (void)t;
+    return NO_CUDA(err);
+}
+int dgnn_tgnn_cuda_rows_to_host(dgnn_tgnn_cuda *d, dgnn_state *st, const int32_t *nodes, int64_t n, dgnn_err *err) {
+    (void)d, (void)st, (void)nodes, (void)n;
+    return NO_CUDA(err);
+}
+int dgnn_tgnn_cuda_rows_from_host(dgnn_tgnn_cuda *d, const dgnn_state *st, const int32_t *nodes, int64_t n,
+                                  dgnn_err *err) {
+    (void)d, (void)st, (void)nodes, (void)n;
     return NO_CUDA(err);
 }
 int dgnn_tgnn_cuda_forward(dgnn_tgnn_cuda *d, float *logits, const dgnn_state *st, const dgnn_tcsr *g,

@@ -10,7 +10,10 @@
  * either device up to float rounding. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "dgnn/comm.h"
 #include "dgnn/metrics.h"
 #include "dgnn/tgnn_cuda.h"
 #include "event_epoch.h"
@@ -18,9 +21,11 @@
 int event_device_init(event_run *r, dgnn_err *err) {
     const dgnn_event_train_cfg *c = r->cfg;
     if (!c->use_cuda) return DGNN_OK;
-    int rc = dgnn_tgnn_cuda_init(&r->dev, r->model, &r->st, c->cuda_device, err);
+    const int n = dgnn_tgnn_cuda_devices();
+    const int dev = c->cuda_device >= 0 ? c->cuda_device : n > 0 ? dgnn_comm_local_rank() % n : 0;
+    int rc = dgnn_tgnn_cuda_init(&r->dev, r->model, &r->st, dev, err);
     if (rc) return rc;
-    dgnn_log("device: cuda:%d (%s); the GPU path is not yet verified on hardware\n", c->cuda_device,
+    dgnn_log("device: cuda:%d (%s); the GPU path is not yet verified on hardware\n", dev,
              dgnn_tgnn_cuda_device_name(r->dev));
     return DGNN_OK;
 }
@@ -130,5 +135,86 @@ int event_device_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_
     er->train_seconds = dgnn_now() - t0;
     er->train_events = events;
     er->flops = flops; /* the CPU's count of the same products */
+    return DGNN_OK;
+}
+
+/* strict (event_strict.c) with each rank's step on its GPU: the slice planned on the host,
+ * its forward, backward (scaled by B / G) and commit on the device, then the collectives
+ * staged through the host: the gradient slab down, all-reduced, up; the written rows down,
+ * all-gathered and applied to the host replica in rank order (event_allgather_rows), the
+ * received rows and every node's times and counts up; then Adam on the device. Same
+ * slices, negatives, dropout streams and order of commit, exchange and Adam as the CPU
+ * ranks, so a GPU run and a CPU run at P ranks differ only by the device's arithmetic. */
+int event_device_strict_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err) {
+    const dgnn_event_train_cfg *c = r->cfg;
+    const dgnn_events *tr = &r->train;
+    const int P = r->nranks, me = r->rank;
+    const int64_t G = c->batch * P;
+    int64_t nb = (tr->num_events + G - 1) / G;
+    if (c->max_train_batches > 0 && nb > c->max_train_batches) nb = c->max_train_batches;
+    int rc = dgnn_tgnn_cuda_reset(r->dev, &r->st, err);
+    if (rc) return rc;
+    dgnn_rng_seed2(&r->rng, c->seed, 0x64726f70ULL + (uint64_t)epoch * 4099 + (uint64_t)me);
+    dgnn_progress pg;
+    char label[64];
+    snprintf(label, sizeof label, "epoch %lld train (strict, %d ranks, GPU)", (long long)epoch, P);
+    const int64_t shown = nb * G > tr->num_events ? tr->num_events : nb * G;
+    if (c->progress && me == 0) dgnn_progress_begin(&pg, label, shown);
+    double loss_share = 0, flops = 0, t_start = dgnn_now();
+    dgnn_comm_stats_reset();
+    int64_t all_events = 0, rcap = 0;
+    int32_t *recv_nodes = NULL;
+    const int64_t rb = dgnn_state_row_bytes(&r->st);
+    for (int64_t b = 0; b < nb && !rc; b++) {
+        const int64_t g0 = b * G, Gb = g0 + G <= tr->num_events ? G : tr->num_events - g0;
+        const int64_t lo = g0 + Gb * me / P, hi = g0 + Gb * (me + 1) / P, B = hi - lo;
+        rc = event_ensure_batch(r, Gb, 1, err);
+        if (!rc) rc = event_draw_negatives(r, Gb, 1, 0, event_stream_seed(c->seed, epoch, b), err);
+        if (rc) break;
+        double t0 = dgnn_now(), loss = 0;
+        if (B > 0) {
+            double mean = 0;
+            rc = dgnn_tgnn_cuda_plan(r->dev, &r->st, &r->g_train, r->train.efeat, tr, lo, B, r->neg_t + (lo - g0),
+                                     &r->rng, err);
+            if (!rc) rc = dgnn_tgnn_cuda_run_grad(r->dev, &r->st, tr, 2.0f * (float)B / (float)Gb, err);
+            if (!rc) rc = dgnn_tgnn_cuda_wait_loss(r->dev, &mean, err);
+            if (rc) break;
+            loss = 2.0 * mean; /* the slice's own loss, as event_micro_batch's */
+            flops += dgnn_tgnn_cuda_last_flops(r->dev);
+        }
+        double t1 = dgnn_now();
+        /* the gradients: this rank's (none for an empty slice), summed over the ranks */
+        if (B > 0) rc = dgnn_tgnn_cuda_grad(r->dev, r->p->grad, 1, err);
+        else memset(r->p->grad, 0, (size_t)r->p->total * sizeof(float));
+        if (rc) break;
+        dgnn_comm_allreduce_sum_f32(r->p->grad, r->p->total);
+        if ((rc = dgnn_tgnn_cuda_grad(r->dev, r->p->grad, 0, err))) break;
+        /* the rows this slice wrote, to every rank */
+        const int32_t *nodes;
+        const int64_t nw = dgnn_state_take_written(&r->st, &nodes);
+        if ((rc = dgnn_tgnn_cuda_rows_to_host(r->dev, &r->st, nodes, nw, err))) break;
+        if ((rc = event_allgather_rows(r, nodes, nw, 0, err))) break;
+        const int64_t nr = r->recv_bytes / rb;
+        if (nr > rcap) {
+            rcap = nr + nr / 2 + 64;
+            free(recv_nodes);
+            recv_nodes = dgnn_xmalloc((size_t)rcap * sizeof(int32_t));
+        }
+        for (int64_t i = 0; i < nr; i++) memcpy(&recv_nodes[i], (const char *)r->recv + i * rb, sizeof(int32_t));
+        if (P > 1 && (rc = dgnn_tgnn_cuda_rows_from_host(r->dev, &r->st, recv_nodes, nr, err))) break;
+        double t2 = dgnn_now();
+        r->opt.t++;
+        rc = dgnn_tgnn_cuda_adam(r->dev, r->opt.lr, r->opt.beta1, r->opt.beta2, r->opt.eps, r->opt.weight_decay,
+                                 r->opt.t, err);
+        if (rc) break;
+        r->t_compute += (t1 - t0) + (dgnn_now() - t2);
+        r->t_comm += t2 - t1;
+        all_events += Gb;
+        rc = event_step_done(r, epoch, b, loss, B, Gb, &loss_share, &pg, all_events, err);
+    }
+    free(recv_nodes);
+    if (rc) return rc;
+    if (c->progress && me == 0) dgnn_progress_end(&pg);
+    event_epoch_done(r, nb, loss_share, t_start, all_events, flops, er);
     return DGNN_OK;
 }

@@ -22,6 +22,9 @@ int event_strict_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_
 int event_device_init(event_run *r, dgnn_err *err);
 void event_device_free(event_run *r);
 int event_device_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err);
+/* strict's epoch (event_strict.c) with each rank's step on its GPU, the collectives staged
+ * through the host (no NCCL yet) */
+int event_device_strict_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err);
 int event_device_pull(event_run *r, dgnn_err *err);
 int event_device_push(event_run *r, dgnn_err *err);
 void event_device_report(event_run *r);

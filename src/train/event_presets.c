@@ -40,10 +40,10 @@ int dgnn_event_train_cfg_check(const dgnn_event_train_cfg *c, dgnn_err *err) {
     if (c->use_cuda) {
         if (c->edgebank)
             return dgnn_err_set(err, DGNN_EINVAL, "--model edgebank trains nothing: no --device cuda");
-        if (c->dist.mode != DGNN_DIST_NONE)
+        if (c->dist.mode == DGNN_DIST_DEPBLOOM)
             return dgnn_err_set(err, DGNN_EINVAL,
-                                "--dist with --device cuda: the GPU path runs one process on one GPU for now (several "
-                                "GPUs, NCCL: not yet); use --dist without --device, or --device cuda alone");
+                                "--dist depbloom with --device cuda: DepBloom's ranks run on CPU cores only so far "
+                                "(strict's run on GPUs); use --dist depbloom without --device, or --dist strict");
         if (!dgnn_tgnn_cuda_built())
             return dgnn_err_set(err, DGNN_EINVAL,
                                 "--device cuda: this dgnn was built without the CUDA backend; rebuild with "
@@ -51,9 +51,9 @@ int dgnn_event_train_cfg_check(const dgnn_event_train_cfg *c, dgnn_err *err) {
         int rc = dgnn_tgnn_cuda_supports(&c->model, err);
         if (rc) return rc;
         const int n = dgnn_tgnn_cuda_devices();
-        if (c->cuda_device < 0 || c->cuda_device >= n)
+        if (c->cuda_device < DGNN_CUDA_LOCAL_RANK || c->cuda_device >= n || n == 0)
             return dgnn_err_set(err, DGNN_EINVAL, "--device cuda:%d: this machine has %d CUDA device%s (or no driver); "
-                                "use --device cpu", c->cuda_device, n, n == 1 ? "" : "s");
+                                "use --device cpu", c->cuda_device < 0 ? 0 : c->cuda_device, n, n == 1 ? "" : "s");
     }
     if (c->edgebank) {
         if (c->dist.mode != DGNN_DIST_NONE) return dgnn_err_set(err, DGNN_EINVAL, "--model edgebank trains nothing: no --dist");

@@ -18,6 +18,7 @@
  * on every rank. */
 int event_allgather_rows(event_run *r, const int32_t *nodes, int64_t n, int merge, dgnn_err *err) {
     const int64_t rb = dgnn_state_row_bytes(&r->st);
+    r->recv_bytes = 0;
     if (r->nranks == 1) return DGNN_OK; /* the replica is the state */
     if (n * rb > r->pack_cap) {
         r->pack_cap = n * rb * 2;
@@ -33,6 +34,7 @@ int event_allgather_rows(event_run *r, const int32_t *nodes, int64_t n, int merg
         r->recv = dgnn_xrealloc(r->recv, (size_t)r->recv_cap);
     }
     dgnn_comm_allgatherv_bytes(r->recv, counts, r->pack, n * rb);
+    r->recv_bytes = total;
     r->state_bytes += n * rb * (r->nranks - 1);
     int64_t applied = merge ? dgnn_state_merge_rows(&r->st, r->recv, total, 1, err)
                             : dgnn_state_unpack_rows(&r->st, r->recv, total, err);
