@@ -6,8 +6,8 @@
 # no such device (exit 2, before the data); with a GPU (or the host emulation,
 # tests/hostemu), short TGN, JODIE, DyRep and APAN runs train and
 # evaluate there (their accuracy against the CPU's is tests/cuda/test_cuda_train's).
-# strict's ranks run there too, 2 of them sharing the one GPU (against 2 CPU ranks), depbloom
-# is refused. The snapshot models (issue 18): evolvegcn-o runs there too (link and edge tasks; a
+# strict's and DepBloom's ranks (partitioning, --refine) run there too, 2 of them sharing the
+# one GPU (against 2 CPU ranks); --critical-path is refused. The snapshot models (issue 18): evolvegcn-o runs there too (link and edge tasks; a
 # short run on a hand-made stream), the other kinds, the node task and --dist dygnex are
 # refused (their accuracy against the CPU's: tests/cuda/test_cuda_snaptrain).
 set -u
@@ -22,8 +22,8 @@ for v in gpu cuda: cuda:x cuda:-1 cuda:0x; do
   expect_rc 2 "$dgnn" train --device "$v" --data "$tmp/missing.csv"
   has "--device: '$v' (cpu, cuda, cuda:N)"
 done
-expect_rc 2 "$dgnn" train --device cuda --dist depbloom --data "$tmp/missing.csv"
-has "--dist depbloom with --device cuda"
+expect_rc 2 "$dgnn" train --device cuda --dist depbloom --partition --critical-path --data "$tmp/missing.csv"
+has "--critical-path with --device cuda"
 expect_rc 2 "$dgnn" train --device cuda --model edgebank --data "$tmp/missing.csv"
 has "no --device cuda"
 expect_rc 2 "$dgnn" train --model evolvegcn-o --device cuda --task node --data "$tmp/missing.csv"
@@ -78,23 +78,27 @@ else
     has "test MAP"
     has "device: cuda:0 ("
     if grep -q '"device":[[:space:]]*"cuda:0"' "$tmp/snapgpu.json"; then ok; else bad "the snapshot JSON lacks device cuda:0"; fi
-    # strict's ranks sharing the GPU (the collectives through the host), against the CPU ranks
+    # strict's and DepBloom's ranks sharing the GPU (the collectives through the host), against the CPU ranks
     if command -v mpirun > /dev/null 2>&1; then
-      sq="--dist strict --epochs 2 --max-batches 20 --eval-max-events 500 --quiet"
-      for m in tgn apan; do
+      dq="--epochs 2 --max-batches 20 --eval-max-events 500 --quiet"
+      # strict; DepBloom with partitioning and refinement (TGN) and with APAN's merged rows
+      for run in "strict tgn --dist strict" "strict apan --dist strict" \
+                 "depbloom tgn --dist depbloom --partition --refine 2 --window-events 2000" \
+                 "depbloom apan --dist depbloom --partition --window-events 2000"; do
+        set -- $run; mode=$1; m=$2; shift 2
         for dev in cpu cuda; do
-          timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 "$dgnn" train --model $m --device $dev $sq \
-            --out "$tmp/strict-$m-$dev.json" > "$tmp/out" 2>&1 || { bad "mpirun -np 2 --dist strict --device $dev --model $m"; tail -5 "$tmp/out"; }
+          timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 "$dgnn" train --model $m --device $dev "$@" $dq \
+            --out "$tmp/$mode-$m-$dev.json" > "$tmp/out" 2>&1 || { bad "mpirun -np 2 --device $dev --model $m $*"; tail -5 "$tmp/out"; }
         done
-        ranks=$(python3 -c "import json; print(json.load(open('$tmp/strict-$m-cuda.json'))['dist']['ranks'])" 2>/dev/null)
-        if [ "$ranks" != 2 ]; then echo "(no MPI in this build: strict's 2 GPU ranks ran as lone processes; not compared)"
+        ranks=$(python3 -c "import json; print(json.load(open('$tmp/$mode-$m-cuda.json'))['dist']['ranks'])" 2>/dev/null)
+        if [ "$ranks" != 2 ]; then echo "(no MPI in this build: $mode's 2 GPU ranks ran as lone processes; not compared)"
         elif python3 -c "
 import json, sys
-a, b = (json.load(open('$tmp/strict-$m-%s.json' % d)) for d in ('cuda', 'cpu'))
+a, b = (json.load(open('$tmp/$mode-$m-%s.json' % d)) for d in ('cuda', 'cpu'))
 va = [e['val_ap'] for e in a['epochs']] + [a['test']['ap']]
 vb = [e['val_ap'] for e in b['epochs']] + [b['test']['ap']]
 sys.exit(max(abs(x - y) for x, y in zip(va, vb)) > 0.01)"; then ok
-        else bad "strict, 2 GPU ranks, $m: validation / test AP apart from the CPU ranks'"; fi
+        else bad "$mode, 2 GPU ranks, $m: validation / test AP apart from the CPU ranks'"; fi
       done
     fi
     # DyGNeX on the GPU: one process playing 2 ranks, then (with MPI) 2 ranks sharing the GPU,

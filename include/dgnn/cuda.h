@@ -389,6 +389,8 @@ typedef struct {
     float *param, *grad, *adam_m, *adam_v; /* device slabs of cfg.total floats each (zeroed) */
     dgnn_tattn_params ap, dap;             /* the attention's block of param / grad: the caller's layout */
     dgnn_edgepred_params pp, dpp;          /* the predictor's (TGN: one bias, Hd = E): the caller's layout */
+    int accumulate;                        /* 1: forward_backward adds to grad instead of zeroing it first (a
+                                              step's later micro-batches: DepBloom's --refine) */
     dgnn_cuda_tgn_ws *ws;
 } dgnn_cuda_tgn;
 
@@ -421,7 +423,7 @@ void dgnn_cuda_tgn_free(dgnn_cuda *c, dgnn_cuda_tgn *t);
 /* The bytes t's workspace holds now: its device slab plus its two pinned staging buffers
  * (0 before the first batch). It changes only when a batch outgrows it. */
 size_t dgnn_cuda_tgn_workspace_bytes(const dgnn_cuda_tgn *t);
-/* Zeroes t->grad, runs the forward of batch b over state s (read, not changed) with the
+/* Zeroes t->grad (unless t->accumulate), runs the forward of batch b over state s (read, not changed) with the
  * attention's saved slab ds (laid out for (Rs, P, U, P); NULL for JODIE), the mean binary cross-entropy of
  * the logits against labels 1 (block 0) and 0 (the negatives), and the backward of
  * dloss * that mean into t->grad (the CPU trainer's dgnn_bce_logits_backward scale:
@@ -482,6 +484,7 @@ typedef struct {
     dgnn_cuda_apan_cfg cfg;
     float *param, *grad, *adam_m, *adam_v; /* device slabs of cfg.total floats each (zeroed) */
     dgnn_edgepred_params pp, dpp;          /* the predictor's (dst bias, Hd = M): the caller's layout */
+    int accumulate;                        /* as dgnn_cuda_tgn's */
     dgnn_cuda_apan_ws *ws;
 } dgnn_cuda_apan;
 

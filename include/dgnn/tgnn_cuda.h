@@ -80,8 +80,11 @@ int dgnn_tgnn_cuda_wait_loss(dgnn_tgnn_cuda *d, double *loss, dgnn_err *err);
  * rows sent up (rows_from_host), and Adam (adam). Every rank then holds the same state and
  * parameters, as the CPU ranks do. */
 /* The planned step without Adam, its loss's gradient scaled by dloss (the CPU trainer's
- * dgnn_bce_logits_backward scale: 2 B / G for a rank's B of a global batch of G events). */
-int dgnn_tgnn_cuda_run_grad(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events *ev, float dloss, dgnn_err *err);
+ * dgnn_bce_logits_backward scale: 2 B / G for a rank's B of a global batch of G events),
+ * into a fresh gradient slab, or (accumulate 1) added to the slab as it is: DepBloom's
+ * later micro-batches of a step, in the CPU's order of sums. */
+int dgnn_tgnn_cuda_run_grad(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events *ev, float dloss, int accumulate,
+                            dgnn_err *err);
 /* The gradient slab to the host (to_host 1) or from it (0); waits. */
 int dgnn_tgnn_cuda_grad(dgnn_tgnn_cuda *d, float *grad, int to_host, dgnn_err *err);
 /* dgnn_cuda_adam_step over the slab with these settings at step count t (after the

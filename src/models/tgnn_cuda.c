@@ -235,11 +235,13 @@ int dgnn_tgnn_cuda_run_step(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events
     return DGNN_OK;
 }
 
-int dgnn_tgnn_cuda_run_grad(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events *ev, float dloss, dgnn_err *err) {
+int dgnn_tgnn_cuda_run_grad(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events *ev, float dloss, int accumulate,
+                            dgnn_err *err) {
     if (!d->planned) return dgnn_err_set(err, DGNN_EINVAL, "cuda: a training step without its plan");
     if (d->loss_pending) return dgnn_err_set(err, DGNN_EINVAL, "cuda: the previous step's loss was not read");
     d->planned = 0;
     int rc;
+    d->a.accumulate = d->t.accumulate = accumulate != 0;
     if (d->apan) {
         rc = dgnn_cuda_apan_forward_backward(d->c, &d->a, &d->s, &d->ab, dloss, NULL, NULL, err);
         if (!rc) rc = dgnn_cuda_apan_commit(d->c, &d->a, &d->s, &d->ab, err);
@@ -247,6 +249,7 @@ int dgnn_tgnn_cuda_run_grad(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events
         rc = dgnn_cuda_tgn_forward_backward(d->c, &d->t, &d->s, &d->b, &d->ds, dloss, NULL, NULL, err);
         if (!rc) rc = dgnn_cuda_tgn_commit(d->c, &d->t, &d->s, &d->b, err);
     }
+    d->a.accumulate = d->t.accumulate = 0;
     if (rc) return rc;
     commit_times(d, st, ev);
     d->loss_pending = 1;
@@ -486,8 +489,9 @@ int dgnn_tgnn_cuda_wait_loss(dgnn_tgnn_cuda *d, double *loss, dgnn_err *err) {
     (void)d, (void)loss;
     return NO_CUDA(err);
 }
-int dgnn_tgnn_cuda_run_grad(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events *ev, float dloss, dgnn_err *err) {
-    (void)d, (void)st, (void)ev, (void)dloss;
+int dgnn_tgnn_cuda_run_grad(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events *ev, float dloss, int accumulate,
+                            dgnn_err *err) {
+    (void)d, (void)st, (void)ev, (void)dloss, (void)accumulate;
     return NO_CUDA(err);
 }
 int dgnn_tgnn_cuda_grad(dgnn_tgnn_cuda *d, float *grad, int to_host, dgnn_err *err) {

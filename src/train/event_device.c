@@ -176,7 +176,7 @@ int event_device_strict_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er
             double mean = 0;
             rc = dgnn_tgnn_cuda_plan(r->dev, &r->st, &r->g_train, r->train.efeat, tr, lo, B, r->neg_t + (lo - g0),
                                      &r->rng, err);
-            if (!rc) rc = dgnn_tgnn_cuda_run_grad(r->dev, &r->st, tr, 2.0f * (float)B / (float)Gb, err);
+            if (!rc) rc = dgnn_tgnn_cuda_run_grad(r->dev, &r->st, tr, 2.0f * (float)B / (float)Gb, 0, err);
             if (!rc) rc = dgnn_tgnn_cuda_wait_loss(r->dev, &mean, err);
             if (rc) break;
             loss = 2.0 * mean; /* the slice's own loss, as event_micro_batch's */

@@ -25,6 +25,9 @@ int event_device_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_
 /* strict's epoch (event_strict.c) with each rank's step on its GPU, the collectives staged
  * through the host (no NCCL yet) */
 int event_device_strict_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err);
+/* DepBloom's epoch (depbloom.c) on GPUs, partitioning and refinement, the collectives through
+ * the host (depbloom_device.c; the critical path is refused with a GPU) */
+int depbloom_device_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err);
 int event_device_pull(event_run *r, dgnn_err *err);
 int event_device_push(event_run *r, dgnn_err *err);
 void event_device_report(event_run *r);

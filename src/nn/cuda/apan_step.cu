@@ -312,7 +312,7 @@ extern "C" int dgnn_cuda_apan_forward_backward(dgnn_cuda *c, dgnn_cuda_apan *t, 
     /* ---- the trainer's loss (event_step.c) ---- */
     rc = dgnn_cuda_bce_logits_forward(c, w->lossv, w->losses, w->logits, w->labels, L, err);
     /* ---- backward: dgnn_params_zero_grad, the loss, apan_backward ---- */
-    if (!rc) rc = ZERO(g, k->total);
+    if (!rc && !t->accumulate) rc = ZERO(g, k->total);
     if (!rc) rc = ZERO(w->dlogits, L);
     if (!rc) rc = dgnn_cuda_bce_logits_backward(c, w->dlogits, w->logits, w->labels, L, dloss, err);
     if (!rc) rc = ZERO(w->d_root, R * M);

@@ -329,7 +329,7 @@ extern "C" int dgnn_cuda_tgn_forward_backward(dgnn_cuda *c, dgnn_cuda_tgn *t, co
     /* ---- the trainer's loss (event_step.c) ---- */
     rc = dgnn_cuda_bce_logits_forward(c, w->lossv, w->losses, w->logits, w->labels, L, err);
     /* ---- backward: dgnn_params_zero_grad, the loss, tgn_backward, tgnn_mem_backward_updater ---- */
-    if (!rc) rc = dgnn_cuda_zero(c, g, (size_t)k->total * sizeof(float), err);
+    if (!rc && !t->accumulate) rc = dgnn_cuda_zero(c, g, (size_t)k->total * sizeof(float), err);
     if (!rc) rc = dgnn_cuda_zero(c, w->dlogits, (size_t)L * sizeof(float), err);
     if (!rc) rc = dgnn_cuda_bce_logits_backward(c, w->dlogits, w->logits, w->labels, L, dloss, err);
     /* tgnn_mem_predict_backward */
