@@ -70,10 +70,14 @@ else
       expect_rc 0 "$dgnn" train --device cuda --model $m $quick
       has "test AP"
     done
-    expect_rc 2 "$dgnn" train --model tgcn --device cuda --data "$tmp/missing.csv"
-    has "evolvegcn-o and evolvegcn-h only so far"
+    expect_rc 2 "$dgnn" train --model wdgcn --device cuda --data "$tmp/missing.csv"
+    has "only so far (not wdgcn)"
     expect_rc 0 "$dgnn" train --model evolvegcn-h --device cuda $snapq
     has "test MAP"
+    for m in tgcn gcrn-gru; do
+      expect_rc 0 "$dgnn" train --model $m --device cuda $snapq
+      has "test MAP"
+    done
     expect_rc 0 "$dgnn" train --model evolvegcn-o --device cuda $snapq --out "$tmp/snapgpu.json"
     has "test MAP"
     has "device: cuda:0 ("

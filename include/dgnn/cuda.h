@@ -571,6 +571,48 @@ int dgnn_cuda_lstm_backward(dgnn_cuda *c, float *ddx, float *ddh, float *ddc, fl
                             const float *dsaved, const float *dx, const float *dh, const float *dc,
                             const float *dW_ih, const float *dW_hh, int64_t B, int64_t Din, int64_t H,
                             dgnn_err *err);
+
+/* ---- the node-state GRU of T-GCN and GCRN-GRU (snap_gates.cu) ----
+ * NOT YET VERIFIED ON HARDWARE: compiled only; tests/cuda/test_cuda_snaptrain_tgcn.c runs
+ * the two models composed of them on the host emulation (tests/hostemu/hostemu_gates.cpp),
+ * whose plain CPU loops are these ops' reference, and on a GPU when there is one.
+ * The element-wise parts of tgcn.c's and gcrn.c's cell (snapmodel.h), between the products
+ * (dgnn_cuda_gemm, the sparse GCN ops above) that form the gates' pre-activations:
+ *   Z = sigmoid(pz), R = sigmoid(pr), HR = H R, Ht = tanh(ph), H' = Z H + (1 - Z) Ht,
+ * and their backward, each the GPU twin of a loop of those files, element for element in
+ * the same order of operations (the device's expf and tanhf, where the CPU has libm's:
+ * they agree within a few ulps; the compiler may fuse a multiply and an add). Plus the two
+ * bias helpers of snapmodel_gcn.c's layers (a bias added to every row, column sums). The
+ * conventions above: device arrays d*, gradients += (any may be NULL: not wanted),
+ * asynchronous on the stream, no float atomics (the same bits on every run); negative
+ * sizes are DGNN_EINVAL, 0 does nothing. */
+#define DGNN_CUDA_GATE_SIGMOID 0 /* nn.h's dgnn_sigmoidf */
+#define DGNN_CUDA_GATE_TANH 1    /* tanhf */
+/* Y (N, D) += b (D) on every row: the bias of snapm_h_gcn_forward's layer. */
+int dgnn_cuda_add_rows(dgnn_cuda *c, float *dY, const float *db, int64_t N, int64_t D, dgnn_err *err);
+/* db (D) += the column sums of dY (N, D), each column summed in row order by one thread
+ * (snapm_colsum: the bias gradients). */
+int dgnn_cuda_col_sums(dgnn_cuda *c, float *ddb, const float *ddY, int64_t N, int64_t D, dgnn_err *err);
+/* A gate: out (N, D) = act((x + h) + b), x (N, D), h (N, D) or NULL, b (D) or NULL (added
+ * to every row), act DGNN_CUDA_GATE_SIGMOID or _TANH (else DGNN_EINVAL). out may equal x
+ * or h (in place), not overlap them otherwise. T-GCN: x = the Linear's products, b its
+ * bias; GCRN-GRU: x and h the input's and the state's GCN, biases included. */
+int dgnn_cuda_ngru_gate(dgnn_cuda *c, float *dout, const float *dx, const float *dh, const float *db, int act,
+                        int64_t N, int64_t D, dgnn_err *err);
+/* The reset state HR (n) = H (n) * R (n). */
+int dgnn_cuda_ngru_reset(dgnn_cuda *c, float *dHR, const float *dH, const float *dR, int64_t n, dgnn_err *err);
+/* The update Hn (n) = Z H + (1 - Z) Ht (Hn may equal none of them). */
+int dgnn_cuda_ngru_update(dgnn_cuda *c, float *dHn, const float *dZ, const float *dH, const float *dHt, int64_t n,
+                          dgnn_err *err);
+/* The update's backward through the gates' activations, from dHn (n):
+ * dZp += dHn (H - Ht) Z (1 - Z) (Z's pre-activation), dHtp += dHn (1 - Z) (1 - Ht^2)
+ * (Ht's pre-activation), dH += dHn Z. */
+int dgnn_cuda_ngru_update_backward(dgnn_cuda *c, float *ddZp, float *ddHtp, float *ddH, const float *ddHn,
+                                   const float *dZ, const float *dH, const float *dHt, int64_t n, dgnn_err *err);
+/* The reset state's backward through R's activation, from dHR (n): dH += dHR R,
+ * dRp += dHR H R (1 - R) (R's pre-activation). */
+int dgnn_cuda_ngru_reset_backward(dgnn_cuda *c, float *ddH, float *ddRp, const float *ddHR, const float *dR,
+                                  const float *dH, int64_t n, dgnn_err *err);
 /* snap_loss.cu: the GPU twins of dgnn_wce_forward / _backward (EvolveGCN's weighted
  * cross-entropy, the mean over M, class_w (C) or NULL) and dgnn_mse_forward / _backward.
  * The forwards' loss goes to device memory, dloss (1 double; 0 for no samples), where the

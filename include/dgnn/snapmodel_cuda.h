@@ -1,14 +1,15 @@
 /* snapmodel_cuda.h: a snapshot model (snapmodel.h) trained and evaluated on an NVIDIA GPU
- * (`dgnn train --model evolvegcn-o|evolvegcn-h --device cuda[:N]`, issue 18), composed of the CUDA
- * backend's ops (cuda.h: the sparse products of spmm.cu, the matrix GRU of mgru.cu, RReLU,
- * the pair classifier of snap_cls.cu, the weighted cross-entropy, the all-pairs metrics of
- * snap_metric.cu, Adam).
+ * (`dgnn train --model evolvegcn-o|evolvegcn-h|tgcn|gcrn-gru --device cuda[:N]`, issue 18),
+ * composed of the CUDA backend's ops (cuda.h: the sparse products of spmm.cu, the matrix GRU
+ * of mgru.cu, RReLU, the node-state GRU gates of snap_gates.cu, the pair classifier of
+ * snap_cls.cu, the weighted cross-entropy, the all-pairs metrics of snap_metric.cu, Adam).
  *
  * NOT YET VERIFIED ON HARDWARE: it compiles here and in CI, and tests/cuda/test_cuda_snaptrain.c
  * compares it with the CPU path on the host emulation of the CUDA layer (tests/hostemu/) and,
  * when a GPU is present, on the GPU; no GPU has run it yet.
  *
- * Which kinds: EvolveGCN-O and -H (one-hot or dense node input), for the link and edge tasks,
+ * Which kinds: EvolveGCN-O and -H, T-GCN and GCRN-GRU (one-hot or dense node input; tgcn_cuda.c,
+ * gcrn_cuda.c, tested by tests/cuda/test_cuda_snaptrain_tgcn.c), for the link and edge tasks,
  * one process or DyGNeX's ranks (snap_train.h; the gradients all-reduced through the host,
  * dgnn_snapmodel_cuda_grad: no NCCL yet). The other kinds, and the node task's head, are
  * refused (dgnn_snapmodel_cuda_supports): they are not built yet.
@@ -40,7 +41,8 @@ typedef struct dgnn_snapmodel_cuda dgnn_snapmodel_cuda;
 int dgnn_snapmodel_cuda_built(void);
 /* The usable CUDA devices (0 without the backend, a driver or a device). */
 int dgnn_snapmodel_cuda_devices(void);
-/* DGNN_EINVAL naming what the GPU path does not run: kinds other than EvolveGCN-O and -H. */
+/* DGNN_EINVAL naming what the GPU path does not run: kinds other than EvolveGCN-O and -H,
+ * T-GCN and GCRN-GRU. */
 int dgnn_snapmodel_cuda_supports(const dgnn_snapmodel_cfg *cfg, dgnn_err *err);
 
 /* Opens CUDA device `device`, allocates the device slabs for m and uploads m's parameters,

@@ -14,10 +14,11 @@
 #include "snapmodel_cuda_internal.h"
 
 int dgnn_snapmodel_cuda_supports(const dgnn_snapmodel_cfg *cfg, dgnn_err *err) {
-    if (cfg->kind != DGNN_SNAPMODEL_EGCN_O && cfg->kind != DGNN_SNAPMODEL_EGCN_H)
+    if (cfg->kind != DGNN_SNAPMODEL_EGCN_O && cfg->kind != DGNN_SNAPMODEL_EGCN_H && cfg->kind != DGNN_SNAPMODEL_TGCN &&
+        cfg->kind != DGNN_SNAPMODEL_GCRN_GRU)
         return dgnn_err_set(err, DGNN_EINVAL,
-                            "--device cuda: the GPU path runs evolvegcn-o and evolvegcn-h only so far (not %s); use "
-                            "--device cpu", dgnn_snapmodel_name(cfg->kind));
+                            "--device cuda: the GPU path runs evolvegcn-o, evolvegcn-h, tgcn and gcrn-gru only so far "
+                            "(not %s); use --device cpu", dgnn_snapmodel_name(cfg->kind));
     return DGNN_OK;
 }
 
@@ -28,6 +29,8 @@ static const snapc_ops *kind_ops(dgnn_snapmodel_kind kind) {
     switch (kind) {
     case DGNN_SNAPMODEL_EGCN_O:
     case DGNN_SNAPMODEL_EGCN_H: return &snapc_egcn_ops;
+    case DGNN_SNAPMODEL_TGCN: return &snapc_tgcn_ops;
+    case DGNN_SNAPMODEL_GCRN_GRU: return &snapc_gcrn_ops;
     default: return NULL;
     }
 }

@@ -2,7 +2,9 @@
  * the device model's struct, the uploaded snapshots and the table of kind-specific window
  * operations each kind's file provides (snapmodel_cuda.c holds the front, the pair
  * classifier, the loss, Adam, the moves between host and device; egcn_cuda.c EvolveGCN-O
- * and -H's window). Calls go one way: the front calls the kinds through their table.
+ * and -H's window, tgcn_cuda.c T-GCN's, gcrn_cuda.c GCRN-GRU's; snapmodel_gcn_cuda.c the GCN
+ * layers of the last two). Calls go one way: the front calls the kinds through their table,
+ * the kinds call the front's helpers (snapc_alloc, snapc_offset) and the layers below.
  * Only with the CUDA backend (DGNN_HAVE_CUDA). */
 #ifndef DGNN_SNAPMODEL_CUDA_INTERNAL_H
 #define DGNN_SNAPMODEL_CUDA_INTERNAL_H
@@ -37,6 +39,7 @@ typedef struct {
 } snapc_ops;
 
 extern const snapc_ops snapc_egcn_ops; /* egcn_cuda.c: EvolveGCN-O and -H */
+extern const snapc_ops snapc_tgcn_ops, snapc_gcrn_ops; /* tgcn_cuda.c, gcrn_cuda.c */
 
 struct dgnn_snapmodel_cuda {
     dgnn_snapmodel *m;
@@ -69,6 +72,28 @@ int snapc_alloc(dgnn_snapmodel_cuda *g, void **p, int64_t n, size_t size, const 
 #define SNAPC_ALLOC_F(g, ptr, n, what) snapc_alloc((g), (void **)&(ptr), (n), sizeof(float), (what), err)
 /* the slab offset of the model's tensor `name` (it must exist) */
 int64_t snapc_offset(const dgnn_snapmodel *m, const char *name);
+
+/* ---- snapmodel_gcn.c's GCN layers on the device (snapmodel_gcn_cuda.c), for the kinds ----
+ * The same products in the same order ("X W" weights (in, out): X W first, then A), the
+ * bias added after the sparse product, the bias gradient as column sums.
+ * snapc_in_gcn_forward: G (N, D) = A X W + b of snapshot s's node input (one-hot: a row
+ * gather of W (V, D); dense: s->feat (N, V)), b (D) or NULL; tmp (N, D) overwritten.
+ * snapc_in_gcn_backward: dW (V, D) +=, db (D) += (or NULL) from dG (N, D); tmp (N, D)
+ * overwritten; the input has no gradient. */
+int snapc_in_gcn_forward(dgnn_snapmodel_cuda *g, float *G, float *tmp, const snapc_snap *s, const float *W,
+                         const float *b, int64_t D, dgnn_err *err);
+int snapc_in_gcn_backward(dgnn_snapmodel_cuda *g, float *dW, float *db, float *tmp, const snapc_snap *s,
+                          const float *dG, int64_t D, dgnn_err *err);
+/* A hidden input X (N, Di): Y (N, Do) = A X W + b, W (Di, Do), b (Do) or NULL; tmp (N, Do)
+ * overwritten. Backward: dX (N, Di) += (or NULL), dW +=, db += (or NULL) from dY (N, Do),
+ * At = A's transpose (snapc_At); tmp (N, Do) overwritten. */
+int snapc_h_gcn_forward(dgnn_snapmodel_cuda *g, float *Y, float *tmp, const dgnn_cuda_csr *A, const float *X,
+                        const float *W, const float *b, int64_t Di, int64_t Do, dgnn_err *err);
+int snapc_h_gcn_backward(dgnn_snapmodel_cuda *g, float *dX, float *dW, float *db, float *tmp, const dgnn_cuda_csr *At,
+                         const float *X, const float *W, const float *dY, int64_t Di, int64_t Do, dgnn_err *err);
+/* snapshot s's A_hat transpose for a backward (A_hat itself when symmetric); the sparse
+ * ops take the matrix as non-const (its cuSPARSE workspace) */
+static inline dgnn_cuda_csr *snapc_At(const snapc_snap *s) { return (dgnn_cuda_csr *)(s->At.rows ? &s->At : &s->A); }
 
 #endif
 #endif

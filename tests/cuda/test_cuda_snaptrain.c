@@ -308,7 +308,7 @@ int main(void) {
     dgnn_err err;
     dgnn_err_clear(&err);
     /* refused up front: other kinds, the node task, a device that is not there */
-    dgnn_snap_train_cfg bad = small_cfg(DGNN_SNAPMODEL_TGCN);
+    dgnn_snap_train_cfg bad = small_cfg(DGNN_SNAPMODEL_WDGCN);
     bad.use_cuda = 1;
     CHECK(dgnn_snap_train_cfg_check(&bad, &err) == DGNN_EINVAL);
     bad = small_cfg(DGNN_SNAPMODEL_EGCN_O), bad.use_cuda = 1, bad.task = DGNN_SNAP_TASK_NODE;

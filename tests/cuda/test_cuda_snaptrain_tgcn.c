@@ -1,0 +1,296 @@
+/* test_cuda_snaptrain_tgcn.c: T-GCN and GCRN-GRU on the GPU (snapmodel_cuda.h: tgcn_cuda.c,
+ * gcrn_cuda.c, the gates of snap_gates.cu) against the CPU model and the CPU trainer, as
+ * test_cuda_snaptrain.c checks EvolveGCN:
+ *  1. one training sample through the API, one-hot and dense node input, T = 1 and 3, with
+ *     a second sample accumulated: every parameter's gradient against the CPU model's (its
+ *     forward, pair classifier, weighted cross-entropy and backward); the evaluation logits
+ *     of the same pairs; an Adam step. The snapshots' A_hat are not symmetric here and come
+ *     with their transposes (the backward must read At);
+ *  2. the trainer (dgnn_snap_train, link task, one-hot input, A_hat symmetric) on a small
+ *     learnable sequence, 2 windows per step: each epoch's loss, validation MAP and MRR, the
+ *     test MAP and MRR, against the CPU run.
+ * Without a GPU the refusals are checked, then it exits 77 (skipped). NOT YET RUN ON A GPU.
+ * The suite runs it on the host emulation of the CUDA layer (tests/hostemu), where the
+ * device ops are the CPU's own (the gates: hostemu_gates.cpp's CPU loops): that checks the
+ * composition (tgcn_cuda.c, gcrn_cuda.c, snapmodel_gcn_cuda.c), not the kernels, to
+ * tighter tolerances (below). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "dgnn/nn.h"
+#include "dgnn/snap_train.h"
+#include "dgnn/snapmodel_cuda.h"
+
+/* On the emulation the ops are the CPU's; the composition still sums in other orders (the
+ * device's plain products where the CPU kinds use fixed blocks, the classifier's first
+ * layer over every node) so the figures agree to rounding, not to the bit. */
+#if DGNN_CUDA_HOSTEMU
+#define GRAD_RTOL 1e-4
+#define LOSS_RTOL 1e-5
+#define METRIC_TOL 1e-4
+#else
+#define GRAD_RTOL 2e-3
+#define LOSS_RTOL 1e-3
+#define METRIC_TOL 0.01
+#endif
+
+/* max |a - b| over the slab against GRAD_RTOL of its largest magnitude */
+static void near_slab(const char *what, const float *a, const float *b, int64_t n) {
+    double d = 0, s = 0;
+    int64_t at = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double e = fabs((double)a[i] - (double)b[i]);
+        if (e > d || isnan(e)) d = e, at = i;
+        if (fabs((double)b[i]) > s) s = fabs((double)b[i]);
+    }
+    CHECK_MSG(d <= GRAD_RTOL * (s > 1e-12 ? s : 1e-12), "%s: max difference %g at %lld (%g vs %g), scale %g", what, d,
+              (long long)at, (double)a[at], (double)b[at], s);
+}
+
+/* ---- 1. the API against the CPU model ---- */
+
+enum { N1 = 23, V1 = 7, E1 = 40, L1 = 6 };
+
+/* a random graph's A_hat-like matrix on N1 nodes (symmetric structure with self-loops,
+ * values drawn per entry: not symmetric) as a CSR (rowptr, col, val owned by the caller) */
+static void random_hat(int64_t **rowptr, int32_t **col, float **val, dgnn_rng *r) {
+    uint8_t adj[N1][N1];
+    memset(adj, 0, sizeof adj);
+    for (int k = 0; k < E1; k++) {
+        int u = (int)dgnn_rng_below(r, N1), v = (int)dgnn_rng_below(r, N1);
+        adj[u][v] = adj[v][u] = 1;
+    }
+    for (int u = 0; u < N1; u++) adj[u][u] = 1;
+    *rowptr = malloc((N1 + 1) * sizeof(int64_t));
+    *col = malloc(N1 * N1 * sizeof(int32_t));
+    *val = malloc(N1 * N1 * sizeof(float));
+    int64_t nz = 0;
+    (*rowptr)[0] = 0;
+    for (int u = 0; u < N1; u++) {
+        for (int v = 0; v < N1; v++)
+            if (adj[u][v]) (*col)[nz] = v, (*val)[nz++] = 0.1f + 0.8f * (float)dgnn_rng_uniform(r);
+        (*rowptr)[u + 1] = nz;
+    }
+}
+
+static void api_case(dgnn_snapmodel_kind kind, int onehot, int64_t T) {
+    dgnn_rng r;
+    dgnn_rng_seed(&r, 177 + (uint64_t)onehot * 10 + (uint64_t)T + 100 * (uint64_t)kind);
+    dgnn_snapmodel_cfg mc = dgnn_snapmodel_cfg_default(kind);
+    mc.num_nodes = N1, mc.in_dim = V1, mc.onehot = onehot, mc.hidden = L1, mc.cls_hidden = 11, mc.seed = 9;
+    dgnn_snapmodel *m = NULL;
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    CHECK(dgnn_snapmodel_init(&m, &mc, &err) == DGNN_OK);
+    dgnn_params *p = dgnn_snapmodel_params(m);
+    const int64_t S = T + 1; /* snapshots uploaded: windows 0..T-1 and 1..T */
+    dgnn_snap_input *in = calloc((size_t)S, sizeof *in);
+    int64_t *rp[8];
+    int32_t *cl[8], *idx = malloc((size_t)(S * N1) * sizeof(int32_t));
+    float *vl[8], *feat = malloc((size_t)(S * N1 * V1) * sizeof(float));
+    dgnn_csr At[8];
+    for (int64_t t = 0; t < S; t++) {
+        random_hat(&rp[t], &cl[t], &vl[t], &r);
+        in[t].A = dgnn_csr_view(rp[t], cl[t], vl[t], N1, N1);
+        CHECK(dgnn_csr_transpose(&At[t], &in[t].A, &err) == DGNN_OK);
+        in[t].At = &At[t];
+        for (int i = 0; i < N1; i++) idx[t * N1 + i] = i % 5 == 4 ? -1 : (int32_t)dgnn_rng_below(&r, V1);
+        for (int i = 0; i < N1 * V1; i++) feat[t * N1 * V1 + i] = (float)dgnn_rng_uniform(&r) - 0.5f;
+        if (onehot) in[t].feat_idx = idx + t * N1;
+        else in[t].feat = feat + t * N1 * V1;
+    }
+    dgnn_snapmodel_cuda *d = NULL;
+    CHECK_MSG(dgnn_snapmodel_cuda_init(&d, m, 0, &err) == DGNN_OK, "%s", err.msg);
+    CHECK_MSG(dgnn_snapmodel_cuda_inputs(d, in, NULL, S, &err) == DGNN_OK, "%s", err.msg);
+    enum { M = 57 };
+    int32_t src[M], dst[M], lab[M];
+    for (int i = 0; i < M; i++) {
+        src[i] = (int32_t)dgnn_rng_below(&r, N1 - 3); /* the last nodes have no pairs as a source */
+        dst[i] = (int32_t)dgnn_rng_below(&r, N1);
+        lab[i] = i % 3 == 0;
+    }
+    const float cw[2] = {0.2f, 0.8f};
+    /* the CPU: two samples (windows 0.. and 1..), gradients summed */
+    float *H = malloc(N1 * L1 * sizeof(float)), *dH = malloc(N1 * L1 * sizeof(float));
+    float logits[2 * M], dlogits[2 * M];
+    double cpu_loss[2], gpu_loss[2];
+    dgnn_params_zero_grad(p);
+    for (int k = 0; k < 2; k++) {
+        dgnn_rng rr;
+        dgnn_rng_seed(&rr, 1000 + (uint64_t)k);
+        CHECK(dgnn_snapmodel_forward(m, H, in + k, T, &rr, &err) == DGNN_OK);
+        CHECK(dgnn_snapmodel_edge_forward(m, logits, H, src, dst, M, &err) == DGNN_OK);
+        cpu_loss[k] = dgnn_wce_forward(logits, lab, cw, M, 2);
+        memset(dlogits, 0, sizeof dlogits);
+        dgnn_wce_backward(dlogits, 1.0f, logits, lab, cw, M, 2);
+        memset(dH, 0, N1 * L1 * sizeof(float));
+        dgnn_snapmodel_edge_backward(m, dH, dlogits);
+        dgnn_snapmodel_backward(m, dH);
+    }
+    float *cpu_grad = malloc((size_t)p->total * sizeof(float));
+    memcpy(cpu_grad, p->grad, (size_t)p->total * sizeof(float));
+    for (int k = 0; k < 2; k++) {
+        dgnn_rng rr;
+        dgnn_rng_seed(&rr, 1000 + (uint64_t)k);
+        CHECK_MSG(dgnn_snapmodel_cuda_train_sample(d, k, T, &rr, src, dst, lab, M, cw, &gpu_loss[k], &err) == DGNN_OK,
+                  "%s", err.msg);
+        CHECK_MSG(fabs(gpu_loss[k] - cpu_loss[k]) <= LOSS_RTOL * fabs(cpu_loss[k]), "loss %d: %.9g vs %.9g", k,
+                  gpu_loss[k], cpu_loss[k]);
+    }
+    dgnn_params_zero_grad(p);
+    CHECK(dgnn_snapmodel_cuda_pull(d, p, &err) == DGNN_OK);
+    int64_t nonzero = 0;
+    for (int i = 0; i < p->ntensors; i++) {
+        char what[96];
+        snprintf(what, sizeof what, "%s, %s, T %lld: gradient of %s", dgnn_snapmodel_name(kind),
+                 onehot ? "one-hot" : "dense", (long long)T, p->t[i].name);
+        near_slab(what, p->grad + p->t[i].offset, cpu_grad + p->t[i].offset, p->t[i].count);
+        int any = 0; /* every tensor gets a gradient at T > 1 (at T = 1, H_0 = 0 hides R and Wh) */
+        for (int64_t j = 0; j < p->t[i].count; j++) any |= cpu_grad[p->t[i].offset + j] != 0.0f;
+        nonzero += any;
+    }
+    CHECK_MSG(T == 1 || nonzero == p->ntensors, "%lld of %d tensors have a non-zero gradient", (long long)nonzero,
+              p->ntensors);
+    /* evaluation logits */
+    float glog[2 * M];
+    CHECK(dgnn_snapmodel_forward(m, H, in + 1, T, NULL, &err) == DGNN_OK);
+    CHECK(dgnn_snapmodel_edge_forward(m, logits, H, src, dst, M, &err) == DGNN_OK);
+    CHECK_MSG(dgnn_snapmodel_cuda_logits(d, 1, T, src, dst, M, glog, &err) == DGNN_OK, "%s", err.msg);
+    near_slab("evaluation logits", glog, logits, 2 * M);
+    /* a window outside the uploaded snapshots is refused */
+    CHECK(dgnn_snapmodel_cuda_logits(d, 2, T, src, dst, M, glog, &err) == DGNN_EINVAL);
+    /* an Adam step moves the device's parameters as the CPU's step moves them */
+    dgnn_adam oc = dgnn_adam_default(0.01), og = oc;
+    memcpy(p->grad, cpu_grad, (size_t)p->total * sizeof(float));
+    float *before = malloc((size_t)p->total * sizeof(float));
+    memcpy(before, p->value, (size_t)p->total * sizeof(float));
+    dgnn_adam_step_params(&oc, p);
+    float *cpu_after = malloc((size_t)p->total * sizeof(float));
+    memcpy(cpu_after, p->value, (size_t)p->total * sizeof(float));
+    CHECK(dgnn_snapmodel_cuda_step(d, &og, &err) == DGNN_OK && og.t == 1);
+    CHECK(dgnn_snapmodel_cuda_pull(d, p, &err) == DGNN_OK);
+    int64_t bad = 0, seen = 0;
+    for (int64_t i = 0; i < p->total; i++) {
+        if (fabsf(cpu_grad[i]) < 1e-4f) continue;
+        seen++;
+        bad += fabsf((p->value[i] - before[i]) - (cpu_after[i] - before[i])) > 1e-4f;
+    }
+    CHECK_MSG(seen > 10 && bad == 0, "Adam step: %lld of %lld moves differ", (long long)bad, (long long)seen);
+    dgnn_snapmodel_cuda_free(d);
+    dgnn_snapmodel_free(m);
+    for (int64_t t = 0; t < S; t++) free(rp[t]), free(cl[t]), free(vl[t]), dgnn_csr_free(&At[t]);
+    free(in), free(idx), free(feat), free(H), free(dH), free(cpu_grad), free(before), free(cpu_after);
+}
+
+/* ---- 2. the trainer on a learnable sequence (test_snap_train.c's) ---- */
+
+enum { SN = 30, ST = 28 };
+static void make_stream(dgnn_events *ev, uint64_t seed) {
+    dgnn_builder b;
+    dgnn_err err;
+    dgnn_builder_init(&b, 0, 0, 0);
+    dgnn_rng r;
+    dgnn_rng_seed(&r, seed);
+    for (int t = 0; t < ST; t++) {
+        double ts = t + 0.5;
+        for (int h = 0; h < 4; h++)
+            for (int k = 0; k < 6; k++)
+                DGNN_ASSERT(dgnn_builder_push(&b, h, 4 + (int64_t)dgnn_rng_below(&r, SN - 4), ts, NULL, 0, 0, &err) == 0);
+        for (int k = 0; k < 3; k++)
+            DGNN_ASSERT(dgnn_builder_push(&b, 4 + (int64_t)dgnn_rng_below(&r, SN - 4),
+                                          4 + (int64_t)dgnn_rng_below(&r, SN - 4), ts, NULL, 0, 0, &err) == 0);
+    }
+    dgnn_events_init(ev);
+    DGNN_ASSERT(dgnn_builder_finish(&b, ev, SN, &err) == 0);
+}
+
+enum { EPOCHS = 5 };
+static dgnn_snap_train_cfg small_cfg(dgnn_snapmodel_kind kind) {
+    dgnn_snap_train_cfg c = dgnn_snap_train_cfg_default(kind);
+    c.snapshot_seconds = 1, c.window = 3, c.model.hidden = 8, c.model.cls_hidden = 16, c.lr = 0.01;
+    c.neg_mult = 5, c.epochs = EPOCHS, c.train_frac = 0.6, c.val_frac = 0.15, c.patience = 1000;
+    c.skip_val_epochs = 0, c.windows_per_step = 2, c.progress = 0, c.seed = 5, c.model.seed = 5;
+    return c;
+}
+
+static void train(const dgnn_events *ev, dgnn_snap_train_cfg c, int cuda, dgnn_snap_train_result *res) {
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    c.use_cuda = cuda, c.cuda_device = 0;
+    CHECK_MSG(dgnn_snap_train(ev, &c, res, &err) == DGNN_OK, "training on the %s: %s", cuda ? "GPU" : "CPU", err.msg);
+}
+
+static int near_metric(double a, double b) { return fabs(a - b) <= METRIC_TOL || (isnan(a) && isnan(b)); }
+
+static void same_runs(const char *what, const dgnn_snap_train_result *g, const dgnn_snap_train_result *c) {
+    CHECK_MSG(g->num_epochs == c->num_epochs, "%s: %lld vs %lld epochs", what, (long long)g->num_epochs,
+              (long long)c->num_epochs);
+    for (int64_t e = 0; e < c->num_epochs && e < g->num_epochs; e++) {
+        const dgnn_snap_epoch_result *x = &g->epochs[e], *y = &c->epochs[e];
+        CHECK_MSG(fabs(x->train_loss - y->train_loss) <= LOSS_RTOL * fabs(y->train_loss) &&
+                      x->train_pairs == y->train_pairs,
+                  "%s, epoch %lld: loss %.9g vs %.9g, pairs %lld vs %lld", what, (long long)e + 1, x->train_loss,
+                  y->train_loss, (long long)x->train_pairs, (long long)y->train_pairs);
+        CHECK_MSG(near_metric(x->val_map, y->val_map), "%s, epoch %lld: validation MAP %.6f vs %.6f", what,
+                  (long long)e + 1, x->val_map, y->val_map);
+        CHECK_MSG(near_metric(x->val_mrr, y->val_mrr), "%s, epoch %lld: validation MRR %.6f vs %.6f", what,
+                  (long long)e + 1, x->val_mrr, y->val_mrr);
+    }
+    CHECK_MSG(near_metric(g->test_map, c->test_map), "%s: test MAP %.6f vs %.6f", what, g->test_map, c->test_map);
+    CHECK_MSG(near_metric(g->test_mrr, c->test_mrr), "%s: test MRR %.6f vs %.6f", what, g->test_mrr, c->test_mrr);
+}
+
+static void trainer(dgnn_snapmodel_kind kind) {
+    dgnn_events ev;
+    make_stream(&ev, 3);
+    dgnn_snap_train_cfg c = small_cfg(kind);
+    dgnn_snap_train_result *cpu = calloc(1, sizeof *cpu), *gpu = calloc(1, sizeof *gpu);
+    train(&ev, c, 0, cpu);
+    train(&ev, c, 1, gpu);
+    char what[96];
+    snprintf(what, sizeof what, "%s, link task", dgnn_snapmodel_name(kind));
+    same_runs(what, gpu, cpu);
+    CHECK_MSG(gpu->num_epochs == EPOCHS && gpu->epochs[EPOCHS - 1].train_loss < gpu->epochs[0].train_loss,
+              "the GPU run learns: loss %.4f -> %.4f", gpu->epochs[0].train_loss,
+              gpu->epochs[EPOCHS - 1].train_loss);
+    printf("%s: %d epochs: loss %.6f -> %.6f, test MAP %.6f (GPU) vs %.6f (CPU), MRR %.6f vs %.6f\n", what, EPOCHS,
+           gpu->epochs[0].train_loss, gpu->epochs[EPOCHS - 1].train_loss, gpu->test_map, cpu->test_map,
+           gpu->test_mrr, cpu->test_mrr);
+    free(cpu), free(gpu);
+    dgnn_events_free(&ev);
+}
+
+int main(void) {
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    /* refused up front: the node task, a device that is not there */
+    dgnn_snap_train_cfg bad = small_cfg(DGNN_SNAPMODEL_TGCN);
+    bad.use_cuda = 1, bad.task = DGNN_SNAP_TASK_NODE;
+    CHECK(dgnn_snap_train_cfg_check(&bad, &err) == DGNN_EINVAL && strstr(err.msg, "node task") != NULL);
+    bad = small_cfg(DGNN_SNAPMODEL_GCRN_GRU), bad.use_cuda = 1, bad.cuda_device = dgnn_snapmodel_cuda_devices();
+    CHECK(dgnn_snap_train_cfg_check(&bad, &err) == DGNN_EINVAL && strstr(err.msg, "CUDA device") != NULL);
+    /* the kinds themselves are accepted (where the backend is built) */
+    for (int k = 0; k < 2; k++) {
+        dgnn_snapmodel_cfg mc = dgnn_snapmodel_cfg_default(k ? DGNN_SNAPMODEL_GCRN_GRU : DGNN_SNAPMODEL_TGCN);
+        CHECK_MSG(dgnn_snapmodel_cuda_supports(&mc, &err) == DGNN_OK, "%s", err.msg);
+    }
+    if (dgnn_snapmodel_cuda_devices() == 0) {
+        printf("skip: test_cuda_snaptrain_tgcn: no CUDA device (the refusals were checked: %d passed, %d failed)\n",
+               check_pass_, check_fail_);
+        return check_fail_ ? 1 : 77;
+    }
+#if DGNN_CUDA_HOSTEMU
+    printf("test_cuda_snaptrain_tgcn: on the host emulation of the CUDA layer (the CPU's ops: the composition is "
+           "under test, not the kernels)\n");
+#endif
+    for (int k = 0; k < 2; k++)
+        for (int onehot = 0; onehot < 2; onehot++) {
+            const dgnn_snapmodel_kind kind = k ? DGNN_SNAPMODEL_GCRN_GRU : DGNN_SNAPMODEL_TGCN;
+            api_case(kind, onehot, 1);
+            api_case(kind, onehot, 3);
+        }
+    trainer(DGNN_SNAPMODEL_TGCN);
+    trainer(DGNN_SNAPMODEL_GCRN_GRU);
+    return check_done();
+}
