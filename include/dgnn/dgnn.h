@@ -20,7 +20,7 @@
  *  4. Model. params.h is the one parameter slab a model's named pointers point into;
  *     tgnn.h is the event models over state.h's node memory (tgnn_cuda.h: TGN, JODIE, DyRep on a GPU,
  *     through cuda.h's device ops); snapmodel.h the snapshot
- *     models; node_head.h the snapshot trainer's regression head; node_mlp.h the decoder
+ *     models (snapmodel_cuda.h: on a GPU); node_head.h the snapshot trainer's regression head; node_mlp.h the decoder
  *     of dynamic node classification.
  *  5. Distribute. comm.h is everything across processes (the only MPI user);
  *     partition.h is DepBloom's temporally bounded partitioning; sched.h DyGNeX's schedulers
@@ -72,6 +72,7 @@
 #include "dgnn/state.h"
 #include "dgnn/tgnn.h"
 #include "dgnn/tgnn_cuda.h"
+#include "dgnn/snapmodel_cuda.h"
 #include "dgnn/snapmodel.h"
 #include "dgnn/node_head.h"
 #include "dgnn/node_mlp.h"

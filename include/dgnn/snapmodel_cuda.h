@@ -27,7 +27,6 @@
 #ifndef DGNN_SNAPMODEL_CUDA_H
 #define DGNN_SNAPMODEL_CUDA_H
 
-#include "dgnn/adam.h"
 #include "dgnn/snapmodel.h"
 #include "dgnn/snapshot.h"
 
@@ -65,9 +64,11 @@ int dgnn_snapmodel_cuda_inputs(dgnn_snapmodel_cuda *d, const dgnn_snap_input *in
 int dgnn_snapmodel_cuda_train_sample(dgnn_snapmodel_cuda *d, int64_t t0, int64_t T, dgnn_rng *rng,
                                      const int32_t *src, const int32_t *dst, const int32_t *lab, int64_t M,
                                      const float *class_w, double *loss, dgnn_err *err);
-/* One Adam step with opt's settings on the device's summed gradients (opt->t is
- * incremented first, as dgnn_adam_step does), then zeroed gradients. */
-int dgnn_snapmodel_cuda_step(dgnn_snapmodel_cuda *d, dgnn_adam *opt, dgnn_err *err);
+/* One Adam step on the device's summed gradients, then zeroed gradients: dgnn_adam's
+ * settings as numbers (adam.h is in a higher layer), t the step count after the increment
+ * (the caller keeps it: opt.t++, then pass opt.t). */
+int dgnn_snapmodel_cuda_step(dgnn_snapmodel_cuda *d, double lr, double beta1, double beta2, double eps,
+                             double weight_decay, int64_t t, dgnn_err *err);
 
 /* ---- evaluation (no randomness, no gradient) ---- */
 /* The window's forward (t0, T as above) and the classifier's logits (M, 2; host) of the pairs. */

@@ -72,17 +72,8 @@ void dgnn_snapmodel_cuda_free(dgnn_snapmodel_cuda *d) {
     free(d);
 }
 
-int snapc_alloc(dgnn_snapmodel_cuda *g, void **p, int64_t n, size_t size, const char *what, dgnn_err *err) {
-    return dgnn_cuda_alloc(g->c, p, (size_t)n * size, what, err);
-}
 #define dalloc snapc_alloc
 #define DALLOC_F(ptr, n, what) SNAPC_ALLOC_F(d, ptr, n, what)
-
-int64_t snapc_offset(const dgnn_snapmodel *m, const char *name) {
-    int i = dgnn_params_find(&m->p, name);
-    DGNN_ASSERT(i >= 0);
-    return m->p.t[i].offset;
-}
 
 int dgnn_snapmodel_cuda_init(dgnn_snapmodel_cuda **out, dgnn_snapmodel *m, int device, dgnn_err *err) {
     *out = NULL;
@@ -279,10 +270,10 @@ int dgnn_snapmodel_cuda_train_sample(dgnn_snapmodel_cuda *d, int64_t t0, int64_t
     return rc;
 }
 
-int dgnn_snapmodel_cuda_step(dgnn_snapmodel_cuda *d, dgnn_adam *opt, dgnn_err *err) {
-    opt->t++;
-    int rc = dgnn_cuda_adam_step(d->c, d->param, d->grad, d->am, d->av, d->total, opt->lr, opt->beta1, opt->beta2,
-                                 opt->eps, opt->weight_decay, opt->t, err);
+int dgnn_snapmodel_cuda_step(dgnn_snapmodel_cuda *d, double lr, double beta1, double beta2, double eps,
+                             double weight_decay, int64_t t, dgnn_err *err) {
+    int rc = dgnn_cuda_adam_step(d->c, d->param, d->grad, d->am, d->av, d->total, lr, beta1, beta2, eps, weight_decay, t,
+                                 err);
     if (!rc) rc = dgnn_cuda_zero(d->c, d->grad, (size_t)d->total * sizeof(float), err);
     return rc;
 }
@@ -371,8 +362,9 @@ int dgnn_snapmodel_cuda_train_sample(dgnn_snapmodel_cuda *d, int64_t t0, int64_t
     (void)d, (void)t0, (void)T, (void)rng, (void)src, (void)dst, (void)lab, (void)M, (void)class_w, (void)loss;
     return NO_CUDA(err);
 }
-int dgnn_snapmodel_cuda_step(dgnn_snapmodel_cuda *d, dgnn_adam *opt, dgnn_err *err) {
-    (void)d, (void)opt;
+int dgnn_snapmodel_cuda_step(dgnn_snapmodel_cuda *d, double lr, double beta1, double beta2, double eps,
+                             double weight_decay, int64_t t, dgnn_err *err) {
+    (void)d, (void)lr, (void)beta1, (void)beta2, (void)eps, (void)weight_decay, (void)t;
     return NO_CUDA(err);
 }
 int dgnn_snapmodel_cuda_logits(dgnn_snapmodel_cuda *d, int64_t t0, int64_t T, const int32_t *src,

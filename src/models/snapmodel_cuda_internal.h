@@ -4,7 +4,8 @@
  * classifier, the loss, Adam, the moves between host and device; egcn_cuda.c EvolveGCN-O
  * and -H's window, tgcn_cuda.c T-GCN's, gcrn_cuda.c GCRN-GRU's; snapmodel_gcn_cuda.c the GCN
  * layers of the last two). Calls go one way: the front calls the kinds through their table,
- * the kinds call the front's helpers (snapc_alloc, snapc_offset) and the layers below.
+ * the kinds call the helpers (snapc_alloc, snapc_offset) and the layers below, in
+ * snapmodel_gcn_cuda.c.
  * Only with the CUDA backend (DGNN_HAVE_CUDA). */
 #ifndef DGNN_SNAPMODEL_CUDA_INTERNAL_H
 #define DGNN_SNAPMODEL_CUDA_INTERNAL_H

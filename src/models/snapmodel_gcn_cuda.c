@@ -5,10 +5,26 @@
  * layers' order: X W first (dgnn_cuda_gemm; the one-hot input's row gather inside
  * dgnn_cuda_gcn_onehot_*), then A (dgnn_cuda_spmm), then the bias on every row; backward
  * U = A^T dY, dW += X^T U, dX += U W^T, db += the column sums of dY.
- * Below the kind files that call it, calling none of them. NOT YET VERIFIED ON HARDWARE. */
+ * Below the kind files and the front that call it, calling none of them; it also holds the
+ * helpers they all use (snapc_alloc, snapc_offset). NOT YET VERIFIED ON HARDWARE. */
 #include "snapmodel_cuda_internal.h"
 
 #if DGNN_HAVE_CUDA
+
+/* ---- what every device kind and the front use (here, below them all, so that no two
+ * files call each other both ways) ---- */
+
+int snapc_alloc(dgnn_snapmodel_cuda *g, void **p, int64_t n, size_t size, const char *what, dgnn_err *err) {
+    return dgnn_cuda_alloc(g->c, p, (size_t)n * size, what, err);
+}
+
+int64_t snapc_offset(const dgnn_snapmodel *m, const char *name) {
+    int i = dgnn_params_find(&m->p, name);
+    DGNN_ASSERT(i >= 0);
+    return m->p.t[i].offset;
+}
+
+/* ---- the GCN layers ---- */
 
 int snapc_h_gcn_forward(dgnn_snapmodel_cuda *g, float *Y, float *tmp, const dgnn_cuda_csr *A, const float *X,
                         const float *W, const float *b, int64_t Di, int64_t Do, dgnn_err *err) {

@@ -137,7 +137,11 @@ double snap_end_group(snap_run *r) {
 
 /* One Adam step on the summed gradients (and the node head's), then zeroed gradients. */
 int snap_optimizer_step(snap_run *r, dgnn_err *err) {
-    if (r->dev) return dgnn_snapmodel_cuda_step(r->dev, &r->opt, err);
+    if (r->dev) {
+        r->opt.t++; /* dgnn_adam_step's count, kept on the host */
+        return dgnn_snapmodel_cuda_step(r->dev, r->opt.lr, r->opt.beta1, r->opt.beta2, r->opt.eps, r->opt.weight_decay,
+                                        r->opt.t, err);
+    }
     dgnn_adam_step_params(&r->opt, r->p);
     dgnn_params_zero_grad(r->p);
     if (r->task == DGNN_SNAP_TASK_NODE) {

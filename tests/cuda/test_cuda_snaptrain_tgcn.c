@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "dgnn/adam.h"
 #include "dgnn/nn.h"
 #include "dgnn/snap_train.h"
 #include "dgnn/snapmodel_cuda.h"
@@ -168,7 +169,8 @@ static void api_case(dgnn_snapmodel_kind kind, int onehot, int64_t T) {
     dgnn_adam_step_params(&oc, p);
     float *cpu_after = malloc((size_t)p->total * sizeof(float));
     memcpy(cpu_after, p->value, (size_t)p->total * sizeof(float));
-    CHECK(dgnn_snapmodel_cuda_step(d, &og, &err) == DGNN_OK && og.t == 1);
+    og.t++;
+    CHECK(dgnn_snapmodel_cuda_step(d, og.lr, og.beta1, og.beta2, og.eps, og.weight_decay, og.t, &err) == DGNN_OK);
     CHECK(dgnn_snapmodel_cuda_pull(d, p, &err) == DGNN_OK);
     int64_t bad = 0, seen = 0;
     for (int64_t i = 0; i < p->total; i++) {
