@@ -43,7 +43,7 @@ command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,memory.total,dr
 # the programs: one per tests/cuda/test_cuda*.c (CMakeLists.txt builds them the same way)
 progs=$(cd "$root/tests/cuda" && ls test_cuda*.c | sed 's/\.c$//' | tr '\n' ' ')
 shared_mem_progs="test_cuda_layers test_cuda_attention test_cuda_snap" # block reductions in shared memory
-slow_progs="test_cuda_train test_cuda_snaptrain"         # whole training runs: not under a sanitizer
+slow_progs="test_cuda_train test_cuda_snaptrain test_cuda_snaptrain_node" # whole training runs: not under a sanitizer
 bindir=$root/build-cuda # where the programs are
 if [ -n "${GPU_CHECK_PREBUILT:-}" ]; then
     bundle=$(cd "$GPU_CHECK_PREBUILT" 2>/dev/null && pwd) ||
