@@ -10,7 +10,9 @@
 #  - DIR/bin: those programs; DIR/lib: the shared libraries they load that are neither the C
 #    runtime's nor CUDA's (the device's own toolkit provides libcudart, libcublas and
 #    libcusparse: carrying them would pass the 64 MiB the tool carries);
-#  - DIR/data/wikipedia/wikipedia.csv from the shared data folder (bench and accuracy).
+#  - DIR/data/wikipedia/wikipedia.csv from the shared data folder (bench and accuracy), with
+#    bitcoin-alpha (the snapshot models' bench) and pgt/england_covid.json (the node task's
+#    test, test_cuda_snaptrain_node) when there.
 # Then, with the device tool: carry ["gpu-bundle"], command
 #   GPU_CHECK_PREBUILT=gpu-bundle scripts/gpu-check.sh "$OUT/gpu-check.txt"
 # Prints the bundle's size; exit 1 if the build fails or the bundle would not fit.
@@ -29,7 +31,7 @@ if ! { cmake -S "$root" -B "$root/build-cuda" -DCMAKE_BUILD_TYPE=Release -DDGNN_
     grep -E -A3 "error|Error" "$root/build-cuda/build.log" | head -40; exit 1
 fi
 rm -rf "$dir"
-mkdir -p "$dir/bin" "$dir/lib" "$dir/data/wikipedia" "$dir/data/bitcoin-alpha"
+mkdir -p "$dir/bin" "$dir/lib" "$dir/data/wikipedia" "$dir/data/bitcoin-alpha" "$dir/data/pgt"
 for p in dgnn $progs; do cp "$root/build-cuda/$p" "$dir/bin/"; done
 # the libraries to carry: what ldd resolves, less the C runtime and CUDA's own
 for p in "$dir"/bin/*; do ldd "$p"; done | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
@@ -44,6 +46,8 @@ if [ -n "$data" ]; then
     cp "$data" "$dir/data/wikipedia/"
     ba=$(dirname "$(dirname "$data")")/bitcoin-alpha/soc-sign-bitcoinalpha.csv # the snapshot models' bench
     [ -f "$ba" ] && cp "$ba" "$dir/data/bitcoin-alpha/"
+    covid=$(dirname "$(dirname "$data")")/pgt/england_covid.json # the node task's test (1.4 MB)
+    [ -f "$covid" ] && cp "$covid" "$dir/data/pgt/"
 else echo "gpu-bundle: no wikipedia/wikipedia.csv in \$DGNN_DATA_DIR, ../shared/data or shared/data: gpu-check.sh will skip its bench and accuracy"; fi
 echo "== $dir: $(ls "$dir/bin" | wc -l) programs, libraries: $(ls "$dir/lib" | tr '\n' ' ')"
 kb=$(du -sk "$dir" | cut -f1)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cli_device.sh DGNN: `dgnn train --device` (issue 14). On every build: cpu is the default
+# cli_device.sh DGNN [DATA_DIR]: `dgnn train --device` (issue 14). On every build: cpu is the default
 # and trains; a malformed value, --dist or edgebank with cuda are refused (exit 2) before
 # any data is read; the JSON names the device. Then by build: without the CUDA backend,
 # --device cuda says to rebuild with -DDGNN_CUDA=ON; with it but no GPU, it says there is
@@ -7,11 +7,15 @@
 # tests/hostemu), short TGN, JODIE, DyRep and APAN runs train and
 # evaluate there (their accuracy against the CPU's is tests/cuda/test_cuda_train's).
 # strict's and DepBloom's ranks (partitioning, --refine) run there too, 2 of them sharing the
-# one GPU (against 2 CPU ranks); --critical-path is refused. The snapshot models (issue 18): evolvegcn-o runs there too (link and edge tasks; a
-# short run on a hand-made stream), the other kinds, the node task and --dist dygnex are
-# refused (their accuracy against the CPU's: tests/cuda/test_cuda_snaptrain).
+# one GPU (against 2 CPU ranks); --critical-path is refused.
+# The snapshot models (issue 18): evolvegcn-o, -h, tgcn and gcrn-gru run there too (link and
+# edge tasks; a short run on a hand-made stream; --dist dygnex, one process and 2 MPI ranks), and
+# the node task when the shared PGT data is there (england_covid, against the CPU's test MSE;
+# with MPI 2 ranks, the head's gradients summed through the host too); the other kinds are
+# refused (their accuracy against the CPU's: tests/cuda/test_cuda_snaptrain*).
 set -u
 dgnn=$1
+data=${2:-$(dirname "$0")/../../shared/data}
 . "$(dirname "$0")/lib_cli.sh"
 quick="--epochs 1 --max-batches 3 --eval-max-events 300 --quiet"
 
@@ -26,8 +30,6 @@ expect_rc 2 "$dgnn" train --device cuda --dist depbloom --partition --critical-p
 has "--critical-path with --device cuda"
 expect_rc 2 "$dgnn" train --device cuda --model edgebank --data "$tmp/missing.csv"
 has "no --device cuda"
-expect_rc 2 "$dgnn" train --model evolvegcn-o --device cuda --task node --data "$tmp/missing.csv"
-has "node task's head runs on the CPU only"
 expect_rc 2 "$dgnn" train --model evolvegcn-o --device nvidia --data "$tmp/missing.csv"
 has "--device: 'nvidia' (cpu, cuda, cuda:N)"
 # a hand-made stream of 30 snapshots of 10 s for the snapshot model's runs
@@ -48,6 +50,8 @@ if grep -q "built without the CUDA backend" "$tmp/probe"; then
   expect_rc 2 "$dgnn" train --device cuda:3 --data "$tmp/missing.csv"
   has "-DDGNN_CUDA=ON"
   expect_rc 2 "$dgnn" train --model evolvegcn-o --device cuda --data "$tmp/missing.csv"
+  has "-DDGNN_CUDA=ON"
+  expect_rc 2 "$dgnn" train --model evolvegcn-o --device cuda --task node --data "$tmp/missing.csv"
   has "-DDGNN_CUDA=ON"
 else
   if grep -q "CUDA device" "$tmp/probe"; then
@@ -121,6 +125,32 @@ sys.exit(max(abs(x - y) for x, y in zip(va, vb)) > 0.01)"; then ok
       if [ "$procs" = 1 ]; then echo "(no MPI in this build: the 2-rank GPU run ran as lone processes; not compared)"
       elif [ "$procs" = 2 ] && same_map "$tmp/dyg2.json" "$tmp/dygcpu.json"; then ok
       else bad "mpirun -np 2 --device cuda --dist dygnex (processes: $procs)"; tail -5 "$tmp/out"; fi
+    fi
+    # the node task (its head on the GPU too) on PGT's england_covid: the CPU's test MSE
+    covid="$data/pgt/england_covid.json"
+    if [ -r "$covid" ]; then
+      nodeq="--task node --data $covid --epochs 2 --threads 2 --quiet"
+      same_mse() { # JSON A, JSON B: test MSE within 1e-3 relative
+        python3 -c "import json,sys; a,b=(json.load(open(p))['test']['mse'] for p in sys.argv[1:]); sys.exit(not abs(a-b)<=1e-3*abs(b))" "$1" "$2"
+      }
+      expect_rc 0 "$dgnn" train --model evolvegcn-o --device cpu $nodeq --out "$tmp/nodecpu.json"
+      expect_rc 0 "$dgnn" train --model evolvegcn-o --device cuda $nodeq --out "$tmp/nodegpu.json"
+      has "test MSE"
+      has "device: cuda:0 ("
+      same_mse "$tmp/nodegpu.json" "$tmp/nodecpu.json" && ok || bad "the node task on the GPU: test MSE apart from the CPU's"
+      expect_rc 0 "$dgnn" train --model evolvegcn-h --device cuda $nodeq
+      has "test MSE"
+      if command -v mpirun > /dev/null 2>&1; then # 2 ranks on the GPU: the head's gradients through the host
+        expect_rc 0 "$dgnn" train --model evolvegcn-o --device cpu $nodeq $dyg --out "$tmp/nodedygcpu.json"
+        timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 "$dgnn" train --model evolvegcn-o --device cuda \
+          $nodeq --dist dygnex --out "$tmp/nodedyg2.json" > "$tmp/out" 2>&1
+        procs=$(python3 -c "import json; print(json.load(open('$tmp/nodedyg2.json'))['dist']['processes'])" 2>/dev/null)
+        if [ "$procs" = 1 ]; then echo "(no MPI in this build: the 2-rank node run ran as lone processes; not compared)"
+        elif [ "$procs" = 2 ] && same_mse "$tmp/nodedyg2.json" "$tmp/nodedygcpu.json"; then ok
+        else bad "mpirun -np 2 --device cuda --dist dygnex --task node (processes: $procs)"; tail -5 "$tmp/out"; fi
+      fi
+    else
+      echo "(no $covid: the node task's GPU run skipped)"
     fi
   fi
 fi

@@ -10,9 +10,10 @@
  *
  * Which kinds: EvolveGCN-O and -H, T-GCN and GCRN-GRU (one-hot or dense node input; tgcn_cuda.c,
  * gcrn_cuda.c, tested by tests/cuda/test_cuda_snaptrain_tgcn.c), for the link and edge tasks,
- * one process or DyGNeX's ranks (snap_train.h; the gradients all-reduced through the host,
- * dgnn_snapmodel_cuda_grad: no NCCL yet). The other kinds, and the node task's head, are
- * refused (dgnn_snapmodel_cuda_supports): they are not built yet.
+ * and the node task with its head (node_head.h) on the device (the section "the node task"
+ * below), one process or DyGNeX's ranks (snap_train.h; the gradients all-reduced through the
+ * host, dgnn_snapmodel_cuda_grad and _head_grad: no NCCL yet). The other kinds are refused
+ * (dgnn_snapmodel_cuda_supports): they are not built yet.
  *
  * Who holds what. The device holds the parameter slab, its gradients and Adam moments, every
  * snapshot's A_hat and node input (uploaded once, dgnn_snapmodel_cuda_inputs) and the
@@ -27,6 +28,7 @@
 #ifndef DGNN_SNAPMODEL_CUDA_H
 #define DGNN_SNAPMODEL_CUDA_H
 
+#include "dgnn/node_head.h"
 #include "dgnn/snapmodel.h"
 #include "dgnn/snapshot.h"
 
@@ -92,6 +94,38 @@ int dgnn_snapmodel_cuda_push(dgnn_snapmodel_cuda *d, const dgnn_params *p, dgnn_
 int dgnn_snapmodel_cuda_grad(dgnn_snapmodel_cuda *d, float *grad, int to_host, dgnn_err *err);
 /* The device's name ("NVIDIA H200"), for reports. */
 const char *dgnn_snapmodel_cuda_device_name(const dgnn_snapmodel_cuda *d);
+
+/* ---- the node task (node regression, snap_train.h): node_head.h's head on the device ----
+ * Linear(L -> C) -> ReLU -> Linear(C -> 1) on the window's output H (N, L), composed of
+ * cuda.h's linear, relu, mse and adam ops, with device slabs of its own (values, gradients,
+ * Adam moments) in the host head's layout (head->p), stepped with an Adam of its own (the
+ * trainer's hopt), as the CPU path. The model's pair classifier is not used. Every call
+ * below but _node_head returns DGNN_EINVAL before a head is attached. */
+/* Attaches a head for d's N nodes and width L (head->N, head->L: DGNN_EINVAL otherwise):
+ * allocates its device slabs and activations and uploads its four slabs (_head_push).
+ * A second call replaces the first head. */
+int dgnn_snapmodel_cuda_node_head(dgnn_snapmodel_cuda *d, const dgnn_node_head *head, dgnn_err *err);
+/* One training sample: the window t0 .. t0 + T - 1 (rng: RReLU's keys, as
+ * dgnn_snapmodel_forward draws them), the head, the MSE against y (N; host) and the
+ * backward through head and window: the gradients of the model's slab and the head's
+ * ACCUMULATE on the device. *loss = the sample's MSE (waits for the device). Errors as
+ * dgnn_snapmodel_cuda_train_sample's. */
+int dgnn_snapmodel_cuda_node_train_sample(dgnn_snapmodel_cuda *d, int64_t t0, int64_t T, dgnn_rng *rng,
+                                          const float *y, double *loss, dgnn_err *err);
+/* Evaluation (no randomness, no gradient): the window's forward and the head's
+ * predictions yhat (N; host). */
+int dgnn_snapmodel_cuda_node_predict(dgnn_snapmodel_cuda *d, int64_t t0, int64_t T, float *yhat, dgnn_err *err);
+/* One Adam step of the head on its summed gradients (the settings as numbers and t the
+ * count after the increment, as dgnn_snapmodel_cuda_step), then zeroed gradients. */
+int dgnn_snapmodel_cuda_head_step(dgnn_snapmodel_cuda *d, double lr, double beta1, double beta2, double eps,
+                                  double weight_decay, int64_t t, dgnn_err *err);
+/* The head's four slabs (values, gradients, Adam moments) device to host into p (the
+ * host head's slab), and host to device. */
+int dgnn_snapmodel_cuda_head_pull(dgnn_snapmodel_cuda *d, dgnn_params *p, dgnn_err *err);
+int dgnn_snapmodel_cuda_head_push(dgnn_snapmodel_cuda *d, const dgnn_params *p, dgnn_err *err);
+/* The head's gradient slab alone (p.total floats), device to host (to_host 1) or back (0):
+ * DyGNeX's host-staged all-reduce, as dgnn_snapmodel_cuda_grad. */
+int dgnn_snapmodel_cuda_head_grad(dgnn_snapmodel_cuda *d, float *grad, int to_host, dgnn_err *err);
 
 #ifdef __cplusplus
 }

@@ -61,6 +61,7 @@ void dgnn_snapmodel_cuda_free(dgnn_snapmodel_cuda *d) {
     if (d->c) {
         dgnn_cuda_sync(d->c, NULL);
         if (d->ops) d->ops->free(d);
+        snapc_head_free(d);
         free_snaps(d);
         free_pairs(d);
         void *p[] = {d->param, d->grad, d->am, d->av, d->H, d->dH, d->P, d->Qc, d->dP, d->dQc, d->offs, d->class_w,
@@ -393,5 +394,206 @@ int dgnn_snapmodel_cuda_grad(dgnn_snapmodel_cuda *d, float *grad, int to_host, d
 const char *dgnn_snapmodel_cuda_device_name(const dgnn_snapmodel_cuda *d) {
     (void)d;
     return "none";
+}
+#endif
+
+/* ---- the node task: node_head.h's head on the device (snapmodel_cuda.h, "the node task") ----
+ * The host head's forward and backward (node_head.c) composed of cuda.h's ops: hz = relu(H
+ * W1^T + b1), yhat = hz W2^T + b2; backward dhz = dyhat W2 (and W2's, b2's gradients), dpre =
+ * dhz where hz > 0, dH += dpre W1 (and W1's, b1's). */
+#if DGNN_HAVE_CUDA
+
+struct snapc_head {
+    int64_t C, total;
+    int64_t oW1, ob1, oW2, ob2;    /* the head's tensors' offsets in its slab */
+    float *param, *grad, *am, *av; /* (total) in the host head's layout */
+    float *hz, *dhz, *dpre;        /* (N, C) */
+    float *y, *yhat, *dyhat;       /* (N) */
+    double *loss;                  /* (1) */
+};
+
+void snapc_head_free(dgnn_snapmodel_cuda *g) {
+    struct snapc_head *h = g->head;
+    if (!h) return;
+    void *p[] = {h->param, h->grad, h->am, h->av, h->hz, h->dhz, h->dpre, h->y, h->yhat, h->dyhat, h->loss};
+    for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) dgnn_cuda_release(g->c, p[i]);
+    free(h);
+    g->head = NULL;
+}
+
+static int no_head(dgnn_err *err) {
+    return dgnn_err_set(err, DGNN_EINVAL, "--device cuda: no node head attached (dgnn_snapmodel_cuda_node_head)");
+}
+
+static int64_t head_offset(const dgnn_params *p, const char *name) {
+    int i = dgnn_params_find(p, name);
+    DGNN_ASSERT(i >= 0);
+    return p->t[i].offset;
+}
+
+int dgnn_snapmodel_cuda_node_head(dgnn_snapmodel_cuda *d, const dgnn_node_head *head, dgnn_err *err) {
+    if (head->N != d->N || head->L != d->L || head->C < 1 || head->p.total < 1)
+        return dgnn_err_set(err, DGNN_EINVAL,
+                            "--device cuda: a node head for %lld nodes of width %lld (C %lld), the model has %lld "
+                            "nodes of width %lld", (long long)head->N, (long long)head->L, (long long)head->C,
+                            (long long)d->N, (long long)d->L);
+    int rc = dgnn_cuda_sync(d->c, err);
+    if (rc) return rc;
+    snapc_head_free(d);
+    struct snapc_head *h = dgnn_xcalloc(1, sizeof *h);
+    d->head = h;
+    h->C = head->C, h->total = head->p.total;
+    h->oW1 = head_offset(&head->p, "head.W1"), h->ob1 = head_offset(&head->p, "head.b1");
+    h->oW2 = head_offset(&head->p, "head.W2"), h->ob2 = head_offset(&head->p, "head.b2");
+    const int64_t N = d->N, NC = N * h->C;
+    if ((rc = DALLOC_F(h->param, h->total, "the node head's parameters")) ||
+        (rc = DALLOC_F(h->grad, h->total, "the node head's gradients")) ||
+        (rc = DALLOC_F(h->am, h->total, "the node head's Adam first moments")) ||
+        (rc = DALLOC_F(h->av, h->total, "the node head's Adam second moments")) ||
+        (rc = DALLOC_F(h->hz, NC, "the node head's hidden layer")) ||
+        (rc = DALLOC_F(h->dhz, NC, "the node head's hidden gradient")) ||
+        (rc = DALLOC_F(h->dpre, NC, "the node head's hidden gradient")) ||
+        (rc = DALLOC_F(h->y, N, "the node targets")) || (rc = DALLOC_F(h->yhat, N, "the node predictions")) ||
+        (rc = DALLOC_F(h->dyhat, N, "the node predictions' gradient")) ||
+        (rc = dalloc(d, (void **)&h->loss, 1, sizeof(double), "the node loss", err)) ||
+        (rc = dgnn_snapmodel_cuda_head_push(d, &head->p, err))) {
+        snapc_head_free(d);
+        return rc;
+    }
+    return DGNN_OK;
+}
+
+/* h->yhat (N) from d->H, h->hz saved */
+static int head_forward(dgnn_snapmodel_cuda *d, dgnn_err *err) {
+    struct snapc_head *h = d->head;
+    dgnn_cuda *c = d->c;
+    const float *p = h->param;
+    const int64_t N = d->N, C = h->C;
+    int rc = dgnn_cuda_linear_forward(c, h->hz, d->H, p + h->oW1, p + h->ob1, N, d->L, C, err);
+    if (!rc) rc = dgnn_cuda_relu_forward(c, h->hz, h->hz, N * C, err);
+    if (!rc) rc = dgnn_cuda_linear_forward(c, h->yhat, h->hz, p + h->oW2, p + h->ob2, N, C, 1, err);
+    return rc;
+}
+
+/* from h->dyhat: the head's gradients += and d->dH += */
+static int head_backward(dgnn_snapmodel_cuda *d, dgnn_err *err) {
+    struct snapc_head *h = d->head;
+    dgnn_cuda *c = d->c;
+    const float *p = h->param;
+    float *g = h->grad;
+    const int64_t N = d->N, C = h->C;
+    const size_t ncb = (size_t)(N * C) * sizeof(float);
+    int rc = dgnn_cuda_zero(c, h->dhz, ncb, err);
+    if (!rc) rc = dgnn_cuda_linear_backward(c, h->dhz, g + h->oW2, g + h->ob2, h->dyhat, h->hz, p + h->oW2, N, C, 1, err);
+    if (!rc) rc = dgnn_cuda_zero(c, h->dpre, ncb, err);
+    if (!rc) rc = dgnn_cuda_relu_backward(c, h->dpre, h->dhz, h->hz, N * C, err);
+    if (!rc)
+        rc = dgnn_cuda_linear_backward(c, d->dH, g + h->oW1, g + h->ob1, h->dpre, d->H, p + h->oW1, N, d->L, C, err);
+    return rc;
+}
+
+int dgnn_snapmodel_cuda_node_train_sample(dgnn_snapmodel_cuda *d, int64_t t0, int64_t T, dgnn_rng *rng,
+                                          const float *y, double *loss, dgnn_err *err) {
+    *loss = NAN;
+    struct snapc_head *h = d->head;
+    if (!h) return no_head(err);
+    dgnn_cuda *c = d->c;
+    const int64_t N = d->N;
+    int rc = dgnn_cuda_upload(c, h->y, y, (size_t)N * sizeof(float), err);
+    if (!rc) rc = window_forward(d, t0, T, rng, err);
+    if (!rc) rc = head_forward(d, err);
+    if (!rc) rc = dgnn_cuda_mse_forward(c, h->loss, h->yhat, h->y, N, err);
+    if (!rc) rc = dgnn_cuda_zero(c, h->dyhat, (size_t)N * sizeof(float), err);
+    if (!rc) rc = dgnn_cuda_mse_backward(c, h->dyhat, 1.0f, h->yhat, h->y, N, err);
+    if (!rc) rc = dgnn_cuda_zero(c, d->dH, (size_t)(N * d->L) * sizeof(float), err);
+    if (!rc) rc = head_backward(d, err);
+    if (!rc) rc = d->ops->backward(d, t0, T, err);
+    if (!rc) rc = dgnn_cuda_download(c, loss, h->loss, sizeof(double), err);
+    if (!rc) rc = dgnn_cuda_sync(c, err);
+    return rc;
+}
+
+int dgnn_snapmodel_cuda_node_predict(dgnn_snapmodel_cuda *d, int64_t t0, int64_t T, float *yhat, dgnn_err *err) {
+    struct snapc_head *h = d->head;
+    if (!h) return no_head(err);
+    int rc = window_forward(d, t0, T, NULL, err);
+    if (!rc) rc = head_forward(d, err);
+    if (!rc) rc = dgnn_cuda_download(d->c, yhat, h->yhat, (size_t)d->N * sizeof(float), err);
+    if (!rc) rc = dgnn_cuda_sync(d->c, err);
+    return rc;
+}
+
+int dgnn_snapmodel_cuda_head_step(dgnn_snapmodel_cuda *d, double lr, double beta1, double beta2, double eps,
+                                  double weight_decay, int64_t t, dgnn_err *err) {
+    struct snapc_head *h = d->head;
+    if (!h) return no_head(err);
+    int rc = dgnn_cuda_adam_step(d->c, h->param, h->grad, h->am, h->av, h->total, lr, beta1, beta2, eps, weight_decay,
+                                 t, err);
+    if (!rc) rc = dgnn_cuda_zero(d->c, h->grad, (size_t)h->total * sizeof(float), err);
+    return rc;
+}
+
+/* the head's four slabs, host (p) to device (to_dev 1) or back */
+static int head_move(dgnn_snapmodel_cuda *d, const dgnn_params *p, int to_dev, dgnn_err *err) {
+    struct snapc_head *h = d->head;
+    if (!h) return no_head(err);
+    if (p->total != h->total)
+        return dgnn_err_set(err, DGNN_EINVAL, "--device cuda: a node head slab of %lld floats, the device's has %lld",
+                            (long long)p->total, (long long)h->total);
+    float *host[4] = {p->value, p->grad, p->m, p->v}, *dev[4] = {h->param, h->grad, h->am, h->av};
+    const size_t b = (size_t)h->total * sizeof(float);
+    int rc = DGNN_OK;
+    for (int k = 0; k < 4 && !rc; k++)
+        rc = to_dev ? dgnn_cuda_upload(d->c, dev[k], host[k], b, err) : dgnn_cuda_download(d->c, host[k], dev[k], b, err);
+    return rc ? rc : dgnn_cuda_sync(d->c, err);
+}
+
+int dgnn_snapmodel_cuda_head_pull(dgnn_snapmodel_cuda *d, dgnn_params *p, dgnn_err *err) {
+    return head_move(d, p, 0, err);
+}
+
+int dgnn_snapmodel_cuda_head_push(dgnn_snapmodel_cuda *d, const dgnn_params *p, dgnn_err *err) {
+    return head_move(d, p, 1, err);
+}
+
+int dgnn_snapmodel_cuda_head_grad(dgnn_snapmodel_cuda *d, float *grad, int to_host, dgnn_err *err) {
+    struct snapc_head *h = d->head;
+    if (!h) return no_head(err);
+    const size_t b = (size_t)h->total * sizeof(float);
+    int rc = to_host ? dgnn_cuda_download(d->c, grad, h->grad, b, err) : dgnn_cuda_upload(d->c, h->grad, grad, b, err);
+    return rc ? rc : dgnn_cuda_sync(d->c, err);
+}
+
+#else /* no CUDA backend in this build: the node task's refusals */
+
+int dgnn_snapmodel_cuda_node_head(dgnn_snapmodel_cuda *d, const dgnn_node_head *head, dgnn_err *err) {
+    (void)d, (void)head;
+    return NO_CUDA(err);
+}
+int dgnn_snapmodel_cuda_node_train_sample(dgnn_snapmodel_cuda *d, int64_t t0, int64_t T, dgnn_rng *rng,
+                                          const float *y, double *loss, dgnn_err *err) {
+    (void)d, (void)t0, (void)T, (void)rng, (void)y, (void)loss;
+    return NO_CUDA(err);
+}
+int dgnn_snapmodel_cuda_node_predict(dgnn_snapmodel_cuda *d, int64_t t0, int64_t T, float *yhat, dgnn_err *err) {
+    (void)d, (void)t0, (void)T, (void)yhat;
+    return NO_CUDA(err);
+}
+int dgnn_snapmodel_cuda_head_step(dgnn_snapmodel_cuda *d, double lr, double beta1, double beta2, double eps,
+                                  double weight_decay, int64_t t, dgnn_err *err) {
+    (void)d, (void)lr, (void)beta1, (void)beta2, (void)eps, (void)weight_decay, (void)t;
+    return NO_CUDA(err);
+}
+int dgnn_snapmodel_cuda_head_pull(dgnn_snapmodel_cuda *d, dgnn_params *p, dgnn_err *err) {
+    (void)d, (void)p;
+    return NO_CUDA(err);
+}
+int dgnn_snapmodel_cuda_head_push(dgnn_snapmodel_cuda *d, const dgnn_params *p, dgnn_err *err) {
+    (void)d, (void)p;
+    return NO_CUDA(err);
+}
+int dgnn_snapmodel_cuda_head_grad(dgnn_snapmodel_cuda *d, float *grad, int to_host, dgnn_err *err) {
+    (void)d, (void)grad, (void)to_host;
+    return NO_CUDA(err);
 }
 #endif

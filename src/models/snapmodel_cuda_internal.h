@@ -66,7 +66,11 @@ struct dgnn_snapmodel_cuda {
     int32_t *h_offs, *h_perm;      /* host staging of the pairs' grouping */
     int64_t h_cap;
     char name[128];
+    struct snapc_head *head;       /* the node task's head (snapmodel_cuda.c's node section), or NULL */
 };
+
+/* releases g->head (snapmodel_cuda.c's node section); a no-op without one */
+void snapc_head_free(dgnn_snapmodel_cuda *g);
 
 /* *p = n elements of `size` bytes on g's device (DGNN_ENOMEM naming `what`) */
 int snapc_alloc(dgnn_snapmodel_cuda *g, void **p, int64_t n, size_t size, const char *what, dgnn_err *err);

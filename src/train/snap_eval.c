@@ -144,7 +144,11 @@ int snap_evaluate(snap_run *r, int64_t b, int64_t e, snap_eval_metrics *out, sna
             const float *y = r->ny + (idx + 1) * N;
             const float *pred = r->ny + idx * N;
             if (!baseline) {
-                dgnn_node_head_forward(&r->head, r->H);
+                if (dev) {
+                    if ((rc = dgnn_snapmodel_cuda_node_predict(r->dev, idx - W, W + 1, r->head.yhat, err))) break;
+                } else {
+                    dgnn_node_head_forward(&r->head, r->H);
+                }
                 pred = r->head.yhat;
             }
             for (int64_t v = 0; v < N; v++) {

@@ -114,9 +114,6 @@ int dgnn_snap_train_cfg_check(const dgnn_snap_train_cfg *c, dgnn_err *err) {
                             "train + val < 1", c->train_frac, c->val_frac);
     if (c->epochs > 1024) return dgnn_err_set(err, DGNN_EINVAL, "--epochs: at most 1024");
     if (c->use_cuda) {
-        if (c->task == DGNN_SNAP_TASK_NODE)
-            return dgnn_err_set(err, DGNN_EINVAL,
-                                "--device cuda: the node task's head runs on the CPU only so far; use --device cpu");
         if (!dgnn_snapmodel_cuda_built())
             return dgnn_err_set(err, DGNN_EINVAL,
                                 "--device cuda: this dgnn was built without the CUDA backend; rebuild with "

@@ -181,9 +181,23 @@ int snap_run_setup(snap_run *r, const dgnn_events *ev, const dgnn_snap_train_cfg
         if ((rc = dgnn_alloc_done(&hs, err, "the node head's activations (%lld nodes x --cls-hidden %lld)",
                                   (long long)N, (long long)r->C)))
             return rc;
+        /* on the GPU: the head's slabs beside the model's (snapmodel_cuda.h, "the node task") */
+        if (r->dev && (rc = dgnn_snapmodel_cuda_node_head(r->dev, &r->head, err))) return rc;
     }
     return DGNN_OK;
 }
 
-int snap_run_pull(snap_run *r, dgnn_err *err) { return r->dev ? dgnn_snapmodel_cuda_pull(r->dev, r->p, err) : DGNN_OK; }
-int snap_run_push(snap_run *r, dgnn_err *err) { return r->dev ? dgnn_snapmodel_cuda_push(r->dev, r->p, err) : DGNN_OK; }
+/* the model's slabs, and the node head's (node task) */
+int snap_run_pull(snap_run *r, dgnn_err *err) {
+    if (!r->dev) return DGNN_OK;
+    int rc = dgnn_snapmodel_cuda_pull(r->dev, r->p, err);
+    if (!rc && r->head.p.total) rc = dgnn_snapmodel_cuda_head_pull(r->dev, &r->head.p, err);
+    return rc;
+}
+
+int snap_run_push(snap_run *r, dgnn_err *err) {
+    if (!r->dev) return DGNN_OK;
+    int rc = dgnn_snapmodel_cuda_push(r->dev, r->p, err);
+    if (!rc && r->head.p.total) rc = dgnn_snapmodel_cuda_head_push(r->dev, &r->head.p, err);
+    return rc;
+}

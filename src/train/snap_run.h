@@ -37,9 +37,10 @@ typedef struct {
     int32_t majority;     /* edge: the other one (the baseline's fallback) */
     dgnn_snapmodel *model;
     dgnn_params *p;
-    /* cfg.use_cuda: the model on the GPU (snapmodel_cuda.h). It holds the parameters and
-     * Adam moments; r->p's host copy is refreshed after every training epoch
-     * (snap_run_pull) and sent back when the host changes it (snap_run_push). */
+    /* cfg.use_cuda: the model on the GPU (snapmodel_cuda.h), with the node task's head. It
+     * holds the parameters and Adam moments (the head's too); the host copies r->p and
+     * head.p are refreshed after every training epoch (snap_run_pull) and sent back when
+     * the host changes them (snap_run_push). */
     struct dgnn_snapmodel_cuda *dev;
     int cuda_device;      /* the GPU it runs on */
     dgnn_adam opt;
@@ -111,8 +112,8 @@ int snap_run_setup(snap_run *r, const dgnn_events *ev, const dgnn_snap_train_cfg
 void snap_run_free(snap_run *r);
 /* link evaluation's (N, N) scores and labels, r->prob and r->label */
 int snap_run_alloc_scores(snap_run *r, dgnn_err *err);
-/* with a GPU (r->dev): the host copy of the parameters and Adam moments from the device,
- * and back; no-ops on the CPU path */
+/* with a GPU (r->dev): the host copy of the parameters and Adam moments (the model's and
+ * the node head's) from the device, and back; no-ops on the CPU path */
 int snap_run_pull(snap_run *r, dgnn_err *err);
 int snap_run_push(snap_run *r, dgnn_err *err);
 

@@ -85,9 +85,12 @@ int snap_train_sample(snap_run *r, int64_t epoch, int64_t idx, double *loss, int
 
     dgnn_rng rr;
     dgnn_rng_seed2(&rr, snap_stream_seed(c->seed, 0x72726c75 /* "rrlu" */, epoch), (uint64_t)idx);
-    if (r->dev) { /* the same pairs, labels and RReLU keys, on the GPU (link and edge tasks) */
-        int rc = dgnn_snapmodel_cuda_train_sample(r->dev, idx - W, W + 1, &rr, r->psrc, r->pdst, r->plab, M, c->class_w,
-                                                  loss, err);
+    if (r->dev) { /* the same pairs, labels (node task: targets) and RReLU keys, on the GPU */
+        int rc = r->task == DGNN_SNAP_TASK_NODE
+                     ? dgnn_snapmodel_cuda_node_train_sample(r->dev, idx - W, W + 1, &rr, r->ny + (idx + 1) * N, loss,
+                                                             err)
+                     : dgnn_snapmodel_cuda_train_sample(r->dev, idx - W, W + 1, &rr, r->psrc, r->pdst, r->plab, M,
+                                                        c->class_w, loss, err);
         if (rc) return rc;
         if (!isfinite(*loss))
             return dgnn_err_set(err, DGNN_EINVAL, "epoch %lld, sample %lld: the loss is not finite (%g); try a lower --lr",
@@ -139,8 +142,14 @@ double snap_end_group(snap_run *r) {
 int snap_optimizer_step(snap_run *r, dgnn_err *err) {
     if (r->dev) {
         r->opt.t++; /* dgnn_adam_step's count, kept on the host */
-        return dgnn_snapmodel_cuda_step(r->dev, r->opt.lr, r->opt.beta1, r->opt.beta2, r->opt.eps, r->opt.weight_decay,
-                                        r->opt.t, err);
+        int rc = dgnn_snapmodel_cuda_step(r->dev, r->opt.lr, r->opt.beta1, r->opt.beta2, r->opt.eps,
+                                          r->opt.weight_decay, r->opt.t, err);
+        if (!rc && r->task == DGNN_SNAP_TASK_NODE) {
+            r->hopt.t++;
+            rc = dgnn_snapmodel_cuda_head_step(r->dev, r->hopt.lr, r->hopt.beta1, r->hopt.beta2, r->hopt.eps,
+                                               r->hopt.weight_decay, r->hopt.t, err);
+        }
+        return rc;
     }
     dgnn_adam_step_params(&r->opt, r->p);
     dgnn_params_zero_grad(r->p);
