@@ -5,7 +5,8 @@
 #     default 90, the H200's) with the dgnn command; or, with GPU_CHECK_PREBUILT=DIR, takes
 #     the programs, libraries and data that scripts/gpu-bundle.sh gathered into DIR on
 #     another machine (the lent GPU's image has nvcc and CMake but not this project's Debian
-#     libraries, and nothing can be installed there: build here, carry DIR);
+#     libraries, and nothing can be installed there: build here, carry DIR.tar.xz, and give
+#     GPU_CHECK_PREBUILT=DIR.tar.xz, which is unpacked first);
 #  2. runs the tests/cuda programs (test_cuda*: every GPU op against its CPU reference, the
 #     TGN and APAN steps (test_cuda_tgn, test_cuda_apan) against the CPU model's, the
 #     trainer against the CPU trainer) and cli_device;
@@ -45,6 +46,14 @@ progs=$(cd "$root/tests/cuda" && ls test_cuda*.c | sed 's/\.c$//' | tr '\n' ' ')
 shared_mem_progs="test_cuda_layers test_cuda_attention test_cuda_snap" # block reductions in shared memory
 slow_progs="test_cuda_train $(cd "$root/tests/cuda" && ls test_cuda_snaptrain*.c | sed 's/\.c$//' | tr '\n' ' ')" # whole training runs: not under a sanitizer
 bindir=$root/build-cuda # where the programs are
+if [ -n "${GPU_CHECK_PREBUILT:-}" ] && [ -f "$GPU_CHECK_PREBUILT" ]; then
+    # gpu-bundle.sh's DIR.tar.xz: unpacked with Python's tarfile (no xz needed there)
+    echo "== unpacking $GPU_CHECK_PREBUILT"
+    unpack=$(mktemp -d)
+    python3 -c "import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])" "$GPU_CHECK_PREBUILT" "$unpack" ||
+        { echo "GPU_CHECK_PREBUILT=$GPU_CHECK_PREBUILT: cannot unpack it"; exit 1; }
+    GPU_CHECK_PREBUILT=$(ls -d "$unpack"/*/ | head -1)
+fi
 if [ -n "${GPU_CHECK_PREBUILT:-}" ]; then
     bundle=$(cd "$GPU_CHECK_PREBUILT" 2>/dev/null && pwd) ||
         { echo "GPU_CHECK_PREBUILT=$GPU_CHECK_PREBUILT: no such folder (scripts/gpu-bundle.sh makes it)"; exit 1; }
