@@ -7,8 +7,9 @@
 # tests/hostemu), short TGN, JODIE, DyRep and APAN runs train and
 # evaluate there (their accuracy against the CPU's is tests/cuda/test_cuda_train's).
 # The snapshot models (issue 18): evolvegcn-o runs there too (link and edge tasks; a
-# short run on a hand-made stream), the other kinds, the node task and --dist dygnex are
-# refused (their accuracy against the CPU's: tests/cuda/test_cuda_snaptrain).
+# short run on a hand-made stream), and -H, wdgcn (its groups too) and gcn; the other
+# kinds and the node task are refused (their accuracy against the CPU's:
+# tests/cuda/test_cuda_snaptrain and test_cuda_snaptrain_wdgcn).
 set -u
 dgnn=$1
 . "$(dirname "$0")/lib_cli.sh"
@@ -70,8 +71,12 @@ else
       has "test AP"
     done
     expect_rc 2 "$dgnn" train --model tgcn --device cuda --data "$tmp/missing.csv"
-    has "evolvegcn-o and evolvegcn-h only so far"
-    expect_rc 0 "$dgnn" train --model evolvegcn-h --device cuda $snapq
+    has "only so far"
+    for m in evolvegcn-h wdgcn gcn; do
+      expect_rc 0 "$dgnn" train --model $m --device cuda $snapq
+      has "test MAP"
+    done
+    expect_rc 0 "$dgnn" train --model wdgcn --device cuda $snapq --windows-per-step 3
     has "test MAP"
     expect_rc 0 "$dgnn" train --model evolvegcn-o --device cuda $snapq --out "$tmp/snapgpu.json"
     has "test MAP"
