@@ -41,11 +41,11 @@ echo "== CUDA host emulation (build-hostemu/) =="
 t_emu=$(date +%s)
 log="$root/build-hostemu/build.log"; mkdir -p "$root/build-hostemu"
 if ! { cmake -S "$root" -B "$root/build-hostemu" -DCMAKE_BUILD_TYPE=Release -DDGNN_CUDA_HOSTEMU=ON -DDGNN_MPI=ON &&
-       cmake --build "$root/build-hostemu" -j"$jobs" --target dgnn test_cuda_tgn test_cuda_apan test_cuda_train test_cuda_snaptrain test_cuda_snaptrain_tgcn test_cuda_snaptrain_node; } > "$log" 2>&1; then
+       cmake --build "$root/build-hostemu" -j"$jobs" --target dgnn test_cuda_tgn test_cuda_apan test_cuda_train test_cuda_snaptrain test_cuda_snaptrain_tgcn test_cuda_snaptrain_node test_cuda_snaptrain_wdgcn; } > "$log" 2>&1; then
   grep -E -A3 "error|Error" "$log" | head -80; exit 1
 fi
 grep -E "warning:" "$log" | sort -u || true
-(cd "$root/build-hostemu" && ctest --output-on-failure -R '^(test_cuda_tgn|test_cuda_apan|test_cuda_train|test_cuda_snaptrain|test_cuda_snaptrain_tgcn|test_cuda_snaptrain_node|cli_device)$')
+(cd "$root/build-hostemu" && ctest --output-on-failure -R '^(test_cuda_tgn|test_cuda_apan|test_cuda_train|test_cuda_snaptrain|test_cuda_snaptrain_tgcn|test_cuda_snaptrain_node|test_cuda_snaptrain_wdgcn|cli_device)$')
 echo "CUDA host emulation: $(( $(date +%s) - t_emu )) s (build and tests)"
 echo "== release build =="
 "$root/scripts/build.sh" build

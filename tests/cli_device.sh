@@ -8,11 +8,11 @@
 # evaluate there (their accuracy against the CPU's is tests/cuda/test_cuda_train's).
 # strict's and DepBloom's ranks (partitioning, --refine) run there too, 2 of them sharing the
 # one GPU (against 2 CPU ranks); --critical-path is refused.
-# The snapshot models (issue 18): evolvegcn-o, -h, tgcn and gcrn-gru run there too (link and
-# edge tasks; a short run on a hand-made stream; --dist dygnex, one process and 2 MPI ranks), and
-# the node task when the shared PGT data is there (england_covid, against the CPU's test MSE;
-# with MPI 2 ranks, the head's gradients summed through the host too); the other kinds are
-# refused (their accuracy against the CPU's: tests/cuda/test_cuda_snaptrain*).
+# The snapshot models (issue 18): every kind runs there too (link and edge tasks; a short run
+# on a hand-made stream; wdgcn's groups; --dist dygnex, one process and 2 MPI ranks), and the
+# node task when the shared PGT data is there (england_covid, against the CPU's test MSE; with
+# MPI 2 ranks, the head's gradients summed through the host too); their accuracy against the
+# CPU's: tests/cuda/test_cuda_snaptrain*.
 set -u
 dgnn=$1
 data=${2:-$(dirname "$0")/../../shared/data}
@@ -74,9 +74,11 @@ else
       expect_rc 0 "$dgnn" train --device cuda --model $m $quick
       has "test AP"
     done
-    expect_rc 2 "$dgnn" train --model wdgcn --device cuda --data "$tmp/missing.csv"
-    has "only so far (not wdgcn)"
-    expect_rc 0 "$dgnn" train --model evolvegcn-h --device cuda $snapq
+    for m in evolvegcn-h wdgcn gcn; do
+      expect_rc 0 "$dgnn" train --model $m --device cuda $snapq
+      has "test MAP"
+    done
+    expect_rc 0 "$dgnn" train --model wdgcn --device cuda $snapq --windows-per-step 3
     has "test MAP"
     for m in tgcn gcrn-gru; do
       expect_rc 0 "$dgnn" train --model $m --device cuda $snapq
@@ -138,8 +140,11 @@ sys.exit(max(abs(x - y) for x, y in zip(va, vb)) > 0.01)"; then ok
       has "test MSE"
       has "device: cuda:0 ("
       same_mse "$tmp/nodegpu.json" "$tmp/nodecpu.json" && ok || bad "the node task on the GPU: test MSE apart from the CPU's"
-      expect_rc 0 "$dgnn" train --model evolvegcn-h --device cuda $nodeq
-      has "test MSE"
+      for m in evolvegcn-h tgcn wdgcn; do # the other kinds' windows under the head
+        expect_rc 0 "$dgnn" train --model $m --device cpu $nodeq --out "$tmp/node-$m-cpu.json"
+        expect_rc 0 "$dgnn" train --model $m --device cuda $nodeq --out "$tmp/node-$m-gpu.json"
+        same_mse "$tmp/node-$m-gpu.json" "$tmp/node-$m-cpu.json" && ok || bad "the node task on the GPU, $m: test MSE apart from the CPU's"
+      done
       if command -v mpirun > /dev/null 2>&1; then # 2 ranks on the GPU: the head's gradients through the host
         expect_rc 0 "$dgnn" train --model evolvegcn-o --device cpu $nodeq $dyg --out "$tmp/nodedygcpu.json"
         timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 "$dgnn" train --model evolvegcn-o --device cuda \

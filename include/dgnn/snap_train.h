@@ -240,7 +240,7 @@ typedef struct {
      * Python package's on_epoch and Ctrl-C set, as the event trainer's (event_train.h). */
     const int *stop;
     const volatile sig_atomic_t *interrupt;
-    /* 1: train and evaluate on CUDA device cuda_device (snapmodel_cuda.h: evolvegcn-o and -h, the
+    /* 1: train and evaluate on CUDA device cuda_device (snapmodel_cuda.h: every kind, the
      * link, edge and node tasks, the node task's head on the device too; NOT YET VERIFIED ON HARDWARE), or with DGNN_SNAP_CUDA_LOCAL_RANK
      * on device local_rank % devices (dgnn_comm_local_rank: one GPU per rank on a cluster,
      * the ranks sharing a lone GPU). With dist (DyGNeX) the rounds' gradients are summed

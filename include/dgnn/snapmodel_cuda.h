@@ -1,19 +1,22 @@
 /* snapmodel_cuda.h: a snapshot model (snapmodel.h) trained and evaluated on an NVIDIA GPU
- * (`dgnn train --model evolvegcn-o|evolvegcn-h|tgcn|gcrn-gru --device cuda[:N]`, issue 18),
- * composed of the CUDA backend's ops (cuda.h: the sparse products of spmm.cu, the matrix GRU
- * of mgru.cu, RReLU, the node-state GRU gates of snap_gates.cu, the pair classifier of
- * snap_cls.cu, the weighted cross-entropy, the all-pairs metrics of snap_metric.cu, Adam).
+ * (`dgnn train --model evolvegcn-o|evolvegcn-h|tgcn|gcrn-gru|wdgcn|gcn --device cuda[:N]`,
+ * issue 18), composed of the CUDA backend's ops (cuda.h: the sparse products of spmm.cu, the
+ * matrix GRU of mgru.cu, the LSTM cell of lstm.cu, RReLU, the node-state GRU gates of
+ * snap_gates.cu, the pair classifier of snap_cls.cu, the weighted cross-entropy, the all-pairs
+ * metrics of snap_metric.cu, Adam).
  *
  * NOT YET VERIFIED ON HARDWARE: it compiles here and in CI, and tests/cuda/test_cuda_snaptrain.c
  * compares it with the CPU path on the host emulation of the CUDA layer (tests/hostemu/) and,
  * when a GPU is present, on the GPU; no GPU has run it yet.
  *
- * Which kinds: EvolveGCN-O and -H, T-GCN and GCRN-GRU (one-hot or dense node input; tgcn_cuda.c,
- * gcrn_cuda.c, tested by tests/cuda/test_cuda_snaptrain_tgcn.c), for the link and edge tasks,
- * and the node task with its head (node_head.h) on the device (the section "the node task"
- * below), one process or DyGNeX's ranks (snap_train.h; the gradients all-reduced through the
- * host, dgnn_snapmodel_cuda_grad and _head_grad: no NCCL yet). The other kinds are refused
- * (dgnn_snapmodel_cuda_supports): they are not built yet.
+ * Which kinds: all six, one-hot or dense node input: EvolveGCN-O and -H (egcn_cuda.c), T-GCN
+ * and GCRN-GRU (tgcn_cuda.c, gcrn_cuda.c), WD-GCN (wdgcn_cuda.c; its groups of windows included,
+ * dgnn_snapmodel_cuda_group) and the static GCN on the window's union graph (static_gcn_cuda.c;
+ * the union built on the host as the CPU kind builds it, uploaded once per window start); for
+ * the link and edge tasks, and the node task with its head (node_head.h) on the device (the
+ * section "the node task" below); one process or DyGNeX's ranks (snap_train.h; the gradients
+ * all-reduced through the host, dgnn_snapmodel_cuda_grad and _head_grad: no NCCL yet). Tested
+ * against the CPU by tests/cuda/test_cuda_snaptrain*.c.
  *
  * Who holds what. The device holds the parameter slab, its gradients and Adam moments, every
  * snapshot's A_hat and node input (uploaded once, dgnn_snapmodel_cuda_inputs) and the
@@ -43,7 +46,7 @@ int dgnn_snapmodel_cuda_built(void);
 /* The usable CUDA devices (0 without the backend, a driver or a device). */
 int dgnn_snapmodel_cuda_devices(void);
 /* DGNN_EINVAL naming what the GPU path does not run: kinds other than EvolveGCN-O and -H,
- * T-GCN and GCRN-GRU. */
+ * every kind. */
 int dgnn_snapmodel_cuda_supports(const dgnn_snapmodel_cfg *cfg, dgnn_err *err);
 
 /* Opens CUDA device `device`, allocates the device slabs for m and uploads m's parameters,
@@ -66,6 +69,13 @@ int dgnn_snapmodel_cuda_inputs(dgnn_snapmodel_cuda *d, const dgnn_snap_input *in
 int dgnn_snapmodel_cuda_train_sample(dgnn_snapmodel_cuda *d, int64_t t0, int64_t T, dgnn_rng *rng,
                                      const int32_t *src, const int32_t *dst, const int32_t *lab, int64_t M,
                                      const float *class_w, double *loss, dgnn_err *err);
+/* dgnn_snapmodel_group_begin (begin 1) / _end (0)'s twin on the device: the samples between
+ * them share their snapshots' encoder outputs as the CPU kind's do (WD-GCN: each snapshot's
+ * GCN computed at its first window of the group, with that window's RReLU keys, its
+ * backward deferred to the end, where it runs; cfg.group_bytes bounds the shared
+ * snapshots as on the CPU). Call it where the host model's group_begin / _end are called;
+ * the gradients are complete only after the end. A no-op for kinds that share nothing. */
+int dgnn_snapmodel_cuda_group(dgnn_snapmodel_cuda *d, int begin, dgnn_err *err);
 /* One Adam step on the device's summed gradients, then zeroed gradients: dgnn_adam's
  * settings as numbers (adam.h is in a higher layer), t the step count after the increment
  * (the caller keeps it: opt.t++, then pass opt.t). */

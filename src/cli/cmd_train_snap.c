@@ -397,7 +397,7 @@ static int snap_options(int argc, char **argv, int bench, const cli_train_embed 
         {"seed", ARG_INT, &seed, "S", "seed of initialisation, negatives and RReLU (1234)", ARG_MIN(0)},
         {"threads", ARG_INT, &threads, "T", "OpenMP threads (default: all cores)", ARG_IN(1, CLI_MAX_THREADS)},
         {"device", ARG_STRING, &device, "D", "cpu (default) or cuda[:N]: train and evaluate on GPU N (cuda: the "
-                                             "rank's local rank; evolvegcn-o and -h, link, edge and node tasks; --dist dygnex sums "
+                                             "rank's local rank; every kind, link, edge and node tasks; --dist dygnex sums "
                                              "gradients through the host; needs a -DDGNN_CUDA=ON build; NOT YET "
                                              "VERIFIED ON HARDWARE)"},
         {"max-windows", ARG_INT, &max_windows, "N", "stop each training epoch after N samples (quick runs; 0: all)", ARG_MIN(0)},

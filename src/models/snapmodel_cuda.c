@@ -14,11 +14,8 @@
 #include "snapmodel_cuda_internal.h"
 
 int dgnn_snapmodel_cuda_supports(const dgnn_snapmodel_cfg *cfg, dgnn_err *err) {
-    if (cfg->kind != DGNN_SNAPMODEL_EGCN_O && cfg->kind != DGNN_SNAPMODEL_EGCN_H && cfg->kind != DGNN_SNAPMODEL_TGCN &&
-        cfg->kind != DGNN_SNAPMODEL_GCRN_GRU)
-        return dgnn_err_set(err, DGNN_EINVAL,
-                            "--device cuda: the GPU path runs evolvegcn-o, evolvegcn-h, tgcn and gcrn-gru only so far "
-                            "(not %s); use --device cpu", dgnn_snapmodel_name(cfg->kind));
+    if (cfg->kind < DGNN_SNAPMODEL_EGCN_O || cfg->kind > DGNN_SNAPMODEL_GCN)
+        return dgnn_err_set(err, DGNN_EINVAL, "--device cuda: unknown snapshot model kind %d", (int)cfg->kind);
     return DGNN_OK;
 }
 
@@ -31,6 +28,8 @@ static const snapc_ops *kind_ops(dgnn_snapmodel_kind kind) {
     case DGNN_SNAPMODEL_EGCN_H: return &snapc_egcn_ops;
     case DGNN_SNAPMODEL_TGCN: return &snapc_tgcn_ops;
     case DGNN_SNAPMODEL_GCRN_GRU: return &snapc_gcrn_ops;
+    case DGNN_SNAPMODEL_WDGCN: return &snapc_wdgcn_ops;
+    case DGNN_SNAPMODEL_GCN: return &snapc_gcn_ops;
     default: return NULL;
     }
 }
@@ -167,7 +166,12 @@ int dgnn_snapmodel_cuda_inputs(dgnn_snapmodel_cuda *d, const dgnn_snap_input *in
              (rc = dgnn_cuda_upload(d->c, s->mask, x->mask, (size_t)N, err))))
             return rc;
     }
+    if (d->ops->inputs && (rc = d->ops->inputs(d, in, n, err))) return rc;
     return dgnn_cuda_sync(d->c, err);
+}
+
+int dgnn_snapmodel_cuda_group(dgnn_snapmodel_cuda *d, int begin, dgnn_err *err) {
+    return d->ops->group ? d->ops->group(d, begin, err) : DGNN_OK;
 }
 
 static int ensure_pairs(dgnn_snapmodel_cuda *d, int64_t M, dgnn_err *err) {
@@ -366,6 +370,10 @@ int dgnn_snapmodel_cuda_train_sample(dgnn_snapmodel_cuda *d, int64_t t0, int64_t
 int dgnn_snapmodel_cuda_step(dgnn_snapmodel_cuda *d, double lr, double beta1, double beta2, double eps,
                              double weight_decay, int64_t t, dgnn_err *err) {
     (void)d, (void)lr, (void)beta1, (void)beta2, (void)eps, (void)weight_decay, (void)t;
+    return NO_CUDA(err);
+}
+int dgnn_snapmodel_cuda_group(dgnn_snapmodel_cuda *d, int begin, dgnn_err *err) {
+    (void)d, (void)begin;
     return NO_CUDA(err);
 }
 int dgnn_snapmodel_cuda_logits(dgnn_snapmodel_cuda *d, int64_t t0, int64_t T, const int32_t *src,

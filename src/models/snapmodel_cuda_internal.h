@@ -2,10 +2,10 @@
  * the device model's struct, the uploaded snapshots and the table of kind-specific window
  * operations each kind's file provides (snapmodel_cuda.c holds the front, the pair
  * classifier, the loss, Adam, the moves between host and device; egcn_cuda.c EvolveGCN-O
- * and -H's window, tgcn_cuda.c T-GCN's, gcrn_cuda.c GCRN-GRU's; snapmodel_gcn_cuda.c the GCN
- * layers of the last two). Calls go one way: the front calls the kinds through their table,
- * the kinds call the helpers (snapc_alloc, snapc_offset) and the layers below, in
- * snapmodel_gcn_cuda.c.
+ * and -H's window, tgcn_cuda.c T-GCN's, gcrn_cuda.c GCRN-GRU's, wdgcn_cuda.c WD-GCN's,
+ * static_gcn_cuda.c the static GCN's; snapmodel_gcn_cuda.c the GCN layers of T-GCN and GCRN-GRU).
+ * Calls go one way: the front calls the kinds through their table, the kinds call the
+ * helpers (snapc_alloc, snapc_offset) and the layers below, in snapmodel_gcn_cuda.c.
  * Only with the CUDA backend (DGNN_HAVE_CUDA). */
 #ifndef DGNN_SNAPMODEL_CUDA_INTERNAL_H
 #define DGNN_SNAPMODEL_CUDA_INTERNAL_H
@@ -30,17 +30,24 @@ typedef struct {
  * buffers behind g->impl (on failure the front calls free, which must take a partial
  * impl); forward: the window of snapshots t0 .. t0 + T - 1 (checked by the front) into
  * g->H, RReLU's keys drawn from rng as the CPU kind draws them (NULL: evaluation);
- * backward: from g->dH, the gradients accumulate into g->grad. */
+ * backward: from g->dH, the gradients accumulate into g->grad. Optional (NULL): inputs,
+ * called at the end of dgnn_snapmodel_cuda_inputs with the host inputs (which the kind
+ * may read only during the call); group, snapm_ops.group's twin
+ * (dgnn_snapmodel_cuda_group). */
 typedef struct {
     int rows; /* 1: the kind reads a one-hot input's rows (uploaded as a dense (N, V) array) */
     int (*init)(dgnn_snapmodel_cuda *g, dgnn_err *err);
     int (*forward)(dgnn_snapmodel_cuda *g, int64_t t0, int64_t T, dgnn_rng *rng, dgnn_err *err);
     int (*backward)(dgnn_snapmodel_cuda *g, int64_t t0, int64_t T, dgnn_err *err);
     void (*free)(dgnn_snapmodel_cuda *g);
+    int (*inputs)(dgnn_snapmodel_cuda *g, const dgnn_snap_input *in, int64_t n, dgnn_err *err);
+    int (*group)(dgnn_snapmodel_cuda *g, int begin, dgnn_err *err);
 } snapc_ops;
 
 extern const snapc_ops snapc_egcn_ops; /* egcn_cuda.c: EvolveGCN-O and -H */
 extern const snapc_ops snapc_tgcn_ops, snapc_gcrn_ops; /* tgcn_cuda.c, gcrn_cuda.c */
+extern const snapc_ops snapc_wdgcn_ops; /* wdgcn_cuda.c: WD-GCN */
+extern const snapc_ops snapc_gcn_ops;   /* static_gcn_cuda.c: the static GCN on the window's union graph */
 
 struct dgnn_snapmodel_cuda {
     dgnn_snapmodel *m;

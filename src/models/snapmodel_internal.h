@@ -6,6 +6,7 @@
  * other both ways):
  *   snapmodel.c         the registry of kinds, the slab, the input checks, the dispatch
  *   evolvegcn.c tgcn.c gcrn.c wdgcn.c static_gcn.c   one kind each, behind a snapm_ops
+ *                       (static_gcn.c's window union graph is the GPU's too: static_gcn_cuda.c)
  *   snapmodel_edge.c    the pair classifier (called by snapmodel.c and the trainers)
  *   snapmodel_gcn.c     the GCN layers on the node input or on hidden states, column sums,
  *                       Glorot init (called by the kinds)
@@ -128,6 +129,27 @@ void snapm_h_gcn_backward(float *dX, float *dW, float *db, float *tmp, const dgn
 
 /* The transpose of snapshot t of the window, for backward (A itself when At is NULL). */
 static inline const dgnn_csr *snapm_At(const dgnn_snap_input *in) { return in->At ? in->At : &in->A; }
+
+/* ---- the union graph of a window (static_gcn.c, for the "gcn" kind on either device) ----
+ * Au = D^-1/2 (B + I) D^-1/2 over N nodes, B_uv = 1 where (u, v), u != v, is a non-zero
+ * entry of any win[t].A, t < T (their At are not read); AuT = Au's transpose, or Au itself
+ * (not owned) when sym (the caller's: every snapshot of the window is symmetric). Columns
+ * ascend within each row. The arrays grow to the largest union built and are reused. */
+typedef struct {
+    int64_t N;
+    int64_t *rowptr;  /* (N+1) */
+    int32_t *col;     /* (ccap) */
+    float *val;       /* (ccap) */
+    int64_t ccap;
+    int32_t *mark;    /* (N) last row that listed a column */
+    dgnn_csr Au, AuT; /* AuT owns its arrays when !sym */
+    int sym;
+} snapm_union;
+/* u empty for N nodes, its fixed arrays grown in the caller's set (freed by _free either way) */
+void snapm_union_init(snapm_union *u, int64_t N, dgnn_alloc_set *as);
+/* DGNN_ENOMEM (the entries, or AuT's copy) */
+int snapm_union_build(snapm_union *u, const dgnn_snap_input *win, int64_t T, int sym, dgnn_err *err);
+void snapm_union_free(snapm_union *u);
 
 /* Glorot / Xavier uniform of a (fan_in, fan_out) weight: U(+-sqrt(6 / (fan_in + fan_out))),
  * n values drawn in order (torch_geometric's glorot of GCNConv / ChebConv weights). */

@@ -11,7 +11,9 @@
  * snapshot.c's A_hat, and the backward uses A_u's transpose.
  *
  * The union is rebuilt at every forward, O(sum of the window's nnz) plus sorting each
- * row's columns, serially (deterministic and small beside the products). */
+ * row's columns, serially (deterministic and small beside the products), by
+ * snapm_union_build (snapmodel_internal.h), which the GPU's static GCN (static_gcn_cuda.c)
+ * calls too, so that both run on the same graph. */
 #include "snapmodel_internal.h"
 
 #include <math.h>
@@ -29,14 +31,7 @@ typedef struct {
 typedef struct {
     int iW1, iW2;           /* the declared tensors' indices, to point w and dw */
     sgcn_params w, dw;      /* values, gradients */
-    /* the union graph of the last forward */
-    int64_t *rowptr;        /* (N+1) */
-    int32_t *col;           /* (ccap) */
-    float *val;             /* (ccap) */
-    int64_t ccap;
-    int32_t *mark;          /* (N) last row that listed a column */
-    dgnn_csr Au, AuT;       /* AuT owns its arrays when the union is not symmetric */
-    int sym;
+    snapm_union u;          /* the union graph of the last forward */
     float *H1, *sl1, *sl2;  /* (N, L) */
     float *tmp, *dP, *dH1;  /* (N, L) */
 } sgcn_t;
@@ -44,8 +39,8 @@ typedef struct {
 static void sgcn_free(dgnn_snapmodel *m) {
     sgcn_t *s = m->impl;
     if (!s) return;
-    if (!s->sym) dgnn_csr_free(&s->AuT);
-    void *ptrs[] = {s->rowptr, s->col, s->val, s->mark, s->H1, s->sl1, s->sl2, s->tmp, s->dP, s->dH1};
+    snapm_union_free(&s->u);
+    void *ptrs[] = {s->H1, s->sl1, s->sl2, s->tmp, s->dP, s->dH1};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
     free(s);
     m->impl = NULL;
@@ -56,7 +51,6 @@ static void sgcn_declare(dgnn_snapmodel *m) {
     m->impl = s;
     s->iW1 = dgnn_params_add(&m->p, "gcn.W1", m->V, m->L);
     s->iW2 = dgnn_params_add(&m->p, "gcn.W2", m->L, m->L);
-    s->sym = 1;
 }
 
 static void sgcn_point(sgcn_params *q, const dgnn_params *p, snapm_slab_fn at, const sgcn_t *s) {
@@ -72,8 +66,7 @@ static int sgcn_init_values(dgnn_snapmodel *m, dgnn_rng *rng, dgnn_err *err) {
     dgnn_init_uniform(s->w.W1, V * L, -b, b, rng);
     dgnn_init_uniform(s->w.W2, L * L, -b, b, rng);
     dgnn_alloc_set as = {0, 0};
-    DGNN_GROW(&as, s->rowptr, dgnn_size_add(N, 1));
-    DGNN_GROW(&as, s->mark, N);
+    snapm_union_init(&s->u, N, &as);
     const int64_t NL = MUL(N, L);
     float **bufs[] = {&s->H1, &s->sl1, &s->sl2, &s->tmp, &s->dP, &s->dH1};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) DGNN_GROW(&as, *bufs[i], NL);
@@ -85,59 +78,69 @@ static int cmp_i32(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* s->Au (and s->AuT) = the normalised union graph of the window m->win[0..T-1]. */
-static int build_union(dgnn_snapmodel *m, dgnn_err *err) {
-    sgcn_t *s = m->impl;
-    const int64_t N = m->N, T = m->T;
-    const dgnn_snap_input *win = m->win;
+void snapm_union_init(snapm_union *u, int64_t N, dgnn_alloc_set *as) {
+    memset(u, 0, sizeof *u);
+    u->N = N, u->sym = 1;
+    DGNN_GROW(as, u->rowptr, dgnn_size_add(N, 1));
+    DGNN_GROW(as, u->mark, N);
+}
+
+void snapm_union_free(snapm_union *u) {
+    if (!u->sym) dgnn_csr_free(&u->AuT);
+    free(u->rowptr), free(u->col), free(u->val), free(u->mark);
+    memset(u, 0, sizeof *u);
+    u->sym = 1;
+}
+
+int snapm_union_build(snapm_union *u, const dgnn_snap_input *win, int64_t T, int sym, dgnn_err *err) {
+    const int64_t N = u->N;
     int64_t bound = N;
-    int sym = 1;
-    for (int64_t t = 0; t < T; t++) bound += win[t].A.nnz, sym &= win[t].At == NULL;
-    if (bound > s->ccap) {
+    for (int64_t t = 0; t < T; t++) bound += win[t].A.nnz;
+    if (bound > u->ccap) {
         dgnn_alloc_set as = {0, 0};
-        DGNN_GROW(&as, s->col, bound);
-        DGNN_GROW(&as, s->val, bound);
+        DGNN_GROW(&as, u->col, bound);
+        DGNN_GROW(&as, u->val, bound);
         int rc = dgnn_alloc_done(&as, err, "the union graph of a window of %lld snapshots (%lld entries)", (long long)T,
                                  (long long)bound);
         if (rc) return rc;
-        s->ccap = bound;
+        u->ccap = bound;
     }
-    for (int64_t u = 0; u < N; u++) s->mark[u] = -1;
+    for (int64_t v = 0; v < N; v++) u->mark[v] = -1;
     int64_t nnz = 0;
-    for (int64_t u = 0; u < N; u++) {
-        s->rowptr[u] = nnz;
-        s->col[nnz++] = (int32_t)u, s->mark[u] = (int32_t)u; /* + I */
+    for (int64_t r = 0; r < N; r++) {
+        u->rowptr[r] = nnz;
+        u->col[nnz++] = (int32_t)r, u->mark[r] = (int32_t)r; /* + I */
         for (int64_t t = 0; t < T; t++) {
             const dgnn_csr *A = &win[t].A;
-            for (int64_t e = A->rowptr[u]; e < A->rowptr[u + 1]; e++) {
+            for (int64_t e = A->rowptr[r]; e < A->rowptr[r + 1]; e++) {
                 int32_t v = A->col[e];
-                if (s->mark[v] == (int32_t)u || A->val[e] == 0.0f) continue;
-                s->mark[v] = (int32_t)u;
-                s->col[nnz++] = v;
+                if (u->mark[v] == (int32_t)r || A->val[e] == 0.0f) continue;
+                u->mark[v] = (int32_t)r;
+                u->col[nnz++] = v;
             }
         }
-        qsort(s->col + s->rowptr[u], (size_t)(nnz - s->rowptr[u]), sizeof(int32_t), cmp_i32);
+        qsort(u->col + u->rowptr[r], (size_t)(nnz - u->rowptr[r]), sizeof(int32_t), cmp_i32);
     }
-    s->rowptr[N] = nnz;
+    u->rowptr[N] = nnz;
     /* D^-1/2 (B + I) D^-1/2, D = the row counts (self loop included) */
-    for (int64_t u = 0; u < N; u++) {
-        double du = (double)(s->rowptr[u + 1] - s->rowptr[u]);
-        for (int64_t e = s->rowptr[u]; e < s->rowptr[u + 1]; e++) {
-            int32_t v = s->col[e];
-            double dv = (double)(s->rowptr[v + 1] - s->rowptr[v]);
-            s->val[e] = (float)(1.0 / sqrt(du * dv));
+    for (int64_t r = 0; r < N; r++) {
+        double dr = (double)(u->rowptr[r + 1] - u->rowptr[r]);
+        for (int64_t e = u->rowptr[r]; e < u->rowptr[r + 1]; e++) {
+            int32_t v = u->col[e];
+            double dv = (double)(u->rowptr[v + 1] - u->rowptr[v]);
+            u->val[e] = (float)(1.0 / sqrt(dr * dv));
         }
     }
-    s->Au = dgnn_csr_view(s->rowptr, s->col, s->val, N, N);
-    if (!s->sym) dgnn_csr_free(&s->AuT);
-    memset(&s->AuT, 0, sizeof s->AuT);
-    s->sym = sym;
+    u->Au = dgnn_csr_view(u->rowptr, u->col, u->val, N, N);
+    if (!u->sym) dgnn_csr_free(&u->AuT);
+    memset(&u->AuT, 0, sizeof u->AuT);
+    u->sym = sym;
     if (sym) {
-        s->AuT = s->Au;
+        u->AuT = u->Au;
         return DGNN_OK;
     }
-    int rc = dgnn_csr_transpose(&s->AuT, &s->Au, err);
-    if (rc) s->sym = 1, s->AuT = s->Au; /* nothing owned; the forward fails */
+    int rc = dgnn_csr_transpose(&u->AuT, &u->Au, err);
+    if (rc) u->sym = 1, u->AuT = u->Au; /* nothing owned; the forward fails */
     return rc;
 }
 
@@ -145,20 +148,22 @@ static int build_union(dgnn_snapmodel *m, dgnn_err *err) {
 static dgnn_snap_input union_input(const dgnn_snapmodel *m) {
     const sgcn_t *s = m->impl;
     dgnn_snap_input in = m->win[m->T - 1];
-    in.A = s->Au;
-    in.At = &s->AuT;
+    in.A = s->u.Au;
+    in.At = &s->u.AuT;
     return in;
 }
 
 static int sgcn_forward(dgnn_snapmodel *m, float *H, dgnn_rng *rng, dgnn_err *err) {
     sgcn_t *s = m->impl;
     const int64_t N = m->N, V = m->V, L = m->L, NL = N * L;
-    int rc = build_union(m, err);
+    int sym = 1;
+    for (int64_t t = 0; t < m->T; t++) sym &= m->win[t].At == NULL;
+    int rc = snapm_union_build(&s->u, m->win, m->T, sym, err);
     if (rc) return rc;
     dgnn_snap_input in = union_input(m);
     snapm_in_gcn_forward(m, s->H1, s->tmp, &in, s->w.W1, NULL, L);
     dgnn_rrelu_forward(s->H1, s->sl1, s->H1, NL, m->cfg.rrelu_lower, m->cfg.rrelu_upper, rng != NULL, rng);
-    snapm_h_gcn_forward(H, s->tmp, &s->Au, s->H1, s->w.W2, NULL, N, L, L);
+    snapm_h_gcn_forward(H, s->tmp, &s->u.Au, s->H1, s->w.W2, NULL, N, L, L);
     dgnn_rrelu_forward(H, s->sl2, H, NL, m->cfg.rrelu_lower, m->cfg.rrelu_upper, rng != NULL, rng);
     m->flops = 2.0 * (double)NL * (double)L + (m->cfg.onehot ? 0.0 : 2.0 * (double)NL * (double)V);
     return DGNN_OK;
@@ -169,7 +174,7 @@ static void sgcn_backward(dgnn_snapmodel *m, const float *dH) {
     const int64_t N = m->N, V = m->V, L = m->L, NL = N * L;
 #pragma omp parallel for schedule(static) if (NL > 65536)
     for (int64_t i = 0; i < NL; i++) s->dP[i] = dH[i] * s->sl2[i], s->dH1[i] = 0.0f;
-    snapm_h_gcn_backward(s->dH1, s->dw.W2, NULL, s->tmp, &s->AuT, s->H1, s->w.W2, s->dP, N, L, L);
+    snapm_h_gcn_backward(s->dH1, s->dw.W2, NULL, s->tmp, &s->u.AuT, s->H1, s->w.W2, s->dP, N, L, L);
 #pragma omp parallel for schedule(static) if (NL > 65536)
     for (int64_t i = 0; i < NL; i++) s->dH1[i] *= s->sl1[i];
     dgnn_snap_input in = union_input(m);

@@ -156,12 +156,13 @@ int snap_dygnex_epoch(snap_run *r, int64_t epoch, dgnn_snap_epoch_result *er, sn
             if (m == 0) continue; /* an idle rank: time 0, it only waits */
             double w0 = dgnn_now(), c0 = dgnn_snap_cpu_seconds();
             int64_t last = -1;
-            dgnn_snapmodel_group_begin(r->model);
+            int rc = snap_begin_group(r, err);
+            if (rc) return rc;
             for (int64_t i = 0; i < m; i++) {
                 const int64_t idx = s->sample[g[i]], k = idx - r->tb;
                 double loss, secs;
                 int64_t pairs;
-                int rc = snap_train_sample(r, epoch, idx, &loss, &pairs, &secs, err);
+                rc = snap_train_sample(r, epoch, idx, &loss, &pairs, &secs, err);
                 if (rc) return rc;
                 if (prof) prof[k] = secs, r->prof_pairs[k] = pairs;
                 if (pairs > 0) last = k;
@@ -174,7 +175,8 @@ int snap_dygnex_epoch(snap_run *r, int64_t epoch, dgnn_snap_epoch_result *er, sn
                         cnt[3] += r->snaps.snaps[q].ev_end - r->snaps.snaps[q].ev_begin;
                 }
             }
-            const double tail = snap_end_group(r);
+            double tail;
+            if ((rc = snap_end_group(r, &tail, err))) return rc;
             if (prof && last >= 0) prof[last] += tail;
             r->gwall[rd * P + p] = dgnn_now() - w0;
             r->gcpu[rd * P + p] = dgnn_snap_cpu_seconds() - c0;

@@ -22,20 +22,22 @@ int snap_train_epoch(snap_run *r, int64_t epoch, dgnn_snap_epoch_result *er, sna
     int64_t done = 0, pairs_sum = 0, last = -1;
     /* the windows of one step form a group (snapmodel.h), which ends at the epoch's end too:
      * validation runs between epochs, and a step may straddle them */
-    dgnn_snapmodel_group_begin(r->model);
+    int rc = snap_begin_group(r, err);
+    if (rc) return rc;
     for (int64_t k = 0; k < n; k++) {
         int64_t idx = r->tb + k;
-        double loss, secs;
+        double loss, secs, gsecs;
         int64_t pairs;
-        int rc = snap_train_sample(r, epoch, idx, &loss, &pairs, &secs, err);
+        rc = snap_train_sample(r, epoch, idx, &loss, &pairs, &secs, err);
         if (rc) return rc;
         if (c->interrupt && *c->interrupt) return dgnn_err_set(err, DGNN_EINTR, "interrupted");
         /* trainer.optim_step: a step every steps_accum_gradients samples that trained,
          * counted across epochs */
         if (pairs > 0 && ++r->tr_step % c->windows_per_step == 0) {
-            secs += snap_end_group(r);
+            if ((rc = snap_end_group(r, &gsecs, err))) return rc;
+            secs += gsecs;
             if ((rc = snap_optimizer_step(r, err))) return rc;
-            dgnn_snapmodel_group_begin(r->model);
+            if ((rc = snap_begin_group(r, err))) return rc;
         }
         if (pairs > 0) last = k;
         if (prof) prof[k] = secs, r->prof_pairs[k] = pairs;
@@ -54,7 +56,8 @@ int snap_train_epoch(snap_run *r, int64_t epoch, dgnn_snap_epoch_result *er, sna
             dgnn_progress_update(&pg, k + 1, extra);
         }
     }
-    const double tail = snap_end_group(r);
+    double tail;
+    if ((rc = snap_end_group(r, &tail, err))) return rc;
     if (prof && last >= 0) prof[last] += tail;
     if (c->progress) dgnn_progress_end(&pg);
     if (prof) r->prof_epochs++;

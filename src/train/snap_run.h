@@ -99,8 +99,10 @@ void snap_entries_as_pairs(snap_run *r, const dgnn_snapshot *g);
 /* one training sample (forward, loss, backward; gradients accumulate) */
 int snap_train_sample(snap_run *r, int64_t epoch, int64_t idx, double *loss, int64_t *pairs, double *secs,
                       dgnn_err *err);
-/* ends the model's group of windows; returns its time on the profile's clock */
-double snap_end_group(snap_run *r);
+/* begins the model's group of windows (the host model's and, on the GPU, the device's) */
+int snap_begin_group(snap_run *r, dgnn_err *err);
+/* ends the model's group of windows (both, as above); *secs = its time on the profile's clock */
+int snap_end_group(snap_run *r, double *secs, dgnn_err *err);
 /* one Adam step on the summed gradients, then zeroed gradients (DGNN_EDEVICE from the GPU) */
 int snap_optimizer_step(snap_run *r, dgnn_err *err);
 /* 1 when sample idx has something to learn from (known from the data alone) */

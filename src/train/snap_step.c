@@ -129,13 +129,23 @@ int snap_train_sample(snap_run *r, int64_t epoch, int64_t idx, double *loss, int
     return DGNN_OK;
 }
 
+/* Begins the model's group of windows: the host model's, and the device's when the model
+ * trains there (dgnn_snapmodel_cuda_group). */
+int snap_begin_group(snap_run *r, dgnn_err *err) {
+    dgnn_snapmodel_group_begin(r->model);
+    return r->dev ? dgnn_snapmodel_cuda_group(r->dev, 1, err) : DGNN_OK;
+}
+
 /* Ends the model's group of windows (the windows of one optimizer step: wdgcn runs its
- * shared snapshots' deferred GCN backward here) and returns its time on the profile's
- * clock, which the caller adds to the group's last window. */
-double snap_end_group(snap_run *r) {
+ * shared snapshots' deferred GCN backward here, on the device when it trains there);
+ * *secs = its time on the profile's clock, which the caller adds to the group's last
+ * window. */
+int snap_end_group(snap_run *r, double *secs, dgnn_err *err) {
     const double t0 = snap_sample_clock();
     dgnn_snapmodel_group_end(r->model);
-    return snap_sample_clock() - t0;
+    const int rc = r->dev ? dgnn_snapmodel_cuda_group(r->dev, 0, err) : DGNN_OK;
+    *secs = snap_sample_clock() - t0;
+    return rc;
 }
 
 /* One Adam step on the summed gradients (and the node head's), then zeroed gradients. */

@@ -309,10 +309,10 @@ static void bitcoin_edge(void) {
 int main(void) {
     dgnn_err err;
     dgnn_err_clear(&err);
-    /* refused up front: other kinds, a device that is not there (the node task runs on the
-     * GPU too: test_cuda_snaptrain_node) */
-    dgnn_snap_train_cfg bad = small_cfg(DGNN_SNAPMODEL_WDGCN);
-    bad.use_cuda = 1;
+    /* refused up front: a kind outside the enum, a device that is not there (every kind and
+     * task runs on the GPU: test_cuda_snaptrain*) */
+    dgnn_snap_train_cfg bad = small_cfg(DGNN_SNAPMODEL_EGCN_O);
+    bad.use_cuda = 1, bad.model.kind = (dgnn_snapmodel_kind)99;
     CHECK(dgnn_snap_train_cfg_check(&bad, &err) == DGNN_EINVAL);
     bad = small_cfg(DGNN_SNAPMODEL_EGCN_H), bad.use_cuda = 1, bad.cuda_device = dgnn_snapmodel_cuda_devices();
     CHECK(dgnn_snap_train_cfg_check(&bad, &err) == DGNN_EINVAL && strstr(err.msg, "CUDA device") != NULL);
