@@ -20,7 +20,7 @@ base:base outfile prof vec par
 nn:nn spmm cuda
 data:events binfmt readers npy infile gen tcsr sampler snapshot snapshot_graph split negative edgeset eval_neg
 models:params tgnn tgnn_cuda state snapmodel snapmodel_cuda node_head node_mlp edgebank
-cluster:comm partition sched costmodel simulate
+cluster:comm comm_dev partition sched costmodel simulate
 train:adam metrics checkpoint event_train event_node snap_train
 report:svg
 cli:

@@ -91,6 +91,18 @@ else
     # strict's and DepBloom's ranks sharing the GPU (the collectives through the host), against the CPU ranks
     if command -v mpirun > /dev/null 2>&1; then
       dq="--epochs 2 --max-batches 20 --eval-max-events 500 --quiet"
+      # the GPU collectives' path (comm_dev.c): ranks sharing the GPU go through the host, and
+      # so do ranks with a GPU each where NCCL cannot be used (the emulation has none)
+      out=$(timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 "$dgnn" train --device cuda --dist strict \
+        --epochs 1 --max-batches 3 --no-eval --quiet 2>&1)
+      if echo "$out" | grep -q "rank 0 of 1"; then :
+      elif echo "$out" | grep -q "GPU collectives: staged through the host (ranks 0 and 1 share the GPU"; then ok
+      else bad "2 ranks on one GPU: the collectives' path"; echo "$out" | tail -3; fi
+      out=$(HOSTEMU_GPU_PER_RANK=1 timeout 120 mpirun --allow-run-as-root --oversubscribe -x HOSTEMU_GPU_PER_RANK -np 2 \
+        "$dgnn" train --device cuda --dist strict --epochs 1 --max-batches 3 --no-eval --quiet 2>&1)
+      if echo "$out" | grep -q "rank 0 of 1"; then :
+      elif echo "$out" | grep -q "GPU collectives: staged through the host (NCCL (libnccl.so.2) not loadable"; then ok
+      else bad "2 ranks, a GPU each, no NCCL: the collectives' path"; echo "$out" | tail -3; fi
       # strict; DepBloom with partitioning and refinement (TGN) and with APAN's merged rows
       for run in "strict tgn --dist strict" "strict apan --dist strict" \
                  "depbloom tgn --dist depbloom --partition --refine 2 --window-events 2000" \

@@ -66,6 +66,12 @@ typedef struct dgnn_cuda dgnn_cuda; /* one device, one stream, one cuBLAS handle
  * the CPU's. Free with dgnn_cuda_free (NULL is a no-op). */
 int dgnn_cuda_init(dgnn_cuda **out, int device, dgnn_err *err);
 void dgnn_cuda_free(dgnn_cuda *c);
+/* The context's stream as an opaque handle (a cudaStream_t), for a library that enqueues on
+ * it (NCCL, comm_dev.c). */
+void *dgnn_cuda_stream_handle(dgnn_cuda *c);
+/* The context's device's PCI bus id ("0000:3b:00.0"), which names one GPU on a machine:
+ * ranks that share a GPU have the same; 0, or DGNN_EDEVICE with a message. */
+int dgnn_cuda_bus_id(dgnn_cuda *c, char *buf, int cap, dgnn_err *err);
 /* The device's memory in use by this process and its total, in bytes (cudaMemGetInfo). */
 int dgnn_cuda_mem_info(dgnn_cuda *c, size_t *used, size_t *total, dgnn_err *err);
 

@@ -22,7 +22,7 @@
  *     through cuda.h's device ops); snapmodel.h the snapshot
  *     models (snapmodel_cuda.h: on a GPU); node_head.h the snapshot trainer's regression head; node_mlp.h the decoder
  *     of dynamic node classification.
- *  5. Distribute. comm.h is everything across processes (the only MPI user);
+ *  5. Distribute. comm.h is everything across processes (the only MPI user; comm_dev.h: over GPU buffers, NCCL or staged through the host);
  *     partition.h is DepBloom's temporally bounded partitioning; sched.h DyGNeX's schedulers
  *     (even, greedy, ILP) over costmodel.h's per-window costs; simulate.h the cluster
  *     simulators that extrapolate both to many workers.
@@ -79,6 +79,7 @@
 #include "dgnn/edgebank.h"
 /* cluster: communication, partitioning, scheduling, simulators */
 #include "dgnn/comm.h"
+#include "dgnn/comm_dev.h"
 #include "dgnn/partition.h"
 #include "dgnn/costmodel.h"
 #include "dgnn/sched.h"

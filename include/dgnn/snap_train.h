@@ -244,7 +244,7 @@ typedef struct {
      * link, edge and node tasks, the node task's head on the device too; NOT YET VERIFIED ON HARDWARE), or with DGNN_SNAP_CUDA_LOCAL_RANK
      * on device local_rank % devices (dgnn_comm_local_rank: one GPU per rank on a cluster,
      * the ranks sharing a lone GPU). With dist (DyGNeX) the rounds' gradients are summed
-     * through the host (no NCCL yet). Negatives, RReLU keys and the split are the CPU path's;
+     * on the device's buffers (comm_dev.h: NCCL between GPUs of their own, else the host). Negatives, RReLU keys and the split are the CPU path's;
      * results agree within float rounding. */
     int use_cuda;
     int cuda_device;

@@ -15,7 +15,7 @@
  * the union built on the host as the CPU kind builds it, uploaded once per window start); for
  * the link and edge tasks, and the node task with its head (node_head.h) on the device (the
  * section "the node task" below); one process or DyGNeX's ranks (snap_train.h; the gradients
- * all-reduced through the host, dgnn_snapmodel_cuda_grad and _head_grad: no NCCL yet). Tested
+ * summed over the ranks on the device's slabs, comm_dev.h). Tested
  * against the CPU by tests/cuda/test_cuda_snaptrain*.c.
  *
  * Who holds what. The device holds the parameter slab, its gradients and Adam moments, every
@@ -31,6 +31,7 @@
 #ifndef DGNN_SNAPMODEL_CUDA_H
 #define DGNN_SNAPMODEL_CUDA_H
 
+#include "dgnn/cuda.h"
 #include "dgnn/node_head.h"
 #include "dgnn/snapmodel.h"
 #include "dgnn/snapshot.h"
@@ -102,6 +103,11 @@ int dgnn_snapmodel_cuda_push(dgnn_snapmodel_cuda *d, const dgnn_params *p, dgnn_
 /* The gradient slab alone: device to host (to_host 1) or host to device (0), for the
  * host-staged all-reduce of DyGNeX's rounds (one GPU shared by the ranks, or no NCCL). */
 int dgnn_snapmodel_cuda_grad(dgnn_snapmodel_cuda *d, float *grad, int to_host, dgnn_err *err);
+/* The device context and the gradient slabs (device memory: the model's, the node head's or
+ * NULL without one), for comm_dev.h's collectives; NULL without the CUDA backend. */
+dgnn_cuda *dgnn_snapmodel_cuda_context(dgnn_snapmodel_cuda *d);
+float *dgnn_snapmodel_cuda_grad_slab(dgnn_snapmodel_cuda *d);
+float *dgnn_snapmodel_cuda_head_grad_slab(dgnn_snapmodel_cuda *d);
 /* The device's name ("NVIDIA H200"), for reports. */
 const char *dgnn_snapmodel_cuda_device_name(const dgnn_snapmodel_cuda *d);
 

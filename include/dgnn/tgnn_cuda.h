@@ -31,6 +31,7 @@
 #ifndef DGNN_TGNN_CUDA_H
 #define DGNN_TGNN_CUDA_H
 
+#include "dgnn/cuda.h"
 #include "dgnn/params.h"
 #include "dgnn/state.h"
 #include "dgnn/tgnn.h"
@@ -72,19 +73,23 @@ int dgnn_tgnn_cuda_run_step(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events
  * the last call). The CPU trainer's loss is twice it. */
 int dgnn_tgnn_cuda_wait_loss(dgnn_tgnn_cuda *d, double *loss, dgnn_err *err);
 
-/* ---- the strict baseline's ranks on GPUs (event_device.c; host-staged, no NCCL yet) ----
- * A step of `mpirun -np P dgnn train --dist strict --device cuda`: dgnn_tgnn_cuda_plan of the
- * rank's slice, then run_grad (forward, loss, backward scaled by dloss, the slice's commit:
- * no Adam), the gradient slab brought down (grad), all-reduced by the caller, sent back up,
- * the written rows brought down (rows_to_host) for the caller's all-gather, the received
- * rows sent up (rows_from_host), and Adam (adam). Every rank then holds the same state and
- * parameters, as the CPU ranks do. */
+/* ---- strict's and DepBloom's ranks on GPUs (event_device.c, depbloom_device.c) ----
+ * A step of `mpirun -np P dgnn train --dist strict|depbloom --device cuda`:
+ * dgnn_tgnn_cuda_plan of the rank's slice (or micro-batch), then run_grad (forward, loss,
+ * backward scaled by dloss, the commit: no Adam), the gradient slab (grad_slab) summed over
+ * the ranks by the caller (comm_dev.h), the written rows brought down (rows_to_host) for the
+ * caller's all-gather, the received rows sent up (rows_from_host), and Adam (adam). Every
+ * rank then holds the same state and parameters, as the CPU ranks do. */
 /* The planned step without Adam, its loss's gradient scaled by dloss (the CPU trainer's
  * dgnn_bce_logits_backward scale: 2 B / G for a rank's B of a global batch of G events),
  * into a fresh gradient slab, or (accumulate 1) added to the slab as it is: DepBloom's
  * later micro-batches of a step, in the CPU's order of sums. */
 int dgnn_tgnn_cuda_run_grad(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events *ev, float dloss, int accumulate,
                             dgnn_err *err);
+/* The device context and the gradient slab (device memory, the model's slab's total floats),
+ * for comm_dev.h's collectives; NULL without the CUDA backend. */
+dgnn_cuda *dgnn_tgnn_cuda_context(dgnn_tgnn_cuda *d);
+float *dgnn_tgnn_cuda_grad_slab(dgnn_tgnn_cuda *d);
 /* The gradient slab to the host (to_host 1) or from it (0); waits. */
 int dgnn_tgnn_cuda_grad(dgnn_tgnn_cuda *d, float *grad, int to_host, dgnn_err *err);
 /* dgnn_cuda_adam_step over the slab with these settings at step count t (after the

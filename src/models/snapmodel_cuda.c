@@ -420,6 +420,11 @@ struct snapc_head {
     double *loss;                  /* (1) */
 };
 
+dgnn_cuda *dgnn_snapmodel_cuda_context(dgnn_snapmodel_cuda *d) { return d->c; }
+float *dgnn_snapmodel_cuda_grad_slab(dgnn_snapmodel_cuda *d) { return d->grad; }
+float *dgnn_snapmodel_cuda_head_grad_slab(dgnn_snapmodel_cuda *d) { return d->head ? d->head->grad : NULL; }
+
+
 void snapc_head_free(dgnn_snapmodel_cuda *g) {
     struct snapc_head *h = g->head;
     if (!h) return;
@@ -603,5 +608,17 @@ int dgnn_snapmodel_cuda_head_push(dgnn_snapmodel_cuda *d, const dgnn_params *p, 
 int dgnn_snapmodel_cuda_head_grad(dgnn_snapmodel_cuda *d, float *grad, int to_host, dgnn_err *err) {
     (void)d, (void)grad, (void)to_host;
     return NO_CUDA(err);
+}
+dgnn_cuda *dgnn_snapmodel_cuda_context(dgnn_snapmodel_cuda *d) {
+    (void)d;
+    return NULL;
+}
+float *dgnn_snapmodel_cuda_grad_slab(dgnn_snapmodel_cuda *d) {
+    (void)d;
+    return NULL;
+}
+float *dgnn_snapmodel_cuda_head_grad_slab(dgnn_snapmodel_cuda *d) {
+    (void)d;
+    return NULL;
 }
 #endif

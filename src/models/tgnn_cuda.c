@@ -256,6 +256,9 @@ int dgnn_tgnn_cuda_run_grad(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events
     return DGNN_OK;
 }
 
+dgnn_cuda *dgnn_tgnn_cuda_context(dgnn_tgnn_cuda *d) { return d->c; }
+float *dgnn_tgnn_cuda_grad_slab(dgnn_tgnn_cuda *d) { return d->apan ? d->a.grad : d->t.grad; }
+
 int dgnn_tgnn_cuda_grad(dgnn_tgnn_cuda *d, float *grad, int to_host, dgnn_err *err) {
     float *g = d->apan ? d->a.grad : d->t.grad;
     const size_t b = (size_t)d->total * sizeof(float);
@@ -497,6 +500,14 @@ int dgnn_tgnn_cuda_run_grad(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events
 int dgnn_tgnn_cuda_grad(dgnn_tgnn_cuda *d, float *grad, int to_host, dgnn_err *err) {
     (void)d, (void)grad, (void)to_host;
     return NO_CUDA(err);
+}
+dgnn_cuda *dgnn_tgnn_cuda_context(dgnn_tgnn_cuda *d) {
+    (void)d;
+    return NULL;
+}
+float *dgnn_tgnn_cuda_grad_slab(dgnn_tgnn_cuda *d) {
+    (void)d;
+    return NULL;
 }
 int dgnn_tgnn_cuda_adam(dgnn_tgnn_cuda *d, double lr, double beta1, double beta2, double eps, double weight_decay,
                         int64_t t, dgnn_err *err) {

@@ -1,12 +1,12 @@
 /* depbloom_device.c: DepBloom's training epoch (depbloom.c) with each rank's steps on its GPU
  * (--device cuda; tgnn_cuda.h; NOT YET VERIFIED ON HARDWARE), the collectives staged through
- * the host (no NCCL yet). Partitioning and refinement as on the CPU; the critical path is
+ * the host (the gradient sum: comm_dev.h, NCCL between GPUs of their own). Partitioning and refinement as on the CPU; the critical path is
  * refused with a GPU (event_presets.c).
  *
  * A step: its --refine K micro-batches, each planned on the host, then its forward, backward
  * (scaled by its share of the step's events) and commit on the device, the micro-batches'
- * gradients summed in the device's slab (as the CPU sums them); the sum brought down,
- * all-reduced and sent back up; Adam on the device. A window's end: the rows this rank wrote
+ * gradients summed in the device's slab (as the CPU sums them); the slab summed over the
+ * ranks (comm_dev.h: NCCL, or through the host); Adam on the device. A window's end: the rows this rank wrote
  * in the window brought down into the host replica (whose times and counts the commits keep,
  * so host and device agree at every boundary), the CPU's exchange (depbloom_window_sync's
  * all-gather, or merge for APAN), and the received rows with every node's times and counts
@@ -17,6 +17,7 @@
 
 #include "depbloom_internal.h"
 #include "dgnn/comm.h"
+#include "dgnn/comm_dev.h"
 #include "dgnn/tgnn_cuda.h"
 #include "event_epoch.h"
 
@@ -75,9 +76,11 @@ static int device_step(event_run *r, int64_t epoch, const depbloom_mb_pos *at, d
         loss += 2.0 * mean * (double)mb / (double)B;
         *flops += dgnn_tgnn_cuda_last_flops(r->dev);
     }
-    /* the step's gradient slab (none for a rank without events in it) */
-    if (!rc && started) rc = dgnn_tgnn_cuda_grad(r->dev, r->p->grad, 1, err);
-    else if (!rc) memset(r->p->grad, 0, (size_t)r->p->total * sizeof(float));
+    /* a rank without events in the step gives a zero slab */
+    if (!rc && !started) {
+        memset(r->p->grad, 0, (size_t)r->p->total * sizeof(float));
+        rc = dgnn_tgnn_cuda_grad(r->dev, r->p->grad, 0, err);
+    }
     *loss_out = loss;
     *B_out = B;
     return rc;
@@ -108,8 +111,10 @@ int depbloom_device_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dg
             int64_t B = 0;
             if ((rc = device_step(r, epoch, &at, &loss, &B, &flops, err))) break;
             double t1 = dgnn_now();
-            dgnn_comm_allreduce_sum_f32(r->p->grad, r->p->total);
-            if ((rc = dgnn_tgnn_cuda_grad(r->dev, r->p->grad, 0, err))) break;
+            if (r->cdev &&
+                (rc = dgnn_comm_dev_allreduce_sum_f32(r->cdev, dgnn_tgnn_cuda_grad_slab(r->dev), r->p->grad,
+                                                      r->p->total, err)))
+                break;
             double t2 = dgnn_now();
             r->opt.t++;
             rc = dgnn_tgnn_cuda_adam(r->dev, r->opt.lr, r->opt.beta1, r->opt.beta2, r->opt.eps, r->opt.weight_decay,

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "dgnn/comm.h"
+#include "dgnn/comm_dev.h"
 #include "dgnn/costmodel.h"
 #include "dgnn/snapmodel_cuda.h"
 #include "snap_run.h"
@@ -192,16 +193,21 @@ int snap_dygnex_epoch(snap_run *r, int64_t epoch, dgnn_snap_epoch_result *er, sn
                 /* the sum of the ranks' summed gradients = the single-process accumulation
                  * over the round's windows: no weighting needed */
                 double a = dgnn_now();
-                /* on GPUs through the host: the gradients (the model's, the node head's) down,
-                 * summed, back up (no NCCL yet) */
                 const int head = r->head.p.total > 0;
-                int rc = r->dev ? dgnn_snapmodel_cuda_grad(r->dev, r->p->grad, 1, err) : DGNN_OK;
-                if (!rc && r->dev && head) rc = dgnn_snapmodel_cuda_head_grad(r->dev, r->head.p.grad, 1, err);
-                if (rc) return rc;
-                dgnn_comm_allreduce_sum_f32(r->p->grad, r->p->total);
-                if (head) dgnn_comm_allreduce_sum_f32(r->head.p.grad, r->head.p.total);
-                if (r->dev && (rc = dgnn_snapmodel_cuda_grad(r->dev, r->p->grad, 0, err))) return rc;
-                if (r->dev && head && (rc = dgnn_snapmodel_cuda_head_grad(r->dev, r->head.p.grad, 0, err))) return rc;
+                if (r->dev) { /* on GPUs (the model's gradients, the node head's): comm_dev.h */
+                    int rc = r->cdev ? DGNN_OK
+                                     : dgnn_comm_dev_init(&r->cdev, dgnn_snapmodel_cuda_context(r->dev), err);
+                    if (!rc)
+                        rc = dgnn_comm_dev_allreduce_sum_f32(r->cdev, dgnn_snapmodel_cuda_grad_slab(r->dev), r->p->grad,
+                                                             r->p->total, err);
+                    if (!rc && head)
+                        rc = dgnn_comm_dev_allreduce_sum_f32(r->cdev, dgnn_snapmodel_cuda_head_grad_slab(r->dev),
+                                                             r->head.p.grad, r->head.p.total, err);
+                    if (rc) return rc;
+                } else {
+                    dgnn_comm_allreduce_sum_f32(r->p->grad, r->p->total);
+                    if (head) dgnn_comm_allreduce_sum_f32(r->head.p.grad, r->head.p.total);
+                }
                 r->comm_s += dgnn_now() - a;
             }
             double a = dgnn_now();

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "dgnn/comm.h"
+#include "dgnn/comm_dev.h"
 #include "dgnn/metrics.h"
 #include "dgnn/tgnn_cuda.h"
 #include "event_epoch.h"
@@ -27,10 +28,14 @@ int event_device_init(event_run *r, dgnn_err *err) {
     if (rc) return rc;
     dgnn_log("device: cuda:%d (%s); the GPU path is not yet verified on hardware\n", dev,
              dgnn_tgnn_cuda_device_name(r->dev));
+    /* several ranks: NCCL between their GPUs, or the host (comm_dev.h), chosen together */
+    if (r->nranks > 1 && (rc = dgnn_comm_dev_init(&r->cdev, dgnn_tgnn_cuda_context(r->dev), err))) return rc;
     return DGNN_OK;
 }
 
 void event_device_free(event_run *r) {
+    dgnn_comm_dev_free(r->cdev);
+    r->cdev = NULL;
     dgnn_tgnn_cuda_free(r->dev);
     r->dev = NULL;
 }
@@ -139,8 +144,9 @@ int event_device_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_
 }
 
 /* strict (event_strict.c) with each rank's step on its GPU: the slice planned on the host,
- * its forward, backward (scaled by B / G) and commit on the device, then the collectives
- * staged through the host: the gradient slab down, all-reduced, up; the written rows down,
+ * its forward, backward (scaled by B / G) and commit on the device, then the collectives: the
+ * gradient slab summed over the ranks (comm_dev.h: NCCL between GPUs of their own, else
+ * through the host); the state rows staged through the host: the written rows down,
  * all-gathered and applied to the host replica in rank order (event_allgather_rows), the
  * received rows and every node's times and counts up; then Adam on the device. Same
  * slices, negatives, dropout streams and order of commit, exchange and Adam as the CPU
@@ -183,12 +189,16 @@ int event_device_strict_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er
             flops += dgnn_tgnn_cuda_last_flops(r->dev);
         }
         double t1 = dgnn_now();
-        /* the gradients: this rank's (none for an empty slice), summed over the ranks */
-        if (B > 0) rc = dgnn_tgnn_cuda_grad(r->dev, r->p->grad, 1, err);
-        else memset(r->p->grad, 0, (size_t)r->p->total * sizeof(float));
-        if (rc) break;
-        dgnn_comm_allreduce_sum_f32(r->p->grad, r->p->total);
-        if ((rc = dgnn_tgnn_cuda_grad(r->dev, r->p->grad, 0, err))) break;
+        /* the gradients: this rank's (a zero slab for an empty slice), summed over the ranks
+         * on the device's buffer (comm_dev.h: NCCL, or through the host) */
+        if (B == 0) {
+            memset(r->p->grad, 0, (size_t)r->p->total * sizeof(float));
+            if ((rc = dgnn_tgnn_cuda_grad(r->dev, r->p->grad, 0, err))) break;
+        }
+        if (r->cdev &&
+            (rc = dgnn_comm_dev_allreduce_sum_f32(r->cdev, dgnn_tgnn_cuda_grad_slab(r->dev), r->p->grad, r->p->total,
+                                                  err)))
+            break;
         /* the rows this slice wrote, to every rank */
         const int32_t *nodes;
         const int64_t nw = dgnn_state_take_written(&r->st, &nodes);

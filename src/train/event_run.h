@@ -34,6 +34,7 @@ typedef struct event_run {
     int64_t n_train_dst, n_full_dst;
     dgnn_tgnn *model;
     struct dgnn_tgnn_cuda *dev; /* --device cuda (event_device.c): the model's device half; NULL on the CPU */
+    struct dgnn_comm_dev *cdev; /* with dev and several ranks: the collectives over its buffers (comm_dev.h) */
     dgnn_params *p;
     dgnn_adam opt;
     dgnn_rng rng;

@@ -11,10 +11,12 @@
 
 #include "dgnn/snapshot_graph.h"
 #include "dgnn/comm.h"
+#include "dgnn/comm_dev.h"
 #include "dgnn/snapmodel_cuda.h"
 #include "dgnn/split.h"
 
 void snap_run_free(snap_run *r) {
+    dgnn_comm_dev_free(r->cdev);
     dgnn_snapmodel_cuda_free(r->dev);
     dgnn_snapshots_free(&r->snaps);
     dgnn_snapmodel_free(r->model);

@@ -42,6 +42,7 @@ typedef struct {
      * head.p are refreshed after every training epoch (snap_run_pull) and sent back when
      * the host changes them (snap_run_push). */
     struct dgnn_snapmodel_cuda *dev;
+    struct dgnn_comm_dev *cdev; /* with dev and several ranks (DyGNeX): collectives over its buffers */
     int cuda_device;      /* the GPU it runs on */
     dgnn_adam opt;
     /* node task's head (node_head.h; head.p.total = 0 for the other tasks) and its own

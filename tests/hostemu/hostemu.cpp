@@ -307,6 +307,22 @@ extern "C" void dgnn_cuda_free(dgnn_cuda *c) {
     free(c);
 }
 
+extern "C" void *dgnn_cuda_stream_handle(dgnn_cuda *c) {
+    need_ctx(c, "dgnn_cuda_stream_handle");
+    return (void *)c->stream;
+}
+
+// one emulated GPU per machine, which every rank of a job shares; HOSTEMU_GPU_PER_RANK=1
+// gives each process a GPU of its own instead (comm_dev.c's other branch)
+extern "C" int dgnn_cuda_bus_id(dgnn_cuda *c, char *buf, int cap, dgnn_err *err) {
+    (void)err;
+    need_ctx(c, "dgnn_cuda_bus_id");
+    const char *own = getenv("HOSTEMU_GPU_PER_RANK");
+    if (own && *own && strcmp(own, "0") != 0) snprintf(buf, (size_t)cap, "hostemu:%d:pid%d", c->device, (int)getpid());
+    else snprintf(buf, (size_t)cap, "hostemu:%d", c->device);
+    return DGNN_OK;
+}
+
 extern "C" int dgnn_cuda_mem_info(dgnn_cuda *c, size_t *used, size_t *total, dgnn_err *err) {
     (void)err;
     need_ctx(c, "dgnn_cuda_mem_info");

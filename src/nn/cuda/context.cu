@@ -64,6 +64,12 @@ extern "C" void dgnn_cuda_free(dgnn_cuda *c) {
     free(c);
 }
 
+extern "C" void *dgnn_cuda_stream_handle(dgnn_cuda *c) { return (void *)c->stream; }
+
+extern "C" int dgnn_cuda_bus_id(dgnn_cuda *c, char *buf, int cap, dgnn_err *err) {
+    return dgnn_cuda_check(cudaDeviceGetPCIBusId(buf, cap, c->device), "cudaDeviceGetPCIBusId", err);
+}
+
 extern "C" int dgnn_cuda_mem_info(dgnn_cuda *c, size_t *used, size_t *total, dgnn_err *err) {
     size_t free_b = 0, total_b = 0;
     int rc = dgnn_cuda_check(cudaSetDevice(c->device), "cudaSetDevice", err);

@@ -1,0 +1,204 @@
+/* comm_dev.c: collectives over GPU buffers (comm_dev.h): the choice of path, the host-staged
+ * path (cuda.h's copies around comm.h's all-reduce) and NCCL's, loaded at run time. The only
+ * file that calls NCCL; it calls no MPI (comm.h does).
+ * NOT YET VERIFIED ON HARDWARE (the NCCL path has never run: it needs a GPU per rank). */
+#include "dgnn/comm_dev.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dgnn/comm.h"
+
+#ifndef DGNN_HAVE_NCCL
+#define DGNN_HAVE_NCCL 0 /* CMake defines it for this file where nccl.h is (a CUDA build) */
+#endif
+
+#if DGNN_HAVE_CUDA
+
+#if DGNN_HAVE_NCCL
+#include <dlfcn.h>
+#include <nccl.h>
+
+/* the NCCL functions this file calls, from libnccl.so.2 (dlopen) */
+typedef struct {
+    void *lib;
+    ncclResult_t (*get_unique_id)(ncclUniqueId *);
+    ncclResult_t (*comm_init_rank)(ncclComm_t *, int, ncclUniqueId, int);
+    ncclResult_t (*all_reduce)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t);
+    ncclResult_t (*comm_destroy)(ncclComm_t);
+    const char *(*error_string)(ncclResult_t);
+} nccl_api;
+
+static int nccl_load(nccl_api *a) {
+    memset(a, 0, sizeof *a);
+    a->lib = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (!a->lib) a->lib = dlopen("libnccl.so", RTLD_NOW | RTLD_LOCAL);
+    if (!a->lib) return 0;
+    *(void **)&a->get_unique_id = dlsym(a->lib, "ncclGetUniqueId");
+    *(void **)&a->comm_init_rank = dlsym(a->lib, "ncclCommInitRank");
+    *(void **)&a->all_reduce = dlsym(a->lib, "ncclAllReduce");
+    *(void **)&a->comm_destroy = dlsym(a->lib, "ncclCommDestroy");
+    *(void **)&a->error_string = dlsym(a->lib, "ncclGetErrorString");
+    if (a->get_unique_id && a->comm_init_rank && a->all_reduce && a->comm_destroy && a->error_string) return 1;
+    dlclose(a->lib);
+    memset(a, 0, sizeof *a);
+    return 0;
+}
+#endif
+
+struct dgnn_comm_dev {
+    dgnn_cuda *c;
+    int nccl; /* 1: NCCL's path */
+    char reason[256];
+#if DGNN_HAVE_NCCL
+    nccl_api api;
+    ncclComm_t comm;
+#endif
+};
+
+enum { ID_BYTES = 320 }; /* one rank's "host|bus id" record */
+
+/* whether two ranks share a GPU: their (host name, bus id) records all-gathered; the first
+ * pair that shares one is named in why */
+static int ranks_share_a_gpu(dgnn_cuda *c, char *why, size_t cap, dgnn_err *err) {
+    const int P = dgnn_comm_size();
+    char mine[ID_BYTES] = {0}, host[128] = "?", bus[64] = "?";
+    gethostname(host, sizeof host - 1);
+    int rc = dgnn_cuda_bus_id(c, bus, (int)sizeof bus, err);
+    if (rc) return -1;
+    snprintf(mine, sizeof mine, "%s|%s", host, bus);
+    char *all = dgnn_xcalloc((size_t)P, ID_BYTES);
+    int64_t *counts = dgnn_xcalloc((size_t)P, sizeof(int64_t));
+    for (int q = 0; q < P; q++) counts[q] = ID_BYTES;
+    dgnn_comm_allgatherv_bytes(all, counts, mine, ID_BYTES);
+    int shared = 0;
+    for (int a = 0; a < P && !shared; a++)
+        for (int b = a + 1; b < P && !shared; b++)
+            if (strcmp(all + (size_t)a * ID_BYTES, all + (size_t)b * ID_BYTES) == 0) {
+                shared = 1;
+                snprintf(why, cap, "ranks %d and %d share the GPU %s (NCCL takes one GPU per rank)", a, b,
+                         all + (size_t)a * ID_BYTES);
+            }
+    free(all), free(counts);
+    return shared;
+}
+
+int dgnn_comm_dev_init(dgnn_comm_dev **out, dgnn_cuda *c, dgnn_err *err) {
+    *out = NULL;
+    dgnn_comm_dev *d = dgnn_xcalloc(1, sizeof *d);
+    d->c = c;
+    snprintf(d->reason, sizeof d->reason, "one process");
+    const char *force = getenv("DGNN_COMM_DEV");
+    const int P = dgnn_comm_size();
+    if (P > 1) {
+        int shared = ranks_share_a_gpu(c, d->reason, sizeof d->reason, err);
+        if (shared < 0) {
+            free(d);
+            return err->code;
+        }
+        /* every rank must be able to load NCCL, or none takes its path */
+        double cannot = 1;
+#if DGNN_HAVE_NCCL
+        cannot = nccl_load(&d->api) ? 0 : 1;
+#endif
+        dgnn_comm_allreduce_max_f64(&cannot, 1);
+        if (force && strcmp(force, "host") == 0) snprintf(d->reason, sizeof d->reason, "DGNN_COMM_DEV=host");
+        else if (!shared && cannot > 0)
+            snprintf(d->reason, sizeof d->reason, "NCCL (libnccl.so.2) not loadable on every rank%s",
+                     DGNN_HAVE_NCCL ? "" : " (this build has no NCCL header)");
+        else if (!shared) d->nccl = 1;
+    }
+#if DGNN_HAVE_NCCL
+    if (d->nccl) {
+        ncclUniqueId id;
+        memset(&id, 0, sizeof id);
+        ncclResult_t r = ncclSuccess;
+        if (dgnn_comm_rank() == 0) r = d->api.get_unique_id(&id);
+        double bad = r != ncclSuccess;
+        dgnn_comm_allreduce_max_f64(&bad, 1);
+        if (bad > 0) {
+            int code = dgnn_err_set(err, DGNN_EDEVICE, "NCCL: ncclGetUniqueId failed on rank 0: %s",
+                                    d->api.error_string(r));
+            dgnn_comm_dev_free(d);
+            return code;
+        }
+        dgnn_comm_bcast(&id, (int64_t)sizeof id, 0);
+        r = d->api.comm_init_rank(&d->comm, P, id, dgnn_comm_rank());
+        if (r != ncclSuccess) {
+            int code = dgnn_err_set(err, DGNN_EDEVICE, "NCCL: ncclCommInitRank (%d ranks) failed on rank %d: %s", P,
+                                    dgnn_comm_rank(), d->api.error_string(r));
+            d->comm = NULL;
+            dgnn_comm_dev_free(d);
+            return code;
+        }
+        snprintf(d->reason, sizeof d->reason, "a GPU per rank");
+    } else if (d->api.lib) {
+        dlclose(d->api.lib);
+        memset(&d->api, 0, sizeof d->api);
+    }
+#endif
+    if (P > 1 && dgnn_comm_rank() == 0)
+        dgnn_log("GPU collectives: %s (%s)\n", d->nccl ? "NCCL" : "staged through the host", d->reason);
+    *out = d;
+    return DGNN_OK;
+}
+
+void dgnn_comm_dev_free(dgnn_comm_dev *d) {
+    if (!d) return;
+#if DGNN_HAVE_NCCL
+    if (d->comm) d->api.comm_destroy(d->comm);
+    if (d->api.lib) dlclose(d->api.lib);
+#endif
+    free(d);
+}
+
+const char *dgnn_comm_dev_path(const dgnn_comm_dev *d) { return d->nccl ? "nccl" : "host"; }
+const char *dgnn_comm_dev_reason(const dgnn_comm_dev *d) { return d->reason; }
+
+int dgnn_comm_dev_allreduce_sum_f32(dgnn_comm_dev *d, float *dbuf, float *host, int64_t n, dgnn_err *err) {
+    if (n <= 0 || dgnn_comm_size() == 1) return DGNN_OK;
+#if DGNN_HAVE_NCCL
+    if (d->nccl) {
+        ncclResult_t r = d->api.all_reduce(dbuf, dbuf, (size_t)n, ncclFloat, ncclSum, d->comm,
+                                           (cudaStream_t)dgnn_cuda_stream_handle(d->c));
+        if (r != ncclSuccess)
+            return dgnn_err_set(err, DGNN_EDEVICE, "NCCL: ncclAllReduce of %lld floats failed: %s", (long long)n,
+                                d->api.error_string(r));
+        return dgnn_cuda_sync(d->c, err);
+    }
+#endif
+    const size_t b = (size_t)n * sizeof(float);
+    int rc = dgnn_cuda_download(d->c, host, dbuf, b, err);
+    if (!rc) rc = dgnn_cuda_sync(d->c, err);
+    if (rc) return rc;
+    dgnn_comm_allreduce_sum_f32(host, n);
+    rc = dgnn_cuda_upload(d->c, dbuf, host, b, err);
+    return rc ? rc : dgnn_cuda_sync(d->c, err);
+}
+
+#else /* no CUDA backend in this build */
+
+struct dgnn_comm_dev {
+    int unused;
+};
+int dgnn_comm_dev_init(dgnn_comm_dev **out, dgnn_cuda *c, dgnn_err *err) {
+    (void)c;
+    *out = NULL;
+    return dgnn_err_set(err, DGNN_EDEVICE, "GPU collectives: this dgnn was built without the CUDA backend");
+}
+void dgnn_comm_dev_free(dgnn_comm_dev *d) { (void)d; }
+const char *dgnn_comm_dev_path(const dgnn_comm_dev *d) {
+    (void)d;
+    return "none";
+}
+const char *dgnn_comm_dev_reason(const dgnn_comm_dev *d) {
+    (void)d;
+    return "no CUDA backend";
+}
+int dgnn_comm_dev_allreduce_sum_f32(dgnn_comm_dev *d, float *dbuf, float *host, int64_t n, dgnn_err *err) {
+    (void)d, (void)dbuf, (void)host, (void)n;
+    return dgnn_err_set(err, DGNN_EDEVICE, "GPU collectives: this dgnn was built without the CUDA backend");
+}
+#endif
