@@ -114,6 +114,12 @@ if [ -n "$data" ]; then
             "$dgnn" train --model evolvegcn-o --data "$ba" --device $dev --epochs 1 --skip-val-epochs 0 --quiet \
                 --out "$outdir/egcn-$dev.json" 2>&1 | grep -E "^epoch|^test|device" || rc=1
         done
+        # DyGNeX with GPU costs: the windows' profile on the GPU (3 epochs' medians, wall
+        # seconds), written beside OUTFILE; fit, schedule and simulate from it afterwards on any
+        # machine: dgnn simulate --family snapshot --data BA --profile OUTDIR/egcn-profile-cuda.csv
+        echo "-- dgnn train --model evolvegcn-o --device cuda --epochs 3 --no-eval --profile egcn-profile-cuda.csv"
+        "$dgnn" train --model evolvegcn-o --data "$ba" --device cuda --epochs 3 --no-eval --quiet \
+            --profile "$outdir/egcn-profile-cuda.csv" 2>&1 | grep -E "^training|device" || rc=1
     else
         echo "== EvolveGCN-O: skipped (no bitcoin-alpha beside wikipedia)"
     fi

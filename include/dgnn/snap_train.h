@@ -89,7 +89,8 @@
  * With one thread (threads = 1) the time is the process's CPU seconds: what the sample
  * costs on a core of its own, unchanged by other jobs sharing the machine (on this
  * project's 2 shared cores, wall seconds of the same sample varied by 2-5x with the
- * load); with more threads it is wall seconds. This is the unit DyGNeX's measured group
+ * load); with more threads, or on a GPU (whose work the process's CPU time leaves out), it
+ * is wall seconds. This is the unit DyGNeX's measured group
  * times use too (res.dist, "cpu"), so predicted and measured compare.
  *
  * Distributed training, DyGNeX (cfg.dist, docs/dygnex.md "Distributed training"):

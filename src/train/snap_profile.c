@@ -19,8 +19,11 @@ double dgnn_snap_cpu_seconds(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* The profile's clock: process CPU seconds with one thread, else wall seconds. */
-double snap_sample_clock(void) { return omp_get_max_threads() == 1 ? dgnn_snap_cpu_seconds() : dgnn_now(); }
+/* The profile's clock: process CPU seconds with one thread, else wall seconds; on a GPU wall
+ * seconds (a sample waits for the device's work, which the process's CPU time leaves out). */
+double snap_sample_clock(const snap_run *r) {
+    return !r->dev && omp_get_max_threads() == 1 ? dgnn_snap_cpu_seconds() : dgnn_now();
+}
 
 /* --profile: this epoch's row of n per-window seconds (zeroed), NULL when not profiling */
 double *snap_profile_epoch(snap_run *r, int64_t n) {

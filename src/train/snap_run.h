@@ -85,8 +85,8 @@ typedef struct {
 } snap_eval_metrics;
 
 /* snap_profile.c */
-/* the profile's clock: process CPU seconds with one thread, else wall seconds */
-double snap_sample_clock(void);
+/* the profile's clock: process CPU seconds with one thread, else (or on a GPU) wall seconds */
+double snap_sample_clock(const snap_run *r);
 /* --profile: this epoch's row of n per-window seconds (zeroed), NULL when not profiling */
 double *snap_profile_epoch(snap_run *r, int64_t n);
 /* the profile's rows from the epochs run: samples that ran, median seconds */

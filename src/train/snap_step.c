@@ -51,7 +51,7 @@ int snap_train_sample(snap_run *r, int64_t epoch, int64_t idx, double *loss, int
                       dgnn_err *err) {
     const dgnn_snap_train_cfg *c = r->cfg;
     const int64_t N = r->N, W = r->W;
-    const double t0 = snap_sample_clock();
+    const double t0 = snap_sample_clock(r);
     *pairs = 0;
     *loss = 0;
     *secs = 0;
@@ -95,7 +95,7 @@ int snap_train_sample(snap_run *r, int64_t epoch, int64_t idx, double *loss, int
         if (!isfinite(*loss))
             return dgnn_err_set(err, DGNN_EINVAL, "epoch %lld, sample %lld: the loss is not finite (%g); try a lower --lr",
                                 (long long)epoch, (long long)idx, *loss);
-        *secs = snap_sample_clock() - t0;
+        *secs = snap_sample_clock(r) - t0;
         *pairs = M;
         return DGNN_OK;
     }
@@ -124,7 +124,7 @@ int snap_train_sample(snap_run *r, int64_t epoch, int64_t idx, double *loss, int
         return dgnn_err_set(err, DGNN_EINVAL, "epoch %lld, sample %lld: the loss is not finite (%g); try a lower --lr",
                             (long long)epoch, (long long)idx, *loss);
     dgnn_snapmodel_backward(r->model, r->dH);
-    *secs = snap_sample_clock() - t0;
+    *secs = snap_sample_clock(r) - t0;
     *pairs = M;
     return DGNN_OK;
 }
@@ -141,10 +141,10 @@ int snap_begin_group(snap_run *r, dgnn_err *err) {
  * *secs = its time on the profile's clock, which the caller adds to the group's last
  * window. */
 int snap_end_group(snap_run *r, double *secs, dgnn_err *err) {
-    const double t0 = snap_sample_clock();
+    const double t0 = snap_sample_clock(r);
     dgnn_snapmodel_group_end(r->model);
     const int rc = r->dev ? dgnn_snapmodel_cuda_group(r->dev, 0, err) : DGNN_OK;
-    *secs = snap_sample_clock() - t0;
+    *secs = snap_sample_clock(r) - t0;
     return rc;
 }
 
