@@ -18,63 +18,18 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "check.h"
+#include "snaptrain_check.h"
 #include "dgnn/adam.h"
 #include "dgnn/nn.h"
 #include "dgnn/readers.h"
 #include "dgnn/snap_train.h"
 #include "dgnn/snapmodel_cuda.h"
 
-/* On the emulation the ops are the CPU's; the composition still sums in other orders (the
- * classifier's first layer over every node, the initial weights' gradient added in place)
- * so the figures agree to rounding, not to the bit. */
-#if DGNN_CUDA_HOSTEMU
-#define GRAD_RTOL 1e-4
-#define LOSS_RTOL 1e-5
-#define METRIC_TOL 1e-4
-#else
-#define GRAD_RTOL 2e-3
-#define LOSS_RTOL 1e-3
-#define METRIC_TOL 0.01
-#endif
-
-/* max |a - b| over the slab against GRAD_RTOL of its largest magnitude */
-static void near_slab(const char *what, const float *a, const float *b, int64_t n) {
-    double d = 0, s = 0;
-    int64_t at = 0;
-    for (int64_t i = 0; i < n; i++) {
-        double e = fabs((double)a[i] - (double)b[i]);
-        if (e > d || isnan(e)) d = e, at = i;
-        if (fabs((double)b[i]) > s) s = fabs((double)b[i]);
-    }
-    CHECK_MSG(d <= GRAD_RTOL * (s > 1e-12 ? s : 1e-12), "%s: max difference %g at %lld (%g vs %g), scale %g", what, d,
-              (long long)at, (double)a[at], (double)b[at], s);
-}
 
 /* ---- 1. the API against the CPU model ---- */
 
 enum { N1 = 23, V1 = 7, E1 = 40 };
 
-/* a random symmetric graph's A_hat on N1 nodes as a CSR (rowptr, col, val owned by the caller) */
-static void random_hat(int64_t **rowptr, int32_t **col, float **val, dgnn_rng *r) {
-    uint8_t adj[N1][N1];
-    memset(adj, 0, sizeof adj);
-    for (int k = 0; k < E1; k++) {
-        int u = (int)dgnn_rng_below(r, N1), v = (int)dgnn_rng_below(r, N1);
-        adj[u][v] = adj[v][u] = 1;
-    }
-    for (int u = 0; u < N1; u++) adj[u][u] = 1;
-    *rowptr = malloc((N1 + 1) * sizeof(int64_t));
-    *col = malloc(N1 * N1 * sizeof(int32_t));
-    *val = malloc(N1 * N1 * sizeof(float));
-    int64_t nz = 0;
-    (*rowptr)[0] = 0;
-    for (int u = 0; u < N1; u++) {
-        for (int v = 0; v < N1; v++)
-            if (adj[u][v]) (*col)[nz] = v, (*val)[nz++] = 0.1f + 0.8f * (float)dgnn_rng_uniform(r);
-        (*rowptr)[u + 1] = nz;
-    }
-}
 
 static void api_case(dgnn_snapmodel_kind kind, int onehot, int64_t T) {
     dgnn_rng r;
@@ -93,7 +48,7 @@ static void api_case(dgnn_snapmodel_kind kind, int onehot, int64_t T) {
     float *vl[8], *feat = malloc((size_t)(S * N1 * V1) * sizeof(float));
     uint8_t *mask = malloc((size_t)(S * N1));
     for (int64_t t = 0; t < S; t++) {
-        random_hat(&rp[t], &cl[t], &vl[t], &r);
+        snapt_random_hat(&rp[t], &cl[t], &vl[t], N1, E1, 0, &r);
         in[t].A = dgnn_csr_view(rp[t], cl[t], vl[t], N1, N1);
         for (int i = 0; i < N1; i++) idx[t * N1 + i] = i % 5 == 4 ? -1 : (int32_t)dgnn_rng_below(&r, V1);
         for (int i = 0; i < N1 * V1; i++) feat[t * N1 * V1 + i] = (float)dgnn_rng_uniform(&r) - 0.5f;
@@ -189,25 +144,6 @@ static void api_case(dgnn_snapmodel_kind kind, int onehot, int64_t T) {
 
 /* ---- 2, 3. the trainer on a learnable sequence (test_snap_train.c's) ---- */
 
-enum { SN = 30, ST = 28 };
-static void make_stream(dgnn_events *ev, uint64_t seed) {
-    dgnn_builder b;
-    dgnn_err err;
-    dgnn_builder_init(&b, 0, 0, 0);
-    dgnn_rng r;
-    dgnn_rng_seed(&r, seed);
-    for (int t = 0; t < ST; t++) {
-        double ts = t + 0.5;
-        for (int h = 0; h < 4; h++)
-            for (int k = 0; k < 6; k++)
-                DGNN_ASSERT(dgnn_builder_push(&b, h, 4 + (int64_t)dgnn_rng_below(&r, SN - 4), ts, NULL, 0, 0, &err) == 0);
-        for (int k = 0; k < 3; k++)
-            DGNN_ASSERT(dgnn_builder_push(&b, 4 + (int64_t)dgnn_rng_below(&r, SN - 4),
-                                          4 + (int64_t)dgnn_rng_below(&r, SN - 4), ts, NULL, 0, 0, &err) == 0);
-    }
-    dgnn_events_init(ev);
-    DGNN_ASSERT(dgnn_builder_finish(&b, ev, SN, &err) == 0);
-}
 
 static dgnn_snap_train_cfg small_cfg(dgnn_snapmodel_kind kind) {
     dgnn_snap_train_cfg c = dgnn_snap_train_cfg_default(kind);
@@ -217,47 +153,18 @@ static dgnn_snap_train_cfg small_cfg(dgnn_snapmodel_kind kind) {
     return c;
 }
 
-static void train(const dgnn_events *ev, dgnn_snap_train_cfg c, int cuda, dgnn_snap_train_result *res) {
-    dgnn_err err;
-    dgnn_err_clear(&err);
-    c.use_cuda = cuda, c.cuda_device = 0;
-    CHECK_MSG(dgnn_snap_train(ev, &c, res, &err) == DGNN_OK, "training on the %s: %s", cuda ? "GPU" : "CPU", err.msg);
-}
 
-static void same_runs(const char *what, const dgnn_snap_train_result *g, const dgnn_snap_train_result *c) {
-    CHECK_MSG(g->num_epochs == c->num_epochs, "%s: %lld vs %lld epochs", what, (long long)g->num_epochs,
-              (long long)c->num_epochs);
-    for (int64_t e = 0; e < c->num_epochs && e < g->num_epochs; e++) {
-        const dgnn_snap_epoch_result *x = &g->epochs[e], *y = &c->epochs[e];
-        CHECK_MSG(fabs(x->train_loss - y->train_loss) <= LOSS_RTOL * fabs(y->train_loss) &&
-                      x->train_pairs == y->train_pairs,
-                  "%s, epoch %lld: loss %.9g vs %.9g, pairs %lld vs %lld", what, (long long)e + 1, x->train_loss,
-                  y->train_loss, (long long)x->train_pairs, (long long)y->train_pairs);
-        CHECK_MSG(fabs(x->val_map - y->val_map) <= METRIC_TOL || (isnan(x->val_map) && isnan(y->val_map)),
-                  "%s, epoch %lld: validation MAP %.6f vs %.6f", what, (long long)e + 1, x->val_map, y->val_map);
-        CHECK_MSG(fabs(x->val_mrr - y->val_mrr) <= METRIC_TOL || (isnan(x->val_mrr) && isnan(y->val_mrr)),
-                  "%s, epoch %lld: validation MRR %.6f vs %.6f", what, (long long)e + 1, x->val_mrr, y->val_mrr);
-        CHECK_MSG(fabs(x->val_f1 - y->val_f1) <= METRIC_TOL || (isnan(x->val_f1) && isnan(y->val_f1)),
-                  "%s, epoch %lld: validation F1 %.6f vs %.6f", what, (long long)e + 1, x->val_f1, y->val_f1);
-    }
-    CHECK_MSG(fabs(g->test_map - c->test_map) <= METRIC_TOL || (isnan(g->test_map) && isnan(c->test_map)),
-              "%s: test MAP %.6f vs %.6f", what, g->test_map, c->test_map);
-    CHECK_MSG(fabs(g->test_mrr - c->test_mrr) <= METRIC_TOL || (isnan(g->test_mrr) && isnan(c->test_mrr)),
-              "%s: test MRR %.6f vs %.6f", what, g->test_mrr, c->test_mrr);
-    CHECK_MSG(fabs(g->test_f1 - c->test_f1) <= METRIC_TOL || (isnan(g->test_f1) && isnan(c->test_f1)),
-              "%s: test F1 %.6f vs %.6f", what, g->test_f1, c->test_f1);
-}
 
 static void trainer(dgnn_snapmodel_kind kind) {
     dgnn_events ev;
-    make_stream(&ev, 3);
+    snapt_make_stream(&ev, 3);
     dgnn_snap_train_cfg c = small_cfg(kind);
     dgnn_snap_train_result *cpu = calloc(1, sizeof *cpu), *gpu = calloc(1, sizeof *gpu);
-    train(&ev, c, 0, cpu);
-    train(&ev, c, 1, gpu);
+    snapt_train(&ev, c, 0, cpu);
+    snapt_train(&ev, c, 1, gpu);
     char what[96];
     snprintf(what, sizeof what, "%s, link task", dgnn_snapmodel_name(kind));
-    same_runs(what, gpu, cpu);
+    snapt_same_runs(what, gpu, cpu);
     CHECK_MSG(gpu->epochs[5].train_loss < 0.9 * gpu->epochs[0].train_loss, "the GPU run learns: loss %.4f -> %.4f",
               gpu->epochs[0].train_loss, gpu->epochs[5].train_loss);
     printf("%s: 6 epochs: test MAP %.6f (GPU) vs %.6f (CPU), MRR %.6f vs %.6f\n", what, gpu->test_map, cpu->test_map,
@@ -269,12 +176,12 @@ static void trainer(dgnn_snapmodel_kind kind) {
     dgnn_snap_train_cfg a = c;
     a.epochs = 3, a.checkpoint = dir;
     dgnn_snap_train_result *part = calloc(1, sizeof *part), *rest = calloc(1, sizeof *rest);
-    train(&ev, a, 1, part);
+    snapt_train(&ev, a, 1, part);
     dgnn_snap_train_cfg b = c;
     b.checkpoint = dir, b.resume = 1;
-    train(&ev, b, 0, rest);
+    snapt_train(&ev, b, 0, rest);
     snprintf(what, sizeof what, "%s, 3 epochs on the GPU, resumed on the CPU", dgnn_snapmodel_name(kind));
-    same_runs(what, rest, cpu);
+    snapt_same_runs(what, rest, cpu);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0);
@@ -297,9 +204,9 @@ static void bitcoin_edge(void) {
     CHECK(dgnn_snap_train_preset(&c, "bitcoin-alpha", &err) == DGNN_OK);
     c.epochs = 3, c.max_train_windows = 30, c.skip_val_epochs = 0, c.progress = 0;
     dgnn_snap_train_result *cpu = calloc(1, sizeof *cpu), *gpu = calloc(1, sizeof *gpu);
-    train(&ev, c, 0, cpu);
-    train(&ev, c, 1, gpu);
-    same_runs("bitcoin-alpha edge task", gpu, cpu);
+    snapt_train(&ev, c, 0, cpu);
+    snapt_train(&ev, c, 1, gpu);
+    snapt_same_runs("bitcoin-alpha edge task", gpu, cpu);
     printf("bitcoin-alpha edge task, 3 epochs of 30 samples: test F1 %.6f (GPU) vs %.6f (CPU)\n", gpu->test_f1,
            cpu->test_f1);
     free(cpu), free(gpu);

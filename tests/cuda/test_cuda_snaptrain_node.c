@@ -25,7 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "snaptrain_check.h"
 #include "dgnn/adam.h"
 #include "dgnn/node_head.h"
 #include "dgnn/nn.h"
@@ -33,30 +33,8 @@
 #include "dgnn/snap_train.h"
 #include "dgnn/snapmodel_cuda.h"
 
-/* test_cuda_snaptrain.c's tolerances: on the emulation the ops are the CPU's, but the
- * composition sums some terms in other orders, so the figures agree to rounding */
-#if DGNN_CUDA_HOSTEMU
-#define GRAD_RTOL 1e-4
-#define LOSS_RTOL 1e-5
-#define METRIC_RTOL 1e-4
-#else
-#define GRAD_RTOL 2e-3
-#define LOSS_RTOL 1e-3
-#define METRIC_RTOL 0.01
-#endif
-
-/* max |a - b| over n values against rtol of b's largest magnitude */
-static void near_slab(const char *what, const float *a, const float *b, int64_t n, double rtol) {
-    double d = 0, s = 0;
-    int64_t at = 0;
-    for (int64_t i = 0; i < n; i++) {
-        double e = fabs((double)a[i] - (double)b[i]);
-        if (e > d || isnan(e)) d = e, at = i;
-        if (fabs((double)b[i]) > s) s = fabs((double)b[i]);
-    }
-    CHECK_MSG(d <= rtol * (s > 1e-12 ? s : 1e-12), "%s: max difference %g at %lld (%g vs %g), scale %g", what, d,
-              (long long)at, n ? (double)a[at] : 0.0, n ? (double)b[at] : 0.0, s);
-}
+/* snaptrain_check.h's tolerances, METRIC_TOL relative here (MSEs) */
+#define METRIC_RTOL METRIC_TOL
 
 static int near_rel(double a, double b, double rtol) {
     return fabs(a - b) <= rtol * fabs(b) || (isnan(a) && isnan(b));
@@ -66,26 +44,6 @@ static int near_rel(double a, double b, double rtol) {
 
 enum { N1 = 23, V1 = 5, E1 = 40, L1 = 6, C1 = 9 };
 
-/* a random symmetric graph's A_hat on N1 nodes as a CSR (rowptr, col, val owned by the caller) */
-static void random_hat(int64_t **rowptr, int32_t **col, float **val, dgnn_rng *r) {
-    uint8_t adj[N1][N1];
-    memset(adj, 0, sizeof adj);
-    for (int k = 0; k < E1; k++) {
-        int u = (int)dgnn_rng_below(r, N1), v = (int)dgnn_rng_below(r, N1);
-        adj[u][v] = adj[v][u] = 1;
-    }
-    for (int u = 0; u < N1; u++) adj[u][u] = 1;
-    *rowptr = malloc((N1 + 1) * sizeof(int64_t));
-    *col = malloc(N1 * N1 * sizeof(int32_t));
-    *val = malloc(N1 * N1 * sizeof(float));
-    int64_t nz = 0;
-    (*rowptr)[0] = 0;
-    for (int u = 0; u < N1; u++) {
-        for (int v = 0; v < N1; v++)
-            if (adj[u][v]) (*col)[nz] = v, (*val)[nz++] = 0.1f + 0.8f * (float)dgnn_rng_uniform(r);
-        (*rowptr)[u + 1] = nz;
-    }
-}
 
 /* the CPU's node sample (snap_step.c's node branch): forward, head, MSE, backward */
 static double cpu_sample(dgnn_snapmodel *m, dgnn_node_head *h, float *H, float *dH, const dgnn_snap_input *in,
@@ -123,7 +81,7 @@ static void api_case(dgnn_snapmodel_kind kind, int64_t T) {
     uint8_t *mask = malloc((size_t)(S * N1));
     float y[2][N1];
     for (int64_t t = 0; t < S; t++) {
-        random_hat(&rp[t], &cl[t], &vl[t], &r);
+        snapt_random_hat(&rp[t], &cl[t], &vl[t], N1, E1, 0, &r);
         in[t].A = dgnn_csr_view(rp[t], cl[t], vl[t], N1, N1);
         for (int i = 0; i < N1 * V1; i++) feat[t * N1 * V1 + i] = (float)dgnn_rng_uniform(&r) - 0.5f;
         in[t].feat = feat + t * N1 * V1;
@@ -178,21 +136,21 @@ static void api_case(dgnn_snapmodel_kind kind, int64_t T) {
     for (int i = 0; i < p->ntensors; i++) {
         snprintf(what, sizeof what, "%s, T %lld: gradient of %s", dgnn_snapmodel_name(kind), (long long)T,
                  p->t[i].name);
-        near_slab(what, p->grad + p->t[i].offset, cpu_grad + p->t[i].offset, p->t[i].count, GRAD_RTOL);
+        snapt_near_slab(what, p->grad + p->t[i].offset, cpu_grad + p->t[i].offset, p->t[i].count, GRAD_RTOL);
     }
     for (int i = 0; i < hp->ntensors; i++) {
         snprintf(what, sizeof what, "%s, T %lld: gradient of %s", dgnn_snapmodel_name(kind), (long long)T,
                  hp->t[i].name);
-        near_slab(what, hp->grad + hp->t[i].offset, cpu_hgrad + hp->t[i].offset, hp->t[i].count, GRAD_RTOL);
+        snapt_near_slab(what, hp->grad + hp->t[i].offset, cpu_hgrad + hp->t[i].offset, hp->t[i].count, GRAD_RTOL);
     }
     /* the head's gradient slab alone, down and back up (DyGNeX's all-reduce) */
     float *hg = malloc((size_t)hp->total * sizeof(float));
     CHECK(dgnn_snapmodel_cuda_head_grad(d, hg, 1, &err) == DGNN_OK);
-    near_slab("the head's gradient slab (head_grad)", hg, cpu_hgrad, hp->total, GRAD_RTOL);
+    snapt_near_slab("the head's gradient slab (head_grad)", hg, cpu_hgrad, hp->total, GRAD_RTOL);
     for (int64_t i = 0; i < hp->total; i++) hg[i] *= 2;
     CHECK(dgnn_snapmodel_cuda_head_grad(d, hg, 0, &err) == DGNN_OK);
     CHECK(dgnn_snapmodel_cuda_head_pull(d, hp, &err) == DGNN_OK);
-    near_slab("the head's gradient slab set (head_grad)", hp->grad, hg, hp->total, 0);
+    snapt_near_slab("the head's gradient slab set (head_grad)", hp->grad, hg, hp->total, 0);
     for (int64_t i = 0; i < hp->total; i++) hg[i] /= 2;
     CHECK(dgnn_snapmodel_cuda_head_grad(d, hg, 0, &err) == DGNN_OK);
 
@@ -200,7 +158,7 @@ static void api_case(dgnn_snapmodel_kind kind, int64_t T) {
     CHECK(dgnn_snapmodel_forward(m, H, in + 1, T, NULL, &err) == DGNN_OK);
     dgnn_node_head_forward(&head, H);
     CHECK_MSG(dgnn_snapmodel_cuda_node_predict(d, 1, T, yh, &err) == DGNN_OK, "%s", err.msg);
-    near_slab("evaluation predictions", yh, head.yhat, N1, GRAD_RTOL);
+    snapt_near_slab("evaluation predictions", yh, head.yhat, N1, GRAD_RTOL);
     CHECK(dgnn_snapmodel_cuda_node_predict(d, 2, T, yh, &err) == DGNN_EINVAL); /* outside the snapshots */
 
     /* the head's Adam step (its own optimizer) moves it as the CPU's step */
@@ -334,7 +292,7 @@ static void same_runs(const char *what, const run_out *go, const run_out *co, in
                   (long long)co->n);
         char w[160];
         snprintf(w, sizeof w, "%s: the final parameters (model and head)", what);
-        if (go->n == co->n) near_slab(w, go->params, co->params, co->n, GRAD_RTOL);
+        if (go->n == co->n) snapt_near_slab(w, go->params, co->params, co->n, GRAD_RTOL);
     }
 }
 

@@ -23,72 +23,18 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "check.h"
+#include "snaptrain_check.h"
 #include "dgnn/adam.h"
 #include "dgnn/nn.h"
 #include "dgnn/snap_train.h"
 #include "dgnn/snapmodel_cuda.h"
 
-#if DGNN_CUDA_HOSTEMU
-#define GRAD_RTOL 1e-4
-#define LOSS_RTOL 1e-5
-#define METRIC_TOL 1e-4
-#else
-#define GRAD_RTOL 2e-3
-#define LOSS_RTOL 1e-3
-#define METRIC_TOL 0.01
-#endif
 
 /* max |a - b| over n values against its largest magnitude (the relative difference) */
-static double slab_diff(const float *a, const float *b, int64_t n, int64_t *at, double *scale) {
-    double d = 0, s = 0;
-    *at = 0;
-    for (int64_t i = 0; i < n; i++) {
-        double e = fabs((double)a[i] - (double)b[i]);
-        if (e > d || isnan(e)) d = e, *at = i;
-        if (fabs((double)b[i]) > s) s = fabs((double)b[i]);
-    }
-    *scale = s;
-    return d / (s > 1e-12 ? s : 1e-12);
-}
-
-static void near_slab(const char *what, const float *a, const float *b, int64_t n) {
-    int64_t at;
-    double s, r = slab_diff(a, b, n, &at, &s);
-    CHECK_MSG(r <= GRAD_RTOL, "%s: relative difference %g at %lld (%g vs %g), scale %g", what, r, (long long)at,
-              (double)a[at], (double)b[at], s);
-}
-
 /* ---- 1. the API against the CPU model ---- */
 
 enum { N1 = 23, V1 = 7, E1 = 40, L1 = 6 };
 
-/* A random graph's A_hat on N1 nodes as a CSR (rowptr, col, val owned by the caller):
- * symmetric, or directed (then its transpose is another matrix) */
-static void random_hat(int64_t **rowptr, int32_t **col, float **val, int directed, dgnn_rng *r) {
-    uint8_t adj[N1][N1];
-    memset(adj, 0, sizeof adj);
-    for (int k = 0; k < E1; k++) {
-        int u = (int)dgnn_rng_below(r, N1), v = (int)dgnn_rng_below(r, N1);
-        adj[u][v] = 1;
-        if (!directed) adj[v][u] = 1;
-    }
-    for (int u = 0; u < N1; u++) adj[u][u] = 1;
-    *rowptr = malloc((N1 + 1) * sizeof(int64_t));
-    *col = malloc(N1 * N1 * sizeof(int32_t));
-    *val = malloc(N1 * N1 * sizeof(float));
-    int64_t nz = 0;
-    (*rowptr)[0] = 0;
-    for (int u = 0; u < N1; u++) {
-        for (int v = 0; v < N1; v++)
-            if (adj[u][v]) {
-                float w = 0.1f + 0.8f * (float)dgnn_rng_uniform(r);
-                if (!directed) w = 0.1f + 0.05f * (float)((u * 7 + v * 7) % 11); /* symmetric values */
-                (*col)[nz] = v, (*val)[nz++] = w;
-            }
-        (*rowptr)[u + 1] = nz;
-    }
-}
 
 /* the CPU's two samples (windows k = 0, 1 of T snapshots), gradients summed into grad;
  * grouped: between group_begin and group_end */
@@ -143,7 +89,7 @@ static void api_case(dgnn_snapmodel_kind kind, int onehot, int64_t T, int group)
     memset(At, 0, sizeof At);
     for (int64_t t = 0; t < S; t++) {
         const int directed = T > 1 && t % 2 == 1;
-        random_hat(&rp[t], &cl[t], &vl[t], directed, &r);
+        snapt_random_hat(&rp[t], &cl[t], &vl[t], N1, E1, (directed) ? 2 : 1, &r);
         in[t].A = dgnn_csr_view(rp[t], cl[t], vl[t], N1, N1);
         if (directed) {
             CHECK(dgnn_csr_transpose(&At[t], &in[t].A, &err) == DGNN_OK);
@@ -178,7 +124,7 @@ static void api_case(dgnn_snapmodel_kind kind, int onehot, int64_t T, int group)
         double s, rd = 0;
         for (int i = 0; i < p->ntensors; i++) {
             if (strncmp(p->t[i].name, "wdgcn.W", 7) != 0) continue;
-            const double e = slab_diff(cpu_grad + p->t[i].offset, alone + p->t[i].offset, p->t[i].count, &at, &s);
+            const double e = snapt_slab_diff(cpu_grad + p->t[i].offset, alone + p->t[i].offset, p->t[i].count, &at, &s);
             printf("%s: the CPU's gradient of %s against windows alone: relative difference %.3g\n", tag,
                    p->t[i].name, e);
             if (e > rd) rd = e;
@@ -245,25 +191,6 @@ static void api_case(dgnn_snapmodel_kind kind, int onehot, int64_t T, int group)
 
 /* ---- 2. the trainer on a learnable sequence (test_cuda_snaptrain.c's) ---- */
 
-enum { SN = 30, ST = 28 };
-static void make_stream(dgnn_events *ev, uint64_t seed) {
-    dgnn_builder b;
-    dgnn_err err;
-    dgnn_builder_init(&b, 0, 0, 0);
-    dgnn_rng r;
-    dgnn_rng_seed(&r, seed);
-    for (int t = 0; t < ST; t++) {
-        double ts = t + 0.5;
-        for (int h = 0; h < 4; h++)
-            for (int k = 0; k < 6; k++)
-                DGNN_ASSERT(dgnn_builder_push(&b, h, 4 + (int64_t)dgnn_rng_below(&r, SN - 4), ts, NULL, 0, 0, &err) == 0);
-        for (int k = 0; k < 3; k++)
-            DGNN_ASSERT(dgnn_builder_push(&b, 4 + (int64_t)dgnn_rng_below(&r, SN - 4),
-                                          4 + (int64_t)dgnn_rng_below(&r, SN - 4), ts, NULL, 0, 0, &err) == 0);
-    }
-    dgnn_events_init(ev);
-    DGNN_ASSERT(dgnn_builder_finish(&b, ev, SN, &err) == 0);
-}
 
 static dgnn_snap_train_cfg small_cfg(dgnn_snapmodel_kind kind, int64_t wps) {
     dgnn_snap_train_cfg c = dgnn_snap_train_cfg_default(kind);
@@ -273,49 +200,24 @@ static dgnn_snap_train_cfg small_cfg(dgnn_snapmodel_kind kind, int64_t wps) {
     return c;
 }
 
-static void train(const dgnn_events *ev, dgnn_snap_train_cfg c, int cuda, dgnn_snap_train_result *res) {
-    dgnn_err err;
-    dgnn_err_clear(&err);
-    c.use_cuda = cuda, c.cuda_device = 0;
-    CHECK_MSG(dgnn_snap_train(ev, &c, res, &err) == DGNN_OK, "training on the %s: %s", cuda ? "GPU" : "CPU", err.msg);
-}
 
-static int near_metric(double a, double b) { return fabs(a - b) <= METRIC_TOL || (isnan(a) && isnan(b)); }
-
-static void same_runs(const char *what, const dgnn_snap_train_result *g, const dgnn_snap_train_result *c) {
-    CHECK_MSG(g->num_epochs == c->num_epochs, "%s: %lld vs %lld epochs", what, (long long)g->num_epochs,
-              (long long)c->num_epochs);
-    for (int64_t e = 0; e < c->num_epochs && e < g->num_epochs; e++) {
-        const dgnn_snap_epoch_result *x = &g->epochs[e], *y = &c->epochs[e];
-        CHECK_MSG(fabs(x->train_loss - y->train_loss) <= LOSS_RTOL * fabs(y->train_loss) &&
-                      x->train_pairs == y->train_pairs,
-                  "%s, epoch %lld: loss %.9g vs %.9g, pairs %lld vs %lld", what, (long long)e + 1, x->train_loss,
-                  y->train_loss, (long long)x->train_pairs, (long long)y->train_pairs);
-        CHECK_MSG(near_metric(x->val_map, y->val_map), "%s, epoch %lld: validation MAP %.6f vs %.6f", what,
-                  (long long)e + 1, x->val_map, y->val_map);
-        CHECK_MSG(near_metric(x->val_mrr, y->val_mrr), "%s, epoch %lld: validation MRR %.6f vs %.6f", what,
-                  (long long)e + 1, x->val_mrr, y->val_mrr);
-    }
-    CHECK_MSG(near_metric(g->test_map, c->test_map), "%s: test MAP %.6f vs %.6f", what, g->test_map, c->test_map);
-    CHECK_MSG(near_metric(g->test_mrr, c->test_mrr), "%s: test MRR %.6f vs %.6f", what, g->test_mrr, c->test_mrr);
-}
 
 /* group_slots > 0: cfg.group_bytes for that many shared snapshots (cuts the groups);
  * dygnex: DyGNeX's schedule, one process playing 2 ranks; ckpt: 3 epochs on the GPU with a
  * checkpoint, resumed on the CPU, against the uninterrupted CPU run */
 static void trainer(dgnn_snapmodel_kind kind, int64_t wps, int64_t group_slots, int dygnex, int ckpt) {
     dgnn_events ev;
-    make_stream(&ev, 3);
+    snapt_make_stream(&ev, 3);
     dgnn_snap_train_cfg c = small_cfg(kind, wps);
     if (group_slots > 0) c.model.group_bytes = group_slots * 5 * SN * c.model.hidden * (int64_t)sizeof(float);
     if (dygnex) c.dist.mode = DGNN_SNAP_DIST_DYGNEX, c.dist.ranks = 2;
     dgnn_snap_train_result *cpu = calloc(1, sizeof *cpu), *gpu = calloc(1, sizeof *gpu);
-    train(&ev, c, 0, cpu);
-    train(&ev, c, 1, gpu);
+    snapt_train(&ev, c, 0, cpu);
+    snapt_train(&ev, c, 1, gpu);
     char what[160];
     snprintf(what, sizeof what, "%s, link task, %lld windows per step%s%s", dgnn_snapmodel_name(kind), (long long)wps,
              group_slots > 0 ? ", groups cut by group_bytes" : "", dygnex ? ", DyGNeX (2 ranks)" : "");
-    same_runs(what, gpu, cpu);
+    snapt_same_runs(what, gpu, cpu);
     if (gpu->num_epochs == 6)
         CHECK_MSG(gpu->epochs[5].train_loss < gpu->epochs[0].train_loss, "%s: the GPU run learns: loss %.4f -> %.4f",
                   what, gpu->epochs[0].train_loss, gpu->epochs[5].train_loss);
@@ -328,13 +230,13 @@ static void trainer(dgnn_snapmodel_kind kind, int64_t wps, int64_t group_slots, 
         dgnn_snap_train_cfg a = c;
         a.epochs = 3, a.checkpoint = dir;
         dgnn_snap_train_result *part = calloc(1, sizeof *part), *rest = calloc(1, sizeof *rest);
-        train(&ev, a, 1, part);
+        snapt_train(&ev, a, 1, part);
         dgnn_snap_train_cfg b = c;
         b.checkpoint = dir, b.resume = 1;
-        train(&ev, b, 0, rest);
+        snapt_train(&ev, b, 0, rest);
         snprintf(what, sizeof what, "%s, %lld windows per step, 3 epochs on the GPU, resumed on the CPU",
                  dgnn_snapmodel_name(kind), (long long)wps);
-        same_runs(what, rest, cpu);
+        snapt_same_runs(what, rest, cpu);
         char cmd[128];
         snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
         CHECK(system(cmd) == 0);
