@@ -1,7 +1,8 @@
 /* snaptrain_check.h: what the GPU snapshot trainers' tests share (test_cuda_snaptrain*.c):
  * the tolerances (tighter on the host emulation, where the device ops are the CPU's), the
- * slab comparison, small random A_hat matrices, test_snap_train.c's learnable stream, one
- * training run on either device, and the comparison of two runs' figures. */
+ * slab comparison, small random A_hat matrices, an Adam step on both devices,
+ * test_snap_train.c's learnable stream, one training run on either device, and the comparison
+ * of two runs' figures. */
 #ifndef DGNN_SNAPTRAIN_CHECK_H
 #define DGNN_SNAPTRAIN_CHECK_H
 
@@ -10,8 +11,10 @@
 #include <string.h>
 
 #include "check.h"
+#include "dgnn/adam.h"
 #include "dgnn/readers.h"
 #include "dgnn/snap_train.h"
+#include "dgnn/snapmodel_cuda.h"
 
 /* On the emulation the ops are the CPU's; the composition still sums in other orders (the
  * classifier's first layer over every node, the initial weights' gradient added in place),
@@ -24,6 +27,37 @@
 #define GRAD_RTOL 2e-3
 #define LOSS_RTOL 1e-3
 #define METRIC_TOL 0.01
+
+/* An Adam step (lr 0.01) from the CPU's gradients cpu_grad on the host slab p and on the
+ * device d (whose slab holds the same gradients): Adam's first step moves each weight by about
+ * lr sign(g), so the moves are compared where the gradient is clearly non-zero; then the
+ * device's gradients are zero. p's values end as the device's. */
+static inline void snapt_adam_step(dgnn_snapmodel_cuda *d, dgnn_params *p, const float *cpu_grad) {
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    dgnn_adam oc = dgnn_adam_default(0.01), og = oc;
+    const size_t b = (size_t)p->total * sizeof(float);
+    memcpy(p->grad, cpu_grad, b);
+    float *before = malloc(b), *cpu_after = malloc(b);
+    memcpy(before, p->value, b);
+    dgnn_adam_step_params(&oc, p);
+    memcpy(cpu_after, p->value, b);
+    og.t++;
+    CHECK(dgnn_snapmodel_cuda_step(d, og.lr, og.beta1, og.beta2, og.eps, og.weight_decay, og.t, &err) == DGNN_OK);
+    CHECK(dgnn_snapmodel_cuda_pull(d, p, &err) == DGNN_OK);
+    int64_t bad = 0, seen = 0;
+    for (int64_t i = 0; i < p->total; i++) {
+        if (fabsf(cpu_grad[i]) < 1e-4f) continue;
+        seen++;
+        bad += fabsf((p->value[i] - before[i]) - (cpu_after[i] - before[i])) > 1e-4f;
+    }
+    CHECK_MSG(seen > 10 && bad == 0, "Adam step: %lld of %lld moves differ", (long long)bad, (long long)seen);
+    int zero = 1;
+    for (int64_t i = 0; i < p->total; i++) zero &= p->grad[i] == 0.0f;
+    CHECK_MSG(zero, "the gradients are zero after a step");
+    free(before), free(cpu_after);
+}
+
 #endif
 
 /* max |a - b| over the slab, relative to its largest |b| (*at: where; *scale: that |b|) */
@@ -130,6 +164,37 @@ static inline void snapt_same_runs(const char *what, const dgnn_snap_train_resul
     CHECK_MSG(snapt_near_metric(g->test_map, c->test_map), "%s: test MAP %.6f vs %.6f", what, g->test_map, c->test_map);
     CHECK_MSG(snapt_near_metric(g->test_mrr, c->test_mrr), "%s: test MRR %.6f vs %.6f", what, g->test_mrr, c->test_mrr);
     CHECK_MSG(snapt_near_metric(g->test_f1, c->test_f1), "%s: test F1 %.6f vs %.6f", what, g->test_f1, c->test_f1);
+}
+
+
+/* An Adam step (lr 0.01) from the CPU's gradients cpu_grad on the host slab p and on the
+ * device d (whose slab holds the same gradients): Adam's first step moves each weight by about
+ * lr sign(g), so the moves are compared where the gradient is clearly non-zero; then the
+ * device's gradients are zero. p's values end as the device's. */
+static inline void snapt_adam_step(dgnn_snapmodel_cuda *d, dgnn_params *p, const float *cpu_grad) {
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    dgnn_adam oc = dgnn_adam_default(0.01), og = oc;
+    const size_t b = (size_t)p->total * sizeof(float);
+    memcpy(p->grad, cpu_grad, b);
+    float *before = malloc(b), *cpu_after = malloc(b);
+    memcpy(before, p->value, b);
+    dgnn_adam_step_params(&oc, p);
+    memcpy(cpu_after, p->value, b);
+    og.t++;
+    CHECK(dgnn_snapmodel_cuda_step(d, og.lr, og.beta1, og.beta2, og.eps, og.weight_decay, og.t, &err) == DGNN_OK);
+    CHECK(dgnn_snapmodel_cuda_pull(d, p, &err) == DGNN_OK);
+    int64_t bad = 0, seen = 0;
+    for (int64_t i = 0; i < p->total; i++) {
+        if (fabsf(cpu_grad[i]) < 1e-4f) continue;
+        seen++;
+        bad += fabsf((p->value[i] - before[i]) - (cpu_after[i] - before[i])) > 1e-4f;
+    }
+    CHECK_MSG(seen > 10 && bad == 0, "Adam step: %lld of %lld moves differ", (long long)bad, (long long)seen);
+    int zero = 1;
+    for (int64_t i = 0; i < p->total; i++) zero &= p->grad[i] == 0.0f;
+    CHECK_MSG(zero, "the gradients are zero after a step");
+    free(before), free(cpu_after);
 }
 
 #endif
