@@ -27,37 +27,6 @@
 #define GRAD_RTOL 2e-3
 #define LOSS_RTOL 1e-3
 #define METRIC_TOL 0.01
-
-/* An Adam step (lr 0.01) from the CPU's gradients cpu_grad on the host slab p and on the
- * device d (whose slab holds the same gradients): Adam's first step moves each weight by about
- * lr sign(g), so the moves are compared where the gradient is clearly non-zero; then the
- * device's gradients are zero. p's values end as the device's. */
-static inline void snapt_adam_step(dgnn_snapmodel_cuda *d, dgnn_params *p, const float *cpu_grad) {
-    dgnn_err err;
-    dgnn_err_clear(&err);
-    dgnn_adam oc = dgnn_adam_default(0.01), og = oc;
-    const size_t b = (size_t)p->total * sizeof(float);
-    memcpy(p->grad, cpu_grad, b);
-    float *before = malloc(b), *cpu_after = malloc(b);
-    memcpy(before, p->value, b);
-    dgnn_adam_step_params(&oc, p);
-    memcpy(cpu_after, p->value, b);
-    og.t++;
-    CHECK(dgnn_snapmodel_cuda_step(d, og.lr, og.beta1, og.beta2, og.eps, og.weight_decay, og.t, &err) == DGNN_OK);
-    CHECK(dgnn_snapmodel_cuda_pull(d, p, &err) == DGNN_OK);
-    int64_t bad = 0, seen = 0;
-    for (int64_t i = 0; i < p->total; i++) {
-        if (fabsf(cpu_grad[i]) < 1e-4f) continue;
-        seen++;
-        bad += fabsf((p->value[i] - before[i]) - (cpu_after[i] - before[i])) > 1e-4f;
-    }
-    CHECK_MSG(seen > 10 && bad == 0, "Adam step: %lld of %lld moves differ", (long long)bad, (long long)seen);
-    int zero = 1;
-    for (int64_t i = 0; i < p->total; i++) zero &= p->grad[i] == 0.0f;
-    CHECK_MSG(zero, "the gradients are zero after a step");
-    free(before), free(cpu_after);
-}
-
 #endif
 
 /* max |a - b| over the slab, relative to its largest |b| (*at: where; *scale: that |b|) */
