@@ -18,11 +18,13 @@
 
 /* On the emulation the ops are the CPU's; the composition still sums in other orders (the
  * classifier's first layer over every node, the initial weights' gradient added in place),
- * so the figures agree to rounding, not to the bit. */
+ * so the figures agree to rounding, not to the bit. The ranking metrics move most: one pair
+ * of near-equal scores swapped by rounding moves a small graph's MRR by 1e-4 or more (seen:
+ * 1.7e-4 with OpenBLAS's Haswell kernels), so METRIC_TOL is 2e-3 there. */
 #if DGNN_CUDA_HOSTEMU
 #define GRAD_RTOL 1e-4
 #define LOSS_RTOL 1e-5
-#define METRIC_TOL 1e-4
+#define METRIC_TOL 2e-3
 #else
 #define GRAD_RTOL 2e-3
 #define LOSS_RTOL 1e-3
