@@ -1,16 +1,14 @@
 /* depbloom_device.c: DepBloom's training epoch (depbloom.c) with each rank's steps on its GPU
- * (--device cuda; tgnn_cuda.h; NOT YET VERIFIED ON HARDWARE), the collectives staged through
- * the host (the gradient sum: comm_dev.h, NCCL between GPUs of their own). Partitioning and refinement as on the CPU; the critical path is
- * refused with a GPU (event_presets.c).
+ * (--device cuda; tgnn_cuda.h; NOT YET VERIFIED ON HARDWARE). Partitioning and refinement as
+ * on the CPU; the critical path is refused with a GPU (event_presets.c).
  *
  * A step: its --refine K micro-batches, each planned on the host, then its forward, backward
  * (scaled by its share of the step's events) and commit on the device, the micro-batches'
  * gradients summed in the device's slab (as the CPU sums them); the slab summed over the
- * ranks (comm_dev.h: NCCL, or through the host); Adam on the device. A window's end: the rows this rank wrote
- * in the window brought down into the host replica (whose times and counts the commits keep,
- * so host and device agree at every boundary), the CPU's exchange (depbloom_window_sync's
- * all-gather, or merge for APAN), and the received rows with every node's times and counts
- * sent up. Same plan, negatives, dropout streams and order as the CPU ranks. */
+ * ranks (comm_dev.h: NCCL between GPUs of their own, else through the host); Adam on the
+ * device. A window's end: the CPU's exchange (depbloom_window_sync: the all-gather, or merge
+ * for APAN), event_allgather_rows moving the rows between device and host around it. Same
+ * plan, negatives, dropout streams and order as the CPU ranks. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,31 +18,6 @@
 #include "dgnn/comm_dev.h"
 #include "dgnn/tgnn_cuda.h"
 #include "event_epoch.h"
-
-/* the window's end on the GPU: written rows down, the CPU's exchange, received rows up */
-static int window_end(event_run *r, int64_t w, int32_t **recv_nodes, int64_t *rcap, dgnn_err *err) {
-    struct depbloom_plan *pl = r->plan;
-    const int32_t *nodes;
-    const int64_t n = dgnn_state_take_written(&r->st, &nodes);
-    int rc = dgnn_tgnn_cuda_rows_to_host(r->dev, &r->st, nodes, n, err);
-    if (rc) return rc;
-    if (!pl->merge) {
-        rc = event_allgather_rows(r, pl->send + pl->send_off[w], pl->send_off[w + 1] - pl->send_off[w], 0, err);
-    } else {
-        depbloom_note_written(pl, nodes, n);
-        rc = event_allgather_rows(r, pl->wlist, pl->nwl, 1, err);
-        pl->nwl = 0, pl->wgen++;
-    }
-    if (rc || r->nranks == 1) return rc;
-    const int64_t rb = dgnn_state_row_bytes(&r->st), nr = r->recv_bytes / rb;
-    if (nr > *rcap) {
-        *rcap = nr + nr / 2 + 64;
-        free(*recv_nodes);
-        *recv_nodes = dgnn_xmalloc((size_t)*rcap * sizeof(int32_t));
-    }
-    for (int64_t i = 0; i < nr; i++) memcpy(&(*recv_nodes)[i], (const char *)r->recv + i * rb, sizeof(int32_t));
-    return dgnn_tgnn_cuda_rows_from_host(r->dev, &r->st, *recv_nodes, nr, err);
-}
 
 /* one step of the plan (depbloom_refine_step's micro-batches) on the device; *loss: the
  * rank's share's loss, *B its events */
@@ -100,8 +73,7 @@ int depbloom_device_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dg
     char label[64];
     snprintf(label, sizeof label, "epoch %lld train (depbloom, %d ranks, GPU)", (long long)epoch, P);
     if (c->progress && me == 0) dgnn_progress_begin(&pg, label, total_steps);
-    int32_t *recv_nodes = NULL;
-    int64_t rcap = 0, all_events = 0, step = 0;
+    int64_t all_events = 0, step = 0;
     double loss_share = 0, flops = 0, t_start = dgnn_now();
     for (int64_t w = 0; w < pl->W && step < total_steps && !rc; w++) {
         for (int64_t s = 0; s < pl->steps[w] && step < total_steps && !rc; s++, step++) {
@@ -127,10 +99,9 @@ int depbloom_device_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dg
         }
         if (rc) break;
         double t1 = dgnn_now();
-        rc = window_end(r, w, &recv_nodes, &rcap, err);
+        rc = depbloom_window_sync(r, w, err); /* through the host: event_allgather_rows */
         r->t_comm += dgnn_now() - t1;
     }
-    free(recv_nodes);
     if (c->progress && me == 0) dgnn_progress_end(&pg);
     if (rc) return rc;
     event_epoch_done(r, step, loss_share, t_start, all_events, flops, er);

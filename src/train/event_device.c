@@ -168,9 +168,7 @@ int event_device_strict_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er
     if (c->progress && me == 0) dgnn_progress_begin(&pg, label, shown);
     double loss_share = 0, flops = 0, t_start = dgnn_now();
     dgnn_comm_stats_reset();
-    int64_t all_events = 0, rcap = 0;
-    int32_t *recv_nodes = NULL;
-    const int64_t rb = dgnn_state_row_bytes(&r->st);
+    int64_t all_events = 0;
     for (int64_t b = 0; b < nb && !rc; b++) {
         const int64_t g0 = b * G, Gb = g0 + G <= tr->num_events ? G : tr->num_events - g0;
         const int64_t lo = g0 + Gb * me / P, hi = g0 + Gb * (me + 1) / P, B = hi - lo;
@@ -200,18 +198,10 @@ int event_device_strict_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er
                                                   err)))
             break;
         /* the rows this slice wrote, to every rank */
+        /* the rows this slice wrote, to every rank (through the host: event_allgather_rows) */
         const int32_t *nodes;
         const int64_t nw = dgnn_state_take_written(&r->st, &nodes);
-        if ((rc = dgnn_tgnn_cuda_rows_to_host(r->dev, &r->st, nodes, nw, err))) break;
         if ((rc = event_allgather_rows(r, nodes, nw, 0, err))) break;
-        const int64_t nr = r->recv_bytes / rb;
-        if (nr > rcap) {
-            rcap = nr + nr / 2 + 64;
-            free(recv_nodes);
-            recv_nodes = dgnn_xmalloc((size_t)rcap * sizeof(int32_t));
-        }
-        for (int64_t i = 0; i < nr; i++) memcpy(&recv_nodes[i], (const char *)r->recv + i * rb, sizeof(int32_t));
-        if (P > 1 && (rc = dgnn_tgnn_cuda_rows_from_host(r->dev, &r->st, recv_nodes, nr, err))) break;
         double t2 = dgnn_now();
         r->opt.t++;
         rc = dgnn_tgnn_cuda_adam(r->dev, r->opt.lr, r->opt.beta1, r->opt.beta2, r->opt.eps, r->opt.weight_decay,
@@ -222,7 +212,6 @@ int event_device_strict_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er
         all_events += Gb;
         rc = event_step_done(r, epoch, b, loss, B, Gb, &loss_share, &pg, all_events, err);
     }
-    free(recv_nodes);
     if (rc) return rc;
     if (c->progress && me == 0) dgnn_progress_end(&pg);
     event_epoch_done(r, nb, loss_share, t_start, all_events, flops, er);

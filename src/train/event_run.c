@@ -85,6 +85,7 @@ void event_run_free(event_run *r) {
     free(r->labels);
     free(r->pack);
     free(r->recv);
+    free(r->recv_nodes);
 }
 
 int event_run_init(event_run *r, const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_err *err) {

@@ -55,7 +55,8 @@ typedef struct event_run {
     uint64_t state_sum;                 /* checksum of the state after the last training epoch */
     void *pack, *recv;                  /* state-row exchange buffers */
     int64_t pack_cap, recv_cap;
-    int64_t recv_bytes;                 /* event_allgather_rows: the rows received into recv */
+    int32_t *recv_nodes;                /* with a GPU: the nodes of the rows event_allgather_rows received */
+    int64_t recv_nodes_cap;
     int64_t hot_recv_bytes;             /* depbloom --critical-path: the step's incoming hot rows */
     int64_t hot_rows_sent;              /* depbloom --critical-path: rows sent eagerly (all epochs) */
     struct depbloom_plan *plan;         /* depbloom: windows, partitions, exchange plans */

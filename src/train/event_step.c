@@ -9,17 +9,22 @@
 
 #include "dgnn/comm.h"
 #include "dgnn/metrics.h"
+#include "dgnn/tgnn_cuda.h"
 #include "event_run.h"
 
 /* Packs the rows of nodes (n), all-gathers every rank's rows and applies them in rank
  * order to the local replica (unpacking is not recorded as writing): overwriting (a node
  * sent by several ranks ends with the last rank's row), or, merge = 1, merging the
  * versions of a node (dgnn_state_merge_rows: later memory, union of mailboxes), the same
- * on every rank. */
+ * on every rank. With a GPU (r->dev) the replica's rows live on the device: the sent rows
+ * are brought down first (the host keeps the times and counts; a merge reads the local rows
+ * of what it receives, which are the rows this rank wrote and sent, or rows the device took
+ * from the host), and the received rows with every node's times and counts sent up after. */
 int event_allgather_rows(event_run *r, const int32_t *nodes, int64_t n, int merge, dgnn_err *err) {
     const int64_t rb = dgnn_state_row_bytes(&r->st);
-    r->recv_bytes = 0;
     if (r->nranks == 1) return DGNN_OK; /* the replica is the state */
+    int rc = r->dev ? dgnn_tgnn_cuda_rows_to_host(r->dev, &r->st, nodes, n, err) : DGNN_OK;
+    if (rc) return rc;
     if (n * rb > r->pack_cap) {
         r->pack_cap = n * rb * 2;
         r->pack = dgnn_xrealloc(r->pack, (size_t)r->pack_cap);
@@ -34,11 +39,19 @@ int event_allgather_rows(event_run *r, const int32_t *nodes, int64_t n, int merg
         r->recv = dgnn_xrealloc(r->recv, (size_t)r->recv_cap);
     }
     dgnn_comm_allgatherv_bytes(r->recv, counts, r->pack, n * rb);
-    r->recv_bytes = total;
     r->state_bytes += n * rb * (r->nranks - 1);
     int64_t applied = merge ? dgnn_state_merge_rows(&r->st, r->recv, total, 1, err)
                             : dgnn_state_unpack_rows(&r->st, r->recv, total, err);
-    return applied < 0 ? (int)applied : DGNN_OK;
+    if (applied < 0) return (int)applied;
+    if (!r->dev) return DGNN_OK;
+    const int64_t nr = total / rb; /* each row starts with its node's id */
+    if (nr > r->recv_nodes_cap) {
+        r->recv_nodes_cap = nr + nr / 2 + 64;
+        free(r->recv_nodes);
+        r->recv_nodes = dgnn_xmalloc((size_t)r->recv_nodes_cap * sizeof(int32_t));
+    }
+    for (int64_t i = 0; i < nr; i++) memcpy(&r->recv_nodes[i], (const char *)r->recv + i * rb, sizeof(int32_t));
+    return dgnn_tgnn_cuda_rows_from_host(r->dev, &r->st, r->recv_nodes, nr, err);
 }
 
 /* The bookkeeping that closes every step of both modes: the non-finite-loss check, this
