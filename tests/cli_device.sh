@@ -7,7 +7,10 @@
 # tests/hostemu), short TGN, JODIE, DyRep and APAN runs train and
 # evaluate there (their accuracy against the CPU's is tests/cuda/test_cuda_train's).
 # strict's and DepBloom's ranks (partitioning, --refine) run there too, 2 of them sharing the
-# one GPU (against 2 CPU ranks); --critical-path is refused.
+# one GPU (against 2 CPU ranks); --critical-path is refused. Where the emulation build has
+# NCCL's stand-in (tests/hostemu/nccl/, with MPI), strict, DepBloom and DyGNeX run again with
+# 2 ranks of a GPU each on comm_dev.c's NCCL path: the path taken, its calls counted, the CPU
+# ranks' figures.
 # The snapshot models (issue 18): every kind runs there too (link and edge tasks; a short run
 # on a hand-made stream; wdgcn's groups; --dist dygnex, one process and 2 MPI ranks), and the
 # node task when the shared PGT data is there (england_covid, against the CPU's test MSE; with
@@ -101,7 +104,7 @@ else
       out=$(HOSTEMU_GPU_PER_RANK=1 timeout 120 mpirun --allow-run-as-root --oversubscribe -x HOSTEMU_GPU_PER_RANK -np 2 \
         "$dgnn" train --device cuda --dist strict --epochs 1 --max-batches 3 --no-eval --quiet 2>&1)
       if echo "$out" | grep -q "rank 0 of 1"; then :
-      elif echo "$out" | grep -q "GPU collectives: staged through the host (NCCL (libnccl.so.2) not loadable"; then ok
+      elif echo "$out" | grep -q "GPU collectives: staged through the host (NCCL (libnccl[^ ]*) not loadable"; then ok
       else bad "2 ranks, a GPU each, no NCCL: the collectives' path"; echo "$out" | tail -3; fi
       # strict; DepBloom with partitioning and refinement (TGN) and with APAN's merged rows
       for run in "strict tgn --dist strict" "strict apan --dist strict" \
@@ -122,6 +125,36 @@ vb = [e['val_ap'] for e in b['epochs']] + [b['test']['ap']]
 sys.exit(max(abs(x - y) for x, y in zip(va, vb)) > 0.01)"; then ok
         else bad "$mode, 2 GPU ranks, $m: validation / test AP apart from the CPU ranks'"; fi
       done
+      # comm_dev.c's NCCL path, where the emulation build has NCCL's stand-in (tests/hostemu/nccl/:
+      # each collective done with MPI): 2 ranks with a GPU each, the gradients all-reduced and the
+      # state rows all-gathered between the devices (APAN's merged rows go through the host), the
+      # same figures as the CPU ranks
+      nccl_dir="$(cd "$(dirname "$dgnn")" && pwd)/nccl-hostemu"
+      if [ -f "$nccl_dir/libnccl-hostemu.so" ]; then
+        for run in "strict tgn --dist strict" "depbloom tgn --dist depbloom --partition --refine 2 --window-events 2000" \
+                   "depbloom apan --dist depbloom --partition --window-events 2000"; do
+          set -- $run; mode=$1; m=$2; shift 2
+          HOSTEMU_NCCL_LOG=1 HOSTEMU_GPU_PER_RANK=1 LD_LIBRARY_PATH="$nccl_dir" timeout 120 mpirun --allow-run-as-root \
+            --oversubscribe -x HOSTEMU_NCCL_LOG -x HOSTEMU_GPU_PER_RANK -x LD_LIBRARY_PATH -np 2 "$dgnn" train --model $m \
+            --device cuda "$@" $dq --out "$tmp/$mode-$m-nccl.json" > "$tmp/out" 2>&1 ||
+            { bad "NCCL's stand-in: mpirun -np 2 --device cuda --model $m $*"; tail -5 "$tmp/out"; }
+          grep -q "GPU collectives: NCCL (a GPU per rank)" "$tmp/out" && ok || bad "NCCL's stand-in: the path not taken ($mode $m)"
+          # the stand-in's counts: every step's all-reduce; the rows by broadcasts unless merged
+          if python3 -c "
+import re, sys
+c = [tuple(map(int, x)) for x in re.findall(r'hostemu NCCL rank \d: (\d+) all-reduces \(\d+ floats\), (\d+) broadcasts \((\d+) floats\)', open('$tmp/out').read())]
+rows = '$m' != 'apan'
+sys.exit(not (len(c) == 2 and all(a > 0 and ((b > 0 and f > 0) if rows else b == 0) for a, b, f in c)))"; then ok
+          else bad "NCCL's stand-in: the calls counted ($mode $m)"; grep "hostemu NCCL" "$tmp/out"; fi
+          if python3 -c "
+import json, sys
+a, b = (json.load(open('$tmp/$mode-$m-%s.json' % d)) for d in ('nccl', 'cpu'))
+va = [e['val_ap'] for e in a['epochs']] + [a['test']['ap']]
+vb = [e['val_ap'] for e in b['epochs']] + [b['test']['ap']]
+sys.exit(max(abs(x - y) for x, y in zip(va, vb)) > 1e-3)"; then ok
+          else bad "NCCL's stand-in, $mode $m: validation / test AP apart from the CPU ranks'"; fi
+        done
+      fi
     fi
     # DyGNeX on the GPU: one process playing 2 ranks, then (with MPI) 2 ranks sharing the GPU,
     # each against the CPU's one-process run (the gradients are summed through the host)
@@ -139,6 +172,16 @@ sys.exit(max(abs(x - y) for x, y in zip(va, vb)) > 0.01)"; then ok
       if [ "$procs" = 1 ]; then echo "(no MPI in this build: the 2-rank GPU run ran as lone processes; not compared)"
       elif [ "$procs" = 2 ] && same_map "$tmp/dyg2.json" "$tmp/dygcpu.json"; then ok
       else bad "mpirun -np 2 --device cuda --dist dygnex (processes: $procs)"; tail -5 "$tmp/out"; fi
+      # the same with a GPU each and NCCL's stand-in (the model's gradients all-reduced by it)
+      nccl_dir="$(cd "$(dirname "$dgnn")" && pwd)/nccl-hostemu"
+      if [ -f "$nccl_dir/libnccl-hostemu.so" ]; then
+        HOSTEMU_NCCL_LOG=1 HOSTEMU_GPU_PER_RANK=1 LD_LIBRARY_PATH="$nccl_dir" timeout 120 mpirun --allow-run-as-root \
+          --oversubscribe -x HOSTEMU_NCCL_LOG -x HOSTEMU_GPU_PER_RANK -x LD_LIBRARY_PATH -np 2 "$dgnn" train \
+          --model evolvegcn-o --device cuda $snapq --dist dygnex --out "$tmp/dyg2nccl.json" > "$tmp/out" 2>&1
+        if grep -q "GPU collectives: NCCL (a GPU per rank)" "$tmp/out" && grep -q "hostemu NCCL rank 0: [1-9]" "$tmp/out" &&
+           same_map "$tmp/dyg2nccl.json" "$tmp/dygcpu.json"; then ok
+        else bad "mpirun -np 2 --device cuda --dist dygnex with NCCL's stand-in"; tail -5 "$tmp/out"; fi
+      fi
     fi
     # the node task (its head on the GPU too) on PGT's england_covid: the CPU's test MSE
     covid="$data/pgt/england_covid.json"

@@ -180,6 +180,33 @@ int main(void) {
     int32_t bad = 99;
     memcpy(buf, &bad, 4);
     CHECK(dgnn_state_unpack_rows(&s, buf, rb, &e) == DGNN_EINVAL && strstr(e.msg, "bad node"));
+    /* the rows' first parts alone (a GPU's exchange by NCCL): c's times, counts and
+     * positions of 4 then 1 (4 twice: its last part wins) into a fresh state, the floats
+     * left alone; the nodes come back in buffer order */
+    {
+        dgnn_state t;
+        CHECK(dgnn_state_init(&t, c.num_nodes, c.mem_dim, c.mail_dim, c.slots, &e) == DGNN_OK);
+        const int64_t mb = dgnn_state_meta_bytes(&c);
+        CHECK(mb == 24 + 8 * c.slots && mb < rb);
+        char *mbuf = malloc((size_t)(3 * mb));
+        int32_t mn[3] = {4, 1, 4}, got[3] = {-1, -1, -1};
+        dgnn_state_pack_meta(mbuf, &c, mn, 3);
+        t.mail_n[4] = 2; /* overwritten by c's (0, cleared) */
+        CHECK(dgnn_state_unpack_meta(&t, mbuf, 3 * mb, got, &e) == 3);
+        CHECK(got[0] == 4 && got[1] == 1 && got[2] == 4);
+        CHECK(t.mail_n[1] == c.mail_n[1] && t.mail_head[1] == c.mail_head[1] && t.mail_n[4] == 0);
+        CHECK(t.mem_t[1] == c.mem_t[1] && memcmp(t.mail_t + 2, c.mail_t + 2, 2 * sizeof(double)) == 0);
+        CHECK(t.mail[1 * 2 * 3] == 0); /* the floats are not in a first part */
+        CHECK(dgnn_state_unpack_meta(&t, mbuf, mb + 1, NULL, &e) == DGNN_EINVAL);
+        memcpy(mbuf + mb, &bad, 4);
+        CHECK(dgnn_state_unpack_meta(&t, mbuf, 2 * mb, NULL, &e) == DGNN_EINVAL && strstr(e.msg, "row 1: bad node 99"));
+        /* a first part packed, then the floats, is a whole row */
+        dgnn_state_pack_rows(buf, &c, pk, 1);
+        dgnn_state_pack_meta(mbuf, &c, pk, 1);
+        CHECK(memcmp(buf, mbuf, (size_t)mb) == 0);
+        free(mbuf);
+        dgnn_state_free(&t);
+    }
     free(buf);
     dgnn_state_free(&s);
     dgnn_state_free(&b);

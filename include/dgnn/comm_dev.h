@@ -14,8 +14,9 @@
  * that a dgnn built with NCCL's header still runs where the library is absent.
  *
  * NOT YET VERIFIED ON HARDWARE. The host path runs on the host emulation in the suite
- * (cli_device's 2-rank runs); the NCCL path needs a machine with a GPU per rank and has never
- * run. Sums over the ranks run in NCCL's order on its path, in MPI's on the host path: the two
+ * (cli_device's 2-rank runs), and so does the NCCL path, against a stand-in library that does
+ * each collective with MPI (tests/hostemu/nccl/); NVIDIA's NCCL needs a machine with a GPU per
+ * rank and has never run it. Sums over the ranks run in NCCL's order on its path, in MPI's on the host path: the two
  * agree within float rounding. */
 #ifndef DGNN_COMM_DEV_H
 #define DGNN_COMM_DEV_H
@@ -43,6 +44,14 @@ const char *dgnn_comm_dev_reason(const dgnn_comm_dev *d);
  * memory) holds the sum too on the host path, and is left alone on NCCL's (NULL allowed
  * there). Waits for the result. */
 int dgnn_comm_dev_allreduce_sum_f32(dgnn_comm_dev *d, float *dbuf, float *host, int64_t n, dgnn_err *err);
+/* drecv (device) = the ranks' dsend (device) in rank order, counts[q] floats from rank q
+ * (counts the same on every rank, this rank's counts[rank] floats at dsend): NCCL's grouped
+ * broadcasts, or through host buffers d keeps (its part down, comm.h's all-gather, all up).
+ * The state rows' exchange of strict's and DepBloom's GPU ranks (event_step.c). Waits. */
+int dgnn_comm_dev_allgatherv_f32(dgnn_comm_dev *d, float *drecv, const int64_t *counts, const float *dsend,
+                                 dgnn_err *err);
+/* 1 on NCCL's path (d NULL: 0) */
+int dgnn_comm_dev_is_nccl(const dgnn_comm_dev *d);
 
 #ifdef __cplusplus
 }

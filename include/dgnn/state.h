@@ -87,6 +87,14 @@ void dgnn_state_pack_rows(void *buf, const dgnn_state *s, const int32_t *nodes, 
 /* Returns the number of rows applied; DGNN_EINVAL when bytes is not a whole number of
  * rows or a node id is out of range (a peer running another configuration). */
 int64_t dgnn_state_unpack_rows(dgnn_state *s, const void *buf, int64_t bytes, dgnn_err *err);
+/* A row's first part alone (id, mail count and position, memory time, mail times: the
+ * row without its floats), for an exchange whose floats travel elsewhere (a GPU's rows by
+ * NCCL, event_step.c): meta_bytes per node; unpack_meta applies them as unpack_rows does
+ * (buffer order, not recorded as written, the same checks) and writes the rows' nodes into
+ * nodes (n, or NULL). Returns the rows applied, or DGNN_EINVAL. */
+int64_t dgnn_state_meta_bytes(const dgnn_state *s);
+void dgnn_state_pack_meta(void *buf, const dgnn_state *s, const int32_t *nodes, int64_t n);
+int64_t dgnn_state_unpack_meta(dgnn_state *s, const void *buf, int64_t bytes, int32_t *nodes, dgnn_err *err);
 /* Merges rows instead of overwriting (state_merge.c), for a node written by several
  * processes: memory and its time from the version with the later memory time (ties: the
  * earlier version in buffer order, or the local row); mailbox = the union of the valid

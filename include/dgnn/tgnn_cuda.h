@@ -104,6 +104,21 @@ int dgnn_tgnn_cuda_rows_to_host(dgnn_tgnn_cuda *d, dgnn_state *st, const int32_t
 int dgnn_tgnn_cuda_rows_from_host(dgnn_tgnn_cuda *d, const dgnn_state *st, const int32_t *nodes, int64_t n,
                                   dgnn_err *err);
 
+/* The exchange of rows between device buffers (NCCL, event_step.c): a device row is a
+ * node's memory then its mail ring, row_floats = M + S D floats. rows_gather writes the n
+ * nodes' rows into drows (device, n x row_floats); rows_scatter writes the n rows of drows
+ * into the nodes' device rows (a node present twice ends with its last row, as
+ * dgnn_state_unpack_rows) and sends st's times, mail counts and ring positions of every
+ * node up (the host applied the rows' first parts: dgnn_state_unpack_meta). Both wait. */
+int64_t dgnn_tgnn_cuda_row_floats(const dgnn_tgnn_cuda *d);
+int dgnn_tgnn_cuda_rows_gather(dgnn_tgnn_cuda *d, float *drows, const int32_t *nodes, int64_t n, dgnn_err *err);
+int dgnn_tgnn_cuda_rows_scatter(dgnn_tgnn_cuda *d, const dgnn_state *st, const float *drows, const int32_t *nodes,
+                                int64_t n, dgnn_err *err);
+/* Device buffers for n_send rows sent and n_recv received (row_floats each), kept by d and
+ * grown on demand (their contents are not kept when they grow). */
+int dgnn_tgnn_cuda_exchange_buffers(dgnn_tgnn_cuda *d, int64_t n_send, int64_t n_recv, float **dsend, float **drecv,
+                                    dgnn_err *err);
+
 /* ---- evaluation ---- */
 /* dgnn_tgnn_forward without dropout (rng NULL) on the device: logits ((1 + nneg) B, host). */
 int dgnn_tgnn_cuda_forward(dgnn_tgnn_cuda *d, float *logits, const dgnn_state *st, const dgnn_tcsr *g,

@@ -1,7 +1,8 @@
 /* comm_dev.c: collectives over GPU buffers (comm_dev.h): the choice of path, the host-staged
- * path (cuda.h's copies around comm.h's all-reduce) and NCCL's, loaded at run time. The only
- * file that calls NCCL; it calls no MPI (comm.h does).
- * NOT YET VERIFIED ON HARDWARE (the NCCL path has never run: it needs a GPU per rank). */
+ * path (cuda.h's copies around comm.h's all-reduce and all-gather) and NCCL's, loaded at run
+ * time. The only file that calls NCCL; it calls no MPI (comm.h does).
+ * NOT YET VERIFIED ON HARDWARE (the NCCL path has run only against the emulation's stand-in,
+ * tests/hostemu/nccl/: NVIDIA's needs a GPU per rank). */
 #include "dgnn/comm_dev.h"
 
 #include <stdio.h>
@@ -20,6 +21,12 @@
 #if DGNN_HAVE_NCCL
 #include <dlfcn.h>
 #include <nccl.h>
+#endif
+#ifndef DGNN_NCCL_LIBRARY
+#define DGNN_NCCL_LIBRARY "libnccl.so.2" /* the host emulation's stand-in names another (tests/hostemu/nccl.h) */
+#endif
+
+#if DGNN_HAVE_NCCL
 
 /* the NCCL functions this file calls, from libnccl.so.2 (dlopen) */
 typedef struct {
@@ -27,21 +34,29 @@ typedef struct {
     ncclResult_t (*get_unique_id)(ncclUniqueId *);
     ncclResult_t (*comm_init_rank)(ncclComm_t *, int, ncclUniqueId, int);
     ncclResult_t (*all_reduce)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t);
+    ncclResult_t (*broadcast)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t);
+    ncclResult_t (*group_start)(void);
+    ncclResult_t (*group_end)(void);
     ncclResult_t (*comm_destroy)(ncclComm_t);
     const char *(*error_string)(ncclResult_t);
 } nccl_api;
 
 static int nccl_load(nccl_api *a) {
     memset(a, 0, sizeof *a);
-    a->lib = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
-    if (!a->lib) a->lib = dlopen("libnccl.so", RTLD_NOW | RTLD_LOCAL);
+    a->lib = dlopen(DGNN_NCCL_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    if (!a->lib && strcmp(DGNN_NCCL_LIBRARY, "libnccl.so.2") == 0) a->lib = dlopen("libnccl.so", RTLD_NOW | RTLD_LOCAL);
     if (!a->lib) return 0;
     *(void **)&a->get_unique_id = dlsym(a->lib, "ncclGetUniqueId");
     *(void **)&a->comm_init_rank = dlsym(a->lib, "ncclCommInitRank");
     *(void **)&a->all_reduce = dlsym(a->lib, "ncclAllReduce");
+    *(void **)&a->broadcast = dlsym(a->lib, "ncclBroadcast");
+    *(void **)&a->group_start = dlsym(a->lib, "ncclGroupStart");
+    *(void **)&a->group_end = dlsym(a->lib, "ncclGroupEnd");
     *(void **)&a->comm_destroy = dlsym(a->lib, "ncclCommDestroy");
     *(void **)&a->error_string = dlsym(a->lib, "ncclGetErrorString");
-    if (a->get_unique_id && a->comm_init_rank && a->all_reduce && a->comm_destroy && a->error_string) return 1;
+    if (a->get_unique_id && a->comm_init_rank && a->all_reduce && a->broadcast && a->group_start && a->group_end &&
+        a->comm_destroy && a->error_string)
+        return 1;
     dlclose(a->lib);
     memset(a, 0, sizeof *a);
     return 0;
@@ -52,6 +67,8 @@ struct dgnn_comm_dev {
     dgnn_cuda *c;
     int nccl; /* 1: NCCL's path */
     char reason[256];
+    char *stage;       /* the host path's all-gather: what is sent, then what is received */
+    int64_t stage_cap; /* bytes */
 #if DGNN_HAVE_NCCL
     nccl_api api;
     ncclComm_t comm;
@@ -106,7 +123,7 @@ int dgnn_comm_dev_init(dgnn_comm_dev **out, dgnn_cuda *c, dgnn_err *err) {
         dgnn_comm_allreduce_max_f64(&cannot, 1);
         if (force && strcmp(force, "host") == 0) snprintf(d->reason, sizeof d->reason, "DGNN_COMM_DEV=host");
         else if (!shared && cannot > 0)
-            snprintf(d->reason, sizeof d->reason, "NCCL (libnccl.so.2) not loadable on every rank%s",
+            snprintf(d->reason, sizeof d->reason, "NCCL (%s) not loadable on every rank%s", DGNN_NCCL_LIBRARY,
                      DGNN_HAVE_NCCL ? "" : " (this build has no NCCL header)");
         else if (!shared) d->nccl = 1;
     }
@@ -151,10 +168,12 @@ void dgnn_comm_dev_free(dgnn_comm_dev *d) {
     if (d->comm) d->api.comm_destroy(d->comm);
     if (d->api.lib) dlclose(d->api.lib);
 #endif
+    free(d->stage);
     free(d);
 }
 
 const char *dgnn_comm_dev_path(const dgnn_comm_dev *d) { return d->nccl ? "nccl" : "host"; }
+int dgnn_comm_dev_is_nccl(const dgnn_comm_dev *d) { return d && d->nccl; }
 const char *dgnn_comm_dev_reason(const dgnn_comm_dev *d) { return d->reason; }
 
 int dgnn_comm_dev_allreduce_sum_f32(dgnn_comm_dev *d, float *dbuf, float *host, int64_t n, dgnn_err *err) {
@@ -175,6 +194,49 @@ int dgnn_comm_dev_allreduce_sum_f32(dgnn_comm_dev *d, float *dbuf, float *host, 
     if (rc) return rc;
     dgnn_comm_allreduce_sum_f32(host, n);
     rc = dgnn_cuda_upload(d->c, dbuf, host, b, err);
+    return rc ? rc : dgnn_cuda_sync(d->c, err);
+}
+
+int dgnn_comm_dev_allgatherv_f32(dgnn_comm_dev *d, float *drecv, const int64_t *counts, const float *dsend,
+                                 dgnn_err *err) {
+    const int P = dgnn_comm_size(), me = dgnn_comm_rank();
+    int64_t total = 0;
+    for (int q = 0; q < P; q++) total += counts[q];
+#if DGNN_HAVE_NCCL
+    if (d->nccl) {
+        /* an all-gather of unequal parts: one broadcast per rank with something to send,
+         * grouped so that NCCL runs them together (the same counts on every rank, so every
+         * rank issues the same calls) */
+        ncclResult_t r = d->api.group_start();
+        const cudaStream_t st = (cudaStream_t)dgnn_cuda_stream_handle(d->c);
+        int64_t off = 0;
+        for (int q = 0; q < P && r == ncclSuccess; off += counts[q], q++)
+            if (counts[q] > 0)
+                r = d->api.broadcast(q == me ? (const void *)dsend : (const void *)(drecv + off), drecv + off,
+                                     (size_t)counts[q], ncclFloat, q, d->comm, st);
+        const ncclResult_t r2 = d->api.group_end();
+        if (r == ncclSuccess) r = r2;
+        if (r != ncclSuccess)
+            return dgnn_err_set(err, DGNN_EDEVICE, "NCCL: the all-gather of %lld floats (grouped ncclBroadcast) failed: %s",
+                                (long long)total, d->api.error_string(r));
+        return dgnn_cuda_sync(d->c, err);
+    }
+#endif
+    /* through the host: this rank's part down, comm.h's all-gather, every part up */
+    const int64_t mine = counts[me] * (int64_t)sizeof(float), bytes = mine + total * (int64_t)sizeof(float);
+    if (bytes > d->stage_cap) {
+        free(d->stage);
+        d->stage_cap = bytes + bytes / 2;
+        d->stage = dgnn_xmalloc((size_t)d->stage_cap);
+    }
+    int rc = mine > 0 ? dgnn_cuda_download(d->c, d->stage, dsend, (size_t)mine, err) : DGNN_OK;
+    if (!rc) rc = dgnn_cuda_sync(d->c, err);
+    if (rc) return rc;
+    int64_t *cb = dgnn_xmalloc((size_t)P * sizeof(int64_t));
+    for (int q = 0; q < P; q++) cb[q] = counts[q] * (int64_t)sizeof(float);
+    dgnn_comm_allgatherv_bytes(d->stage + mine, cb, d->stage, mine);
+    free(cb);
+    rc = total > 0 ? dgnn_cuda_upload(d->c, drecv, d->stage + mine, (size_t)total * sizeof(float), err) : DGNN_OK;
     return rc ? rc : dgnn_cuda_sync(d->c, err);
 }
 
@@ -199,6 +261,15 @@ const char *dgnn_comm_dev_reason(const dgnn_comm_dev *d) {
 }
 int dgnn_comm_dev_allreduce_sum_f32(dgnn_comm_dev *d, float *dbuf, float *host, int64_t n, dgnn_err *err) {
     (void)d, (void)dbuf, (void)host, (void)n;
+    return dgnn_err_set(err, DGNN_EDEVICE, "GPU collectives: this dgnn was built without the CUDA backend");
+}
+int dgnn_comm_dev_is_nccl(const dgnn_comm_dev *d) {
+    (void)d;
+    return 0;
+}
+int dgnn_comm_dev_allgatherv_f32(dgnn_comm_dev *d, float *drecv, const int64_t *counts, const float *dsend,
+                                 dgnn_err *err) {
+    (void)d, (void)drecv, (void)counts, (void)dsend;
     return dgnn_err_set(err, DGNN_EDEVICE, "GPU collectives: this dgnn was built without the CUDA backend");
 }
 #endif

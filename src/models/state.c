@@ -223,45 +223,86 @@ uint64_t dgnn_state_checksum(const dgnn_state *s) {
     return dgnn_hash64(h ^ dgnn_bin_checksum(s->mail_head, N * sizeof(int32_t)));
 }
 
+int64_t dgnn_state_meta_bytes(const dgnn_state *s) { return 16 + 8 + 8 * s->slots; }
+
 int64_t dgnn_state_row_bytes(const dgnn_state *s) {
-    return 16 + 8 + 8 * s->slots + 4 * s->mem_dim + 4 * s->slots * s->mail_dim;
+    return dgnn_state_meta_bytes(s) + 4 * s->mem_dim + 4 * s->slots * s->mail_dim;
+}
+
+/* a row's first part: id, mail count and position, memory time, mail times */
+static void pack_meta_row(char *p, const dgnn_state *s, int32_t v) {
+    const int64_t S = s->slots;
+    int32_t hdr[4] = {v, s->mail_n[v], s->mail_head[v], 0};
+    memcpy(p, hdr, 16);
+    memcpy(p + 16, &s->mem_t[v], 8);
+    memcpy(p + 24, s->mail_t + (int64_t)v * S, (size_t)(8 * S));
+}
+
+/* the node of row i's first part, applied to s; -1 (err set) when it is not one of s's */
+static int32_t unpack_meta_row(dgnn_state *s, const char *p, int64_t i, dgnn_err *err) {
+    const int64_t S = s->slots;
+    int32_t hdr[4];
+    memcpy(hdr, p, 16);
+    const int32_t v = hdr[0];
+    if (v < 0 || v >= s->num_nodes || hdr[1] < 0 || hdr[1] > S || hdr[2] < 0 || hdr[2] >= S) {
+        dgnn_err_set(err, DGNN_EINVAL, "node state rows: row %lld: bad node %d or mailbox position", (long long)i, v);
+        return -1;
+    }
+    s->mail_n[v] = hdr[1];
+    s->mail_head[v] = hdr[2];
+    memcpy(&s->mem_t[v], p + 16, 8);
+    memcpy(s->mail_t + (int64_t)v * S, p + 24, (size_t)(8 * S));
+    return v;
+}
+
+static int rows_whole(int64_t bytes, int64_t rb, dgnn_err *err) {
+    if (bytes >= 0 && bytes % rb == 0) return DGNN_OK;
+    return dgnn_err_set(err, DGNN_EINVAL, "node state rows: %lld bytes is not a whole number of %lld-byte rows",
+                        (long long)bytes, (long long)rb);
 }
 
 void dgnn_state_pack_rows(void *buf, const dgnn_state *s, const int32_t *nodes, int64_t n) {
-    const int64_t rb = dgnn_state_row_bytes(s), M = s->mem_dim, S = s->slots, D = s->mail_dim;
+    const int64_t rb = dgnn_state_row_bytes(s), mb = dgnn_state_meta_bytes(s), M = s->mem_dim, S = s->slots,
+                  D = s->mail_dim;
 #pragma omp parallel for schedule(static) if (n * rb > 65536)
     for (int64_t i = 0; i < n; i++) {
         char *p = (char *)buf + i * rb;
-        int32_t v = nodes[i], hdr[4] = {v, s->mail_n[v], s->mail_head[v], 0};
-        memcpy(p, hdr, 16);
-        memcpy(p + 16, &s->mem_t[v], 8);
-        memcpy(p + 24, s->mail_t + (int64_t)v * S, (size_t)(8 * S));
-        memcpy(p + 24 + 8 * S, s->mem + (int64_t)v * M, (size_t)(4 * M));
-        memcpy(p + 24 + 8 * S + 4 * M, s->mail + (int64_t)v * S * D, (size_t)(4 * S * D));
+        const int32_t v = nodes[i];
+        pack_meta_row(p, s, v);
+        memcpy(p + mb, s->mem + (int64_t)v * M, (size_t)(4 * M));
+        memcpy(p + mb + 4 * M, s->mail + (int64_t)v * S * D, (size_t)(4 * S * D));
     }
 }
 
 int64_t dgnn_state_unpack_rows(dgnn_state *s, const void *buf, int64_t bytes, dgnn_err *err) {
-    const int64_t rb = dgnn_state_row_bytes(s), M = s->mem_dim, S = s->slots, D = s->mail_dim;
-    if (bytes < 0 || bytes % rb)
-        return dgnn_err_set(err, DGNN_EINVAL, "node state rows: %lld bytes is not a whole number of %lld-byte rows",
-                            (long long)bytes, (long long)rb);
+    const int64_t rb = dgnn_state_row_bytes(s), mb = dgnn_state_meta_bytes(s), M = s->mem_dim, S = s->slots,
+                  D = s->mail_dim;
+    if (rows_whole(bytes, rb, err)) return err->code;
     int64_t n = bytes / rb;
     /* serial, in buffer order: a node present twice must end with its last row */
     for (int64_t i = 0; i < n; i++) {
         const char *p = (const char *)buf + i * rb;
-        int32_t hdr[4];
-        memcpy(hdr, p, 16);
-        int32_t v = hdr[0];
-        if (v < 0 || v >= s->num_nodes || hdr[1] < 0 || hdr[1] > S || hdr[2] < 0 || hdr[2] >= S)
-            return dgnn_err_set(err, DGNN_EINVAL, "node state rows: row %lld: bad node %d or mailbox position",
-                                (long long)i, v);
-        s->mail_n[v] = hdr[1];
-        s->mail_head[v] = hdr[2];
-        memcpy(&s->mem_t[v], p + 16, 8);
-        memcpy(s->mail_t + (int64_t)v * S, p + 24, (size_t)(8 * S));
-        memcpy(s->mem + (int64_t)v * M, p + 24 + 8 * S, (size_t)(4 * M));
-        memcpy(s->mail + (int64_t)v * S * D, p + 24 + 8 * S + 4 * M, (size_t)(4 * S * D));
+        const int32_t v = unpack_meta_row(s, p, i, err);
+        if (v < 0) return err->code;
+        memcpy(s->mem + (int64_t)v * M, p + mb, (size_t)(4 * M));
+        memcpy(s->mail + (int64_t)v * S * D, p + mb + 4 * M, (size_t)(4 * S * D));
+    }
+    return n;
+}
+
+void dgnn_state_pack_meta(void *buf, const dgnn_state *s, const int32_t *nodes, int64_t n) {
+    const int64_t mb = dgnn_state_meta_bytes(s);
+    for (int64_t i = 0; i < n; i++) pack_meta_row((char *)buf + i * mb, s, nodes[i]);
+}
+
+int64_t dgnn_state_unpack_meta(dgnn_state *s, const void *buf, int64_t bytes, int32_t *nodes, dgnn_err *err) {
+    const int64_t mb = dgnn_state_meta_bytes(s);
+    if (rows_whole(bytes, mb, err)) return err->code;
+    const int64_t n = bytes / mb;
+    for (int64_t i = 0; i < n; i++) {
+        const int32_t v = unpack_meta_row(s, (const char *)buf + i * mb, i, err);
+        if (v < 0) return err->code;
+        if (nodes) nodes[i] = v;
     }
     return n;
 }

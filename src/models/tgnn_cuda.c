@@ -38,6 +38,8 @@ struct dgnn_tgnn_cuda {
     float *rows_dev;   /* (rows_cap, max(M, S D)) device */
     float *rows_host;  /* (rows_cap, max(M, S D)) host */
     int64_t rows_cap;
+    float *xsend, *xrecv; /* the exchange between devices (exchange_buffers): rows sent and received */
+    int64_t xsend_cap, xrecv_cap; /* rows */
     uint64_t seeds[2];
     double flops;     /* the planned batch's dense products (the CPU's count of them) */
     int planned;      /* dgnn_tgnn_cuda_plan ran, run_step not yet */
@@ -55,6 +57,7 @@ void dgnn_tgnn_cuda_free(dgnn_tgnn_cuda *d) {
         dgnn_cuda_sync(d->c, NULL);
         dgnn_cuda_release(d->c, d->sslab);
         dgnn_cuda_release(d->c, d->rows_idx), dgnn_cuda_release(d->c, d->rows_dev);
+        dgnn_cuda_release(d->c, d->xsend), dgnn_cuda_release(d->c, d->xrecv);
         dgnn_cuda_tgn_free(d->c, &d->t);
         dgnn_cuda_apan_free(d->c, &d->a);
         dgnn_cuda_state_free(d->c, &d->s);
@@ -310,9 +313,20 @@ int dgnn_tgnn_cuda_rows_to_host(dgnn_tgnn_cuda *d, dgnn_state *st, const int32_t
     return rc;
 }
 
+/* the times, counts and ring positions of every node, as the host has them; waits */
+static int upload_meta(dgnn_tgnn_cuda *d, const dgnn_state *st, dgnn_err *err) {
+    const int64_t N = st->num_nodes, S = st->slots;
+    const size_t dN = (size_t)N * sizeof(double), iN = (size_t)N * sizeof(int32_t);
+    int rc = dgnn_cuda_upload(d->c, d->s.mem_t, st->mem_t, dN, err);
+    if (!rc) rc = dgnn_cuda_upload(d->c, d->s.mail_t, st->mail_t, dN * (size_t)S, err);
+    if (!rc) rc = dgnn_cuda_upload(d->c, d->s.mail_n, st->mail_n, iN, err);
+    if (!rc) rc = dgnn_cuda_upload(d->c, d->s.mail_head, st->mail_head, iN, err);
+    return rc ? rc : dgnn_cuda_sync(d->c, err);
+}
+
 int dgnn_tgnn_cuda_rows_from_host(dgnn_tgnn_cuda *d, const dgnn_state *st, const int32_t *nodes, int64_t n,
                                   dgnn_err *err) {
-    const int64_t N = st->num_nodes, M = st->mem_dim, S = st->slots, SD = S * st->mail_dim, w = M > SD ? M : SD;
+    const int64_t M = st->mem_dim, SD = st->slots * st->mail_dim, w = M > SD ? M : SD;
     int rc = n > 0 ? rows_grow(d, n, w, err) : DGNN_OK;
     if (!rc && n > 0) rc = dgnn_cuda_upload(d->c, d->rows_idx, nodes, (size_t)n * sizeof(int32_t), err);
     for (int part = 0; part < 2 && !rc && n > 0; part++) {
@@ -327,13 +341,59 @@ int dgnn_tgnn_cuda_rows_from_host(dgnn_tgnn_cuda *d, const dgnn_state *st, const
             rc = dgnn_cuda_scatter_rows_last(d->c, part ? d->s.mail : d->s.mem, width, NULL, d->rows_dev, width, NULL,
                                              d->rows_idx, n, width, err);
     }
-    /* the times, counts and ring positions of every node, as the host has them */
-    const size_t dN = (size_t)N * sizeof(double), iN = (size_t)N * sizeof(int32_t);
-    if (!rc) rc = dgnn_cuda_upload(d->c, d->s.mem_t, st->mem_t, dN, err);
-    if (!rc) rc = dgnn_cuda_upload(d->c, d->s.mail_t, st->mail_t, dN * (size_t)S, err);
-    if (!rc) rc = dgnn_cuda_upload(d->c, d->s.mail_n, st->mail_n, iN, err);
-    if (!rc) rc = dgnn_cuda_upload(d->c, d->s.mail_head, st->mail_head, iN, err);
-    return rc ? rc : dgnn_cuda_sync(d->c, err);
+    return rc ? rc : upload_meta(d, st, err);
+}
+
+int64_t dgnn_tgnn_cuda_row_floats(const dgnn_tgnn_cuda *d) { return d->s.mem_dim + d->s.slots * d->s.mail_dim; }
+
+/* the n nodes to the device index buffer (rows_idx), grown on demand */
+static int idx_upload(dgnn_tgnn_cuda *d, const int32_t *nodes, int64_t n, dgnn_err *err) {
+    const int64_t w = d->s.mem_dim > d->s.slots * d->s.mail_dim ? d->s.mem_dim : d->s.slots * d->s.mail_dim;
+    int rc = rows_grow(d, n, w, err);
+    return rc ? rc : dgnn_cuda_upload(d->c, d->rows_idx, nodes, (size_t)n * sizeof(int32_t), err);
+}
+
+int dgnn_tgnn_cuda_rows_gather(dgnn_tgnn_cuda *d, float *drows, const int32_t *nodes, int64_t n, dgnn_err *err) {
+    const int64_t M = d->s.mem_dim, SD = d->s.slots * d->s.mail_dim, W = M + SD;
+    if (n <= 0) return DGNN_OK;
+    int rc = idx_upload(d, nodes, n, err);
+    if (!rc && M > 0) rc = dgnn_cuda_gather_rows(d->c, drows, W, d->s.mem, M, d->rows_idx, n, M, err);
+    if (!rc && SD > 0) rc = dgnn_cuda_gather_rows(d->c, drows + M, W, d->s.mail, SD, d->rows_idx, n, SD, err);
+    return rc ? rc : dgnn_cuda_sync(d->c, err); /* rows_idx is free again */
+}
+
+/* a device buffer of at least n rows of w floats (contents not kept) */
+static int x_grow(dgnn_tgnn_cuda *d, float **buf, int64_t *cap, int64_t n, int64_t w, const char *what,
+                  dgnn_err *err) {
+    if (n <= *cap) return DGNN_OK;
+    int rc = dgnn_cuda_sync(d->c, err);
+    if (rc) return rc;
+    dgnn_cuda_release(d->c, *buf);
+    *buf = NULL, *cap = 0;
+    const int64_t want = n + n / 2 + 64;
+    if ((rc = dgnn_cuda_alloc(d->c, (void **)buf, (size_t)(want * w) * sizeof(float), what, err))) return rc;
+    *cap = want;
+    return DGNN_OK;
+}
+
+int dgnn_tgnn_cuda_exchange_buffers(dgnn_tgnn_cuda *d, int64_t n_send, int64_t n_recv, float **dsend, float **drecv,
+                                    dgnn_err *err) {
+    const int64_t W = dgnn_tgnn_cuda_row_floats(d);
+    int rc = x_grow(d, &d->xsend, &d->xsend_cap, n_send, W, "the state rows sent", err);
+    if (!rc) rc = x_grow(d, &d->xrecv, &d->xrecv_cap, n_recv, W, "the state rows received", err);
+    *dsend = d->xsend, *drecv = d->xrecv;
+    return rc;
+}
+
+int dgnn_tgnn_cuda_rows_scatter(dgnn_tgnn_cuda *d, const dgnn_state *st, const float *drows, const int32_t *nodes,
+                                int64_t n, dgnn_err *err) {
+    const int64_t M = d->s.mem_dim, SD = d->s.slots * d->s.mail_dim, W = M + SD;
+    int rc = n > 0 ? idx_upload(d, nodes, n, err) : DGNN_OK;
+    if (!rc && n > 0 && M > 0)
+        rc = dgnn_cuda_scatter_rows_last(d->c, d->s.mem, M, NULL, drows, W, NULL, d->rows_idx, n, M, err);
+    if (!rc && n > 0 && SD > 0)
+        rc = dgnn_cuda_scatter_rows_last(d->c, d->s.mail, SD, NULL, drows + M, W, NULL, d->rows_idx, n, SD, err);
+    return rc ? rc : upload_meta(d, st, err);
 }
 
 int dgnn_tgnn_cuda_wait_loss(dgnn_tgnn_cuda *d, double *loss, dgnn_err *err) {
@@ -521,6 +581,25 @@ int dgnn_tgnn_cuda_rows_to_host(dgnn_tgnn_cuda *d, dgnn_state *st, const int32_t
 int dgnn_tgnn_cuda_rows_from_host(dgnn_tgnn_cuda *d, const dgnn_state *st, const int32_t *nodes, int64_t n,
                                   dgnn_err *err) {
     (void)d, (void)st, (void)nodes, (void)n;
+    return NO_CUDA(err);
+}
+int64_t dgnn_tgnn_cuda_row_floats(const dgnn_tgnn_cuda *d) {
+    (void)d;
+    return 0;
+}
+int dgnn_tgnn_cuda_rows_gather(dgnn_tgnn_cuda *d, float *drows, const int32_t *nodes, int64_t n, dgnn_err *err) {
+    (void)d, (void)drows, (void)nodes, (void)n;
+    return NO_CUDA(err);
+}
+int dgnn_tgnn_cuda_exchange_buffers(dgnn_tgnn_cuda *d, int64_t n_send, int64_t n_recv, float **dsend, float **drecv,
+                                    dgnn_err *err) {
+    (void)d, (void)n_send, (void)n_recv;
+    *dsend = *drecv = NULL;
+    return NO_CUDA(err);
+}
+int dgnn_tgnn_cuda_rows_scatter(dgnn_tgnn_cuda *d, const dgnn_state *st, const float *drows, const int32_t *nodes,
+                                int64_t n, dgnn_err *err) {
+    (void)d, (void)st, (void)drows, (void)nodes, (void)n;
     return NO_CUDA(err);
 }
 int dgnn_tgnn_cuda_forward(dgnn_tgnn_cuda *d, float *logits, const dgnn_state *st, const dgnn_tcsr *g,

@@ -7,7 +7,8 @@
  * gradients summed in the device's slab (as the CPU sums them); the slab summed over the
  * ranks (comm_dev.h: NCCL between GPUs of their own, else through the host); Adam on the
  * device. A window's end: the CPU's exchange (depbloom_window_sync: the all-gather, or merge
- * for APAN), event_allgather_rows moving the rows between device and host around it. Same
+ * for APAN), event_allgather_rows moving the rows between the devices (a merge: through the
+ * host). Same
  * plan, negatives, dropout streams and order as the CPU ranks. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,7 +100,7 @@ int depbloom_device_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dg
         }
         if (rc) break;
         double t1 = dgnn_now();
-        rc = depbloom_window_sync(r, w, err); /* through the host: event_allgather_rows */
+        rc = depbloom_window_sync(r, w, err); /* event_allgather_rows */
         r->t_comm += dgnn_now() - t1;
     }
     if (c->progress && me == 0) dgnn_progress_end(&pg);

@@ -146,9 +146,9 @@ int event_device_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_
 /* strict (event_strict.c) with each rank's step on its GPU: the slice planned on the host,
  * its forward, backward (scaled by B / G) and commit on the device, then the collectives: the
  * gradient slab summed over the ranks (comm_dev.h: NCCL between GPUs of their own, else
- * through the host); the state rows staged through the host: the written rows down,
- * all-gathered and applied to the host replica in rank order (event_allgather_rows), the
- * received rows and every node's times and counts up; then Adam on the device. Same
+ * through the host); the written state rows all-gathered and applied in rank order
+ * (event_allgather_rows: between the devices, the host replica keeping the times and
+ * counts); then Adam on the device. Same
  * slices, negatives, dropout streams and order of commit, exchange and Adam as the CPU
  * ranks, so a GPU run and a CPU run at P ranks differ only by the device's arithmetic. */
 int event_device_strict_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err) {
@@ -197,8 +197,7 @@ int event_device_strict_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er
             (rc = dgnn_comm_dev_allreduce_sum_f32(r->cdev, dgnn_tgnn_cuda_grad_slab(r->dev), r->p->grad, r->p->total,
                                                   err)))
             break;
-        /* the rows this slice wrote, to every rank */
-        /* the rows this slice wrote, to every rank (through the host: event_allgather_rows) */
+        /* the rows this slice wrote, to every rank (event_allgather_rows) */
         const int32_t *nodes;
         const int64_t nw = dgnn_state_take_written(&r->st, &nodes);
         if ((rc = event_allgather_rows(r, nodes, nw, 0, err))) break;

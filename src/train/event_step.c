@@ -8,21 +8,66 @@
 #include <string.h>
 
 #include "dgnn/comm.h"
+#include "dgnn/comm_dev.h"
 #include "dgnn/metrics.h"
 #include "dgnn/tgnn_cuda.h"
 #include "event_run.h"
+
+/* event_allgather_rows's overwrite on GPUs: the rows' first parts (ids, times, counts:
+ * dgnn_state_pack_meta) all-gathered through the host and applied to the host replica in
+ * rank order, the floats (memory and mail rings) gathered on the device, all-gathered between
+ * the devices (comm_dev.h: NCCL, or through the host) and scattered in the same order. The
+ * host replica's floats are then stale until the next pull (tgnn_cuda.h), which whatever
+ * reads them on a GPU run does first. */
+static int allgather_device_rows(event_run *r, const int32_t *nodes, int64_t n, dgnn_err *err) {
+    const int P = r->nranks;
+    const int64_t mb = dgnn_state_meta_bytes(&r->st), W = dgnn_tgnn_cuda_row_floats(r->dev);
+    int64_t counts[DGNN_DIST_MAX_RANKS], total = 0;
+    dgnn_comm_allgather_i64(counts, n);
+    for (int q = 0; q < P; q++) total += counts[q];
+    if (n * mb > r->pack_cap) {
+        r->pack_cap = n * mb * 2;
+        r->pack = dgnn_xrealloc(r->pack, (size_t)r->pack_cap);
+    }
+    if (total * mb > r->recv_cap) {
+        r->recv_cap = total * mb * 2;
+        r->recv = dgnn_xrealloc(r->recv, (size_t)r->recv_cap);
+    }
+    if (total > r->recv_nodes_cap) {
+        r->recv_nodes_cap = total + total / 2 + 64;
+        free(r->recv_nodes);
+        r->recv_nodes = dgnn_xmalloc((size_t)r->recv_nodes_cap * sizeof(int32_t));
+    }
+    dgnn_state_pack_meta(r->pack, &r->st, nodes, n);
+    int64_t bytes[DGNN_DIST_MAX_RANKS];
+    for (int q = 0; q < P; q++) bytes[q] = counts[q] * mb;
+    dgnn_comm_allgatherv_bytes(r->recv, bytes, r->pack, n * mb);
+    const int64_t applied = dgnn_state_unpack_meta(&r->st, r->recv, total * mb, r->recv_nodes, err);
+    if (applied < 0) return (int)applied;
+    float *dsend = NULL, *drecv = NULL;
+    int rc = dgnn_tgnn_cuda_exchange_buffers(r->dev, n, total, &dsend, &drecv, err);
+    if (!rc) rc = dgnn_tgnn_cuda_rows_gather(r->dev, dsend, nodes, n, err);
+    for (int q = 0; q < P; q++) counts[q] *= W;
+    if (!rc) rc = dgnn_comm_dev_allgatherv_f32(r->cdev, drecv, counts, dsend, err);
+    if (!rc) rc = dgnn_tgnn_cuda_rows_scatter(r->dev, &r->st, drecv, r->recv_nodes, total, err);
+    r->state_bytes += n * dgnn_state_row_bytes(&r->st) * (P - 1);
+    return rc;
+}
 
 /* Packs the rows of nodes (n), all-gathers every rank's rows and applies them in rank
  * order to the local replica (unpacking is not recorded as writing): overwriting (a node
  * sent by several ranks ends with the last rank's row), or, merge = 1, merging the
  * versions of a node (dgnn_state_merge_rows: later memory, union of mailboxes), the same
- * on every rank. With a GPU (r->dev) the replica's rows live on the device: the sent rows
- * are brought down first (the host keeps the times and counts; a merge reads the local rows
- * of what it receives, which are the rows this rank wrote and sent, or rows the device took
- * from the host), and the received rows with every node's times and counts sent up after. */
+ * on every rank. With a GPU (r->dev) the replica's rows live on the device: an overwrite
+ * moves the floats between the devices (allgather_device_rows); a merge, which reads the
+ * local rows of what it receives, brings the sent rows down first (the host keeps the
+ * times and counts; the local rows of what it receives are the rows this rank wrote and
+ * sent, or rows the device took from the host: a merging run never takes the device path),
+ * and sends the received rows with every node's times and counts up after. */
 int event_allgather_rows(event_run *r, const int32_t *nodes, int64_t n, int merge, dgnn_err *err) {
     const int64_t rb = dgnn_state_row_bytes(&r->st);
     if (r->nranks == 1) return DGNN_OK; /* the replica is the state */
+    if (r->dev && !merge) return allgather_device_rows(r, nodes, n, err);
     int rc = r->dev ? dgnn_tgnn_cuda_rows_to_host(r->dev, &r->st, nodes, n, err) : DGNN_OK;
     if (rc) return rc;
     if (n * rb > r->pack_cap) {

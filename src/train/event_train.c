@@ -216,6 +216,10 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
             for (int k = 0; k < DGNN_PROF_N; k++) c->op_seconds[k] += sec[k];
         }
         if (rc) goto done;
+        /* the host's copy of what the device holds (a GPU run's rows exchanged between devices
+         * leave the host's floats behind), for the checksum, the best epoch and the checkpoint;
+         * evaluation restores the state it moves on */
+        if ((rc = event_device_pull(&r, err))) goto done;
         if (dist) r.state_sum = dgnn_state_checksum(&r.st); /* before evaluation moves rank 0's on */
         train_seconds += er->train_seconds;
         train_events += er->train_events;
@@ -223,8 +227,6 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
         if (evaluating && (rc = validate(&r, er, err))) goto done;
         er->seconds = dgnn_now() - t0;
         res->num_epochs = epoch;
-        /* the host's copy of what the device holds, for the best epoch and the checkpoint */
-        if ((rc = event_device_pull(&r, err))) goto done;
         char f[5][16], tgb[48] = "";
         if (c->protocol.tgb) snprintf(tgb, sizeof tgb, ", val MRR (TGB) %s", dgnn_fmt_metric(f[4], 16, er->val_mrr_tgb));
         dgnn_log("epoch %lld: train loss %s, val AP %s AUC %s, new-node val AP %s%s, %.1f s (train %.1f s, "

@@ -1326,3 +1326,15 @@ extern "C" int dgnn_cuda_adam_step(dgnn_cuda *c, float *dparam, const float *dgr
     dgnn_adam_step(&opt, dparam, dgrad, dm, dv, n);
     return DGNN_OK;
 }
+
+// The NCCL stand-in's access to device buffers (tests/hostemu/nccl/fake_nccl.c, a library
+// the emulated command loads at run time and finds these in: the command exports its
+// symbols in an emulation build). A collective is an emulated call: its buffers must be
+// device memory of live allocations, open while it runs, closed after.
+extern "C" void hostemu_nccl_enter(void) { g_depth++; }
+extern "C" void hostemu_nccl_need(const void *p, size_t bytes, const char *call, const char *arg) {
+    hostemu::need_dev(p, bytes, call, arg);
+}
+extern "C" void hostemu_nccl_leave(void) {
+    if (--g_depth == 0) close_opened();
+}
