@@ -50,8 +50,6 @@ int dgnn_comm_dev_allreduce_sum_f32(dgnn_comm_dev *d, float *dbuf, float *host, 
  * The state rows' exchange of strict's and DepBloom's GPU ranks (event_step.c). Waits. */
 int dgnn_comm_dev_allgatherv_f32(dgnn_comm_dev *d, float *drecv, const int64_t *counts, const float *dsend,
                                  dgnn_err *err);
-/* 1 on NCCL's path (d NULL: 0) */
-int dgnn_comm_dev_is_nccl(const dgnn_comm_dev *d);
 
 #ifdef __cplusplus
 }

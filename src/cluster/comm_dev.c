@@ -173,7 +173,6 @@ void dgnn_comm_dev_free(dgnn_comm_dev *d) {
 }
 
 const char *dgnn_comm_dev_path(const dgnn_comm_dev *d) { return d->nccl ? "nccl" : "host"; }
-int dgnn_comm_dev_is_nccl(const dgnn_comm_dev *d) { return d && d->nccl; }
 const char *dgnn_comm_dev_reason(const dgnn_comm_dev *d) { return d->reason; }
 
 int dgnn_comm_dev_allreduce_sum_f32(dgnn_comm_dev *d, float *dbuf, float *host, int64_t n, dgnn_err *err) {
@@ -262,10 +261,6 @@ const char *dgnn_comm_dev_reason(const dgnn_comm_dev *d) {
 int dgnn_comm_dev_allreduce_sum_f32(dgnn_comm_dev *d, float *dbuf, float *host, int64_t n, dgnn_err *err) {
     (void)d, (void)dbuf, (void)host, (void)n;
     return dgnn_err_set(err, DGNN_EDEVICE, "GPU collectives: this dgnn was built without the CUDA backend");
-}
-int dgnn_comm_dev_is_nccl(const dgnn_comm_dev *d) {
-    (void)d;
-    return 0;
 }
 int dgnn_comm_dev_allgatherv_f32(dgnn_comm_dev *d, float *drecv, const int64_t *counts, const float *dsend,
                                  dgnn_err *err) {

@@ -38,8 +38,11 @@ struct dgnn_tgnn_cuda {
     float *rows_dev;   /* (rows_cap, max(M, S D)) device */
     float *rows_host;  /* (rows_cap, max(M, S D)) host */
     int64_t rows_cap;
-    float *xsend, *xrecv; /* the exchange between devices (exchange_buffers): rows sent and received */
-    int64_t xsend_cap, xrecv_cap; /* rows */
+    /* the exchange between devices (rows_gather, rows_scatter, exchange_buffers): the rows'
+     * nodes, the rows sent and received; capacities in bytes */
+    int32_t *xidx;
+    float *xsend, *xrecv;
+    int64_t xidx_cap, xsend_cap, xrecv_cap;
     uint64_t seeds[2];
     double flops;     /* the planned batch's dense products (the CPU's count of them) */
     int planned;      /* dgnn_tgnn_cuda_plan ran, run_step not yet */
@@ -57,7 +60,7 @@ void dgnn_tgnn_cuda_free(dgnn_tgnn_cuda *d) {
         dgnn_cuda_sync(d->c, NULL);
         dgnn_cuda_release(d->c, d->sslab);
         dgnn_cuda_release(d->c, d->rows_idx), dgnn_cuda_release(d->c, d->rows_dev);
-        dgnn_cuda_release(d->c, d->xsend), dgnn_cuda_release(d->c, d->xrecv);
+        dgnn_cuda_release(d->c, d->xidx), dgnn_cuda_release(d->c, d->xsend), dgnn_cuda_release(d->c, d->xrecv);
         dgnn_cuda_tgn_free(d->c, &d->t);
         dgnn_cuda_apan_free(d->c, &d->a);
         dgnn_cuda_state_free(d->c, &d->s);
@@ -346,41 +349,41 @@ int dgnn_tgnn_cuda_rows_from_host(dgnn_tgnn_cuda *d, const dgnn_state *st, const
 
 int64_t dgnn_tgnn_cuda_row_floats(const dgnn_tgnn_cuda *d) { return d->s.mem_dim + d->s.slots * d->s.mail_dim; }
 
-/* the n nodes to the device index buffer (rows_idx), grown on demand */
+/* a device buffer of at least `bytes` (contents not kept), grown on demand */
+static int x_grow(dgnn_tgnn_cuda *d, void **buf, int64_t *cap, int64_t bytes, const char *what, dgnn_err *err) {
+    if (bytes <= *cap) return DGNN_OK;
+    int rc = dgnn_cuda_sync(d->c, err); /* nothing queued still uses it */
+    if (rc) return rc;
+    dgnn_cuda_release(d->c, *buf);
+    *buf = NULL, *cap = 0;
+    const int64_t want = bytes + bytes / 2 + 4096;
+    if ((rc = dgnn_cuda_alloc(d->c, buf, (size_t)want, what, err))) return rc;
+    *cap = want;
+    return DGNN_OK;
+}
+
+/* the n nodes into the exchange's device index buffer */
 static int idx_upload(dgnn_tgnn_cuda *d, const int32_t *nodes, int64_t n, dgnn_err *err) {
-    const int64_t w = d->s.mem_dim > d->s.slots * d->s.mail_dim ? d->s.mem_dim : d->s.slots * d->s.mail_dim;
-    int rc = rows_grow(d, n, w, err);
-    return rc ? rc : dgnn_cuda_upload(d->c, d->rows_idx, nodes, (size_t)n * sizeof(int32_t), err);
+    const int64_t b = n * (int64_t)sizeof(int32_t);
+    int rc = x_grow(d, (void **)&d->xidx, &d->xidx_cap, b, "the exchanged rows' nodes", err);
+    return rc ? rc : dgnn_cuda_upload(d->c, d->xidx, nodes, (size_t)b, err);
 }
 
 int dgnn_tgnn_cuda_rows_gather(dgnn_tgnn_cuda *d, float *drows, const int32_t *nodes, int64_t n, dgnn_err *err) {
     const int64_t M = d->s.mem_dim, SD = d->s.slots * d->s.mail_dim, W = M + SD;
     if (n <= 0) return DGNN_OK;
     int rc = idx_upload(d, nodes, n, err);
-    if (!rc && M > 0) rc = dgnn_cuda_gather_rows(d->c, drows, W, d->s.mem, M, d->rows_idx, n, M, err);
-    if (!rc && SD > 0) rc = dgnn_cuda_gather_rows(d->c, drows + M, W, d->s.mail, SD, d->rows_idx, n, SD, err);
-    return rc ? rc : dgnn_cuda_sync(d->c, err); /* rows_idx is free again */
-}
-
-/* a device buffer of at least n rows of w floats (contents not kept) */
-static int x_grow(dgnn_tgnn_cuda *d, float **buf, int64_t *cap, int64_t n, int64_t w, const char *what,
-                  dgnn_err *err) {
-    if (n <= *cap) return DGNN_OK;
-    int rc = dgnn_cuda_sync(d->c, err);
-    if (rc) return rc;
-    dgnn_cuda_release(d->c, *buf);
-    *buf = NULL, *cap = 0;
-    const int64_t want = n + n / 2 + 64;
-    if ((rc = dgnn_cuda_alloc(d->c, (void **)buf, (size_t)(want * w) * sizeof(float), what, err))) return rc;
-    *cap = want;
-    return DGNN_OK;
+    if (!rc && M > 0) rc = dgnn_cuda_gather_rows(d->c, drows, W, d->s.mem, M, d->xidx, n, M, err);
+    if (!rc && SD > 0) rc = dgnn_cuda_gather_rows(d->c, drows + M, W, d->s.mail, SD, d->xidx, n, SD, err);
+    return rc ? rc : dgnn_cuda_sync(d->c, err); /* xidx is free again */
 }
 
 int dgnn_tgnn_cuda_exchange_buffers(dgnn_tgnn_cuda *d, int64_t n_send, int64_t n_recv, float **dsend, float **drecv,
                                     dgnn_err *err) {
     const int64_t W = dgnn_tgnn_cuda_row_floats(d);
-    int rc = x_grow(d, &d->xsend, &d->xsend_cap, n_send, W, "the state rows sent", err);
-    if (!rc) rc = x_grow(d, &d->xrecv, &d->xrecv_cap, n_recv, W, "the state rows received", err);
+    const int64_t fb = W * (int64_t)sizeof(float);
+    int rc = x_grow(d, (void **)&d->xsend, &d->xsend_cap, n_send * fb, "the state rows sent", err);
+    if (!rc) rc = x_grow(d, (void **)&d->xrecv, &d->xrecv_cap, n_recv * fb, "the state rows received", err);
     *dsend = d->xsend, *drecv = d->xrecv;
     return rc;
 }
@@ -390,9 +393,9 @@ int dgnn_tgnn_cuda_rows_scatter(dgnn_tgnn_cuda *d, const dgnn_state *st, const f
     const int64_t M = d->s.mem_dim, SD = d->s.slots * d->s.mail_dim, W = M + SD;
     int rc = n > 0 ? idx_upload(d, nodes, n, err) : DGNN_OK;
     if (!rc && n > 0 && M > 0)
-        rc = dgnn_cuda_scatter_rows_last(d->c, d->s.mem, M, NULL, drows, W, NULL, d->rows_idx, n, M, err);
+        rc = dgnn_cuda_scatter_rows_last(d->c, d->s.mem, M, NULL, drows, W, NULL, d->xidx, n, M, err);
     if (!rc && n > 0 && SD > 0)
-        rc = dgnn_cuda_scatter_rows_last(d->c, d->s.mail, SD, NULL, drows + M, W, NULL, d->rows_idx, n, SD, err);
+        rc = dgnn_cuda_scatter_rows_last(d->c, d->s.mail, SD, NULL, drows + M, W, NULL, d->xidx, n, SD, err);
     return rc ? rc : upload_meta(d, st, err);
 }
 

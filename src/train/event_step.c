@@ -13,45 +13,53 @@
 #include "dgnn/tgnn_cuda.h"
 #include "event_run.h"
 
-/* event_allgather_rows's overwrite on GPUs: the rows' first parts (ids, times, counts:
- * dgnn_state_pack_meta) all-gathered through the host and applied to the host replica in
- * rank order, the floats (memory and mail rings) gathered on the device, all-gathered between
- * the devices (comm_dev.h: NCCL, or through the host) and scattered in the same order. The
- * host replica's floats are then stale until the next pull (tgnn_cuda.h), which whatever
- * reads them on a GPU run does first. */
-static int allgather_device_rows(event_run *r, const int32_t *nodes, int64_t n, dgnn_err *err) {
+/* The host's part of a row exchange: this rank's n rows of rb bytes packed (meta: their
+ * first parts alone, dgnn_state_pack_meta; else whole rows) and every rank's all-gathered
+ * into r->recv in rank order, counts[q] the rows of rank q; with a GPU, r->recv_nodes made
+ * to hold them. Returns the rows received in all. */
+static int64_t allgather_packed(event_run *r, const int32_t *nodes, int64_t n, int64_t rb, int meta, int64_t *counts) {
     const int P = r->nranks;
-    const int64_t mb = dgnn_state_meta_bytes(&r->st), W = dgnn_tgnn_cuda_row_floats(r->dev);
-    int64_t counts[DGNN_DIST_MAX_RANKS], total = 0;
+    int64_t total = 0, bytes[DGNN_DIST_MAX_RANKS];
     dgnn_comm_allgather_i64(counts, n);
-    for (int q = 0; q < P; q++) total += counts[q];
-    if (n * mb > r->pack_cap) {
-        r->pack_cap = n * mb * 2;
+    for (int q = 0; q < P; q++) total += counts[q], bytes[q] = counts[q] * rb;
+    if (n * rb > r->pack_cap) {
+        r->pack_cap = n * rb * 2;
         r->pack = dgnn_xrealloc(r->pack, (size_t)r->pack_cap);
     }
-    if (total * mb > r->recv_cap) {
-        r->recv_cap = total * mb * 2;
+    if (total * rb > r->recv_cap) {
+        r->recv_cap = total * rb * 2;
         r->recv = dgnn_xrealloc(r->recv, (size_t)r->recv_cap);
     }
-    if (total > r->recv_nodes_cap) {
+    if (r->dev && total > r->recv_nodes_cap) {
         r->recv_nodes_cap = total + total / 2 + 64;
         free(r->recv_nodes);
         r->recv_nodes = dgnn_xmalloc((size_t)r->recv_nodes_cap * sizeof(int32_t));
     }
-    dgnn_state_pack_meta(r->pack, &r->st, nodes, n);
-    int64_t bytes[DGNN_DIST_MAX_RANKS];
-    for (int q = 0; q < P; q++) bytes[q] = counts[q] * mb;
-    dgnn_comm_allgatherv_bytes(r->recv, bytes, r->pack, n * mb);
+    if (meta) dgnn_state_pack_meta(r->pack, &r->st, nodes, n);
+    else dgnn_state_pack_rows(r->pack, &r->st, nodes, n);
+    dgnn_comm_allgatherv_bytes(r->recv, bytes, r->pack, n * rb);
+    r->state_bytes += n * dgnn_state_row_bytes(&r->st) * (P - 1);
+    return total;
+}
+
+/* event_allgather_rows's overwrite on GPUs: the rows' first parts (ids, times, counts)
+ * all-gathered through the host and applied to the host replica in rank order, the floats
+ * (memory and mail rings) gathered on the device, all-gathered between the devices
+ * (comm_dev.h: NCCL, or through the host) and scattered in the same order. The host
+ * replica's floats are then stale until the next pull (tgnn_cuda.h), which whatever reads
+ * them on a GPU run does first. */
+static int allgather_device_rows(event_run *r, const int32_t *nodes, int64_t n, dgnn_err *err) {
+    const int64_t mb = dgnn_state_meta_bytes(&r->st), W = dgnn_tgnn_cuda_row_floats(r->dev);
+    int64_t counts[DGNN_DIST_MAX_RANKS];
+    const int64_t total = allgather_packed(r, nodes, n, mb, 1, counts);
     const int64_t applied = dgnn_state_unpack_meta(&r->st, r->recv, total * mb, r->recv_nodes, err);
     if (applied < 0) return (int)applied;
     float *dsend = NULL, *drecv = NULL;
     int rc = dgnn_tgnn_cuda_exchange_buffers(r->dev, n, total, &dsend, &drecv, err);
     if (!rc) rc = dgnn_tgnn_cuda_rows_gather(r->dev, dsend, nodes, n, err);
-    for (int q = 0; q < P; q++) counts[q] *= W;
+    for (int q = 0; q < r->nranks; q++) counts[q] *= W;
     if (!rc) rc = dgnn_comm_dev_allgatherv_f32(r->cdev, drecv, counts, dsend, err);
-    if (!rc) rc = dgnn_tgnn_cuda_rows_scatter(r->dev, &r->st, drecv, r->recv_nodes, total, err);
-    r->state_bytes += n * dgnn_state_row_bytes(&r->st) * (P - 1);
-    return rc;
+    return rc ? rc : dgnn_tgnn_cuda_rows_scatter(r->dev, &r->st, drecv, r->recv_nodes, total, err);
 }
 
 /* Packs the rows of nodes (n), all-gathers every rank's rows and applies them in rank
@@ -70,31 +78,13 @@ int event_allgather_rows(event_run *r, const int32_t *nodes, int64_t n, int merg
     if (r->dev && !merge) return allgather_device_rows(r, nodes, n, err);
     int rc = r->dev ? dgnn_tgnn_cuda_rows_to_host(r->dev, &r->st, nodes, n, err) : DGNN_OK;
     if (rc) return rc;
-    if (n * rb > r->pack_cap) {
-        r->pack_cap = n * rb * 2;
-        r->pack = dgnn_xrealloc(r->pack, (size_t)r->pack_cap);
-    }
-    dgnn_state_pack_rows(r->pack, &r->st, nodes, n);
     int64_t counts[DGNN_DIST_MAX_RANKS];
-    dgnn_comm_allgather_i64(counts, n * rb);
-    int64_t total = 0;
-    for (int q = 0; q < r->nranks; q++) total += counts[q];
-    if (total > r->recv_cap) {
-        r->recv_cap = total * 2;
-        r->recv = dgnn_xrealloc(r->recv, (size_t)r->recv_cap);
-    }
-    dgnn_comm_allgatherv_bytes(r->recv, counts, r->pack, n * rb);
-    r->state_bytes += n * rb * (r->nranks - 1);
-    int64_t applied = merge ? dgnn_state_merge_rows(&r->st, r->recv, total, 1, err)
-                            : dgnn_state_unpack_rows(&r->st, r->recv, total, err);
+    const int64_t nr = allgather_packed(r, nodes, n, rb, 0, counts);
+    int64_t applied = merge ? dgnn_state_merge_rows(&r->st, r->recv, nr * rb, 1, err)
+                            : dgnn_state_unpack_rows(&r->st, r->recv, nr * rb, err);
     if (applied < 0) return (int)applied;
     if (!r->dev) return DGNN_OK;
-    const int64_t nr = total / rb; /* each row starts with its node's id */
-    if (nr > r->recv_nodes_cap) {
-        r->recv_nodes_cap = nr + nr / 2 + 64;
-        free(r->recv_nodes);
-        r->recv_nodes = dgnn_xmalloc((size_t)r->recv_nodes_cap * sizeof(int32_t));
-    }
+    /* each row starts with its node's id */
     for (int64_t i = 0; i < nr; i++) memcpy(&r->recv_nodes[i], (const char *)r->recv + i * rb, sizeof(int32_t));
     return dgnn_tgnn_cuda_rows_from_host(r->dev, &r->st, r->recv_nodes, nr, err);
 }
