@@ -40,9 +40,22 @@ void dgnn_comm_dev_free(dgnn_comm_dev *d);
 /* "nccl" or "host", and (host) why: a line for logs and reports. */
 const char *dgnn_comm_dev_path(const dgnn_comm_dev *d);
 const char *dgnn_comm_dev_reason(const dgnn_comm_dev *d);
-/* dbuf (n floats of device memory) = its sum over the ranks, in place; host (n floats of host
- * memory) holds the sum too on the host path, and is left alone on NCCL's (NULL allowed
- * there). Waits for the result. */
+/* Every collective runs on a lane of c's device (cuda.h), in the order called, after the
+ * work enqueued on c's stream so far; what c's stream enqueues after it waits for it.
+ *
+ * The gradient sum overlapped with the backward: start enqueues dbuf's sum over the ranks
+ * (n floats of device memory, in place) in buckets of `bucket` floats (0: comm.h's 4 MiB
+ * worth) and returns without waiting, so that it runs while c's stream goes on (the rest
+ * of the backward, the commit); a step may start several (the slab's suffix that the
+ * backward finished, then the prefix). wait completes every sum started and makes c's
+ * later work (Adam) wait for them. Every rank starts the same sums in the same order.
+ * NCCL's path: ncclAllReduce on the lane. The host path: the copy down starts on the lane
+ * (into pinned memory), the MPI sums run at wait, then the copies up; host (n floats of host
+ * memory) then holds the sum too, and is left alone on NCCL's (NULL allowed there). */
+int dgnn_comm_dev_allreduce_start(dgnn_comm_dev *d, float *dbuf, float *host, int64_t n, int64_t bucket,
+                                  dgnn_err *err);
+int dgnn_comm_dev_allreduce_wait(dgnn_comm_dev *d, dgnn_err *err);
+/* start, wait, and the host waits for the result too */
 int dgnn_comm_dev_allreduce_sum_f32(dgnn_comm_dev *d, float *dbuf, float *host, int64_t n, dgnn_err *err);
 /* drecv (device) = the ranks' dsend (device) in rank order, counts[q] floats from rank q
  * (counts the same on every rank, this rank's counts[rank] floats at dsend): NCCL's grouped

@@ -93,6 +93,27 @@ int dgnn_cuda_sync(dgnn_cuda *c, dgnn_err *err);
 int dgnn_cuda_zero(dgnn_cuda *c, void *dptr, size_t bytes, dgnn_err *err);
 int dgnn_cuda_copy(dgnn_cuda *c, void *ddst, const void *dsrc, size_t bytes, dgnn_err *err);
 
+/* ---- a lane: a second stream of the context's device ----
+ * Work that runs beside the context's stream: comm_dev.c's gradient sums and row exchanges,
+ * so that a sum of the slab's finished part overlaps the rest of the backward. The two
+ * streams keep no order between them but what these calls set: lane_wait_main makes the
+ * lane's later work wait for everything enqueued on the context's stream so far (the
+ * data it reads is written), main_wait_lane makes the context's later work wait for the
+ * lane's so far (Adam after the sum); lane_sync makes the host wait for the lane. A copy
+ * on the lane into or from pinned memory runs truly asynchronously: the host touches
+ * that memory only after a lane_sync. Free it (NULL is a no-op) after a lane_sync. */
+typedef struct dgnn_cuda_lane dgnn_cuda_lane;
+int dgnn_cuda_lane_init(dgnn_cuda *c, dgnn_cuda_lane **out, dgnn_err *err);
+void dgnn_cuda_lane_free(dgnn_cuda_lane *l);
+/* the lane's stream (a cudaStream_t), for a library that enqueues on it (NCCL) */
+void *dgnn_cuda_lane_stream_handle(dgnn_cuda_lane *l);
+int dgnn_cuda_lane_wait_main(dgnn_cuda_lane *l, dgnn_err *err);
+int dgnn_cuda_main_wait_lane(dgnn_cuda_lane *l, dgnn_err *err);
+int dgnn_cuda_lane_sync(dgnn_cuda_lane *l, dgnn_err *err);
+/* dgnn_cuda_upload / _download on the lane */
+int dgnn_cuda_lane_upload(dgnn_cuda_lane *l, void *dst, const void *src, size_t bytes, dgnn_err *err);
+int dgnn_cuda_lane_download(dgnn_cuda_lane *l, void *dst, const void *dsrc, size_t bytes, dgnn_err *err);
+
 /* ---- dense products ----
  * dC (M, N) = op(dA) op(dB) + beta dC on the device, row-major, with nn.h's dgnn_gemm's
  * meaning of every argument (transA, transB, lda, ldb, ldc; K = 0 gives dC = beta dC).
@@ -397,6 +418,14 @@ typedef struct {
     dgnn_edgepred_params pp, dpp;          /* the predictor's (TGN: one bias, Hd = E): the caller's layout */
     int accumulate;                        /* 1: forward_backward adds to grad instead of zeroing it first (a
                                               step's later micro-batches: DepBloom's --refine) */
+    /* grad_ready (NULL: none): forward_backward calls it once the backward of the embedding
+     * and the predictor is enqueued, before the updater's: their gradients, the slab's suffix
+     * grad[grad_split, total), are final on the stream from there on, so the caller can start
+     * their sum over the ranks beside the rest of the backward (comm_dev.h); an error it
+     * returns ends the call. The updater's tensors lie before grad_split. */
+    int (*grad_ready)(void *ctx, int64_t off, int64_t n, dgnn_err *err);
+    void *grad_ready_ctx;
+    int64_t grad_split;
     dgnn_cuda_tgn_ws *ws;
 } dgnn_cuda_tgn;
 

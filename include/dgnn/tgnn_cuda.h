@@ -86,6 +86,15 @@ int dgnn_tgnn_cuda_wait_loss(dgnn_tgnn_cuda *d, double *loss, dgnn_err *err);
  * later micro-batches of a step, in the CPU's order of sums. */
 int dgnn_tgnn_cuda_run_grad(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events *ev, float dloss, int accumulate,
                             dgnn_err *err);
+/* The gradient sum overlapped with the backward (dgnn_tgnn_set_grad_hook's twin): while fn
+ * is set, run_grad calls fn(ctx, off, n, err) for each part of the slab whose backward is
+ * enqueued and whose gradients will not change on the stream after it: first the suffix
+ * from dgnn_tgnn_grad_split on (the embedding's and the predictor's; not for APAN, whose
+ * suffix is empty), before the updater's backward; then the prefix [0, split), before the
+ * commit. fn enqueues their sums elsewhere (comm_dev.h) and returns; an error it returns
+ * ends run_grad. NULL: none. */
+typedef int (*dgnn_tgnn_cuda_grad_ready_fn)(void *ctx, int64_t off, int64_t n, dgnn_err *err);
+void dgnn_tgnn_cuda_set_grad_hook(dgnn_tgnn_cuda *d, dgnn_tgnn_cuda_grad_ready_fn fn, void *ctx);
 /* The device context and the gradient slab (device memory, the model's slab's total floats),
  * for comm_dev.h's collectives; NULL without the CUDA backend. */
 dgnn_cuda *dgnn_tgnn_cuda_context(dgnn_tgnn_cuda *d);

@@ -1,6 +1,6 @@
 /* comm_dev.c: collectives over GPU buffers (comm_dev.h): the choice of path, the host-staged
  * path (cuda.h's copies around comm.h's all-reduce and all-gather) and NCCL's, loaded at run
- * time. The only file that calls NCCL; it calls no MPI (comm.h does).
+ * time; both on a lane of the device (cuda.h), so that a gradient sum overlaps the backward. The only file that calls NCCL; it calls no MPI (comm.h does).
  * NOT YET VERIFIED ON HARDWARE (the NCCL path has run only against the emulation's stand-in,
  * tests/hostemu/nccl/: NVIDIA's needs a GPU per rank). */
 #include "dgnn/comm_dev.h"
@@ -63,12 +63,24 @@ static int nccl_load(nccl_api *a) {
 }
 #endif
 
+enum { MAX_SUMS = 8 }; /* sums started and not yet waited for (a step starts two) */
+
 struct dgnn_comm_dev {
     dgnn_cuda *c;
-    int nccl; /* 1: NCCL's path */
+    dgnn_cuda_lane *lane; /* every collective runs on it, in the order called (cuda.h) */
+    int nccl;             /* 1: NCCL's path */
     char reason[256];
     char *stage;       /* the host path's all-gather: what is sent, then what is received */
     int64_t stage_cap; /* bytes */
+    /* the sums started (dgnn_comm_dev_allreduce_start); the host path's go through pin, a
+     * pinned buffer (pin_used of pin_cap floats taken) */
+    struct {
+        float *dbuf, *host, *pin;
+        int64_t n, bucket;
+    } sum[MAX_SUMS];
+    int nsum;
+    float *pin;
+    int64_t pin_used, pin_cap;
 #if DGNN_HAVE_NCCL
     nccl_api api;
     ncclComm_t comm;
@@ -106,13 +118,18 @@ int dgnn_comm_dev_init(dgnn_comm_dev **out, dgnn_cuda *c, dgnn_err *err) {
     *out = NULL;
     dgnn_comm_dev *d = dgnn_xcalloc(1, sizeof *d);
     d->c = c;
+    int rc = dgnn_cuda_lane_init(c, &d->lane, err);
+    if (rc) {
+        free(d);
+        return rc;
+    }
     snprintf(d->reason, sizeof d->reason, "one process");
     const char *force = getenv("DGNN_COMM_DEV");
     const int P = dgnn_comm_size();
     if (P > 1) {
         int shared = ranks_share_a_gpu(c, d->reason, sizeof d->reason, err);
         if (shared < 0) {
-            free(d);
+            dgnn_comm_dev_free(d);
             return err->code;
         }
         /* every rank must be able to load NCCL, or none takes its path */
@@ -164,6 +181,8 @@ int dgnn_comm_dev_init(dgnn_comm_dev **out, dgnn_cuda *c, dgnn_err *err) {
 
 void dgnn_comm_dev_free(dgnn_comm_dev *d) {
     if (!d) return;
+    dgnn_cuda_lane_free(d->lane); /* what it holds runs first, on the communicator */
+    if (d->pin) dgnn_cuda_host_free(d->c, d->pin);
 #if DGNN_HAVE_NCCL
     if (d->comm) d->api.comm_destroy(d->comm);
     if (d->api.lib) dlclose(d->api.lib);
@@ -175,25 +194,83 @@ void dgnn_comm_dev_free(dgnn_comm_dev *d) {
 const char *dgnn_comm_dev_path(const dgnn_comm_dev *d) { return d->nccl ? "nccl" : "host"; }
 const char *dgnn_comm_dev_reason(const dgnn_comm_dev *d) { return d->reason; }
 
-int dgnn_comm_dev_allreduce_sum_f32(dgnn_comm_dev *d, float *dbuf, float *host, int64_t n, dgnn_err *err) {
+/* the host path's pinned staging for n more floats (what it holds kept: the sums started) */
+static int pin_reserve(dgnn_comm_dev *d, int64_t n, dgnn_err *err) {
+    if (d->pin_used + n <= d->pin_cap) return DGNN_OK;
+    int rc = dgnn_cuda_lane_sync(d->lane, err); /* the downloads into the old buffer are done */
+    if (rc) return rc;
+    const int64_t cap = d->pin_used + n + (d->pin_used + n) / 4;
+    float *pin = NULL;
+    if ((rc = dgnn_cuda_host_alloc(d->c, (void **)&pin, (size_t)cap * sizeof(float), "the gradient sums' staging",
+                                   err)))
+        return rc;
+    if (d->pin_used > 0) memcpy(pin, d->pin, (size_t)d->pin_used * sizeof(float));
+    for (int i = 0; i < d->nsum; i++) d->sum[i].pin = pin + (d->sum[i].pin - d->pin);
+    if (d->pin) dgnn_cuda_host_free(d->c, d->pin);
+    d->pin = pin, d->pin_cap = cap;
+    return DGNN_OK;
+}
+
+int dgnn_comm_dev_allreduce_start(dgnn_comm_dev *d, float *dbuf, float *host, int64_t n, int64_t bucket,
+                                  dgnn_err *err) {
     if (n <= 0 || dgnn_comm_size() == 1) return DGNN_OK;
+    if (d->nsum == MAX_SUMS)
+        return dgnn_err_set(err, DGNN_EINVAL, "GPU collectives: more than %d sums started without a wait", MAX_SUMS);
+    if (bucket <= 0) bucket = (int64_t)(4u << 20) / (int64_t)sizeof(float); /* comm.h's default, 4 MiB worth */
+    /* the lane reads dbuf once the context's stream has written it (the backward so far) */
+    int rc = dgnn_cuda_lane_wait_main(d->lane, err);
+    if (rc) return rc;
 #if DGNN_HAVE_NCCL
     if (d->nccl) {
-        ncclResult_t r = d->api.all_reduce(dbuf, dbuf, (size_t)n, ncclFloat, ncclSum, d->comm,
-                                           (cudaStream_t)dgnn_cuda_stream_handle(d->c));
-        if (r != ncclSuccess)
-            return dgnn_err_set(err, DGNN_EDEVICE, "NCCL: ncclAllReduce of %lld floats failed: %s", (long long)n,
-                                d->api.error_string(r));
-        return dgnn_cuda_sync(d->c, err);
+        const cudaStream_t st = (cudaStream_t)dgnn_cuda_lane_stream_handle(d->lane);
+        for (int64_t o = 0; o < n; o += bucket) {
+            const int64_t k = n - o < bucket ? n - o : bucket;
+            ncclResult_t r = d->api.all_reduce(dbuf + o, dbuf + o, (size_t)k, ncclFloat, ncclSum, d->comm, st);
+            if (r != ncclSuccess)
+                return dgnn_err_set(err, DGNN_EDEVICE, "NCCL: ncclAllReduce of %lld floats failed: %s", (long long)k,
+                                    d->api.error_string(r));
+        }
+        d->sum[d->nsum].dbuf = dbuf, d->sum[d->nsum].host = NULL, d->sum[d->nsum].n = n;
+        d->nsum++;
+        return DGNN_OK;
     }
 #endif
-    const size_t b = (size_t)n * sizeof(float);
-    int rc = dgnn_cuda_download(d->c, host, dbuf, b, err);
-    if (!rc) rc = dgnn_cuda_sync(d->c, err);
-    if (rc) return rc;
-    dgnn_comm_allreduce_sum_f32(host, n);
-    rc = dgnn_cuda_upload(d->c, dbuf, host, b, err);
-    return rc ? rc : dgnn_cuda_sync(d->c, err);
+    /* through the host: the copy down enqueued now (it overlaps what the context's stream
+     * still computes); the MPI sums and the copies up at dgnn_comm_dev_allreduce_wait */
+    if ((rc = pin_reserve(d, n, err))) return rc;
+    float *pin = d->pin + d->pin_used;
+    if ((rc = dgnn_cuda_lane_download(d->lane, pin, dbuf, (size_t)n * sizeof(float), err))) return rc;
+    d->pin_used += n;
+    d->sum[d->nsum].dbuf = dbuf, d->sum[d->nsum].host = host, d->sum[d->nsum].pin = pin;
+    d->sum[d->nsum].n = n, d->sum[d->nsum].bucket = bucket;
+    d->nsum++;
+    return DGNN_OK;
+}
+
+int dgnn_comm_dev_allreduce_wait(dgnn_comm_dev *d, dgnn_err *err) {
+    if (d->nsum == 0) return DGNN_OK;
+    int rc = DGNN_OK;
+    if (!d->nccl) {
+        rc = dgnn_cuda_lane_sync(d->lane, err); /* every sum's copy down is done */
+        if (!rc) {
+            for (int i = 0; i < d->nsum; i++) dgnn_comm_iallreduce_sum_f32(d->sum[i].pin, d->sum[i].n, d->sum[i].bucket);
+            dgnn_comm_wait();
+        }
+        for (int i = 0; i < d->nsum && !rc; i++) {
+            if (d->sum[i].host) memcpy(d->sum[i].host, d->sum[i].pin, (size_t)d->sum[i].n * sizeof(float));
+            rc = dgnn_cuda_lane_upload(d->lane, d->sum[i].dbuf, d->sum[i].pin, (size_t)d->sum[i].n * sizeof(float), err);
+        }
+        d->pin_used = 0; /* reused by the next sums: on the lane, after these copies up */
+    }
+    d->nsum = 0;
+    /* the context's later work (Adam) reads the sums */
+    return rc ? rc : dgnn_cuda_main_wait_lane(d->lane, err);
+}
+
+int dgnn_comm_dev_allreduce_sum_f32(dgnn_comm_dev *d, float *dbuf, float *host, int64_t n, dgnn_err *err) {
+    int rc = dgnn_comm_dev_allreduce_start(d, dbuf, host, n, 0, err);
+    if (!rc) rc = dgnn_comm_dev_allreduce_wait(d, err);
+    return rc ? rc : dgnn_cuda_lane_sync(d->lane, err);
 }
 
 int dgnn_comm_dev_allgatherv_f32(dgnn_comm_dev *d, float *drecv, const int64_t *counts, const float *dsend,
@@ -206,8 +283,10 @@ int dgnn_comm_dev_allgatherv_f32(dgnn_comm_dev *d, float *drecv, const int64_t *
         /* an all-gather of unequal parts: one broadcast per rank with something to send,
          * grouped so that NCCL runs them together (the same counts on every rank, so every
          * rank issues the same calls) */
+        int rc = dgnn_cuda_lane_wait_main(d->lane, err); /* dsend is gathered on the context's stream */
+        if (rc) return rc;
         ncclResult_t r = d->api.group_start();
-        const cudaStream_t st = (cudaStream_t)dgnn_cuda_stream_handle(d->c);
+        const cudaStream_t st = (cudaStream_t)dgnn_cuda_lane_stream_handle(d->lane);
         int64_t off = 0;
         for (int q = 0; q < P && r == ncclSuccess; off += counts[q], q++)
             if (counts[q] > 0)
@@ -218,7 +297,8 @@ int dgnn_comm_dev_allgatherv_f32(dgnn_comm_dev *d, float *drecv, const int64_t *
         if (r != ncclSuccess)
             return dgnn_err_set(err, DGNN_EDEVICE, "NCCL: the all-gather of %lld floats (grouped ncclBroadcast) failed: %s",
                                 (long long)total, d->api.error_string(r));
-        return dgnn_cuda_sync(d->c, err);
+        rc = dgnn_cuda_main_wait_lane(d->lane, err); /* the scatter reads drecv */
+        return rc ? rc : dgnn_cuda_lane_sync(d->lane, err);
     }
 #endif
     /* through the host: this rank's part down, comm.h's all-gather, every part up */
@@ -260,6 +340,15 @@ const char *dgnn_comm_dev_reason(const dgnn_comm_dev *d) {
 }
 int dgnn_comm_dev_allreduce_sum_f32(dgnn_comm_dev *d, float *dbuf, float *host, int64_t n, dgnn_err *err) {
     (void)d, (void)dbuf, (void)host, (void)n;
+    return dgnn_err_set(err, DGNN_EDEVICE, "GPU collectives: this dgnn was built without the CUDA backend");
+}
+int dgnn_comm_dev_allreduce_start(dgnn_comm_dev *d, float *dbuf, float *host, int64_t n, int64_t bucket,
+                                  dgnn_err *err) {
+    (void)d, (void)dbuf, (void)host, (void)n, (void)bucket;
+    return dgnn_err_set(err, DGNN_EDEVICE, "GPU collectives: this dgnn was built without the CUDA backend");
+}
+int dgnn_comm_dev_allreduce_wait(dgnn_comm_dev *d, dgnn_err *err) {
+    (void)d;
     return dgnn_err_set(err, DGNN_EDEVICE, "GPU collectives: this dgnn was built without the CUDA backend");
 }
 int dgnn_comm_dev_allgatherv_f32(dgnn_comm_dev *d, float *drecv, const int64_t *counts, const float *dsend,

@@ -43,6 +43,8 @@ struct dgnn_tgnn_cuda {
     int32_t *xidx;
     float *xsend, *xrecv;
     int64_t xidx_cap, xsend_cap, xrecv_cap;
+    dgnn_tgnn_cuda_grad_ready_fn hook; /* dgnn_tgnn_cuda_set_grad_hook */
+    void *hook_ctx;
     uint64_t seeds[2];
     double flops;     /* the planned batch's dense products (the CPU's count of them) */
     int planned;      /* dgnn_tgnn_cuda_plan ran, run_step not yet */
@@ -83,6 +85,12 @@ static int init_tgn(dgnn_tgnn_cuda *d, dgnn_err *err) {
         .off_jw = jodie ? tgnn_offset(m, m->w.jw) : 0, .off_jb = jodie ? tgnn_offset(m, m->w.jb) : 0};
     int rc = dgnn_cuda_tgn_init(d->c, &d->t, &dc, err);
     if (rc) return rc;
+    /* the suffix the step hands over before the updater's backward holds none of its tensors */
+    d->t.grad_split = dgnn_tgnn_grad_split(m);
+    if (dc.off_W_ih >= d->t.grad_split || dc.off_W_hh >= d->t.grad_split || dc.off_b_ih >= d->t.grad_split ||
+        dc.off_b_hh >= d->t.grad_split)
+        return dgnn_err_set(err, DGNN_EINVAL, "cuda: the updater's gradients lie past the slab's split (%lld)",
+                            (long long)d->t.grad_split);
     /* the attention's and the predictor's blocks over the device slabs (nn.h's layouts add
      * offsets to the pointer they are given, so they lay out device memory as well) */
     if (m->w.attn) {
@@ -248,18 +256,30 @@ int dgnn_tgnn_cuda_run_grad(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events
     d->planned = 0;
     int rc;
     d->a.accumulate = d->t.accumulate = accumulate != 0;
+    /* the hook: the suffix from inside the TGN step, before the updater's backward (APAN's
+     * suffix is empty: grad_split = total); the prefix once the backward is enqueued, before
+     * the commit, as the CPU trainer starts it */
+    d->t.grad_ready = d->hook, d->t.grad_ready_ctx = d->hook_ctx;
+    const int64_t split = d->apan ? d->total : d->t.grad_split;
     if (d->apan) {
         rc = dgnn_cuda_apan_forward_backward(d->c, &d->a, &d->s, &d->ab, dloss, NULL, NULL, err);
+        if (!rc && d->hook) rc = d->hook(d->hook_ctx, 0, split, err);
         if (!rc) rc = dgnn_cuda_apan_commit(d->c, &d->a, &d->s, &d->ab, err);
     } else {
         rc = dgnn_cuda_tgn_forward_backward(d->c, &d->t, &d->s, &d->b, &d->ds, dloss, NULL, NULL, err);
+        if (!rc && d->hook) rc = d->hook(d->hook_ctx, 0, split, err);
         if (!rc) rc = dgnn_cuda_tgn_commit(d->c, &d->t, &d->s, &d->b, err);
     }
+    d->t.grad_ready = NULL, d->t.grad_ready_ctx = NULL;
     d->a.accumulate = d->t.accumulate = 0;
     if (rc) return rc;
     commit_times(d, st, ev);
     d->loss_pending = 1;
     return DGNN_OK;
+}
+
+void dgnn_tgnn_cuda_set_grad_hook(dgnn_tgnn_cuda *d, dgnn_tgnn_cuda_grad_ready_fn fn, void *ctx) {
+    d->hook = fn, d->hook_ctx = ctx;
 }
 
 dgnn_cuda *dgnn_tgnn_cuda_context(dgnn_tgnn_cuda *d) { return d->c; }
@@ -563,6 +583,9 @@ int dgnn_tgnn_cuda_run_grad(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events
 int dgnn_tgnn_cuda_grad(dgnn_tgnn_cuda *d, float *grad, int to_host, dgnn_err *err) {
     (void)d, (void)grad, (void)to_host;
     return NO_CUDA(err);
+}
+void dgnn_tgnn_cuda_set_grad_hook(dgnn_tgnn_cuda *d, dgnn_tgnn_cuda_grad_ready_fn fn, void *ctx) {
+    (void)d, (void)fn, (void)ctx;
 }
 dgnn_cuda *dgnn_tgnn_cuda_context(dgnn_tgnn_cuda *d) {
     (void)d;

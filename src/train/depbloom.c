@@ -37,7 +37,7 @@ static int depbloom_steps(event_run *r, int64_t epoch, int64_t total_steps, depb
             const int64_t G = pl->step_total[step];
             double t0 = dgnn_now();
             const depbloom_mb_pos at = {w, s, 0, step};
-            event_grad_sync gs = {r, 0};
+            event_grad_sync gs = {r, 0, 0};
             double loss = 0;
             int64_t B = 0;
             int rc = depbloom_refine_step(r, epoch, &at, &before, &gs, &loss, &B, &flops, err);

@@ -5,8 +5,9 @@
  * A step: its --refine K micro-batches, each planned on the host, then its forward, backward
  * (scaled by its share of the step's events) and commit on the device, the micro-batches'
  * gradients summed in the device's slab (as the CPU sums them); the slab summed over the
- * ranks (comm_dev.h: NCCL between GPUs of their own, else through the host); Adam on the
- * device. A window's end: the CPU's exchange (depbloom_window_sync: the all-gather, or merge
+ * ranks (comm_dev.h: NCCL between GPUs of their own, else through the host), each part's
+ * sum started as the last micro-batch's backward finishes it (event_device_grad_hook);
+ * Adam on the device. A window's end: the CPU's exchange (depbloom_window_sync: the all-gather, or merge
  * for APAN), event_allgather_rows moving the rows between the devices (a merge: through the
  * host). Same
  * plan, negatives, dropout streams and order as the CPU ranks. */
@@ -22,8 +23,8 @@
 
 /* one step of the plan (depbloom_refine_step's micro-batches) on the device; *loss: the
  * rank's share's loss, *B its events */
-static int device_step(event_run *r, int64_t epoch, const depbloom_mb_pos *at, double *loss_out,
-                       int64_t *B_out, double *flops, dgnn_err *err) {
+static int device_step(event_run *r, int64_t epoch, const depbloom_mb_pos *at, event_grad_sync *gs,
+                       double *loss_out, int64_t *B_out, double *flops, dgnn_err *err) {
     const dgnn_event_train_cfg *c = r->cfg;
     const struct depbloom_plan *pl = r->plan;
     const dgnn_events *mine = &pl->mine;
@@ -42,8 +43,11 @@ static int device_step(event_run *r, int64_t epoch, const depbloom_mb_pos *at, d
         rc = event_ensure_batch(r, mb, 1, err);
         if (!rc) rc = event_draw_negatives(r, mb, 1, 0, event_stream_seed(c->seed, epoch, (step * K + j) * P + me), err);
         if (!rc) rc = dgnn_tgnn_cuda_plan(r->dev, &r->st, &r->g_train, r->train.efeat, mine, ml, mb, r->neg_t, &r->rng, err);
-        /* the first micro-batch with work starts the slab, the later ones add to it */
+        /* the first micro-batch with work starts the slab, the later ones add to it; the
+         * last one's backward starts the sum (later ones would still add to every gradient) */
+        if (j + 1 == K) event_device_grad_hook(r, gs);
         if (!rc) rc = dgnn_tgnn_cuda_run_grad(r->dev, &r->st, mine, 2.0f * (float)mb / (float)G, started, err);
+        event_device_grad_hook(r, NULL);
         if (!rc) rc = dgnn_tgnn_cuda_wait_loss(r->dev, &mean, err);
         if (rc) break;
         started = 1;
@@ -82,12 +86,10 @@ int depbloom_device_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dg
             const depbloom_mb_pos at = {w, s, 0, step};
             double t0 = dgnn_now(), loss = 0;
             int64_t B = 0;
-            if ((rc = device_step(r, epoch, &at, &loss, &B, &flops, err))) break;
+            event_grad_sync gs = {r, 0, 0};
+            if ((rc = device_step(r, epoch, &at, &gs, &loss, &B, &flops, err))) break;
             double t1 = dgnn_now();
-            if (r->cdev &&
-                (rc = dgnn_comm_dev_allreduce_sum_f32(r->cdev, dgnn_tgnn_cuda_grad_slab(r->dev), r->p->grad,
-                                                      r->p->total, err)))
-                break;
+            if ((rc = event_device_grad_sum(r, &gs, err))) break;
             double t2 = dgnn_now();
             r->opt.t++;
             rc = dgnn_tgnn_cuda_adam(r->dev, r->opt.lr, r->opt.beta1, r->opt.beta2, r->opt.eps, r->opt.weight_decay,

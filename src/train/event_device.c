@@ -143,10 +143,34 @@ int event_device_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_
     return DGNN_OK;
 }
 
+/* a part of the slab done on the device (tgnn_cuda.h's hook): its sum starts on the lane */
+static int grad_ready(void *ctx, int64_t off, int64_t n, dgnn_err *err) {
+    event_grad_sync *g = ctx;
+    event_run *r = g->r;
+    if (off < dgnn_tgnn_grad_split(r->model)) g->prefix_started = 1;
+    else g->suffix_started = 1;
+    return dgnn_comm_dev_allreduce_start(r->cdev, dgnn_tgnn_cuda_grad_slab(r->dev) + off, r->p->grad + off, n, 0, err);
+}
+
+void event_device_grad_hook(event_run *r, event_grad_sync *g) {
+    if (r->cdev) dgnn_tgnn_cuda_set_grad_hook(r->dev, g ? grad_ready : NULL, g);
+}
+
+int event_device_grad_sum(event_run *r, event_grad_sync *g, dgnn_err *err) {
+    if (!r->cdev) return DGNN_OK;
+    const int64_t split = dgnn_tgnn_grad_split(r->model), total = r->p->total;
+    int rc = DGNN_OK;
+    if (!g->suffix_started) rc = grad_ready(g, split, total - split, err);
+    if (!rc && !g->prefix_started) rc = grad_ready(g, 0, split, err);
+    g->suffix_started = g->prefix_started = 0;
+    return rc ? rc : dgnn_comm_dev_allreduce_wait(r->cdev, err);
+}
+
 /* strict (event_strict.c) with each rank's step on its GPU: the slice planned on the host,
  * its forward, backward (scaled by B / G) and commit on the device, then the collectives: the
  * gradient slab summed over the ranks (comm_dev.h: NCCL between GPUs of their own, else
- * through the host); the written state rows all-gathered and applied in rank order
+ * through the host), each part's sum started as soon as the backward has finished it
+ * (event_device_grad_hook); the written state rows all-gathered and applied in rank order
  * (event_allgather_rows: between the devices, the host replica keeping the times and
  * counts); then Adam on the device. Same
  * slices, negatives, dropout streams and order of commit, exchange and Adam as the CPU
@@ -176,11 +200,14 @@ int event_device_strict_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er
         if (!rc) rc = event_draw_negatives(r, Gb, 1, 0, event_stream_seed(c->seed, epoch, b), err);
         if (rc) break;
         double t0 = dgnn_now(), loss = 0;
+        event_grad_sync gs = {r, 0, 0};
         if (B > 0) {
             double mean = 0;
             rc = dgnn_tgnn_cuda_plan(r->dev, &r->st, &r->g_train, r->train.efeat, tr, lo, B, r->neg_t + (lo - g0),
                                      &r->rng, err);
+            event_device_grad_hook(r, &gs); /* the sum starts during the backward */
             if (!rc) rc = dgnn_tgnn_cuda_run_grad(r->dev, &r->st, tr, 2.0f * (float)B / (float)Gb, 0, err);
+            event_device_grad_hook(r, NULL);
             if (!rc) rc = dgnn_tgnn_cuda_wait_loss(r->dev, &mean, err);
             if (rc) break;
             loss = 2.0 * mean; /* the slice's own loss, as event_micro_batch's */
@@ -188,15 +215,13 @@ int event_device_strict_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er
         }
         double t1 = dgnn_now();
         /* the gradients: this rank's (a zero slab for an empty slice), summed over the ranks
-         * on the device's buffer (comm_dev.h: NCCL, or through the host) */
+         * on the device's buffer (comm_dev.h: NCCL, or through the host), started during the
+         * backward */
         if (B == 0) {
             memset(r->p->grad, 0, (size_t)r->p->total * sizeof(float));
             if ((rc = dgnn_tgnn_cuda_grad(r->dev, r->p->grad, 0, err))) break;
         }
-        if (r->cdev &&
-            (rc = dgnn_comm_dev_allreduce_sum_f32(r->cdev, dgnn_tgnn_cuda_grad_slab(r->dev), r->p->grad, r->p->total,
-                                                  err)))
-            break;
+        if ((rc = event_device_grad_sum(r, &gs, err))) break;
         /* the rows this slice wrote, to every rank (event_allgather_rows) */
         const int32_t *nodes;
         const int64_t nw = dgnn_state_take_written(&r->st, &nodes);

@@ -22,11 +22,18 @@ int event_strict_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_
 int event_device_init(event_run *r, dgnn_err *err);
 void event_device_free(event_run *r);
 int event_device_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err);
-/* strict's epoch (event_strict.c) with each rank's step on its GPU, the collectives staged
- * through the host (no NCCL yet) */
+/* strict's epoch (event_strict.c) with each rank's step on its GPU, the collectives between
+ * the GPUs (comm_dev.h: NCCL, or through the host) */
 int event_device_strict_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err);
-/* DepBloom's epoch (depbloom.c) on GPUs, partitioning and refinement, the collectives through
- * the host (depbloom_device.c; the critical path is refused with a GPU) */
+/* The gradient sum of a GPU rank's step overlapped with its backward (event_grad_sync, as
+ * the CPU ranks'): grad_hook(r, g) before the step's last run_grad hands the parts of the
+ * slab its backward finishes to comm_dev.h as they are done (grad_hook(r, NULL) after it);
+ * grad_sum starts the parts no backward started (the same calls, in the same order, on
+ * every rank) and waits for all of them: Adam may follow. Both no-ops for one process. */
+void event_device_grad_hook(event_run *r, event_grad_sync *g);
+int event_device_grad_sum(event_run *r, event_grad_sync *g, dgnn_err *err);
+/* DepBloom's epoch (depbloom.c) on GPUs, partitioning and refinement, the collectives between
+ * the GPUs (depbloom_device.c; the critical path is refused with a GPU) */
 int depbloom_device_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err);
 int event_device_pull(event_run *r, dgnn_err *err);
 int event_device_push(event_run *r, dgnn_err *err);

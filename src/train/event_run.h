@@ -135,6 +135,7 @@ int event_eval_restore(event_run *r, dgnn_err *err);
 typedef struct {
     event_run *r;
     int suffix_started;
+    int prefix_started; /* GPU ranks (event_device.c), whose device step starts the prefix too */
 } event_grad_sync;
 /* Starts what of the all-reduce the backward has not started (completed by dgnn_comm_wait). */
 void event_grad_allreduce_start(event_run *r, event_grad_sync *g);

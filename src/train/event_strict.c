@@ -56,7 +56,7 @@ int event_strict_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_
         double t0 = dgnn_now();
         dgnn_params_zero_grad(r->p);
         double loss = 0;
-        event_grad_sync gs = {r, 0};
+        event_grad_sync gs = {r, 0, 0};
         if (B > 0 && (rc = event_micro_batch(r, tr, lo, B, Gb, r->neg_t + (lo - g0), &gs, &loss, &flops, err))) return rc;
         event_grad_allreduce_start(r, &gs);
         if (B > 0) dgnn_tgnn_commit(r->model, &r->st, tr);

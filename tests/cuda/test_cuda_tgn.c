@@ -78,6 +78,23 @@ static dgnn_cuda_tgn_batch batch_copy(copies *cp, const dgnn_cuda_tgn_batch *b, 
     y.seeds = copy_of(cp, b->seeds, 2 * sizeof(uint64_t)); /* the attention's dropout seeds (an array of 2) */
     return y;
 }
+/* the step's grad hook (cuda.h, dgnn_cuda_tgn.grad_ready): what it was given, and the slab
+ * as the stream had it then */
+typedef struct {
+    dgnn_cuda *c;
+    int calls;
+    int64_t off, n, total;
+    float *slab; /* (total) host */
+    const float *dgrad;
+} hook_seen;
+
+static int hook(void *ctx, int64_t off, int64_t n, dgnn_err *err) {
+    hook_seen *h = ctx;
+    h->calls++, h->off = off, h->n = n;
+    int rc = dgnn_cuda_download(h->c, h->slab, h->dgrad, (size_t)h->total * sizeof(float), err);
+    return rc ? rc : dgnn_cuda_sync(h->c, err);
+}
+
 static void run(dgnn_tgnn_kind kind, const char *name) {
     printf("== %s\n", name);
     dgnn_err err;
@@ -183,10 +200,28 @@ static void run(dgnn_tgnn_kind kind, const char *name) {
              * it was given right after it returns must change nothing */
             copies cp = {0};
             const dgnn_cuda_tgn_batch bc = batch_copy(&cp, &b, de);
+            /* and the grad hook: called once, before the updater's backward, with the suffix
+             * that is final then (the embedding's and the predictor's gradients) */
+            hook_seen hs = {c, 0, -1, -1, p->total, malloc(slab_bytes), t.grad};
+            t.grad_ready = hook, t.grad_ready_ctx = &hs, t.grad_split = dgnn_tgnn_grad_split(m);
             CUDA_OK(dgnn_cuda_tgn_forward_backward(c, &t, &ds, &bc, &dsv, 2.0f, NULL, NULL, ERR));
+            t.grad_ready = NULL, t.grad_ready_ctx = NULL;
             copies_spoil(&cp);
             CUDA_OK(dgnn_cuda_tgn_wait_loss(c, &t, &dev_loss, ERR));
             copies_free(&cp);
+            float *final = malloc(slab_bytes);
+            CUDA_OK(dgnn_cuda_download(c, final, t.grad, slab_bytes, ERR));
+            CUDA_OK(dgnn_cuda_sync(c, ERR));
+            CHECK_MSG(hs.calls == 1 && hs.off == t.grad_split && hs.off > 0 && hs.off + hs.n == p->total,
+                      "the grad hook: %d calls, off %lld n %lld (split %lld of %lld)", hs.calls, (long long)hs.off,
+                      (long long)hs.n, (long long)t.grad_split, (long long)p->total);
+            CHECK_MSG(memcmp(hs.slab + hs.off, final + hs.off, (size_t)hs.n * sizeof(float)) == 0,
+                      "the suffix the grad hook was given changed after it");
+            int64_t moved = 0; /* the updater's gradients came after the hook */
+            for (int64_t i = dc.off_W_ih; i < dc.off_W_ih + m->gates * M * D && i < t.grad_split; i++)
+                moved += hs.slab[i] != final[i];
+            CHECK_MSG(moved > 0, "the updater's gradients were all there when the grad hook ran");
+            free(final), free(hs.slab);
         } else {
             CUDA_OK(dgnn_cuda_tgn_forward_backward(c, &t, &ds, &b, &dsv, 2.0f, &dev_loss, dev_logits, ERR));
             near_tensor("logits", dev_logits, logits, 2 * B, 1e-3);

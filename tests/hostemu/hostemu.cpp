@@ -204,10 +204,6 @@ static void install_segv_handler() {
 
 // ---- the fake runtime (cuda_runtime.h): synchronous, so there is never anything to wait for ----
 
-#define HOSTEMU_MAGIC 0x68656d75 /* "hemu" */
-struct hostemu_stream {
-    int magic;
-};
 struct hostemu_event {
     int magic;
 };
@@ -235,6 +231,7 @@ extern "C" const char *cudaGetErrorName(cudaError_t e) {
 }
 extern "C" cudaError_t cudaStreamSynchronize(cudaStream_t s) {
     if (s && s->magic != HOSTEMU_MAGIC) die("cudaStreamSynchronize: not a live stream");
+    if (s && s->lane) hostemu_lane_flush(s->lane);
     return cudaSuccess;
 }
 extern "C" cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned flags) {
@@ -294,7 +291,7 @@ extern "C" int dgnn_cuda_init(dgnn_cuda **out, int device, dgnn_err *err) {
     dgnn_cuda *c = (dgnn_cuda *)calloc(1, sizeof *c);
     if (!c) return dgnn_cuda_fail(err, DGNN_ENOMEM, "out of memory: the CUDA context");
     c->device = device;
-    c->stream = new hostemu_stream{HOSTEMU_MAGIC};
+    c->stream = new hostemu_stream{HOSTEMU_MAGIC, nullptr};
     c->blas = new hostemu_blas{HOSTEMU_MAGIC};
     *out = c;
     return DGNN_OK;

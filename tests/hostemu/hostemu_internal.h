@@ -48,6 +48,17 @@ struct in_call {
 
 } // namespace hostemu
 
+// the fake runtime's handles (cuda_runtime.h's cudaStream_t): a context's stream, or a
+// lane's (hostemu_lane.cpp), whose work waits in the lane's queue
+#define HOSTEMU_MAGIC 0x68656d75 /* "hemu" */
+struct hostemu_lane;
+struct hostemu_stream {
+    int magic;
+    hostemu_lane *lane; // NULL: a context's stream (everything runs when called)
+};
+// runs what a lane's stream has queued (cudaStreamSynchronize on it)
+void hostemu_lane_flush(hostemu_lane *l);
+
 // bytes of n floats, int32s, doubles
 #define F4(n) ((size_t)(n) * sizeof(float))
 #define I4(n) ((size_t)(n) * sizeof(int32_t))

@@ -363,6 +363,9 @@ extern "C" int dgnn_cuda_tgn_forward_backward(dgnn_cuda *c, dgnn_cuda_tgn *t, co
     if (!rc && k->emb == DGNN_CUDA_EMB_JODIE)
         rc = dgnn_cuda_jodie_backward(c, w->dh_root, g + k->off_jw, g + k->off_jb, w->demb, w->h_root, w->jdt,
                                       p + k->off_jw, p + k->off_jb, R, M, err);
+    /* the embedding's and the predictor's gradients are done: the caller may start their sum
+     * (dgnn_tgnn_backward's grad hook) */
+    if (!rc && t->grad_ready) rc = t->grad_ready(t->grad_ready_ctx, t->grad_split, k->total - t->grad_split, err);
     /* tgnn_mem_backward_updater: the roots' gradients into their rows, summed in root order
      * (a node can be a root several times); then through the in-forward update (stored
      * memory and mails are constants) */

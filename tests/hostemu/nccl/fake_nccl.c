@@ -8,7 +8,10 @@
  * It checks what a misuse would break on NCCL: a communicator whose size or rank is not
  * MPI's, ranks that were given different unique ids (the broadcast of rank 0's id forgotten),
  * a data type or operation this stand-in does not do, a NULL stream or buffer, a group ended
- * that was never started. Broadcasts inside a group run at its end, in the order issued.
+ * that was never started. Broadcasts inside a group are submitted at its end, in the order
+ * issued. Each collective runs when its stream gets to it: on a lane's stream (cuda.h) it
+ * waits in the lane's queue until something waits for the lane (hostemu_lane.cpp), as a
+ * collective enqueued on a GPU stream runs when the stream reaches it.
  * HOSTEMU_NCCL_LOG=1: each rank writes its calls' counts to stderr when the communicator
  * is destroyed ("hostemu NCCL rank R: A all-reduces (F floats), B broadcasts (G floats)"). */
 #include <dlfcn.h>
@@ -31,12 +34,13 @@ typedef struct {
     const void *send;
     void *recv;
     size_t count;
-    int root;
+    int root; /* a broadcast's; -1: an all-reduce (sum) */
     ncclComm_t comm;
-} pending_bcast;
+    cudaStream_t stream;
+} pending_call;
 
 static int group_depth;
-static pending_bcast *pending;
+static pending_call *pending;
 static size_t n_pending, cap_pending;
 
 static const char magic[] = "hostemu-nccl";
@@ -49,6 +53,7 @@ static struct {
     void (*enter)(void);
     void (*need)(const void *, size_t, const char *, const char *);
     void (*leave)(void);
+    void (*defer)(void *, void (*)(void *), void *);
 } emu;
 
 static int emu_load(void) {
@@ -56,7 +61,8 @@ static int emu_load(void) {
         *(void **)&emu.enter = dlsym(RTLD_DEFAULT, "hostemu_nccl_enter");
         *(void **)&emu.need = dlsym(RTLD_DEFAULT, "hostemu_nccl_need");
         *(void **)&emu.leave = dlsym(RTLD_DEFAULT, "hostemu_nccl_leave");
-        emu.loaded = emu.enter && emu.need && emu.leave ? 1 : -1;
+        *(void **)&emu.defer = dlsym(RTLD_DEFAULT, "hostemu_nccl_defer");
+        emu.loaded = emu.enter && emu.need && emu.leave && emu.defer ? 1 : -1;
         if (emu.loaded < 0)
             fprintf(stderr, "hostemu NCCL: the loading command does not export hostemu_nccl_* (not an emulation build "
                             "with ENABLE_EXPORTS)\n");
@@ -135,31 +141,49 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm) {
     return ncclSuccess;
 }
 
+/* a collective, run when its stream gets to it (hostemu_nccl_defer: a lane's waits in the
+ * lane's queue); a failed MPI call there is fatal: the call that enqueued it has returned */
+static void run_pending(void *arg) {
+    pending_call *b = arg;
+    const size_t bytes = b->count * sizeof(float);
+    const char *call = b->root < 0 ? "ncclAllReduce" : "ncclBroadcast";
+    emu.enter();
+    emu.need(b->recv, bytes, call, "recvbuff");
+    if (b->root < 0 || b->root == b->comm->rank) emu.need(b->send, bytes, call, "sendbuff");
+    int rc;
+    if (b->root < 0) {
+        rc = MPI_Allreduce(b->send == b->recv ? MPI_IN_PLACE : b->send, b->recv, (int)b->count, MPI_FLOAT, MPI_SUM,
+                           b->comm->comm);
+    } else {
+        if (b->root == b->comm->rank && b->send != b->recv) memcpy(b->recv, b->send, bytes);
+        rc = MPI_Bcast(b->recv, (int)b->count, MPI_FLOAT, b->root, b->comm->comm);
+    }
+    emu.leave();
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "hostemu NCCL: rank %d: %s of %zu floats: the MPI call failed\n", b->comm->rank, call, b->count);
+        abort();
+    }
+    free(b);
+}
+
+static ncclResult_t submit(const pending_call *b) {
+    if (b->count == 0) return ncclSuccess;
+    pending_call *copy = malloc(sizeof *copy);
+    if (!copy) return ncclSystemError;
+    *copy = *b;
+    emu.defer(b->stream, run_pending, copy);
+    return ncclSuccess;
+}
+
 ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count, ncclDataType_t type, ncclRedOp_t op,
                            ncclComm_t comm, cudaStream_t stream) {
     if (!comm || !stream || (count > 0 && (!send || !recv)) || count > (size_t)INT32_MAX) return ncclInvalidArgument;
     if (type != ncclFloat || op != ncclSum) return ncclInvalidArgument;
     if (!emu_load()) return ncclSystemError;
     comm->allreduces++, comm->allreduce_floats += (long long)count;
-    if (count == 0) return ncclSuccess;
-    emu.enter();
-    emu.need(send, count * sizeof(float), "ncclAllReduce", "sendbuff");
-    emu.need(recv, count * sizeof(float), "ncclAllReduce", "recvbuff");
-    const int rc = MPI_Allreduce(send == recv ? MPI_IN_PLACE : send, recv, (int)count, MPI_FLOAT, MPI_SUM, comm->comm);
-    emu.leave();
-    return rc == MPI_SUCCESS ? ncclSuccess : ncclSystemError;
-}
-
-static ncclResult_t bcast_now(const pending_bcast *b) {
-    if (b->count == 0) return ncclSuccess;
-    const size_t bytes = b->count * sizeof(float);
-    emu.enter();
-    emu.need(b->recv, bytes, "ncclBroadcast", "recvbuff");
-    if (b->root == b->comm->rank) emu.need(b->send, bytes, "ncclBroadcast", "sendbuff");
-    if (b->root == b->comm->rank && b->send != b->recv) memcpy(b->recv, b->send, bytes);
-    const int rc = MPI_Bcast(b->recv, (int)b->count, MPI_FLOAT, b->root, b->comm->comm);
-    emu.leave();
-    return rc == MPI_SUCCESS ? ncclSuccess : ncclSystemError;
+    if (group_depth > 0) return ncclInvalidUsage; /* dgnn groups only broadcasts */
+    const pending_call b = {send, recv, count, -1, comm, stream};
+    return submit(&b);
 }
 
 ncclResult_t ncclBroadcast(const void *send, void *recv, size_t count, ncclDataType_t type, int root, ncclComm_t comm,
@@ -169,11 +193,11 @@ ncclResult_t ncclBroadcast(const void *send, void *recv, size_t count, ncclDataT
     if (root == comm->rank && count > 0 && !send) return ncclInvalidArgument;
     if (!emu_load()) return ncclSystemError;
     comm->broadcasts++, comm->broadcast_floats += (long long)count;
-    const pending_bcast b = {send, recv, count, root, comm};
-    if (group_depth == 0) return bcast_now(&b);
+    const pending_call b = {send, recv, count, root, comm, stream};
+    if (group_depth == 0) return submit(&b);
     if (n_pending == cap_pending) {
         cap_pending = cap_pending ? 2 * cap_pending : 16;
-        pending_bcast *p = realloc(pending, cap_pending * sizeof *p);
+        pending_call *p = realloc(pending, cap_pending * sizeof *p);
         if (!p) return ncclSystemError;
         pending = p;
     }
@@ -190,7 +214,7 @@ ncclResult_t ncclGroupEnd(void) {
     if (group_depth == 0) return ncclInvalidUsage;
     if (--group_depth > 0) return ncclSuccess;
     ncclResult_t r = ncclSuccess;
-    for (size_t i = 0; i < n_pending && r == ncclSuccess; i++) r = bcast_now(&pending[i]);
+    for (size_t i = 0; i < n_pending && r == ncclSuccess; i++) r = submit(&pending[i]);
     n_pending = 0;
     return r;
 }
