@@ -7,7 +7,7 @@
 # tests/hostemu), short TGN, JODIE, DyRep and APAN runs train and
 # evaluate there (their accuracy against the CPU's is tests/cuda/test_cuda_train's).
 # strict's and DepBloom's ranks (partitioning, --refine) run there too, 2 of them sharing the
-# one GPU (against 2 CPU ranks); --critical-path is refused. Where the emulation build has
+# one GPU (against 2 CPU ranks), with --critical-path too. Where the emulation build has
 # NCCL's stand-in (tests/hostemu/nccl/, with MPI), strict, DepBloom and DyGNeX run again with
 # 2 ranks of a GPU each on comm_dev.c's NCCL path: the path taken, its calls counted, the CPU
 # ranks' figures.
@@ -29,8 +29,6 @@ for v in gpu cuda: cuda:x cuda:-1 cuda:0x; do
   expect_rc 2 "$dgnn" train --device "$v" --data "$tmp/missing.csv"
   has "--device: '$v' (cpu, cuda, cuda:N)"
 done
-expect_rc 2 "$dgnn" train --device cuda --dist depbloom --partition --critical-path --data "$tmp/missing.csv"
-has "--critical-path with --device cuda"
 expect_rc 2 "$dgnn" train --device cuda --model edgebank --data "$tmp/missing.csv"
 has "no --device cuda"
 expect_rc 2 "$dgnn" train --model evolvegcn-o --device nvidia --data "$tmp/missing.csv"
@@ -94,6 +92,12 @@ else
     # strict's and DepBloom's ranks sharing the GPU (the collectives through the host), against the CPU ranks
     if command -v mpirun > /dev/null 2>&1; then
       dq="--epochs 2 --max-batches 20 --eval-max-events 500 --quiet"
+      # how far the GPU ranks' APs may be from the CPU ranks': the host emulation runs the CPU's
+      # ops in the CPU's order, so there the figures are equal (a row moved wrong shows in the
+      # third digit); a GPU sums in other orders
+      if "$dgnn" train --device cuda --epochs 1 --max-batches 1 --no-eval --quiet 2>&1 | grep -q "host emulation"; then
+        aptol=1e-6
+      else aptol=0.01; fi
       # the GPU collectives' path (comm_dev.c): ranks sharing the GPU go through the host, and
       # so do ranks with a GPU each where NCCL cannot be used (the emulation has none)
       out=$(timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 "$dgnn" train --device cuda --dist strict \
@@ -109,7 +113,9 @@ else
       # strict; DepBloom with partitioning and refinement (TGN) and with APAN's merged rows
       for run in "strict tgn --dist strict" "strict apan --dist strict" \
                  "depbloom tgn --dist depbloom --partition --refine 2 --window-events 2000" \
-                 "depbloom apan --dist depbloom --partition --window-events 2000"; do
+                 "depbloom apan --dist depbloom --partition --window-events 2000" \
+                 "depbloomcp tgn --dist depbloom --partition --refine 2 --critical-path --window-events 2000" \
+                 "depbloomcp apan --dist depbloom --partition --critical-path --window-events 2000"; do
         set -- $run; mode=$1; m=$2; shift 2
         for dev in cpu cuda; do
           timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 "$dgnn" train --model $m --device $dev "$@" $dq \
@@ -122,8 +128,8 @@ import json, sys
 a, b = (json.load(open('$tmp/$mode-$m-%s.json' % d)) for d in ('cuda', 'cpu'))
 va = [e['val_ap'] for e in a['epochs']] + [a['test']['ap']]
 vb = [e['val_ap'] for e in b['epochs']] + [b['test']['ap']]
-sys.exit(max(abs(x - y) for x, y in zip(va, vb)) > 0.01)"; then ok
-        else bad "$mode, 2 GPU ranks, $m: validation / test AP apart from the CPU ranks'"; fi
+sys.exit(max(abs(x - y) for x, y in zip(va, vb)) > $aptol)"; then ok
+        else bad "$mode, 2 GPU ranks, $m: validation / test AP apart from the CPU ranks' (by more than $aptol)"; fi
       done
       # comm_dev.c's NCCL path, where the emulation build has NCCL's stand-in (tests/hostemu/nccl/:
       # each collective done with MPI): 2 ranks with a GPU each, the gradients all-reduced and the
@@ -135,7 +141,8 @@ sys.exit(max(abs(x - y) for x, y in zip(va, vb)) > 0.01)"; then ok
       if [ -f "$nccl_dir/libnccl-hostemu.so" ]; then
         for lane in late now; do
         for run in "strict tgn --dist strict" "depbloom tgn --dist depbloom --partition --refine 2 --window-events 2000" \
-                   "depbloom apan --dist depbloom --partition --window-events 2000"; do
+                   "depbloom apan --dist depbloom --partition --window-events 2000" \
+                   "depbloomcp tgn --dist depbloom --partition --refine 2 --critical-path --window-events 2000"; do
           set -- $run; mode=$1; m=$2; shift 2
           HOSTEMU_LANE=$lane HOSTEMU_NCCL_LOG=1 HOSTEMU_GPU_PER_RANK=1 LD_LIBRARY_PATH="$nccl_dir" timeout 120 mpirun \
             --allow-run-as-root --oversubscribe -x HOSTEMU_LANE -x HOSTEMU_NCCL_LOG -x HOSTEMU_GPU_PER_RANK -x LD_LIBRARY_PATH \
@@ -159,7 +166,7 @@ import json, sys
 a, b = (json.load(open('$tmp/$mode-$m-%s.json' % d)) for d in ('nccl', 'cpu'))
 va = [e['val_ap'] for e in a['epochs']] + [a['test']['ap']]
 vb = [e['val_ap'] for e in b['epochs']] + [b['test']['ap']]
-sys.exit(max(abs(x - y) for x, y in zip(va, vb)) > 1e-3)"; then ok
+sys.exit(max(abs(x - y) for x, y in zip(va, vb)) > $aptol)"; then ok
           else bad "NCCL's stand-in ($lane), $mode $m: validation / test AP apart from the CPU ranks'"; fi
         done
         done

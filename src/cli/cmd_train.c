@@ -269,7 +269,7 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
         {"lr", ARG_DOUBLE, &lr, "X", "Adam learning rate (1e-4)", ARG_IN_OPEN_LO(0, CLI_MAX_LR)},
         {"seed", ARG_INT, &seed, "S", "seed of initialisation, negatives and dropout (0)", ARG_MIN(0)},
         {"threads", ARG_INT, &threads, "T", "OpenMP threads (default: all cores)", ARG_IN(1, CLI_MAX_THREADS)},
-        {"device", ARG_STRING, &device, "D", "cpu (default) or cuda[:N]: train and evaluate on GPU N (tgn, jodie, dyrep, apan; one process, or --dist strict's and depbloom's ranks, each on its local rank's GPU with cuda, the gradients and state rows moved by NCCL where each rank has a GPU of its own, else through the host; not --critical-path; needs a -DDGNN_CUDA=ON build; NOT YET VERIFIED ON HARDWARE)"},
+        {"device", ARG_STRING, &device, "D", "cpu (default) or cuda[:N]: train and evaluate on GPU N (tgn, jodie, dyrep, apan; one process, or --dist strict's and depbloom's ranks, each on its local rank's GPU with cuda, the gradients and state rows moved by NCCL where each rank has a GPU of its own, else through the host (--critical-path's hot and cold rows: through the host); needs a -DDGNN_CUDA=ON build; NOT YET VERIFIED ON HARDWARE)"},
         {"patience", ARG_INT, &patience, "N", "early stopping: epochs without better val AP (5)", ARG_IN(1, CLI_MAX_EPOCHS)},
         {"eval-negatives", ARG_INT, &evalneg, "K", "negatives per test event for MRR (9; 0: no MRR; at most the candidate nodes)", ARG_IN(0, 10000)},
         {"mem-dim", ARG_INT, &mem, "N", "memory width (tgn-paper 172, tgl 100)", ARG_IN(1, CLI_MAX_DIM)},

@@ -6,6 +6,9 @@
  * micro-batch ahead and fetches cold rows when read, instead of the window boundary's
  * all-gather.
  *
+ * With a GPU per rank (r->dev) the same epoch runs depbloom_device_step instead, the
+ * gradient sum and Adam on the device (depbloom_device.c).
+ *
  * Dropout draws from a stream keyed by (seed, epoch, rank), so ranks do not share masks
  * and a resumed run repeats the epoch it restarts exactly. */
 #include <stdio.h>
@@ -14,6 +17,7 @@
 #include "depbloom_internal.h"
 #include "dgnn/comm.h"
 #include "dgnn/params.h"
+#include "dgnn/tgnn_cuda.h"
 #include "event_epoch.h"
 
 int depbloom_setup(event_run *r, dgnn_err *err) {
@@ -40,13 +44,22 @@ static int depbloom_steps(event_run *r, int64_t epoch, int64_t total_steps, depb
             event_grad_sync gs = {r, 0, 0};
             double loss = 0;
             int64_t B = 0;
-            int rc = depbloom_refine_step(r, epoch, &at, &before, &gs, &loss, &B, &flops, err);
+            int rc = r->dev ? depbloom_device_step(r, epoch, &at, &before, &gs, &loss, &B, &flops, err)
+                            : depbloom_refine_step(r, epoch, &at, &before, &gs, &loss, &B, &flops, err);
+            if (!rc && c->dist.critical_path) rc = depbloom_hot_start(r, w, step, err);
             if (rc) return rc;
-            if (c->dist.critical_path) depbloom_hot_start(r, w, step);
             double t1 = dgnn_now();
-            dgnn_comm_wait();
+            if (r->dev) rc = event_device_grad_sum(r, &gs, err);
+            else dgnn_comm_wait();
             double t2 = dgnn_now();
-            dgnn_adam_step_params(&r->opt, r->p);
+            if (r->dev) {
+                r->opt.t++; /* dgnn_adam_step's count, kept on the host */
+                if (!rc) rc = dgnn_tgnn_cuda_adam(r->dev, r->opt.lr, r->opt.beta1, r->opt.beta2, r->opt.eps,
+                                                  r->opt.weight_decay, r->opt.t, err);
+            } else {
+                dgnn_adam_step_params(&r->opt, r->p);
+            }
+            if (rc) return rc;
             if (c->dist.critical_path) {
                 double t3 = dgnn_now();
                 if ((rc = depbloom_hot_finish(r, err))) return rc;
@@ -79,15 +92,16 @@ int depbloom_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err 
     int64_t total_steps = 0;
     for (int64_t w = 0; w < pl->W; w++) total_steps += pl->steps[w];
     if (c->max_train_batches > 0 && total_steps > c->max_train_batches) total_steps = c->max_train_batches;
-    dgnn_state_reset(&r->st);
+    int rc = r->dev ? dgnn_tgnn_cuda_reset(r->dev, &r->st, err) : (dgnn_state_reset(&r->st), DGNN_OK);
+    if (rc) return rc;
     if (pl->cold) depbloom_cold_epoch_begin(r);
     dgnn_rng_seed2(&r->rng, c->seed, 0x64726f70ULL + (uint64_t)epoch * 4099 + (uint64_t)me);
     depbloom_ahead ahead;
-    int rc = depbloom_ahead_start(&ahead, r, epoch, total_steps, err);
+    rc = depbloom_ahead_start(&ahead, r, epoch, total_steps, err);
     if (rc) return rc;
     dgnn_progress pg;
     char label[64];
-    snprintf(label, sizeof label, "epoch %lld train (depbloom, %d ranks)", (long long)epoch, P);
+    snprintf(label, sizeof label, "epoch %lld train (depbloom, %d ranks%s)", (long long)epoch, P, r->dev ? ", GPU" : "");
     if (c->progress && me == 0) dgnn_progress_begin(&pg, label, total_steps);
     rc = depbloom_steps(r, epoch, total_steps, &ahead, &pg, er, err);
     if (c->progress && me == 0) dgnn_progress_end(&pg);

@@ -22,12 +22,18 @@
  * older version of (two all-to-all-v: ids, then rows). Rows it never reads may stay stale
  * on it: nothing reads them. At the epoch's end every owner all-gathers its rows, so the
  * replicas are equal for evaluation and checkpoints. Losses equal those of the boundary
- * all-gather (--cold-allgather), step by step: tests/test_dist_event.c. */
+ * all-gather (--cold-allgather), step by step: tests/test_dist_event.c.
+ *
+ * On GPUs (r->dev) the same exchanges run through the host: the rows a rank sends come
+ * down from its device first, the rows it receives go up after the host has applied them
+ * (the host keeps every row's times and counts; its floats are current for what it
+ * brought down). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "depbloom_internal.h"
 #include "dgnn/comm.h"
+#include "dgnn/tgnn_cuda.h"
 
 static int cmp_i64(const void *a, const void *b) {
     const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -101,7 +107,26 @@ void depbloom_cp_plan_window(event_run *r, int64_t w, const dgnn_window_part *wp
 /* After a step's commit: the hot rows of window w this rank wrote in the step go to the
  * ranks that read them, in a non-blocking all-to-all-v that completes while the gradient
  * all-reduce and the Adam step run (depbloom_hot_finish). */
-void depbloom_hot_start(event_run *r, int64_t w, int64_t step) {
+/* On a GPU the rows live on the device: the n rows of nodes come down before the host packs
+ * or merges them (its times and counts are current: the commits keep them), and the rows the
+ * host unpacked or merged go back up. No-ops on the CPU. */
+static int rows_down(event_run *r, const int32_t *nodes, int64_t n, dgnn_err *err) {
+    return r->dev && n > 0 ? dgnn_tgnn_cuda_rows_to_host(r->dev, &r->st, nodes, n, err) : DGNN_OK;
+}
+/* the nodes of the `bytes` of packed rows at rows (each row starts with its node's id), into
+ * r->recv_nodes; returns how many */
+static int64_t packed_nodes(event_run *r, const void *rows, int64_t bytes) {
+    const int64_t rb = dgnn_state_row_bytes(&r->st), n = bytes / rb;
+    if (n > r->recv_nodes_cap) {
+        r->recv_nodes_cap = n + n / 2 + 64;
+        free(r->recv_nodes);
+        r->recv_nodes = dgnn_xmalloc((size_t)r->recv_nodes_cap * sizeof(int32_t));
+    }
+    for (int64_t i = 0; i < n; i++) memcpy(&r->recv_nodes[i], (const char *)rows + i * rb, sizeof(int32_t));
+    return n;
+}
+
+int depbloom_hot_start(event_run *r, int64_t w, int64_t step, dgnn_err *err) {
     struct depbloom_plan *pl = r->plan;
     const int32_t *nodes;
     int64_t n = dgnn_state_take_written(&r->st, &nodes), rb = dgnn_state_row_bytes(&r->st);
@@ -115,6 +140,14 @@ void depbloom_hot_start(event_run *r, int64_t w, int64_t step) {
         r->pack = dgnn_xrealloc(r->pack, (size_t)r->pack_cap);
     }
     int64_t counts[DGNN_DIST_MAX_RANKS] = {0}, k = 0;
+    int rc = DGNN_OK;
+    if (r->dev) { /* the rows to send, down from the device (the pack's ids as the index) */
+        int32_t *ids = (int32_t *)r->pack; /* rows * rb bytes hold rows ids */
+        for (int64_t i = h0; i < h1; i++)
+            if (pl->stamp[(uint32_t)pl->hot[i]] == step) ids[k++] = (int32_t)(uint32_t)pl->hot[i];
+        rc = rows_down(r, ids, k, err);
+        k = 0;
+    }
     for (int64_t i = h0; i < h1; i++) {
         int32_t v = (int32_t)(uint32_t)pl->hot[i];
         if (pl->stamp[v] != step) continue;
@@ -124,8 +157,10 @@ void depbloom_hot_start(event_run *r, int64_t w, int64_t step) {
     }
     r->hot_rows_sent += k;
     r->state_bytes += k * rb;
-    int64_t rc[DGNN_DIST_MAX_RANKS];
-    r->hot_recv_bytes = dgnn_comm_ialltoallv_bytes(&r->recv, &r->recv_cap, rc, r->pack, counts);
+    /* every rank takes part in the exchange, even after a failed copy (the error ends the run) */
+    int64_t got[DGNN_DIST_MAX_RANKS];
+    r->hot_recv_bytes = dgnn_comm_ialltoallv_bytes(&r->recv, &r->recv_cap, got, r->pack, counts);
+    return rc;
 }
 
 int depbloom_hot_finish(event_run *r, dgnn_err *err) {
@@ -133,8 +168,12 @@ int depbloom_hot_finish(event_run *r, dgnn_err *err) {
     /* merged into the local row, not overwriting it: this rank may have written the node
      * later (the ranks' steps are aligned by count, not by event time), and a row's last
      * writer must keep its own last write; APAN: it may have delivered a mail there too */
+    const int64_t n = r->dev ? packed_nodes(r, r->recv, r->hot_recv_bytes) : 0;
+    int rc = rows_down(r, r->recv_nodes, n, err); /* the local rows the merge reads */
+    if (rc) return rc;
     int64_t applied = dgnn_state_merge_rows(&r->st, r->recv, r->hot_recv_bytes, 0, err);
-    return applied < 0 ? (int)applied : DGNN_OK;
+    if (applied < 0) return (int)applied;
+    return r->dev && n > 0 ? dgnn_tgnn_cuda_rows_from_host(r->dev, &r->st, r->recv_nodes, n, err) : DGNN_OK;
 }
 
 /* ---- sampling ahead ---- */
@@ -272,14 +311,19 @@ static int fetch(event_run *r, int32_t *req, int64_t nreq, dgnn_err *err) {
         r->pack_cap = nid * rb * 2;
         r->pack = dgnn_xrealloc(r->pack, (size_t)r->pack_cap);
     }
+    int rc = rows_down(r, (const int32_t *)ids, nid, err);
     dgnn_state_pack_rows(r->pack, &r->st, (const int32_t *)ids, nid);
     int64_t rows_out[DGNN_DIST_MAX_RANKS];
     for (int q = 0; q < P; q++) rows_out[q] = got[q] / (int64_t)sizeof(int32_t) * rb;
     const int64_t bytes = dgnn_comm_alltoallv_bytes(&r->recv, &r->recv_cap, got, r->pack, rows_out);
     free(ids);
     r->state_bytes += nid * rb + nreq * (int64_t)sizeof(int32_t);
+    if (rc) return rc; /* after the exchange, which every rank takes part in */
     int64_t applied = dgnn_state_unpack_rows(&r->st, r->recv, bytes, err);
     if (applied < 0) return (int)applied;
+    if (r->dev && (rc = dgnn_tgnn_cuda_rows_from_host(r->dev, &r->st, r->recv_nodes, packed_nodes(r, r->recv, bytes),
+                                                      err)))
+        return rc;
     for (int64_t i = 0; i < nreq; i++) pl->ver_mine[req[i]] = pl->ver_latest[req[i]];
     pl->cold_rows += nreq;
     return DGNN_OK;

@@ -114,6 +114,14 @@ typedef struct {
 int depbloom_refine_step(event_run *r, int64_t epoch, const depbloom_mb_pos *at, const depbloom_mb_hook *before,
                          event_grad_sync *gs, double *loss, int64_t *B, double *flops, dgnn_err *err);
 
+/* ---- depbloom_device.c ---- */
+
+/* depbloom_refine_step on the rank's GPU (r->dev): the same micro-batches, hook and
+ * negatives; the gradient sum started during the last backward (gs, completed by
+ * event_device_grad_sum); every micro-batch committed on the device. */
+int depbloom_device_step(event_run *r, int64_t epoch, const depbloom_mb_pos *at, const depbloom_mb_hook *before,
+                         event_grad_sync *gs, double *loss, int64_t *B, double *flops, dgnn_err *err);
+
 /* ---- depbloom_critical_path.c ---- */
 
 /* 1 when cold rows are fetched when read (--critical-path with TGN or DyRep and the
@@ -127,8 +135,10 @@ void depbloom_cp_plan_window(event_run *r, int64_t w, const dgnn_window_part *wp
 void depbloom_cp_free(struct depbloom_plan *pl);
 
 /* After a step's commit: the hot rows of window w this rank wrote in the step go to the
- * ranks that read them, in a non-blocking all-to-all-v; finish applies what came in. */
-void depbloom_hot_start(event_run *r, int64_t w, int64_t step);
+ * ranks that read them, in a non-blocking all-to-all-v; finish applies what came in. On a
+ * GPU (r->dev) the rows sent come down from the device first, and those received are
+ * merged on the host and go back up. */
+int depbloom_hot_start(event_run *r, int64_t w, int64_t step, dgnn_err *err);
 int depbloom_hot_finish(event_run *r, dgnn_err *err);
 
 /* Sampling ahead: while micro-batch i computes, the worker thread draws micro-batch

@@ -32,17 +32,15 @@ int event_device_strict_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er
  * every rank) and waits for all of them: Adam may follow. Both no-ops for one process. */
 void event_device_grad_hook(event_run *r, event_grad_sync *g);
 int event_device_grad_sum(event_run *r, event_grad_sync *g, dgnn_err *err);
-/* DepBloom's epoch (depbloom.c) on GPUs, partitioning and refinement, the collectives between
- * the GPUs (depbloom_device.c; the critical path is refused with a GPU) */
-int depbloom_device_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err);
 int event_device_pull(event_run *r, dgnn_err *err);
 int event_device_push(event_run *r, dgnn_err *err);
 void event_device_report(event_run *r);
 
 /* depbloom.c: DepBloom (docs/depbloom.md). setup makes the plan (r->plan: windows,
  * partitions, exchange lists; every rank computes the same one) once per run; epoch trains
- * one epoch by it; report puts the plan's figures (windows, cut fraction, set-up time, hot
- * rows, cold fetch) into d; free frees the plan (NULL: a no-op). */
+ * one epoch by it (with r->dev, depbloom_device.c's steps on the rank's GPU); report puts
+ * the plan's figures (windows, cut fraction, set-up time, hot rows, cold fetch) into d;
+ * free frees the plan (NULL: a no-op). */
 int depbloom_setup(event_run *r, dgnn_err *err);
 int depbloom_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err);
 void depbloom_report(const event_run *r, dgnn_dist_result *d);

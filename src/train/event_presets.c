@@ -40,10 +40,6 @@ int dgnn_event_train_cfg_check(const dgnn_event_train_cfg *c, dgnn_err *err) {
     if (c->use_cuda) {
         if (c->edgebank)
             return dgnn_err_set(err, DGNN_EINVAL, "--model edgebank trains nothing: no --device cuda");
-        if (c->dist.mode == DGNN_DIST_DEPBLOOM && c->dist.critical_path)
-            return dgnn_err_set(err, DGNN_EINVAL,
-                                "--critical-path with --device cuda: DepBloom's critical path runs on CPU cores only "
-                                "so far (partitioning and --refine run on GPUs); leave out --critical-path or --device");
         if (!dgnn_tgnn_cuda_built())
             return dgnn_err_set(err, DGNN_EINVAL,
                                 "--device cuda: this dgnn was built without the CUDA backend; rebuild with "
