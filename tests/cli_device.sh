@@ -170,6 +170,27 @@ sys.exit(max(abs(x - y) for x, y in zip(va, vb)) > $aptol)"; then ok
           else bad "NCCL's stand-in ($lane), $mode $m: validation / test AP apart from the CPU ranks'"; fi
         done
         done
+        # a stream of 20,000 nodes, where a step's rows are a small share of the nodes: only the
+        # received nodes' times and counts go up (tgnn_cuda.c's upload_meta; the epoch's pull
+        # checks them against the host's), for the device exchange and the critical path's
+        "$dgnn" gen --out "$tmp/many.dgnn" --events 8000 --nodes 20000 --seed 3 > /dev/null 2>&1
+        for run in "strict --dist strict" "depbloomcp --dist depbloom --partition --critical-path --window-events 2000"; do
+          set -- $run; mode=$1; shift
+          for dev in cpu nccl; do
+            [ $dev = cpu ] && d=cpu || d=cuda
+            HOSTEMU_GPU_PER_RANK=1 LD_LIBRARY_PATH="$nccl_dir" timeout 120 mpirun --allow-run-as-root --oversubscribe \
+              -x HOSTEMU_GPU_PER_RANK -x LD_LIBRARY_PATH -np 2 "$dgnn" train --data "$tmp/many.dgnn" --model tgn \
+              --device $d "$@" --epochs 2 --max-batches 10 --eval-max-events 500 --quiet --out "$tmp/many-$mode-$dev.json" \
+              > "$tmp/out" 2>&1 || { bad "20,000 nodes, $mode --device $d"; tail -3 "$tmp/out"; }
+          done
+          if python3 -c "
+import json, sys
+a, b = (json.load(open('$tmp/many-$mode-%s.json' % d)) for d in ('nccl', 'cpu'))
+va = [e['val_ap'] for e in a['epochs']] + [a['test']['ap']]
+vb = [e['val_ap'] for e in b['epochs']] + [b['test']['ap']]
+sys.exit(max(abs(x - y) for x, y in zip(va, vb)) > $aptol)"; then ok
+          else bad "20,000 nodes, NCCL's stand-in, $mode: validation / test AP apart from the CPU ranks'"; fi
+        done
       fi
     fi
     # DyGNeX on the GPU: one process playing 2 ranks, then (with MPI) 2 ranks sharing the GPU,

@@ -108,8 +108,9 @@ int dgnn_tgnn_cuda_adam(dgnn_tgnn_cuda *d, double lr, double beta1, double beta2
 /* The memory and mail rows of the n nodes from the device into st's rows (the host's
  * times and counts are already current: commits keep them). */
 int dgnn_tgnn_cuda_rows_to_host(dgnn_tgnn_cuda *d, dgnn_state *st, const int32_t *nodes, int64_t n, dgnn_err *err);
-/* The memory and mail rows of the n nodes from st to the device, and st's times, mail
- * counts and ring positions of every node (a few bytes per node). */
+/* The memory and mail rows of the n nodes from st to the device, with st's times, mail
+ * counts and ring positions of those nodes (the only ones an exchange changes; of every
+ * node where n is a large share of them). */
 int dgnn_tgnn_cuda_rows_from_host(dgnn_tgnn_cuda *d, const dgnn_state *st, const int32_t *nodes, int64_t n,
                                   dgnn_err *err);
 
@@ -117,8 +118,8 @@ int dgnn_tgnn_cuda_rows_from_host(dgnn_tgnn_cuda *d, const dgnn_state *st, const
  * node's memory then its mail ring, row_floats = M + S D floats. rows_gather writes the n
  * nodes' rows into drows (device, n x row_floats); rows_scatter writes the n rows of drows
  * into the nodes' device rows (a node present twice ends with its last row, as
- * dgnn_state_unpack_rows) and sends st's times, mail counts and ring positions of every
- * node up (the host applied the rows' first parts: dgnn_state_unpack_meta). Both wait. */
+ * dgnn_state_unpack_rows) and sends st's times, mail counts and ring positions of those
+ * nodes up (the host applied the rows' first parts: dgnn_state_unpack_meta). Both wait. */
 int64_t dgnn_tgnn_cuda_row_floats(const dgnn_tgnn_cuda *d);
 int dgnn_tgnn_cuda_rows_gather(dgnn_tgnn_cuda *d, float *drows, const int32_t *nodes, int64_t n, dgnn_err *err);
 int dgnn_tgnn_cuda_rows_scatter(dgnn_tgnn_cuda *d, const dgnn_state *st, const float *drows, const int32_t *nodes,

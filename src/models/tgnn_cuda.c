@@ -43,6 +43,9 @@ struct dgnn_tgnn_cuda {
     int32_t *xidx;
     float *xsend, *xrecv;
     int64_t xidx_cap, xsend_cap, xrecv_cap;
+    /* the received nodes' times, counts and ring positions (upload_meta): device, host */
+    float *xmeta, *hmeta;
+    int64_t xmeta_cap, hmeta_cap;
     dgnn_tgnn_cuda_grad_ready_fn hook; /* dgnn_tgnn_cuda_set_grad_hook */
     void *hook_ctx;
     uint64_t seeds[2];
@@ -63,6 +66,8 @@ void dgnn_tgnn_cuda_free(dgnn_tgnn_cuda *d) {
         dgnn_cuda_release(d->c, d->sslab);
         dgnn_cuda_release(d->c, d->rows_idx), dgnn_cuda_release(d->c, d->rows_dev);
         dgnn_cuda_release(d->c, d->xidx), dgnn_cuda_release(d->c, d->xsend), dgnn_cuda_release(d->c, d->xrecv);
+        dgnn_cuda_release(d->c, d->xmeta);
+        free(d->hmeta);
         dgnn_cuda_tgn_free(d->c, &d->t);
         dgnn_cuda_apan_free(d->c, &d->a);
         dgnn_cuda_state_free(d->c, &d->s);
@@ -336,8 +341,8 @@ int dgnn_tgnn_cuda_rows_to_host(dgnn_tgnn_cuda *d, dgnn_state *st, const int32_t
     return rc;
 }
 
-/* the times, counts and ring positions of every node, as the host has them; waits */
-static int upload_meta(dgnn_tgnn_cuda *d, const dgnn_state *st, dgnn_err *err) {
+/* every node's times, counts and ring positions, as the host has them */
+static int upload_meta_all(dgnn_tgnn_cuda *d, const dgnn_state *st, dgnn_err *err) {
     const int64_t N = st->num_nodes, S = st->slots;
     const size_t dN = (size_t)N * sizeof(double), iN = (size_t)N * sizeof(int32_t);
     int rc = dgnn_cuda_upload(d->c, d->s.mem_t, st->mem_t, dN, err);
@@ -345,6 +350,49 @@ static int upload_meta(dgnn_tgnn_cuda *d, const dgnn_state *st, dgnn_err *err) {
     if (!rc) rc = dgnn_cuda_upload(d->c, d->s.mail_n, st->mail_n, iN, err);
     if (!rc) rc = dgnn_cuda_upload(d->c, d->s.mail_head, st->mail_head, iN, err);
     return rc ? rc : dgnn_cuda_sync(d->c, err);
+}
+
+static int x_grow(dgnn_tgnn_cuda *d, void **buf, int64_t *cap, int64_t bytes, const char *what, dgnn_err *err);
+
+/* The times, counts and ring positions of the n nodes (host ids; didx: the same on the
+ * device), as the host has them, sent up: the only nodes an exchange changed (a node twice
+ * carries the same values twice). Packed on the host as four blocks of n rows (memory time,
+ * the S mail times, the count, the position), one upload, then each block scattered into its
+ * array by dgnn_cuda_scatter_rows_last over 32-bit words: a double is 2 of them, an int32 one;
+ * the scatter only moves words, so every bit arrives (dgnn_tgnn_cuda_pull checks these
+ * arrays against the host's exactly). Where n is a large share of the nodes, every node's
+ * arrays go up whole instead. Waits. */
+static int upload_meta(dgnn_tgnn_cuda *d, const dgnn_state *st, const int32_t *nodes, const int32_t *didx, int64_t n,
+                       dgnn_err *err) {
+    const int64_t S = st->slots, wt = 2, wm = 2 * S, W = wt + wm + 2; /* words per node */
+    if (n <= 0) return DGNN_OK;
+    if (4 * n >= st->num_nodes) return upload_meta_all(d, st, err);
+    int rc = x_grow(d, (void **)&d->xmeta, &d->xmeta_cap, n * W * 4, "the exchanged rows' times and counts", err);
+    if (rc) return rc;
+    if (n * W > d->hmeta_cap) {
+        free(d->hmeta);
+        d->hmeta_cap = n * W + n * W / 2;
+        d->hmeta = dgnn_xmalloc((size_t)d->hmeta_cap * sizeof(float));
+    }
+    char *t = (char *)d->hmeta, *mt = t + n * wt * 4, *cn = mt + n * wm * 4, *hd = cn + n * 4;
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t v = nodes[i];
+        memcpy(t + i * wt * 4, &st->mem_t[v], sizeof(double));
+        memcpy(mt + i * wm * 4, &st->mail_t[v * S], (size_t)S * sizeof(double));
+        memcpy(cn + i * 4, &st->mail_n[v], sizeof(int32_t));
+        memcpy(hd + i * 4, &st->mail_head[v], sizeof(int32_t));
+    }
+    rc = dgnn_cuda_upload(d->c, d->xmeta, d->hmeta, (size_t)(n * W) * 4, err);
+    const float *src = d->xmeta;
+    if (!rc) rc = dgnn_cuda_scatter_rows_last(d->c, (float *)d->s.mem_t, wt, NULL, src, wt, NULL, didx, n, wt, err);
+    src += n * wt;
+    if (!rc && S > 0)
+        rc = dgnn_cuda_scatter_rows_last(d->c, (float *)d->s.mail_t, wm, NULL, src, wm, NULL, didx, n, wm, err);
+    src += n * wm;
+    if (!rc) rc = dgnn_cuda_scatter_rows_last(d->c, (float *)d->s.mail_n, 1, NULL, src, 1, NULL, didx, n, 1, err);
+    src += n;
+    if (!rc) rc = dgnn_cuda_scatter_rows_last(d->c, (float *)d->s.mail_head, 1, NULL, src, 1, NULL, didx, n, 1, err);
+    return rc ? rc : dgnn_cuda_sync(d->c, err); /* the staging is free again */
 }
 
 int dgnn_tgnn_cuda_rows_from_host(dgnn_tgnn_cuda *d, const dgnn_state *st, const int32_t *nodes, int64_t n,
@@ -364,7 +412,7 @@ int dgnn_tgnn_cuda_rows_from_host(dgnn_tgnn_cuda *d, const dgnn_state *st, const
             rc = dgnn_cuda_scatter_rows_last(d->c, part ? d->s.mail : d->s.mem, width, NULL, d->rows_dev, width, NULL,
                                              d->rows_idx, n, width, err);
     }
-    return rc ? rc : upload_meta(d, st, err);
+    return rc ? rc : upload_meta(d, st, nodes, d->rows_idx, n, err);
 }
 
 int64_t dgnn_tgnn_cuda_row_floats(const dgnn_tgnn_cuda *d) { return d->s.mem_dim + d->s.slots * d->s.mail_dim; }
@@ -416,7 +464,7 @@ int dgnn_tgnn_cuda_rows_scatter(dgnn_tgnn_cuda *d, const dgnn_state *st, const f
         rc = dgnn_cuda_scatter_rows_last(d->c, d->s.mem, M, NULL, drows, W, NULL, d->xidx, n, M, err);
     if (!rc && n > 0 && SD > 0)
         rc = dgnn_cuda_scatter_rows_last(d->c, d->s.mail, SD, NULL, drows + M, W, NULL, d->xidx, n, SD, err);
-    return rc ? rc : upload_meta(d, st, err);
+    return rc ? rc : upload_meta(d, st, nodes, d->xidx, n, err);
 }
 
 int dgnn_tgnn_cuda_wait_loss(dgnn_tgnn_cuda *d, double *loss, dgnn_err *err) {
