@@ -4,7 +4,7 @@
  * reference) for every transpose pair on awkward shapes: one row, sizes that are not
  * multiples of 32, K = 0, leading dimensions wider than the rows, beta 0 and 1; the GPU's
  * linear layer, GRU cell and time encoding, forward and backward (gradients +=), against
- * the CPU's on awkward and real sizes. */
+ * the CPU's on awkward and real sizes; a lane's copies ordered against the context's stream. */
 #include "cuda_check.h"
 
 static void test_saxpy(void) {
@@ -182,6 +182,53 @@ static void test_timeenc(dgnn_cuda *c, int64_t N, int64_t d, uint64_t seed) {
     free(dt), free(w), free(b), free(g), free(dw), free(db), free(out);
 }
 
+/* A lane (cuda.h) against the context's stream: what the lane copies after
+ * dgnn_cuda_lane_wait_main is what the context's stream wrote before it, though that stream
+ * is still busy with products when the lane's copy is enqueued; what the context's stream
+ * reads after dgnn_cuda_main_wait_lane is what the lane uploaded. */
+static void test_lane(dgnn_cuda *c) {
+    enum { N = 1 << 20, G = 2048 };
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    float *want = malloc(N * sizeof(float)), *got = NULL, *back = malloc(N * sizeof(float));
+    for (int i = 0; i < N; i++) want[i] = (float)(i % 1000) + 0.25f;
+    float *dP = NULL, *dX = NULL, *dA = NULL, *dC = NULL;
+    dgnn_cuda_lane *l = NULL;
+    int rc = dgnn_cuda_lane_init(c, &l, &err);
+    if (!rc) rc = dgnn_cuda_host_alloc(c, (void **)&got, N * sizeof(float), "the lane's copy", &err);
+    if (!rc) rc = dgnn_cuda_alloc(c, (void **)&dP, N * sizeof(float), "P", &err);
+    if (!rc) rc = dgnn_cuda_alloc(c, (void **)&dX, N * sizeof(float), "X", &err);
+    if (!rc) rc = dgnn_cuda_alloc(c, (void **)&dA, (size_t)G * G * sizeof(float), "A", &err);
+    if (!rc) rc = dgnn_cuda_alloc(c, (void **)&dC, (size_t)G * G * sizeof(float), "C", &err);
+    if (!rc) rc = dgnn_cuda_zero(c, dX, N * sizeof(float), &err);
+    if (!rc) rc = dgnn_cuda_zero(c, dA, (size_t)G * G * sizeof(float), &err);
+    if (!rc) rc = dgnn_cuda_upload(c, dP, want, N * sizeof(float), &err);
+    if (!rc) rc = dgnn_cuda_sync(c, &err);
+    /* the context's stream busy (products), then X written last */
+    for (int k = 0; k < 8 && !rc; k++) rc = dgnn_cuda_gemm(c, 0, 0, G, G, G, dA, G, dA, G, 0.0f, dC, G, &err);
+    if (!rc) rc = dgnn_cuda_copy(c, dX, dP, N * sizeof(float), &err);
+    if (!rc) rc = dgnn_cuda_lane_wait_main(l, &err);
+    if (!rc) rc = dgnn_cuda_lane_download(l, got, dX, N * sizeof(float), &err);
+    if (!rc) rc = dgnn_cuda_lane_sync(l, &err);
+    CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
+    CHECK_MSG(rc || memcmp(got, want, N * sizeof(float)) == 0, "the lane copied X before the stream had written it");
+    /* the other way: the lane uploads into P, the stream copies P into X after waiting */
+    for (int i = 0; i < N && !rc; i++) got[i] = -want[i];
+    if (!rc) rc = dgnn_cuda_lane_upload(l, dP, got, N * sizeof(float), &err);
+    if (!rc) rc = dgnn_cuda_main_wait_lane(l, &err);
+    if (!rc) rc = dgnn_cuda_copy(c, dX, dP, N * sizeof(float), &err);
+    if (!rc) rc = dgnn_cuda_download(c, back, dX, N * sizeof(float), &err);
+    if (!rc) rc = dgnn_cuda_sync(c, &err);
+    CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
+    int ok = 1;
+    for (int i = 0; i < N && !rc; i++) ok &= back[i] == -want[i];
+    CHECK_MSG(rc || ok, "the stream read P before the lane had uploaded it");
+    dgnn_cuda_lane_free(l);
+    dgnn_cuda_release(c, dP), dgnn_cuda_release(c, dX), dgnn_cuda_release(c, dA), dgnn_cuda_release(c, dC);
+    dgnn_cuda_host_free(c, got);
+    free(want), free(back);
+}
+
 static void test_ops(dgnn_cuda *c) {
     test_linear(c, 1, 7, 3, 11);
     test_linear(c, 33, 65, 17, 12);
@@ -212,6 +259,7 @@ int main(void) {
         size_t used = 0, total = 0;
         CHECK(dgnn_cuda_mem_info(c, &used, &total, &err) == DGNN_OK && total > 0);
         test_gemm(c);
+        test_lane(c);
         test_ops(c);
         dgnn_cuda_free(c);
     }
