@@ -197,12 +197,14 @@ int snap_dygnex_epoch(snap_run *r, int64_t epoch, dgnn_snap_epoch_result *er, sn
                 if (r->dev) { /* on GPUs (the model's gradients, the node head's): comm_dev.h */
                     int rc = r->cdev ? DGNN_OK
                                      : dgnn_comm_dev_init(&r->cdev, dgnn_snapmodel_cuda_context(r->dev), err);
+                    /* both sums in flight together on the lane; the optimizer's step waits for them */
                     if (!rc)
-                        rc = dgnn_comm_dev_allreduce_sum_f32(r->cdev, dgnn_snapmodel_cuda_grad_slab(r->dev), r->p->grad,
-                                                             r->p->total, err);
+                        rc = dgnn_comm_dev_allreduce_start(r->cdev, dgnn_snapmodel_cuda_grad_slab(r->dev), r->p->grad,
+                                                           r->p->total, 0, err);
                     if (!rc && head)
-                        rc = dgnn_comm_dev_allreduce_sum_f32(r->cdev, dgnn_snapmodel_cuda_head_grad_slab(r->dev),
-                                                             r->head.p.grad, r->head.p.total, err);
+                        rc = dgnn_comm_dev_allreduce_start(r->cdev, dgnn_snapmodel_cuda_head_grad_slab(r->dev),
+                                                           r->head.p.grad, r->head.p.total, 0, err);
+                    if (!rc) rc = dgnn_comm_dev_allreduce_wait(r->cdev, err);
                     if (rc) return rc;
                 } else {
                     dgnn_comm_allreduce_sum_f32(r->p->grad, r->p->total);
