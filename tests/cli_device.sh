@@ -98,6 +98,14 @@ else
       if "$dgnn" train --device cuda --epochs 1 --max-batches 1 --no-eval --quiet 2>&1 | grep -q "host emulation"; then
         aptol=1e-6
       else aptol=0.01; fi
+      same_aps() { # JSON A, JSON B: every epoch's validation AP and the test AP within aptol
+        python3 -c "
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+va = [e['val_ap'] for e in a['epochs']] + [a['test']['ap']]
+vb = [e['val_ap'] for e in b['epochs']] + [b['test']['ap']]
+sys.exit(len(va) != len(vb) or max(abs(x - y) for x, y in zip(va, vb)) > float(sys.argv[3]))" "$1" "$2" "$aptol"
+      }
       # the GPU collectives' path (comm_dev.c): ranks sharing the GPU go through the host, and
       # so do ranks with a GPU each where NCCL cannot be used (the emulation has none)
       out=$(timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 "$dgnn" train --device cuda --dist strict \
@@ -123,12 +131,7 @@ else
         done
         ranks=$(python3 -c "import json; print(json.load(open('$tmp/$mode-$m-cuda.json'))['dist']['ranks'])" 2>/dev/null)
         if [ "$ranks" != 2 ]; then echo "(no MPI in this build: $mode's 2 GPU ranks ran as lone processes; not compared)"
-        elif python3 -c "
-import json, sys
-a, b = (json.load(open('$tmp/$mode-$m-%s.json' % d)) for d in ('cuda', 'cpu'))
-va = [e['val_ap'] for e in a['epochs']] + [a['test']['ap']]
-vb = [e['val_ap'] for e in b['epochs']] + [b['test']['ap']]
-sys.exit(max(abs(x - y) for x, y in zip(va, vb)) > $aptol)"; then ok
+        elif same_aps "$tmp/$mode-$m-cuda.json" "$tmp/$mode-$m-cpu.json"; then ok
         else bad "$mode, 2 GPU ranks, $m: validation / test AP apart from the CPU ranks' (by more than $aptol)"; fi
       done
       # comm_dev.c's NCCL path, where the emulation build has NCCL's stand-in (tests/hostemu/nccl/:
@@ -161,12 +164,7 @@ steps = json.load(open('$tmp/$mode-$m-nccl.json'))['dist']['steps']
 sums = 2 * steps if rows else steps
 sys.exit(not (steps > 0 and len(c) == 2 and all(a == sums and ((b > 0 and f > 0) if rows else b == 0) for a, b, f in c)))"; then ok
           else bad "NCCL's stand-in: the calls counted ($mode $m)"; grep "hostemu NCCL" "$tmp/out"; fi
-          if python3 -c "
-import json, sys
-a, b = (json.load(open('$tmp/$mode-$m-%s.json' % d)) for d in ('nccl', 'cpu'))
-va = [e['val_ap'] for e in a['epochs']] + [a['test']['ap']]
-vb = [e['val_ap'] for e in b['epochs']] + [b['test']['ap']]
-sys.exit(max(abs(x - y) for x, y in zip(va, vb)) > $aptol)"; then ok
+          if same_aps "$tmp/$mode-$m-nccl.json" "$tmp/$mode-$m-cpu.json"; then ok
           else bad "NCCL's stand-in ($lane), $mode $m: validation / test AP apart from the CPU ranks'"; fi
         done
         done
@@ -183,12 +181,7 @@ sys.exit(max(abs(x - y) for x, y in zip(va, vb)) > $aptol)"; then ok
               --device $d "$@" --epochs 2 --max-batches 10 --eval-max-events 500 --quiet --out "$tmp/many-$mode-$dev.json" \
               > "$tmp/out" 2>&1 || { bad "20,000 nodes, $mode --device $d"; tail -3 "$tmp/out"; }
           done
-          if python3 -c "
-import json, sys
-a, b = (json.load(open('$tmp/many-$mode-%s.json' % d)) for d in ('nccl', 'cpu'))
-va = [e['val_ap'] for e in a['epochs']] + [a['test']['ap']]
-vb = [e['val_ap'] for e in b['epochs']] + [b['test']['ap']]
-sys.exit(max(abs(x - y) for x, y in zip(va, vb)) > $aptol)"; then ok
+          if same_aps "$tmp/many-$mode-nccl.json" "$tmp/many-$mode-cpu.json"; then ok
           else bad "20,000 nodes, NCCL's stand-in, $mode: validation / test AP apart from the CPU ranks'"; fi
         done
       fi
