@@ -73,7 +73,7 @@ int dgnn_tgnn_cuda_run_step(dgnn_tgnn_cuda *d, dgnn_state *st, const dgnn_events
  * the last call). The CPU trainer's loss is twice it. */
 int dgnn_tgnn_cuda_wait_loss(dgnn_tgnn_cuda *d, double *loss, dgnn_err *err);
 
-/* ---- strict's and DepBloom's ranks on GPUs (event_device.c, depbloom_device.c) ----
+/* ---- strict's and DepBloom's ranks on GPUs (event_device.c) ----
  * A step of `mpirun -np P dgnn train --dist strict|depbloom --device cuda`:
  * dgnn_tgnn_cuda_plan of the rank's slice (or micro-batch), then run_grad (forward, loss,
  * backward scaled by dloss, the commit: no Adam), the gradient slab (grad_slab) summed over

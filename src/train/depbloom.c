@@ -6,8 +6,9 @@
  * micro-batch ahead and fetches cold rows when read, instead of the window boundary's
  * all-gather.
  *
- * With a GPU per rank (r->dev) the same epoch runs depbloom_device_step instead, the
- * gradient sum and Adam on the device (depbloom_device.c).
+ * With a GPU per rank (r->dev) the same epoch runs there: event_step.c's calls run each
+ * micro-batch, the gradient sum and Adam on the device, and the exchanges move the rows
+ * through the device (event_allgather_rows, depbloom_critical_path.c).
  *
  * Dropout draws from a stream keyed by (seed, epoch, rank), so ranks do not share masks
  * and a resumed run repeats the epoch it restarts exactly. */
@@ -41,25 +42,16 @@ static int depbloom_steps(event_run *r, int64_t epoch, int64_t total_steps, depb
             const int64_t G = pl->step_total[step];
             double t0 = dgnn_now();
             const depbloom_mb_pos at = {w, s, 0, step};
-            event_grad_sync gs = {r, 0, 0};
+            event_grad_sync gs = {.r = r};
             double loss = 0;
             int64_t B = 0;
-            int rc = r->dev ? depbloom_device_step(r, epoch, &at, &before, &gs, &loss, &B, &flops, err)
-                            : depbloom_refine_step(r, epoch, &at, &before, &gs, &loss, &B, &flops, err);
+            int rc = depbloom_refine_step(r, epoch, &at, &before, &gs, &loss, &B, &flops, err);
             if (!rc && c->dist.critical_path) rc = depbloom_hot_start(r, w, step, err);
             if (rc) return rc;
             double t1 = dgnn_now();
-            if (r->dev) rc = event_device_grad_sum(r, &gs, err);
-            else dgnn_comm_wait();
+            if ((rc = event_grad_wait(r, err))) return rc;
             double t2 = dgnn_now();
-            if (r->dev) {
-                r->opt.t++; /* dgnn_adam_step's count, kept on the host */
-                if (!rc) rc = dgnn_tgnn_cuda_adam(r->dev, r->opt.lr, r->opt.beta1, r->opt.beta2, r->opt.eps,
-                                                  r->opt.weight_decay, r->opt.t, err);
-            } else {
-                dgnn_adam_step_params(&r->opt, r->p);
-            }
-            if (rc) return rc;
+            if ((rc = event_adam_step(r, err))) return rc;
             if (c->dist.critical_path) {
                 double t3 = dgnn_now();
                 if ((rc = depbloom_hot_finish(r, err))) return rc;

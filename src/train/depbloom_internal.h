@@ -109,17 +109,9 @@ typedef struct {
  * gradients, trains this rank's share of the step as K = --refine micro-batches (negatives
  * of each from the stream of (epoch, micro-batch id x P + rank)), committing each but the
  * last before the next reads the memory, starts the gradient all-reduce (gs, completed by
- * dgnn_comm_wait), then commits the last. *loss: the share's loss (micro-batches weighted
- * by their events), *B: its events. */
+ * event_grad_wait), then commits the last; on a GPU (r->dev) each is committed on the
+ * device. *loss: the share's loss (micro-batches weighted by their events), *B: its events. */
 int depbloom_refine_step(event_run *r, int64_t epoch, const depbloom_mb_pos *at, const depbloom_mb_hook *before,
-                         event_grad_sync *gs, double *loss, int64_t *B, double *flops, dgnn_err *err);
-
-/* ---- depbloom_device.c ---- */
-
-/* depbloom_refine_step on the rank's GPU (r->dev): the same micro-batches, hook and
- * negatives; the gradient sum started during the last backward (gs, completed by
- * event_device_grad_sum); every micro-batch committed on the device. */
-int depbloom_device_step(event_run *r, int64_t epoch, const depbloom_mb_pos *at, const depbloom_mb_hook *before,
                          event_grad_sync *gs, double *loss, int64_t *B, double *flops, dgnn_err *err);
 
 /* ---- depbloom_critical_path.c ---- */

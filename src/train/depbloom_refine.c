@@ -19,7 +19,7 @@ int depbloom_refine_step(event_run *r, int64_t epoch, const depbloom_mb_pos *at,
     const int64_t K = c->dist.refine > 1 ? c->dist.refine : 1, w = at->w, s = at->s, step = at->step;
     const int64_t off = pl->mine_off[w], n = pl->mine_off[w + 1] - off, S = pl->steps[w];
     const int64_t lo = off + s * n / S, hi = off + (s + 1) * n / S, B = hi - lo, G = pl->step_total[step];
-    dgnn_params_zero_grad(r->p);
+    if (!r->dev) dgnn_params_zero_grad(r->p); /* a GPU's first micro-batch starts its slab */
     double loss = 0;
     int rc = DGNN_OK;
     for (int64_t j = 0; j < K && !rc; j++) {
@@ -34,13 +34,13 @@ int depbloom_refine_step(event_run *r, int64_t epoch, const depbloom_mb_pos *at,
         if (!rc) rc = event_draw_negatives(r, mb, 1, 0, event_stream_seed(c->seed, epoch, (step * K + j) * P + me), err);
         if (!rc && before && before->fn) rc = before->fn(before->ctx, &mb_at, err);
         if (!rc)
-            rc = event_micro_batch(r, mine, ml, mb, G, r->neg_t, j + 1 == K ? gs : NULL, &ml_loss, flops, err);
+            rc = event_micro_batch(r, mine, ml, mb, G, r->neg_t, gs, j + 1 == K, &ml_loss, flops, err);
         loss += ml_loss * (double)mb / (double)B;
-        if (!rc && j + 1 < K) dgnn_tgnn_commit(r->model, &r->st, mine);
+        if (!rc && j + 1 < K && !r->dev) dgnn_tgnn_commit(r->model, &r->st, mine); /* a GPU's step commits */
     }
+    if (!rc) rc = event_grad_start(r, gs, err);
     if (rc) return rc;
-    event_grad_allreduce_start(r, gs);
-    if (B > 0 && lo + (K - 1) * B / K < hi) dgnn_tgnn_commit(r->model, &r->st, mine); /* the last micro-batch */
+    if (!r->dev && B > 0 && lo + (K - 1) * B / K < hi) dgnn_tgnn_commit(r->model, &r->st, mine); /* the last one */
     *loss_out = loss;
     *B_out = B;
     return DGNN_OK;

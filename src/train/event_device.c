@@ -1,7 +1,9 @@
 /* event_device.c: the event trainer on a GPU (--device cuda, tgnn_cuda.h; NOT YET VERIFIED
- * ON HARDWARE): the device's set-up, the training epoch, and the moves of state and
- * parameters between host and device at the points where the driver reads or writes
- * them on the host (validation's saved state, the best epoch, checkpoints, resuming).
+ * ON HARDWARE): the device's set-up, the training epoch, the distributed step's
+ * micro-batch and gradient sum on a GPU rank (strict's and DepBloom's epochs call them
+ * through event_step.c), and the moves of state and parameters between host and device at
+ * the points where the driver reads or writes them on the host (validation's saved state,
+ * the best epoch, checkpoints, resuming).
  *
  * The epoch is event_single.c's loop with the step on the device, pipelined by one batch:
  * batch b's bookkeeping (negatives, sampling, the distinct nodes: CPU) runs while the GPU
@@ -152,92 +154,40 @@ static int grad_ready(void *ctx, int64_t off, int64_t n, dgnn_err *err) {
     return dgnn_comm_dev_allreduce_start(r->cdev, dgnn_tgnn_cuda_grad_slab(r->dev) + off, r->p->grad + off, n, 0, err);
 }
 
-void event_device_grad_hook(event_run *r, event_grad_sync *g) {
-    if (r->cdev) dgnn_tgnn_cuda_set_grad_hook(r->dev, g ? grad_ready : NULL, g);
+/* event_micro_batch on the GPU: planned on the host (the same bookkeeping, negatives and
+ * dropout draws as the CPU's forward), then forward, backward and commit on the device; the
+ * step's first micro-batch starts the device's slab, later ones add to it (in the CPU's
+ * order of sums); the last one's backward hands the slab's parts to the gradient sum as it
+ * finishes them (the sum runs on comm_dev's lane beside the rest of the backward). */
+int event_device_micro_batch(event_run *r, const dgnn_events *ev, int64_t lo, int64_t B, int64_t G,
+                             const int32_t *neg, event_grad_sync *gs, int last, double *loss, double *flops,
+                             dgnn_err *err) {
+    double mean = 0;
+    int rc = dgnn_tgnn_cuda_plan(r->dev, &r->st, &r->g_train, r->train.efeat, ev, lo, B, neg, &r->rng, err);
+    if (rc) return rc;
+    r->t_sample += dgnn_tgnn_last_sample_seconds(r->model);
+    if (last && r->cdev) dgnn_tgnn_cuda_set_grad_hook(r->dev, grad_ready, gs);
+    rc = dgnn_tgnn_cuda_run_grad(r->dev, &r->st, ev, 2.0f * (float)B / (float)G, gs->slab_started, err);
+    dgnn_tgnn_cuda_set_grad_hook(r->dev, NULL, NULL);
+    if (!rc) rc = dgnn_tgnn_cuda_wait_loss(r->dev, &mean, err);
+    if (rc) return rc;
+    gs->slab_started = 1;
+    *loss = 2.0 * mean; /* the micro-batch's own loss, as the CPU's */
+    *flops += dgnn_tgnn_cuda_last_flops(r->dev);
+    return DGNN_OK;
 }
 
-int event_device_grad_sum(event_run *r, event_grad_sync *g, dgnn_err *err) {
+int event_device_grad_start(event_run *r, event_grad_sync *g, dgnn_err *err) {
+    int rc = DGNN_OK;
+    if (!g->slab_started) { /* no work in the step: a zero slab */
+        memset(r->p->grad, 0, (size_t)r->p->total * sizeof(float));
+        if ((rc = dgnn_tgnn_cuda_grad(r->dev, r->p->grad, 0, err))) return rc;
+        g->slab_started = 1;
+    }
     if (!r->cdev) return DGNN_OK;
     const int64_t split = dgnn_tgnn_grad_split(r->model), total = r->p->total;
-    int rc = DGNN_OK;
     if (!g->suffix_started) rc = grad_ready(g, split, total - split, err);
     if (!rc && !g->prefix_started) rc = grad_ready(g, 0, split, err);
     g->suffix_started = g->prefix_started = 0;
-    return rc ? rc : dgnn_comm_dev_allreduce_wait(r->cdev, err);
-}
-
-/* strict (event_strict.c) with each rank's step on its GPU: the slice planned on the host,
- * its forward, backward (scaled by B / G) and commit on the device, then the collectives: the
- * gradient slab summed over the ranks (comm_dev.h: NCCL between GPUs of their own, else
- * through the host), each part's sum started as soon as the backward has finished it
- * (event_device_grad_hook); the written state rows all-gathered and applied in rank order
- * (event_allgather_rows: between the devices, the host replica keeping the times and
- * counts); then Adam on the device. Same
- * slices, negatives, dropout streams and order of commit, exchange and Adam as the CPU
- * ranks, so a GPU run and a CPU run at P ranks differ only by the device's arithmetic. */
-int event_device_strict_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err) {
-    const dgnn_event_train_cfg *c = r->cfg;
-    const dgnn_events *tr = &r->train;
-    const int P = r->nranks, me = r->rank;
-    const int64_t G = c->batch * P;
-    int64_t nb = (tr->num_events + G - 1) / G;
-    if (c->max_train_batches > 0 && nb > c->max_train_batches) nb = c->max_train_batches;
-    int rc = dgnn_tgnn_cuda_reset(r->dev, &r->st, err);
-    if (rc) return rc;
-    dgnn_rng_seed2(&r->rng, c->seed, 0x64726f70ULL + (uint64_t)epoch * 4099 + (uint64_t)me);
-    dgnn_progress pg;
-    char label[64];
-    snprintf(label, sizeof label, "epoch %lld train (strict, %d ranks, GPU)", (long long)epoch, P);
-    const int64_t shown = nb * G > tr->num_events ? tr->num_events : nb * G;
-    if (c->progress && me == 0) dgnn_progress_begin(&pg, label, shown);
-    double loss_share = 0, flops = 0, t_start = dgnn_now();
-    dgnn_comm_stats_reset();
-    int64_t all_events = 0;
-    for (int64_t b = 0; b < nb && !rc; b++) {
-        const int64_t g0 = b * G, Gb = g0 + G <= tr->num_events ? G : tr->num_events - g0;
-        const int64_t lo = g0 + Gb * me / P, hi = g0 + Gb * (me + 1) / P, B = hi - lo;
-        rc = event_ensure_batch(r, Gb, 1, err);
-        if (!rc) rc = event_draw_negatives(r, Gb, 1, 0, event_stream_seed(c->seed, epoch, b), err);
-        if (rc) break;
-        double t0 = dgnn_now(), loss = 0;
-        event_grad_sync gs = {r, 0, 0};
-        if (B > 0) {
-            double mean = 0;
-            rc = dgnn_tgnn_cuda_plan(r->dev, &r->st, &r->g_train, r->train.efeat, tr, lo, B, r->neg_t + (lo - g0),
-                                     &r->rng, err);
-            event_device_grad_hook(r, &gs); /* the sum starts during the backward */
-            if (!rc) rc = dgnn_tgnn_cuda_run_grad(r->dev, &r->st, tr, 2.0f * (float)B / (float)Gb, 0, err);
-            event_device_grad_hook(r, NULL);
-            if (!rc) rc = dgnn_tgnn_cuda_wait_loss(r->dev, &mean, err);
-            if (rc) break;
-            loss = 2.0 * mean; /* the slice's own loss, as event_micro_batch's */
-            flops += dgnn_tgnn_cuda_last_flops(r->dev);
-        }
-        double t1 = dgnn_now();
-        /* the gradients: this rank's (a zero slab for an empty slice), summed over the ranks
-         * on the device's buffer (comm_dev.h: NCCL, or through the host), started during the
-         * backward */
-        if (B == 0) {
-            memset(r->p->grad, 0, (size_t)r->p->total * sizeof(float));
-            if ((rc = dgnn_tgnn_cuda_grad(r->dev, r->p->grad, 0, err))) break;
-        }
-        if ((rc = event_device_grad_sum(r, &gs, err))) break;
-        /* the rows this slice wrote, to every rank (event_allgather_rows) */
-        const int32_t *nodes;
-        const int64_t nw = dgnn_state_take_written(&r->st, &nodes);
-        if ((rc = event_allgather_rows(r, nodes, nw, 0, err))) break;
-        double t2 = dgnn_now();
-        r->opt.t++;
-        rc = dgnn_tgnn_cuda_adam(r->dev, r->opt.lr, r->opt.beta1, r->opt.beta2, r->opt.eps, r->opt.weight_decay,
-                                 r->opt.t, err);
-        if (rc) break;
-        r->t_compute += (t1 - t0) + (dgnn_now() - t2);
-        r->t_comm += t2 - t1;
-        all_events += Gb;
-        rc = event_step_done(r, epoch, b, loss, B, Gb, &loss_share, &pg, all_events, err);
-    }
-    if (rc) return rc;
-    if (c->progress && me == 0) dgnn_progress_end(&pg);
-    event_epoch_done(r, nb, loss_share, t_start, all_events, flops, er);
-    return DGNN_OK;
+    return rc;
 }

@@ -10,7 +10,8 @@
 /* event_single.c: one process, the TGN code's loop over r->train. */
 int event_single_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err);
 
-/* event_strict.c: the strict baseline (event_train.h), one slice of each global batch per rank. */
+/* event_strict.c: the strict baseline (event_train.h), one slice of each global batch per
+ * rank, on its CPU cores or its GPU (r->dev: event_step.c's calls run the step there). */
 int event_strict_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err);
 
 /* event_device.c: the GPU (cfg->use_cuda; r->dev). init opens the device and uploads the
@@ -22,23 +23,13 @@ int event_strict_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_
 int event_device_init(event_run *r, dgnn_err *err);
 void event_device_free(event_run *r);
 int event_device_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err);
-/* strict's epoch (event_strict.c) with each rank's step on its GPU, the collectives between
- * the GPUs (comm_dev.h: NCCL, or through the host) */
-int event_device_strict_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err);
-/* The gradient sum of a GPU rank's step overlapped with its backward (event_grad_sync, as
- * the CPU ranks'): grad_hook(r, g) before the step's last run_grad hands the parts of the
- * slab its backward finishes to comm_dev.h as they are done (grad_hook(r, NULL) after it);
- * grad_sum starts the parts no backward started (the same calls, in the same order, on
- * every rank) and waits for all of them: Adam may follow. Both no-ops for one process. */
-void event_device_grad_hook(event_run *r, event_grad_sync *g);
-int event_device_grad_sum(event_run *r, event_grad_sync *g, dgnn_err *err);
 int event_device_pull(event_run *r, dgnn_err *err);
 int event_device_push(event_run *r, dgnn_err *err);
 void event_device_report(event_run *r);
 
 /* depbloom.c: DepBloom (docs/depbloom.md). setup makes the plan (r->plan: windows,
  * partitions, exchange lists; every rank computes the same one) once per run; epoch trains
- * one epoch by it (with r->dev, depbloom_device.c's steps on the rank's GPU); report puts
+ * one epoch by it (with r->dev, on the rank's GPU: event_step.c's calls); report puts
  * the plan's figures (windows, cut fraction, set-up time, hot rows, cold fetch) into d;
  * free frees the plan (NULL: a no-op). */
 int depbloom_setup(event_run *r, dgnn_err *err);

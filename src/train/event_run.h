@@ -128,23 +128,39 @@ int event_eval_save(event_run *r, dgnn_err *err);
 int event_eval_restore(event_run *r, dgnn_err *err);
 
 /* ---- event_step.c: the pieces of a distributed step (strict and DepBloom) ---- */
-/* The step's gradient all-reduce overlaps the end of the last backward: the model hands
- * over the suffix of the slab it has finished (dgnn_tgnn_set_grad_hook) and its all-reduce
- * starts while the memory updater's backward runs; the prefix follows after the backward.
- * Every rank issues the same two calls in the same order, backward or not. */
+/* A step runs on the CPU, or on the rank's GPU (r->dev; event_device.c): the same calls.
+ * The step's gradient all-reduce overlaps the end of the last backward: the model hands
+ * over the suffix of the slab it has finished (dgnn_tgnn_set_grad_hook; on a GPU
+ * dgnn_tgnn_cuda_set_grad_hook, which hands over the prefix too, before the commit) and
+ * its all-reduce starts while the memory updater's backward runs; what is left starts after
+ * the backward. Every rank issues the same two calls in the same order, backward or not.
+ * Start a step with `event_grad_sync gs = {.r = r}`. */
 typedef struct {
     event_run *r;
-    int suffix_started;
-    int prefix_started; /* GPU ranks (event_device.c), whose device step starts the prefix too */
+    int suffix_started, prefix_started;
+    int slab_started; /* a GPU rank: a micro-batch of the step wrote the device's slab */
 } event_grad_sync;
-/* Starts what of the all-reduce the backward has not started (completed by dgnn_comm_wait). */
-void event_grad_allreduce_start(event_run *r, event_grad_sync *g);
+/* Starts what of the all-reduce the backward has not started (a GPU rank without work in
+ * the step sends a zero slab); event_grad_wait completes it (its sum is in the gradients
+ * then, on the host or on the device). */
+int event_grad_start(event_run *r, event_grad_sync *g, dgnn_err *err);
+int event_grad_wait(event_run *r, dgnn_err *err);
+/* Adam over the summed gradients (r->opt's step count advanced), on the host or the GPU. */
+int event_adam_step(event_run *r, dgnn_err *err);
 /* Forward and backward of events [lo, lo + B) of ev against negatives neg (B), the
- * gradients accumulated with weight B / G (G: the step's events over all ranks). gs: the
- * step's last backward, whose finished suffix starts the all-reduce early; NULL: not the
- * last (later micro-batches still add to every gradient). */
+ * gradients accumulated with weight B / G (G: the step's events over all ranks) into the
+ * step's gradients (gs; the CPU's are zeroed by the caller at the step's start, a GPU's
+ * slab is started by the step's first micro-batch). last: the step's last backward, whose
+ * finished parts start the all-reduce early (earlier micro-batches still add to every
+ * gradient). On the CPU the caller commits the micro-batch (the last one after
+ * event_grad_start); on a GPU it is committed on the device. */
 int event_micro_batch(event_run *r, const dgnn_events *ev, int64_t lo, int64_t B, int64_t G, const int32_t *neg,
-                      event_grad_sync *gs, double *loss, double *flops, dgnn_err *err);
+                      event_grad_sync *gs, int last, double *loss, double *flops, dgnn_err *err);
+/* event_device.c: event_micro_batch and event_grad_start on the rank's GPU */
+int event_device_micro_batch(event_run *r, const dgnn_events *ev, int64_t lo, int64_t B, int64_t G,
+                             const int32_t *neg, event_grad_sync *gs, int last, double *loss, double *flops,
+                             dgnn_err *err);
+int event_device_grad_start(event_run *r, event_grad_sync *g, dgnn_err *err);
 /* Packs the rows of nodes (n), all-gathers every rank's rows and applies them in rank
  * order, overwriting (merge = 0) or merging (dgnn_state_merge_rows). */
 int event_allgather_rows(event_run *r, const int32_t *nodes, int64_t n, int merge, dgnn_err *err);

@@ -9,7 +9,9 @@
 
 #include "dgnn/comm.h"
 #include "dgnn/comm_dev.h"
+#include "dgnn/adam.h"
 #include "dgnn/metrics.h"
+#include "dgnn/params.h"
 #include "dgnn/tgnn_cuda.h"
 #include "event_run.h"
 
@@ -123,19 +125,34 @@ static void grad_ready(void *ctx, int64_t off, int64_t n) {
     g->suffix_started = 1;
 }
 
-void event_grad_allreduce_start(event_run *r, event_grad_sync *g) {
+int event_grad_start(event_run *r, event_grad_sync *g, dgnn_err *err) {
+    if (r->dev) return event_device_grad_start(r, g, err);
     const int64_t split = dgnn_tgnn_grad_split(r->model), total = r->p->total;
     if (!g->suffix_started) dgnn_comm_iallreduce_sum_f32(r->p->grad + split, total - split, 0);
     dgnn_comm_iallreduce_sum_f32(r->p->grad, split, 0);
     g->suffix_started = 0;
+    return DGNN_OK;
 }
 
-/* Forward and backward of events [lo, lo + B) of ev against negatives neg (B), the
- * gradients accumulated with weight B / G (G: the step's events over all ranks). gs: the
- * step's last backward, whose finished suffix starts the all-reduce early; NULL: not the
- * last (later micro-batches still add to every gradient). */
+int event_grad_wait(event_run *r, dgnn_err *err) {
+    if (r->dev) return r->cdev ? dgnn_comm_dev_allreduce_wait(r->cdev, err) : DGNN_OK;
+    dgnn_comm_wait();
+    return DGNN_OK;
+}
+
+int event_adam_step(event_run *r, dgnn_err *err) {
+    if (!r->dev) {
+        dgnn_adam_step_params(&r->opt, r->p);
+        return DGNN_OK;
+    }
+    r->opt.t++; /* dgnn_adam_step's count, kept on the host */
+    return dgnn_tgnn_cuda_adam(r->dev, r->opt.lr, r->opt.beta1, r->opt.beta2, r->opt.eps, r->opt.weight_decay,
+                               r->opt.t, err);
+}
+
 int event_micro_batch(event_run *r, const dgnn_events *ev, int64_t lo, int64_t B, int64_t G, const int32_t *neg,
-                       event_grad_sync *gs, double *loss, double *flops, dgnn_err *err) {
+                      event_grad_sync *gs, int last, double *loss, double *flops, dgnn_err *err) {
+    if (r->dev) return event_device_micro_batch(r, ev, lo, B, G, neg, gs, last, loss, flops, err);
     int rc = dgnn_tgnn_forward(r->model, r->logits, &r->st, &r->g_train, r->train.efeat, ev, lo, B, neg, 1, &r->rng,
                                err);
     if (rc) return rc;
@@ -144,7 +161,7 @@ int event_micro_batch(event_run *r, const dgnn_events *ev, int64_t lo, int64_t B
     *loss = 2.0 * dgnn_bce_logits_forward(NULL, r->logits, r->labels, 2 * B);
     memset(r->dlogits, 0, (size_t)(2 * B) * sizeof(float));
     dgnn_bce_logits_backward(r->dlogits, r->logits, r->labels, 2 * B, 2.0f * (float)B / (float)G);
-    if (gs && r->nranks > 1) dgnn_tgnn_set_grad_hook(r->model, grad_ready, gs);
+    if (last && r->nranks > 1) dgnn_tgnn_set_grad_hook(r->model, grad_ready, gs);
     dgnn_tgnn_backward(r->model, r->dlogits);
     dgnn_tgnn_set_grad_hook(r->model, NULL, NULL);
     *flops += dgnn_tgnn_last_flops(r->model);

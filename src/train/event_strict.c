@@ -21,6 +21,12 @@
  * slice and a source in a later one keeps, in single-process training, the earlier
  * event's mail; here the later slice's row wins (non-bipartite data only).
  *
+ * On GPUs (r->dev) the same epoch runs each rank's step on its device (event_step.c's
+ * calls; event_device.c): the slice planned on the host, its forward, backward and commit
+ * on the device, the gradient sum on comm_dev.h's lane (NCCL, or through the host), the
+ * rows between the devices (event_allgather_rows), Adam on the device; a GPU run and a CPU
+ * run at P ranks differ only by the device's arithmetic.
+ *
  * Dropout draws from a stream keyed by (seed, epoch, rank), so ranks do not share masks
  * and a resumed run repeats the epoch it restarts exactly. */
 #include <stdio.h>
@@ -28,6 +34,7 @@
 
 #include "dgnn/comm.h"
 #include "dgnn/params.h"
+#include "dgnn/tgnn_cuda.h"
 #include "event_epoch.h"
 
 int event_strict_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err) {
@@ -37,11 +44,12 @@ int event_strict_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_
     const int64_t G = c->batch * P;
     int64_t nb = (tr->num_events + G - 1) / G;
     if (c->max_train_batches > 0 && nb > c->max_train_batches) nb = c->max_train_batches;
-    dgnn_state_reset(&r->st);
+    int rc = r->dev ? dgnn_tgnn_cuda_reset(r->dev, &r->st, err) : (dgnn_state_reset(&r->st), DGNN_OK);
+    if (rc) return rc;
     dgnn_rng_seed2(&r->rng, c->seed, 0x64726f70ULL + (uint64_t)epoch * 4099 + (uint64_t)me);
     dgnn_progress pg;
     char label[64];
-    snprintf(label, sizeof label, "epoch %lld train (strict, %d ranks)", (long long)epoch, P);
+    snprintf(label, sizeof label, "epoch %lld train (strict, %d ranks%s)", (long long)epoch, P, r->dev ? ", GPU" : "");
     const int64_t shown = nb * G > tr->num_events ? tr->num_events : nb * G;
     if (c->progress && me == 0) dgnn_progress_begin(&pg, label, shown);
     double loss_share = 0, flops = 0, t_start = dgnn_now();
@@ -50,23 +58,24 @@ int event_strict_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_
     for (int64_t b = 0; b < nb; b++) {
         const int64_t g0 = b * G, Gb = g0 + G <= tr->num_events ? G : tr->num_events - g0;
         const int64_t lo = g0 + Gb * me / P, hi = g0 + Gb * (me + 1) / P, B = hi - lo;
-        int rc = event_ensure_batch(r, Gb, 1, err);
+        rc = event_ensure_batch(r, Gb, 1, err);
         if (!rc) rc = event_draw_negatives(r, Gb, 1, 0, event_stream_seed(c->seed, epoch, b), err);
         if (rc) return rc;
         double t0 = dgnn_now();
-        dgnn_params_zero_grad(r->p);
+        if (!r->dev) dgnn_params_zero_grad(r->p);
         double loss = 0;
-        event_grad_sync gs = {r, 0, 0};
-        if (B > 0 && (rc = event_micro_batch(r, tr, lo, B, Gb, r->neg_t + (lo - g0), &gs, &loss, &flops, err))) return rc;
-        event_grad_allreduce_start(r, &gs);
-        if (B > 0) dgnn_tgnn_commit(r->model, &r->st, tr);
+        event_grad_sync gs = {.r = r};
+        if (B > 0) rc = event_micro_batch(r, tr, lo, B, Gb, r->neg_t + (lo - g0), &gs, 1, &loss, &flops, err);
+        if (!rc) rc = event_grad_start(r, &gs, err);
+        if (rc) return rc;
+        if (B > 0 && !r->dev) dgnn_tgnn_commit(r->model, &r->st, tr); /* a GPU's step committed it */
         double t1 = dgnn_now();
         const int32_t *nodes;
         const int64_t nw = dgnn_state_take_written(&r->st, &nodes);
         if ((rc = event_allgather_rows(r, nodes, nw, 0, err))) return rc;
-        dgnn_comm_wait();
+        if ((rc = event_grad_wait(r, err))) return rc;
         double t2 = dgnn_now();
-        dgnn_adam_step_params(&r->opt, r->p);
+        if ((rc = event_adam_step(r, err))) return rc;
         r->t_compute += (t1 - t0) + (dgnn_now() - t2);
         r->t_comm += t2 - t1;
         all_events += Gb;

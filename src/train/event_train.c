@@ -72,7 +72,7 @@ static int test(event_run *r, dgnn_event_train_result *res, dgnn_state *keep, dg
 static int event_train_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_err *err) {
     switch (r->cfg->dist.mode) {
     case DGNN_DIST_NONE: return r->dev ? event_device_epoch(r, epoch, er, err) : event_single_epoch(r, epoch, er, err);
-    case DGNN_DIST_STRICT: return r->dev ? event_device_strict_epoch(r, epoch, er, err) : event_strict_epoch(r, epoch, er, err);
+    case DGNN_DIST_STRICT: return event_strict_epoch(r, epoch, er, err); /* the CPU's or the GPU's steps */
     case DGNN_DIST_DEPBLOOM: return depbloom_epoch(r, epoch, er, err); /* the CPU's or the GPU's steps */
     default: return dgnn_err_set(err, DGNN_EINVAL, "--dist: unknown mode %d", (int)r->cfg->dist.mode);
     }
