@@ -13,7 +13,14 @@
 #  - DIR/data/wikipedia/wikipedia.csv from the shared data folder (bench and accuracy), with
 #    bitcoin-alpha (the snapshot models' bench) and pgt/england_covid.json (the node task's
 #    test, test_cuda_snaptrain_node) when there.
-# and packs DIR into DIR.tar.xz (the folder is past 64 MiB; the archive is about 9 MiB).
+#  - where this machine has Open MPI (mpirun and its headers): a second CUDA tree with MPI
+#    (build-cuda-mpi/) for DIR/bin/dgnn-mpi, and Debian's Open MPI runtime, made relocatable,
+#    in DIR/ompi (mpirun, its components, PMIx, and the libraries they load, as the tree they
+#    have under /usr: gpu-check.sh points OPAL_PREFIX and PMIX_INSTALL_PREFIX at it), so that
+#    gpu-check.sh runs strict's and DepBloom's ranks on the GPU there (GPU_BUNDLE_MPI=0 leaves
+#    them out);
+# and packs DIR into DIR.tar.xz (the folder is past 64 MiB; the archive is about 9 MiB
+# without MPI, 15 MiB with it).
 # Then, with the device tool: carry ["gpu-bundle.tar.xz"], command
 #   GPU_CHECK_PREBUILT=gpu-bundle.tar.xz scripts/gpu-check.sh "$OUT/gpu-check.txt"
 # Prints the bundle's size; exit 1 if the build fails or the bundle would not fit.
@@ -39,6 +46,37 @@ for p in "$dir"/bin/*; do ldd "$p"; done | awk '$2 == "=>" && $3 ~ /^\// {print 
     grep -v -E '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*|libgcc_s|libstdc\+\+)\.so|/cuda[^/]*/' |
     grep -v -E '/lib(cudart|cublas|cublasLt|cusparse|nvJitLink|nccl)\.so' |
     while read -r lib; do cp -L "$lib" "$dir/lib/"; done
+# the multi-rank runs: dgnn with MPI, and Open MPI's runtime laid out as under /usr
+ompi_libdir=/usr/lib/x86_64-linux-gnu/openmpi pmix_dir=/usr/lib/x86_64-linux-gnu/pmix2
+if [ "${GPU_BUNDLE_MPI:-1}" = 1 ] && command -v mpirun > /dev/null && [ -d "$ompi_libdir/lib" ] && [ -d "$pmix_dir" ]; then
+    echo "== build-cuda-mpi (dgnn with MPI, for the ranks on the GPU)"
+    mkdir -p "$root/build-cuda-mpi"
+    if ! { cmake -S "$root" -B "$root/build-cuda-mpi" -DCMAKE_BUILD_TYPE=Release -DDGNN_CUDA=ON -DDGNN_MPI=ON \
+            -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="${GPU_CHECK_ARCH:-90}" \
+            > "$root/build-cuda-mpi/build.log" 2>&1 &&
+           cmake --build "$root/build-cuda-mpi" -j"$(nproc)" --target dgnn >> "$root/build-cuda-mpi/build.log" 2>&1; }; then
+        grep -E -A3 "error|Error" "$root/build-cuda-mpi/build.log" | head -40; exit 1
+    fi
+    cp "$root/build-cuda-mpi/dgnn" "$dir/bin/dgnn-mpi"
+    o=$dir/ompi
+    mkdir -p "$o/bin" "$o/lib/x86_64-linux-gnu" "$o/share" "$o/etc" "$o/deps"
+    cp -L "$(command -v orterun)" "$o/bin/orterun" && cp -L "$(command -v orted)" "$o/bin/orted" && ln -s orterun "$o/bin/mpirun"
+    cp -a "$ompi_libdir" "$pmix_dir" "$o/lib/x86_64-linux-gnu/"
+    rm -rf "$o/lib/x86_64-linux-gnu/openmpi/include"
+    cp -a /usr/share/openmpi "$o/share/"
+    [ -d /etc/openmpi ] && cp -a /etc/openmpi "$o/etc/"
+    # the libraries mpirun, dgnn-mpi and the components load, but the C runtime's and their own
+    { ldd "$o/bin/orterun"; ldd "$dir/bin/dgnn-mpi"; find "$o/lib" -name "*.so*" -type f -exec ldd {} \; ; } 2>/dev/null |
+        awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
+        grep -v -E '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*|libgcc_s|libstdc\+\+|libutil|libresolv)\.so' |
+        grep -v -E '/cuda[^/]*/|/lib(cudart|cublas|cublasLt|cusparse|nvJitLink|nccl)\.so' |
+        while read -r lib; do
+            case "$(readlink -f "$lib")" in */openmpi/*|*/pmix2/*) ;; *) [ -e "$dir/lib/$(basename "$lib")" ] || cp -L "$lib" "$o/deps/" ;; esac
+        done
+    echo "== $o: Open MPI $(mpirun --version 2>&1 | head -1 | awk '{print $NF}'), $(ls "$o/deps" | wc -l) libraries beside it"
+else
+    echo "== no Open MPI here (or GPU_BUNDLE_MPI=0): gpu-check.sh will not run ranks on the GPU"
+fi
 data=""
 for d in "${DGNN_DATA_DIR:-}" "$root/../shared/data" "$root/shared/data"; do
     [ -n "$d" ] && [ -f "$d/wikipedia/wikipedia.csv" ] && { data=$d/wikipedia/wikipedia.csv; break; }

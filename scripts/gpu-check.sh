@@ -9,7 +9,11 @@
 #     GPU_CHECK_PREBUILT=DIR.tar.xz, which is unpacked first);
 #  2. runs the tests/cuda programs (test_cuda*: every GPU op against its CPU reference, the
 #     TGN and APAN steps (test_cuda_tgn, test_cuda_apan) against the CPU model's, the
-#     trainer against the CPU trainer) and cli_device;
+#     trainer against the CPU trainer) and cli_device; where the bundle has MPI (dgnn-mpi and
+#     its Open MPI, gpu-bundle.sh), cli_device again with it, whose strict and DepBloom runs
+#     (partitioning, --refine, --critical-path, APAN) put 2 ranks on the GPU against 2 CPU
+#     ranks, and DepBloom against strict measured on 2 ranks sharing the GPU (wikipedia, one
+#     epoch each; GPU_CHECK_MPI=0 skips both);
 #  3. the benchmark, side by side with the CPU in the same session, on wikipedia (the shared
 #     data): `dgnn bench train --device cuda` with the tgn-paper and tgl presets, APAN's
 #     first 50 batches, and the step-time curve at batch 200, 600, 1,200, 2,400 and 4,800,
@@ -59,6 +63,14 @@ if [ -n "${GPU_CHECK_PREBUILT:-}" ]; then
         { echo "GPU_CHECK_PREBUILT=$GPU_CHECK_PREBUILT: no such folder (scripts/gpu-bundle.sh makes it)"; exit 1; }
     bindir=$bundle/bin
     export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    ompi=""
+    if [ -d "$bundle/ompi" ] && [ -x "$bindir/dgnn-mpi" ] && [ "${GPU_CHECK_MPI:-1}" = 1 ]; then
+        ompi=$bundle/ompi # gpu-bundle.sh's relocated Open MPI: its tree as under /usr
+        mpi_env=(OPAL_PREFIX="$ompi" PMIX_INSTALL_PREFIX="$ompi/lib/x86_64-linux-gnu/pmix2" PATH="$ompi/bin:$PATH"
+                 LD_LIBRARY_PATH="$ompi/lib/x86_64-linux-gnu/openmpi/lib:$ompi/lib/x86_64-linux-gnu/pmix2/lib:$ompi/deps:$LD_LIBRARY_PATH"
+                 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl="self,vader,tcp" OMPI_MCA_pml=ob1
+                 OMPI_MCA_btl_vader_single_copy_mechanism=none) # no CMA in a container
+    fi
     [ -d "$bundle/data" ] && export DGNN_DATA_DIR="$bundle/data" # the tests' data too (tests/check.h)
 fi
 data=""
@@ -89,6 +101,12 @@ for p in $progs; do
 done
 echo "== cli_device"
 bash "$root/tests/cli_device.sh" "$dgnn" | tail -3 || rc=1
+if [ -n "${ompi:-}" ]; then
+    # the ranks on the GPU: strict's and DepBloom's runs of cli_device with MPI (2 ranks
+    # sharing the GPU, the host path, against 2 CPU ranks within 0.01 AP)
+    echo "== cli_device with MPI ($bindir/dgnn-mpi, $(env "${mpi_env[@]}" mpirun --version 2>&1 | head -1))"
+    env "${mpi_env[@]}" bash "$root/tests/cli_device.sh" "$bindir/dgnn-mpi" | grep -E "FAIL|GPU ranks|passed," | tail -12 || rc=1
+fi
 if [ -n "$data" ]; then
     echo "== bench: TGN on wikipedia, GPU then CPU (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
     for preset in tgn-paper tgl; do
@@ -122,6 +140,16 @@ if [ -n "$data" ]; then
             --profile "$outdir/egcn-profile-cuda.csv" 2>&1 | grep -E "^training|device" || rc=1
     else
         echo "== EvolveGCN-O: skipped (no bitcoin-alpha beside wikipedia)"
+    fi
+    if [ -n "${ompi:-}" ]; then
+        # DepBloom against strict on 2 ranks sharing the GPU (not a cluster's figure: the ranks
+        # take turns on one device and the collectives go through the host)
+        echo "== DepBloom against strict, 2 ranks on the GPU, wikipedia, one epoch (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
+        for run in "strict --dist strict" "depbloom --dist depbloom --partition --refine 4 --critical-path"; do
+            set -- $run; mode=$1; shift
+            env "${mpi_env[@]}" timeout 300 mpirun --oversubscribe -np 2 "$bindir/dgnn-mpi" train --device cuda "$@" \
+                --data "$data" --epochs 1 --quiet --out "$outdir/ranks2-$mode.json" 2>&1 | grep -E "^epoch|^test AP|collectives" || rc=1
+        done
     fi
     if [ "${GPU_CHECK_SIM:-0}" = 1 ] && [ -f "$outdir/curve-cuda.json" ]; then
         echo "== DepBloom against strict, projected from the GPU's step-time curve (scripts/sim-from-curve.sh)"
