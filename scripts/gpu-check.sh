@@ -148,7 +148,7 @@ if [ -n "$data" ]; then
         for run in "strict --dist strict" "depbloom --dist depbloom --partition --refine 4 --critical-path"; do
             set -- $run; mode=$1; shift
             env "${mpi_env[@]}" timeout 300 mpirun --oversubscribe -np 2 "$bindir/dgnn-mpi" train --device cuda "$@" \
-                --data "$data" --epochs 1 --quiet --out "$outdir/ranks2-$mode.json" 2>&1 | grep -E "^epoch|^test AP|collectives" || rc=1
+                --data "$data" --epochs 1 --quiet --out "$outdir/ranks2-$mode.json" 2>&1 | grep -E "^epoch|^test AP|collectives|dgnn train|rror" || rc=1
         done
     fi
     if [ "${GPU_CHECK_SIM:-0}" = 1 ] && [ -f "$outdir/curve-cuda.json" ]; then
