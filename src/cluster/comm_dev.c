@@ -1,6 +1,7 @@
 /* comm_dev.c: collectives over GPU buffers (comm_dev.h): the choice of path, the host-staged
  * path (cuda.h's copies around comm.h's all-reduce and all-gather) and NCCL's, loaded at run
- * time; both on a lane of the device (cuda.h), so that a gradient sum overlaps the backward. The only file that calls NCCL; it calls no MPI (comm.h does).
+ * time; both on a lane of the device (cuda.h), so that a gradient sum overlaps the
+ * backward. The only file that calls NCCL; it calls no MPI (comm.h does).
  * NOT YET VERIFIED ON HARDWARE (the NCCL path has run only against the emulation's stand-in,
  * tests/hostemu/nccl/: NVIDIA's needs a GPU per rank). */
 #include "dgnn/comm_dev.h"

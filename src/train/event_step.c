@@ -1,15 +1,17 @@
 /* event_step.c: the pieces of a distributed training step that the strict baseline
  * (event_strict.c) and DepBloom (depbloom*.c) share (event_run.h): a micro-batch's
  * forward and backward with the gradient all-reduce started inside the last backward,
- * the all-gather of state rows, and the bookkeeping that closes a step. */
+ * the all-reduce's start and wait, Adam, the all-gather of state rows, and the bookkeeping
+ * that closes a step. On a GPU rank (r->dev) the micro-batch, the all-reduce and Adam run on
+ * the device (event_device.c), the rows move between the devices. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dgnn/adam.h"
 #include "dgnn/comm.h"
 #include "dgnn/comm_dev.h"
-#include "dgnn/adam.h"
 #include "dgnn/metrics.h"
 #include "dgnn/params.h"
 #include "dgnn/tgnn_cuda.h"
