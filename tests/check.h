@@ -59,4 +59,21 @@ static inline void check_write_file(const char *path, const char *text, size_t l
     fwrite(text, 1, len, f);
     fclose(f);
 }
+/* A GPU trainer's test (tests/cuda/test_cuda_train.c, test_cuda_snaptrain*.c) after its
+ * refusal checks, given how many devices the backend sees: none, the skip line and the exit
+ * status to give (1 when a check failed, else 77); else -1, after saying so where the device
+ * is the host emulation (tests/hostemu). */
+static inline int check_gpu_trainer_skip(const char *prog, int devices) {
+    if (devices == 0) {
+        printf("skip: %s: no CUDA device (the refusals were checked: %d passed, %d failed)\n", prog, check_pass_,
+               check_fail_);
+        return check_fail_ ? 1 : 77;
+    }
+#if DGNN_CUDA_HOSTEMU
+    printf("%s: on the host emulation of the CUDA layer (the CPU's ops: the composition is under test, not the "
+           "kernels)\n", prog);
+#endif
+    return -1;
+}
+
 #endif

@@ -200,15 +200,8 @@ int main(void) {
     CHECK(dgnn_snap_train_cfg_check(&bad, &err) == DGNN_EINVAL);
     bad = small_cfg(DGNN_SNAPMODEL_EGCN_H), bad.use_cuda = 1, bad.cuda_device = dgnn_snapmodel_cuda_devices();
     CHECK(dgnn_snap_train_cfg_check(&bad, &err) == DGNN_EINVAL && strstr(err.msg, "CUDA device") != NULL);
-    if (dgnn_snapmodel_cuda_devices() == 0) {
-        printf("skip: test_cuda_snaptrain: no CUDA device (the refusals were checked: %d passed, %d failed)\n",
-               check_pass_, check_fail_);
-        return check_fail_ ? 1 : 77;
-    }
-#if DGNN_CUDA_HOSTEMU
-    printf("test_cuda_snaptrain: on the host emulation of the CUDA layer (the CPU's ops: the composition is under "
-           "test, not the kernels)\n");
-#endif
+    const int skip = check_gpu_trainer_skip("test_cuda_snaptrain", dgnn_snapmodel_cuda_devices());
+    if (skip >= 0) return skip;
     for (int k = 0; k < 2; k++)
         for (int onehot = 0; onehot < 2; onehot++) {
             const dgnn_snapmodel_kind kind = k ? DGNN_SNAPMODEL_EGCN_H : DGNN_SNAPMODEL_EGCN_O;

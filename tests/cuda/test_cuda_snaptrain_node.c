@@ -395,18 +395,11 @@ int main(void) {
         CHECK(dgnn_snap_train_cfg_check(&bad, &err) == DGNN_EINVAL && strstr(err.msg, "--device cuda") != NULL);
     bad = node_cfg(DGNN_SNAPMODEL_EGCN_O), bad.use_cuda = 1, bad.cuda_device = dgnn_snapmodel_cuda_devices();
     CHECK(dgnn_snap_train_cfg_check(&bad, &err) == DGNN_EINVAL && strstr(err.msg, "CUDA device") != NULL);
-    if (dgnn_snapmodel_cuda_devices() == 0) {
-        printf("skip: test_cuda_snaptrain_node: no CUDA device (the refusals were checked: %d passed, %d failed)\n",
-               check_pass_, check_fail_);
-        return check_fail_ ? 1 : 77;
-    }
+    const int skip = check_gpu_trainer_skip("test_cuda_snaptrain_node", dgnn_snapmodel_cuda_devices());
+    if (skip >= 0) return skip;
     /* with a device the node task passes the checks */
     bad.cuda_device = 0;
     CHECK_MSG(dgnn_snap_train_cfg_check(&bad, &err) == DGNN_OK, "%s", err.msg);
-#if DGNN_CUDA_HOSTEMU
-    printf("test_cuda_snaptrain_node: on the host emulation of the CUDA layer (the CPU's ops: the composition is "
-           "under test, not the kernels)\n");
-#endif
     for (int k = 0; k < 2; k++) {
         const dgnn_snapmodel_kind kind = k ? DGNN_SNAPMODEL_EGCN_H : DGNN_SNAPMODEL_EGCN_O;
         api_case(kind, 1);

@@ -169,15 +169,8 @@ int main(void) {
         dgnn_snapmodel_cfg mc = dgnn_snapmodel_cfg_default(k ? DGNN_SNAPMODEL_GCRN_GRU : DGNN_SNAPMODEL_TGCN);
         CHECK_MSG(dgnn_snapmodel_cuda_supports(&mc, &err) == DGNN_OK, "%s", err.msg);
     }
-    if (dgnn_snapmodel_cuda_devices() == 0) {
-        printf("skip: test_cuda_snaptrain_tgcn: no CUDA device (the refusals were checked: %d passed, %d failed)\n",
-               check_pass_, check_fail_);
-        return check_fail_ ? 1 : 77;
-    }
-#if DGNN_CUDA_HOSTEMU
-    printf("test_cuda_snaptrain_tgcn: on the host emulation of the CUDA layer (the CPU's ops: the composition is "
-           "under test, not the kernels)\n");
-#endif
+    const int skip = check_gpu_trainer_skip("test_cuda_snaptrain_tgcn", dgnn_snapmodel_cuda_devices());
+    if (skip >= 0) return skip;
     for (int k = 0; k < 2; k++)
         for (int onehot = 0; onehot < 2; onehot++) {
             const dgnn_snapmodel_kind kind = k ? DGNN_SNAPMODEL_GCRN_GRU : DGNN_SNAPMODEL_TGCN;

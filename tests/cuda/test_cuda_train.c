@@ -99,14 +99,10 @@ int main(void) {
     dgnn_event_train_cfg bad = c;
     bad.use_cuda = 1, bad.cuda_device = dgnn_tgnn_cuda_devices();
     CHECK(dgnn_event_train_cfg_check(&bad, &err) == DGNN_EINVAL && strstr(err.msg, "CUDA device") != NULL);
-    if (dgnn_tgnn_cuda_devices() == 0) {
-        printf("skip: test_cuda_train: no CUDA device (the refusals were checked: %d passed, %d failed)\n",
-               check_pass_, check_fail_);
-        return check_fail_ ? 1 : 77;
-    }
+    const int skip = check_gpu_trainer_skip("test_cuda_train", dgnn_tgnn_cuda_devices());
+    if (skip >= 0) return skip;
 #if DGNN_CUDA_HOSTEMU
-    printf("test_cuda_train: on the host emulation of the CUDA layer (the CPU's ops: the composition is under "
-           "test, not the kernels); losses to %g relative, APs and MRR to %g\n", LOSS_RTOL, METRIC_TOL);
+    printf("test_cuda_train: losses to %g relative, APs and MRR to %g\n", LOSS_RTOL, METRIC_TOL);
 #endif
 
     dgnn_gen_opts go = dgnn_gen_opts_default();
