@@ -218,8 +218,10 @@ int dgnn_comm_dev_allreduce_start(dgnn_comm_dev *d, float *dbuf, float *host, in
     if (d->nsum == MAX_SUMS)
         return dgnn_err_set(err, DGNN_EINVAL, "GPU collectives: more than %d sums started without a wait", MAX_SUMS);
     if (bucket <= 0) bucket = (int64_t)(4u << 20) / (int64_t)sizeof(float); /* comm.h's default, 4 MiB worth */
+    /* the host path's staging first (growing it waits for the lane) */
+    int rc = d->nccl ? DGNN_OK : pin_reserve(d, n, err);
     /* the lane reads dbuf once the context's stream has written it (the backward so far) */
-    int rc = dgnn_cuda_lane_wait_main(d->lane, err);
+    if (!rc) rc = dgnn_cuda_lane_wait_main(d->lane, err);
     if (rc) return rc;
 #if DGNN_HAVE_NCCL
     if (d->nccl) {
@@ -238,7 +240,6 @@ int dgnn_comm_dev_allreduce_start(dgnn_comm_dev *d, float *dbuf, float *host, in
 #endif
     /* through the host: the copy down enqueued now (it overlaps what the context's stream
      * still computes); the MPI sums and the copies up at dgnn_comm_dev_allreduce_wait */
-    if ((rc = pin_reserve(d, n, err))) return rc;
     float *pin = d->pin + d->pin_used;
     if ((rc = dgnn_cuda_lane_download(d->lane, pin, dbuf, (size_t)n * sizeof(float), err))) return rc;
     d->pin_used += n;

@@ -131,7 +131,11 @@ static void close_opened() {
     }
     g_opened.clear();
 }
-hostemu::in_call::in_call() { g_depth++; }
+static uint64_t g_calls; // emulated calls begun (outermost ones): hostemu::calls()
+hostemu::in_call::in_call() {
+    if (g_depth++ == 0) g_calls++;
+}
+uint64_t hostemu::calls() { return g_calls; }
 hostemu::in_call::~in_call() {
     if (--g_depth == 0) close_opened();
 }

@@ -45,6 +45,9 @@ struct in_call {
     in_call(const in_call &) = delete;
     in_call &operator=(const in_call &) = delete;
 };
+// how many outermost emulated calls have begun (hostemu_lane.cpp: whether the context's
+// stream was given work since a lane last waited for it)
+uint64_t calls();
 
 } // namespace hostemu
 

@@ -9,6 +9,8 @@
 // and a caller that reads what the lane writes without waiting for it (Adam on a gradient
 // slab whose sum was never waited for, the host reading a pinned buffer before a lane_sync)
 // reads the old values and computes something else, as it might on a GPU.
+// And a lane's work that reads device memory must follow a dgnn_cuda_lane_wait_main with no
+// emulated call in between (need_waited), or it aborts.
 // HOSTEMU_LANE=now runs each piece at once instead (any other value, or none: late): the other extreme, where a lane reads
 // the context's arrays as soon as its work is enqueued (a piece enqueued before the ops that
 // finish what it reads sees them unfinished). The suite runs both.
@@ -26,7 +28,18 @@ struct hostemu_lane {
     dgnn_cuda *c;
     hostemu_stream stream;
     std::vector<std::function<void()>> queue;
+    uint64_t waited; // hostemu::calls() at the last dgnn_cuda_lane_wait_main (0: never)
 };
+
+// A lane's work that reads device memory (a copy down, a collective) must be enqueued after
+// a dgnn_cuda_lane_wait_main with no emulated call in between: on a GPU it would otherwise
+// read what the context's stream may still be writing. Stricter than a GPU needs (an
+// unrelated op in between would be harmless there); what dgnn does meets it.
+static void need_waited(const hostemu_lane *l, const char *call) {
+    if (l->waited == 0 || l->waited != hostemu::calls())
+        die("%s: the lane reads device memory without waiting for the context's stream since its last op "
+            "(dgnn_cuda_lane_wait_main first)", call);
+}
 
 static int lane_now() {
     const char *e = getenv("HOSTEMU_LANE");
@@ -54,7 +67,7 @@ static void enqueue(hostemu_lane *l, std::function<void()> f) {
 extern "C" int dgnn_cuda_lane_init(dgnn_cuda *c, dgnn_cuda_lane **out, dgnn_err *err) {
     (void)err;
     need_ctx(c, "dgnn_cuda_lane_init");
-    auto *l = new hostemu_lane{HOSTEMU_MAGIC, c, hostemu_stream{HOSTEMU_MAGIC, nullptr}, {}};
+    auto *l = new hostemu_lane{HOSTEMU_MAGIC, c, hostemu_stream{HOSTEMU_MAGIC, nullptr}, {}, 0};
     l->stream.lane = l;
     *out = (dgnn_cuda_lane *)l;
     return DGNN_OK;
@@ -72,10 +85,10 @@ extern "C" void *dgnn_cuda_lane_stream_handle(dgnn_cuda_lane *l) {
     return (void *)&need_lane(l, "dgnn_cuda_lane_stream_handle")->stream;
 }
 
-// everything on the context's stream is done already
+// everything on the context's stream is done already: only noted (need_waited)
 extern "C" int dgnn_cuda_lane_wait_main(dgnn_cuda_lane *l, dgnn_err *err) {
     (void)err;
-    need_lane(l, "dgnn_cuda_lane_wait_main");
+    need_lane(l, "dgnn_cuda_lane_wait_main")->waited = hostemu::calls();
     return DGNN_OK;
 }
 
@@ -93,6 +106,7 @@ extern "C" int dgnn_cuda_lane_sync(dgnn_cuda_lane *l, dgnn_err *err) {
 
 // a copy: its arguments checked when enqueued (as the runtime does) and when it runs
 static void copy(hostemu_lane *l, void *dst, const void *src, size_t bytes, int up, const char *call) {
+    if (!up) need_waited(l, call);
     {
         in_call k;
         need_dev(up ? dst : src, bytes, call, up ? "the destination" : "the source");
@@ -124,6 +138,10 @@ extern "C" int dgnn_cuda_lane_download(dgnn_cuda_lane *lp, void *dst, const void
 extern "C" void hostemu_nccl_defer(void *stream, void (*fn)(void *), void *arg) {
     auto *s = (hostemu_stream *)stream;
     if (!s || s->magic != HOSTEMU_MAGIC) die("an NCCL collective: not a live stream");
-    if (!s->lane) fn(arg);
-    else enqueue(s->lane, [=] { fn(arg); });
+    if (!s->lane) {
+        fn(arg);
+        return;
+    }
+    need_waited(s->lane, "an NCCL collective on a lane");
+    enqueue(s->lane, [=] { fn(arg); });
 }
