@@ -139,6 +139,18 @@ sys.exit(len(va) != len(vb) or max(abs(x - y) for x, y in zip(va, vb)) > float(s
         elif same_aps "$tmp/$mode-$m-cuda.json" "$tmp/$mode-$m-cpu.json"; then ok
         else bad "$mode, 2 GPU ranks, $m: validation / test AP apart from the CPU ranks' (by more than $aptol)"; fi
       done
+      # the host path's gradient sums with the emulation's lane running each piece at once (a
+      # copy down started before its gradients are done would copy unfinished ones)
+      if [ $emu = 1 ] && [ "$ranks" = 2 ]; then
+        for run in "strict tgn --dist strict" "depbloom tgn --dist depbloom --partition --refine 2 --window-events 2000"; do
+          set -- $run; mode=$1; m=$2; shift 2
+          HOSTEMU_LANE=now timeout 120 mpirun --allow-run-as-root --oversubscribe -x HOSTEMU_LANE -np 2 "$dgnn" train \
+            --model $m --device cuda "$@" $dq --out "$tmp/$mode-$m-now.json" > "$tmp/out" 2>&1 ||
+            { bad "HOSTEMU_LANE=now mpirun -np 2 --device cuda --model $m $*"; tail -5 "$tmp/out"; }
+          same_aps "$tmp/$mode-$m-now.json" "$tmp/$mode-$m-cpu.json" && ok ||
+            bad "$mode, 2 GPU ranks (HOSTEMU_LANE=now), $m: validation / test AP apart from the CPU ranks'"
+        done
+      fi
       # comm_dev.c's NCCL path, where the emulation build has NCCL's stand-in (tests/hostemu/nccl/:
       # each collective done with MPI): 2 ranks with a GPU each, the gradients all-reduced and the
       # state rows all-gathered between the devices (APAN's merged rows go through the host), the
