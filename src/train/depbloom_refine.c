@@ -29,13 +29,12 @@ int depbloom_refine_step(event_run *r, int64_t epoch, const depbloom_mb_pos *at,
         if (mb == 0) continue;
         /* negatives keyed by (epoch, micro-batch id x P + rank): on one rank, micro-batch
          * b draws what single-process batch b draws */
-        double ml_loss = 0;
         rc = event_ensure_batch(r, mb, 1, err);
         if (!rc) rc = event_draw_negatives(r, mb, 1, 0, event_stream_seed(c->seed, epoch, (step * K + j) * P + me), err);
         if (!rc && before && before->fn) rc = before->fn(before->ctx, &mb_at, err);
         if (!rc)
-            rc = event_micro_batch(r, mine, ml, mb, G, r->neg_t, gs, j + 1 == K, &ml_loss, flops, err);
-        loss += ml_loss * (double)mb / (double)B;
+            rc = event_micro_batch(r, mine, ml, mb, G, r->neg_t, gs, j + 1 == K, (double)mb / (double)B, &loss,
+                                   flops, err);
         if (!rc && j + 1 < K && !r->dev) dgnn_tgnn_commit(r->model, &r->st, mine); /* a GPU's step commits */
     }
     if (!rc) rc = event_grad_start(r, gs, err);

@@ -154,31 +154,42 @@ static int grad_ready(void *ctx, int64_t off, int64_t n, dgnn_err *err) {
     return dgnn_comm_dev_allreduce_start(r->cdev, dgnn_tgnn_cuda_grad_slab(r->dev) + off, r->p->grad + off, n, 0, err);
 }
 
-/* event_micro_batch on the GPU: planned on the host (the same bookkeeping, negatives and
- * dropout draws as the CPU's forward), then forward, backward and commit on the device; the
- * step's first micro-batch starts the device's slab, later ones add to it (in the CPU's
- * order of sums); the last one's backward hands the slab's parts to the gradient sum as it
- * finishes them (the sum runs on comm_dev's lane beside the rest of the backward). */
-int event_device_micro_batch(event_run *r, const dgnn_events *ev, int64_t lo, int64_t B, int64_t G,
-                             const int32_t *neg, event_grad_sync *gs, int last, double *loss, double *flops,
-                             dgnn_err *err) {
+/* the loss of the step's micro-batch still on the device, read (a wait) into its share */
+static int loss_settle(event_run *r, event_grad_sync *g, dgnn_err *err) {
+    if (!g->loss_to) return DGNN_OK;
     double mean = 0;
+    int rc = dgnn_tgnn_cuda_wait_loss(r->dev, &mean, err);
+    if (!rc) *g->loss_to += g->loss_w * (2.0 * mean); /* the micro-batch's own loss, as the CPU's */
+    g->loss_to = NULL;
+    return rc;
+}
+
+/* event_micro_batch on the GPU: planned on the host (the same bookkeeping, negatives and
+ * dropout draws as the CPU's forward) while the device still computes the step's previous
+ * micro-batch, whose loss is read only then; then forward, backward and commit on the device,
+ * enqueued. The step's first micro-batch starts the device's slab, later ones add to it (in
+ * the CPU's order of sums); the last one's backward hands the slab's parts to the gradient
+ * sum as it finishes them (the sum runs on comm_dev's lane beside the rest of the backward). */
+int event_device_micro_batch(event_run *r, const dgnn_events *ev, int64_t lo, int64_t B, int64_t G,
+                             const int32_t *neg, event_grad_sync *gs, int last, double w, double *loss_acc,
+                             double *flops, dgnn_err *err) {
     int rc = dgnn_tgnn_cuda_plan(r->dev, &r->st, &r->g_train, r->train.efeat, ev, lo, B, neg, &r->rng, err);
+    if (!rc) rc = loss_settle(r, gs, err);
     if (rc) return rc;
     r->t_sample += dgnn_tgnn_last_sample_seconds(r->model);
     if (last && r->cdev) dgnn_tgnn_cuda_set_grad_hook(r->dev, grad_ready, gs);
     rc = dgnn_tgnn_cuda_run_grad(r->dev, &r->st, ev, 2.0f * (float)B / (float)G, gs->slab_started, err);
     dgnn_tgnn_cuda_set_grad_hook(r->dev, NULL, NULL);
-    if (!rc) rc = dgnn_tgnn_cuda_wait_loss(r->dev, &mean, err);
     if (rc) return rc;
     gs->slab_started = 1;
-    *loss = 2.0 * mean; /* the micro-batch's own loss, as the CPU's */
+    gs->loss_to = loss_acc, gs->loss_w = w;
     *flops += dgnn_tgnn_cuda_last_flops(r->dev);
     return DGNN_OK;
 }
 
 int event_device_grad_start(event_run *r, event_grad_sync *g, dgnn_err *err) {
-    int rc = DGNN_OK;
+    int rc = loss_settle(r, g, err); /* the step's last micro-batch */
+    if (rc) return rc;
     if (!g->slab_started) { /* no work in the step: a zero slab */
         memset(r->p->grad, 0, (size_t)r->p->total * sizeof(float));
         if ((rc = dgnn_tgnn_cuda_grad(r->dev, r->p->grad, 0, err))) return rc;

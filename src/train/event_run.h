@@ -138,7 +138,9 @@ int event_eval_restore(event_run *r, dgnn_err *err);
 typedef struct {
     event_run *r;
     int suffix_started, prefix_started;
-    int slab_started; /* a GPU rank: a micro-batch of the step wrote the device's slab */
+    int slab_started;        /* a GPU rank: a micro-batch of the step wrote the device's slab */
+    double *loss_to, loss_w; /* a GPU rank: the micro-batch whose loss is still on the device,
+                              * and where its share (w x loss) goes once it is read */
 } event_grad_sync;
 /* Starts what of the all-reduce the backward has not started (a GPU rank without work in
  * the step sends a zero slab); event_grad_wait completes it (its sum is in the gradients
@@ -152,14 +154,17 @@ int event_adam_step(event_run *r, dgnn_err *err);
  * step's gradients (gs; the CPU's are zeroed by the caller at the step's start, a GPU's
  * slab is started by the step's first micro-batch). last: the step's last backward, whose
  * finished parts start the all-reduce early (earlier micro-batches still add to every
- * gradient). On the CPU the caller commits the micro-batch (the last one after
- * event_grad_start); on a GPU it is committed on the device. */
+ * gradient). *loss_acc += w x the micro-batch's loss: on the CPU at once; on a GPU once the
+ * device has it, which the step's next micro-batch (after planning its own batch, so that
+ * the host plans while the device computes) or event_grad_start waits for. On the CPU the
+ * caller commits the micro-batch (the last one after event_grad_start); on a GPU it is
+ * committed on the device. */
 int event_micro_batch(event_run *r, const dgnn_events *ev, int64_t lo, int64_t B, int64_t G, const int32_t *neg,
-                      event_grad_sync *gs, int last, double *loss, double *flops, dgnn_err *err);
+                      event_grad_sync *gs, int last, double w, double *loss_acc, double *flops, dgnn_err *err);
 /* event_device.c: event_micro_batch and event_grad_start on the rank's GPU */
 int event_device_micro_batch(event_run *r, const dgnn_events *ev, int64_t lo, int64_t B, int64_t G,
-                             const int32_t *neg, event_grad_sync *gs, int last, double *loss, double *flops,
-                             dgnn_err *err);
+                             const int32_t *neg, event_grad_sync *gs, int last, double w, double *loss_acc,
+                             double *flops, dgnn_err *err);
 int event_device_grad_start(event_run *r, event_grad_sync *g, dgnn_err *err);
 /* Packs the rows of nodes (n), all-gathers every rank's rows and applies them in rank
  * order, overwriting (merge = 0) or merging (dgnn_state_merge_rows). */

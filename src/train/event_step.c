@@ -153,14 +153,14 @@ int event_adam_step(event_run *r, dgnn_err *err) {
 }
 
 int event_micro_batch(event_run *r, const dgnn_events *ev, int64_t lo, int64_t B, int64_t G, const int32_t *neg,
-                      event_grad_sync *gs, int last, double *loss, double *flops, dgnn_err *err) {
-    if (r->dev) return event_device_micro_batch(r, ev, lo, B, G, neg, gs, last, loss, flops, err);
+                      event_grad_sync *gs, int last, double w, double *loss_acc, double *flops, dgnn_err *err) {
+    if (r->dev) return event_device_micro_batch(r, ev, lo, B, G, neg, gs, last, w, loss_acc, flops, err);
     int rc = dgnn_tgnn_forward(r->model, r->logits, &r->st, &r->g_train, r->train.efeat, ev, lo, B, neg, 1, &r->rng,
                                err);
     if (rc) return rc;
     r->t_sample += dgnn_tgnn_last_sample_seconds(r->model);
     for (int64_t i = 0; i < 2 * B; i++) r->labels[i] = i < B ? 1.0f : 0.0f;
-    *loss = 2.0 * dgnn_bce_logits_forward(NULL, r->logits, r->labels, 2 * B);
+    *loss_acc += w * (2.0 * dgnn_bce_logits_forward(NULL, r->logits, r->labels, 2 * B));
     memset(r->dlogits, 0, (size_t)(2 * B) * sizeof(float));
     dgnn_bce_logits_backward(r->dlogits, r->logits, r->labels, 2 * B, 2.0f * (float)B / (float)G);
     if (last && r->nranks > 1) dgnn_tgnn_set_grad_hook(r->model, grad_ready, gs);

@@ -65,7 +65,7 @@ int event_strict_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_
         if (!r->dev) dgnn_params_zero_grad(r->p);
         double loss = 0;
         event_grad_sync gs = {.r = r};
-        if (B > 0) rc = event_micro_batch(r, tr, lo, B, Gb, r->neg_t + (lo - g0), &gs, 1, &loss, &flops, err);
+        if (B > 0) rc = event_micro_batch(r, tr, lo, B, Gb, r->neg_t + (lo - g0), &gs, 1, 1.0, &loss, &flops, err);
         if (!rc) rc = event_grad_start(r, &gs, err);
         if (rc) return rc;
         if (B > 0 && !r->dev) dgnn_tgnn_commit(r->model, &r->st, tr); /* a GPU's step committed it */
