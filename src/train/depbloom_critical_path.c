@@ -104,28 +104,16 @@ void depbloom_cp_plan_window(event_run *r, int64_t w, const dgnn_window_part *wp
 
 /* ---- hot rows ---- */
 
-/* After a step's commit: the hot rows of window w this rank wrote in the step go to the
- * ranks that read them, in a non-blocking all-to-all-v that completes while the gradient
- * all-reduce and the Adam step run (depbloom_hot_finish). */
 /* On a GPU the rows live on the device: the n rows of nodes come down before the host packs
  * or merges them (its times and counts are current: the commits keep them), and the rows the
  * host unpacked or merged go back up. No-ops on the CPU. */
 static int rows_down(event_run *r, const int32_t *nodes, int64_t n, dgnn_err *err) {
     return r->dev && n > 0 ? dgnn_tgnn_cuda_rows_to_host(r->dev, &r->st, nodes, n, err) : DGNN_OK;
 }
-/* the nodes of the `bytes` of packed rows at rows (each row starts with its node's id), into
- * r->recv_nodes; returns how many */
-static int64_t packed_nodes(event_run *r, const void *rows, int64_t bytes) {
-    const int64_t rb = dgnn_state_row_bytes(&r->st), n = bytes / rb;
-    if (n > r->recv_nodes_cap) {
-        r->recv_nodes_cap = n + n / 2 + 64;
-        free(r->recv_nodes);
-        r->recv_nodes = dgnn_xmalloc((size_t)r->recv_nodes_cap * sizeof(int32_t));
-    }
-    for (int64_t i = 0; i < n; i++) memcpy(&r->recv_nodes[i], (const char *)rows + i * rb, sizeof(int32_t));
-    return n;
-}
 
+/* After a step's commit: the hot rows of window w this rank wrote in the step go to the
+ * ranks that read them, in a non-blocking all-to-all-v that completes while the gradient
+ * all-reduce and the Adam step run (depbloom_hot_finish). */
 int depbloom_hot_start(event_run *r, int64_t w, int64_t step, dgnn_err *err) {
     struct depbloom_plan *pl = r->plan;
     const int32_t *nodes;
@@ -168,7 +156,7 @@ int depbloom_hot_finish(event_run *r, dgnn_err *err) {
     /* merged into the local row, not overwriting it: this rank may have written the node
      * later (the ranks' steps are aligned by count, not by event time), and a row's last
      * writer must keep its own last write; APAN: it may have delivered a mail there too */
-    const int64_t n = r->dev ? packed_nodes(r, r->recv, r->hot_recv_bytes) : 0;
+    const int64_t n = r->dev ? event_packed_nodes(r, r->recv, r->hot_recv_bytes) : 0;
     int rc = rows_down(r, r->recv_nodes, n, err); /* the local rows the merge reads */
     if (rc) return rc;
     int64_t applied = dgnn_state_merge_rows(&r->st, r->recv, r->hot_recv_bytes, 0, err);
@@ -321,9 +309,10 @@ static int fetch(event_run *r, int32_t *req, int64_t nreq, dgnn_err *err) {
     if (rc) return rc; /* after the exchange, which every rank takes part in */
     int64_t applied = dgnn_state_unpack_rows(&r->st, r->recv, bytes, err);
     if (applied < 0) return (int)applied;
-    if (r->dev && (rc = dgnn_tgnn_cuda_rows_from_host(r->dev, &r->st, r->recv_nodes, packed_nodes(r, r->recv, bytes),
-                                                      err)))
-        return rc;
+    if (r->dev) { /* what the host unpacked, up to the device */
+        const int64_t n = event_packed_nodes(r, r->recv, bytes);
+        if ((rc = dgnn_tgnn_cuda_rows_from_host(r->dev, &r->st, r->recv_nodes, n, err))) return rc;
+    }
     for (int64_t i = 0; i < nreq; i++) pl->ver_mine[req[i]] = pl->ver_latest[req[i]];
     pl->cold_rows += nreq;
     return DGNN_OK;

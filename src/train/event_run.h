@@ -166,6 +166,10 @@ int event_device_micro_batch(event_run *r, const dgnn_events *ev, int64_t lo, in
                              const int32_t *neg, event_grad_sync *gs, int last, double w, double *loss_acc,
                              double *flops, dgnn_err *err);
 int event_device_grad_start(event_run *r, event_grad_sync *g, dgnn_err *err);
+/* The nodes of the `bytes` of packed state rows at rows (each row starts with its node's
+ * id) into r->recv_nodes (grown as needed); returns how many: with a GPU, the rows the
+ * host applied, to send up (dgnn_tgnn_cuda_rows_from_host). */
+int64_t event_packed_nodes(event_run *r, const void *rows, int64_t bytes);
 /* Packs the rows of nodes (n), all-gathers every rank's rows and applies them in rank
  * order, overwriting (merge = 0) or merging (dgnn_state_merge_rows). */
 int event_allgather_rows(event_run *r, const int32_t *nodes, int64_t n, int merge, dgnn_err *err);

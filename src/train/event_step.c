@@ -17,6 +17,21 @@
 #include "dgnn/tgnn_cuda.h"
 #include "event_run.h"
 
+/* r->recv_nodes for at least n nodes (contents not kept) */
+static void recv_nodes_grow(event_run *r, int64_t n) {
+    if (n <= r->recv_nodes_cap) return;
+    r->recv_nodes_cap = n + n / 2 + 64;
+    free(r->recv_nodes);
+    r->recv_nodes = dgnn_xmalloc((size_t)r->recv_nodes_cap * sizeof(int32_t));
+}
+
+int64_t event_packed_nodes(event_run *r, const void *rows, int64_t bytes) {
+    const int64_t rb = dgnn_state_row_bytes(&r->st), n = bytes / rb;
+    recv_nodes_grow(r, n);
+    for (int64_t i = 0; i < n; i++) memcpy(&r->recv_nodes[i], (const char *)rows + i * rb, sizeof(int32_t));
+    return n;
+}
+
 /* The host's part of a row exchange: this rank's n rows of rb bytes packed (meta: their
  * first parts alone, dgnn_state_pack_meta; else whole rows) and every rank's all-gathered
  * into r->recv in rank order, counts[q] the rows of rank q; with a GPU, r->recv_nodes made
@@ -34,11 +49,7 @@ static int64_t allgather_packed(event_run *r, const int32_t *nodes, int64_t n, i
         r->recv_cap = total * rb * 2;
         r->recv = dgnn_xrealloc(r->recv, (size_t)r->recv_cap);
     }
-    if (r->dev && total > r->recv_nodes_cap) {
-        r->recv_nodes_cap = total + total / 2 + 64;
-        free(r->recv_nodes);
-        r->recv_nodes = dgnn_xmalloc((size_t)r->recv_nodes_cap * sizeof(int32_t));
-    }
+    if (r->dev) recv_nodes_grow(r, total);
     if (meta) dgnn_state_pack_meta(r->pack, &r->st, nodes, n);
     else dgnn_state_pack_rows(r->pack, &r->st, nodes, n);
     dgnn_comm_allgatherv_bytes(r->recv, bytes, r->pack, n * rb);
@@ -88,9 +99,8 @@ int event_allgather_rows(event_run *r, const int32_t *nodes, int64_t n, int merg
                             : dgnn_state_unpack_rows(&r->st, r->recv, nr * rb, err);
     if (applied < 0) return (int)applied;
     if (!r->dev) return DGNN_OK;
-    /* each row starts with its node's id */
-    for (int64_t i = 0; i < nr; i++) memcpy(&r->recv_nodes[i], (const char *)r->recv + i * rb, sizeof(int32_t));
-    return dgnn_tgnn_cuda_rows_from_host(r->dev, &r->st, r->recv_nodes, nr, err);
+    const int64_t na = event_packed_nodes(r, r->recv, nr * rb); /* the rows applied, up */
+    return dgnn_tgnn_cuda_rows_from_host(r->dev, &r->st, r->recv_nodes, na, err);
 }
 
 /* The bookkeeping that closes every step of both modes: the non-finite-loss check, this
