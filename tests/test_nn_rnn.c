@@ -1,7 +1,9 @@
 /* test_nn_rnn.c: GRU cell and vanilla RNN cell (torch.nn.GRUCell / RNNCell
  * semantics): forward against hand-computed values and a plain double-precision
  * implementation written here from torch's formulas, backward against central finite
- * differences for every input and parameter. */
+ * differences for every input and parameter; the node-state GRU's element-wise ops
+ * (ngru.c) against their formulas in double, with the gradients' += and NULL rules. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,6 +117,76 @@ static void test_cell(int gru, int64_t B, int64_t I, int64_t H, int with_bias) {
     free(dx); free(dh); free(gslab); free(scratch);
 }
 
+/* ---- the node-state GRU's element-wise ops (ngru.c) ------------------------------- */
+
+static void test_ngru(int64_t N, int64_t D) {
+    const int64_t n = N * D;
+    float *x = fa(n), *h = fa(n), *b = fa(D), *out = fa(n), *Z = fa(n), *R = fa(n), *H = fa(n), *Ht = fa(n);
+    float *dHn = fa(n), *dHR = fa(n), *g[3] = {fa(n), fa(n), fa(n)};
+    dgnn_rng r;
+    dgnn_rng_seed(&r, 7 + (uint64_t)n);
+    float *all[] = {x, h, H, dHn, dHR};
+    for (int k = 0; k < 5; k++)
+        for (int64_t i = 0; i < n; i++) all[k][i] = (float)(4.0 * dgnn_rng_uniform(&r) - 2.0);
+    for (int64_t o = 0; o < D; o++) b[o] = (float)(dgnn_rng_uniform(&r) - 0.5);
+    /* a gate: act((x + h) + b), each of h and b optional, in place on x */
+    for (int act = 0; act < 2; act++)
+        for (int with = 0; with < 4; with++) {
+            const float *hh = with & 1 ? h : NULL, *bb = with & 2 ? b : NULL;
+            memcpy(out, x, (size_t)n * sizeof(float));
+            dgnn_ngru_gate(out, out, hh, bb, act == 1 ? DGNN_NGRU_TANH : DGNN_NGRU_SIGMOID, N, D);
+            int bad = 0;
+            for (int64_t i = 0; i < n; i++) {
+                const double v = (double)x[i] + (hh ? h[i] : 0) + (bb ? b[i % D] : 0);
+                bad += fabs(out[i] - (act == 1 ? tanh(v) : sig(v))) > 1e-6;
+            }
+            CHECK(bad == 0);
+        }
+    dgnn_ngru_gate(Z, x, NULL, NULL, DGNN_NGRU_SIGMOID, N, D);
+    dgnn_ngru_gate(R, h, NULL, NULL, DGNN_NGRU_SIGMOID, N, D);
+    dgnn_ngru_gate(Ht, x, h, NULL, DGNN_NGRU_TANH, N, D);
+    dgnn_ngru_reset(out, H, R, n);
+    int bad = 0;
+    for (int64_t i = 0; i < n; i++) bad += fabs(out[i] - (double)H[i] * R[i]) > 1e-6;
+    CHECK(bad == 0);
+    dgnn_ngru_update(out, Z, H, Ht, n);
+    bad = 0;
+    for (int64_t i = 0; i < n; i++) bad += fabs(out[i] - ((double)Z[i] * H[i] + (1.0 - Z[i]) * Ht[i])) > 1e-6;
+    CHECK(bad == 0);
+    /* the backwards add to what is there; a NULL gradient is skipped */
+    for (int k = 0; k < 3; k++)
+        for (int64_t i = 0; i < n; i++) g[k][i] = 0.25f;
+    dgnn_ngru_update_backward(g[0], NULL, g[2], dHn, Z, H, Ht, n);
+    bad = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const double d = dHn[i], z = Z[i], t = Ht[i];
+        bad += fabs(g[0][i] - (0.25 + d * (H[i] - t) * z * (1 - z))) > 1e-5;
+        bad += fabs(g[2][i] - (0.25 + d * z)) > 1e-5;
+        bad += g[1][i] != 0.25f;
+    }
+    CHECK(bad == 0);
+    dgnn_ngru_update_backward(NULL, g[1], NULL, dHn, Z, H, Ht, n);
+    bad = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const double d = dHn[i], z = Z[i], t = Ht[i];
+        bad += fabs(g[1][i] - (0.25 + d * (1 - z) * (1 - t * t))) > 1e-5;
+    }
+    CHECK(bad == 0);
+    for (int k = 0; k < 2; k++)
+        for (int64_t i = 0; i < n; i++) g[k][i] = -0.5f;
+    dgnn_ngru_reset_backward(g[0], g[1], dHR, R, H, n);
+    dgnn_ngru_reset_backward(NULL, NULL, dHR, R, H, n);
+    bad = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const double d = dHR[i], q = R[i];
+        bad += fabs(g[0][i] - (-0.5 + d * q)) > 1e-5;
+        bad += fabs(g[1][i] - (-0.5 + d * H[i] * q * (1 - q))) > 1e-5;
+    }
+    CHECK(bad == 0);
+    float *fr[] = {x, h, b, out, Z, R, H, Ht, dHn, dHR, g[0], g[1], g[2]};
+    for (size_t k = 0; k < sizeof fr / sizeof fr[0]; k++) free(fr[k]);
+}
+
 int main(void) {
     test_gru_hand();
     test_rnn_hand();
@@ -126,5 +198,8 @@ int main(void) {
     test_cell(0, 5, 7, 4, 1);
     test_cell(0, 9, 3, 6, 0);
     test_cell(0, 40, 20, 16, 1);
+    test_ngru(1, 1);
+    test_ngru(7, 5);
+    test_ngru(600, 130); /* past the threshold of the ops' parallel loops */
     return check_done();
 }

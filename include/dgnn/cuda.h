@@ -609,20 +609,20 @@ int dgnn_cuda_lstm_backward(dgnn_cuda *c, float *ddx, float *ddh, float *ddc, fl
 
 /* ---- the node-state GRU of T-GCN and GCRN-GRU (snap_gates.cu) ----
  * NOT YET VERIFIED ON HARDWARE: compiled only; tests/cuda/test_cuda_snaptrain_tgcn.c runs
- * the two models composed of them on the host emulation (tests/hostemu/hostemu_gates.cpp),
- * whose plain CPU loops are these ops' reference, and on a GPU when there is one.
+ * the two models composed of them on the host emulation (tests/hostemu/hostemu_gates.cpp,
+ * which runs nn.h's CPU ops) and on a GPU when there is one.
  * The element-wise parts of tgcn.c's and gcrn.c's cell (snapmodel.h), between the products
  * (dgnn_cuda_gemm, the sparse GCN ops above) that form the gates' pre-activations:
  *   Z = sigmoid(pz), R = sigmoid(pr), HR = H R, Ht = tanh(ph), H' = Z H + (1 - Z) Ht,
- * and their backward, each the GPU twin of a loop of those files, element for element in
+ * and their backward, each the GPU twin of nn.h's dgnn_ngru_* (ngru.c), element for element in
  * the same order of operations (the device's expf and tanhf, where the CPU has libm's:
  * they agree within a few ulps; the compiler may fuse a multiply and an add). Plus the two
  * bias helpers of snapmodel_gcn.c's layers (a bias added to every row, column sums). The
  * conventions above: device arrays d*, gradients += (any may be NULL: not wanted),
  * asynchronous on the stream, no float atomics (the same bits on every run); negative
  * sizes are DGNN_EINVAL, 0 does nothing. */
-#define DGNN_CUDA_GATE_SIGMOID 0 /* nn.h's dgnn_sigmoidf */
-#define DGNN_CUDA_GATE_TANH 1    /* tanhf */
+#define DGNN_CUDA_GATE_SIGMOID DGNN_NGRU_SIGMOID /* nn.h's dgnn_sigmoidf */
+#define DGNN_CUDA_GATE_TANH DGNN_NGRU_TANH       /* tanhf */
 /* Y (N, D) += b (D) on every row: the bias of snapm_h_gcn_forward's layer. */
 int dgnn_cuda_add_rows(dgnn_cuda *c, float *dY, const float *db, int64_t N, int64_t D, dgnn_err *err);
 /* db (D) += the column sums of dY (N, D), each column summed in row order by one thread

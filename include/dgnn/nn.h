@@ -230,6 +230,28 @@ void dgnn_rnn_backward(float *dx, float *dh, float *dW_ih, float *dW_hh, float *
                        int64_t B, int64_t Din, int64_t H);
 
 /* ======================================================================== */
+/* The node-state GRU of T-GCN and GCRN-GRU (ngru.c): its element-wise parts  */
+/* ======================================================================== */
+/* Between the products that form the gates' pre-activations (tgcn.c, gcrn.c):
+ *   Z = sigmoid(pz), R = sigmoid(pr), HR = H R, Ht = tanh(ph), H' = Z H + (1 - Z) Ht,
+ * and their backward; gradients += (any may be NULL: not wanted). The GPU twins are
+ * cuda.h's dgnn_cuda_ngru_* (the same order of operations in every element). */
+#define DGNN_NGRU_SIGMOID 0 /* dgnn_sigmoidf */
+#define DGNN_NGRU_TANH 1    /* tanhf */
+/* A gate: out (N, D) = act((x + h) + b), h (N, D) or NULL, b (D) or NULL (added to every
+ * row); out may equal x or h. */
+void dgnn_ngru_gate(float *out, const float *x, const float *h, const float *b, int act, int64_t N, int64_t D);
+/* HR (n) = H R. */
+void dgnn_ngru_reset(float *HR, const float *H, const float *R, int64_t n);
+/* Hn (n) = Z H + (1 - Z) Ht (Hn aliasing none of them). */
+void dgnn_ngru_update(float *Hn, const float *Z, const float *H, const float *Ht, int64_t n);
+/* From dHn: dZp += dHn (H - Ht) Z (1 - Z), dHtp += dHn (1 - Z) (1 - Ht^2), dH += dHn Z. */
+void dgnn_ngru_update_backward(float *dZp, float *dHtp, float *dH, const float *dHn, const float *Z, const float *H,
+                               const float *Ht, int64_t n);
+/* From dHR: dH += dHR R, dRp += dHR H R (1 - R). */
+void dgnn_ngru_reset_backward(float *dH, float *dRp, const float *dHR, const float *R, const float *H, int64_t n);
+
+/* ======================================================================== */
 /* Time encoding (timeenc.c): TGAT/TGN/TGL's cos(dt * w + b)                 */
 /* ======================================================================== */
 

@@ -138,23 +138,15 @@ static int gcrn_forward(dgnn_snapmodel *m, float *H, dgnn_rng *rng, dgnn_err *er
         /* the gates' pre-activations: input part, then += the state part */
         snapm_in_gcn_forward(m, Z, s->tmp, in, w->conv_x_W[0], w->conv_x_b[0], L);
         snapm_h_gcn_forward(P, s->tmp, &in->A, Hp, w->conv_h_W[0], w->conv_h_b[0], N, L, L);
-#pragma omp parallel for schedule(static) if (NL > 65536)
-        for (int64_t i = 0; i < NL; i++) Z[i] = dgnn_sigmoidf(Z[i] + P[i]);
+        dgnn_ngru_gate(Z, Z, P, NULL, DGNN_NGRU_SIGMOID, N, L);
         snapm_in_gcn_forward(m, R, s->tmp, in, w->conv_x_W[1], w->conv_x_b[1], L);
         snapm_h_gcn_forward(P, s->tmp, &in->A, Hp, w->conv_h_W[1], w->conv_h_b[1], N, L, L);
-#pragma omp parallel for schedule(static) if (NL > 65536)
-        for (int64_t i = 0; i < NL; i++) {
-            R[i] = dgnn_sigmoidf(R[i] + P[i]);
-            HR[i] = Hp[i] * R[i];
-        }
+        dgnn_ngru_gate(R, R, P, NULL, DGNN_NGRU_SIGMOID, N, L);
+        dgnn_ngru_reset(HR, Hp, R, NL);
         snapm_in_gcn_forward(m, Ht, s->tmp, in, w->conv_x_W[2], w->conv_x_b[2], L);
         snapm_h_gcn_forward(P, s->tmp, &in->A, HR, w->conv_h_W[2], w->conv_h_b[2], N, L, L);
-#pragma omp parallel for schedule(static) if (NL > 65536)
-        for (int64_t i = 0; i < NL; i++) {
-            float h = tanhf(Ht[i] + P[i]);
-            Ht[i] = h;
-            Hn[i] = Z[i] * Hp[i] + (1.0f - Z[i]) * h;
-        }
+        dgnn_ngru_gate(Ht, Ht, P, NULL, DGNN_NGRU_TANH, N, L);
+        dgnn_ngru_update(Hn, Z, Hp, Ht, NL);
         m->flops += 3.0 * 2.0 * (double)NL * (double)L + (m->cfg.onehot ? 0.0 : 3.0 * 2.0 * (double)NL * (double)V);
     }
     memcpy(H, s->Hs + (T - 1) * NL, (size_t)NL * sizeof(float));
@@ -172,24 +164,15 @@ static void gcrn_backward(dgnn_snapmodel *m, const float *dH) {
         const dgnn_csr *At = snapm_At(in);
         const float *Hp = t > 0 ? s->Hs + (t - 1) * NL : s->zero;
         const float *Z = s->Z + t * NL, *R = s->R + t * NL, *Ht = s->Ht + t * NL, *HR = s->HR + t * NL;
-#pragma omp parallel for schedule(static) if (NL > 65536)
-        for (int64_t i = 0; i < NL; i++) {
-            float d = dHn[i], z = Z[i], h = Ht[i];
-            s->dZp[i] = d * (Hp[i] - h) * z * (1.0f - z);
-            s->dHtp[i] = d * (1.0f - z) * (1.0f - h * h);
-            dHp[i] = d * z;
-            s->dHR[i] = 0.0f;
-        }
+        float *const zeroed[] = {s->dZp, s->dHtp, dHp, s->dHR};
+        for (int k = 0; k < 4; k++) memset(zeroed[k], 0, (size_t)NL * sizeof(float));
+        dgnn_ngru_update_backward(s->dZp, s->dHtp, dHp, dHn, Z, Hp, Ht, NL);
         /* candidate: A X Wx_h + A (H R) Wh_h */
         snapm_h_gcn_backward(s->dHR, dw->conv_h_W[2], dw->conv_h_b[2], s->tmp, At, HR, w->conv_h_W[2], s->dHtp, N, L,
                              L);
         snapm_in_gcn_backward(m, dw->conv_x_W[2], dw->conv_x_b[2], s->tmp, in, s->dHtp, L);
-#pragma omp parallel for schedule(static) if (NL > 65536)
-        for (int64_t i = 0; i < NL; i++) {
-            float r = R[i];
-            dHp[i] += s->dHR[i] * r;
-            s->dRp[i] = s->dHR[i] * Hp[i] * r * (1.0f - r);
-        }
+        memset(s->dRp, 0, (size_t)NL * sizeof(float));
+        dgnn_ngru_reset_backward(dHp, s->dRp, s->dHR, R, Hp, NL);
         snapm_h_gcn_backward(dHp, dw->conv_h_W[1], dw->conv_h_b[1], s->tmp, At, Hp, w->conv_h_W[1], s->dRp, N, L, L);
         snapm_in_gcn_backward(m, dw->conv_x_W[1], dw->conv_x_b[1], s->tmp, in, s->dRp, L);
         snapm_h_gcn_backward(dHp, dw->conv_h_W[0], dw->conv_h_b[0], s->tmp, At, Hp, w->conv_h_W[0], s->dZp, N, L, L);

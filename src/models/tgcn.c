@@ -157,19 +157,12 @@ static int tgcn_forward(dgnn_snapmodel *m, float *H, dgnn_rng *rng, dgnn_err *er
         for (int g = 0; g < 3; g++) snapm_in_gcn_forward(m, G + g * NL, s->tmp, in, w->conv_W[g], w->conv_b[g], L);
         lin2_forward(Z, G, Hp, w->lin_W[0], w->lin_b[0], N, L);
         lin2_forward(R, G + NL, Hp, w->lin_W[1], w->lin_b[1], N, L);
-#pragma omp parallel for schedule(static) if (NL > 65536)
-        for (int64_t i = 0; i < NL; i++) {
-            Z[i] = dgnn_sigmoidf(Z[i]);
-            R[i] = dgnn_sigmoidf(R[i]);
-            HR[i] = Hp[i] * R[i];
-        }
+        dgnn_ngru_gate(Z, Z, NULL, NULL, DGNN_NGRU_SIGMOID, N, L);
+        dgnn_ngru_gate(R, R, NULL, NULL, DGNN_NGRU_SIGMOID, N, L);
+        dgnn_ngru_reset(HR, Hp, R, NL);
         lin2_forward(Ht, G + 2 * NL, HR, w->lin_W[2], w->lin_b[2], N, L);
-#pragma omp parallel for schedule(static) if (NL > 65536)
-        for (int64_t i = 0; i < NL; i++) {
-            float h = tanhf(Ht[i]);
-            Ht[i] = h;
-            Hn[i] = Z[i] * Hp[i] + (1.0f - Z[i]) * h;
-        }
+        dgnn_ngru_gate(Ht, Ht, NULL, NULL, DGNN_NGRU_TANH, N, L);
+        dgnn_ngru_update(Hn, Z, Hp, Ht, NL);
         m->flops += 3.0 * 4.0 * (double)NL * (double)L + (m->cfg.onehot ? 0.0 : 3.0 * 2.0 * (double)NL * (double)V);
     }
     memcpy(H, s->Hs + (T - 1) * NL, (size_t)NL * sizeof(float));
@@ -188,23 +181,14 @@ static void tgcn_backward(dgnn_snapmodel *m, const float *dH) {
         const float *G = s->G + t * 3 * NL, *Z = s->Z + t * NL, *R = s->R + t * NL, *Ht = s->Ht + t * NL;
         const float *HR = s->HR + t * NL;
         /* H' = Z H + (1 - Z) Ht */
-#pragma omp parallel for schedule(static) if (NL > 65536)
-        for (int64_t i = 0; i < NL; i++) {
-            float d = dHn[i], z = Z[i], h = Ht[i];
-            s->dZp[i] = d * (Hp[i] - h) * z * (1.0f - z);
-            s->dHtp[i] = d * (1.0f - z) * (1.0f - h * h);
-            dHp[i] = d * z;
-            s->dHR[i] = 0.0f;
-        }
+        float *const zeroed[] = {s->dZp, s->dHtp, dHp, s->dHR};
+        for (int k = 0; k < 4; k++) memset(zeroed[k], 0, (size_t)NL * sizeof(float));
+        dgnn_ngru_update_backward(s->dZp, s->dHtp, dHp, dHn, Z, Hp, Ht, NL);
         /* candidate: [G_h, H R] */
         lin2_backward(s->dG, s->dHR, dw->lin_W[2], dw->lin_b[2], s->dHtp, G + 2 * NL, HR, w->lin_W[2], N, L);
         snapm_in_gcn_backward(m, dw->conv_W[2], dw->conv_b[2], s->tmp, in, s->dG, L);
-#pragma omp parallel for schedule(static) if (NL > 65536)
-        for (int64_t i = 0; i < NL; i++) {
-            float r = R[i];
-            dHp[i] += s->dHR[i] * r;
-            s->dRp[i] = s->dHR[i] * Hp[i] * r * (1.0f - r);
-        }
+        memset(s->dRp, 0, (size_t)NL * sizeof(float));
+        dgnn_ngru_reset_backward(dHp, s->dRp, s->dHR, R, Hp, NL);
         /* reset and update gates: [G_g, H] */
         lin2_backward(s->dG, dHp, dw->lin_W[1], dw->lin_b[1], s->dRp, G + NL, Hp, w->lin_W[1], N, L);
         snapm_in_gcn_backward(m, dw->conv_W[1], dw->conv_b[1], s->tmp, in, s->dG, L);

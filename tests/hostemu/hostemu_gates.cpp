@@ -1,9 +1,9 @@
 // hostemu_gates.cpp: the host emulation (tests only; hostemu.cpp's top comment says what it
 // is and is not) of the node-state GRU gates of T-GCN and GCRN-GRU and the two bias helpers
-// of include/dgnn/cuda.h (snap_gates.cu). nn.h has no CPU op of these shapes (the loops sit
-// inside src/models/tgcn.c and gcrn.c), so each op's plain CPU reference is here: the loop
-// of tgcn.c / gcrn.c / snapmodel_gcn.c it stands for, in the same order of operations (on
-// the emulation, a model composed of them gives the CPU model's gates bit for bit). Before
+// of include/dgnn/cuda.h (snap_gates.cu). The gates are nn.h's CPU ops (dgnn_ngru_*, which
+// tgcn.c and gcrn.c run); the bias helpers' plain references are here, the loops of
+// snapmodel_gcn.c they stand for, in the same order of operations (on the emulation, a
+// model composed of them gives the CPU model's gates bit for bit). Before
 // it, hostemu_internal.h's checks (every device array inside a live allocation with its
 // true extent, opened for the call) and the real op's DGNN_EINVAL checks; an output that
 // overlaps an input other than by being the same array (a race on a GPU) is an abort.
@@ -27,47 +27,6 @@ static void ref_add_rows(float *Y, const float *b, int64_t N, int64_t D) {
 // snapm_colsum (dgnn_linear_backward's bias path): each column's rows in order
 static void ref_col_sums(float *db, const float *dY, int64_t N, int64_t D) {
     dgnn_linear_backward(nullptr, nullptr, db, dY, nullptr, nullptr, N, 1, D);
-}
-
-// tgcn.c: lin2_forward's bias, then Z[i] = dgnn_sigmoidf(Z[i]) / tanhf; gcrn.c:
-// dgnn_sigmoidf(Z[i] + P[i]) / tanhf(Ht[i] + P[i])
-static void ref_gate(float *out, const float *x, const float *h, const float *b, int act, int64_t N, int64_t D) {
-    for (int64_t i = 0; i < N; i++)
-        for (int64_t o = 0; o < D; o++) {
-            const int64_t k = i * D + o;
-            float v = x[k];
-            if (h) v += h[k];
-            if (b) v += b[o];
-            out[k] = act == DGNN_CUDA_GATE_TANH ? tanhf(v) : dgnn_sigmoidf(v);
-        }
-}
-
-static void ref_reset(float *HR, const float *H, const float *R, int64_t n) {
-    for (int64_t i = 0; i < n; i++) HR[i] = H[i] * R[i];
-}
-
-static void ref_update(float *Hn, const float *Z, const float *H, const float *Ht, int64_t n) {
-    for (int64_t i = 0; i < n; i++) Hn[i] = Z[i] * H[i] + (1.0f - Z[i]) * Ht[i];
-}
-
-// the backward's first loop of tgcn.c and gcrn.c, accumulating
-static void ref_update_backward(float *dZp, float *dHtp, float *dH, const float *dHn, const float *Z, const float *H,
-                                const float *Ht, int64_t n) {
-    for (int64_t i = 0; i < n; i++) {
-        const float d = dHn[i], z = Z[i], h = Ht[i];
-        if (dZp) dZp[i] += d * (H[i] - h) * z * (1.0f - z);
-        if (dHtp) dHtp[i] += d * (1.0f - z) * (1.0f - h * h);
-        if (dH) dH[i] += d * z;
-    }
-}
-
-// their second loop, accumulating
-static void ref_reset_backward(float *dH, float *dRp, const float *dHR, const float *R, const float *H, int64_t n) {
-    for (int64_t i = 0; i < n; i++) {
-        const float r = R[i];
-        if (dH) dH[i] += dHR[i] * r;
-        if (dRp) dRp[i] += dHR[i] * H[i] * r * (1.0f - r);
-    }
 }
 
 // ---- the checks ----
@@ -143,7 +102,7 @@ extern "C" int dgnn_cuda_ngru_gate(dgnn_cuda *c, float *dout, const float *dx, c
     need_apart(dout, F4(n), "out", dx, F4(n), "x", 1, fn); // in place allowed
     need_apart(dout, F4(n), "out", dh, F4(n), "h", 1, fn);
     need_apart(dout, F4(n), "out", db, F4(D), "b", 0, fn);
-    ref_gate(dout, dx, dh, db, act, N, D);
+    dgnn_ngru_gate(dout, dx, dh, db, act, N, D);
     return DGNN_OK;
 }
 
@@ -160,7 +119,7 @@ extern "C" int dgnn_cuda_ngru_reset(dgnn_cuda *c, float *dHR, const float *dH, c
     const void *o[] = {dHR}, *in[] = {dH, dR};
     const char *on[] = {"HR"}, *inn[] = {"H", "R"};
     need_apart_all(o, on, 1, in, inn, 2, F4(n), 1, fn); // element-wise: in place is safe
-    ref_reset(dHR, dH, dR, n);
+    dgnn_ngru_reset(dHR, dH, dR, n);
     return DGNN_OK;
 }
 
@@ -180,7 +139,7 @@ extern "C" int dgnn_cuda_ngru_update(dgnn_cuda *c, float *dHn, const float *dZ, 
     const void *o[] = {dHn}, *in[] = {dZ, dH, dHt};
     const char *on[] = {"Hn"}, *inn[] = {"Z", "H", "Ht"};
     need_apart_all(o, on, 1, in, inn, 3, F4(n), 0, fn);
-    ref_update(dHn, dZ, dH, dHt, n);
+    dgnn_ngru_update(dHn, dZ, dH, dHt, n);
     return DGNN_OK;
 }
 
@@ -202,7 +161,7 @@ extern "C" int dgnn_cuda_ngru_update_backward(dgnn_cuda *c, float *ddZp, float *
     const void *o[] = {ddZp, ddHtp, ddH}, *in[] = {ddHn, dZ, dH, dHt};
     const char *on[] = {"dZp", "dHtp", "dH"}, *inn[] = {"dHn", "Z", "H", "Ht"};
     need_apart_all(o, on, 3, in, inn, 4, F4(n), 0, fn);
-    ref_update_backward(ddZp, ddHtp, ddH, ddHn, dZ, dH, dHt, n);
+    dgnn_ngru_update_backward(ddZp, ddHtp, ddH, ddHn, dZ, dH, dHt, n);
     return DGNN_OK;
 }
 
@@ -221,6 +180,6 @@ extern "C" int dgnn_cuda_ngru_reset_backward(dgnn_cuda *c, float *ddH, float *dd
     const void *o[] = {ddH, ddRp}, *in[] = {ddHR, dR, dH};
     const char *on[] = {"dH", "dRp"}, *inn[] = {"dHR", "R", "H"};
     need_apart_all(o, on, 2, in, inn, 3, F4(n), 0, fn);
-    ref_reset_backward(ddH, ddRp, ddHR, dR, dH, n);
+    dgnn_ngru_reset_backward(ddH, ddRp, ddHR, dR, dH, n);
     return DGNN_OK;
 }
