@@ -10,7 +10,8 @@
 # one GPU (against 2 CPU ranks), with --critical-path too. Where the emulation build has
 # NCCL's stand-in (tests/hostemu/nccl/, with MPI), strict, DepBloom and DyGNeX run again with
 # 2 ranks of a GPU each on comm_dev.c's NCCL path: the path taken, its calls counted, the CPU
-# ranks' figures.
+# ranks' figures; the path chosen by all ranks together, and a communicator failing on one
+# rank ending every rank.
 # The snapshot models (issue 18): every kind runs there too (link and edge tasks; a short run
 # on a hand-made stream; wdgcn's groups; --dist dygnex, one process and 2 MPI ranks), and the
 # node task when the shared PGT data is there (england_covid, against the CPU's test MSE; with
@@ -201,6 +202,25 @@ sys.exit(not (steps > 0 and len(c) == 2 and all(a == sums and ((b > 0 and f > 0)
           if same_aps "$tmp/many-$mode-nccl.json" "$tmp/many-$mode-cpu.json"; then ok
           else bad "20,000 nodes, NCCL's stand-in, $mode: validation / test AP apart from the CPU ranks'"; fi
         done
+        # the path is the ranks' joint choice: DGNN_COMM_DEV=host on one rank only (mpirun passes
+        # a variable to remote ranks only with -x) takes every rank through the host, where a
+        # rank deciding alone would wait in another collective; and ncclCommInitRank failing on
+        # one rank ends the job with that rank's message, not a hang (the other ranks fail too,
+        # "failed on another rank", unless the failing rank's MPI_Abort ends them first)
+        sq="--model tgn --device cuda --dist strict --epochs 1 --max-batches 3 --eval-max-events 200 --quiet"
+        HOSTEMU_GPU_PER_RANK=1 LD_LIBRARY_PATH="$nccl_dir" timeout 120 mpirun --allow-run-as-root --oversubscribe \
+          -x HOSTEMU_GPU_PER_RANK -x LD_LIBRARY_PATH -np 1 env DGNN_COMM_DEV=host "$dgnn" train $sq : \
+          -np 1 "$dgnn" train $sq > "$tmp/out" 2>&1
+        rc=$?
+        if [ $rc = 0 ] && grep -q "GPU collectives: staged through the host (DGNN_COMM_DEV=host)" "$tmp/out"; then ok
+        else bad "DGNN_COMM_DEV=host on rank 0 only: exit $rc"; tail -3 "$tmp/out"; fi
+        HOSTEMU_NCCL_FAIL_INIT=1 HOSTEMU_GPU_PER_RANK=1 LD_LIBRARY_PATH="$nccl_dir" timeout 120 mpirun --allow-run-as-root \
+          --oversubscribe -x HOSTEMU_NCCL_FAIL_INIT -x HOSTEMU_GPU_PER_RANK -x LD_LIBRARY_PATH -np 2 "$dgnn" train $sq \
+          > "$tmp/out" 2>&1
+        rc=$?
+        if [ $rc != 0 ] && [ $rc != 124 ] &&
+           grep -q "rank 1: NCCL: ncclCommInitRank (2 ranks) failed on rank 1" "$tmp/out"; then ok
+        else bad "ncclCommInitRank failing on rank 1 only: exit $rc (124: a hang)"; tail -4 "$tmp/out"; fi
       fi
     fi
     # DyGNeX on the GPU: one process playing 2 ranks, then (with MPI) 2 ranks sharing the GPU,

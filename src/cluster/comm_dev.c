@@ -39,13 +39,18 @@ typedef struct {
     ncclResult_t (*group_start)(void);
     ncclResult_t (*group_end)(void);
     ncclResult_t (*comm_destroy)(ncclComm_t);
+    ncclResult_t (*comm_abort)(ncclComm_t);
     const char *(*error_string)(ncclResult_t);
 } nccl_api;
 
+/* RTLD_NODELETE: once a communicator has existed, NCCL's threads and exit handlers may
+ * outlive it, so the library stays mapped until the process ends (dlclose only drops the
+ * handle) */
 static int nccl_load(nccl_api *a) {
     memset(a, 0, sizeof *a);
-    a->lib = dlopen(DGNN_NCCL_LIBRARY, RTLD_NOW | RTLD_LOCAL);
-    if (!a->lib && strcmp(DGNN_NCCL_LIBRARY, "libnccl.so.2") == 0) a->lib = dlopen("libnccl.so", RTLD_NOW | RTLD_LOCAL);
+    const int flags = RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE;
+    a->lib = dlopen(DGNN_NCCL_LIBRARY, flags);
+    if (!a->lib && strcmp(DGNN_NCCL_LIBRARY, "libnccl.so.2") == 0) a->lib = dlopen("libnccl.so", flags);
     if (!a->lib) return 0;
     *(void **)&a->get_unique_id = dlsym(a->lib, "ncclGetUniqueId");
     *(void **)&a->comm_init_rank = dlsym(a->lib, "ncclCommInitRank");
@@ -54,9 +59,10 @@ static int nccl_load(nccl_api *a) {
     *(void **)&a->group_start = dlsym(a->lib, "ncclGroupStart");
     *(void **)&a->group_end = dlsym(a->lib, "ncclGroupEnd");
     *(void **)&a->comm_destroy = dlsym(a->lib, "ncclCommDestroy");
+    *(void **)&a->comm_abort = dlsym(a->lib, "ncclCommAbort");
     *(void **)&a->error_string = dlsym(a->lib, "ncclGetErrorString");
     if (a->get_unique_id && a->comm_init_rank && a->all_reduce && a->broadcast && a->group_start && a->group_end &&
-        a->comm_destroy && a->error_string)
+        a->comm_destroy && a->comm_abort && a->error_string)
         return 1;
     dlclose(a->lib);
     memset(a, 0, sizeof *a);
@@ -91,14 +97,15 @@ struct dgnn_comm_dev {
 enum { ID_BYTES = 320 }; /* one rank's "host|bus id" record */
 
 /* whether two ranks share a GPU: their (host name, bus id) records all-gathered; the first
- * pair that shares one is named in why */
+ * pair that shares one is named in why. -1 (err set) where this rank could not read its
+ * GPU's bus id: it still takes part in the all-gather, so that no rank waits for it. */
 static int ranks_share_a_gpu(dgnn_cuda *c, char *why, size_t cap, dgnn_err *err) {
     const int P = dgnn_comm_size();
     char mine[ID_BYTES] = {0}, host[128] = "?", bus[64] = "?";
     gethostname(host, sizeof host - 1);
-    int rc = dgnn_cuda_bus_id(c, bus, (int)sizeof bus, err);
-    if (rc) return -1;
-    snprintf(mine, sizeof mine, "%s|%s", host, bus);
+    const int rc = dgnn_cuda_bus_id(c, bus, (int)sizeof bus, err);
+    if (rc) snprintf(mine, sizeof mine, "?rank %d", dgnn_comm_rank()); /* a record no other rank has */
+    else snprintf(mine, sizeof mine, "%s|%s", host, bus);
     char *all = dgnn_xcalloc((size_t)P, ID_BYTES);
     int64_t *counts = dgnn_xcalloc((size_t)P, sizeof(int64_t));
     for (int q = 0; q < P; q++) counts[q] = ID_BYTES;
@@ -112,7 +119,7 @@ static int ranks_share_a_gpu(dgnn_cuda *c, char *why, size_t cap, dgnn_err *err)
                          all + (size_t)a * ID_BYTES);
             }
     free(all), free(counts);
-    return shared;
+    return rc ? -1 : shared;
 }
 
 int dgnn_comm_dev_init(dgnn_comm_dev **out, dgnn_cuda *c, dgnn_err *err) {
@@ -128,19 +135,22 @@ int dgnn_comm_dev_init(dgnn_comm_dev **out, dgnn_cuda *c, dgnn_err *err) {
     const char *force = getenv("DGNN_COMM_DEV");
     const int P = dgnn_comm_size();
     if (P > 1) {
-        int shared = ranks_share_a_gpu(c, d->reason, sizeof d->reason, err);
-        if (shared < 0) {
-            dgnn_comm_dev_free(d);
-            return err->code;
-        }
-        /* every rank must be able to load NCCL, or none takes its path */
-        double cannot = 1;
+        const int shared = ranks_share_a_gpu(c, d->reason, sizeof d->reason, err);
+        /* decided together, as a rank that went its own way would wait in another collective
+         * (mpirun passes a variable to remote ranks only with -x): any[0] a rank could not
+         * read its GPU, [1] a rank cannot load NCCL, [2] a rank has DGNN_COMM_DEV=host */
+        double any[3] = {shared < 0, 1, force && strcmp(force, "host") == 0};
 #if DGNN_HAVE_NCCL
-        cannot = nccl_load(&d->api) ? 0 : 1;
+        any[1] = nccl_load(&d->api) ? 0 : 1;
 #endif
-        dgnn_comm_allreduce_max_f64(&cannot, 1);
-        if (force && strcmp(force, "host") == 0) snprintf(d->reason, sizeof d->reason, "DGNN_COMM_DEV=host");
-        else if (!shared && cannot > 0)
+        dgnn_comm_allreduce_max_f64(any, 3);
+        if (any[0] > 0) {
+            if (shared >= 0) dgnn_err_set(err, DGNN_EDEVICE, "another rank could not read its GPU's bus id");
+            dgnn_comm_dev_free(d);
+            return DGNN_EDEVICE;
+        }
+        if (any[2] > 0) snprintf(d->reason, sizeof d->reason, "DGNN_COMM_DEV=host");
+        else if (!shared && any[1] > 0)
             snprintf(d->reason, sizeof d->reason, "NCCL (%s) not loadable on every rank%s", DGNN_NCCL_LIBRARY,
                      DGNN_HAVE_NCCL ? "" : " (this build has no NCCL header)");
         else if (!shared) d->nccl = 1;
@@ -154,19 +164,29 @@ int dgnn_comm_dev_init(dgnn_comm_dev **out, dgnn_cuda *c, dgnn_err *err) {
         double bad = r != ncclSuccess;
         dgnn_comm_allreduce_max_f64(&bad, 1);
         if (bad > 0) {
-            int code = dgnn_err_set(err, DGNN_EDEVICE, "NCCL: ncclGetUniqueId failed on rank 0: %s",
-                                    d->api.error_string(r));
+            if (dgnn_comm_rank() == 0)
+                dgnn_err_set(err, DGNN_EDEVICE, "NCCL: ncclGetUniqueId failed on rank 0: %s", d->api.error_string(r));
+            else
+                dgnn_err_set(err, DGNN_EDEVICE, "NCCL: rank 0 could not create the communicator's unique id");
             dgnn_comm_dev_free(d);
-            return code;
+            return DGNN_EDEVICE;
         }
         dgnn_comm_bcast(&id, (int64_t)sizeof id, 0);
         r = d->api.comm_init_rank(&d->comm, P, id, dgnn_comm_rank());
-        if (r != ncclSuccess) {
-            int code = dgnn_err_set(err, DGNN_EDEVICE, "NCCL: ncclCommInitRank (%d ranks) failed on rank %d: %s", P,
-                                    dgnn_comm_rank(), d->api.error_string(r));
+        /* where it failed on some ranks only, the others must not go on to wait in their
+         * first collective: they abort their communicator (it lacks peers) and fail too */
+        double failed = r != ncclSuccess;
+        dgnn_comm_allreduce_max_f64(&failed, 1);
+        if (failed > 0) {
+            if (r != ncclSuccess)
+                dgnn_err_set(err, DGNN_EDEVICE, "NCCL: ncclCommInitRank (%d ranks) failed on rank %d: %s", P,
+                             dgnn_comm_rank(), d->api.error_string(r));
+            else
+                dgnn_err_set(err, DGNN_EDEVICE, "NCCL: ncclCommInitRank (%d ranks) failed on another rank", P);
+            if (r == ncclSuccess) d->api.comm_abort(d->comm);
             d->comm = NULL;
             dgnn_comm_dev_free(d);
-            return code;
+            return DGNN_EDEVICE;
         }
         snprintf(d->reason, sizeof d->reason, "a GPU per rank");
     } else if (d->api.lib) {

@@ -13,7 +13,9 @@
  * waits in the lane's queue until something waits for the lane (hostemu_lane.cpp), as a
  * collective enqueued on a GPU stream runs when the stream reaches it.
  * HOSTEMU_NCCL_LOG=1: each rank writes its calls' counts to stderr when the communicator
- * is destroyed ("hostemu NCCL rank R: A all-reduces (F floats), B broadcasts (G floats)"). */
+ * is destroyed ("hostemu NCCL rank R: A all-reduces (F floats), B broadcasts (G floats)").
+ * HOSTEMU_NCCL_FAIL_INIT=R: ncclCommInitRank fails on rank R only, after the bootstrap the
+ * ranks share (as a real one fails where its own device or transport does). */
 #include <dlfcn.h>
 #include <mpi.h>
 #include <stdint.h>
@@ -124,7 +126,20 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int
         return ncclSystemError;
     }
     c->rank = me, c->nranks = size;
+    const char *fail = getenv("HOSTEMU_NCCL_FAIL_INIT");
+    if (fail && *fail && atoi(fail) == me) {
+        fprintf(stderr, "hostemu NCCL: rank %d: failing ncclCommInitRank (HOSTEMU_NCCL_FAIL_INIT)\n", me);
+        free(c); /* its duplicate of MPI_COMM_WORLD stays: freeing it is collective */
+        return ncclSystemError;
+    }
     *comm = c;
+    return ncclSuccess;
+}
+
+/* the communicator dropped without the peers (NCCL's abort): no collective, no counts */
+ncclResult_t ncclCommAbort(ncclComm_t comm) {
+    if (!comm) return ncclInvalidArgument;
+    free(comm); /* its MPI duplicate stays, as above */
     return ncclSuccess;
 }
 
