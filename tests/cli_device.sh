@@ -13,7 +13,8 @@
 # ranks' figures; the path chosen by all ranks together, and a communicator failing on one
 # rank ending every rank.
 # The snapshot models (issue 18): every kind runs there too (link and edge tasks; a short run
-# on a hand-made stream; wdgcn's groups; --dist dygnex, one process and 2 MPI ranks), and the
+# on a hand-made stream; wdgcn's groups; --dist dygnex, one process and 2 MPI ranks; a link
+# stream of more nodes than the device's all-pairs scores hold refused before training), and the
 # node task when the shared PGT data is there (england_covid, against the CPU's test MSE; with
 # MPI 2 ranks, the head's gradients summed through the host too); their accuracy against the
 # CPU's: tests/cuda/test_cuda_snaptrain*.
@@ -232,6 +233,15 @@ sys.exit(not (steps > 0 and len(c) == 2 and all(a == sums and ((b > 0 and f > 0)
       python3 -c "import json,sys; a,b=(json.load(open(p))['test']['map'] for p in sys.argv[1:]); sys.exit(abs(a-b)>0.01)" "$1" "$2"
     }
     same_map "$tmp/dyggpu.json" "$tmp/dygcpu.json" && ok || bad "dygnex on the GPU: test MAP apart from the CPU's"
+    # the link task's all-pairs scores on the GPU hold at most 65,535 nodes (the device sort's
+    # words): a larger stream is refused before training, and --no-eval trains it
+    python3 -c "
+with open('$tmp/wide.txt', 'w') as f:
+    for i in range(70000): f.write('%d %d %d\\n' % (i, i + 1, 1 + (i * 100) // 70000))"
+    wide="--data $tmp/wide.txt --snapshot-seconds 10 --window 3 --epochs 1 --hidden 8 --cls-hidden 8 --quiet"
+    expect_rc 1 "$dgnn" train --model evolvegcn-o --device cuda $wide
+    has "for at most 65535 nodes (this stream has 70001)"
+    expect_rc 0 "$dgnn" train --model evolvegcn-o --device cuda $wide --no-eval
     if command -v mpirun > /dev/null 2>&1; then
       timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 "$dgnn" train --model evolvegcn-o --device cuda \
         $snapq --dist dygnex --out "$tmp/dyg2.json" > "$tmp/out" 2>&1

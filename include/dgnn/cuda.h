@@ -721,7 +721,9 @@ int dgnn_cuda_cls_prob_rows(dgnn_cuda *c, float *dprob, const float *dP, const f
  * entry of dgnn_evolvegcn_mrr of that row (EvolveGCN's logger.get_MRR). Both NaN as the
  * CPU's (no entry; a NaN score). Host doubles; the call waits for the device. The sums run
  * in another order than the CPU's (agreement within double rounding), in a fixed one (the
- * same bits every run). Temporaries are stream-ordered allocations (cudaMallocAsync). */
+ * same bits every run). Temporaries are stream-ordered allocations (cudaMallocAsync).
+ * N is at most DGNN_CUDA_LINK_METRICS_MAX_N (N^2 < 2^32: the sort's words), else DGNN_EINVAL. */
+#define DGNN_CUDA_LINK_METRICS_MAX_N 65535
 int dgnn_cuda_link_metrics(dgnn_cuda *c, double *ap, double *mrr, const float *dprob, const int32_t *drowptr,
                            const int32_t *dcol, int64_t N, int64_t nnz, dgnn_err *err);
 

@@ -89,7 +89,9 @@ int dgnn_snapmodel_cuda_logits(dgnn_snapmodel_cuda *d, int64_t t0, int64_t T, co
                                const int32_t *dst, int64_t M, float *logits, dgnn_err *err);
 /* The window's forward, every node pair scored (dgnn_snapmodel_edge_prob_rows) and
  * metrics.h's dgnn_snap_link_metrics against snapshot `label` (an index into the uploaded
- * patterns): *ap, *mrr. */
+ * patterns): *ap, *mrr. At most DGNN_SNAPMODEL_CUDA_LINK_MAX_N nodes (cuda.h's
+ * DGNN_CUDA_LINK_METRICS_MAX_N: the device sort's words hold N^2 < 2^32). */
+#define DGNN_SNAPMODEL_CUDA_LINK_MAX_N 65535
 int dgnn_snapmodel_cuda_link_metrics(dgnn_snapmodel_cuda *d, int64_t t0, int64_t T, int64_t label, double *ap,
                                      double *mrr, dgnn_err *err);
 

@@ -293,6 +293,8 @@ int dgnn_snapmodel_cuda_logits(dgnn_snapmodel_cuda *d, int64_t t0, int64_t T, co
     return rc;
 }
 
+_Static_assert(DGNN_SNAPMODEL_CUDA_LINK_MAX_N == DGNN_CUDA_LINK_METRICS_MAX_N, "the device metrics' node limit");
+
 int dgnn_snapmodel_cuda_link_metrics(dgnn_snapmodel_cuda *d, int64_t t0, int64_t T, int64_t label, double *ap,
                                      double *mrr, dgnn_err *err) {
     *ap = *mrr = NAN;

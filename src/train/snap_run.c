@@ -164,6 +164,12 @@ int snap_run_setup(snap_run *r, const dgnn_events *ev, const dgnn_snap_train_cfg
     DGNN_GROW(&as, r->best_params, r->p->total);
     if ((rc = dgnn_alloc_done(&as, err, "a copy of the %lld parameters", (long long)r->p->total))) return rc;
     if (c->use_cuda) { /* the model, every snapshot and the label patterns to the GPU */
+        if (c->task == DGNN_SNAP_TASK_LINK && !c->skip_eval && !c->baseline_last &&
+            N > DGNN_SNAPMODEL_CUDA_LINK_MAX_N) /* refused before training, not at the first validation */
+            return dgnn_err_set(err, DGNN_EINVAL,
+                                "--device cuda: the link task scores all node pairs on the GPU for at most %d nodes "
+                                "(this stream has %lld); --device cpu evaluates it, --no-eval trains without it",
+                                DGNN_SNAPMODEL_CUDA_LINK_MAX_N, (long long)N);
         const int n = dgnn_snapmodel_cuda_devices();
         r->cuda_device = c->cuda_device >= 0 ? c->cuda_device : n > 0 ? dgnn_comm_local_rank() % n : 0;
         if ((rc = dgnn_snapmodel_cuda_init(&r->dev, r->model, r->cuda_device, err))) return rc;

@@ -875,7 +875,7 @@ extern "C" int dgnn_cuda_link_metrics(dgnn_cuda *c, double *ap, double *mrr, con
     const char *fn = "dgnn_cuda_link_metrics";
     need_ctx(c, fn);
     in_call k;
-    if (N < 0 || nnz < 0 || N > INT32_MAX)
+    if (N < 0 || nnz < 0 || N > DGNN_CUDA_LINK_METRICS_MAX_N || nnz > INT32_MAX) // snap_metric.cu's limits
         return dgnn_cuda_fail(err, DGNN_EINVAL, "%s: %lld nodes, %lld entries", fn, (long long)N, (long long)nnz);
     need_host(ap, sizeof *ap, fn, "ap");
     need_host(mrr, sizeof *mrr, fn, "mrr");

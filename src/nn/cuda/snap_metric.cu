@@ -53,7 +53,7 @@
 #define METRIC_ITEMS 16                             /* words per thread in a tile */
 #define METRIC_TILE (METRIC_THREADS * METRIC_ITEMS) /* words per tile of the group scan */
 #define METRIC_AP_BLOCKS 256                        /* the fixed grid of the AP terms' sum */
-#define METRIC_MAX_N 65535                          /* N^2 < 2^32: see the top */
+#define METRIC_MAX_N DGNN_CUDA_LINK_METRICS_MAX_N /* N^2 < 2^32: see the top */
 #define LO32 0xffffffffULL
 
 // flags[FLAG_NAN]: a NaN score; flags[FLAG_CSR]: the CSR is malformed (both set to 1 by
@@ -339,7 +339,8 @@ extern "C" int dgnn_cuda_link_metrics(dgnn_cuda *c, double *ap, double *mrr, con
         rc = metric_queue(c, flags, out, key0, key1, sort_tmp, sort_bytes, tiles, partial, rr, dprob, drowptr, dcol, N,
                           nnz, err);
     if (!rc) rc = dgnn_cuda_download(c, host, base, head, err);
-    cudaFreeAsync(mem, c->stream);
+    const cudaError_t fe = cudaFreeAsync(mem, c->stream);
+    if (!rc) rc = dgnn_cuda_check(fe, "cudaFreeAsync (the link metrics' work)", err);
     if (!rc) rc = dgnn_cuda_sync(c, err);
     if (!rc) {
         const int *hflags = (const int *)host;
