@@ -34,6 +34,7 @@ typedef struct hostemu_event *cudaEvent_t;
 /* hostemu.cpp */
 const char *cudaGetErrorString(cudaError_t e);
 const char *cudaGetErrorName(cudaError_t e);
+cudaError_t cudaGetLastError(void); /* no emulated call leaves an error behind: cudaSuccess */
 cudaError_t cudaStreamSynchronize(cudaStream_t s);
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned flags);
 cudaError_t cudaEventDestroy(cudaEvent_t e);

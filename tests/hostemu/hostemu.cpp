@@ -233,6 +233,7 @@ extern "C" const char *cudaGetErrorName(cudaError_t e) {
     }
     return "cudaErrorUnknown";
 }
+extern "C" cudaError_t cudaGetLastError(void) { return cudaSuccess; }
 extern "C" cudaError_t cudaStreamSynchronize(cudaStream_t s) {
     if (s && s->magic != HOSTEMU_MAGIC) die("cudaStreamSynchronize: not a live stream");
     if (s && s->lane) hostemu_lane_flush(s->lane);
@@ -436,13 +437,13 @@ extern "C" int dgnn_cuda_copy(dgnn_cuda *c, void *ddst, const void *dsrc, size_t
 
 // ---- rows by index (rows.cu) ----
 
-// rows.cu's grouping: positions 0..n-1 in a stable order of their key's bits 0..30 (the radix
-// sort's), so each key's positions form one group, in the order given
+// rows.cu's grouping: positions 0..n-1 in a stable order of their keys read as unsigned
+// 32-bit values (the radix sort's), so each key's positions form one group, in the order given
 static std::vector<int32_t> groups_of(const int32_t *keys, int64_t n) {
     std::vector<int32_t> perm((size_t)n);
     for (int64_t i = 0; i < n; i++) perm[(size_t)i] = (int32_t)i;
     std::stable_sort(perm.begin(), perm.end(), [keys](int32_t a, int32_t b) {
-        return ((uint32_t)keys[a] & 0x7FFFFFFFu) < ((uint32_t)keys[b] & 0x7FFFFFFFu);
+        return (uint32_t)keys[a] < (uint32_t)keys[b];
     });
     return perm;
 }
@@ -1117,13 +1118,13 @@ extern "C" int dgnn_cuda_linear_backward(dgnn_cuda *c, float *ddinp, float *ddW,
     const char *fn = "dgnn_cuda_linear_backward";
     need_ctx(c, fn);
     in_call k;
-    if (B <= 0 || Dout <= 0 || Din <= 0) return DGNN_OK;
-    if (ddinp) need_dev(ddinp, F4(B * Din), fn, "dinp");
-    if (ddW) need_dev(ddW, F4(Dout * Din), fn, "dW");
+    if (B <= 0 || Dout <= 0) return DGNN_OK; // Din = 0: the bias gradient still adds up (linear.cu)
+    if (ddinp && Din > 0) need_dev(ddinp, F4(B * Din), fn, "dinp");
+    if (ddW && Din > 0) need_dev(ddW, F4(Dout * Din), fn, "dW");
     if (ddb) need_dev(ddb, F4(Dout), fn, "db");
     need_dev(ddout, F4(B * Dout), fn, "dout");
-    need_dev(dinp, F4(B * Din), fn, "inp");
-    need_dev(dW, F4(Dout * Din), fn, "W");
+    if (Din > 0) need_dev(dinp, F4(B * Din), fn, "inp");
+    if (Din > 0) need_dev(dW, F4(Dout * Din), fn, "W");
     dgnn_linear_backward(ddinp, ddW, ddb, ddout, dinp, dW, B, Din, Dout);
     return DGNN_OK;
 }

@@ -33,8 +33,10 @@ extern "C" int dgnn_cuda_init(dgnn_cuda **out, int device, dgnn_err *err) {
         }
         (void)cudaGetLastError();
     }
-    if (!rc && cublasCreate(&c->blas) != CUBLAS_STATUS_SUCCESS)
+    if (!rc && cublasCreate(&c->blas) != CUBLAS_STATUS_SUCCESS) {
+        c->blas = nullptr; /* nothing for dgnn_cuda_free to destroy */
         rc = dgnn_cuda_fail(err, DGNN_EDEVICE, "cuBLAS: cublasCreate failed on device %d", device);
+    }
     if (!rc && (cublasSetStream(c->blas, c->stream) != CUBLAS_STATUS_SUCCESS ||
                 cublasSetMathMode(c->blas, CUBLAS_DEFAULT_MATH) != CUBLAS_STATUS_SUCCESS))
         rc = dgnn_cuda_fail(err, DGNN_EDEVICE, "cuBLAS: setting the stream or FP32 math mode failed");
@@ -79,12 +81,27 @@ extern "C" int dgnn_cuda_mem_info(dgnn_cuda *c, size_t *used, size_t *total, dgn
     return DGNN_OK;
 }
 
+/* cudaMalloc does not draw on the pool that keeps the stream-ordered temporaries' memory
+ * (dgnn_cuda_init), so where it runs out, the pool's idle memory is handed back to the
+ * device (after the stream's work, which may still hold some) and it tries once more */
+static void pool_trim(dgnn_cuda *c) {
+    cudaMemPool_t pool;
+    (void)cudaStreamSynchronize(c->stream);
+    if (cudaDeviceGetDefaultMemPool(&pool, c->device) == cudaSuccess) (void)cudaMemPoolTrimTo(pool, 0);
+    (void)cudaGetLastError();
+}
+
 extern "C" int dgnn_cuda_alloc(dgnn_cuda *c, void **dptr, size_t bytes, const char *what, dgnn_err *err) {
-    (void)c;
     *dptr = nullptr;
     if (bytes == 0) return DGNN_OK;
     cudaError_t e = cudaMalloc(dptr, bytes);
     if (e == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        pool_trim(c);
+        e = cudaMalloc(dptr, bytes);
+    }
+    if (e == cudaErrorMemoryAllocation) {
+        *dptr = nullptr;
         cudaGetLastError(); /* clear it: the context stays usable */
         return dgnn_cuda_fail(err, DGNN_ENOMEM, "out of GPU memory: %.1f MiB for %s", (double)bytes / 1048576.0,
                               what);

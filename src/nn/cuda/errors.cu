@@ -17,8 +17,12 @@ int dgnn_cuda_fail(dgnn_err *err, int code, const char *fmt, ...) {
     return code;
 }
 
+/* A failed call's error is also the runtime's last error until read: cleared here, so that
+ * the next op's launch check (cudaGetLastError) does not report it as its own (a sticky
+ * error, one that breaks the context, stays and fails every later call anyway). */
 int dgnn_cuda_check(cudaError_t e, const char *call, dgnn_err *err) {
     if (e == cudaSuccess) return DGNN_OK;
+    (void)cudaGetLastError();
     const int code = e == cudaErrorMemoryAllocation ? DGNN_ENOMEM : DGNN_EDEVICE;
     return dgnn_cuda_fail(err, code, "CUDA: %s: %s (%s)", call, cudaGetErrorString(e), cudaGetErrorName(e));
 }

@@ -13,12 +13,13 @@ __global__ static void add_bias(float *out, const float *b, int64_t B, int64_t D
     if (i < B * D) out[i] += b[i % D];
 }
 
+// from db itself, row by row: the CPU's order (dgnn_linear_backward), so the same bits
 __global__ static void colsum_acc(float *db, const float *dout, int64_t B, int64_t D) {
     const int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= D) return;
-    float s = 0.0f;
+    float s = db[j];
     for (int64_t i = 0; i < B; i++) s += dout[i * D + j];
-    db[j] += s;
+    db[j] = s;
 }
 
 static unsigned blocks_for(int64_t n) { return (unsigned)((n + 255) / 256); }

@@ -345,7 +345,7 @@ __global__ static void topk_bwd_cols(double *gs, double *inv_out, const float *d
 // (rows.cu's groups: a stable sort of idx): one thread per (sorted position, feature), the
 // thread at a group's first position adds the group's columns in j order, the CPU's order
 // (a padded row gets the sum of its columns). Columns with idx -1 form the last group
-// (the sort reads bits 0..30, where -1 is above every row index) and are skipped.
+// (the sort reads the keys as unsigned, where -1 is above every row index) and are skipped.
 __global__ static void topk_bwd_dX(float *dX, const int32_t *keys, const int32_t *perm, const double *gs,
                                    const double *inv, const float *dout, const float *tanh_s, const float *p,
                                    int64_t F, int64_t k) {

@@ -30,11 +30,12 @@ int dgnn_cuda_groups_make(dgnn_cuda *c, dgnn_cuda_groups *g, const int32_t *dkey
     if (n > INT_MAX)
         return dgnn_cuda_fail(err, DGNN_EINVAL, "CUDA: grouping %lld indices: more than CUB's int sizes",
                               (long long)n);
-    // keys are row indices >= 0: sorted as unsigned over bits 0..30, the same order
+    // sorted as unsigned 32-bit keys over all their bits: row indices >= 0 in their order, then
+    // the negative ones (skipped rows, e.g. TopK's -1), each value a group of its own
     const uint32_t *kin = (const uint32_t *)dkeys;
     size_t temp = 0;
     cudaError_t e = cub::DeviceRadixSort::SortPairs(nullptr, temp, kin, (uint32_t *)nullptr, (const int32_t *)nullptr,
-                                                    (int32_t *)nullptr, (int)n, 0, 31, c->stream);
+                                                    (int32_t *)nullptr, (int)n, 0, 32, c->stream);
     int rc = dgnn_cuda_check(e, "cub::DeviceRadixSort::SortPairs (size query)", err);
     if (rc) return rc;
     const size_t arr = align256((size_t)n * sizeof(int32_t));
@@ -52,7 +53,7 @@ int dgnn_cuda_groups_make(dgnn_cuda *c, dgnn_cuda_groups *g, const int32_t *dkey
     iota_kernel<<<dgnn_cuda_blocks(n, DGNN_CUDA_THREADS), DGNN_CUDA_THREADS, 0, c->stream>>>(iota, n);
     rc = dgnn_cuda_check(cudaGetLastError(), "iota_kernel", err);
     if (!rc) {
-        e = cub::DeviceRadixSort::SortPairs(tmp, temp, kin, (uint32_t *)g->keys, iota, g->perm, (int)n, 0, 31,
+        e = cub::DeviceRadixSort::SortPairs(tmp, temp, kin, (uint32_t *)g->keys, iota, g->perm, (int)n, 0, 32,
                                             c->stream);
         rc = dgnn_cuda_check(e, "cub::DeviceRadixSort::SortPairs", err);
     }

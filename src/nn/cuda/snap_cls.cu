@@ -228,8 +228,9 @@ extern "C" int dgnn_cuda_cls_pairs_backward(dgnn_cuda *c, float *ddH, float *ddW
     if (!ddW1 || !ddb1 || !ddW2 || !ddb2 || !ddP || !ddQ || !dscratch)
         return dgnn_cuda_fail(err, DGNN_EINVAL, "%s: dW1, db1, dW2, db2, dP, dQ and scratch are required (NULL given)",
                               op);
-    if (ddP == ddQ || ddP == dscratch || ddQ == dscratch)
-        return dgnn_cuda_fail(err, DGNN_EINVAL, "%s: dP, dQ and scratch must be three arrays (two alias)", op);
+    if (ddP == ddQ || ddP == dscratch || ddQ == dscratch || dscratch == dhid)
+        return dgnn_cuda_fail(err, DGNN_EINVAL,
+                              "%s: dP, dQ and scratch must be three arrays (two alias), scratch not hid", op);
     // second layer: dW2 += dlogits^T hid, db2 += the column sums of dlogits
     int rc = dgnn_cuda_gemm(c, 1, 0, K, C, M, ddlogits, K, dhid, C, 1.0f, ddW2, C, err);
     if (!rc) rc = colsum_acc(c, ddb2, ddlogits, M, K, "colsum_tile (the classifier's db2)", err);

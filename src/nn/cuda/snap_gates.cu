@@ -18,11 +18,12 @@ __global__ static void add_rows_k(float *y, const float *b, int64_t N, int64_t D
     DGNN_CUDA_FOR(i, N * D) y[i] += b[i % D];
 }
 
+// from db itself, row by row: the CPU's order (dgnn_linear_backward's bias path), so the same bits
 __global__ static void col_sums_k(float *db, const float *dy, int64_t N, int64_t D) {
     DGNN_CUDA_FOR(j, D) {
-        float s = 0.0f;
+        float s = db[j];
         for (int64_t i = 0; i < N; i++) s += dy[i * D + j];
-        db[j] += s;
+        db[j] = s;
     }
 }
 

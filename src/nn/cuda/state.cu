@@ -15,6 +15,7 @@ extern "C" int dgnn_cuda_state_gather_mem(dgnn_cuda *c, float *dout, const dgnn_
 
 extern "C" int dgnn_cuda_state_set_mem(dgnn_cuda *c, dgnn_cuda_state *s, const int32_t *dnodes, const float *drows,
                                        const double *dt, int64_t n, dgnn_err *err) {
+    if (!dnodes && n > 0) return dgnn_cuda_fail(err, DGNN_EINVAL, "dgnn_cuda_state_set_mem: nodes is NULL");
     return dgnn_cuda_scatter_rows_last(c, s->mem, s->mem_dim, dt ? s->mem_t : nullptr, drows, s->mem_dim, dt, dnodes,
                                        n, s->mem_dim, err);
 }
