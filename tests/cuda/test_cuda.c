@@ -237,6 +237,8 @@ static void test_ops(dgnn_cuda *c) {
     test_gru(c, 37, 272, 100, 22);
     test_timeenc(c, 1, 1, 31);
     test_timeenc(c, 1000, 100, 32);
+    test_timeenc(c, 6000, 100, 33); /* a TGN step's pairs: many rows a column's block strides over */
+    test_timeenc(c, 37, 70000, 34); /* more columns than blocks: the loop over columns goes round */
 }
 
 int main(void) {

@@ -270,6 +270,7 @@ int main(void) {
     test_layernorm(c, 1, 200, 1, 10);
     test_layernorm(c, 37, 100, 0, 11);
     test_layernorm(c, 600, 172, 1, 12);
+    test_layernorm(c, 65539, 8, 1, 20); /* more rows than blocks (65535): the loop over rows goes round */
     test_act(c, 1, 0.5f, 13);
     test_act(c, 100003, 0.1f, 14);
     test_bce(c, 1, 1.0f, 15);
@@ -277,6 +278,9 @@ int main(void) {
     test_adam(c, 1, 0.0, 17);
     test_adam(c, 1000003, 0.0, 18);
     test_adam(c, 4097, 0.01, 19);
+    /* past the element-wise grid's cap (65535 blocks of 256 threads): the grid-stride loop's second lap */
+    test_act(c, 65535 * 256 + 1001, 0.1f, 21);
+    test_adam(c, 65535 * 256 + 1001, 0.0, 22);
     test_empty(c);
     dgnn_cuda_free(c);
     return check_done();

@@ -237,6 +237,8 @@ int main(void) {
     test_gather_scatter(c, 1, 1, 1, 1);
     test_gather_scatter(c, 5, 300, 37, 2);
     test_gather_scatter(c, 1000, 4000, 100, 3);
+    /* 70,000 rows of 256: past the element-wise grid's cap (65535 x 256), the loop's second lap */
+    test_gather_scatter(c, 20000, 70000, 256, 8);
     test_state(c, 1, 1, 1, 1, 1, 4);
     test_state(c, 50, 37, 81, 3, 200, 5);
     test_state(c, 2000, 100, 272, 1, 1200, 6);

@@ -328,6 +328,8 @@ static void test_topk(dgnn_cuda *c) {
     topk_random(c, 100, 33, 10, 1, 0, 0, 106); /* dX NULL (EvolveGCN-H's first layer) */
     topk_random(c, 2000, 100, 100, 1, 1, 1, 107);
     topk_random(c, 3001, 7, 250, 0, 1, 0, 108);
+    /* more columns than blocks (65535): topk_bwd_cols's loop goes round; a large grouping */
+    topk_random(c, 70000, 3, 70000, 1, 1, 0, 116);
     topk_ties(c, 200, 4, 50, 1, 109);
     topk_ties(c, 200, 4, 200, 1, 110); /* every valid row ranked, then padding */
     topk_ties(c, 300, 2, 33, 0, 111);
