@@ -222,6 +222,17 @@ sys.exit(not (steps > 0 and len(c) == 2 and all(a == sums and ((b > 0 and f > 0)
         if [ $rc != 0 ] && [ $rc != 124 ] &&
            grep -q "rank 1: NCCL: ncclCommInitRank (2 ranks) failed on rank 1" "$tmp/out"; then ok
         else bad "ncclCommInitRank failing on rank 1 only: exit $rc (124: a hang)"; tail -4 "$tmp/out"; fi
+        # a collective that NCCL reports failed (ncclCommGetAsyncError: a peer or the network
+        # died under it) ends the job with that rank's message at its next wait on the device,
+        # where the wait would otherwise last forever (the stand-in reports it on rank 1 from
+        # its first all-reduce on)
+        HOSTEMU_NCCL_ASYNC_ERROR=1 HOSTEMU_GPU_PER_RANK=1 LD_LIBRARY_PATH="$nccl_dir" timeout 120 mpirun --allow-run-as-root \
+          --oversubscribe -x HOSTEMU_NCCL_ASYNC_ERROR -x HOSTEMU_GPU_PER_RANK -x LD_LIBRARY_PATH -np 2 "$dgnn" train $sq \
+          > "$tmp/out" 2>&1
+        rc=$?
+        if [ $rc != 0 ] && [ $rc != 124 ] &&
+           grep -q "rank 1: NCCL: a collective failed: remote process exited or there was a network error" "$tmp/out"; then ok
+        else bad "an asynchronous NCCL error on rank 1: exit $rc (124: a hang)"; tail -4 "$tmp/out"; fi
       fi
     fi
     # DyGNeX on the GPU: one process playing 2 ranks, then (with MPI) 2 ranks sharing the GPU,

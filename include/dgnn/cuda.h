@@ -89,6 +89,14 @@ void dgnn_cuda_host_free(dgnn_cuda *c, void *hptr);
 int dgnn_cuda_upload(dgnn_cuda *c, void *dst, const void *src, size_t bytes, dgnn_err *err);
 int dgnn_cuda_download(dgnn_cuda *c, void *dst, const void *dsrc, size_t bytes, dgnn_err *err);
 int dgnn_cuda_sync(dgnn_cuda *c, dgnn_err *err);
+/* A watch over the host's waits on the device. Unset (NULL, the default) a wait blocks in the
+ * runtime. Set, each wait (dgnn_cuda_sync, dgnn_cuda_lane_sync, the steps' waits for a staging
+ * copy) polls its stream or event instead and calls fn(ctx, err) before each poll; a non-zero
+ * return ends the wait with that code and err. comm_dev.c sets one on NCCL's path: a
+ * collective that a failed peer or network can never finish would otherwise hold the wait
+ * forever, and NCCL reports such a failure only when asked (ncclCommGetAsyncError). */
+typedef int (*dgnn_cuda_watch_fn)(void *ctx, dgnn_err *err);
+void dgnn_cuda_set_watch(dgnn_cuda *c, dgnn_cuda_watch_fn fn, void *ctx);
 /* bytes of device memory at dptr = 0; ddst = dsrc for bytes (device to device). */
 int dgnn_cuda_zero(dgnn_cuda *c, void *dptr, size_t bytes, dgnn_err *err);
 int dgnn_cuda_copy(dgnn_cuda *c, void *ddst, const void *dsrc, size_t bytes, dgnn_err *err);

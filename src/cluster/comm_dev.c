@@ -1,7 +1,8 @@
 /* comm_dev.c: collectives over GPU buffers (comm_dev.h): the choice of path, the host-staged
  * path (cuda.h's copies around comm.h's all-reduce and all-gather) and NCCL's, loaded at run
  * time; both on a lane of the device (cuda.h), so that a gradient sum overlaps the
- * backward. The only file that calls NCCL; it calls no MPI (comm.h does).
+ * backward. The only file that calls NCCL; it calls no MPI (comm.h does). On NCCL's path
+ * the context's waits ask NCCL for an asynchronous error (nccl_watch).
  * NOT YET VERIFIED ON HARDWARE (the NCCL path has run only against the emulation's stand-in,
  * tests/hostemu/nccl/: NVIDIA's needs a GPU per rank). */
 #include "dgnn/comm_dev.h"
@@ -40,6 +41,7 @@ typedef struct {
     ncclResult_t (*group_end)(void);
     ncclResult_t (*comm_destroy)(ncclComm_t);
     ncclResult_t (*comm_abort)(ncclComm_t);
+    ncclResult_t (*get_async_error)(ncclComm_t, ncclResult_t *);
     const char *(*error_string)(ncclResult_t);
 } nccl_api;
 
@@ -60,9 +62,10 @@ static int nccl_load(nccl_api *a) {
     *(void **)&a->group_end = dlsym(a->lib, "ncclGroupEnd");
     *(void **)&a->comm_destroy = dlsym(a->lib, "ncclCommDestroy");
     *(void **)&a->comm_abort = dlsym(a->lib, "ncclCommAbort");
+    *(void **)&a->get_async_error = dlsym(a->lib, "ncclCommGetAsyncError");
     *(void **)&a->error_string = dlsym(a->lib, "ncclGetErrorString");
     if (a->get_unique_id && a->comm_init_rank && a->all_reduce && a->broadcast && a->group_start && a->group_end &&
-        a->comm_destroy && a->comm_abort && a->error_string)
+        a->comm_destroy && a->comm_abort && a->get_async_error && a->error_string)
         return 1;
     dlclose(a->lib);
     memset(a, 0, sizeof *a);
@@ -95,6 +98,27 @@ struct dgnn_comm_dev {
 };
 
 enum { ID_BYTES = 320 }; /* one rank's "host|bus id" record */
+
+#if DGNN_HAVE_NCCL
+/* the context's watch on NCCL's path (cuda.h, dgnn_cuda_set_watch): a collective that a
+ * failed peer or network leaves unfinished is reported only by ncclCommGetAsyncError, and
+ * every wait on the device would wait for it forever; so each wait asks, and on an error
+ * aborts the communicator (which ends its work on the device) and fails. The job then ends
+ * as on any rank's error (comm.h): the other ranks with it. */
+static int nccl_watch(void *ctx, dgnn_err *err) {
+    dgnn_comm_dev *d = ctx;
+    if (!d->comm) return dgnn_err_set(err, DGNN_EDEVICE, "NCCL: the communicator was aborted after an error");
+    ncclResult_t a = ncclSuccess;
+    const ncclResult_t r = d->api.get_async_error(d->comm, &a);
+    if (r == ncclSuccess && (a == ncclSuccess || a == ncclInProgress)) return DGNN_OK;
+    if (r != ncclSuccess) a = r;
+    d->api.comm_abort(d->comm);
+    d->comm = NULL;
+    return dgnn_err_set(err, DGNN_EDEVICE,
+                        "NCCL: a collective failed: %s (a peer or the network failed); the communicator is aborted",
+                        d->api.error_string(a));
+}
+#endif
 
 /* whether two ranks share a GPU: their (host name, bus id) records all-gathered; the first
  * pair that shares one is named in why. -1 (err set) where this rank could not read its
@@ -189,6 +213,7 @@ int dgnn_comm_dev_init(dgnn_comm_dev **out, dgnn_cuda *c, dgnn_err *err) {
             return DGNN_EDEVICE;
         }
         snprintf(d->reason, sizeof d->reason, "a GPU per rank");
+        dgnn_cuda_set_watch(c, nccl_watch, d);
     } else if (d->api.lib) {
         dlclose(d->api.lib);
         memset(&d->api, 0, sizeof d->api);
@@ -202,6 +227,9 @@ int dgnn_comm_dev_init(dgnn_comm_dev **out, dgnn_cuda *c, dgnn_err *err) {
 
 void dgnn_comm_dev_free(dgnn_comm_dev *d) {
     if (!d) return;
+#if DGNN_HAVE_NCCL
+    if (d->nccl) dgnn_cuda_set_watch(d->c, NULL, NULL);
+#endif
     dgnn_cuda_lane_free(d->lane); /* what it holds runs first, on the communicator */
     if (d->pin) dgnn_cuda_host_free(d->c, d->pin);
 #if DGNN_HAVE_NCCL
@@ -245,6 +273,7 @@ int dgnn_comm_dev_allreduce_start(dgnn_comm_dev *d, float *dbuf, float *host, in
     if (rc) return rc;
 #if DGNN_HAVE_NCCL
     if (d->nccl) {
+        if (!d->comm) return nccl_watch(d, err); /* aborted after an error */
         const cudaStream_t st = (cudaStream_t)dgnn_cuda_lane_stream_handle(d->lane);
         for (int64_t o = 0; o < n; o += bucket) {
             const int64_t k = n - o < bucket ? n - o : bucket;
@@ -305,6 +334,7 @@ int dgnn_comm_dev_allgatherv_f32(dgnn_comm_dev *d, float *drecv, const int64_t *
         /* an all-gather of unequal parts: one broadcast per rank with something to send,
          * grouped so that NCCL runs them together (the same counts on every rank, so every
          * rank issues the same calls) */
+        if (!d->comm) return nccl_watch(d, err); /* aborted after an error */
         int rc = dgnn_cuda_lane_wait_main(d->lane, err); /* dsend is gathered on the context's stream */
         if (rc) return rc;
         ncclResult_t r = d->api.group_start();

@@ -21,6 +21,7 @@ typedef enum {
     cudaSuccess = 0,
     cudaErrorInvalidValue = 1,
     cudaErrorMemoryAllocation = 2,
+    cudaErrorNotReady = 600, /* never returned here: every emulated op is done when its call returns */
     cudaErrorInvalidResourceHandle = 400,
 } cudaError_t;
 
@@ -40,6 +41,8 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned flags);
 cudaError_t cudaEventDestroy(cudaEvent_t e);
 cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s);
 cudaError_t cudaEventSynchronize(cudaEvent_t e);
+cudaError_t cudaStreamQuery(cudaStream_t s); /* done: a lane's queue runs first, as in its sync */
+cudaError_t cudaEventQuery(cudaEvent_t e);
 
 #ifdef __cplusplus
 }

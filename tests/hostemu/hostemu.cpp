@@ -221,6 +221,7 @@ extern "C" const char *cudaGetErrorString(cudaError_t e) {
     case cudaErrorInvalidValue: return "invalid argument";
     case cudaErrorMemoryAllocation: return "out of memory";
     case cudaErrorInvalidResourceHandle: return "invalid resource handle";
+    case cudaErrorNotReady: return "device not ready";
     }
     return "unknown error";
 }
@@ -230,6 +231,7 @@ extern "C" const char *cudaGetErrorName(cudaError_t e) {
     case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
     case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
     case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
+    case cudaErrorNotReady: return "cudaErrorNotReady";
     }
     return "cudaErrorUnknown";
 }
@@ -259,6 +261,15 @@ extern "C" cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
 extern "C" cudaError_t cudaEventSynchronize(cudaEvent_t e) {
     if (!e || e->magic != HOSTEMU_MAGIC) die("cudaEventSynchronize: not a live event");
     return cudaSuccess; // a recorded event is complete (everything ran when called); so is one never recorded
+}
+// the polls of watch.cu: what a wait would run has run when they return, so they are done
+extern "C" cudaError_t cudaStreamQuery(cudaStream_t s) {
+    if (s && s->magic != HOSTEMU_MAGIC) die("cudaStreamQuery: not a live stream");
+    return cudaStreamSynchronize(s);
+}
+extern "C" cudaError_t cudaEventQuery(cudaEvent_t e) {
+    if (!e || e->magic != HOSTEMU_MAGIC) die("cudaEventQuery: not a live event");
+    return cudaEventSynchronize(e);
 }
 
 // the error helpers of cuda_internal.h: src/nn/cuda/errors.cu, compiled here as it is
@@ -409,7 +420,7 @@ extern "C" int dgnn_cuda_download(dgnn_cuda *c, void *dst, const void *dsrc, siz
 
 extern "C" int dgnn_cuda_sync(dgnn_cuda *c, dgnn_err *err) {
     need_ctx(c, "dgnn_cuda_sync");
-    return dgnn_cuda_check(cudaStreamSynchronize(c->stream), "cudaStreamSynchronize", err);
+    return dgnn_cuda_wait_stream(c, c->stream, "cudaStreamSynchronize", err);
 }
 
 extern "C" int dgnn_cuda_zero(dgnn_cuda *c, void *dptr, size_t bytes, dgnn_err *err) {

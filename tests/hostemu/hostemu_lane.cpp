@@ -98,10 +98,10 @@ extern "C" int dgnn_cuda_main_wait_lane(dgnn_cuda_lane *l, dgnn_err *err) {
     return DGNN_OK;
 }
 
+// through watch.cu's wait, as lane.cu's (cudaStreamQuery on the lane's stream runs its queue)
 extern "C" int dgnn_cuda_lane_sync(dgnn_cuda_lane *l, dgnn_err *err) {
-    (void)err;
-    hostemu_lane_flush(need_lane(l, "dgnn_cuda_lane_sync"));
-    return DGNN_OK;
+    hostemu_lane *h = need_lane(l, "dgnn_cuda_lane_sync");
+    return dgnn_cuda_wait_stream(h->c, &h->stream, "cudaStreamSynchronize (the lane)", err);
 }
 
 // a copy: its arguments checked when enqueued (as the runtime does) and when it runs

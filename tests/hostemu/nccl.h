@@ -28,6 +28,8 @@ typedef enum {
     ncclInternalError = 3,
     ncclInvalidArgument = 4,
     ncclInvalidUsage = 5,
+    ncclRemoteError = 6,
+    ncclInProgress = 7,
 } ncclResult_t;
 
 typedef enum { ncclFloat = 7, ncclFloat32 = 7 } ncclDataType_t;
@@ -44,6 +46,7 @@ ncclResult_t ncclGetUniqueId(ncclUniqueId *id);
 ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank);
 ncclResult_t ncclCommDestroy(ncclComm_t comm);
 ncclResult_t ncclCommAbort(ncclComm_t comm);
+ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError);
 ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op,
                            ncclComm_t comm, cudaStream_t stream);
 ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root,

@@ -147,7 +147,7 @@ extern "C" int dgnn_cuda_download(dgnn_cuda *c, void *dst, const void *dsrc, siz
 }
 
 extern "C" int dgnn_cuda_sync(dgnn_cuda *c, dgnn_err *err) {
-    return dgnn_cuda_check(cudaStreamSynchronize(c->stream), "cudaStreamSynchronize", err);
+    return dgnn_cuda_wait_stream(c, c->stream, "cudaStreamSynchronize", err);
 }
 
 extern "C" int dgnn_cuda_zero(dgnn_cuda *c, void *dptr, size_t bytes, dgnn_err *err) {

@@ -13,6 +13,8 @@ struct dgnn_cuda {
     cudaStream_t stream; /* every op and copy of this context runs on it, in order */
     cublasHandle_t blas; /* bound to stream, FP32 math */
     cusparseHandle_t sparse; /* bound to stream: the sparse products (spmm.cu) */
+    dgnn_cuda_watch_fn watch; /* dgnn_cuda_set_watch's (NULL: blocking waits) */
+    void *watch_ctx;
 };
 
 /* Fills err (code, printf-style message) and returns code. */
@@ -20,6 +22,11 @@ int dgnn_cuda_fail(dgnn_err *err, int code, const char *fmt, ...) __attribute__(
 /* 0 for cudaSuccess; otherwise DGNN_EDEVICE (DGNN_ENOMEM for an allocation failure) with
  * the error's name and the call. */
 int dgnn_cuda_check(cudaError_t e, const char *call, dgnn_err *err);
+
+/* The host's waits for a stream's work and for an event (watch.cu): blocking, or under the
+ * context's watch a poll (cuda.h, dgnn_cuda_set_watch). `call` names the wait in an error. */
+int dgnn_cuda_wait_stream(dgnn_cuda *c, cudaStream_t s, const char *call, dgnn_err *err);
+int dgnn_cuda_wait_event(dgnn_cuda *c, cudaEvent_t e, const char *call, dgnn_err *err);
 
 /* ---- launch sizes ----
  * Element-wise kernels run a grid-stride loop over their n elements, so the grid is

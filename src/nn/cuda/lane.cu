@@ -53,7 +53,7 @@ extern "C" int dgnn_cuda_main_wait_lane(dgnn_cuda_lane *l, dgnn_err *err) {
 }
 
 extern "C" int dgnn_cuda_lane_sync(dgnn_cuda_lane *l, dgnn_err *err) {
-    return dgnn_cuda_check(cudaStreamSynchronize(l->stream), "cudaStreamSynchronize (the lane)", err);
+    return dgnn_cuda_wait_stream(l->c, l->stream, "cudaStreamSynchronize (the lane)", err);
 }
 
 extern "C" int dgnn_cuda_lane_upload(dgnn_cuda_lane *l, void *dst, const void *src, size_t bytes, dgnn_err *err) {

@@ -141,8 +141,7 @@ static inline int step_ws_begin(dgnn_cuda *c, step_ws *w, size_t need, size_t se
                                 const char *what_stage, int *q, dgnn_err *err) {
     w->ready = 0;
     *q = (int)(w->batches % 2);
-    int rc = dgnn_cuda_check(cudaEventSynchronize(w->copied[*q]), "cudaEventSynchronize (a staging buffer's last copy)",
-                             err);
+    int rc = dgnn_cuda_wait_event(c, w->copied[*q], "cudaEventSynchronize (a staging buffer's last copy)", err);
     if (!rc) rc = step_ws_grow(c, w, need, sent, what_dev, what_stage, err);
     return rc;
 }

@@ -15,7 +15,10 @@
  * HOSTEMU_NCCL_LOG=1: each rank writes its calls' counts to stderr when the communicator
  * is destroyed ("hostemu NCCL rank R: A all-reduces (F floats), B broadcasts (G floats)").
  * HOSTEMU_NCCL_FAIL_INIT=R: ncclCommInitRank fails on rank R only, after the bootstrap the
- * ranks share (as a real one fails where its own device or transport does). */
+ * ranks share (as a real one fails where its own device or transport does).
+ * HOSTEMU_NCCL_ASYNC_ERROR=R: from rank R's first all-reduce on, ncclCommGetAsyncError
+ * reports ncclRemoteError there (as NCCL does once a peer or the network has failed under a
+ * collective it can no longer finish). */
 #include <dlfcn.h>
 #include <mpi.h>
 #include <stdint.h>
@@ -29,6 +32,7 @@
 struct hostemu_nccl_comm {
     MPI_Comm comm;
     int rank, nranks;
+    int aborted; /* ncclCommAbort: its collectives not yet run are dropped */
     long long allreduces, allreduce_floats, broadcasts, broadcast_floats;
 };
 
@@ -72,12 +76,21 @@ static int emu_load(void) {
     return emu.loaded > 0;
 }
 
+/* a communicator used after ncclCommAbort (freed on NCCL): a misuse */
+static int aborted(ncclComm_t comm, const char *call) {
+    if (!comm->aborted) return 0;
+    fprintf(stderr, "hostemu NCCL: rank %d: %s on a communicator after ncclCommAbort\n", comm->rank, call);
+    return 1;
+}
+
 const char *ncclGetErrorString(ncclResult_t r) {
     switch (r) {
     case ncclSuccess: return "no error";
     case ncclInvalidArgument: return "invalid argument (hostemu NCCL)";
     case ncclInvalidUsage: return "invalid usage (hostemu NCCL)";
     case ncclSystemError: return "system error (hostemu NCCL: an MPI call failed)";
+    case ncclRemoteError: return "remote process exited or there was a network error (hostemu NCCL: "
+                                 "HOSTEMU_NCCL_ASYNC_ERROR)";
     default: return "error (hostemu NCCL)";
     }
 }
@@ -136,15 +149,26 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int
     return ncclSuccess;
 }
 
-/* the communicator dropped without the peers (NCCL's abort): no collective, no counts */
+/* the communicator dropped without the peers (NCCL's abort): no collective, no counts; the
+ * collectives still waiting on a stream are dropped when it gets to them (as NCCL ends them
+ * on the device), so the memory stays (a test's leak); its MPI duplicate stays, as above */
 ncclResult_t ncclCommAbort(ncclComm_t comm) {
-    if (!comm) return ncclInvalidArgument;
-    free(comm); /* its MPI duplicate stays, as above */
+    if (!comm || comm->aborted) return ncclInvalidArgument;
+    comm->aborted = 1;
+    return ncclSuccess;
+}
+
+ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError) {
+    if (!comm || !asyncError) return ncclInvalidArgument;
+    if (aborted(comm, "ncclCommGetAsyncError")) return ncclInvalidUsage;
+    const char *e = getenv("HOSTEMU_NCCL_ASYNC_ERROR");
+    *asyncError = e && *e && atoi(e) == comm->rank && comm->allreduces > 0 ? ncclRemoteError : ncclSuccess;
     return ncclSuccess;
 }
 
 ncclResult_t ncclCommDestroy(ncclComm_t comm) {
     if (!comm) return ncclInvalidArgument;
+    if (aborted(comm, "ncclCommDestroy")) return ncclInvalidUsage;
     const char *log = getenv("HOSTEMU_NCCL_LOG");
     if (log && strcmp(log, "1") == 0)
         fprintf(stderr, "hostemu NCCL rank %d: %lld all-reduces (%lld floats), %lld broadcasts (%lld floats)\n",
@@ -160,6 +184,10 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm) {
  * lane's queue); a failed MPI call there is fatal: the call that enqueued it has returned */
 static void run_pending(void *arg) {
     pending_call *b = arg;
+    if (b->comm->aborted) {
+        free(b);
+        return;
+    }
     const size_t bytes = b->count * sizeof(float);
     const char *call = b->root < 0 ? "ncclAllReduce" : "ncclBroadcast";
     emu.enter();
@@ -194,6 +222,7 @@ ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count, ncclDataT
                            ncclComm_t comm, cudaStream_t stream) {
     if (!comm || !stream || (count > 0 && (!send || !recv)) || count > (size_t)INT32_MAX) return ncclInvalidArgument;
     if (type != ncclFloat || op != ncclSum) return ncclInvalidArgument;
+    if (aborted(comm, "ncclAllReduce")) return ncclInvalidUsage;
     if (!emu_load()) return ncclSystemError;
     comm->allreduces++, comm->allreduce_floats += (long long)count;
     if (group_depth > 0) return ncclInvalidUsage; /* dgnn groups only broadcasts */
@@ -206,6 +235,7 @@ ncclResult_t ncclBroadcast(const void *send, void *recv, size_t count, ncclDataT
     if (!comm || !stream || (count > 0 && !recv) || count > (size_t)INT32_MAX) return ncclInvalidArgument;
     if (type != ncclFloat || root < 0 || root >= comm->nranks) return ncclInvalidArgument;
     if (root == comm->rank && count > 0 && !send) return ncclInvalidArgument;
+    if (aborted(comm, "ncclBroadcast")) return ncclInvalidUsage;
     if (!emu_load()) return ncclSystemError;
     comm->broadcasts++, comm->broadcast_floats += (long long)count;
     const pending_call b = {send, recv, count, root, comm, stream};
