@@ -24,7 +24,11 @@ expect_rc 2 "$dgnn" info --bins abc x.csv; has "expects an integer, got 'abc'"
 expect_rc 2 "$dgnn" info; has "missing argument"
 expect_rc 2 "$dgnn" gen --events 10; has "--out FILE is required"
 expect_rc 2 "$dgnn" gen --events -5 --out "$tmp/x.dgnn"; has "events"
-expect_rc 2 "$dgnn" gen --wibble 3 --out "$tmp/x.dgnn"; has "wibble"
+expect_rc 2 "$dgnn" gen --wibble 3 --out "$tmp/x.dgnn"; has "dgnn gen: unknown option 'wibble' (see dgnn gen --help)"
+expect_rc 2 "$dgnn" gen --intra 2 --out "$tmp/x.dgnn"; has "dgnn gen: option 'intra' must be in [0, 1], got 2"
+# each command's own defaults and the ranges it checks (bench gen's stream is the larger)
+expect_rc 0 "$dgnn" gen --help; has "--events       100000     number of events; in [0, 1e12]"
+expect_rc 0 "$dgnn" bench gen --help; has "--events       10000000   number of events; in [0, 1e12]"
 # a negative value typed for a numeric flag is refused, never taken as "use the default"
 # (by the option table's range, before any data is read: tests/cli_limits.sh has the rest)
 expect_rc 2 "$dgnn" train --epochs -3 --max-batches 1 --quiet; has "--epochs must be in 1..1024 (got -3)"

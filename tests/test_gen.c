@@ -107,7 +107,7 @@ int main(void) {
         dgnn_events ev;
         CHECK(dgnn_gen_events(&ev, &o, &err) == DGNN_EINVAL && strstr(err.msg, "'nodes'"));
         FILE *devnull = fopen("/dev/null", "w");
-        dgnn_gen_usage(devnull);
+        dgnn_gen_usage(devnull, NULL);
         fclose(devnull);
     }
 

@@ -70,8 +70,9 @@ dgnn_gen_opts dgnn_gen_opts_default(void);
  * its text value, as a CLI flag --key value would. Counts accept a K/M/G suffix and
  * exponents ("10M", "1e7"). DGNN_EINVAL with a message on an unknown key or bad value. */
 int dgnn_gen_set(dgnn_gen_opts *o, const char *key, const char *value, dgnn_err *err);
-/* Prints one line per option (name, default, meaning) for --help. */
-void dgnn_gen_usage(FILE *f);
+/* Prints one line per option (name, default, meaning, range) for --help: the defaults of
+ * `defaults` (a command's own), or dgnn_gen_opts_default()'s when NULL. */
+void dgnn_gen_usage(FILE *f, const dgnn_gen_opts *defaults);
 /* Checks ranges; messages name the option. Called by both generators. */
 int dgnn_gen_check(const dgnn_gen_opts *o, dgnn_err *err);
 

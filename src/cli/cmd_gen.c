@@ -9,7 +9,8 @@
 #include "cli.h"
 #include "dgnn/gen.h"
 
-static void gen_help(const char *cmd) {
+/* defaults: the command's own (bench gen's stream is larger) */
+static void gen_help(const char *cmd, const dgnn_gen_opts *defaults) {
     if (strcmp(cmd, "gen") == 0)
         printf("usage: dgnn gen --out FILE [options]\n\n"
                "Generates a seeded synthetic event stream and streams it to FILE: a .dgnn binary file,\n"
@@ -21,19 +22,25 @@ static void gen_help(const char *cmd) {
                "Generator throughput: streams a synthetic dataset to a temporary .dgnn file (deleted\n"
                "afterwards, unless --out is given) and prints events/s, MB/s and peak memory.\n\noptions:\n"
                "  --out FILE                 keep the output here\n");
-    dgnn_gen_usage(stdout);
+    dgnn_gen_usage(stdout, defaults);
     printf("  --help                     show this help\n");
 }
 
 /* Parses generator flags into o; --out into *out. Returns 0, 1 (help printed) or -1 (a
  * bad flag, or values out of the generator's ranges: dgnn_gen_check, before any output
  * is opened). */
+/* the generator's message without its own "gen: ", which the command's prefix replaces */
+static const char *gen_msg(const dgnn_err *err) {
+    return strncmp(err->msg, "gen: ", 5) == 0 ? err->msg + 5 : err->msg;
+}
+
 static int parse_gen_flags(const char *cmd, int argc, char **argv, dgnn_gen_opts *o, const char **out) {
     dgnn_err err;
+    const dgnn_gen_opts defaults = *o;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            gen_help(cmd);
+            gen_help(cmd, &defaults);
             return 1;
         }
         if (strncmp(a, "--", 2) != 0 || a[2] == '\0') {
@@ -64,13 +71,13 @@ static int parse_gen_flags(const char *cmd, int argc, char **argv, dgnn_gen_opts
         }
         dgnn_err_clear(&err);
         if (dgnn_gen_set(o, key, val, &err) != DGNN_OK) {
-            fprintf(stderr, "dgnn %s: %s (see dgnn %s --help)\n", cmd, err.msg, cmd);
+            fprintf(stderr, "dgnn %s: %s (see dgnn %s --help)\n", cmd, gen_msg(&err), cmd);
             return -1;
         }
     }
     dgnn_err_clear(&err);
     if (dgnn_gen_check(o, &err) != DGNN_OK) {
-        fprintf(stderr, "dgnn %s: %s (see dgnn %s --help)\n", cmd, err.msg, cmd);
+        fprintf(stderr, "dgnn %s: %s (see dgnn %s --help)\n", cmd, gen_msg(&err), cmd);
         return -1;
     }
     return 0;
@@ -84,7 +91,7 @@ static int run_gen(const char *cmd, const char *path, const dgnn_gen_opts *o, in
     dgnn_err err;
     dgnn_err_clear(&err);
     if (dgnn_gen_write(path, o, &st, &err) != DGNN_OK) {
-        fprintf(stderr, "dgnn %s: %s\n", cmd, err.msg);
+        fprintf(stderr, "dgnn %s: %s\n", cmd, gen_msg(&err));
         return 1;
     }
     char a[32], b[32];

@@ -60,30 +60,31 @@ typedef struct {
     int kind;
     size_t off;
     const char *help;
+    const char *range; /* as dgnn_gen_check enforces it, for --help (NULL: a 0/1 flag) */
 } gen_optdef;
 
 #define OFF(f) offsetof(dgnn_gen_opts, f)
 static const gen_optdef OPTS[] = {
-    {"events", OPT_COUNT, OFF(num_events), "number of events"},
-    {"nodes", OPT_COUNT, OFF(num_nodes), "number of nodes"},
-    {"seed", OPT_SEED, OFF(seed), "random seed (same seed, same file)"},
-    {"bipartite", OPT_BOOL, OFF(bipartite), "1: sources and destinations are disjoint node sets"},
-    {"src-nodes", OPT_COUNT, OFF(num_src_nodes), "bipartite: number of source nodes (0 = 90% of nodes)"},
-    {"communities", OPT_INT, OFF(communities), "number of communities"},
-    {"intra", OPT_DOUBLE, OFF(intra_prob), "probability that a new partner is in the source's community"},
-    {"repeat", OPT_DOUBLE, OFF(repeat_prob), "probability that an event repeats a recent partner"},
-    {"ring", OPT_INT, OFF(ring), "recent partners remembered per source (1..64)"},
-    {"alpha", OPT_DOUBLE, OFF(alpha), "power-law exponent of node activity"},
-    {"edge-dim", OPT_COUNT, OFF(edge_dim), "edge feature dimension (0 = none)"},
-    {"noise", OPT_DOUBLE, OFF(feat_noise), "amplitude of the edge feature noise"},
-    {"duration", OPT_DOUBLE, OFF(duration), "time span in seconds"},
-    {"growth", OPT_DOUBLE, OFF(growth), "event rate at the end / rate at the start"},
-    {"bursts", OPT_INT, OFF(bursts), "number of burst windows"},
-    {"burst-rate", OPT_DOUBLE, OFF(burst_rate), "rate multiplier inside a burst"},
-    {"burst-len", OPT_DOUBLE, OFF(burst_len), "seconds per burst (0 = duration / 200)"},
-    {"label-rate", OPT_DOUBLE, OFF(label_rate), "fraction of events with a positive label"},
-    {"session", OPT_DOUBLE, OFF(session), "probability that an event continues the previous event's source"},
-    {"progress", OPT_BOOL, OFF(progress), "1: show a progress bar"},
+    {"events", OPT_COUNT, OFF(num_events), "number of events", "[0, 1e12]"},
+    {"nodes", OPT_COUNT, OFF(num_nodes), "number of nodes", "[2, 2^31-1]"},
+    {"seed", OPT_SEED, OFF(seed), "random seed (same seed, same file)", "[0, 2^64-1]"},
+    {"bipartite", OPT_BOOL, OFF(bipartite), "1: sources and destinations are disjoint node sets", NULL},
+    {"src-nodes", OPT_COUNT, OFF(num_src_nodes), "bipartite: number of source nodes (0 = 90% of nodes)", "0 or [1, nodes-1]"},
+    {"communities", OPT_INT, OFF(communities), "number of communities", "[1, nodes]"},
+    {"intra", OPT_DOUBLE, OFF(intra_prob), "probability that a new partner is in the source's community", "[0, 1]"},
+    {"repeat", OPT_DOUBLE, OFF(repeat_prob), "probability that an event repeats a recent partner", "[0, 1]"},
+    {"ring", OPT_INT, OFF(ring), "recent partners remembered per source", "[1, 64]"},
+    {"alpha", OPT_DOUBLE, OFF(alpha), "power-law exponent of node activity", "[0, 10]"},
+    {"edge-dim", OPT_COUNT, OFF(edge_dim), "edge feature dimension (0 = none)", "[0, 65536]"},
+    {"noise", OPT_DOUBLE, OFF(feat_noise), "amplitude of the edge feature noise", "[0, 1e6]"},
+    {"duration", OPT_DOUBLE, OFF(duration), "time span in seconds", "(0, 1e12]"},
+    {"growth", OPT_DOUBLE, OFF(growth), "event rate at the end / rate at the start", "[0.001, 1e6]"},
+    {"bursts", OPT_INT, OFF(bursts), "number of burst windows", "[0, 100000]"},
+    {"burst-rate", OPT_DOUBLE, OFF(burst_rate), "rate multiplier inside a burst", "[0, 1e6]"},
+    {"burst-len", OPT_DOUBLE, OFF(burst_len), "seconds per burst (0 = duration / 200)", "[0, duration]"},
+    {"label-rate", OPT_DOUBLE, OFF(label_rate), "fraction of events with a positive label", "[0, 1]"},
+    {"session", OPT_DOUBLE, OFF(session), "probability that an event continues the previous event's source", "[0, 1)"},
+    {"progress", OPT_BOOL, OFF(progress), "1: show a progress bar", NULL},
 };
 #undef OFF
 enum { NUM_OPTS = sizeof OPTS / sizeof OPTS[0] };
@@ -109,7 +110,7 @@ int dgnn_gen_set(dgnn_gen_opts *o, const char *key, const char *value, dgnn_err 
     const gen_optdef *d = NULL;
     for (int i = 0; i < NUM_OPTS; i++)
         if (strcmp(OPTS[i].key, key) == 0) d = &OPTS[i];
-    if (!d) return dgnn_err_set(err, DGNN_EINVAL, "gen: unknown option '%s' (see dgnn gen --help)", key);
+    if (!d) return dgnn_err_set(err, DGNN_EINVAL, "gen: unknown option '%s'", key);
     char *p = (char *)o + d->off, *end;
     double v;
     switch (d->kind) {
@@ -146,8 +147,8 @@ int dgnn_gen_set(dgnn_gen_opts *o, const char *key, const char *value, dgnn_err 
     }
 }
 
-void dgnn_gen_usage(FILE *f) {
-    dgnn_gen_opts d = dgnn_gen_opts_default();
+void dgnn_gen_usage(FILE *f, const dgnn_gen_opts *defaults) {
+    const dgnn_gen_opts d = defaults ? *defaults : dgnn_gen_opts_default();
     for (int i = 0; i < NUM_OPTS; i++) {
         const char *p = (const char *)&d + OPTS[i].off;
         char def[48];
@@ -157,7 +158,8 @@ void dgnn_gen_usage(FILE *f) {
         case OPT_DOUBLE: snprintf(def, sizeof def, "%g", *(const double *)p); break;
         default: snprintf(def, sizeof def, "%d", *(const int *)p); break;
         }
-        fprintf(f, "  --%-12s %-10s %s\n", OPTS[i].key, def, OPTS[i].help);
+        fprintf(f, "  --%-12s %-10s %s%s%s\n", OPTS[i].key, def, OPTS[i].help, OPTS[i].range ? "; in " : "",
+                OPTS[i].range ? OPTS[i].range : "");
     }
 }
 
