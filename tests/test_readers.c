@@ -414,6 +414,7 @@ static void test_file_kinds(void) {
         {"u16le.csv", "", 0, 2, 0, "UTF-16 text (little-endian, no byte-order mark)"},
         {"u16be.csv", "", 0, 2, 1, "UTF-16 text (big-endian, no byte-order mark)"},
         {"u32le_bom.csv", "\xFF\xFE\0\0", 4, 4, 0, "UTF-32 text (little-endian, byte-order mark"},
+        {"u32le.csv", "", 0, 4, 0, "UTF-32 text (little-endian, no byte-order mark)"},
         {"u32be.csv", "", 0, 4, 1, "UTF-32 text (big-endian, no byte-order mark)"},
     };
     for (size_t k = 0; k < sizeof encs / sizeof encs[0]; k++) {
@@ -451,6 +452,13 @@ static void test_file_kinds(void) {
         const float f4[2] = {1, 2};
         const char *npy = write_npy_f4("feat_as_text.npy", 1, f4, 2, 1, 1);
         BAD(dgnn_read_edgelist(&ev, npy, NULL, &e), &e, &ev, DGNN_EFORMAT, npy, 0, NULL, ".npy array, not text");
+        /* small little-endian int32s (a .dgnn whose magic is damaged) have NULs where UTF-32
+         * text has them, but control bytes where it has characters: binary, not UTF-32 */
+        int32_t ids[148];
+        for (int i = 0; i < 148; i++) ids[i] = (int32_t)(i % 30);
+        memcpy(junk, "XXXXXXXX", 8);
+        memcpy(junk + 8, ids, sizeof ids);
+        ALL_FAIL(WB("ints.bin", junk, 8 + sizeof ids), DGNN_EFORMAT, "binary data, not text");
         /* a .dgnn read as text, e.g. with --format jodie */
         const char *d = WB("table.dgnn", "DGNNDATA\x01\0\0\0\x80\0\0\0", 16);
         BAD(dgnn_read_jodie(&ev, d, &e), &e, &ev, DGNN_EFORMAT, d, 0, NULL, "a dgnn binary file");

@@ -69,6 +69,20 @@ static int utf8_len(const unsigned char *p, size_t n) {
     return k;
 }
 
+/* Whether the bytes at off, off + stride, ... below q that are not NUL are text: at least
+ * 90% of them printable ASCII or white space. Text in UTF-16/32 has its characters there;
+ * binary data with NULs in the same places (small little-endian integers: a .dgnn whose
+ * header is damaged) has control bytes. */
+static int text_at(const unsigned char *p, size_t q, size_t stride, size_t off) {
+    size_t chars = 0, text = 0;
+    for (size_t i = off; i < q; i += stride) {
+        if (p[i] == 0) continue;
+        chars++;
+        text += (p[i] >= 0x20 && p[i] < 0x7F) || p[i] == '\t' || p[i] == '\n' || p[i] == '\r';
+    }
+    return chars > 0 && text * 10 >= chars * 9;
+}
+
 const char *dgnn_in_sniff(const unsigned char *p, size_t n, char *buf, size_t cap) {
     if (n > 4096) n = 4096;
     if (n == 0) return NULL;
@@ -115,22 +129,22 @@ const char *dgnn_in_sniff(const unsigned char *p, size_t n, char *buf, size_t ca
         size_t quarter = q / 4; /* bytes per position */
         int hi[4], lo[4];
         for (int r = 0; r < 4; r++) hi[r] = z[r] * 4 >= quarter * 3, lo[r] = z[r] * 8 < quarter;
-        if (lo[0] && hi[1] && hi[2] && hi[3]) {
+        if (lo[0] && hi[1] && hi[2] && hi[3] && text_at(p, q, 4, 0)) {
             snprintf(buf, cap, "UTF-32 text (little-endian, no byte-order mark): convert it to UTF-8, e.g. "
                                "iconv -f UTF-32LE -t UTF-8 IN > OUT");
             return buf;
         }
-        if (hi[0] && hi[1] && hi[2] && lo[3]) {
+        if (hi[0] && hi[1] && hi[2] && lo[3] && text_at(p, q, 4, 3)) {
             snprintf(buf, cap, "UTF-32 text (big-endian, no byte-order mark): convert it to UTF-8, e.g. "
                                "iconv -f UTF-32BE -t UTF-8 IN > OUT");
             return buf;
         }
-        if (lo[0] && lo[2] && hi[1] && hi[3]) {
+        if (lo[0] && lo[2] && hi[1] && hi[3] && text_at(p, q, 2, 0)) {
             snprintf(buf, cap, "UTF-16 text (little-endian, no byte-order mark): convert it to UTF-8, e.g. "
                                "iconv -f UTF-16LE -t UTF-8 IN > OUT");
             return buf;
         }
-        if (hi[0] && hi[2] && lo[1] && lo[3]) {
+        if (hi[0] && hi[2] && lo[1] && lo[3] && text_at(p, q, 2, 1)) {
             snprintf(buf, cap, "UTF-16 text (big-endian, no byte-order mark): convert it to UTF-8, e.g. "
                                "iconv -f UTF-16BE -t UTF-8 IN > OUT");
             return buf;
