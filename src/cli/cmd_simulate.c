@@ -434,7 +434,7 @@ int cmd_simulate(int argc, char **argv) {
     ev_opts eo = ev_opts_default();
     arg_opt opts[] = {
         {"family", ARG_STRING, &family, "F", "snapshot (DyGNeX, default) or event (DepBloom against strict)"},
-        {"workers", ARG_STRING, &workers_s, "LIST", "worker counts, ascending (1,2,4,...,4096)"},
+        {"workers", ARG_STRING, &workers_s, "LIST", "worker counts, ascending (snapshot 1,2,4,...,4096; event 1,2,4,...,512)"},
         {"data", ARG_STRING, &data, "FILE", "a real dataset's training windows (cut as the trainer does) ..."},
         CLI_LOAD_OPTS(lf),
         {"synthetic", ARG_INT, &synthetic, "T", "... or a synthetic sequence of T snapshots (at least window + 2)",
