@@ -7,7 +7,9 @@
 #     of the wrong length is refused naming the file; bad --protocol values.
 #  4. dgnn eval: a checkpoint evaluated gives the test figures of the run that wrote it,
 #     under every protocol, its settings taken from the checkpoint; --emb-out writes (n,
-#     dim) float32; settings that differ from the checkpoint's are refused.
+#     dim) float32; settings that differ from the checkpoint's are refused; eval's own
+#     --help; a checkpoint of the built-in stream, and of a 2-rank run (refused with eval's
+#     advice).
 set -u
 dgnn=$1
 . "$(dirname "$0")/lib_cli.sh"
@@ -109,6 +111,31 @@ printf '5,100\nx,3\n' > "$tmp/at.csv"
 expect_rc 2 "$dgnn" eval "${run[@]}" --checkpoint "$tmp/ck" --emb-out "$tmp/e2.npy" --emb-at "$tmp/at.csv"
 has "at.csv:2: field node"
 expect_rc 2 "$dgnn" train --emb-out "$tmp/x.npy"; has "dgnn eval's"
+# eval's help: eval's options, --checkpoint as the input; none of train's own
+lacks() { if grep -qF -- "$1" "$tmp/out"; then bad "output has '$1'"; else ok; fi; }
+expect_rc 0 "$dgnn" eval --help
+has "--checkpoint DIR           the folder a dgnn train --checkpoint DIR run wrote"; has "--emb-out NPY"
+for f in "write a checkpoint" "--resume" "--curve FILE" "--plot FILE" "--dist MODE" "--partition" "--node-lr" "--no-eval" "--epochs N"; do
+  lacks "$f"
+done
+# a checkpoint of the built-in stream: eval says it evaluates (not trains) on it; a loading
+# flag is told that the checkpoint's run had no --data
+expect_rc 0 "$dgnn" train --epochs 1 --max-batches 2 --eval-max-events 200 --mem-dim 8 --time-dim 4 --threads 1 \
+  --quiet --checkpoint "$tmp/ckb"
+expect_rc 0 "$dgnn" eval --checkpoint "$tmp/ckb" --quiet
+has "the checkpoint's run had no --data: evaluating on the built-in synthetic stream"; lacks "training on"
+expect_rc 2 "$dgnn" eval --checkpoint "$tmp/ckb" --quiet --format edgelist
+has "dgnn eval: --format describes the --data file, but the checkpoint's training run had no --data"
+# a checkpoint of a 2-rank run: eval's own advice, not the trainer's (mpirun -np, --resume)
+if command -v mpirun > /dev/null 2>&1 && ldd "$dgnn" 2> /dev/null | grep -q libmpi; then
+  expect_rc 0 timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 "$dgnn" train --epochs 1 --max-batches 2 \
+    --eval-max-events 200 --mem-dim 8 --time-dim 4 --threads 1 --dist strict --checkpoint "$tmp/ckd" --quiet
+  expect_rc 1 "$dgnn" eval --checkpoint "$tmp/ckd" --quiet
+  has "was written by a 2-rank --dist strict run; dgnn eval reads the checkpoints of one process only"
+  lacks "--resume"; lacks "mpirun -np"
+else
+  echo "skip: eval of a 2-rank checkpoint (no mpirun, or $dgnn built without MPI)"
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -199,6 +199,14 @@ static void test_bad_data(void) {
     CHECK(dgnn_event_node_train(&ev, m, &nc, nr, &err) == DGNN_EINVAL && strstr(err.msg, "no labels"));
     nc.batch = 0;
     CHECK(dgnn_event_node_cfg_check(&nc, &err) == DGNN_EINVAL && strstr(err.msg, "--node-batch"));
+    /* the learning rate's range is the command's (0, DGNN_EVENT_NODE_MAX_LR], also here */
+    nc = dgnn_event_node_cfg_default();
+    nc.lr = DGNN_EVENT_NODE_MAX_LR;
+    CHECK(dgnn_event_node_cfg_check(&nc, &err) == DGNN_OK);
+    nc.lr = 1.5 * DGNN_EVENT_NODE_MAX_LR;
+    CHECK(dgnn_event_node_cfg_check(&nc, &err) == DGNN_EINVAL && strstr(err.msg, "--node-lr must be in (0, 1]"));
+    nc.lr = 0;
+    CHECK(dgnn_event_node_cfg_check(&nc, &err) == DGNN_EINVAL && strstr(err.msg, "--node-lr"));
     free(nr);
     dgnn_tgnn_free(m);
     dgnn_events_free(&ev);

@@ -35,6 +35,9 @@
 extern "C" {
 #endif
 
+/* The decoder's learning rate is in (0, DGNN_EVENT_NODE_MAX_LR] (--node-lr's range too). */
+#define DGNN_EVENT_NODE_MAX_LR 1.0
+
 typedef struct {
     int64_t epochs;   /* decoder epochs (the TGN code's --n_epoch: 10) */
     int64_t patience; /* epochs without a better validation AUC (--patience: 5) */
@@ -50,11 +53,17 @@ typedef struct {
      * the model is fixed): computed once and kept when they take at most this many bytes
      * (default 1 GiB; 0: recomputed every epoch, as the TGN code does). Same results. */
     int64_t cache_bytes;
+    /* Quick runs (0: all, as the link stage's max_train_batches / max_eval_events): the
+     * training period cut to its first max_train_batches batches (of `batch` events), the
+     * validation and test periods each to its first max_eval_events events. The result's
+     * n_* and pos_* count the events used. */
+    int64_t max_train_batches, max_eval_events;
 } dgnn_event_node_cfg;
 
 /* The TGN code's defaults above, split.h's default periods, seed 0. */
 dgnn_event_node_cfg dgnn_event_node_cfg_default(void);
-/* DGNN_EINVAL naming the flag (--node-epochs, --node-patience, --node-lr, --node-batch). */
+/* DGNN_EINVAL naming the flag (--node-epochs, --node-patience, --node-lr, --node-batch,
+ * --max-batches, --eval-max-events). */
 int dgnn_event_node_cfg_check(const dgnn_event_node_cfg *c, dgnn_err *err);
 
 typedef struct {
@@ -70,7 +79,7 @@ typedef struct {
     int64_t best_epoch; /* 1-based; 0 when no epoch had a finite validation AUC (the last is tested) */
     int early_stopped;
     double test_auc;    /* over all test events; NaN with one class */
-    int64_t n_train, n_val, n_test;       /* events per period */
+    int64_t n_train, n_val, n_test;       /* events per period used (after the quick-run cuts) */
     int64_t pos_train, pos_val, pos_test; /* of which labelled 1 */
     int64_t num_params; /* the decoder's */
     double seconds;

@@ -84,3 +84,20 @@ def test_train_into_a_given_checkpoint(stream, tmp_path):
     res, model = dgnn.train(stream, return_model=True, checkpoint=ck, **FLAGS)
     assert model.path == ck
     assert model.eval(quiet=True)["test"]["ap"] == pytest.approx(res["test"]["ap"], abs=1e-9)
+
+
+def test_eval_of_a_command_checkpoint_whose_run_read_a_file(stream, tmp_path):
+    # the run's --format (and --data) describe its file; in-process the events are the
+    # caller's, so the saved loading flags are left out with --data
+    import json
+    import subprocess
+    from conftest import DGNN_BIN
+    ck, out = str(tmp_path / "ck"), str(tmp_path / "t.json")
+    subprocess.run([DGNN_BIN, "train", "--data", stream, "--format", "jodie", "--checkpoint", ck, "--out", out]
+                   + dgnn.options_to_flags(FLAGS), check=True, capture_output=True)
+    r = dgnn.load_model(ck, stream).eval(quiet=True)
+    assert r["test"]["ap"] == pytest.approx(json.load(open(out))["test"]["ap"], abs=1e-9)
+    # typed here, a loading flag is told that the events are in memory
+    with pytest.raises(dgnn.DgnnError, match=r"dgnn eval: --format describes a data file to read, but the events "
+                                             r"are given in memory"):
+        dgnn.load_model(ck, stream).eval(quiet=True, format="jodie")

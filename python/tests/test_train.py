@@ -91,3 +91,13 @@ def _long_stream():
     rng = np.random.default_rng(1)
     E = 20000
     return rng.integers(0, 100, E), rng.integers(100, 300, E), np.arange(E, dtype=np.float64)
+
+
+@pytest.mark.parametrize("model,extra", [("tgn", {}), ("evolvegcn-o", dict(snapshots=20, window=3))])
+def test_loading_flags_told_the_events_are_in_memory(stream, model, extra):
+    # the data is given (as an Events), not missing: the message says so
+    ev = dgnn.load(stream)
+    with pytest.raises(dgnn.DgnnError, match=r"dgnn train: --columns describes a data file to read, but the events "
+                                             r"are given in memory \(dgnn.train's data\)") as e:
+        dgnn.train(ev, model=model, epochs=1, columns="src,dst,ts", quiet=True, **extra)
+    assert "no --data is given" not in str(e.value)

@@ -129,10 +129,12 @@ static int run_embedded(const char *cmd, cli_train_embed *e, int argc, const cha
     e->json = json;
     e->interrupt = &g_interrupted;
     cli_set_command_line(argc + 2, full);
+    cli_set_events_in_memory(1); /* a loading flag's message: the events are the caller's */
     const int status = is_eval    ? cli_eval_embedded(argc, full + 2, e)
                        : is_sched ? cli_schedule_embedded(argc, full + 2, e)
                                   : cli_train_embedded(argc, full + 2, e);
     cli_set_command_line(0, NULL);
+    cli_set_events_in_memory(0);
 
     if (handled) sigaction(SIGINT, &old_sa, NULL);
     if (s) {

@@ -119,8 +119,16 @@ typedef struct {
 int cli_load(const char *cmd, const char *path, const cli_load_flags *f, dgnn_events *ev);
 
 /* For commands whose data is optional (built-in or synthetic without --data): 2 with a
- * message if a loading flag was given anyway (it would be ignored), else 0. */
+ * message if a loading flag was given anyway (it would be ignored), else 0. The message
+ * says why no file is read: the events are in memory (cli_set_events_in_memory), else
+ * no --data is given and the built-in data would ignore the flag. */
 int cli_load_flags_unused(const char *cmd, const cli_load_flags *f);
+/* The same with the reason given: "dgnn CMD: --FLAG describes the --data file, but WHY"
+ * (why NULL: as cli_load_flags_unused). */
+int cli_load_flags_unused_why(const char *cmd, const cli_load_flags *f, const char *why);
+/* In-process runs (src/capi's run_embedded) set 1 for the length of the call: the events
+ * are the caller's, in memory, and a loading flag is told so (not "no --data is given"). */
+void cli_set_events_in_memory(int on);
 
 /* The event split of `dgnn train` (split_mode.c): flag "time" or "ext_roll", or NULL for
  * the default (ext_roll when ev has TGL's column, with one log line saying so; else

@@ -61,15 +61,28 @@ int cli_load(const char *cmd, const char *path, const cli_load_flags *f, dgnn_ev
     return 0;
 }
 
-int cli_load_flags_unused(const char *cmd, const cli_load_flags *f) {
+/* 1: the events are the caller's, in memory (cli_set_events_in_memory) */
+static int g_in_memory;
+
+void cli_set_events_in_memory(int on) { g_in_memory = on; }
+
+int cli_load_flags_unused_why(const char *cmd, const cli_load_flags *f, const char *why) {
     const char *given = f->format ? "format" : f->columns ? "columns" : f->bipartite ? "bipartite"
                         : f->not_bipartite ? "not-bipartite" : f->edge_feat ? "edge-feat" : f->node_feat ? "node-feat"
                                                                                                           : NULL;
     if (!given) return 0;
-    fprintf(stderr, "dgnn %s: --%s describes the --data file, but no --data is given (the built-in data would "
-                    "ignore it)\n", cmd, given);
+    if (why)
+        fprintf(stderr, "dgnn %s: --%s describes the --data file, but %s\n", cmd, given, why);
+    else if (g_in_memory) /* in-process: nothing is read, so nothing for the flag to describe */
+        fprintf(stderr, "dgnn %s: --%s describes a data file to read, but the events are given in memory (dgnn.%s's "
+                        "data): no file is read\n", cmd, given, cmd);
+    else
+        fprintf(stderr, "dgnn %s: --%s describes the --data file, but no --data is given (the built-in data would "
+                        "ignore it)\n", cmd, given);
     return 2;
 }
+
+int cli_load_flags_unused(const char *cmd, const cli_load_flags *f) { return cli_load_flags_unused_why(cmd, f, NULL); }
 
 int cli_device_parse(const char *cmd, const char *s, int *use_cuda, int *index) {
     *use_cuda = 0, *index = 0;

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "cli_config.h"
+#include "dgnn/checkpoint.h"
 #include "dgnn/comm.h"
 #include "dgnn/svg.h"
 #include "dgnn/event_train.h"
@@ -221,6 +222,53 @@ static void print_op_shares(const double *sec, const dgnn_event_train_result *re
 
 enum { MODE_TRAIN = 0, MODE_BENCH = 1, MODE_EVAL = 2 };
 
+/* `dgnn eval --help`: eval's options only, in this order, with eval's text where train's
+ * would mislead (NULL: train's, less its "dgnn eval: " prefix). Eval's command line is
+ * still parsed with train's whole table: it holds the training run's saved settings, and
+ * train's own flags are refused by name. */
+static const struct {
+    const char *name, *help;
+} k_eval_opts[] = {
+    {"checkpoint", "the folder a dgnn train --checkpoint DIR run wrote (required): the model evaluated and the "
+                   "run's settings"},
+    {"on", NULL}, {"protocol", NULL}, {"tgb-negatives", NULL}, {"tgb-k", NULL}, {"eval-negatives", NULL},
+    {"eval-max-events", "evaluate each split on its first N events only (quick runs; 0: all)"},
+    {"emb-out", NULL}, {"emb-at", NULL}, {"emb-time", NULL}, {"score-at", NULL}, {"score-out", NULL},
+    {"data", "the training run's data (default: the file the checkpoint names, or the built-in stream it "
+             "trained on)"},
+    {"format", NULL}, {"columns", NULL}, {"bipartite", NULL}, {"not-bipartite", NULL}, {"edge-feat", NULL},
+    {"node-feat", NULL}, {"threads", NULL}, {"out", "write the results as JSON"},
+    {"dump-config", "write the run's effective settings as YAML (dgnn: layout)"}, {"quiet", NULL},
+};
+
+/* dgnn eval without --data: the checkpoint's run trained on the built-in stream */
+static const char *const k_eval_builtin = "the checkpoint's training run had no --data: dgnn eval evaluates on the "
+                                          "built-in synthetic stream it trained on, which would ignore it";
+
+/* --help (or -h) before any "--" on eval's command line: eval's help printed, 1; else 0 */
+static int eval_help(const arg_spec *train_spec, const arg_opt *opts, int argc, char **argv) {
+    int asked = 0;
+    for (int i = 0; i < argc && strcmp(argv[i], "--") != 0 && !asked; i++)
+        asked = strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0;
+    if (!asked) return 0;
+    const size_t n = sizeof k_eval_opts / sizeof k_eval_opts[0];
+    arg_opt own[sizeof k_eval_opts / sizeof k_eval_opts[0] + 1];
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        for (const arg_opt *o = opts; o->name; o++) {
+            if (strcmp(o->name, k_eval_opts[i].name) != 0) continue;
+            own[k] = *o;
+            if (k_eval_opts[i].help) own[k].help = k_eval_opts[i].help;
+            else if (strncmp(o->help, "dgnn eval: ", 11) == 0) own[k].help = o->help + 11;
+            k++;
+        }
+    own[k] = (arg_opt){NULL, 0, NULL, NULL, NULL};
+    arg_spec spec = *train_spec;
+    spec.opts = own;
+    args_print_help(&spec);
+    return 1;
+}
+
 /* --emb-out: the embeddings as (n, dim) float32 .npy; 0, or 1 with a message */
 static int write_embeddings(const char *path, const dgnn_emb_request *e) {
     dgnn_err err;
@@ -284,8 +332,8 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
         {"attention", ARG_STRING, &attn, "A", "tgn (MultiheadAttention + MergeLayer) or tgl (TGL's layer)"},
         {"split", ARG_STRING, &split, "S", "time (70/15/15 by time quantiles) or ext_roll (TGL's edges.csv column; the default when the data has it); new nodes are held out either way"},
         {"new-node-frac", ARG_DOUBLE, &new_frac, "F", "fraction of nodes held out as new test nodes (0.1)", ARG_IN_OPEN_HI(0, 1)},
-        {"max-batches", ARG_INT, &max_batches, "N", "stop each training epoch after N batches (quick runs; 0: all)", ARG_MIN(0)},
-        {"eval-max-events", ARG_INT, &max_eval, "N", "evaluate each split on its first N events only (quick runs; 0: all)", ARG_MIN(0)},
+        {"max-batches", ARG_INT, &max_batches, "N", "stop each training epoch after N batches (quick runs, --task node's decoder epochs too; 0: all)", ARG_MIN(0)},
+        {"eval-max-events", ARG_INT, &max_eval, "N", "evaluate each split on its first N events only (quick runs, --task node's decoder too; 0: all)", ARG_MIN(0)},
         {"no-eval", ARG_FLAG, &no_eval, NULL, "skip validation and test (timing the training loop)"},
         {"protocol", ARG_STRING, &protocol, "LIST", "evaluation beside the TGN code's (tgn, always): dyglib (test AP/AUC under random, historical and inductive negatives), tgb (one-vs-many MRR, Hits@k against fixed lists; early stopping on its val MRR); e.g. tgn,dyglib,tgb"},
         {"tgb-negatives", ARG_STRING, &tgbneg, "PREFIX", "TGB lists PREFIX_val_ns.npy and PREFIX_test_ns.npy: read, or generated and written when absent (default: beside --data)"},
@@ -345,7 +393,9 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
                        "training run's settings (model, sizes, data, seed, protocols) come from the checkpoint;\n"
                        "flags given here follow them (a setting that changes the model is refused). --on test\n"
                        "(default) starts from the state the run tested from and gives the run's test figures;\n"
-                       "--emb-out writes node embeddings at given times.";
+                       "--emb-out writes node embeddings at given times. A checkpoint of one process only (not\n"
+                       "of an mpirun --dist run).";
+    if (eval && eval_help(&spec, opts, argc, argv)) return 0;
     if (cli_config_expand(&spec, &argc, &argv)) return 2; /* --config FILE: its settings as flags before argv's */
     int rc = args_parse(&spec, argc, argv);
     if (rc) return rc > 0 ? 0 : 2;
@@ -416,7 +466,9 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
                                                       : "only dgnn train runs in-process");
         return 2;
     }
-    if (!data && (rc = cli_load_flags_unused("train", &lf)) != 0) return rc; /* the built-in stream */
+    /* no --data: the built-in stream, or in-process the caller's events (cli_set_events_in_memory) */
+    if (!data && (rc = cli_load_flags_unused_why(cmdname, &lf, eval && !embed ? k_eval_builtin : NULL)) != 0)
+        return rc;
 
     dgnn_event_train_cfg c = dgnn_event_train_cfg_default();
     if (strcmp(model, "tgn") == 0 || strcmp(model, "edgebank") == 0) c.model.kind = DGNN_TGNN_TGN;
@@ -598,15 +650,19 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
         ev = *embed->events;
         dataset = embed->dataset ? embed->dataset : "arrays";
     } else if (data) {
-        if ((rc = cli_load("train", data, &lf, &ev)) != 0) return rc;
+        if ((rc = cli_load(cmdname, data, &lf, &ev)) != 0) return rc;
     } else {
         dgnn_err gerr;
         dgnn_err_clear(&gerr);
         if (dgnn_event_builtin_dataset(&ev, &gerr) != DGNN_OK) {
-            fprintf(stderr, "dgnn train: built-in dataset: %s\n", gerr.msg);
+            fprintf(stderr, "dgnn %s: built-in dataset: %s\n", cmdname, gerr.msg);
             return 1;
         }
-        dgnn_log("no --data: training on the built-in synthetic stream (60,000 events, 2,000 nodes)\n");
+        if (eval)
+            dgnn_log("the checkpoint's run had no --data: evaluating on the built-in synthetic stream (60,000 events, "
+                     "2,000 nodes)\n");
+        else
+            dgnn_log("no --data: training on the built-in synthetic stream (60,000 events, 2,000 nodes)\n");
     }
     if ((rc = cli_split_mode(&c.split.mode, split, &ev, dataset)) != 0) {
         if (own_ev) dgnn_events_free(&ev);
@@ -823,6 +879,47 @@ int cli_train_embedded(int argc, char **argv, const cli_train_embed *e) {
     cli_config_release(); /* --config's tokens, as cmd_train */
     return rc;
 }
+/* dgnn eval reads the checkpoints of one process: one of an mpirun --dist run is refused
+ * here with eval's own advice (the trainer's, on resuming, names mpirun -np and --resume).
+ * 0, or 1 after the message; a checkpoint without a readable run record is left to the
+ * evaluation's own checks. */
+static int eval_single_process(const char *dir) {
+    char path[4096];
+    dgnn_ckpt_dir_path(path, sizeof path, dir);
+    dgnn_ckpt *c;
+    dgnn_ckpt_run run;
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    if (dgnn_ckpt_open(&c, path, &err) != DGNN_OK) return 0;
+    const int have = dgnn_ckpt_read_run(c, &run, &err) == DGNN_OK;
+    dgnn_ckpt_close(c);
+    if (!have) return 0;
+    const char *procs = dgnn_ckpt_run_get(&run, "processes"), *dist = dgnn_ckpt_run_get(&run, "dist");
+    if ((!procs || strcmp(procs, "1") == 0) && (!dist || strcmp(dist, "none") == 0)) return 0;
+    char was[256];
+    dgnn_ckpt_run_describe(was, sizeof was, &run);
+    fprintf(stderr, "dgnn eval: --checkpoint %s was written by %s; dgnn eval reads the checkpoints of one process "
+                    "only (those of a dgnn train run without mpirun and --dist)\n", dir, was);
+    return 1;
+}
+
+/* A token of the training run's saved settings that in-process is left out: --data and the
+ * flags that describe its file (the events are the caller's). 0: kept; 1: this token; 2:
+ * this one and its value, the next. */
+static int saved_file_flag(const char *tok) {
+    static const struct {
+        const char *name;
+        int value;
+    } k[] = {{"data", 1},      {"format", 1},    {"columns", 1}, {"edge-feat", 1},
+             {"node-feat", 1}, {"bipartite", 0}, {"not-bipartite", 0}};
+    if (strncmp(tok, "--", 2) != 0) return 0;
+    const char *name = tok + 2, *eq = strchr(name, '=');
+    const size_t len = eq ? (size_t)(eq - name) : strlen(name);
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+        if (strlen(k[i].name) == len && strncmp(name, k[i].name, len) == 0) return k[i].value && !eq ? 2 : 1;
+    return 0;
+}
+
 /* `dgnn eval --checkpoint DIR [flags]`: the training run's settings come from the
  * checkpoint (saved by train_main), the flags given here after them, so that they win. */
 static int eval_main(int argc, char **argv, const cli_train_embed *embed) {
@@ -841,6 +938,10 @@ static int eval_main(int argc, char **argv, const cli_train_embed *embed) {
             fprintf(stderr, "dgnn eval: --checkpoint %s: %s\n", dir, err.msg);
             return 1;
         }
+        if (eval_single_process(dir)) {
+            free(flags);
+            return 1;
+        }
     }
     if (!flags) return train_main(argc, argv, MODE_EVAL, embed); /* no saved settings: the flags given */
     int n = 0;
@@ -850,12 +951,11 @@ static int eval_main(int argc, char **argv, const cli_train_embed *embed) {
     char line[2048] = "";
     size_t used = 0;
     for (int64_t i = 0; i < bytes && k < n; i += (int64_t)strlen(flags + i) + 1) {
-        /* in-process, the events are the caller's: the training run's --data is left out */
-        if (embed && strcmp(flags + i, "--data") == 0) {
-            i += (int64_t)strlen(flags + i) + 1;
-            continue;
-        }
-        if (embed && strncmp(flags + i, "--data=", 7) == 0) continue;
+        /* in-process, the events are the caller's: the training run's --data and the flags
+         * that describe its file are left out */
+        const int skip = embed ? saved_file_flag(flags + i) : 0;
+        if (skip == 2 && i + (int64_t)strlen(flags + i) + 1 < bytes) i += (int64_t)strlen(flags + i) + 1;
+        if (skip) continue;
         all[k++] = flags + i;
         used += (size_t)snprintf(line + used, used < sizeof line ? sizeof line - used : 0, " %s", flags + i);
     }

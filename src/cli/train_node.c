@@ -38,9 +38,17 @@ int cli_train_node(const char *dataset, const dgnn_events *ev, dgnn_tgnn *m, con
     nc->seed = c->seed;
     nc->threads = c->threads;
     nc->progress = c->progress;
-    dgnn_log("node classification on %s: decoder %lld -> %lld -> %lld -> 1, batch %lld, %lld epochs, lr %g\n",
+    /* the quick-run flags cut the decoder's periods as they cut the link stage's */
+    nc->max_train_batches = c->max_train_batches;
+    nc->max_eval_events = c->max_eval_events;
+    char cut[96] = "";
+    if (nc->max_train_batches > 0 || nc->max_eval_events > 0)
+        snprintf(cut, sizeof cut, " (quick run: %s%lld batches per epoch, %s%lld events per split)",
+                 nc->max_train_batches > 0 ? "at most " : "all, ", (long long)nc->max_train_batches,
+                 nc->max_eval_events > 0 ? "the first " : "all, ", (long long)nc->max_eval_events);
+    dgnn_log("node classification on %s: decoder %lld -> %lld -> %lld -> 1, batch %lld, %lld epochs, lr %g%s\n",
              dataset, (long long)dgnn_tgnn_embed_dim(m), (long long)nc->hidden1, (long long)nc->hidden2,
-             (long long)nc->batch, (long long)nc->epochs, nc->lr);
+             (long long)nc->batch, (long long)nc->epochs, nc->lr, cut);
     dgnn_err err;
     dgnn_err_clear(&err);
     if (dgnn_event_node_train(ev, m, nc, res, &err) != DGNN_OK) {
@@ -68,6 +76,8 @@ cJSON *cli_node_json(const dgnn_event_node_cfg *nc, const dgnn_event_node_result
     cJSON_AddNumberToObject(d, "batch", (double)nc->batch);
     cJSON_AddNumberToObject(d, "epochs", (double)nc->epochs);
     cJSON_AddNumberToObject(d, "patience", (double)nc->patience);
+    cJSON_AddNumberToObject(d, "max_batches", (double)nc->max_train_batches);   /* 0: all */
+    cJSON_AddNumberToObject(d, "eval_max_events", (double)nc->max_eval_events); /* 0: all */
     cJSON_AddNumberToObject(d, "num_params", (double)res->num_params);
     cJSON_AddBoolToObject(d, "embeddings_cached", res->cached); /* computed once: the same every epoch */
     cJSON *data = cJSON_AddObjectToObject(o, "data");

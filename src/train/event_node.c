@@ -30,9 +30,14 @@ int dgnn_event_node_cfg_check(const dgnn_event_node_cfg *c, dgnn_err *err) {
         return dgnn_err_set(err, DGNN_EINVAL, "--node-epochs must be in [1, 1024] (got %lld)", (long long)c->epochs);
     if (c->patience < 1)
         return dgnn_err_set(err, DGNN_EINVAL, "--node-patience must be >= 1 (got %lld)", (long long)c->patience);
-    if (!(c->lr > 0 && c->lr < 10))
-        return dgnn_err_set(err, DGNN_EINVAL, "--node-lr must be in (0, 10) (got %g)", c->lr);
+    if (!(c->lr > 0 && c->lr <= DGNN_EVENT_NODE_MAX_LR))
+        return dgnn_err_set(err, DGNN_EINVAL, "--node-lr must be in (0, %g] (got %g)", DGNN_EVENT_NODE_MAX_LR, c->lr);
     if (c->batch < 1) return dgnn_err_set(err, DGNN_EINVAL, "--node-batch must be >= 1 (got %lld)", (long long)c->batch);
+    if (c->max_train_batches < 0)
+        return dgnn_err_set(err, DGNN_EINVAL, "--max-batches must be >= 0 (got %lld)", (long long)c->max_train_batches);
+    if (c->max_eval_events < 0)
+        return dgnn_err_set(err, DGNN_EINVAL, "--eval-max-events must be >= 0 (got %lld)",
+                            (long long)c->max_eval_events);
     if (!(c->dropout >= 0 && c->dropout < 1))
         return dgnn_err_set(err, DGNN_EINVAL, "node decoder: dropout must be in [0, 1) (got %g)", (double)c->dropout);
     return DGNN_OK;
@@ -116,9 +121,17 @@ static int node_setup(node_run *r, const dgnn_events *ev, dgnn_err *err) {
     dgnn_split s;
     int rc = dgnn_split_make(&s, ev, &c->split, err);
     if (rc) return rc;
+    /* the quick-run cuts: each period's first events (a prefix keeps the protocol's order;
+     * the left-out events are in no period) */
+    int64_t cap[3] = {INT64_MAX, INT64_MAX, INT64_MAX}, seen[3] = {0, 0, 0};
+    if (c->max_train_batches > 0 && c->max_train_batches <= INT64_MAX / c->batch)
+        cap[0] = c->max_train_batches * c->batch;
+    if (c->max_eval_events > 0) cap[1] = cap[2] = c->max_eval_events;
     uint8_t *mask = dgnn_xmalloc((size_t)(ev->num_events > 0 ? ev->num_events : 1));
-    for (int64_t e = 0; e < ev->num_events; e++)
-        mask[e] = s.mask[e] & DGNN_SPLIT_TEST ? 4 : s.mask[e] & DGNN_SPLIT_VAL ? 2 : 1;
+    for (int64_t e = 0; e < ev->num_events; e++) {
+        const int k = s.mask[e] & DGNN_SPLIT_TEST ? 2 : s.mask[e] & DGNN_SPLIT_VAL ? 1 : 0;
+        mask[e] = seen[k]++ < cap[k] ? (uint8_t)(1 << k) : 0;
+    }
     dgnn_split_free(&s);
     for (int k = 0; k < 3 && !rc; k++) rc = dgnn_events_subset(&r->part[k], ev, mask, (uint8_t)(1 << k), err);
     free(mask);
