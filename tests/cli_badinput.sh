@@ -132,7 +132,7 @@ bounded 2 "$dgnn" info --bins 0 "$tmp/e.txt"; has "--bins must be in 1..1000"
 bounded 2 "$dgnn" info --snapshots abc "$tmp/e.txt"; has "expects an integer"
 bounded 0 "$dgnn" info --snapshots 2 "$tmp/e.txt"; has "snapshots     2"
 bounded 1 "$dgnn" info --snapshot-seconds 1e-9 "$tmp/e.txt"; has "use longer snapshots"
-bounded 2 "$dgnn" simulate --family snapshot --synthetic 8 --format jodie; has "no --data is given"
+bounded 2 "$dgnn" simulate --family snapshot --synthetic 8 --format jodie; has "--synthetic T simulates a generated sequence, which would ignore it"
 if [ -n "$data" ] && [ -r "$data/bitcoin-alpha/soc-sign-bitcoinalpha.csv" ]; then
   # 10-second windows over bitcoin-alpha: 16.4M snapshots (before: 16 GB resident, still running after 60 s)
   bounded 1 "$dgnn" info --snapshot-seconds 10 "$data/bitcoin-alpha/soc-sign-bitcoinalpha.csv"

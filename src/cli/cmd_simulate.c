@@ -539,7 +539,9 @@ int cmd_simulate(int argc, char **argv) {
         fprintf(stderr, "dgnn simulate: give --data FILE or --synthetic T (one of them)\n");
         return 2;
     }
-    if (synthetic > 0 && cli_load_flags_unused("simulate", &lf)) return 2; /* the generated stream */
+    if (synthetic > 0 &&
+        cli_load_flags_unused_why("simulate", &lf, "--synthetic T simulates a generated sequence, which would ignore it"))
+        return 2;
     dgnn_snap_train_cfg c = dgnn_snap_train_cfg_default((dgnn_snapmodel_kind)kind);
     if (dgnn_snap_train_preset(&c, preset, &err) != DGNN_OK) {
         fprintf(stderr, "dgnn simulate: --preset: %s\n", err.msg);
