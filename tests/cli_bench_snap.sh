@@ -2,8 +2,9 @@
 # cli_bench_snap.sh DGNN [DATA_DIR]: `dgnn bench train` for the snapshot models, with
 # --data and with --synthetic T (issue #4's synthetic sequence of growing snapshots): the
 # printed sequence (T snapshots cut, first and last sizes as the generator's linear rate
-# predicts), the bench figures, determinism for the fixed seed, and every bad combination
-# exiting 2 with a message that names it. Small sizes: a few seconds in all.
+# predicts), the bench figures, determinism for the fixed seed, every bad combination
+# exiting 2 with a message that names it, and the snapshot length logged for --data with
+# --snapshot-seconds and with --snapshots. Small sizes: a few seconds in all.
 set -u
 dgnn=${1:-${DGNN_BIN:-}}
 . "$(dirname "$0")/lib_cli.sh"
@@ -63,6 +64,9 @@ done
 expect_rc 0 $B --data "$tmp/ev.txt" --snapshot-seconds 10 --window 3 --max-windows 2 $Q
 has "per-sample training time"; has "2 samples): min"
 if grep -q "synthetic sequence" "$tmp/out"; then bad "--data run printed a synthetic sequence"; else ok; fi
+has "snapshots of 10 s"
+# --snapshots C: the length the cut uses, the span (1..291) / 29 (it said "snapshots of 0 s")
+expect_rc 0 $B --data "$tmp/ev.txt" --snapshots 29 --window 3 --max-windows 1 $Q; has ", 29 snapshots of 10 s, window 3"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -95,6 +95,32 @@ hostile "--class-weights: '1e300,1' is not two numbers W0,W1 in [0, 1e6]" \
 hostile "not both 0" "$dgnn" train --model evolvegcn-o --data "$missing" --class-weights 0,0
 hostile "--emb-dim must equal --mem-dim" "$dgnn" train --data "$missing" --model jodie --emb-dim 50
 hostile "train + val < 1" "$dgnn" train --model evolvegcn-h --data "$missing" --train-frac 0.8 --val-frac 0.3
+# a snapshot flag typed for a task that does not read it (they were accepted and ignored)
+hostile "--class-weights is for --task link and edge only, not --task node" \
+  "$dgnn" train --model evolvegcn-o --task node --data "$missing" --class-weights 0.3,0.7
+for t in node edge; do
+  hostile "--negatives is for --task link only, not --task $t" "$dgnn" train --model tgcn --task $t --data "$missing" --negatives 5
+  hostile "--neg-all-nodes is for --task link only, not --task $t" \
+    "$dgnn" bench train --model evolvegcn-o --task $t --data "$missing" --neg-all-nodes
+done
+hostile "--snapshot-seconds is for --task link and edge only, not --task node" \
+  "$dgnn" train --model evolvegcn-h --task node --data "$missing" --snapshot-seconds 10
+hostile "--snapshots is for --task link and edge only, not --task node" \
+  "$dgnn" train --model wdgcn --task node --data "$missing" --snapshots 5
+# ... but the flags of the task, and the presets' values, are taken: the run gets to the data
+for a in "--task link --negatives 5 --neg-all-nodes --class-weights 0.1,0.9 --snapshots 5" \
+         "--task edge --class-weights 0.7,0.3 --snapshot-seconds 10" "--task edge" "--task node" \
+         "--task link --preset uci" "--task node --window 3 --hidden 8 --lr 0.1 --patience 2"; do
+  expect_rc 1 "$dgnn" train --model evolvegcn-o --data "$missing" $a; has "missing.csv"
+done
+# --config is the event models': told so (it was "unknown option", though dgnn train --help lists it)
+hostile "--config is for the event models (TGN, JODIE, DyRep, APAN)" \
+  "$dgnn" train --model evolvegcn-o --data "$missing" --config "$tmp/x.yml"
+has "see dgnn train --model evolvegcn-o --help"
+hostile "--dump-config is for the event models" "$dgnn" train --model gcn --data "$missing" --dump-config="$tmp/x.yml"
+has "see dgnn train --model gcn --help"
+hostile "--config is for the event models" "$dgnn" bench train --model tgcn --data "$missing" --config "$tmp/x.yml"
+has "see dgnn bench train --model tgcn --help"
 hostile "option 'events' must be in [0, 1e12]" "$dgnn" gen --events 2e12 --out "$tmp/g.dgnn"
 hostile "option 'nodes' must be in [2, 2^31-1]" "$dgnn" gen --nodes 3000000000 --out "$tmp/g.dgnn"
 hostile "--workers: expected at most 64 ascending integers in 1..65536" "$dgnn" simulate --synthetic 300 --workers 1,100000

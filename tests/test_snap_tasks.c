@@ -12,7 +12,10 @@
  *  - the profile: one row per training sample with the sizes counted by hand, the CSV's
  *    exact header and row count, written atomically;
  *  - configuration errors (no ratings, no targets, node task with time windows);
- *  - the CLI: --task edge --profile --out, and `dgnn bench train` for a snapshot model;
+ *  - which tasks read the task-dependent flags, and the presets' defaults as help text
+ *    (the reference yamls' values, per model where they differ);
+ *  - the CLI: --task edge --profile --out, `dgnn bench train` for a snapshot model, and
+ *    the help: the presets' defaults, DyGNeX's GPU gradient sum (NCCL or the host);
  *  - the shared bitcoin-alpha and england_covid files (skipped when absent). */
 #include "check.h"
 #include "dgnn/readers.h"
@@ -404,7 +407,73 @@ static void errors(void) {
     dgnn_events_free(&ev);
 }
 
+/* ---- the task-dependent flags and the presets' help -------------------------------------- */
+
+/* the help's defaults, by hand from the reference's yamls (parameters_bitcoin_alpha_linkpred,
+ * parameters_uc_irv_mess, parameters_bitcoin_alpha_edgecls, _egcn_o / _egcn_h) and the pgt
+ * preset; the CLI's help must show them (cli below) */
+static const char *const help_hidden =
+    "link bitcoin-alpha 100 (evolvegcn-h 50); link uci 100; edge 122 (evolvegcn-h 100); node 32";
+static const char *const help_cls =
+    "link bitcoin-alpha 400 (evolvegcn-h 100); link uci 100; edge 77 (evolvegcn-h 200); node 32";
+static const char *const help_cw = "link bitcoin-alpha 0.05,0.95 (evolvegcn-h 0.1,0.9); link uci 0.1,0.9; edge 0.8,0.2";
+
+static void task_flags(void) {
+    char b[512];
+    CHECK_MSG(strcmp(dgnn_snap_train_preset_help(b, sizeof b, "hidden"), help_hidden) == 0, "%s", b);
+    CHECK_MSG(strcmp(dgnn_snap_train_preset_help(b, sizeof b, "cls-hidden"), help_cls) == 0, "%s", b);
+    /* node regression reads no class weights: left out */
+    CHECK_MSG(strcmp(dgnn_snap_train_preset_help(b, sizeof b, "class-weights"), help_cw) == 0, "%s", b);
+    CHECK_MSG(strcmp(dgnn_snap_train_preset_help(b, sizeof b, "negatives"), "link bitcoin-alpha 100; link uci 50") == 0,
+              "%s", b);
+    CHECK_MSG(strcmp(dgnn_snap_train_preset_help(b, sizeof b, "window"), "link, edge 10; node 7") == 0, "%s", b);
+    CHECK_MSG(strcmp(dgnn_snap_train_preset_help(b, sizeof b, "lr"), "link bitcoin-alpha 0.005; link uci, edge 0.001; "
+                                                                     "node 0.01") == 0, "%s", b);
+    CHECK_MSG(strcmp(dgnn_snap_train_preset_help(b, sizeof b, "snapshot-seconds"),
+                     "link bitcoin-alpha, edge 1200000; link uci 190080") == 0, "%s", b);
+    CHECK_MSG(strcmp(dgnn_snap_train_preset_help(b, sizeof b, "val-frac"), "0.1") == 0, "%s", b);
+    CHECK(strcmp(dgnn_snap_train_preset_help(b, sizeof b, "neg-all-nodes"), "") == 0);
+    CHECK(strcmp(dgnn_snap_train_preset_help(b, sizeof b, "seed"), "") == 0);
+    char small[12]; /* cut to fit, terminated */
+    CHECK(strlen(dgnn_snap_train_preset_help(small, sizeof small, "hidden")) == sizeof small - 1);
+    /* what the run uses: evolvegcn-h's link default is [0.1, 0.9] */
+    dgnn_snap_train_cfg c = dgnn_snap_train_cfg_default(DGNN_SNAPMODEL_EGCN_H);
+    CHECK(c.class_w[0] == 0.1f && c.class_w[1] == 0.9f && c.model.hidden == 50 && c.model.cls_hidden == 100);
+    /* who reads what */
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    CHECK(dgnn_snap_train_flag_check(DGNN_SNAP_TASK_NODE, "class-weights", &err) == DGNN_EINVAL &&
+          strstr(err.msg, "--class-weights is for --task link and edge only, not --task node"));
+    CHECK(dgnn_snap_train_flag_check(DGNN_SNAP_TASK_EDGE, "class-weights", &err) == DGNN_OK);
+    CHECK(dgnn_snap_train_flag_check(DGNN_SNAP_TASK_LINK, "class-weights", &err) == DGNN_OK);
+    const char *link_only[] = {"negatives", "neg-all-nodes"};
+    for (int i = 0; i < 2; i++) {
+        CHECK(dgnn_snap_train_flag_check(DGNN_SNAP_TASK_LINK, link_only[i], &err) == DGNN_OK);
+        CHECK(dgnn_snap_train_flag_check(DGNN_SNAP_TASK_EDGE, link_only[i], &err) == DGNN_EINVAL &&
+              strstr(err.msg, "is for --task link only, not --task edge"));
+        CHECK(dgnn_snap_train_flag_check(DGNN_SNAP_TASK_NODE, link_only[i], &err) == DGNN_EINVAL &&
+              strstr(err.msg, "is for --task link only, not --task node"));
+    }
+    CHECK(dgnn_snap_train_flag_check(DGNN_SNAP_TASK_NODE, "snapshots", &err) == DGNN_EINVAL &&
+          strstr(err.msg, "one snapshot per period"));
+    CHECK(dgnn_snap_train_flag_check(DGNN_SNAP_TASK_EDGE, "snapshot-seconds", &err) == DGNN_OK);
+    const char *every[] = {"window", "epochs", "lr", "hidden", "cls-hidden", "train-frac", "val-frac", "patience",
+                           "skip-val-epochs", "seed"};
+    for (int t = 0; t < 3; t++)
+        for (int i = 0; i < 10; i++) CHECK(dgnn_snap_train_flag_check((dgnn_snap_task)t, every[i], &err) == DGNN_OK);
+}
+
 /* ---- the CLI ---------------------------------------------------------------------------- */
+
+/* path's first cap - 1 bytes into buf, terminated ("" when unreadable) */
+static void read_text(const char *path, char *buf, size_t cap) {
+    buf[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    size_t n = fread(buf, 1, cap - 1, f);
+    buf[n] = 0;
+    fclose(f);
+}
 
 static void cli(void) {
     char dir[] = "/tmp/dgnn_snap_cliXXXXXX";
@@ -459,6 +528,18 @@ static void cli(void) {
         fclose(f);
     }
     CHECK_MSG(strstr(buf, "max/median") && strstr(buf, "STREAM triad") && strstr(buf, "SpMM"), "%s", buf);
+    /* the help: the presets' defaults as they are (it said link 0.05,0.95 for every model,
+     * cls-hidden 400 for uci), and DyGNeX's sum on GPUs as dygnex_epoch.c does it */
+    snprintf(cmd, sizeof cmd, "%s train --model evolvegcn-o --help > %s/help.txt 2>&1", DGNN_BIN, dir);
+    CHECK_MSG(system(cmd) == 0, "%s", cmd);
+    static char help[32768];
+    snprintf(bpath, sizeof bpath, "%s/help.txt", dir);
+    read_text(bpath, help, sizeof help);
+    const char *want[] = {help_hidden, help_cls, help_cw};
+    for (int i = 0; i < 3; i++) CHECK_MSG(strstr(help, want[i]) != NULL, "the help lacks '%s'", want[i]);
+    CHECK(strstr(help, "--dist dygnex sums the gradients with NCCL where every rank has a GPU of its own, else "
+                       "staged through the host (comm_dev.h)") != NULL);
+    CHECK(strstr(help, "NOT YET VERIFIED ON HARDWARE") != NULL && strstr(help, "gradients through the host;") == NULL);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0);
 }
@@ -522,6 +603,7 @@ int main(void) {
     resumes();
     profile();
     errors();
+    task_flags();
     cli();
     real_data();
     return check_done();

@@ -269,6 +269,19 @@ dgnn_snap_train_cfg dgnn_snap_train_cfg_default(dgnn_snapmodel_kind kind);
  *    period, W 7, L 32, C 32, lr 0.01, 70/10/20, 200 epochs, patience 20, no skip).
  * Returns 0, or DGNN_EINVAL for a name unknown for the task. */
 int dgnn_snap_train_preset(dgnn_snap_train_cfg *c, const char *name, dgnn_err *err);
+/* Whether task reads the setting of `dgnn train`'s snapshot flag `flag` (its name without
+ * "--": "negatives", "class-weights", ...): 0 when it does (or every task does, or the
+ * flag is not one of the task-dependent settings), else DGNN_EINVAL naming the flag and
+ * the tasks it is for ("--negatives is for --task link only, not --task node (...)").
+ * A CLI asks it for the flags the user typed: a preset's values are never refused. */
+int dgnn_snap_train_flag_check(dgnn_snap_task task, const char *flag, dgnn_err *err);
+/* The presets' values of the setting of `flag` (as above) as help text, from the presets
+ * themselves: per preset of the tasks that read it, for EvolveGCN-O and every model that
+ * agrees, the models that differ in parentheses, equal values merged: "link bitcoin-alpha
+ * 100 (evolvegcn-h 50); link uci 100; edge 122 (evolvegcn-h 100); node 32", or "0.1"
+ * when all agree; "" for a flag no preset sets. Into buf (cap bytes, cut to fit); returns
+ * buf. */
+const char *dgnn_snap_train_preset_help(char *buf, size_t cap, const char *flag);
 /* The checks of c that need no data (task, sizes, rates, fractions and their sum):
  * DGNN_EINVAL naming the flag, so that a caller can refuse c before loading a dataset.
  * dgnn_snap_train runs them too, then the ones that need the snapshots: the split must

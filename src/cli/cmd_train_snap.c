@@ -332,6 +332,41 @@ static void synthetic_report(const dgnn_events *ev, int64_t T, double seconds, i
     dgnn_snapshots_free(&s);
 }
 
+/* An option's help with the presets' defaults of its setting, taken from the presets
+ * (dgnn_snap_train_preset_help) so that they are not typed twice: "TEXT (DEFAULTS)TAIL"
+ * into buf. */
+static void preset_help(char *buf, size_t cap, const char *text, const char *flag, const char *tail) {
+    char d[256];
+    dgnn_snap_train_preset_help(d, sizeof d, flag);
+    snprintf(buf, cap, d[0] ? "%s (%s)%s" : "%s%s%s", text, d, tail);
+}
+
+/* `dgnn train --help` lists the event models' --config and --dump-config (cmd_train.c);
+ * given to a snapshot model they are told as such, with where its own flags are, rather
+ * than as an unknown option. argv is scanned as args_parse reads it: up to "--", and a
+ * --help before them shows the help instead. 1 after the message, else 0. */
+static int event_only_flag(const char *cmd, int argc, char **argv) {
+    static const char *const names[] = {"config", "dump-config"};
+    const char *model = "evolvegcn-o";
+    for (int i = 0; i < argc; i++) /* the model to name: args_parse's, the last --model */
+        if (strcmp(argv[i], "--model") == 0 && i + 1 < argc) model = argv[i + 1];
+        else if (strncmp(argv[i], "--model=", 8) == 0) model = argv[i] + 8;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0 || strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return 0;
+        for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+            const size_t n = strlen(names[k]);
+            if (strncmp(a, "--", 2) != 0 || strncmp(a + 2, names[k], n) != 0 || (a[2 + n] != '\0' && a[2 + n] != '='))
+                continue;
+            fprintf(stderr, "dgnn %s: --%s is for the event models (TGN, JODIE, DyRep, APAN); the snapshot model %s "
+                            "takes its settings as flags: see dgnn %s --model %s --help\n",
+                    cmd, names[k], model, cmd, model);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* What the options of one run say, once checked: its configuration and the flags the run
  * itself reads. */
 typedef struct {
@@ -365,6 +400,27 @@ static int snap_options(int argc, char **argv, int bench, const cli_train_embed 
     int64_t synthetic = INT64_MIN, syn_nodes = INT64_MIN, syn_events = INT64_MIN;
     double seconds = CLI_UNSET_F, lr = CLI_UNSET_F, train_frac = CLI_UNSET_F, val_frac = CLI_UNSET_F, bench_secs = 1.0;
     int resume = 0, quiet = 0, no_eval = 0, baseline_last = 0, neg_all = 0;
+    const char *cmd = bench ? "bench train" : "train";
+    if (event_only_flag(cmd, argc, argv)) return 2;
+    /* the presets' defaults in the help, from the presets (snap_presets.c) */
+    char h_secs[320], h_window[320], h_epochs[320], h_lr[320], h_hidden[320], h_cls[320], h_cw[320], h_negs[320],
+        h_tf[320], h_vf[320], h_pat[320], h_skip[320];
+    preset_help(h_secs, sizeof h_secs, "link, edge: snapshot length in time units", "snapshot-seconds", "");
+    preset_help(h_window, sizeof h_window, "num_hist_steps: a sample reads snapshots t-W..t", "window", "");
+    if (bench) snprintf(h_epochs, sizeof h_epochs, "training epochs (3)");
+    else preset_help(h_epochs, sizeof h_epochs, "training epochs at most", "epochs", "");
+    preset_help(h_lr, sizeof h_lr, "Adam learning rate", "lr", "");
+    preset_help(h_hidden, sizeof h_hidden, "width of both GCN layers", "hidden", "");
+    preset_help(h_cls, sizeof h_cls, "classifier / head hidden width", "cls-hidden", "");
+    preset_help(h_cw, sizeof h_cw, "link, edge: loss weights of classes 0 and 1", "class-weights",
+                "; each in [0, 1e6], not both 0");
+    preset_help(h_negs, sizeof h_negs, "link: sampled non-edges per edge in training", "negatives", "");
+    preset_help(h_vf, sizeof h_vf, "fraction of the time steps for validation", "val-frac", "");
+    preset_help(h_tf, sizeof h_tf, "fraction of the time steps for training", "train-frac", "; train + val < 1");
+    preset_help(h_pat, sizeof h_pat, "early stopping: stop after more than N validations without a better figure",
+                "patience", "");
+    preset_help(h_skip, sizeof h_skip, "first epochs without validation", "skip-val-epochs",
+                "; 6 is the reference's eval_after_epochs 5");
     arg_opt opts[] = {
         {"model", ARG_STRING, &model, "M", "evolvegcn-o, evolvegcn-h, tgcn, gcrn-gru, wdgcn, gcn (static baseline)"},
         {"data", ARG_STRING, &data, "FILE", "event stream (any format), cut into snapshots; node: a PGT json file"},
@@ -378,28 +434,28 @@ static int snap_options(int argc, char **argv, int bench, const cli_train_embed 
                                            "node (node regression on PGT targets)"},
         {"preset", ARG_STRING, &preset, "P", "configuration: link: bitcoin-alpha (default) or uci; edge: "
                                              "bitcoin-alpha; node: pgt"},
-        {"snapshot-seconds", ARG_DOUBLE, &seconds, "S", "snapshot length in time units (bitcoin-alpha 1200000, uci 190080)", ARG_ABOVE(0)},
-        {"snapshots", ARG_INT, &count, "C", "instead: C snapshots of equal time span", ARG_IN(1, CLI_MAX_SNAPSHOTS)},
-        {"window", ARG_INT, &window, "W", "num_hist_steps: a sample reads snapshots t-W..t (10; node 7)", ARG_IN(0, CLI_MAX_WINDOW)},
+        {"snapshot-seconds", ARG_DOUBLE, &seconds, "S", h_secs, ARG_ABOVE(0)},
+        {"snapshots", ARG_INT, &count, "C", "link, edge: instead, C snapshots of equal time span (node: one per period of the file)", ARG_IN(1, CLI_MAX_SNAPSHOTS)},
+        {"window", ARG_INT, &window, "W", h_window, ARG_IN(0, CLI_MAX_WINDOW)},
         {"windows-per-step", ARG_INT, &per_step, "K", "samples whose gradients are summed per Adam step (1; wdgcn: overlapping ones share their snapshots' GCN)", ARG_IN(1, 100000)},
-        {"epochs", ARG_INT, &epochs, "N", "training epochs at most (bitcoin-alpha 500, edge 1000, uci 1000, node 200)", ARG_IN(1, CLI_MAX_EPOCHS)},
-        {"lr", ARG_DOUBLE, &lr, "X", "Adam learning rate (bitcoin-alpha 0.005, edge and uci 0.001, node 0.01)", ARG_IN_OPEN_LO(0, CLI_MAX_LR)},
-        {"hidden", ARG_INT, &hidden, "L", "width of both GCN layers (link -o 100, -h 50; edge -o 122, -h 100; node 32)", ARG_IN(1, CLI_MAX_DIM)},
-        {"cls-hidden", ARG_INT, &cls, "C", "classifier / head hidden width (link -o 400, -h 100; edge -o 77, -h 200; node 32)", ARG_IN(1, CLI_MAX_DIM)},
-        {"class-weights", ARG_STRING, &weights, "W0,W1", "loss weights of classes 0 and 1 (link 0.05,0.95; edge 0.8,0.2); "
-                                                         "each in [0, 1e6], not both 0"},
-        {"negatives", ARG_INT, &negs, "K", "link: sampled non-edges per edge in training (bitcoin-alpha 100, uci 50)", ARG_IN(0, 10000)},
+        {"epochs", ARG_INT, &epochs, "N", h_epochs, ARG_IN(1, CLI_MAX_EPOCHS)},
+        {"lr", ARG_DOUBLE, &lr, "X", h_lr, ARG_IN_OPEN_LO(0, CLI_MAX_LR)},
+        {"hidden", ARG_INT, &hidden, "L", h_hidden, ARG_IN(1, CLI_MAX_DIM)},
+        {"cls-hidden", ARG_INT, &cls, "C", h_cls, ARG_IN(1, CLI_MAX_DIM)},
+        {"class-weights", ARG_STRING, &weights, "W0,W1", h_cw},
+        {"negatives", ARG_INT, &negs, "K", h_negs, ARG_IN(0, 10000)},
         {"neg-all-nodes", ARG_FLAG, &neg_all, NULL, "link: non-edges' destinations from all nodes (reference: active ones)"},
-        {"train-frac", ARG_DOUBLE, &train_frac, "F", "fraction of the time steps for training (0.7, uci 0.71; train + val < 1)", ARG_IN_OPEN(0, 1)},
-        {"val-frac", ARG_DOUBLE, &val_frac, "F", "fraction of the time steps for validation (0.1)", ARG_IN_OPEN_HI(0, 1)},
-        {"patience", ARG_INT, &patience, "N", "early stopping: stop after more than N validations without a better figure", ARG_IN(0, CLI_MAX_EPOCHS)},
-        {"skip-val-epochs", ARG_INT, &skipval, "N", "first epochs without validation (6: the reference's eval_after_epochs 5)", ARG_IN(0, CLI_MAX_EPOCHS)},
+        {"train-frac", ARG_DOUBLE, &train_frac, "F", h_tf, ARG_IN_OPEN(0, 1)},
+        {"val-frac", ARG_DOUBLE, &val_frac, "F", h_vf, ARG_IN_OPEN_HI(0, 1)},
+        {"patience", ARG_INT, &patience, "N", h_pat, ARG_IN(0, CLI_MAX_EPOCHS)},
+        {"skip-val-epochs", ARG_INT, &skipval, "N", h_skip, ARG_IN(0, CLI_MAX_EPOCHS)},
         {"seed", ARG_INT, &seed, "S", "seed of initialisation, negatives and RReLU (1234)", ARG_MIN(0)},
         {"threads", ARG_INT, &threads, "T", "OpenMP threads (default: all cores)", ARG_IN(1, CLI_MAX_THREADS)},
         {"device", ARG_STRING, &device, "D", "cpu (default) or cuda[:N]: train and evaluate on GPU N (cuda: the "
                                              "rank's local rank; every kind, link, edge and node tasks; --dist dygnex sums "
-                                             "gradients through the host; needs a -DDGNN_CUDA=ON build; NOT YET "
-                                             "VERIFIED ON HARDWARE)"},
+                                             "the gradients with NCCL where every rank has a GPU of its own, else "
+                                             "staged through the host (comm_dev.h); needs a -DDGNN_CUDA=ON build; "
+                                             "NOT YET VERIFIED ON HARDWARE)"},
         {"max-windows", ARG_INT, &max_windows, "N", "stop each training epoch after N samples (quick runs; 0: all)", ARG_MIN(0)},
         {"no-eval", ARG_FLAG, &no_eval, NULL, "skip validation and test (timing the training loop)"},
         {"baseline-last", ARG_FLAG, &baseline_last, NULL, "also score the test samples with the task's \"repeat the "
@@ -454,7 +510,6 @@ static int snap_options(int argc, char **argv, int bench, const cli_train_embed 
                      .opts = opts, .min_pos = 0, .max_pos = 0};
     int rc = args_parse(&spec, argc, argv);
     if (rc) return rc > 0 ? 0 : 2;
-    const char *cmd = bench ? "bench train" : "train";
 
     dgnn_snapmodel_kind kind;
     if (!model) {
@@ -506,6 +561,23 @@ static int snap_options(int argc, char **argv, int bench, const cli_train_embed 
                         "and --snapshots\n", cmd);
         return 2;
     }
+    /* a flag typed for a task that does not read it would be ignored: refused (the
+     * presets' values are not typed, and never refused) */
+    const struct {
+        const char *flag;
+        int given;
+    } typed[] = {{"snapshot-seconds", CLI_GIVEN_F(seconds)}, {"snapshots", count != CLI_UNSET},
+                 {"window", window != CLI_UNSET},           {"epochs", epochs != CLI_UNSET},
+                 {"lr", CLI_GIVEN_F(lr)},                   {"hidden", hidden != CLI_UNSET},
+                 {"cls-hidden", cls != CLI_UNSET},          {"class-weights", weights != NULL},
+                 {"negatives", negs != CLI_UNSET},          {"neg-all-nodes", neg_all},
+                 {"train-frac", CLI_GIVEN_F(train_frac)},   {"val-frac", CLI_GIVEN_F(val_frac)},
+                 {"patience", patience != CLI_UNSET},       {"skip-val-epochs", skipval != CLI_UNSET}};
+    for (size_t i = 0; i < sizeof typed / sizeof typed[0]; i++)
+        if (typed[i].given && dgnn_snap_train_flag_check(task, typed[i].flag, &err) != DGNN_OK) {
+            fprintf(stderr, "dgnn %s: %s\n", cmd, err.msg);
+            return 2;
+        }
     if (!data && !syn && !embed) {
         fprintf(stderr, "dgnn %s: --data FILE is required for %s (%s)\n", cmd, model,
                 task == DGNN_SNAP_TASK_NODE ? "a PyG-Temporal json file with node targets"
@@ -642,6 +714,18 @@ static int snap_events(snap_job *j, dgnn_events *ev, char *synname, size_t cap) 
     return 0;
 }
 
+/* The snapshots the trainer cuts (dgnn_snapshots_cut), for the log: "snapshots of S s",
+ * with --snapshots C "C snapshots of S s" (S = the events' time span / C, as the cut
+ * makes them), or "one snapshot per period" (a PGT table, the node task). */
+static void snapshot_length(char *buf, size_t cap, const dgnn_snap_train_cfg *c, const dgnn_events *ev) {
+    const int64_t E = ev->num_events;
+    if (c->snapshot_seconds > 0) snprintf(buf, cap, "snapshots of %.10g s", c->snapshot_seconds);
+    else if (c->snapshot_count > 0)
+        snprintf(buf, cap, "%lld snapshots of %.10g s", (long long)c->snapshot_count,
+                 E > 0 ? (ev->t[E - 1] - ev->t[0]) / (double)c->snapshot_count : 0.0);
+    else snprintf(buf, cap, "one snapshot per period");
+}
+
 /* Rank 0's report of a trained run: the split, the test and baseline figures, the
  * training throughput. */
 static void print_results(const dgnn_snap_train_cfg *c, const dgnn_snap_train_result *res) {
@@ -763,13 +847,14 @@ static int snap_run_job(snap_job *j, int argc, char **argv, int bench) {
         if (many) dgnn_comm_abort(1);
         return rc;
     }
-    char a[32], b[32];
-    dgnn_log("%s, task %s, on %s: %s events, %s nodes, preset %s, snapshots of %g s, window %lld, L %lld, C %lld, "
+    char a[32], b[32], len[96];
+    snapshot_length(len, sizeof len, c, &ev);
+    dgnn_log("%s, task %s, on %s: %s events, %s nodes, preset %s, %s, window %lld, L %lld, C %lld, "
              "lr %g, %lld epochs at most\n",
              dgnn_snapmodel_name(j->kind), dgnn_snap_task_name(j->task), j->data,
-             dgnn_fmt_count(a, sizeof a, ev.num_events), dgnn_fmt_count(b, sizeof b, ev.num_nodes), j->preset,
-             c->snapshot_seconds, (long long)c->window, (long long)c->model.hidden, (long long)c->model.cls_hidden,
-             c->lr, (long long)c->epochs);
+             dgnn_fmt_count(a, sizeof a, ev.num_events), dgnn_fmt_count(b, sizeof b, ev.num_nodes), j->preset, len,
+             (long long)c->window, (long long)c->model.hidden, (long long)c->model.cls_hidden, c->lr,
+             (long long)c->epochs);
     dgnn_snap_profile prof;
     memset(&prof, 0, sizeof prof);
     if (j->profile || bench) c->profile = &prof;
