@@ -114,6 +114,25 @@ check "[ \$(wc -l < '$tmp/s.jsonl') = 2 ] && grep -q '\"val_map\":' '$tmp/s.json
 mkfifo "$tmp/curve.fifo"
 expect_rc 2 timeout 60 "$dgnn" train "${ev[@]}" --curve "$tmp/curve.fifo"; has "a FIFO without a reader"
 expect_rc 2 timeout 60 "$dgnn" train "${snap[@]}" --curve "$tmp/curve.fifo"; has "a FIFO without a reader"
+# a fresh run's curve is emptied by its first line: a run refused (a bad output) or failed
+# (bad data) before an epoch ends leaves the file as it was, and creates none
+: > "$tmp/empty.txt"
+expect_rc 2 "$dgnn" train "${ev[@]}" --curve "$tmp/c.jsonl" --out "$tmp/nodir/r.json"
+expect_rc 1 "$dgnn" train --data "$tmp/empty.txt" --epochs 1 --quiet --curve "$tmp/c.jsonl"
+expect_rc 1 "$dgnn" train --data "$tmp/empty.txt" --epochs 1 --quiet --curve "$tmp/none.jsonl"
+expect_rc 1 "$dgnn" train --model evolvegcn-o --data "$tmp/empty.txt" --epochs 1 --quiet --curve "$tmp/c.jsonl"
+check "[ \$(wc -l < '$tmp/c.jsonl') = 3 ] && [ ! -e '$tmp/none.jsonl' ]" "--curve: emptied or created by a run that ended before its first epoch"
+expect_rc 0 "$dgnn" train "${ev[@]}" --curve "$tmp/c.jsonl"
+check "[ \$(wc -l < '$tmp/c.jsonl') = 1 ]" "--curve: a fresh run's first line did not replace the old curve"
+# an output never overwrites an input or another output (the same path, a link to it)
+expect_rc 2 "$dgnn" train "${ev[@]}" --curve "$tmp/s.dgnn"; has "--curve $tmp/s.dgnn is the file --data reads"
+ln -sf "$tmp/s.dgnn" "$tmp/link.dgnn"
+expect_rc 2 "$dgnn" train "${ev[@]}" --out "$tmp/link.dgnn"; has "is the file --data reads"
+expect_rc 2 "$dgnn" convert "$tmp/s.csv" "$tmp/s.csv"; has "OUT $tmp/s.csv is the file IN reads"
+expect_rc 2 "$dgnn" train "${ev[@]}" --out "$tmp/o.json" --plot "$tmp/./o.json"; has "are the same file"
+expect_rc 2 "$dgnn" train "${snap[@]}" --plot "$tmp/s.dgnn"; has "is the file --data reads"
+check "cmp -s '$tmp/s.dgnn' '$tmp/link.dgnn' && [ \$(head -c 8 '$tmp/s.dgnn') = DGNNDATA ] && [ ! -e '$tmp/o.json' ]" "an input or output overwritten"
+expect_rc 0 "$dgnn" train "${ev[@]}" --out /dev/null --plot /dev/null
 
 check_writer train_out json "epoch 1" "$dgnn" train "${ev[@]}" --out @OUT@
 check_writer snap_out json "test MAP" "$dgnn" train "${snap[@]}" --out @OUT@

@@ -153,24 +153,32 @@ void cli_add_run_info(struct cJSON *o);
  * cli_train_embedded sets "dgnn train FLAGS" for its run. argv must outlive the run. */
 void cli_set_command_line(int argc, char **argv);
 /* --curve FILE: one JSON line per epoch, appended (and closed) as each epoch ends, so a
- * killed run keeps its curve. cli_curve_start empties FILE unless resuming (then it goes
- * on appending); 0, or 1 with a message. cli_curve_append writes o as one line and frees
- * it; a failed write is reported once and training goes on. */
+ * killed run keeps its curve. cli_curve_start checks that FILE takes writes; unless
+ * resuming (then it goes on appending) the first line empties it, so that a run refused or
+ * failed before its first epoch ends leaves it as it was; 0, or 1 with a message.
+ * cli_curve_append writes o as one line and frees it; a failed write is reported once and
+ * training goes on. */
 int cli_curve_start(const char *cmd, const char *path, int resume);
 void cli_curve_append(const char *path, struct cJSON *o);
 
-/* An output a command will write: its flag ("--out"), the path given (NULL: flag not
- * given, skipped), and folder = 1 for a folder the command fills (--checkpoint DIR). */
+/* A path a command names: its flag ("--out"), the path given (NULL: flag not given,
+ * skipped), and its role: CLI_OUT_FILE a file the command writes, CLI_OUT_FOLDER a folder
+ * it fills (--checkpoint DIR), CLI_IN a file it reads (--data: checked against the
+ * outputs only), CLI_IN_LIST a comma-separated list of such files (--measured A,B). */
+enum { CLI_OUT_FILE = 0, CLI_OUT_FOLDER = 1, CLI_IN = 2, CLI_IN_LIST = 3 };
 typedef struct {
     const char *flag;
     const char *path;
-    int folder;
+    int role;
 } cli_output;
 /* Checks every output before any work (dgnn_outfile_check, dgnn_ckpt_dir_check), so
  * that a missing folder is told at once, not after training: prints "dgnn CMD: --out
  * /missing/dir/r.json: folder /missing/dir does not exist" for each bad one and returns
- * 2, else 0. Under MPI rank 0 checks (it writes every output) and every rank gets the
- * verdict: call it on every rank, after dgnn_comm_init. */
+ * 2, else 0. An output file that is one of the inputs, or the file of another output
+ * (the same path, a link to it, the same inode), is refused too: writing it would destroy
+ * the data read or the other output (devices and FIFOs may be shared). Under MPI rank 0
+ * checks (it writes every output) and every rank gets the verdict: call it on every rank,
+ * after dgnn_comm_init. */
 int cli_check_outputs(const char *cmd, const cli_output *outs, int n);
 
 /* Sets the OpenMP thread count when threads > 0. */

@@ -6,11 +6,14 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -160,8 +163,23 @@ static FILE *curve_open(const char *path, int truncate) {
     return f;
 }
 
+/* a fresh curve's file is emptied by its first line, not before: a run refused or failed
+ * before its first epoch ends leaves what the file held */
+static int g_curve_fresh;
+
 int cli_curve_start(const char *cmd, const char *path, int resume) {
-    FILE *f = curve_open(path, !resume);
+    g_curve_fresh = !resume;
+    FILE *f = NULL;
+    if (resume) {
+        f = curve_open(path, 0);
+    } else {
+        /* a file there must take writes (a FIFO a reader), told now; one to come was checked
+         * with the outputs (its folder) */
+        int fd = open(path, O_WRONLY | O_NONBLOCK);
+        if (fd < 0 && errno == ENOENT) return 0;
+        if (fd >= 0) f = fdopen(fd, "a");
+        if (fd >= 0 && !f) close(fd);
+    }
     if (!f || fclose(f) != 0) {
         fprintf(stderr, "dgnn %s: --curve %s: cannot write: %s\n", cmd, path,
                 errno == ENXIO ? "a FIFO without a reader" : strerror(errno));
@@ -174,9 +192,10 @@ void cli_curve_append(const char *path, cJSON *o) {
     static int warned = 0;
     char *text = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
-    FILE *f = text ? curve_open(path, 0) : NULL;
+    FILE *f = text ? curve_open(path, g_curve_fresh) : NULL;
     int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
     if (f && fclose(f) != 0) ok = 0;
+    if (f) g_curve_fresh = 0;
     if (!ok && !warned) {
         fprintf(stderr, "dgnn: warning: --curve %s: an epoch's line could not be written (%s); training goes on\n",
                 path, strerror(errno));
@@ -209,16 +228,79 @@ int cli_write_json(const char *cmd, const char *path, cJSON *o) {
     return 0;
 }
 
+/* What a path names, to compare two: a file that exists by its device and inode, one
+ * that does not by its folder's real path and its name (a path whose folder cannot be
+ * resolved compares by its text). shareable: a device, FIFO or socket, which any number
+ * of outputs may name (/dev/null twice). */
+typedef struct {
+    int exists, shareable;
+    dev_t dev;
+    ino_t ino;
+    char where[PATH_MAX + NAME_MAX + 2];
+} file_id;
+
+static void file_id_of(const char *path, file_id *f) {
+    struct stat st;
+    memset(f, 0, sizeof *f);
+    if (stat(path, &st) == 0) {
+        f->exists = 1, f->dev = st.st_dev, f->ino = st.st_ino;
+        f->shareable = S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
+        return;
+    }
+    char a[PATH_MAX], b[PATH_MAX], dir[PATH_MAX];
+    snprintf(a, sizeof a, "%s", path), snprintf(b, sizeof b, "%s", path);
+    if (realpath(dirname(a), dir)) snprintf(f->where, sizeof f->where, "%s/%s", dir, basename(b));
+    else snprintf(f->where, sizeof f->where, "%s", path);
+}
+
+static int file_id_same(const file_id *a, const file_id *b) {
+    if (a->exists != b->exists) return 0;
+    if (a->exists) return a->dev == b->dev && a->ino == b->ino && !a->shareable;
+    return strcmp(a->where, b->where) == 0;
+}
+
+/* 1 when outs[i] (an output file) is an input or an earlier output file, with the message */
+static int clobbers(const char *cmd, const cli_output *outs, int n, int i) {
+    file_id me, other;
+    file_id_of(outs[i].path, &me);
+    for (int j = 0; j < n; j++) {
+        if (j == i || !outs[j].path || outs[j].role == CLI_OUT_FOLDER || (outs[j].role == CLI_OUT_FILE && j > i))
+            continue;
+        const char *p = outs[j].path, *end;
+        do { /* each path of a list */
+            end = outs[j].role == CLI_IN_LIST ? strchr(p, ',') : NULL;
+            char one[PATH_MAX];
+            const size_t len = end ? (size_t)(end - p) : strlen(p);
+            snprintf(one, sizeof one, "%.*s", (int)(len < sizeof one ? len : sizeof one - 1), p);
+            file_id_of(one, &other);
+            if (one[0] && file_id_same(&me, &other)) {
+                if (outs[j].role == CLI_OUT_FILE)
+                    fprintf(stderr, "dgnn %s: %s %s and %s %s are the same file: one would overwrite the other\n", cmd,
+                            outs[j].flag, one, outs[i].flag, outs[i].path);
+                else
+                    fprintf(stderr, "dgnn %s: %s %s is the file %s reads: writing it would destroy the input\n", cmd,
+                            outs[i].flag, outs[i].path, outs[j].flag);
+                return 1;
+            }
+            p = end ? end + 1 : NULL;
+        } while (p);
+    }
+    return 0;
+}
+
 int cli_check_outputs(const char *cmd, const cli_output *outs, int n) {
     int bad = 0;
     if (dgnn_comm_rank() == 0) {
         for (int i = 0; i < n; i++) {
-            if (!outs[i].path) continue;
+            if (!outs[i].path || outs[i].role == CLI_IN || outs[i].role == CLI_IN_LIST) continue;
             dgnn_err err;
             dgnn_err_clear(&err);
-            int rc = outs[i].folder ? dgnn_ckpt_dir_check(outs[i].path, &err) : dgnn_outfile_check(outs[i].path, &err);
+            int rc = outs[i].role == CLI_OUT_FOLDER ? dgnn_ckpt_dir_check(outs[i].path, &err)
+                                                    : dgnn_outfile_check(outs[i].path, &err);
             if (rc != DGNN_OK) {
                 fprintf(stderr, "dgnn %s: %s %s: %s\n", cmd, outs[i].flag, outs[i].path, err.msg);
+                bad = 1;
+            } else if (outs[i].role == CLI_OUT_FILE && clobbers(cmd, outs, n, i)) {
                 bad = 1;
             }
         }

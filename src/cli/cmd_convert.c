@@ -16,8 +16,9 @@ int cmd_convert(int argc, char **argv) {
                      .opts = opts, .min_pos = 2, .max_pos = 2};
     int rc = args_parse(&spec, argc, argv);
     if (rc) return rc > 0 ? 0 : 2;
-    const cli_output outs[] = {{"OUT", spec.pos[1], 0}}; /* before reading IN, which may take long */
-    if (cli_check_outputs("convert", outs, 1)) return 2;
+    /* before reading IN, which may take long; never IN itself */
+    const cli_output outs[] = {{"OUT", spec.pos[1], CLI_OUT_FILE}, {"IN", spec.pos[0], CLI_IN}};
+    if (cli_check_outputs("convert", outs, 2)) return 2;
     double t = dgnn_now();
     dgnn_events ev;
     if ((rc = cli_load("convert", spec.pos[0], &lf, &ev)) != 0) return rc;

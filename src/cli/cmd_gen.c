@@ -85,7 +85,7 @@ static int parse_gen_flags(const char *cmd, int argc, char **argv, dgnn_gen_opts
 
 static int run_gen(const char *cmd, const char *path, const dgnn_gen_opts *o, int keep) {
     /* before generating anything; bench gen's default file goes to $TMPDIR */
-    const cli_output outs[] = {{keep ? "--out" : "$TMPDIR file", path, 0}};
+    const cli_output outs[] = {{keep ? "--out" : "$TMPDIR file", path, CLI_OUT_FILE}};
     if (cli_check_outputs(cmd, outs, 1)) return 2;
     dgnn_gen_stats st;
     dgnn_err err;

@@ -215,8 +215,10 @@ static int schedule_main(int argc, char **argv, const cli_train_embed *embed) {
         data = embed->dataset ? embed->dataset : "arrays";
         json = 1;
     }
-    const cli_output outs[] = {{"--svg", svg, 0}}; /* before loading and scheduling (an ILP may take long) */
-    if (cli_check_outputs("schedule", outs, 1)) return 2;
+    /* before loading and scheduling (an ILP may take long); never an input */
+    const cli_output outs[] = {{"--svg", svg, CLI_OUT_FILE}, {"--data", embed ? NULL : data, CLI_IN},
+                               {"--profile", profile, CLI_IN}};
+    if (cli_check_outputs("schedule", outs, 3)) return 2;
     int kind = cli_snap_model_kind("schedule", model);
     if (kind < 0) return 2;
     if (!data) {

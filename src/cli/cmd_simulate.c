@@ -479,8 +479,12 @@ int cmd_simulate(int argc, char **argv) {
                      .opts = opts, .min_pos = 0, .max_pos = 0};
     int rc = args_parse(&spec, argc, argv);
     if (rc) return rc > 0 ? 0 : 2;
-    const cli_output outs[] = {{"--svg", svg, 0}, {"--json", json, 0}}; /* before any simulation */
-    if (cli_check_outputs("simulate", outs, 2)) return 2;
+    /* before any simulation; never an input (a measured run's JSON among them) */
+    const cli_output outs[] = {{"--svg", svg, CLI_OUT_FILE},       {"--json", json, CLI_OUT_FILE},
+                               {"--data", data, CLI_IN},           {"--profile", profile, CLI_IN},
+                               {"--measured", eo.measured, CLI_IN_LIST}, {"--measured-strict", eo.m_strict, CLI_IN_LIST},
+                               {"--measured-depbloom", eo.m_depbloom, CLI_IN_LIST}};
+    if (cli_check_outputs("simulate", outs, 7)) return 2;
     if (strcmp(family, "event") == 0) {
         if (synthetic > 0) {
             fprintf(stderr, "dgnn simulate: --family event: --synthetic T (a snapshot sequence) is not built yet for "

@@ -616,11 +616,19 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
     /* ---- outputs: every path this run writes is checked before any work (rank 0
      * writes them all; every rank gets the verdict) ---- */
     {
-        const cli_output outs[] = {{"--out", out, 0},          {"--checkpoint", eval ? NULL : ckpt, 1},
-                                   {"--window-report", window_report, 0}, {"--curve", curve, 0},
-                                   {"--plot", plot, 0},        {"--emb-out", emb_out, 0},
-                                   {"--dump-config", dump_config, 0}, {"--score-out", score_out, 0}};
-        if (cli_check_outputs(cmdname, outs, 8)) {
+        const cli_output outs[] = {{"--out", out, CLI_OUT_FILE},
+                                   {"--checkpoint", eval ? NULL : ckpt, CLI_OUT_FOLDER},
+                                   {"--window-report", window_report, CLI_OUT_FILE},
+                                   {"--curve", curve, CLI_OUT_FILE},
+                                   {"--plot", plot, CLI_OUT_FILE},
+                                   {"--emb-out", emb_out, CLI_OUT_FILE},
+                                   {"--dump-config", dump_config, CLI_OUT_FILE},
+                                   {"--score-out", score_out, CLI_OUT_FILE},
+                                   {"--data", embed ? NULL : data, CLI_IN},
+                                   {"--config", config, CLI_IN},
+                                   {"--emb-at", emb_at, CLI_IN},
+                                   {"--score-at", score_at, CLI_IN}};
+        if (cli_check_outputs(cmdname, outs, 12)) {
             if (c.dist.mode != DGNN_DIST_NONE) dgnn_comm_finalize();
             return 2;
         }
@@ -689,8 +697,8 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
             return rc;
         }
         c.protocol.tgb_val = tgb_val, c.protocol.tgb_test = tgb_test;
-        const cli_output lists[] = {{"--tgb-negatives", access(tgb_val, F_OK) == 0 ? NULL : tgb_val, 0},
-                                    {"--tgb-negatives", access(tgb_test, F_OK) == 0 ? NULL : tgb_test, 0}};
+        const cli_output lists[] = {{"--tgb-negatives", access(tgb_val, F_OK) == 0 ? NULL : tgb_val, CLI_OUT_FILE},
+                                    {"--tgb-negatives", access(tgb_test, F_OK) == 0 ? NULL : tgb_test, CLI_OUT_FILE}};
         if (cli_check_outputs(cmdname, lists, 2)) {
             if (own_ev) dgnn_events_free(&ev);
             return 2;

@@ -802,9 +802,11 @@ static int snap_run_job(snap_job *j, int argc, char **argv, int bench) {
     const int rank = dyg ? dgnn_comm_rank() : 0, many = dyg && dgnn_comm_size() > 1;
     /* every path this run writes is checked before any work (rank 0 writes them all;
      * every rank gets the verdict) */
-    const cli_output outs[] = {{"--out", j->out, 0}, {"--profile", j->profile, 0}, {"--checkpoint", j->ckpt, 1},
-                               {"--curve", j->curve, 0}, {"--plot", j->plot, 0}};
-    if (cli_check_outputs(cmd, outs, 5)) {
+    const cli_output outs[] = {{"--out", j->out, CLI_OUT_FILE},         {"--profile", j->profile, CLI_OUT_FILE},
+                               {"--checkpoint", j->ckpt, CLI_OUT_FOLDER}, {"--curve", j->curve, CLI_OUT_FILE},
+                               {"--plot", j->plot, CLI_OUT_FILE},       {"--data", j->embed || j->syn ? NULL : j->data, CLI_IN},
+                               {"--cost-profile", j->cost_profile, CLI_IN}};
+    if (cli_check_outputs(cmd, outs, 7)) {
         if (dyg) dgnn_comm_finalize();
         return 2;
     }
