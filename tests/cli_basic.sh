@@ -23,6 +23,15 @@ expect_rc 2 "$dgnn" info --bins; has "--bins needs a value"
 expect_rc 2 "$dgnn" info --bins abc x.csv; has "expects an integer, got 'abc'"
 expect_rc 2 "$dgnn" info; has "missing argument"
 expect_rc 2 "$dgnn" gen --events 10; has "--out FILE is required"
+# a standard output that cannot take what is written (a full disk) is an error, not exit 0
+if [ -w /dev/full ]; then
+  "$dgnn" --help > /dev/full 2> "$tmp/out"; rc=$?
+  if [ $rc = 1 ] && grep -q "dgnn --help: cannot write the standard output" "$tmp/out"; then ok
+  else bad "dgnn --help > /dev/full: exit $rc"; fi
+  "$dgnn" simulate --synthetic 30 --workers 1,2 > /dev/full 2> "$tmp/out"; rc=$?
+  if [ $rc = 1 ] && grep -q "dgnn simulate: cannot write the standard output" "$tmp/out"; then ok
+  else bad "dgnn simulate > /dev/full: exit $rc"; fi
+fi
 expect_rc 2 "$dgnn" gen --events -5 --out "$tmp/x.dgnn"; has "events"
 expect_rc 2 "$dgnn" gen --wibble 3 --out "$tmp/x.dgnn"; has "dgnn gen: unknown option 'wibble' (see dgnn gen --help)"
 expect_rc 2 "$dgnn" gen --intra 2 --out "$tmp/x.dgnn"; has "dgnn gen: option 'intra' must be in [0, 1], got 2"

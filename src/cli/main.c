@@ -1,4 +1,5 @@
 /* main.c: the dgnn command: dispatches to subcommands, each with its own --help. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,9 +70,7 @@ static void tune_runtime_env(char **argv) {
     /* exec failed: go on with the libraries' own choices */
 }
 
-int main(int argc, char **argv) {
-    tune_runtime_env(argv);
-    cli_set_command_line(argc, argv);
+static int run_command(int argc, char **argv) {
     if (argc < 2) {
         usage(stderr);
         return 2;
@@ -95,4 +94,19 @@ int main(int argc, char **argv) {
     }
     fprintf(stderr, "dgnn: unknown command '%s' (see dgnn --help)\n", name);
     return 2;
+}
+
+int main(int argc, char **argv) {
+    tune_runtime_env(argv);
+    cli_set_command_line(argc, argv);
+    const int rc = run_command(argc, argv);
+    /* what went to the standard output (tables, --json, help) must have arrived: a full
+     * disk or a closed pipe behind it is an error, not exit 0 */
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "dgnn%s%s: cannot write the standard output%s%s\n", argc > 1 ? " " : "", argc > 1 ? argv[1] : "",
+                errno ? ": " : "", errno ? strerror(errno) : "");
+        return rc ? rc : 1;
+    }
+    return rc;
 }
