@@ -109,6 +109,11 @@ expect_rc 0 "$dgnn" train "${ev[@]}" --epochs 2 --curve "$tmp/c.jsonl" --checkpo
 check "[ \$(wc -l < '$tmp/c.jsonl') = 2 ] && grep -q '^{\"epoch\":1,\"train_loss\":' '$tmp/c.jsonl' && grep -q '^{\"epoch\":2,' '$tmp/c.jsonl'" "--curve: not one line per epoch"
 expect_rc 0 "$dgnn" train "${ev[@]}" --epochs 3 --curve "$tmp/c.jsonl" --checkpoint "$tmp/cck" --resume
 check "[ \$(wc -l < '$tmp/c.jsonl') = 3 ] && grep -q '^{\"epoch\":3,' '$tmp/c.jsonl'" "--curve --resume: epoch 3 not appended"
+# a resume asking for fewer epochs than the checkpoint holds is refused (it reported all 3
+# under a config saying 2), its curve untouched
+expect_rc 1 "$dgnn" train "${ev[@]}" --epochs 2 --curve "$tmp/c.jsonl" --checkpoint "$tmp/cck" --resume
+has "holds 3 finished epochs, more than --epochs 2"
+check "[ \$(wc -l < '$tmp/c.jsonl') = 3 ]" "--curve --resume refused: the curve changed"
 expect_rc 0 "$dgnn" train "${snap[@]}" --epochs 2 --curve "$tmp/s.jsonl"
 check "[ \$(wc -l < '$tmp/s.jsonl') = 2 ] && grep -q '\"val_map\":' '$tmp/s.jsonl'" "--curve (snapshot model): not one line per epoch"
 mkfifo "$tmp/curve.fifo"

@@ -201,6 +201,12 @@ int dgnn_ckpt_trainer_save(const dgnn_ckpt_trainer *t, dgnn_err *err);
  * sections, with the checks above; DGNN_EINVAL for a run or settings that differ,
  * DGNN_EFORMAT for a malformed file (the checkpoint.h errors of opening besides). */
 int dgnn_ckpt_trainer_load(const dgnn_ckpt_trainer *t, dgnn_err *err);
+/* After a resume: the epochs the checkpoint holds (done; early_stopped after best_epoch)
+ * against --epochs. More done than asked is DGNN_EINVAL (the run would report epochs it
+ * was not asked for, under a config that says fewer); a run that stopped early trains no
+ * further, which is logged (a larger --patience does not restart it). */
+int dgnn_ckpt_resume_epochs(const char *dir, int64_t done, int64_t early_stopped, int64_t best_epoch, int64_t epochs,
+                            dgnn_err *err);
 
 #ifdef __cplusplus
 }

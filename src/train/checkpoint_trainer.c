@@ -65,3 +65,18 @@ int dgnn_ckpt_trainer_load(const dgnn_ckpt_trainer *t, dgnn_err *err) {
     dgnn_ckpt_close(c);
     return rc;
 }
+
+int dgnn_ckpt_resume_epochs(const char *dir, int64_t done, int64_t early_stopped, int64_t best_epoch, int64_t epochs,
+                            dgnn_err *err) {
+    if (done > epochs)
+        return dgnn_err_set(err, DGNN_EINVAL,
+                            "--resume: checkpoint %s holds %lld finished epochs, more than --epochs %lld: resume with "
+                            "--epochs %lld or more (nothing is trained then, the model is tested), or evaluate it with "
+                            "dgnn eval --checkpoint %s",
+                            dir, (long long)done, (long long)epochs, (long long)done, dir);
+    if (early_stopped)
+        dgnn_log("the run in %s stopped early after epoch %lld (best epoch %lld): it trains no further on --resume, "
+                 "whatever --patience and --epochs say; its best epoch is tested\n",
+                 dir, (long long)done, (long long)best_epoch);
+    return DGNN_OK;
+}

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dgnn/checkpoint.h"
 #include "dgnn/comm.h"
 #include "dgnn/metrics.h"
 #include "dgnn/params.h"
@@ -195,6 +196,10 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
         }
         if ((rc = event_device_push(&r, err))) goto done; /* a checkpoint of either device */
         dgnn_log("resumed from %s after epoch %lld\n", c->checkpoint, (long long)meta.epochs_done);
+        /* every rank has meta (broadcast above): all refuse alike */
+        if ((rc = dgnn_ckpt_resume_epochs(c->checkpoint, meta.epochs_done, meta.early_stopped, meta.best_epoch,
+                                          c->epochs, err)))
+            goto done;
     }
     double train_seconds = 0;
     int64_t train_events = 0;

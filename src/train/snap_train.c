@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dgnn/checkpoint.h"
 #include "dgnn/comm.h"
 #include "dgnn/snapmodel_cuda.h"
 
@@ -42,6 +43,9 @@ int dgnn_snap_train(const dgnn_events *ev, const dgnn_snap_train_cfg *c, dgnn_sn
         }
         if ((rc = snap_ckpt_resume(&r, &meta, res, err)) || (rc = snap_run_push(&r, err))) goto done;
         dgnn_log("resumed from %s after epoch %lld\n", c->checkpoint, (long long)meta.epochs_done);
+        if ((rc = dgnn_ckpt_resume_epochs(c->checkpoint, meta.epochs_done, meta.early_stopped, meta.best_epoch,
+                                          c->epochs, err)))
+            goto done;
     }
     res->num_snapshots = r.T, res->num_nodes = r.N, res->in_dim = r.V;
     snprintf(res->device, sizeof res->device, "%s", r.dev ? dgnn_snapmodel_cuda_device_name(r.dev) : "cpu");
