@@ -106,7 +106,7 @@ if head -c 128 "$tmp/emb.npy" | grep -aq "'descr': '<f4'.*'shape': ($N, 16)" &&
 expect_rc 0 "$dgnn" eval "${run[@]}" --checkpoint "$tmp/ck" --on val
 has "memory rebuilt over the training events"
 expect_rc 2 "$dgnn" eval --data "$tmp/g.csv"; has "--checkpoint DIR is required"
-expect_rc 1 "$dgnn" eval --mem-dim 32 --emb-dim 32 --checkpoint "$tmp/ck"; has "written with other settings"
+expect_rc 1 "$dgnn" eval --mem-dim 32 --emb-dim 32 --checkpoint "$tmp/ck"; has "written with other settings (parameters "; has "mem_dim 16 -> 32, emb_dim 16 -> 32) than these"
 printf '5,100\nx,3\n' > "$tmp/at.csv"
 expect_rc 2 "$dgnn" eval "${run[@]}" --checkpoint "$tmp/ck" --emb-out "$tmp/e2.npy" --emb-at "$tmp/at.csv"
 has "at.csv:2: field node"

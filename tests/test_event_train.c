@@ -80,12 +80,12 @@ int main(void) {
     other.lr = 5e-4;
     dgnn_err_clear(&err);
     CHECK(dgnn_event_train(&ev, &other, &b, &err) == DGNN_EINVAL);
-    CHECK(strstr(err.msg, "other settings") != NULL);
+    CHECK_MSG(strstr(err.msg, "other settings (lr 0.001 -> 0.0005)") != NULL, "%s", err.msg); /* named */
     /* other data of the same counts (one event's destination changed): refused too */
     int32_t dst0 = ev.dst[5];
     ev.dst[5] = ev.dst[5] == ev.dst[6] ? ev.dst[7] : ev.dst[6];
     dgnn_err_clear(&err);
-    CHECK(dgnn_event_train(&ev, &part, &b, &err) == DGNN_EINVAL && strstr(err.msg, "other settings") != NULL);
+    CHECK(dgnn_event_train(&ev, &part, &b, &err) == DGNN_EINVAL && strstr(err.msg, "other settings (data events hash ") != NULL);
     ev.dst[5] = dst0;
     /* a corrupt checkpoint is a clear error naming the file */
     char file[300];

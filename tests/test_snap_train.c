@@ -139,11 +139,12 @@ static void resumes(void) {
     /* other data of the same counts (one event's destination changed): refused */
     int32_t dst0 = ev.dst[3];
     ev.dst[3] = (ev.dst[3] + 1) % (int32_t)ev.num_nodes;
-    CHECK(dgnn_snap_train(&ev, &c, b, &err) == DGNN_EINVAL && strstr(err.msg, "other settings") != NULL);
+    CHECK_MSG(dgnn_snap_train(&ev, &c, b, &err) == DGNN_EINVAL && strstr(err.msg, "other settings (data events hash ") != NULL,
+              "%s", err.msg);
     ev.dst[3] = dst0;
     /* other settings: refused */
     c.lr = 0.02;
-    CHECK(dgnn_snap_train(&ev, &c, b, &err) == DGNN_EINVAL);
+    CHECK_MSG(dgnn_snap_train(&ev, &c, b, &err) == DGNN_EINVAL && strstr(err.msg, " -> 0.02") != NULL, "%s", err.msg);
     char path[256];
     snprintf(path, sizeof path, "%s/checkpoint.dgnnckpt", dir);
     unlink(path);

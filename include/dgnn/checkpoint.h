@@ -149,6 +149,19 @@ typedef struct {
 int dgnn_ckpt_run_check(const dgnn_ckpt_run *saved, const dgnn_ckpt_run *now, const dgnn_ckpt_run_rule *rules,
                         const char *name, const char *advice, char *notes, size_t notes_cap, dgnn_err *err);
 
+/* ---- the settings a resume must keep, by name ----
+ * A trainer builds its fingerprint with dgnn_ckpt_keep, one call per setting: the value
+ * hashed goes into *h and, where keep is not NULL, the value shown (fmt) into keep under
+ * key, so that the fingerprint and the record cannot drift apart. The record is saved as
+ * section "settings" (dgnn_ckpt_add_kept, lines as in "run"); on a resume refused for
+ * another fingerprint dgnn_ckpt_kept_diff writes "key a -> b, ..." for the settings that
+ * differ into buf and returns 1, or 0 (no record in the checkpoint: written before it was
+ * kept, or none differs by name). */
+void dgnn_ckpt_keep(dgnn_ckpt_run *keep, uint64_t *h, const char *key, uint64_t hashed, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+int dgnn_ckpt_add_kept(dgnn_ckpt_writer *w, const dgnn_ckpt_run *keep, dgnn_err *err);
+int dgnn_ckpt_kept_diff(const dgnn_ckpt *c, const dgnn_ckpt_run *keep, char *buf, size_t cap);
+
 /* ---- a trainer's checkpoint: what every trainer saves and checks alike ----
  * A trainer's checkpoint is DIR/checkpoint.dgnnckpt with these sections, in file order:
  *   "run"                   the run record (above)
@@ -177,6 +190,7 @@ typedef struct {
     void *meta;                  /* meta_bytes: saved, or filled on resume */
     size_t meta_bytes;
     uint64_t fingerprint;        /* resume: the fingerprint meta must open with */
+    const dgnn_ckpt_run *keep;   /* the settings behind it (dgnn_ckpt_keep), saved as "settings"; NULL: none */
     dgnn_params *params;         /* saved, or filled on resume */
     int with_grad;
     void *results;               /* results_bytes: saved, or filled on resume */

@@ -456,22 +456,22 @@ void dgnn_ckpt_run_describe(char *buf, size_t cap, const dgnn_ckpt_run *r) {
     else snprintf(buf, cap, "1 process%s%s", f[0] ? " with " : "", f);
 }
 
-int dgnn_ckpt_add_run(dgnn_ckpt_writer *w, const dgnn_ckpt_run *r, dgnn_err *err) {
+/* a record (the run's, the kept settings') as section `name`: "key=value" lines */
+static int add_record(dgnn_ckpt_writer *w, const char *name, const dgnn_ckpt_run *r, dgnn_err *err) {
     char buf[DGNN_CKPT_RUN_MAX * (DGNN_CKPT_RUN_KEY + DGNN_CKPT_RUN_VAL + 2)];
     size_t len = 0;
     for (int i = 0; i < r->n; i++) len += (size_t)snprintf(buf + len, sizeof buf - len, "%s=%s\n", r->key[i], r->val[i]);
-    return dgnn_ckpt_writer_add(w, "run", buf, len, err);
+    return dgnn_ckpt_writer_add(w, name, buf, len, err);
 }
 
-int dgnn_ckpt_read_run(const dgnn_ckpt *c, dgnn_ckpt_run *r, dgnn_err *err) {
+int dgnn_ckpt_add_run(dgnn_ckpt_writer *w, const dgnn_ckpt_run *r, dgnn_err *err) { return add_record(w, "run", r, err); }
+
+/* section `name` (present) read back as a record, every line checked */
+static int read_record(const dgnn_ckpt *c, const char *name, dgnn_ckpt_run *r, dgnn_err *err) {
     dgnn_ckpt_run_init(r);
     const void *data;
     size_t n;
-    if (!dgnn_ckpt_has(c, "run"))
-        return dgnn_err_set(err, DGNN_EFORMAT,
-                            "checkpoint %s has no run record (section 'run'): dgnn train did not write it; start "
-                            "without --resume", c->path);
-    int rc = dgnn_ckpt_get(c, "run", &data, &n, err);
+    int rc = dgnn_ckpt_get(c, name, &data, &n, err);
     if (rc) return rc;
     const char *t = data, *end = t + n;
     int line = 0;
@@ -511,6 +511,16 @@ int dgnn_ckpt_read_run(const dgnn_ckpt *c, dgnn_ckpt_run *r, dgnn_err *err) {
         r->n++;
         t = nl + 1;
     }
+    return DGNN_OK;
+}
+
+int dgnn_ckpt_read_run(const dgnn_ckpt *c, dgnn_ckpt_run *r, dgnn_err *err) {
+    if (!dgnn_ckpt_has(c, "run"))
+        return dgnn_err_set(err, DGNN_EFORMAT,
+                            "checkpoint %s has no run record (section 'run'): dgnn train did not write it; start "
+                            "without --resume", c->path);
+    int rc = read_record(c, "run", r, err);
+    if (rc) return rc;
     const char *p = dgnn_ckpt_run_get(r, "processes");
     char *pe = NULL;
     long long np = p ? strtoll(p, &pe, 10) : 0;
@@ -551,4 +561,37 @@ int dgnn_ckpt_run_check(const dgnn_ckpt_run *saved, const dgnn_ckpt_run *now, co
     dgnn_ckpt_run_describe(is, sizeof is, now);
     return dgnn_err_set(err, DGNN_EINVAL, "checkpoint %s was written by %s; this run is %s (%s): %s", name, was, is,
                         refused, advice);
+}
+
+void dgnn_ckpt_keep(dgnn_ckpt_run *keep, uint64_t *h, const char *key, uint64_t hashed, const char *fmt, ...) {
+    *h = dgnn_hash64(*h ^ hashed);
+    if (!keep) return;
+    char val[DGNN_CKPT_RUN_VAL];
+    va_list ap;
+    va_start(ap, fmt);
+    const int vl = vsnprintf(val, sizeof val, fmt, ap);
+    va_end(ap);
+    DGNN_ASSERT(vl >= 0 && vl < DGNN_CKPT_RUN_VAL);
+    dgnn_ckpt_run_set(keep, key, "%s", val);
+}
+
+int dgnn_ckpt_add_kept(dgnn_ckpt_writer *w, const dgnn_ckpt_run *keep, dgnn_err *err) {
+    return add_record(w, "settings", keep, err);
+}
+
+int dgnn_ckpt_kept_diff(const dgnn_ckpt *c, const dgnn_ckpt_run *keep, char *buf, size_t cap) {
+    if (cap) buf[0] = '\0';
+    dgnn_ckpt_run saved;
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    if (!keep || !dgnn_ckpt_has(c, "settings") || read_record(c, "settings", &saved, &err) != DGNN_OK) return 0;
+    const dgnn_ckpt_run *side[2] = {&saved, keep};
+    for (int s = 0; s < 2; s++)
+        for (int i = 0; i < side[s]->n; i++) {
+            const char *key = side[s]->key[i];
+            if (s == 1 && run_find(&saved, key) >= 0) continue; /* once per key */
+            const char *a = dgnn_ckpt_run_get(&saved, key), *b = dgnn_ckpt_run_get(keep, key);
+            if (!(a && b && strcmp(a, b) == 0)) note_diff(buf, cap, key, a, b, NULL);
+        }
+    return cap && buf[0] != '\0';
 }

@@ -24,6 +24,7 @@ int dgnn_ckpt_trainer_save(const dgnn_ckpt_trainer *t, dgnn_err *err) {
     if (rc) return rc;
     dgnn_ckpt_io io = {w, NULL};
     rc = dgnn_ckpt_add_run(w, t->run, err);
+    if (!rc && t->keep) rc = dgnn_ckpt_add_kept(w, t->keep, err);
     if (!rc) rc = dgnn_ckpt_writer_add(w, "meta", t->meta, t->meta_bytes, err);
     if (!rc && t->early) rc = t->early(&io, t->ctx, err);
     if (!rc) rc = dgnn_ckpt_add_params(w, t->params, t->with_grad, err);
@@ -52,11 +53,12 @@ int dgnn_ckpt_trainer_load(const dgnn_ckpt_trainer *t, dgnn_err *err) {
     if (!rc) rc = dgnn_ckpt_read(c, "meta", t->meta, t->meta_bytes, err);
     uint64_t fp = 0;
     if (!rc) memcpy(&fp, t->meta, sizeof fp); /* meta opens with the fingerprint */
+    char differ[1024];
     if (!rc && fp != t->fingerprint)
         rc = dgnn_err_set(err, DGNN_EINVAL,
                           "%s was written by a run with other settings (%s); --resume needs the same ones, or start "
                           "afresh without --resume",
-                          path, t->settings);
+                          path, dgnn_ckpt_kept_diff(c, t->keep, differ, sizeof differ) ? differ : t->settings);
     if (!rc && t->early) rc = t->early(&io, t->ctx, err);
     if (!rc) rc = dgnn_ckpt_read_params(c, t->params, t->with_grad, err);
     if (!rc) rc = dgnn_ckpt_read(c, "results", t->results, t->results_bytes, err);

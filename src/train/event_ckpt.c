@@ -57,22 +57,45 @@ static const dgnn_ckpt_run_rule k_event_run_rules[] = {
     {NULL, NULL},
 };
 
-uint64_t event_fingerprint(const event_run *r) {
+uint64_t event_settings(const event_run *r, dgnn_ckpt_run *keep) {
     const dgnn_event_train_cfg *c = r->cfg;
-    uint64_t h = dgnn_params_layout_hash(r->p);
     const dgnn_tgnn_cfg *m = &c->model;
-    uint64_t v[] = {(uint64_t)m->kind, (uint64_t)m->mem_dim, (uint64_t)m->time_dim, (uint64_t)m->emb_dim,
-                    (uint64_t)m->neighbors, (uint64_t)m->heads, (uint64_t)m->attn, (uint64_t)m->uniform_sampler,
-                    m->seed, (uint64_t)c->batch, (uint64_t)c->neg, c->seed, (uint64_t)r->ev->num_events,
-                    (uint64_t)r->ev->num_nodes, (uint64_t)(c->lr * 1e12), (uint64_t)(m->dropout * 1e6),
-                    (uint64_t)c->max_train_batches, (uint64_t)m->mail_slots,
-                    /* the split: which events train, which are new-node events */
-                    (uint64_t)c->split.mode, (uint64_t)(c->split.new_node_frac * 1e9), (uint64_t)(c->split.val_q * 1e9),
-                    (uint64_t)(c->split.test_q * 1e9), c->split.seed};
-    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) h = dgnn_hash64(h ^ v[i]);
-    h = dgnn_hash64(h ^ dgnn_events_hash(r->ev)); /* the events themselves, not only their counts */
+    if (keep) dgnn_ckpt_run_init(keep);
+    uint64_t h = dgnn_params_layout_hash(r->p);
+    if (keep) dgnn_ckpt_run_set(keep, "parameters", "%lld", (long long)r->p->nparams); /* the layout, in short */
+    static const char *const kinds[] = {"tgn", "jodie", "dyrep", "apan"}; /* dgnn_tgnn_kind's order */
+    const int k = (int)m->kind;
+    dgnn_ckpt_keep(keep, &h, "model", (uint64_t)m->kind, "%s", k >= 0 && k < 4 ? kinds[k] : "?");
+    dgnn_ckpt_keep(keep, &h, "mem_dim", (uint64_t)m->mem_dim, "%lld", (long long)m->mem_dim);
+    dgnn_ckpt_keep(keep, &h, "time_dim", (uint64_t)m->time_dim, "%lld", (long long)m->time_dim);
+    dgnn_ckpt_keep(keep, &h, "emb_dim", (uint64_t)m->emb_dim, "%lld", (long long)m->emb_dim);
+    dgnn_ckpt_keep(keep, &h, "neighbors", (uint64_t)m->neighbors, "%lld", (long long)m->neighbors);
+    dgnn_ckpt_keep(keep, &h, "heads", (uint64_t)m->heads, "%lld", (long long)m->heads);
+    dgnn_ckpt_keep(keep, &h, "attention", (uint64_t)m->attn, "%d", (int)m->attn);
+    dgnn_ckpt_keep(keep, &h, "uniform_sampler", (uint64_t)m->uniform_sampler, "%d", (int)m->uniform_sampler);
+    dgnn_ckpt_keep(keep, &h, "model_seed", m->seed, "%llu", (unsigned long long)m->seed);
+    dgnn_ckpt_keep(keep, &h, "batch", (uint64_t)c->batch, "%lld", (long long)c->batch);
+    dgnn_ckpt_keep(keep, &h, "negatives", (uint64_t)c->neg, "%d", (int)c->neg);
+    dgnn_ckpt_keep(keep, &h, "seed", c->seed, "%llu", (unsigned long long)c->seed);
+    dgnn_ckpt_keep(keep, &h, "events", (uint64_t)r->ev->num_events, "%lld", (long long)r->ev->num_events);
+    dgnn_ckpt_keep(keep, &h, "nodes", (uint64_t)r->ev->num_nodes, "%lld", (long long)r->ev->num_nodes);
+    dgnn_ckpt_keep(keep, &h, "lr", (uint64_t)(c->lr * 1e12), "%.9g", c->lr);
+    dgnn_ckpt_keep(keep, &h, "dropout", (uint64_t)(m->dropout * 1e6), "%.6g", (double)m->dropout);
+    dgnn_ckpt_keep(keep, &h, "max_batches", (uint64_t)c->max_train_batches, "%lld", (long long)c->max_train_batches);
+    dgnn_ckpt_keep(keep, &h, "mail_slots", (uint64_t)m->mail_slots, "%lld", (long long)m->mail_slots);
+    /* the split: which events train, which are new-node events */
+    dgnn_ckpt_keep(keep, &h, "split", (uint64_t)c->split.mode, "%d", (int)c->split.mode);
+    dgnn_ckpt_keep(keep, &h, "new_node_frac", (uint64_t)(c->split.new_node_frac * 1e9), "%.9g", c->split.new_node_frac);
+    dgnn_ckpt_keep(keep, &h, "val_q", (uint64_t)(c->split.val_q * 1e9), "%.9g", c->split.val_q);
+    dgnn_ckpt_keep(keep, &h, "test_q", (uint64_t)(c->split.test_q * 1e9), "%.9g", c->split.test_q);
+    dgnn_ckpt_keep(keep, &h, "split_seed", c->split.seed, "%llu", (unsigned long long)c->split.seed);
+    /* the events themselves, not only their counts */
+    const uint64_t eh = dgnn_events_hash(r->ev);
+    dgnn_ckpt_keep(keep, &h, "data", eh, "events hash %016llx", (unsigned long long)eh);
     return h;
 }
+
+uint64_t event_fingerprint(const event_run *r) { return event_settings(r, NULL); }
 
 /* The node state as checkpoint sections "PREFIX.mem", ...: one table for writing and
  * reading. */
@@ -103,6 +126,7 @@ typedef struct {
     dgnn_event_train_result *res;
     event_rank_totals *totals; /* P entries, distributed runs; else NULL */
     int saving;
+    dgnn_ckpt_run keep; /* the settings the fingerprint covers, by name */
 } ckpt_ctx;
 
 /* after "meta": every rank's running totals (distributed runs) */
@@ -159,6 +183,7 @@ static dgnn_ckpt_trainer trainer_of(ckpt_ctx *k, const dgnn_ckpt_run *rec) {
         .rules = k_event_run_rules,
         .advice = "resume with the same mpirun -np and --dist flags, or start without --resume",
         .settings = "model, sizes, batch, lr, seed or data",
+        .keep = &k->keep,
         .early = early_sections,
         .check = check_meta,
         .late = late_sections,
@@ -170,7 +195,8 @@ static dgnn_ckpt_trainer trainer_of(ckpt_ctx *k, const dgnn_ckpt_run *rec) {
 int event_ckpt_save(event_run *r, const event_ckpt_meta *meta, const dgnn_event_train_result *res,
                     const event_rank_totals *totals, dgnn_err *err) {
     /* saving only reads these: the shared struct serves both directions */
-    ckpt_ctx k = {r, (event_ckpt_meta *)meta, (dgnn_event_train_result *)res, (event_rank_totals *)totals, 1};
+    ckpt_ctx k = {r, (event_ckpt_meta *)meta, (dgnn_event_train_result *)res, (event_rank_totals *)totals, 1, {0}};
+    (void)event_settings(r, &k.keep);
     dgnn_ckpt_run rec;
     event_run_record(r, &rec);
     const dgnn_ckpt_trainer t = trainer_of(&k, &rec);
@@ -179,11 +205,11 @@ int event_ckpt_save(event_run *r, const event_ckpt_meta *meta, const dgnn_event_
 
 int event_ckpt_load(event_run *r, event_ckpt_meta *meta, dgnn_event_train_result *res, event_rank_totals *totals,
                     dgnn_err *err) {
-    ckpt_ctx k = {r, meta, res, totals, 0};
+    ckpt_ctx k = {r, meta, res, totals, 0, {0}};
     dgnn_ckpt_run rec;
     event_run_record(r, &rec);
     dgnn_ckpt_trainer t = trainer_of(&k, &rec);
-    t.fingerprint = event_fingerprint(r);
+    t.fingerprint = event_settings(r, &k.keep);
     int rc = dgnn_ckpt_trainer_load(&t, err);
     if (rc) return rc;
     r->opt = meta->opt;

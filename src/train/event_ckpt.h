@@ -19,6 +19,8 @@ typedef struct {
 /* The settings that must not change on --resume: model, sizes, batch, lr, seed, the
  * events themselves. */
 uint64_t event_fingerprint(const event_run *r);
+/* The same fingerprint, and the settings it covers by name into keep (dgnn_ckpt_keep) */
+uint64_t event_settings(const event_run *r, dgnn_ckpt_run *keep);
 /* totals: every rank's running totals (distributed runs: r->nranks entries), else NULL.
  * load checks the run record, the fingerprint and the progress, and restores r's
  * parameters, Adam state, rng, node states and best epoch. */

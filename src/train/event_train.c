@@ -361,10 +361,15 @@ int dgnn_event_eval(const dgnn_events *ev, const dgnn_event_train_cfg *c, int sp
     event_ckpt_meta meta;
     memset(&meta, 0, sizeof meta);
     if ((rc = event_ckpt_load(&r, &meta, res, NULL, err))) {
-        if (rc == DGNN_EINVAL && strstr(err->msg, "other settings"))
-            dgnn_err_set(err, rc, "checkpoint %s was written with other settings (model, sizes, batch, lr, seed, split or "
-                                  "data) than these: dgnn eval takes the training run's from the checkpoint, and a flag "
-                                  "given to it that changes them cannot be evaluated", c->checkpoint);
+        const char *a = rc == DGNN_EINVAL ? strstr(err->msg, "other settings (") : NULL;
+        const char *b = a ? strstr(a, "); --resume") : NULL;
+        if (a && b) { /* the trainer's names of what differs, with eval's advice */
+            char differ[1024];
+            snprintf(differ, sizeof differ, "%.*s", (int)(b - a - 16), a + 16);
+            dgnn_err_set(err, rc, "checkpoint %s was written with other settings (%s) than these: dgnn eval takes the "
+                                  "training run's from the checkpoint, and a flag given to it that changes them cannot "
+                                  "be evaluated", c->checkpoint, differ);
+        }
         goto done;
     }
     if (res->num_epochs < 1) {

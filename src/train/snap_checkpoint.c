@@ -47,24 +47,46 @@ static const dgnn_ckpt_run_rule k_run_rules[] = {
     {NULL, NULL},
 };
 
-uint64_t snap_fingerprint(const snap_run *r) {
+uint64_t snap_settings(const snap_run *r, dgnn_ckpt_run *keep) {
     const dgnn_snap_train_cfg *c = r->cfg;
+    if (keep) dgnn_ckpt_run_init(keep);
     uint64_t h = dgnn_params_layout_hash(r->p);
     if (r->head.p.total) h = dgnn_hash64(h ^ dgnn_params_layout_hash(&r->head.p));
-    uint64_t v[] = {(uint64_t)c->model.kind, (uint64_t)r->N, (uint64_t)r->V, (uint64_t)r->T, (uint64_t)c->model.hidden,
-                    (uint64_t)c->model.cls_hidden, c->model.seed, (uint64_t)c->window, (uint64_t)c->windows_per_step,
-                    c->seed, (uint64_t)c->neg_mult, (uint64_t)(c->lr * 1e12), (uint64_t)(c->class_w[0] * 1e6),
-                    (uint64_t)(c->class_w[1] * 1e6), (uint64_t)(c->train_frac * 1e9), (uint64_t)(c->val_frac * 1e9),
-                    (uint64_t)r->ev->num_events, (uint64_t)c->max_train_windows, (uint64_t)c->task};
-    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) h = dgnn_hash64(h ^ v[i]);
-    h = dgnn_hash64(h ^ dgnn_events_hash(r->ev)); /* the events themselves, not only their counts */
+    if (keep) /* the layouts, in short */
+        dgnn_ckpt_run_set(keep, "parameters", "%lld", (long long)(dgnn_params_count(r->p) +
+                                                                  (r->head.p.total ? dgnn_params_count(&r->head.p) : 0)));
+    dgnn_ckpt_keep(keep, &h, "model", (uint64_t)c->model.kind, "%s", dgnn_snapmodel_name(c->model.kind));
+    dgnn_ckpt_keep(keep, &h, "nodes", (uint64_t)r->N, "%lld", (long long)r->N);
+    dgnn_ckpt_keep(keep, &h, "in_dim", (uint64_t)r->V, "%lld", (long long)r->V);
+    dgnn_ckpt_keep(keep, &h, "snapshots", (uint64_t)r->T, "%lld", (long long)r->T);
+    dgnn_ckpt_keep(keep, &h, "hidden", (uint64_t)c->model.hidden, "%lld", (long long)c->model.hidden);
+    dgnn_ckpt_keep(keep, &h, "cls_hidden", (uint64_t)c->model.cls_hidden, "%lld", (long long)c->model.cls_hidden);
+    dgnn_ckpt_keep(keep, &h, "model_seed", c->model.seed, "%llu", (unsigned long long)c->model.seed);
+    dgnn_ckpt_keep(keep, &h, "window", (uint64_t)c->window, "%lld", (long long)c->window);
+    dgnn_ckpt_keep(keep, &h, "windows_per_step", (uint64_t)c->windows_per_step, "%lld", (long long)c->windows_per_step);
+    dgnn_ckpt_keep(keep, &h, "seed", c->seed, "%llu", (unsigned long long)c->seed);
+    dgnn_ckpt_keep(keep, &h, "negatives", (uint64_t)c->neg_mult, "%lld", (long long)c->neg_mult);
+    dgnn_ckpt_keep(keep, &h, "lr", (uint64_t)(c->lr * 1e12), "%.9g", c->lr);
+    dgnn_ckpt_keep(keep, &h, "class_w0", (uint64_t)(c->class_w[0] * 1e6), "%.6g", (double)c->class_w[0]);
+    dgnn_ckpt_keep(keep, &h, "class_w1", (uint64_t)(c->class_w[1] * 1e6), "%.6g", (double)c->class_w[1]);
+    dgnn_ckpt_keep(keep, &h, "train_frac", (uint64_t)(c->train_frac * 1e9), "%.9g", c->train_frac);
+    dgnn_ckpt_keep(keep, &h, "val_frac", (uint64_t)(c->val_frac * 1e9), "%.9g", c->val_frac);
+    dgnn_ckpt_keep(keep, &h, "events", (uint64_t)r->ev->num_events, "%lld", (long long)r->ev->num_events);
+    dgnn_ckpt_keep(keep, &h, "max_windows", (uint64_t)c->max_train_windows, "%lld", (long long)c->max_train_windows);
+    dgnn_ckpt_keep(keep, &h, "task", (uint64_t)c->task, "%s", dgnn_snap_task_name(c->task));
+    /* the events themselves, not only their counts */
+    const uint64_t eh = dgnn_events_hash(r->ev);
+    dgnn_ckpt_keep(keep, &h, "data", eh, "events hash %016llx", (unsigned long long)eh);
     return h; /* distributed: the run record holds the rank and round counts (a round is the step) */
 }
+
+uint64_t snap_fingerprint(const snap_run *r) { return snap_settings(r, NULL); }
 
 typedef struct {
     snap_run *r;
     snap_ckpt_meta *meta;
     dgnn_snap_train_result *res;
+    dgnn_ckpt_run keep; /* the settings the fingerprint covers, by name */
 } ckpt_ctx;
 
 /* after "results": the best parameters, and the node head's slabs (node task; not
@@ -120,6 +142,7 @@ static dgnn_ckpt_trainer trainer_of(ckpt_ctx *k, const dgnn_ckpt_run *rec) {
         .advice = "resume with the same --dist, --scheduler, --sched-ranks and --rounds (any process count plays "
                   "a schedule), or start without --resume",
         .settings = "task, model, sizes, snapshots, window, lr, seed or data",
+        .keep = &k->keep,
         .check = check_meta,
         .late = late_sections,
         .ctx = k,
@@ -129,7 +152,8 @@ static dgnn_ckpt_trainer trainer_of(ckpt_ctx *k, const dgnn_ckpt_run *rec) {
 
 int snap_ckpt_save(snap_run *r, const snap_ckpt_meta *meta, const dgnn_snap_train_result *res, dgnn_err *err) {
     /* saving only reads these: the shared struct serves both directions */
-    ckpt_ctx k = {r, (snap_ckpt_meta *)meta, (dgnn_snap_train_result *)res};
+    ckpt_ctx k = {r, (snap_ckpt_meta *)meta, (dgnn_snap_train_result *)res, {0}};
+    (void)snap_settings(r, &k.keep);
     dgnn_ckpt_run rec;
     snap_run_record(r, &rec);
     const dgnn_ckpt_trainer t = trainer_of(&k, &rec);
@@ -137,11 +161,11 @@ int snap_ckpt_save(snap_run *r, const snap_ckpt_meta *meta, const dgnn_snap_trai
 }
 
 static int snap_ckpt_load(snap_run *r, snap_ckpt_meta *meta, dgnn_snap_train_result *res, dgnn_err *err) {
-    ckpt_ctx k = {r, meta, res};
+    ckpt_ctx k = {r, meta, res, {0}};
     dgnn_ckpt_run rec;
     snap_run_record(r, &rec);
     dgnn_ckpt_trainer t = trainer_of(&k, &rec);
-    t.fingerprint = snap_fingerprint(r);
+    t.fingerprint = snap_settings(r, &k.keep);
     int rc = dgnn_ckpt_trainer_load(&t, err);
     if (rc) return rc;
     r->opt = meta->opt;

@@ -16,6 +16,7 @@
 
 #include "dgnn/node_head.h"
 #include "dgnn/adam.h"
+#include "dgnn/checkpoint.h"
 #include "dgnn/params.h"
 
 /* checked allocation counts (base.h): products that saturate instead of overflowing */
@@ -146,6 +147,8 @@ typedef struct {
 } snap_ckpt_meta;
 /* a hash of the settings that must not change on --resume */
 uint64_t snap_fingerprint(const snap_run *r);
+/* The same fingerprint, and the settings it covers by name into keep (dgnn_ckpt_keep) */
+uint64_t snap_settings(const snap_run *r, dgnn_ckpt_run *keep);
 int snap_ckpt_save(snap_run *r, const snap_ckpt_meta *meta, const dgnn_snap_train_result *res, dgnn_err *err);
 /* --resume: rank 0 reads the checkpoint, the other processes take parameters, Adam and
  * progress from it (a collective when distributed) */
