@@ -105,9 +105,45 @@ expect_rc 2 "$dgnn" simulate --family event --synthetic 100; has "not built yet"
 expect_rc 2 "$dgnn" simulate --synthetic 100 --pattern flat; has "unknown pattern 'flat'"
 expect_rc 2 "$dgnn" simulate --synthetic 100 --workers 4,2; has "ascending"
 
+lacks() { if grep -qF -- "$1" "$tmp/out"; then bad "output has '$1'"; sed 's/^/    /' "$tmp/out" | head -8; else ok; fi; }
+# --rounds above the window count: one prefix, refused before any output
+expect_rc 2 "$dgnn" simulate --synthetic 30 --workers 1,2 --rounds 100
+has "dgnn simulate: --rounds 100 is more than the 19 windows"; lacks "greedy-eff"; lacks "simulate      synthetic"
+expect_rc 2 "$dgnn" schedule $S --workers 2 --rounds 100
+has "dgnn schedule: --rounds 100 is more than the 24 training windows"; lacks "schedule: schedule:"
+lacks "training windows (samples"
+# the help states the automatic rounds as the scheduler chooses them (sched.c), not "or floor"
+for c in schedule simulate; do
+  expect_rc 0 "$dgnn" $c --help; has "the R in C - 7 .. C with R >= 0.9 C, C = ceil(windows / P)"; lacks "or floor"
+done
+# the lists: no scheduler twice (duplicate columns and JSON keys), no empty entry anywhere
+expect_rc 2 "$dgnn" simulate --synthetic 30 --workers 1,2 --schedulers even,even --json "$tmp/dup.json"
+has "'even' is given twice"
+if [ -e "$tmp/dup.json" ]; then bad "--schedulers even,even: JSON written"; else ok; fi
+expect_rc 2 "$dgnn" simulate --synthetic 30 --workers 1,2 --schedulers even,greedy,; has "empty entry"
+for w in 1,2, 1,,2 ,1,2; do expect_rc 2 "$dgnn" simulate --synthetic 30 --workers $w; has "--workers: expected"; done
+# a flag the run would ignore is refused, naming where it acts
+expect_rc 2 "$dgnn" simulate --synthetic 30 --workers 1,2 --measured "$tmp/o.json"
+has "--measured acts on --family event only"
+expect_rc 2 "$dgnn" simulate --synthetic 30 --workers 1,2 --refine 3; has "--refine acts on --family event only"
+expect_rc 2 "$dgnn" simulate --synthetic 30 --workers 1,2 --snapshot-seconds 100
+has "--snapshot-seconds acts on --family snapshot --data FILE only"
+for a in "--pattern bursty" "--nodes 5" "--seed 2" "--in-dim 3"; do
+  expect_rc 2 "$dgnn" simulate --data "$tmp/ev.txt" --snapshot-seconds 10 --window 3 --workers 1,2 $a
+  has "${a% *} acts on --family snapshot --synthetic T only"
+done
+expect_rc 2 "$dgnn" simulate --synthetic 30 --workers 1,2 --profile "$tmp/prof.csv" --rate 1e9; has "--rate"
+expect_rc 2 "$dgnn" schedule $S --workers 2 --profile "$tmp/prof.csv" --rate 1e9; has "--rate"
+
 if [ -n "$data" ] && [ -f "$data/bitcoin-alpha/soc-sign-bitcoinalpha.csv" ]; then
   expect_rc 0 "$dgnn" schedule --data "$data/bitcoin-alpha/soc-sign-bitcoinalpha.csv" --model evolvegcn-o --workers 4 --scheduler greedy
   has "85 training windows (samples 10..94"; has "21 rounds x 4 ranks"; has "1 fewer than ceil(windows / P) = 22"
+  # 2 workers: C = 43, the rule's range 39..43, greedy's best 41
+  expect_rc 0 "$dgnn" schedule --data "$data/bitcoin-alpha/soc-sign-bitcoinalpha.csv" --model evolvegcn-o --workers 2
+  has "41 rounds x 2 ranks"; has "2 fewer than ceil(windows / P) = 43"
+  expect_rc 2 "$dgnn" schedule --data "$data/bitcoin-alpha/soc-sign-bitcoinalpha.csv" --model evolvegcn-o --workers 2 \
+    --rounds 100
+  has "dgnn schedule: --rounds 100 is more than the 85 training windows"; lacks "schedule: schedule:"
   # even keeps ceil(85 / 4) = 22 rounds; greedy with --rounds 22 too
   expect_rc 0 "$dgnn" schedule --data "$data/bitcoin-alpha/soc-sign-bitcoinalpha.csv" --model evolvegcn-o --workers 4 --scheduler even
   has "22 rounds x 4 ranks"

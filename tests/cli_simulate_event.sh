@@ -2,7 +2,8 @@
 # cli_simulate_event.sh DGNN DATA_DIR: `dgnn simulate --family event` end to end: a
 # hand-made measured run on a hand-made stream (one worker reproduces the measured time,
 # the table, the SVG and JSON, strict's exchange growing with P), a real single-process
-# `dgnn train --out` run read back, and the errors (bad JSON names the file and field).
+# `dgnn train --out` run read back, and the errors (bad JSON names the file and field; the
+# snapshot family's flags refused).
 set -u
 dgnn=${1:-${DGNN_BIN:-}}
 . "$(dirname "$0")/lib_cli.sh"
@@ -34,6 +35,8 @@ run "$tmp/r1.json" 2.0 ""
 expect_rc 0 "$dgnn" simulate --family event --measured "$tmp/r1.json" --workers 1,2,4,8 --window-events 500 \
   --svg "$tmp/sim.svg" --json "$tmp/sim.json"
 has "event family"; has "2 ms/event"; has "row 2496 B"; has "speedup"
+# a single-process run measures no per-rank compute and comm: n/a in the checks, never nan
+has "n/a/"; if grep -qE "(^|[ /])-?nan([/% ]|$)" "$tmp/out"; then bad "checks table prints nan"; sed 's/^/    /' "$tmp/out" | head -12; else ok; fi
 if grep -q "</svg>" "$tmp/sim.svg" 2> /dev/null; then ok; else bad "no SVG"; fi
 if python3 - "$tmp/sim.json" <<'PY'
 import json, sys
@@ -64,6 +67,23 @@ has "s2.json"; has "strict       2"; has "nvlink"; has "refine K = 4"
 
 # errors
 expect_rc 2 "$dgnn" simulate --family event --workers 1,2; has "--measured"
+# the snapshot family's flags would be ignored here: refused before anything is read or written
+for a in "--schedulers ilp" "--model gcn" "--window 3" "--pattern bursty" "--rounds 5" "--profile $tmp/missing.csv" \
+         "--time-limit 3" "--preset uci" "--seed 2" "--nodes 5" "--snapshot-seconds 100"; do
+  expect_rc 2 "$dgnn" simulate --family event --measured "$tmp/r1.json" --workers 1,2 --json "$tmp/ign.json" $a
+  has "${a% *} acts on --family snapshot"; has "a --family event run would ignore it"
+done
+if [ -e "$tmp/ign.json" ]; then bad "a refused flag: JSON written"; else ok; fi
+# a run on the built-in stream: that stream is regenerated, a loading flag would describe nothing
+if "$dgnn" train --epochs 1 --max-batches 2 --no-eval --threads 1 --mem-dim 16 --emb-dim 16 --time-dim 8 --quiet \
+     --out "$tmp/builtin.json" > "$tmp/out" 2>&1; then
+  expect_rc 0 "$dgnn" simulate --family event --measured "$tmp/builtin.json" --workers 1,2; has "speedup"
+  expect_rc 2 "$dgnn" simulate --family event --measured "$tmp/builtin.json" --workers 1,2 --columns src,dst,ts
+  has "--columns describes the --data file, but the run trained on the built-in stream"
+else
+  bad "dgnn train on the built-in stream failed"; sed 's/^/    /' "$tmp/out" | head -5
+fi
+expect_rc 2 "$dgnn" simulate --family event --measured "$tmp/r1.json" --workers 1,2,; has "--workers: expected"
 expect_rc 2 "$dgnn" simulate --family event --measured "$tmp/r1.json" --workers 4,2; has "ascending"
 expect_rc 2 "$dgnn" simulate --family event --synthetic 100; has "--synthetic"
 expect_rc 1 "$dgnn" simulate --family event --measured "$tmp/missing.json"; has "missing.json"

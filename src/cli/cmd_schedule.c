@@ -187,7 +187,9 @@ static int schedule_main(int argc, char **argv, const cli_train_embed *embed) {
          ARG_ABOVE(0)},
         {"snapshots", ARG_INT, &count, "C", "instead: C snapshots of equal time span", ARG_IN(1, CLI_MAX_SNAPSHOTS)},
         {"window", ARG_INT, &window, "W", "a window reads snapshots t-W..t (10)", ARG_IN(0, CLI_MAX_WINDOW)},
-        {"rounds", ARG_INT, &rounds, "R", "greedy/ilp: rounds (optimizer steps) per epoch (default: ceil(windows / P), or floor when that balances better)",
+        {"rounds", ARG_INT, &rounds, "R",
+         "greedy/ilp: rounds (optimizer steps) per epoch (default, or 0: the R in C - 7 .. C with R >= 0.9 C, "
+         "C = ceil(windows / P), whose greedy schedule has the lowest makespan; ties: the larger R)",
          ARG_MIN(0)},
         {"time-limit", ARG_DOUBLE, &time_limit, "S", "ilp: solver time limit in seconds (10)",
          ARG_IN_OPEN_LO(0, CLI_MAX_SECONDS)},
@@ -221,6 +223,10 @@ static int schedule_main(int argc, char **argv, const cli_train_embed *embed) {
     if (cli_check_outputs("schedule", outs, 3)) return 2;
     int kind = cli_snap_model_kind("schedule", model);
     if (kind < 0) return 2;
+    if (profile && rate > 0) {
+        fprintf(stderr, "dgnn schedule: --rate sets the default cost law, which --profile replaces (give one)\n");
+        return 2;
+    }
     if (!data) {
         fprintf(stderr, "dgnn schedule: --data FILE is required\n");
         return 2;
@@ -259,6 +265,14 @@ static int schedule_main(int argc, char **argv, const cli_train_embed *embed) {
     } else if (cli_snap_windows("schedule", data, &lf, &c, &win, &n, &N)) {
         return 1;
     }
+    /* greedy and ilp fill R rounds, none empty (even ignores --rounds): refused before any
+     * output */
+    if (sk != DGNN_SCHED_EVEN && rounds > n) {
+        fprintf(stderr, "dgnn schedule: --rounds %lld is more than the %lld training windows of %s\n", (long long)rounds,
+                (long long)n, data);
+        free(win);
+        return 2;
+    }
     if (!json)
         printf("%s: %lld training windows (samples %lld..%lld, window %lld), model %s, %lld workers, scheduler %s\n",
                data, (long long)n, (long long)win[0].sample, (long long)win[n - 1].sample, (long long)c.window,
@@ -278,8 +292,9 @@ static int schedule_main(int argc, char **argv, const cli_train_embed *embed) {
     dgnn_sched_info info;
     rc = dgnn_schedule(&s, cost, sample, n, &o, &info, &err);
     free(cost), free(sample);
-    if (rc) {
-        fprintf(stderr, "dgnn schedule: %s\n", err.msg);
+    if (rc) { /* the library's message names its module: "schedule: ..." */
+        const char *msg = strncmp(err.msg, "schedule: ", 10) == 0 ? err.msg + 10 : err.msg;
+        fprintf(stderr, "dgnn schedule: %s\n", msg);
         return rc == DGNN_EINVAL ? 2 : 1;
     }
     DGNN_ASSERT(dgnn_sched_validate(&s, &err) == DGNN_OK);

@@ -37,22 +37,55 @@ static const char *ar_label(const dgnn_net *n) {
            : n->allreduce == DGNN_ALLREDUCE_TREE ? "tree" : "ring";
 }
 
-/* "1,2,4" -> values (ascending, in 1..CLI_MAX_WORKERS); returns the count or -1 */
+/* "1,2,4" -> values (ascending, in 1..CLI_MAX_WORKERS); returns the count or -1. Every
+ * entry is digits: an empty one ("1,,2", "1,2,", ",1") is refused, as are signs and
+ * spaces (strtoll alone would skip them). */
 static int64_t parse_list(const char *s, int64_t *v, int64_t cap) {
     int64_t n = 0;
     const char *p = s;
     while (*p) {
+        if (*p < '0' || *p > '9') return -1;
         char *end;
         errno = 0;
         long long x = strtoll(p, &end, 10);
-        if (end == p || errno == ERANGE || x < 1 || x > CLI_MAX_WORKERS || n == cap || (n > 0 && x <= v[n - 1]))
-            return -1;
+        if (errno == ERANGE || x < 1 || x > CLI_MAX_WORKERS || n == cap || (n > 0 && x <= v[n - 1])) return -1;
         v[n++] = x;
+        if (*end == ',' && end[1] == '\0') return -1;
         if (*end == ',') end++;
         else if (*end) return -1;
         p = end;
     }
     return n;
+}
+
+/* "even,greedy" -> kinds[0..] (at most 3, each once, in the order given: the table's
+ * columns and the JSON's keys); returns the count, or -1 with the message printed. */
+static int64_t parse_schedulers(const char *s, int64_t kinds[3]) {
+    int64_t nk = 0;
+    for (const char *p = s;; p++) {
+        const char *end = strchr(p, ',');
+        const size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == 0) {
+            fprintf(stderr, "dgnn simulate: --schedulers: empty entry in '%s' (a list such as even,greedy,ilp)\n", s);
+            return -1;
+        }
+        char name[16];
+        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), p);
+        const int k = len < sizeof name ? dgnn_sched_kind_parse(name) : -1;
+        if (k < 0) {
+            fprintf(stderr, "dgnn simulate: --schedulers: '%.*s' is not a scheduler (even, greedy, ilp)\n", (int)len, p);
+            return -1;
+        }
+        for (int64_t j = 0; j < nk; j++)
+            if (kinds[j] == k) {
+                fprintf(stderr, "dgnn simulate: --schedulers: '%s' is given twice in '%s' (each scheduler once)\n",
+                        name, s);
+                return -1;
+            }
+        kinds[nk++] = k; /* 3 distinct kinds at most: nk stays <= 3 */
+        if (!end) return nk;
+        p = end;
+    }
 }
 
 /* ---- --family event ------------------------------------------------------------- */
@@ -135,6 +168,9 @@ static int64_t read_runs(const char *list, dgnn_sim_measured **out, const char *
 static int ev_stream(dgnn_events *ev, const ev_opts *o, const dgnn_sim_measured *m) {
     const char *path = o->data ? o->data : m->dataset;
     if (!o->data && strcmp(m->dataset, DGNN_SIM_BUILTIN_DATASET) == 0) {
+        if (cli_load_flags_unused_why("simulate", o->lf, "the run trained on the built-in stream, which is "
+                                                          "regenerated here, not read"))
+            return 2;
         dgnn_err err;
         dgnn_err_clear(&err);
         if (dgnn_sim_event_builtin_stream(ev, &err) != DGNN_OK) {
@@ -153,6 +189,14 @@ static int ev_stream(dgnn_events *ev, const ev_opts *o, const dgnn_sim_measured 
 
 static double pct(double pred, double meas) { return meas != 0 ? 100.0 * (pred - meas) / meas : NAN; }
 
+/* a figure of the checks table with prec decimals, or "n/a" where the run did not measure
+ * it (NaN: a single-process run has no per-rank compute and comm); returns b */
+static const char *fig(char *b, size_t cap, double x, int prec) {
+    if (isfinite(x)) snprintf(b, cap, "%.*f", prec, x);
+    else snprintf(b, cap, "n/a");
+    return b;
+}
+
 /* The model against one measured run, on this machine's network and cores: one table row
  * and one JSON entry. */
 static int ev_check(cJSON *jv, const dgnn_sim_measured *m, const dgnn_sim_event_in *base, const dgnn_events *train,
@@ -170,12 +214,17 @@ static int ev_check(cJSON *jv, const dgnn_sim_measured *m, const dgnn_sim_event_
         fprintf(stderr, "dgnn simulate: %lld workers: %s\n", (long long)m->ranks, err.msg);
         return 1;
     }
-    printf("%-22.22s %-8s %5lld %5lld %6lld/%-6lld %7lld/%-7lld %8.2f %8.2f %+7.1f%% %6.2f/%-6.2f %6.2f/%-6.2f "
-           "%7.1f/%-7.1f\n",
+    char f[8][32], e[32];
+    const size_t F = sizeof f[0];
+    const double error = pct(pr.seconds, m->train_seconds);
+    if (isfinite(error)) snprintf(e, sizeof e, "%+7.1f%%", error);
+    else snprintf(e, sizeof e, "%8s", "n/a");
+    printf("%-22.22s %-8s %5lld %5lld %6lld/%-6lld %7lld/%-7lld %8s %8s %s %6s/%-6s %6s/%-6s %7s/%-7s\n",
            slash ? slash + 1 : m->path, m->mode, (long long)m->ranks, (long long)m->batch, (long long)m->steps,
-           (long long)pr.steps, (long long)m->epoch_events, (long long)pr.events, m->train_seconds, pr.seconds,
-           pct(pr.seconds, m->train_seconds), m->compute_seconds, pr.compute, m->comm_seconds, pr.comm,
-           m->state_bytes_per_epoch / 1e6, pr.state_bytes / 1e6);
+           (long long)pr.steps, (long long)m->epoch_events, (long long)pr.events, fig(f[0], F, m->train_seconds, 2),
+           fig(f[1], F, pr.seconds, 2), e, fig(f[2], F, m->compute_seconds, 2), fig(f[3], F, pr.compute, 2),
+           fig(f[4], F, m->comm_seconds, 2), fig(f[5], F, pr.comm, 2),
+           fig(f[6], F, m->state_bytes_per_epoch / 1e6, 1), fig(f[7], F, pr.state_bytes / 1e6, 1));
     cJSON *q = cJSON_CreateObject();
     cJSON_AddStringToObject(q, "run", m->path);
     cJSON_AddStringToObject(q, "mode", m->mode);
@@ -423,6 +472,67 @@ static int simulate_event(const ev_opts *o) {
     return ret;
 }
 
+/* ---- flags that one family or one input acts on ------------------------------------ */
+
+/* Whether --NAME was typed, argv read with args_parse's grammar ("--name value",
+ * "--name=value", "--" ends the options), so a value that looks like a flag ("--json
+ * --pattern") is not taken for one. A typed value equal to the default counts too. */
+static int flag_given(const arg_opt *opts, int argc, char **argv, const char *name) {
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) break;
+        if (a[0] != '-' || a[1] != '-') continue;
+        const char *nm = a + 2, *eq = strchr(nm, '=');
+        const size_t len = eq ? (size_t)(eq - nm) : strlen(nm);
+        const arg_opt *o = opts;
+        while (o->name && !(strlen(o->name) == len && strncmp(o->name, nm, len) == 0)) o++;
+        if (!o->name) continue; /* args_parse accepted argv: not reached */
+        if (strcmp(o->name, name) == 0) return 1;
+        if (o->kind != ARG_FLAG && !eq) i++; /* its value */
+    }
+    return 0;
+}
+
+/* Where a flag has an effect. Given anywhere else it would be ignored while the output
+ * reads as if it were used (the JSON records no such thing), so it is refused. Flags not
+ * listed act in both families (--workers, --data, --net, --alpha, --beta, --allreduce,
+ * --params, --svg, --json, the loading flags); --data and --synthetic choose the input
+ * and have their own checks. */
+enum { ON_EVENT = 1, ON_SNAP_DATA = 2, ON_SNAP_SYNTH = 4, ON_SNAP = ON_SNAP_DATA | ON_SNAP_SYNTH };
+static const struct {
+    const char *flag;
+    int on;
+} scoped_flags[] = {
+    {"measured", ON_EVENT},      {"measured-strict", ON_EVENT}, {"measured-depbloom", ON_EVENT},
+    {"refine", ON_EVENT},        {"refine-overhead", ON_EVENT}, {"window-events", ON_EVENT},
+    {"window-seconds", ON_EVENT}, {"critical-path", ON_EVENT},  {"apply-gbps", ON_EVENT},
+    {"row-bytes", ON_EVENT},     {"local-alpha", ON_EVENT},     {"local-beta", ON_EVENT},
+    {"cores", ON_EVENT},         {"background", ON_EVENT},      {"model", ON_SNAP},
+    {"preset", ON_SNAP},         {"window", ON_SNAP},           {"profile", ON_SNAP},
+    {"rate", ON_SNAP},           {"schedulers", ON_SNAP},       {"rounds", ON_SNAP},
+    {"time-limit", ON_SNAP},     {"snapshot-seconds", ON_SNAP_DATA}, {"pattern", ON_SNAP_SYNTH},
+    {"nodes", ON_SNAP_SYNTH},    {"in-dim", ON_SNAP_SYNTH},     {"seed", ON_SNAP_SYNTH},
+};
+
+static const char *scope_name(int on) {
+    return on == ON_EVENT ? "--family event" : on == ON_SNAP ? "--family snapshot"
+           : on == ON_SNAP_DATA ? "--family snapshot --data FILE" : "--family snapshot --synthetic T";
+}
+
+/* This run is `here`: ON_EVENT, ON_SNAP_DATA or ON_SNAP_SYNTH (ON_SNAP: a snapshot run
+ * whose input is not settled, checked by family only). Returns 2 with a message for the
+ * first flag given that it would ignore, else 0. */
+static int refuse_unused_flags(const arg_opt *opts, int argc, char **argv, int here) {
+    for (size_t k = 0; k < sizeof scoped_flags / sizeof scoped_flags[0]; k++) {
+        const int on = scoped_flags[k].on;
+        if ((on & here) || !flag_given(opts, argc, argv, scoped_flags[k].flag)) continue;
+        fprintf(stderr, "dgnn simulate: --%s acts on %s only; a %s run would ignore it\n", scoped_flags[k].flag,
+                scope_name(on), scope_name(here));
+        return 2;
+    }
+    return 0;
+}
+
 int cmd_simulate(int argc, char **argv) {
     cli_load_flags lf = {0};
     static const char default_workers[] = "1,2,4,8,16,32,64,128,256,512,1024,2048,4096";
@@ -450,7 +560,9 @@ int cmd_simulate(int argc, char **argv) {
         {"profile", ARG_STRING, &profile, "CSV", "fit the cost model on the trainer's profile (else the default law)"},
         {"rate", ARG_DOUBLE, &rate, "F", "default cost law: nominal FLOP/s (5e10)", ARG_ABOVE(0)},
         {"schedulers", ARG_STRING, &scheds_s, "LIST", "even,greedy (default); add ilp for the ILP (time-limited)"},
-        {"rounds", ARG_INT, &rounds, "R", "greedy/ilp rounds per epoch (default: ceil(windows / P), or floor when that balances better)",
+        {"rounds", ARG_INT, &rounds, "R",
+         "greedy/ilp rounds per epoch (default, or 0: the R in C - 7 .. C with R >= 0.9 C, C = ceil(windows / P), "
+         "whose greedy schedule has the lowest makespan; ties: the larger R)",
          ARG_MIN(0)},
         {"time-limit", ARG_DOUBLE, &time_limit, "S", "ilp: time limit per point (10)", ARG_IN_OPEN_LO(0, CLI_MAX_SECONDS)},
         {"net", ARG_STRING, &net_s, "NET", "all-reduce network preset: ib (default) or nvlink"},
@@ -479,26 +591,34 @@ int cmd_simulate(int argc, char **argv) {
                      .opts = opts, .min_pos = 0, .max_pos = 0};
     int rc = args_parse(&spec, argc, argv);
     if (rc) return rc > 0 ? 0 : 2;
+    const int event = strcmp(family, "event") == 0;
+    if (!event && strcmp(family, "snapshot") != 0) {
+        fprintf(stderr, "dgnn simulate: --family: unknown family '%s' (snapshot, event)\n", family);
+        return 2;
+    }
+    if (event && synthetic > 0) {
+        fprintf(stderr, "dgnn simulate: --family event: --synthetic T (a snapshot sequence) is not built yet for "
+                        "the event family; give --measured RUN.json and --data FILE (or the run's own dataset)\n");
+        return 2;
+    }
+    /* a flag this run would ignore, before anything is read (both or neither of --data and
+     * --synthetic: refused below, the snapshot flags checked by family only) */
+    const int here = event                              ? ON_EVENT
+                     : (data != NULL) == (synthetic > 0) ? ON_SNAP
+                     : data                              ? ON_SNAP_DATA
+                                                         : ON_SNAP_SYNTH;
+    if (refuse_unused_flags(opts, argc, argv, here)) return 2;
     /* before any simulation; never an input (a measured run's JSON among them) */
     const cli_output outs[] = {{"--svg", svg, CLI_OUT_FILE},       {"--json", json, CLI_OUT_FILE},
                                {"--data", data, CLI_IN},           {"--profile", profile, CLI_IN},
                                {"--measured", eo.measured, CLI_IN_LIST}, {"--measured-strict", eo.m_strict, CLI_IN_LIST},
                                {"--measured-depbloom", eo.m_depbloom, CLI_IN_LIST}};
     if (cli_check_outputs("simulate", outs, 7)) return 2;
-    if (strcmp(family, "event") == 0) {
-        if (synthetic > 0) {
-            fprintf(stderr, "dgnn simulate: --family event: --synthetic T (a snapshot sequence) is not built yet for "
-                            "the event family; give --measured RUN.json and --data FILE (or the run's own dataset)\n");
-            return 2;
-        }
+    if (event) {
         eo.workers = workers_s == default_workers ? "1,2,4,8,16,32,64,128,256,512" : workers_s;
         eo.data = data, eo.lf = &lf, eo.net = net_s, eo.alpha = alpha, eo.beta = beta, eo.allreduce = allreduce;
         eo.svg = svg, eo.json = json, eo.params = params;
         return simulate_event(&eo);
-    }
-    if (strcmp(family, "snapshot") != 0) {
-        fprintf(stderr, "dgnn simulate: --family: unknown family '%s' (snapshot, event)\n", family);
-        return 2;
     }
     int64_t W[64];
     int64_t npts = parse_list(workers_s, W, 64);
@@ -508,23 +628,9 @@ int cmd_simulate(int argc, char **argv) {
                 workers_s);
         return 2;
     }
-    int64_t kinds[3], nk = 0;
-    {
-        char buf[128];
-        snprintf(buf, sizeof buf, "%s", scheds_s);
-        for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
-            int k = dgnn_sched_kind_parse(t);
-            if (k < 0 || nk == 3) {
-                fprintf(stderr, "dgnn simulate: --schedulers: '%s' is not a scheduler (even, greedy, ilp)\n", t);
-                return 2;
-            }
-            kinds[nk++] = k;
-        }
-        if (nk == 0) {
-            fprintf(stderr, "dgnn simulate: --schedulers: empty list\n");
-            return 2;
-        }
-    }
+    int64_t kinds[3];
+    const int64_t nk = parse_schedulers(scheds_s, kinds);
+    if (nk < 0) return 2;
     dgnn_net net;
     dgnn_err err;
     dgnn_err_clear(&err);
@@ -539,6 +645,10 @@ int cmd_simulate(int argc, char **argv) {
     }
     int kind = cli_snap_model_kind("simulate", model);
     if (kind < 0) return 2;
+    if (profile && rate > 0) {
+        fprintf(stderr, "dgnn simulate: --rate sets the default cost law, which --profile replaces (give one)\n");
+        return 2;
+    }
     if ((data != NULL) == (synthetic > 0)) {
         fprintf(stderr, "dgnn simulate: give --data FILE or --synthetic T (one of them)\n");
         return 2;
@@ -579,6 +689,15 @@ int cmd_simulate(int argc, char **argv) {
         snprintf(what, sizeof what, "synthetic %s sequence of %lld snapshots (%lld windows, every one trained)",
                  pattern, (long long)synthetic, (long long)n);
     }
+    /* greedy and ilp fill R rounds, none empty (even ignores --rounds): refused here, before
+     * the table, not by the first point's schedule */
+    for (int64_t k = 0; k < nk && rounds > n; k++)
+        if (kinds[k] != DGNN_SCHED_EVEN) {
+            fprintf(stderr, "dgnn simulate: --rounds %lld is more than the %lld windows to schedule\n", (long long)rounds,
+                    (long long)n);
+            free(win);
+            return 2;
+        }
     printf("simulate      %s, model %s\n", what, dgnn_snapmodel_name((dgnn_snapmodel_kind)kind));
     dgnn_costmodel cm;
     if (cli_snap_cost_model("simulate", &cm, win, n, kind, &c, profile, rate, 0)) {
