@@ -64,6 +64,10 @@ run "$tmp/s2.json" 1.5 ', "dist": {"mode": "strict", "ranks": 2, "partition": fa
 expect_rc 0 "$dgnn" simulate --family event --measured "$tmp/r1.json" --measured-strict "$tmp/s2.json" --workers 1,2 \
   --net nvlink --refine 4
 has "s2.json"; has "strict       2"; has "nvlink"; has "refine K = 4"
+# a share of the cores under load, as docs/depbloom.md's checks give it (--cores 0.91)
+expect_rc 0 "$dgnn" simulate --family event --measured "$tmp/r1.json" --measured-strict "$tmp/s2.json" --workers 1,2 \
+  --cores 0.91
+expect_rc 2 "$dgnn" simulate --family event --measured "$tmp/r1.json" --measured-strict "$tmp/s2.json" --cores 0
 
 # errors
 expect_rc 2 "$dgnn" simulate --family event --workers 1,2; has "--measured"

@@ -131,8 +131,8 @@ static ev_opts ev_opts_default(void) {
      ARG_ABOVE(0)},                                                                                                           \
     {"local-alpha", ARG_DOUBLE, &(o).local_alpha, "S", "event, checks: this machine's MPI latency (2e-6)", ARG_MIN(0)},   \
     {"local-beta", ARG_DOUBLE, &(o).local_beta, "S_PER_BYTE", "event, checks: this machine's MPI s/byte (1e-9)", ARG_MIN(0)}, \
-    {"cores", ARG_DOUBLE, &(o).cores, "C", "event, checks: cores the measured ranks shared (default: this machine's)",    \
-     ARG_IN(1, 1e6)},                                                                                                         \
+    {"cores", ARG_DOUBLE, &(o).cores, "C", "event, checks: cores the measured ranks shared, a share under load (default: this machine's)", \
+     ARG_IN_OPEN_LO(0, 1e6)},                                                                                                         \
     {"background", ARG_DOUBLE, &(o).background, "L", "event, checks: other runnable threads on those cores (0)", ARG_IN(0, 1e6)}
 
 /* "a.json,b.json" -> reads each; returns the count, or -1 (message printed) */
