@@ -2,8 +2,9 @@
 # cli_config.sh DGNN: dgnn train --config FILE.yml / --dump-config FILE.yml (issue 17):
 # TGL-layout and dgnn: files, the override rule (a flag typed beats the file), the dump
 # round trip (same figures), configs/ against the presets, and bad files (unknown key,
-# wrong type, malformed YAML, missing file, what dgnn cannot honour): exit 2 with file,
-# line and key, before any data is read.
+# wrong type, malformed YAML, a key given twice, a snapshot model, missing file, a folder,
+# what dgnn cannot honour): exit 2 with file, line and key, before any data is read; and
+# the event models' flags given to a snapshot model, told as theirs.
 set -u
 dgnn=$1
 . "$(dirname "$0")/lib_cli.sh"
@@ -73,7 +74,43 @@ bad_file history 'sampling:\n  - history: 3\nmemory:\n  - memory_update: gru\ngn
 bad_file deliver 'memory:\n  - memory_update: transformer\n    deliver_to: self\ngnn:\n  - arch: identity\n' "deliver.yml:3: memory.deliver_to: 'self': dgnn's apan delivers mails to neighbors"
 bad_file conflict 'memory:\n  - memory_update: gru\ngnn:\n  - arch: transformer_attention\ndgnn:\n  model: apan\n' "conflict.yml:6: dgnn.model: 'apan', but the TGL sections describe tgn"
 bad_file widths 'memory:\n  - memory_update: gru\n    dim_time: 50\ngnn:\n  - arch: transformer_attention\n    dim_time: 100\n' "widths.yml:6: gnn.dim_time" "one --time-dim"
+# a key given twice: refused at its second line (the later value won silently), in the
+# dgnn: section, a TGL section and the file's sections
+bad_file dup 'dgnn:\n  model: jodie\n  batch: 100\n  batch: 300\n' "dup.yml:4: dgnn.batch: given twice (first on line 3"
+bad_file dup_tgl 'train:\n  - batch_size: 100\n    lr: 0.01\n    batch_size: 300\nmemory:\n  - memory_update: gru\ngnn:\n  - arch: transformer_attention\n' \
+  "dup_tgl.yml:4: train.batch_size: given twice (first on line 2"
+bad_file dup_sec 'dgnn:\n  batch: 100\ntrain:\n  - lr: 0.01\ndgnn:\n  epochs: 2\n' "dup_sec.yml:5: dgnn: given twice (first on line 1"
+# a snapshot model in a file: the file's line, and that --config is the event models' (it said
+# "unknown model", naming evolvegcn-o among the snapshot models, with no file)
+bad_file snapmodel 'dgnn:\n  epochs: 2\n  model: evolvegcn-o\n' \
+  "snapmodel.yml:3: dgnn.model: 'evolvegcn-o' is a snapshot model: --config files are for the event models" \
+  "dgnn train --model evolvegcn-o --help"
+bad_file nomodel 'dgnn:\n  model: tgnn\n' "nomodel.yml:2: dgnn.model: unknown model 'tgnn'"
+# every event-model flag that `dgnn train --help` lists and a snapshot model's help does not:
+# told as the event models', with where the snapshot model's flags are (it said "unknown option")
+"$dgnn" train --help | sed -n 's/^  --\([a-z0-9-]*\).*/\1/p' | sort -u > "$tmp/ev-flags"
+"$dgnn" train --model evolvegcn-o --help | sed -n 's/^  --\([a-z0-9-]*\).*/\1/p' | sort -u > "$tmp/snap-flags"
+n_only=0
+for f in $(comm -23 "$tmp/ev-flags" "$tmp/snap-flags"); do
+  n_only=$((n_only + 1))
+  expect_rc 2 "$dgnn" train --model evolvegcn-o --data "$tmp/no-such-data.csv" --"$f" 1
+  has "--$f is for the event models (TGN, JODIE, DyRep, APAN)"; has "dgnn train --model evolvegcn-o --help"
+done
+[ "$n_only" -gt 20 ] && ok || bad "only $n_only event-only flags found in the helps"
+expect_rc 2 "$dgnn" bench train --model tgcn --data "$tmp/no-such-data.csv" --max-batches=2
+has "--max-batches is for the event models"; has "dgnn bench train --model tgcn --help"
+expect_rc 2 "$dgnn" train --model gcn --data "$tmp/no-such-data.csv" --bogus-flag 1; has "unknown option '--bogus-flag'"
+# a folder, a missing file, an unreadable one, one whose read fails: each said (a folder was
+# "not valid YAML: input error")
+expect_rc 2 "$dgnn" train --config "$tmp" --quiet; has "--config $tmp: a folder, not a YAML file"
 expect_rc 2 "$dgnn" train --config "$tmp/missing.yml" --quiet; has "missing.yml"; has "No such file"
+if [ "$(id -u)" != 0 ]; then
+  printf 'dgnn:\n  epochs: 1\n' > "$tmp/locked.yml"; chmod 000 "$tmp/locked.yml"
+  expect_rc 2 "$dgnn" train --config "$tmp/locked.yml" --quiet; has "--config $tmp/locked.yml: cannot open it: Permission denied"
+fi
+if [ -e /proc/self/mem ]; then # readable, but its first page is not mapped: the read fails with EIO
+  expect_rc 2 "$dgnn" train --config /proc/self/mem --quiet; has "--config /proc/self/mem: cannot read it"
+fi
 expect_rc 2 "$dgnn" train --config "$cfgs/tgn.yml" --config "$cfgs/apan.yml" --quiet; has "--config given twice"
 expect_rc 2 "$dgnn" train --dump-config /no/such/folder/d.yml --quiet; has "--dump-config"
 

@@ -3,7 +3,8 @@
 # TGL's ext_roll split as train's default and --split time over it, `dgnn info`'s
 # ext_roll counts, TGL's .pt tensors refused with the conversion one-liner, TGN/DyGLib's
 # ml_NAME.csv + .npy files and TGB's edge lists read (info, convert) and their broken
-# variants refused naming file and line, with exit 1 (bad data) or 2 (bad flags).
+# variants refused naming file and line, with exit 1 (bad data) or 2 (bad flags); info
+# --json's per-snapshot dims, a pipe (or /dev/stdout into one) as an output.
 set -u
 dgnn=$1
 . "$(dirname "$0")/lib_cli.sh"
@@ -75,6 +76,28 @@ printf 'ts,src,dst,weight\n10,b,a,4\n11,a,c,x\n' > "$tmp/tgb_bad.csv"
 expect_rc 1 "$dgnn" info "$tmp/tgb_bad.csv"; has "tgb_bad.csv:3: field 'weight' (column 4)"
 expect_rc 1 "$dgnn" info --format tgb "$tmp/plain.txt"; has "plain.txt:2: expected at least 4 fields"
 expect_rc 2 "$dgnn" info --format tgbx "$tmp/plain.txt"; has "dyglib, tgb"
+# ---- dgnn info --json: a PGT file's node features and targets per snapshot, as the text
+# says them (the JSON had "node_dim": 0 and no targets) ----
+printf '{"time_periods": 2, "0": {"edges": [[0, 1], [1, 2]], "weights": [1, 2], "X": [[1, 2], [3, 4], [5, 6]], "y": [0.5, 1, 2]}, "1": {"edges": [[2, 0]], "weights": [3], "X": [[1, 2], [3, 4], [5, 6]], "y": [1, 1, 1]}}\n' > "$tmp/p.json"
+expect_rc 0 "$dgnn" info "$tmp/p.json"; has "node features 2 dims per snapshot"; has "node targets  1 per node per snapshot"
+expect_rc 0 "$dgnn" info --json "$tmp/p.json"
+tr -d ' \t\n' < "$tmp/out" | grep -qF '"periods":2,"period_node_dim":2,"period_target_dim":1' && ok || bad "info --json: $(tr -d ' \t\n' < "$tmp/out" | head -c 300)"
+expect_rc 0 "$dgnn" info --json "$tmp/plain.txt"
+tr -d ' \t\n' < "$tmp/out" | grep -qF '"period_node_dim":0,"period_target_dim":0' && ok || bad "info --json of an edge list: $(head -c 300 "$tmp/out")"
+
+# ---- a pipe as the output, and /dev/stdout into one: written through as a FIFO (it was
+# "cannot create files in folder /proc/self/fd"); convert's summary then goes to stderr ----
+"$dgnn" convert "$tmp/plain.txt" "$tmp/plain.dgnn" > /dev/null
+"$dgnn" convert "$tmp/plain.txt" /dev/stdout 2> "$tmp/err" | cat > "$tmp/piped.dgnn"
+[ "${PIPESTATUS[0]}" = 0 ] && cmp -s "$tmp/plain.dgnn" "$tmp/piped.dgnn" && ok || bad "convert into a pipe: $(head -c 300 "$tmp/err")"
+grep -qF "wrote /dev/stdout" "$tmp/err" && ok || bad "convert into a pipe: no summary on stderr"
+"$dgnn" train --data "$tmp/plain.txt" $small --out /dev/stdout 2> "$tmp/err" | head -c 100000 > "$tmp/piped.json"
+[ "${PIPESTATUS[0]}" = 0 ] && grep -qF '"model":' "$tmp/piped.json" && ok || bad "train --out /dev/stdout into a pipe: $(head -c 300 "$tmp/err")"
+
+# ---- an absurd snapshot length: told in a readable number; the help gives the bound ----
+expect_rc 1 "$dgnn" info --snapshot-seconds 1e-300 "$tmp/plain.txt"; has "use longer snapshots"
+[ "$(wc -c < "$tmp/out")" -lt 300 ] && ok || bad "info --snapshot-seconds 1e-300: $(head -c 200 "$tmp/out")"
+expect_rc 0 "$dgnn" info --help; has "at most 1048576 snapshots"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

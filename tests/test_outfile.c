@@ -1,6 +1,6 @@
 /* test_outfile.c: the output-file rules (outfile.h): new and replaced files, symlinks
  * (kept, their target written; dangling ones), devices and FIFOs written through (they
- * stay what they are), folders refused, a failing write (a file-size limit, a full
+ * stay what they are; a pipe through /proc/self/fd/N, as /dev/stdout), folders refused, a failing write (a file-size limit, a full
  * tmpfs as root, /dev/full) leaves the previous file and no temporary, stale
  * temporaries of dead processes removed and nothing else, and the checks run before
  * any work. */
@@ -205,6 +205,46 @@ static void fifo_case(int flags, const char *want) {
     unlink(got);
 }
 
+/* A pipe reached through the kernel's link /proc/self/fd/N, whose text is "pipe:[INODE]"
+ * and names no file (what /dev/stdout is under `dgnn ... --out /dev/stdout | head`), and
+ * through a symlink to that link (as /dev/stdout): written through as a FIFO, by stream
+ * and by spool. It was refused: "cannot create files in folder /proc/self/fd". */
+static void test_pipe_links(void) {
+    if (access("/proc/self/fd", F_OK) != 0) return; /* not Linux */
+    for (int k = 0; k < 4; k++) {
+        const int flags = k & 1 ? DGNN_OUTFILE_SEEK : 0, via_link = k >= 2;
+        int fds[2];
+        CHECK(pipe(fds) == 0);
+        char p[512], l[512];
+        snprintf(p, sizeof p, "/proc/self/fd/%d", fds[1]);
+        if (via_link) {
+            path_of(l, sizeof l, "stdout");
+            unlink(l);
+            CHECK(symlink(p, l) == 0);
+            snprintf(p, sizeof p, "%s", l);
+        }
+        dgnn_err err;
+        dgnn_err_clear(&err);
+        CHECK_MSG(dgnn_outfile_check(p, &err) == 0, "%s: %s", p, err.msg);
+        dgnn_outfile *o = NULL;
+        CHECK_MSG(dgnn_outfile_open(&o, p, flags, &err) == 0, "%s: %s", p, err.msg);
+        if (o) {
+            CHECK(dgnn_outfile_direct(o));
+            if (flags) CHECK(pwrite(dgnn_outfile_fd(o), "piped", 5, 0) == 5);
+            else fputs("piped", dgnn_outfile_stream(o));
+            CHECK_MSG(dgnn_outfile_commit(o, &err) == 0, "%s", err.msg);
+            char buf[16] = {0};
+            close(fds[1]);
+            fds[1] = -1;
+            CHECK(read(fds[0], buf, sizeof buf - 1) == 5 && strcmp(buf, "piped") == 0);
+        }
+        close(fds[0]);
+        if (fds[1] >= 0) close(fds[1]);
+        if (via_link) unlink(l);
+    }
+    CHECK(count_temps() == 0);
+}
+
 /* A write that fails on the rename path: the previous file is byte-for-byte intact,
  * no temporary is left, the message names the path and the OS error. */
 static void test_failed_write(void) {
@@ -373,6 +413,7 @@ int main(void) {
     test_devices();
     fifo_case(0, "through a pipe\n");
     fifo_case(DGNN_OUTFILE_SEEK, "abxxx");
+    test_pipe_links();
     test_failed_write();
     test_stale();
     test_checks();

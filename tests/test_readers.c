@@ -844,6 +844,10 @@ static void test_load_flags(void) {
     o = dgnn_load_opts_default();
     o.node_feat = npy;
     BAD(dgnn_load(&ev, ep, &o, &e), &e, &ev, DGNN_EINVAL, ep, 0, NULL, "--node-feat applies to TGL datasets");
+    CHECK_MSG(strstr(e.msg, "this is an edgelist file") != NULL, "%s", e.msg); /* it said "a edgelist" */
+    o = dgnn_load_opts_default();
+    o.edge_feat = npy;
+    BAD(dgnn_load(&ev, jp, &o, &e), &e, &ev, DGNN_EINVAL, jp, 0, NULL, "this is a jodie file");
     o = dgnn_load_opts_default();
     o.columns = "src,dst,ts,label";
     BAD(dgnn_load(&ev, jp, &o, &e), &e, &ev, DGNN_EINVAL, jp, 0, NULL, "--columns applies to edge lists");

@@ -45,22 +45,33 @@ static const char *base_of(const char *p) {
 
 /* Follows path through its symlinks to the file that will be written. *final is
  * malloc'd; *exists says whether it exists (then *st is its lstat, not a link). A
- * dangling link gives its target with *exists = 0. Returns 0, or -1 with errno. */
+ * dangling link gives its target with *exists = 0. Returns 0, or -1 with errno.
+ * The kernel's own links in /proc (/dev/stdout -> /proc/self/fd/1) do not read as a path
+ * when they lead to a pipe or socket ("pipe:[1234]"): such a link, whose text names
+ * nothing while the link itself opens (stat follows it), is the file: *final is the
+ * link, *st what it leads to (a pipe is a FIFO, written through as one). */
 static int resolve(const char *path, char **final, struct stat *st, int *exists) {
-    char *p = strdup(path);
+    char *p = strdup(path), *link_path = NULL; /* link_path: the link p was read from */
     if (!p) return -1;
     for (int hops = 0;; hops++) {
         if (lstat(p, st) != 0) {
-            if (errno == ENOENT) {
+            int e = errno;
+            if (e == ENOENT && link_path && stat(link_path, st) == 0) { /* a kernel link: see above */
+                free(p);
+                *final = link_path, *exists = 1;
+                return 0;
+            }
+            free(link_path);
+            if (e == ENOENT) {
                 *final = p, *exists = 0;
                 return 0;
             }
-            int e = errno;
             free(p);
             errno = e;
             return -1;
         }
         if (!S_ISLNK(st->st_mode)) {
+            free(link_path);
             *final = p, *exists = 1;
             return 0;
         }
@@ -71,6 +82,8 @@ static int resolve(const char *path, char **final, struct stat *st, int *exists)
             n = readlink(p, link, sizeof link - 1);
             e = n < 0 ? errno : ENAMETOOLONG;
         }
+        free(link_path);
+        link_path = NULL;
         if (n < 0 || (size_t)n >= sizeof link - 1) {
             free(p);
             errno = e;
@@ -86,8 +99,11 @@ static int resolve(const char *path, char **final, struct stat *st, int *exists)
             if (next) sprintf(next, "%s/%s", d, link);
             free(d);
         }
-        free(p);
-        if (!next) return -1;
+        link_path = p;
+        if (!next) {
+            free(link_path);
+            return -1;
+        }
         p = next;
     }
 }

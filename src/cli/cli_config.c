@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <yaml.h>
 
 #include "cli_config.h"
@@ -26,6 +27,27 @@ static int quoted(const yaml_node_t *n) {
     return n->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE || n->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE;
 }
 
+/* YAML's keys are unique within a mapping (YAML 1.2, 3.2.1.1), and libyaml does not check
+ * it: a key given twice is refused at its second occurrence (else the later value would
+ * win silently, or the earlier one, as the reader goes). sec: the mapping's section, for
+ * the key's name ("dgnn.batch"); NULL for the file's top level. 0, or 2 after the message. */
+static int unique_keys(cli_cfg_toks *t, yaml_document_t *d, yaml_node_t *m, const char *sec) {
+    for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+        const yaml_node_t *k = yaml_document_get_node(d, p->key);
+        const char *key = scalar(k);
+        if (!key) continue; /* told by the section's reader */
+        for (yaml_node_pair_t *q = m->data.mapping.pairs.start; q < p; q++) {
+            const yaml_node_t *k0 = yaml_document_get_node(d, q->key);
+            if (!scalar(k0) || strcmp(scalar(k0), key) != 0) continue;
+            char full[96];
+            snprintf(full, sizeof full, "%s%s%s", sec ? sec : "", sec ? "." : "", key);
+            return cli_cfg_error(t, line_of(k), full, "given twice (first on line %d; a YAML mapping holds a key once)",
+                                 line_of(k0));
+        }
+    }
+    return 0;
+}
+
 /* A section's mapping: TGL writes a list of one mapping (`train:\n  - epoch: 100`); a
  * mapping itself is taken too. NULL after the message. */
 static yaml_node_t *section_map(cli_cfg_toks *t, yaml_document_t *d, yaml_node_t *v, const char *name) {
@@ -41,7 +63,22 @@ static yaml_node_t *section_map(cli_cfg_toks *t, yaml_document_t *d, yaml_node_t
         cli_cfg_error(t, v ? line_of(v) : 1, name, "expects a mapping of settings (key: value)");
         return NULL;
     }
-    return v;
+    return unique_keys(t, d, v, name) ? NULL : v;
+}
+
+/* dgnn.model: an event model (those of cmd_train.c's --model), told here with the file and
+ * line; a snapshot model's settings are flags, not a config file (cmd_train_snap.c says
+ * the same of --config given with one). 0, or 2 after the message. */
+static int check_model(cli_cfg_toks *t, const char *val, int line, const char *key) {
+    static const char *const event_models[] = {"tgn", "jodie", "dyrep", "apan", "edgebank", NULL};
+    for (int i = 0; event_models[i]; i++)
+        if (strcmp(val, event_models[i]) == 0) return 0;
+    char *av[2] = {"--model", (char *)val};
+    if (cli_is_snapshot_model(2, av))
+        return cli_cfg_error(t, line, key, "'%s' is a snapshot model: --config files are for the event models (tgn, "
+                                           "jodie, dyrep, apan, edgebank); a snapshot model takes its settings as "
+                                           "flags: see dgnn %s --model %s --help", val, t->spec->cmd, val);
+    return cli_cfg_error(t, line, key, "unknown model '%s' (tgn, jodie, dyrep, apan, edgebank)", val);
 }
 
 /* dgnn's own section: flag names without "--", scalar values */
@@ -64,6 +101,7 @@ static int read_dgnn(cli_cfg_toks *t, yaml_document_t *d, yaml_node_t *m, const 
             if (b && cli_cfg_push(t, key, NULL, 0, line_of(v), full)) return 2;
             continue;
         }
+        if (strcmp(key, "model") == 0 && check_model(t, val, line_of(v), full)) return 2;
         if (cli_cfg_push(t, key, val, quoted(v), line_of(v), full)) return 2;
         if (strcmp(key, "model") == 0) *model = t->tok[t->n - 1].value, *model_line = line_of(v);
     }
@@ -106,17 +144,31 @@ static int read_tgl(cli_cfg_toks *t, yaml_document_t *d, yaml_node_t *m, const c
 static int read_file(cli_cfg_toks *t) {
     FILE *f = fopen(t->file, "rb");
     if (!f) {
-        fprintf(stderr, "dgnn %s: --config %s: %s\n", t->spec->cmd, t->file, strerror(errno));
+        fprintf(stderr, "dgnn %s: --config %s: cannot open it: %s\n", t->spec->cmd, t->file, strerror(errno));
+        return 2;
+    }
+    /* a folder opens for reading on Linux and fails at the first read, which libyaml
+     * tells as "input error": said here what it is (a FIFO or /dev/stdin is read) */
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "dgnn %s: --config %s: a folder, not a YAML file\n", t->spec->cmd, t->file);
+        fclose(f);
         return 2;
     }
     yaml_parser_t parser;
     yaml_document_t doc;
     yaml_parser_initialize(&parser);
     yaml_parser_set_input_file(&parser, f);
+    errno = 0;
     if (!yaml_parser_load(&parser, &doc)) {
-        fprintf(stderr, "dgnn %s: %s:%zu:%zu: not valid YAML: %s%s%s\n", t->spec->cmd, t->file,
-                parser.problem_mark.line + 1, parser.problem_mark.column + 1, parser.problem ? parser.problem : "error",
-                parser.context ? " " : "", parser.context ? parser.context : "");
+        if (parser.error == YAML_READER_ERROR && ferror(f)) /* the file's read failed, not its text */
+            fprintf(stderr, "dgnn %s: --config %s: cannot read it: %s\n", t->spec->cmd, t->file,
+                    errno ? strerror(errno) : "read error");
+        else
+            fprintf(stderr, "dgnn %s: %s:%zu:%zu: not valid YAML: %s%s%s\n", t->spec->cmd, t->file,
+                    parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+                    parser.problem ? parser.problem : "error", parser.context ? " " : "",
+                    parser.context ? parser.context : "");
         yaml_parser_delete(&parser);
         fclose(f);
         return 2;
@@ -128,9 +180,11 @@ static int read_file(cli_cfg_toks *t) {
     cli_tgl_val vals[64] = {{0}};
     yaml_node_t *root = yaml_document_get_root_node(&doc), *dgnn = NULL;
     if (!root || root->type != YAML_MAPPING_NODE) {
-        rc = cli_cfg_error(t, root ? line_of(root) : 1, "", "expects sections (sampling, memory, gnn, train; dgnn)");
+        rc = cli_cfg_error(t, root ? line_of(root) : 1, "", "%sexpects sections (sampling, memory, gnn, train; dgnn)",
+                           root ? "" : "an empty file: ");
         goto done;
     }
+    if ((rc = unique_keys(t, &doc, root, NULL))) goto done;
     for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top && !rc; p++) {
         yaml_node_t *k = yaml_document_get_node(&doc, p->key), *v = yaml_document_get_node(&doc, p->value);
         const char *sec = scalar(k);

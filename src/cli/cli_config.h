@@ -20,7 +20,8 @@
  * tokens followed by the original arguments; without --config leaves them as they are.
  * The new argv is owned here until cli_config_release (or the process's end). Returns 0,
  * or 2 after printing "dgnn CMD: FILE:LINE: KEY: ..." (also for libyaml's own errors,
- * with line and column, and for a missing file). */
+ * with line and column, a key given twice, a snapshot model; and "--config FILE: ..." for
+ * a missing, unreadable or folder FILE). */
 int cli_config_expand(const arg_spec *spec, int *argc, char ***argv);
 void cli_config_release(void);
 

@@ -2,6 +2,8 @@
  * which every command then loads with mmap instead of parsing text. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "dgnn/binfmt.h"
@@ -11,8 +13,9 @@ int cmd_convert(int argc, char **argv) {
     arg_opt opts[] = {CLI_LOAD_OPTS(lf), {NULL, 0, NULL, NULL, NULL}};
     arg_spec spec = {.cmd = "convert", .usage = "dgnn convert [options] IN OUT.dgnn",
                      .summary = "Reads IN (any format) and writes it as a binary .dgnn file (atomically:\n"
-                                "a temporary file renamed into place; a symlink OUT is followed, a device\n"
-                                "or FIFO written through). OUT is checked before IN is read.",
+                                "a temporary file renamed into place; a symlink OUT is followed, a device,\n"
+                                "FIFO or pipe written through: /dev/stdout | ... gets the file, and the\n"
+                                "summary line goes to stderr). OUT is checked before IN is read.",
                      .opts = opts, .min_pos = 2, .max_pos = 2};
     int rc = args_parse(&spec, argc, argv);
     if (rc) return rc > 0 ? 0 : 2;
@@ -31,8 +34,14 @@ int cmd_convert(int argc, char **argv) {
         dgnn_events_free(&ev);
         return 1;
     }
+    /* OUT may be the standard output (/dev/stdout into a pipe): the summary then goes to
+     * stderr, so that the file's bytes are all the stream holds */
+    struct stat so, st;
+    const int to_stdout = fstat(STDOUT_FILENO, &so) == 0 && stat(spec.pos[1], &st) == 0 && so.st_dev == st.st_dev &&
+                          so.st_ino == st.st_ino;
+    FILE *say = to_stdout ? stderr : stdout;
     char a[32], b[32];
-    printf("wrote %s: %s events / %s nodes (read %.2f s, write %.2f s)\n", spec.pos[1],
+    fprintf(say, "wrote %s: %s events / %s nodes (read %.2f s, write %.2f s)\n", spec.pos[1],
            dgnn_fmt_count(a, sizeof a, ev.num_events), dgnn_fmt_count(b, sizeof b, ev.num_nodes), t_read,
            dgnn_now() - t);
     dgnn_events_free(&ev);

@@ -69,12 +69,15 @@ int cmd_info(int argc, char **argv) {
     int json = 0;
     int64_t bins = 20, snap_count = 0;
     double snap_seconds = 0; /* 0: not given (a typed value must be > 0) */
+    /* S's range depends on the data: the cut makes at most DGNN_MAX_PERIODS snapshots */
+    char h_secs[200];
+    snprintf(h_secs, sizeof h_secs, "also cut snapshots of S time units; print their sizes (at most %lld snapshots: "
+             "S > the data's time span / %lld)", (long long)DGNN_MAX_PERIODS, (long long)DGNN_MAX_PERIODS);
     arg_opt opts[] = {
         CLI_LOAD_OPTS(lf),
         {"json", ARG_FLAG, &json, NULL, "print the figures as one JSON object"},
         {"bins", ARG_INT, &bins, "N", "histogram bins (default 20)", ARG_IN(1, 1000)},
-        {"snapshot-seconds", ARG_DOUBLE, &snap_seconds, "S", "also cut snapshots of S time units; print their sizes",
-         ARG_ABOVE(0)},
+        {"snapshot-seconds", ARG_DOUBLE, &snap_seconds, "S", h_secs, ARG_ABOVE(0)},
         {"snapshots", ARG_INT, &snap_count, "C", "also cut C snapshots of equal time spans; print their sizes",
          ARG_IN(1, 1 << 20)},
         {NULL, 0, NULL, NULL, NULL},
@@ -134,6 +137,9 @@ int cmd_info(int argc, char **argv) {
         cJSON_AddNumberToObject(o, "edge_dim", (double)ev.edge_dim);
         cJSON_AddNumberToObject(o, "node_dim", (double)ev.node_dim);
         cJSON_AddNumberToObject(o, "periods", (double)ev.num_periods);
+        /* a snapshot file's (PGT json) node features and targets per node per snapshot */
+        cJSON_AddNumberToObject(o, "period_node_dim", (double)ev.period_x_dim);
+        cJSON_AddNumberToObject(o, "period_target_dim", (double)ev.period_y_dim);
         if (ev.label) cJSON_AddNumberToObject(o, "positive_labels", (double)st.positive_labels);
         if (ev.ext_roll) {
             cJSON *r = cJSON_AddObjectToObject(o, "ext_roll");

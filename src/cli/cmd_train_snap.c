@@ -341,28 +341,54 @@ static void preset_help(char *buf, size_t cap, const char *text, const char *fla
     snprintf(buf, cap, d[0] ? "%s (%s)%s" : "%s%s%s", text, d, tail);
 }
 
-/* `dgnn train --help` lists the event models' --config and --dump-config (cmd_train.c);
- * given to a snapshot model they are told as such, with where its own flags are, rather
- * than as an unknown option. argv is scanned as args_parse reads it: up to "--", and a
- * --help before them shows the help instead. 1 after the message, else 0. */
-static int event_only_flag(const char *cmd, int argc, char **argv) {
-    static const char *const names[] = {"config", "dump-config"};
+/* `dgnn train --help` is the event models' (cmd_train.c): a flag of theirs that the snapshot
+ * models' table lacks (--config, --max-batches, --batch, ...) is told as theirs, with where
+ * the snapshot model's own flags are, rather than as an unknown option that a help listing
+ * it contradicts. event_flags: the names of cmd_train.c's option table (tests/cli_config.sh
+ * checks that every flag of `dgnn train --help` the snapshot help lacks is told so); those
+ * in opts, the snapshot models' table, are theirs too and pass. argv is scanned as
+ * args_parse reads it (a value after its option is skipped), up to "--", a --help, a
+ * positional or an option neither table knows (args_parse's to tell). 1 after the
+ * message, else 0. */
+static int event_only_flag(const char *cmd, const arg_opt *opts, int argc, char **argv) {
+    static const char *const event_flags[] = {
+        "config", "dump-config", "model", "task", "node-epochs", "node-patience", "node-lr", "node-batch", "data",
+        "preset", "epochs", "batch", "lr", "seed", "threads", "device", "patience", "eval-negatives", "mem-dim",
+        "time-dim", "emb-dim", "neighbors", "heads", "mail-slots", "dropout", "sampler", "negatives", "attention",
+        "split", "new-node-frac", "max-batches", "eval-max-events", "no-eval", "protocol", "tgb-negatives", "tgb-k",
+        "on", "emb-out", "emb-at", "emb-time", "score-at", "score-out", "checkpoint", "resume", "dist", "partition",
+        "window-events", "window-seconds", "refine", "critical-path", "window-report", "cold-allgather",
+        "no-prefetch", "comm-timeout", "out", "curve", "plot", "step-curve", "quiet", NULL};
     const char *model = "evolvegcn-o";
     for (int i = 0; i < argc; i++) /* the model to name: args_parse's, the last --model */
         if (strcmp(argv[i], "--model") == 0 && i + 1 < argc) model = argv[i + 1];
         else if (strncmp(argv[i], "--model=", 8) == 0) model = argv[i] + 8;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--") == 0 || strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return 0;
-        for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
-            const size_t n = strlen(names[k]);
-            if (strncmp(a, "--", 2) != 0 || strncmp(a + 2, names[k], n) != 0 || (a[2 + n] != '\0' && a[2 + n] != '='))
-                continue;
+        if (strcmp(a, "--") == 0 || strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0 || strncmp(a, "--", 2) != 0)
+            return 0;
+        const char *name = a + 2, *eq = strchr(name, '=');
+        const size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        const arg_opt *own = NULL;
+        for (const arg_opt *o = opts; o->name && !own; o++)
+            if (strlen(o->name) == len && strncmp(o->name, name, len) == 0) own = o;
+        if (own) {
+            if (own->kind != ARG_FLAG && !eq) i++; /* its value */
+            continue;
+        }
+        const char *ev = NULL;
+        for (int k = 0; event_flags[k] && !ev; k++)
+            if (strlen(event_flags[k]) == len && strncmp(event_flags[k], name, len) == 0) ev = event_flags[k];
+        if (!ev) return 0;
+        if (strcmp(ev, "config") == 0 || strcmp(ev, "dump-config") == 0)
             fprintf(stderr, "dgnn %s: --%s is for the event models (TGN, JODIE, DyRep, APAN); the snapshot model %s "
                             "takes its settings as flags: see dgnn %s --model %s --help\n",
-                    cmd, names[k], model, cmd, model);
-            return 1;
-        }
+                    cmd, ev, model, cmd, model);
+        else
+            fprintf(stderr, "dgnn %s: --%s is for the event models (TGN, JODIE, DyRep, APAN), as dgnn %s --help lists "
+                            "it; the snapshot model %s has its own flags: see dgnn %s --model %s --help\n",
+                    cmd, ev, cmd, model, cmd, model);
+        return 1;
     }
     return 0;
 }
@@ -401,7 +427,6 @@ static int snap_options(int argc, char **argv, int bench, const cli_train_embed 
     double seconds = CLI_UNSET_F, lr = CLI_UNSET_F, train_frac = CLI_UNSET_F, val_frac = CLI_UNSET_F, bench_secs = 1.0;
     int resume = 0, quiet = 0, no_eval = 0, baseline_last = 0, neg_all = 0;
     const char *cmd = bench ? "bench train" : "train";
-    if (event_only_flag(cmd, argc, argv)) return 2;
     /* the presets' defaults in the help, from the presets (snap_presets.c) */
     char h_secs[320], h_window[320], h_epochs[320], h_lr[320], h_hidden[320], h_cls[320], h_cw[320], h_negs[320],
         h_tf[320], h_vf[320], h_pat[320], h_skip[320];
@@ -471,7 +496,7 @@ static int snap_options(int argc, char **argv, int bench, const cli_train_embed 
         {"cost-profile", ARG_STRING, &cost_profile, "CSV", "dygnex: fit the cost model on this profile (dgnn train "
                                                            "--profile), as dgnn schedule --profile; default: the "
                                                            "FLOP law"},
-        {"rounds", ARG_INT, &rounds, "R", "dygnex: rounds (optimizer steps) per epoch (default: ceil(windows / P), or floor when that balances better)", ARG_MIN(0)},
+        {"rounds", ARG_INT, &rounds, "R", "dygnex: rounds (optimizer steps) per epoch (default, or 0: the R in C - 7 .. C with R >= 0.9 C, C = ceil(windows / P), whose greedy schedule has the lowest makespan; ties: the larger R)", ARG_MIN(0)},
         {"time-limit", ARG_DOUBLE, &time_limit, "S", "dygnex, ilp: solver time limit in seconds (10)", ARG_IN_OPEN_LO(0, CLI_MAX_SECONDS)},
         CLI_COMM_TIMEOUT_OPT(comm_timeout),
         {"checkpoint", ARG_STRING, &ckpt, "DIR", "write a checkpoint after every epoch into DIR"},
@@ -508,6 +533,7 @@ static int snap_options(int argc, char **argv, int bench, const cli_train_embed 
                                         "every rank trains its group of windows, the gradients are all-reduced\n"
                                         "(docs/dygnex.md).",
                      .opts = opts, .min_pos = 0, .max_pos = 0};
+    if (event_only_flag(cmd, opts, argc, argv)) return 2;
     int rc = args_parse(&spec, argc, argv);
     if (rc) return rc > 0 ? 0 : 2;
 

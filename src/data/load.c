@@ -133,17 +133,19 @@ int dgnn_load(dgnn_events *ev, const char *path, const dgnn_load_opts *opts, dgn
         return dgnn_err_set(err, DGNN_EINVAL, "bipartite must be -1 (detect), 0 or 1, got %d", opts->bipartite);
     dgnn_format f = opts->format != DGNN_FMT_AUTO ? opts->format : dgnn_detect_format(path);
     if (f == DGNN_FMT_AUTO) return dgnn_err_set(err, DGNN_EIO, "%s: cannot read the file", path);
-    /* options that only one format reads are refused for the others rather than ignored */
+    /* options that only one format reads are refused for the others rather than ignored;
+     * "a jodie file", "an edgelist file" */
+    const char *fname = dgnn_format_name(f), *an = fname[0] && strchr("aeiou", fname[0]) ? "an" : "a";
     if (opts->columns && f != DGNN_FMT_EDGELIST)
         return dgnn_err_set(err, DGNN_EINVAL,
-                            "%s: --columns applies to edge lists, but this is a %s file (force --format edgelist if "
+                            "%s: --columns applies to edge lists, but this is %s %s file (force --format edgelist if "
                             "it is one)",
-                            path, dgnn_format_name(f));
+                            path, an, fname);
     if ((opts->edge_feat || opts->node_feat) && f != DGNN_FMT_TGL)
         return dgnn_err_set(err, DGNN_EINVAL,
-                            "%s: --%s applies to TGL datasets (edges.csv with .npy features), but this is a %s file: "
+                            "%s: --%s applies to TGL datasets (edges.csv with .npy features), but this is %s %s file: "
                             "its features come from the file itself",
-                            path, opts->edge_feat ? "edge-feat" : "node-feat", dgnn_format_name(f));
+                            path, opts->edge_feat ? "edge-feat" : "node-feat", an, fname);
     int rc;
     switch (f) {
     case DGNN_FMT_JODIE: rc = dgnn_read_jodie(ev, path, err); break;

@@ -15,6 +15,7 @@
  * the commands that report on its snapshots, and its one-hot degree input. */
 #include "dgnn/snapshot.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,9 +277,10 @@ int dgnn_snapshots_build(dgnn_snapshots *s, const dgnn_events *ev, const dgnn_sn
         double k = E > 0 ? floor(span / o->seconds) + 1 : 0;
         if (k > (double)MAX_SNAPSHOTS)
             return dgnn_err_set(err, DGNN_EINVAL,
-                                "%g-second snapshots over a span of %g make %.0f snapshots (at most %lld): "
-                                "use longer snapshots",
-                                o->seconds, span, k, (long long)MAX_SNAPSHOTS);
+                                "%g-second snapshots over a span of %g make %s%.15g snapshots (at most %lld): "
+                                "use longer snapshots (over %g)",
+                                o->seconds, span, isfinite(k) ? "" : "more than ", isfinite(k) ? k : DBL_MAX,
+                                (long long)MAX_SNAPSHOTS, span / (double)MAX_SNAPSHOTS);
         count = (int64_t)k;
     } else if (o->count > 0) {
         mode = o->equal_events ? DGNN_SNAP_EVENTS : DGNN_SNAP_COUNT;
