@@ -23,7 +23,8 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for s in "${sets[@]}"; do
   name=${s%%:*} file=${s#*:}
   for m in "${models[@]}"; do
-    common=(--model "$m" --data "$file" --epochs "$epochs" --threads "$threads" --seed 0 --quiet)
+    common=(--model "$m" --data "$file" --threads "$threads" --seed 0 --quiet)
+    [ "$m" = edgebank ] || common+=(--epochs "$epochs") # EdgeBank trains nothing: --epochs is refused
     for p in dyglib tgb; do
       extra=(); [ "$p" = tgb ] && extra=(--tgb-negatives "$out/$name")
       t0=$(date +%s)

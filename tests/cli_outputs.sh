@@ -160,6 +160,28 @@ expect_rc 2 "$dgnn" bench gen --events 3000 --nodes 200 --out "$tmp/missing/b.dg
 expect_rc 0 "$dgnn" bench gen --events 3000 --nodes 200 --out "$tmp/b.dgnn"; check "[ -s '$tmp/b.dgnn' ]" "bench gen --out: no file"
 expect_rc 2 "$dgnn" bench train "${ev[@]}" --out "$tmp/missing/b.json"; has "folder $tmp/missing does not exist"; lacks "epoch"
 expect_rc 2 "$dgnn" bench train "${snap[@]}" --profile "$tmp/missing/b.csv"; has "folder $tmp/missing does not exist"; lacks "epoch"
+# bench train's own help: its defaults and what it prints (it was train's: "prints validation
+# per epoch", "--epochs (tgn-paper: 10)", the evaluation's flags); EdgeBank is not benchmarked
+expect_rc 0 "$dgnn" bench train --help
+has "usage: dgnn bench train [--model tgn|jodie|dyrep|apan] "; has "Times the training"; has "validation or test. Prints the training's events/s"
+has "--epochs N                 training epochs (1)"; has "--step-curve LIST"; has "(EdgeBank trains nothing: no bench)"
+for t in "prints validation per epoch" "tgn-paper: 10" "--protocol LIST" "--patience N" "--eval-negatives K" \
+         "--eval-max-events N" "--no-eval" "--task" "dgnn eval:"; do lacks "$t"; done
+expect_rc 2 "$dgnn" bench train --model edgebank --data "$tmp/missing.csv" --step-curve 200; has "--model edgebank trains nothing"
+# its figures: one thread is one thread (it said "on 1 thread, ... on 1 threads"); no "val AP n/a"
+expect_rc 0 "$dgnn" bench train "${ev[@]}" --max-batches 2 --threads 1
+has "GFLOP/s on 1 thread (the run's)"; lacks "1 threads"; lacks "val AP"
+# --step-curve: a size with too few steps fails the run, naming the sizes and what to change,
+# and --out is not written (a JSON without its curve was read by simulate as a training run)
+printf 'previous\n' > "$tmp/sc.json"
+expect_rc 1 "$dgnn" bench train "${ev[@]}" --max-batches 2 --step-curve 200,400 --out "$tmp/sc.json"
+has "--max-batches 2 times too few steps"; has "raise --max-batches to 5"; has "--out $tmp/sc.json not written"
+check "[ \"\$(cat '$tmp/sc.json')\" = previous ]" "bench --step-curve: a failed curve replaced --out"
+expect_rc 1 "$dgnn" bench train "${ev[@]}" --max-batches 6 --step-curve 100,2000 --out "$tmp/sc2.json"
+has "too few steps at batch 2000 (1 step)"; has "lower it, or use a longer stream"; lacks "batch 100 ("
+check "[ ! -e '$tmp/sc2.json' ]" "bench --step-curve: a JSON without the curve written"
+expect_rc 0 "$dgnn" bench train "${ev[@]}" --max-batches 5 --step-curve 100 --out "$tmp/sc3.json"
+check "grep -q '\"step_curve\":' '$tmp/sc3.json'" "bench --step-curve --out: no step_curve in the JSON"
 expect_rc 2 "$dgnn" simulate --family event --measured "$tmp/none.json" --json "$tmp/missing/e.json"; has "folder $tmp/missing does not exist"
 # convert: OUT is checked before IN is read (a missing IN would be exit 1)
 expect_rc 2 "$dgnn" convert "$tmp/absent.csv" "$tmp/missing/x.dgnn"; has "OUT $tmp/missing/x.dgnn: folder $tmp/missing does not exist"
@@ -220,6 +242,9 @@ if command -v mpirun >/dev/null 2>&1 && ldd "$dgnn" 2>/dev/null | grep -q libmpi
   mkdir -p "$tmp/adir.json"
   expect_rc 2 timeout 120 $mpi "$dgnn" train "${snap[@]}" --threads 1 --dist dygnex --out "$tmp/adir.json"
   has "--out $tmp/adir.json: is a directory"; lacks "test MAP"
+  # the steps of a distributed run are the run's, not an epoch's (it said "per epoch ...; 6 steps")
+  expect_rc 0 timeout 120 $mpi "$dgnn" train "${ev[@]}" --threads 1 --dist strict --epochs 3 --max-batches 2 --eval-max-events 300
+  has "6 steps in all (3 epochs)"; lacks "MB; 6 steps"
 else
   echo "skip: MPI cases (no mpirun, or $dgnn built without MPI)"
 fi

@@ -183,6 +183,13 @@ int dgnn_event_builtin_dataset(dgnn_events *ev, dgnn_err *err);
  * validation and test events unless skip_eval; eval_negatives at most the nodes
  * negatives are drawn from. */
 int dgnn_event_train_cfg_check(const dgnn_event_train_cfg *cfg, dgnn_err *err);
+/* A setting the model of c (c->model.kind, c->edgebank) never reads, named by its `dgnn
+ * train` flag without "--": DGNN_EINVAL naming the flag, the model and the models that do
+ * read it (EdgeBank trains nothing: no epochs, lr, patience, widths, ...; JODIE samples no
+ * neighbours and has no attention or dropout; a mailbox of several mails is APAN's;
+ * --attention picks TGN's and DyRep's embedding layer), so that a caller can refuse a flag
+ * that would be ignored. DGNN_OK for a setting it reads, or a flag not tabled here. */
+int dgnn_event_train_flag_check(const dgnn_event_train_cfg *c, const char *flag, dgnn_err *err);
 
 typedef struct dgnn_epoch_result {
     int64_t epoch;

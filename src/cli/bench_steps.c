@@ -6,7 +6,10 @@
  * run's settings, no evaluation. A step's time is the gap between two consecutive steps'
  * ends (the trainer's step callback; on a GPU, where the trainer prepares the next batch
  * while the device computes, that is the steady pipeline's step); the first three gaps
- * (allocation, warm-up) are left out and the median of the rest is printed.
+ * (allocation, warm-up) are left out and the median of the rest is printed: a size needs
+ * CURVE_SKIP + 2 steps. A size that got fewer (--max-batches below that, or an epoch whose
+ * training events end sooner) fails the curve, naming the sizes and what to change: a
+ * curve with holes would be read as a whole one.
  *
  * With --out the curve goes into the run's JSON as "step_curve" (the points, the device,
  * and the rate of applying received state rows there), which `dgnn simulate --family
@@ -26,7 +29,7 @@
 #include "dgnn/cuda.h"
 #endif
 
-enum { CURVE_MAX_STEPS = 1024, CURVE_SKIP = 3 };
+enum { CURVE_MAX_STEPS = 1024, CURVE_SKIP = 3, CURVE_MIN_STEPS = CURVE_SKIP + 2 };
 
 typedef struct {
     int64_t n;
@@ -200,6 +203,13 @@ int cli_bench_step_curve(const char *cmd, const int64_t *sizes, int n, const dgn
                          const dgnn_event_train_cfg *base, int64_t steps, cJSON **json) {
     if (steps <= 0) steps = 30;
     if (steps > CURVE_MAX_STEPS - 1) steps = CURVE_MAX_STEPS - 1;
+    if (json) *json = NULL;
+    if (steps < CURVE_MIN_STEPS) {
+        fprintf(stderr, "dgnn %s: --step-curve: --max-batches %lld times too few steps: a size needs %d (the first %d "
+                        "are left out, then the median of the gaps between steps): raise --max-batches to %d or "
+                        "more\n", cmd, (long long)steps, CURVE_MIN_STEPS, CURVE_SKIP, CURVE_MIN_STEPS);
+        return 1;
+    }
     step_times *st = dgnn_xcalloc(1, sizeof *st);
     double *gap = dgnn_xmalloc(CURVE_MAX_STEPS * sizeof *gap);
     printf("\nstep-time curve (%s; %lld steps a size, the median step after the first %d):\n",
@@ -214,8 +224,10 @@ int cli_bench_step_curve(const char *cmd, const int64_t *sizes, int n, const dgn
         cJSON_AddNumberToObject(jo, "steps_per_size", (double)steps);
         jp = cJSON_AddArrayToObject(jo, "points");
     }
-    int64_t largest = 0, adam_steps = 0;
+    int64_t largest = 0, adam_steps = 0, n_train = 0;
     double adam_sec = 0;
+    char shorts[512] = ""; /* the sizes that got too few steps: "400 (3 steps), 800 (1 step)" */
+    size_t n_short = 0;
     for (int i = 0; i < n && !rc; i++) {
         dgnn_event_train_cfg c = *base;
         c.batch = sizes[i], c.epochs = 1, c.skip_eval = 1, c.progress = 0, c.max_train_batches = steps;
@@ -232,11 +244,17 @@ int cli_bench_step_curve(const char *cmd, const int64_t *sizes, int n, const dgn
             rc = 1;
         } else {
             adam_sec += ops[DGNN_PROF_ADAM], adam_steps += st->n;
+            n_train = res->n_train;
             int64_t g = 0;
             for (int64_t k = CURVE_SKIP + 1; k < st->n; k++) gap[g++] = st->t[k] - st->t[k - 1];
             if (g == 0) {
-                printf("%8lld %7lld %12s %14s %14s  (too few steps: raise --max-batches or lower the batch)\n",
-                       (long long)sizes[i], (long long)st->n, "n/a", "n/a", "n/a");
+                printf("%8lld %7lld %12s %14s %14s  (too few steps)\n", (long long)sizes[i], (long long)st->n, "n/a",
+                       "n/a", "n/a");
+                const size_t u = strlen(shorts);
+                if (u < sizeof shorts)
+                    snprintf(shorts + u, sizeof shorts - u, "%s%lld (%lld step%s)", n_short ? ", " : "",
+                             (long long)sizes[i], (long long)st->n, st->n == 1 ? "" : "s");
+                n_short++;
             } else {
                 qsort(gap, (size_t)g, sizeof *gap, cmp_double);
                 const double med = g % 2 ? gap[g / 2] : 0.5 * (gap[g / 2 - 1] + gap[g / 2]);
@@ -255,6 +273,13 @@ int cli_bench_step_curve(const char *cmd, const int64_t *sizes, int n, const dgn
         free(res);
     }
     free(st), free(gap);
+    if (!rc && n_short > 0) { /* steps >= CURVE_MIN_STEPS: the epoch's training events ended sooner */
+        fprintf(stderr, "dgnn %s: --step-curve: too few steps at batch %s: the %lld training events end before %d "
+                        "steps of %s size (a size needs %d, the first %d left out): lower %s, or use a longer "
+                        "stream\n", cmd, shorts, (long long)n_train, CURVE_MIN_STEPS,
+                n_short == 1 ? "that" : "each", CURVE_MIN_STEPS, CURVE_SKIP, n_short == 1 ? "it" : "them");
+        rc = 1;
+    }
     if (!rc && largest > 0) { /* a step of the largest batch writes up to 2 rows an event */
         int64_t rb = 0, params = 0;
         const double bps = apply_rate(ev, base, 2 * largest, &rb, &params);
@@ -272,7 +297,7 @@ int cli_bench_step_curve(const char *cmd, const int64_t *sizes, int n, const dgn
             cJSON_AddItemToObject(jo, "optimizer_seconds", cli_json_number(opt > 0 ? opt : NAN));
         }
     }
-    if (jo && (rc || cJSON_GetArraySize(jp) == 0)) { /* nothing measured: no curve in the JSON */
+    if (jo && (rc || cJSON_GetArraySize(jp) == 0)) { /* not every size measured: no curve in the JSON */
         cJSON_Delete(jo);
         jo = NULL;
     }

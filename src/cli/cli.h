@@ -186,8 +186,9 @@ void cli_set_threads(int64_t threads);
 /* bench_steps.c: --step-curve LIST: its batch sizes into sizes (CLI_STEP_SIZES_MAX) and
  * their count, or -1 with a message naming cmd; then the curve: each size trained for
  * `steps` steps (0: 30) with base's settings, the table printed, then the rate of
- * applying received state rows on that device; 1 when a run failed. json (or NULL):
- * the curve as the run JSON's "step_curve" object (NULL when no size gave a figure). */
+ * applying received state rows on that device; 1 when a run failed or a size got fewer
+ * steps than the curve needs (the message names them). json (or NULL): the curve as the
+ * run JSON's "step_curve" object, NULL unless every size was measured. */
 #define CLI_STEP_SIZES_MAX 32
 int cli_step_sizes(const char *cmd, const char *list, int64_t *sizes);
 int cli_bench_step_curve(const char *cmd, const int64_t *sizes, int n, const dgnn_events *ev,

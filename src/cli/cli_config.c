@@ -15,6 +15,12 @@
 static cli_cfg_toks g_toks;
 static char **g_argv;
 
+int cli_config_dgnn_sets(const char *flag) {
+    for (int i = 0; i < g_toks.n; i++)
+        if (strncmp(g_toks.tok[i].key, "dgnn.", 5) == 0 && strcmp(g_toks.tok[i].flag + 2, flag) == 0) return 1;
+    return 0;
+}
+
 void cli_config_release(void) {
     cli_cfg_toks_free(&g_toks);
     free(g_argv);

@@ -24,6 +24,9 @@
  * a missing, unreadable or folder FILE). */
 int cli_config_expand(const arg_spec *spec, int *argc, char ***argv);
 void cli_config_release(void);
+/* 1 when the file cli_config_expand read sets --flag (no dashes) in its dgnn: section
+ * (not by a TGL section), until cli_config_release */
+int cli_config_dgnn_sets(const char *flag);
 
 /* ---- what the readers share (cli_config_doc.c) ---- */
 /* One setting from a file: the flag ("--batch"), its value (NULL for a flag that takes

@@ -200,10 +200,11 @@ static void print_dist(const dgnn_event_train_result *res) {
         printf("%-5d %12lld %10.2f %10.2f %10.2f %10.2f %12.1f\n", q, (long long)d->train_events[q],
                d->compute_seconds[q], d->sample_seconds[q], d->prefetch_seconds[q], d->comm_seconds[q],
                (double)d->bytes_sent[q] / 1e6);
-    printf("per epoch, all ranks: state rows %.1f MB, gradients %.1f MB; %lld steps", d->state_bytes_per_epoch / 1e6,
-           d->grad_bytes_per_epoch / 1e6, (long long)d->steps);
+    printf("per epoch, all ranks: state rows %.1f MB, gradients %.1f MB", d->state_bytes_per_epoch / 1e6,
+           d->grad_bytes_per_epoch / 1e6);
     if (d->windows > 0) printf("; %lld windows, mean cut fraction %.3f", (long long)d->windows, d->cut_fraction);
-    printf("\n");
+    printf("\n%lld steps in all (%lld epoch%s)\n", (long long)d->steps, (long long)res->num_epochs,
+           res->num_epochs == 1 ? "" : "s");
 }
 
 /* The training time by op family (prof.h), each without the families inside it, and the
@@ -222,13 +223,16 @@ static void print_op_shares(const double *sec, const dgnn_event_train_result *re
 
 enum { MODE_TRAIN = 0, MODE_BENCH = 1, MODE_EVAL = 2 };
 
-/* `dgnn eval --help`: eval's options only, in this order, with eval's text where train's
- * would mislead (NULL: train's, less its "dgnn eval: " prefix). Eval's command line is
- * still parsed with train's whole table: it holds the training run's saved settings, and
- * train's own flags are refused by name. */
-static const struct {
+/* A command's own help from train's option table: its options only, in its order, with
+ * its text where train's would mislead (NULL: train's, less a "dgnn eval: " prefix). The
+ * command line is still parsed with train's whole table (eval's holds the training run's
+ * saved settings); what the command does not read is refused by name. */
+typedef struct {
     const char *name, *help;
-} k_eval_opts[] = {
+} own_opt;
+
+/* `dgnn eval --help` */
+static const own_opt k_eval_opts[] = {
     {"checkpoint", "the folder a dgnn train --checkpoint DIR run wrote (required): the model evaluated and the "
                    "run's settings"},
     {"on", NULL}, {"protocol", NULL}, {"tgb-negatives", NULL}, {"tgb-k", NULL}, {"eval-negatives", NULL},
@@ -239,26 +243,52 @@ static const struct {
     {"format", NULL}, {"columns", NULL}, {"bipartite", NULL}, {"not-bipartite", NULL}, {"edge-feat", NULL},
     {"node-feat", NULL}, {"threads", NULL}, {"out", "write the results as JSON"},
     {"dump-config", "write the run's effective settings as YAML (dgnn: layout)"}, {"quiet", NULL},
+    {NULL, NULL},
 };
 
-/* dgnn eval without --data: the checkpoint's run trained on the built-in stream */
-static const char *const k_eval_builtin = "the checkpoint's training run had no --data: dgnn eval evaluates on the "
-                                          "built-in synthetic stream it trained on, which would ignore it";
+/* `dgnn bench train --help`: the training settings, no evaluation, no node task */
+static const own_opt k_bench_opts[] = {
+    {"config", NULL}, {"dump-config", NULL},
+    {"model", "tgn (default), jodie, dyrep, apan (EdgeBank trains nothing: no bench); evolvegcn-o|-h, tgcn, ... "
+              "(own flags: dgnn bench train --model evolvegcn-o --help)"},
+    {"data", NULL}, {"format", NULL}, {"columns", NULL}, {"bipartite", NULL}, {"not-bipartite", NULL},
+    {"edge-feat", NULL}, {"node-feat", NULL}, {"preset", NULL},
+    {"epochs", "training epochs (1)"}, {"batch", NULL}, {"lr", NULL}, {"seed", NULL}, {"threads", NULL},
+    {"device", "cpu (default) or cuda[:N]: train on GPU N (one process, or --dist strict's and depbloom's ranks, "
+               "each on its local rank's GPU with cuda); needs a -DDGNN_CUDA=ON build; NOT YET VERIFIED ON HARDWARE"},
+    {"mem-dim", NULL}, {"time-dim", NULL}, {"emb-dim", NULL}, {"neighbors", NULL},
+    {"heads", NULL}, {"mail-slots", NULL}, {"dropout", NULL}, {"sampler", NULL}, {"negatives", NULL},
+    {"attention", NULL}, {"split", "time (70/15/15 by time quantiles) or ext_roll (TGL's edges.csv column; the "
+                                   "default when the data has it): the training events timed"},
+    {"new-node-frac", "fraction of nodes held out as new test nodes, their events out of training (0.1)"},
+    {"max-batches", "stop each training epoch after N batches (0: all); --step-curve: the steps timed at each "
+                    "size (0: 30; at least 5)"},
+    {"step-curve", "seconds per step and per event at each batch size of LIST (e.g. 200,600,1200,2400,4800), each "
+                   "over its first --max-batches steps (30), the median of the gaps after the first 3"},
+    {"checkpoint", NULL}, {"resume", NULL}, {"dist", NULL}, {"comm-timeout", NULL}, {"partition", NULL},
+    {"window-events", NULL}, {"window-seconds", NULL}, {"refine", NULL}, {"critical-path", NULL},
+    {"window-report", NULL}, {"cold-allgather", NULL}, {"no-prefetch", NULL},
+    {"out", "write the results as JSON; with --step-curve the curve as step_curve (dgnn simulate --family event "
+            "--measured reads it)"},
+    {"curve", NULL},
+    {"plot", "draw the training loss per epoch as SVG (no validation: its AP panel stays empty)"},
+    {"quiet", NULL},
+    {NULL, NULL},
+};
 
-/* --help (or -h) before any "--" on eval's command line: eval's help printed, 1; else 0 */
-static int eval_help(const arg_spec *train_spec, const arg_opt *opts, int argc, char **argv) {
+/* --help (or -h) before any "--" on the command line: own's help printed, 1; else 0 */
+static int own_help(const arg_spec *train_spec, const arg_opt *opts, const own_opt *own_opts, int argc, char **argv) {
     int asked = 0;
     for (int i = 0; i < argc && strcmp(argv[i], "--") != 0 && !asked; i++)
         asked = strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0;
     if (!asked) return 0;
-    const size_t n = sizeof k_eval_opts / sizeof k_eval_opts[0];
-    arg_opt own[sizeof k_eval_opts / sizeof k_eval_opts[0] + 1];
+    arg_opt own[96];
     size_t k = 0;
-    for (size_t i = 0; i < n; i++)
+    for (const own_opt *w = own_opts; w->name && k + 1 < sizeof own / sizeof own[0]; w++)
         for (const arg_opt *o = opts; o->name; o++) {
-            if (strcmp(o->name, k_eval_opts[i].name) != 0) continue;
+            if (strcmp(o->name, w->name) != 0) continue;
             own[k] = *o;
-            if (k_eval_opts[i].help) own[k].help = k_eval_opts[i].help;
+            if (w->help) own[k].help = w->help;
             else if (strncmp(o->help, "dgnn eval: ", 11) == 0) own[k].help = o->help + 11;
             k++;
         }
@@ -267,6 +297,27 @@ static int eval_help(const arg_spec *train_spec, const arg_opt *opts, int argc, 
     spec.opts = own;
     args_print_help(&spec);
     return 1;
+}
+
+/* dgnn eval without --data: the checkpoint's run trained on the built-in stream */
+static const char *const k_eval_builtin = "the checkpoint's training run had no --data: dgnn eval evaluates on the "
+                                          "built-in synthetic stream it trained on, which would ignore it";
+
+/* Whether the option `name` of opts is among argv's options (those before any "--"; an
+ * option's value is never taken for one). */
+static int has_flag(const arg_opt *opts, int argc, char **argv, const char *name) {
+    for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (strncmp(argv[i], "--", 2) != 0) continue;
+        const char *n = argv[i] + 2, *eq = strchr(n, '=');
+        const size_t len = eq ? (size_t)(eq - n) : strlen(n);
+        for (const arg_opt *o = opts; o->name; o++) {
+            if (strlen(o->name) != len || strncmp(o->name, n, len) != 0) continue;
+            if (strcmp(o->name, name) == 0) return 1;
+            if (o->kind != ARG_FLAG && !eq) i++; /* its value */
+            break;
+        }
+    }
+    return 0;
 }
 
 /* --emb-out: the embeddings as (n, dim) float32 .npy; 0, or 1 with a message */
@@ -323,13 +374,13 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
         {"mem-dim", ARG_INT, &mem, "N", "memory width (tgn-paper 172, tgl 100)", ARG_IN(1, CLI_MAX_DIM)},
         {"time-dim", ARG_INT, &tdim, "N", "time encoding width (100)", ARG_IN(1, CLI_MAX_DIM)},
         {"emb-dim", ARG_INT, &emb, "N", "embedding width (tgn-paper: = mem-dim, as the TGN code)", ARG_IN(1, CLI_MAX_DIM)},
-        {"neighbors", ARG_INT, &nbrs, "K", "sampled neighbours per node (10)", ARG_IN(1, 1000)},
-        {"heads", ARG_INT, &heads, "H", "attention heads (2; must divide the attention width)", ARG_IN(1, 64)},
-        {"mail-slots", ARG_INT, &slots, "N", "APAN: mails kept per node (10)", ARG_IN(1, 1024)},
-        {"dropout", ARG_DOUBLE, &dropout, "P", "attention dropout (tgn-paper 0.1, tgl 0.2)", ARG_IN_OPEN_HI(0, 1)},
-        {"sampler", ARG_STRING, &sampler, "S", "recent (default) or uniform neighbour sampling"},
+        {"neighbors", ARG_INT, &nbrs, "K", "sampled neighbours per node (10; tgn, dyrep, apan)", ARG_IN(1, 1000)},
+        {"heads", ARG_INT, &heads, "H", "attention heads (2; must divide the attention width; tgn, dyrep, apan)", ARG_IN(1, 64)},
+        {"mail-slots", ARG_INT, &slots, "N", "APAN: mails kept per node (10; the other models keep one)", ARG_IN(1, 1024)},
+        {"dropout", ARG_DOUBLE, &dropout, "P", "attention dropout (tgn-paper 0.1, tgl 0.2; tgn, dyrep, apan)", ARG_IN_OPEN_HI(0, 1)},
+        {"sampler", ARG_STRING, &sampler, "S", "recent (default) or uniform neighbour sampling (tgn, dyrep, apan)"},
         {"negatives", ARG_STRING, &negs, "N", "dst (destination set, tgn-paper) or all (all nodes, tgl)"},
-        {"attention", ARG_STRING, &attn, "A", "tgn (MultiheadAttention + MergeLayer) or tgl (TGL's layer)"},
+        {"attention", ARG_STRING, &attn, "A", "tgn (MultiheadAttention + MergeLayer) or tgl (TGL's layer): the embedding layer of tgn and dyrep"},
         {"split", ARG_STRING, &split, "S", "time (70/15/15 by time quantiles) or ext_roll (TGL's edges.csv column; the default when the data has it); new nodes are held out either way"},
         {"new-node-frac", ARG_DOUBLE, &new_frac, "F", "fraction of nodes held out as new test nodes (0.1)", ARG_IN_OPEN_HI(0, 1)},
         {"max-batches", ARG_INT, &max_batches, "N", "stop each training epoch after N batches (quick runs, --task node's decoder epochs too; 0: all)", ARG_MIN(0)},
@@ -395,8 +446,23 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
                        "(default) starts from the state the run tested from and gives the run's test figures;\n"
                        "--emb-out writes node embeddings at given times. A checkpoint of one process only (not\n"
                        "of an mpirun --dist run).";
-    if (eval && eval_help(&spec, opts, argc, argv)) return 0;
+    if (bench)
+        spec.summary = "Times the training of a memory-based temporal GNN: one epoch (--epochs N for more), no\n"
+                       "validation or test. Prints the training's events/s, GFLOP/s against the sgemm peak\n"
+                       "measured in the same run, peak RSS and, on the CPU, the training time by op family\n"
+                       "(dense products, attention, GRU, ...). --step-curve LIST then times the steps at each\n"
+                       "batch size of LIST; with --out its JSON holds the curve (step_curve), which `dgnn\n"
+                       "simulate --family event --measured` reads as one worker's costs. The model's settings\n"
+                       "and presets are dgnn train's; what only the evaluation reads (--protocol, --patience,\n"
+                       "--eval-negatives, --eval-max-events) is refused. Several workers: mpirun -np P dgnn\n"
+                       "bench train --dist strict|depbloom ... Snapshot models have their own flags: `dgnn\n"
+                       "bench train --model evolvegcn-o --help`.";
+    if ((eval || bench) && own_help(&spec, opts, eval ? k_eval_opts : k_bench_opts, argc, argv)) return 0;
+    /* the command line as typed (--config's settings go before it) */
+    const int typed_argc = argc;
+    char **typed_argv = argv;
     if (cli_config_expand(&spec, &argc, &argv)) return 2; /* --config FILE: its settings as flags before argv's */
+    const int file_argc = argc - typed_argc; /* argv[0, file_argc): the file's settings */
     int rc = args_parse(&spec, argc, argv);
     if (rc) return rc > 0 ? 0 : 2;
     const char *cmdname = spec.cmd;
@@ -600,6 +666,64 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
     c.dist.no_prefetch = no_prefetch;
     c.dist.cold_allgather = cold_allgather;
     c.dist.window_report = window_report;
+    if (bench && c.edgebank) {
+        fprintf(stderr, "dgnn bench train: --model edgebank trains nothing: there is no training to time (dgnn "
+                        "train --model edgebank evaluates it)\n");
+        return 2;
+    }
+    /* A setting the run never reads would be ignored (and recorded in --out as if used):
+     * refused when typed, or when --config's dgnn: section sets it to another value than the
+     * preset's (a --dump-config file writes every setting, those the run leaves unread at
+     * the preset's). TGL's sections are never refused: TGL's own files set keys a model
+     * leaves unread (JODIE.yml's dropout). Which model reads what: the library's table
+     * (dgnn_event_train_flag_check); what a mode reads: here. dgnn eval's settings are the
+     * training run's, checked when it trained. */
+    if (!eval) {
+        dgnn_event_train_cfg p = dgnn_event_train_cfg_default(); /* the preset's values */
+        p.model.kind = kind;
+        dgnn_event_train_preset(&p, preset, NULL);
+        static const char *const no_eval_why = "dgnn bench train never evaluates: it times the training only";
+        const char *const no_dist_why = c.dist.mode == DGNN_DIST_NONE ? "a multi-rank setting: it applies with --dist "
+                                                                        "strict or depbloom, under mpirun" : NULL;
+        const struct {
+            const char *flag;
+            int differs;     /* from the preset's value */
+            const char *why; /* the mode leaves it unread; NULL: the model's table decides */
+        } maybe_unread[] = {
+            {"epochs", c.epochs != p.epochs, NULL},
+            {"lr", c.lr != p.lr, NULL},
+            {"patience", c.patience != p.patience, bench ? no_eval_why : NULL},
+            {"max-batches", c.max_train_batches != 0, NULL},
+            {"mem-dim", c.model.mem_dim != p.model.mem_dim, NULL},
+            {"time-dim", c.model.time_dim != p.model.time_dim, NULL},
+            {"emb-dim", c.model.emb_dim != p.model.emb_dim, NULL},
+            {"neighbors", c.model.neighbors != p.model.neighbors, NULL},
+            {"sampler", c.model.uniform_sampler != p.model.uniform_sampler, NULL},
+            {"heads", c.model.heads != p.model.heads, NULL},
+            {"dropout", c.model.dropout != p.model.dropout, NULL},
+            {"attention", c.model.attn != p.model.attn, NULL},
+            {"mail-slots", c.model.mail_slots != p.model.mail_slots, NULL},
+            {"comm-timeout", 1, no_dist_why},
+            {"protocol", c.protocol.dyglib || c.protocol.tgb, bench ? no_eval_why : NULL},
+            {"eval-negatives", c.eval_negatives != p.eval_negatives, bench ? no_eval_why : NULL},
+            {"eval-max-events", c.max_eval_events != 0, bench ? no_eval_why : NULL},
+            {"no-eval", no_eval, bench ? no_eval_why : NULL},
+        };
+        for (size_t i = 0; i < sizeof maybe_unread / sizeof maybe_unread[0]; i++) {
+            const char *flag = maybe_unread[i].flag;
+            const int typed = has_flag(opts, typed_argc, typed_argv, flag);
+            if (!typed && !(maybe_unread[i].differs && has_flag(opts, file_argc, argv, flag) &&
+                            cli_config_dgnn_sets(flag)))
+                continue;
+            dgnn_err ferr;
+            dgnn_err_clear(&ferr);
+            if (maybe_unread[i].why) dgnn_err_set(&ferr, DGNN_EINVAL, "--%s: %s", flag, maybe_unread[i].why);
+            else if (dgnn_event_train_flag_check(&c, flag, &ferr) == DGNN_OK) continue;
+            fprintf(stderr, "dgnn %s: %s%s%s%s\n", cmdname, ferr.msg, typed ? "" : " (set by the dgnn: section of ",
+                    typed ? "" : config, typed ? "" : ")");
+            return 2;
+        }
+    }
     /* what needs no data (heads dividing the width, emb-dim = mem-dim but for tgn, ...) is
      * told before the data is loaded */
     dgnn_err cerr;
@@ -745,7 +869,7 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
         omp_set_num_threads(1);
         peak1 = dgnn_sgemm_gflops(1024, 1.0);
         omp_set_num_threads(nthreads);
-        peakT = dgnn_sgemm_gflops(1024, 1.0);
+        peakT = nthreads == 1 ? peak1 : dgnn_sgemm_gflops(1024, 1.0);
     }
     double op_seconds[DGNN_PROF_N] = {0};
     if (bench) c.op_seconds = op_seconds;
@@ -823,9 +947,11 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
                    (long long)e->train_events, e->train_seconds > 0 ? (double)e->train_events / e->train_seconds : 0,
                    e->flops / 1e9, gf, of);
         }
-        if (!c.use_cuda)
-            printf("sgemm 1024^3 peak measured now: %.1f GFLOP/s on 1 thread, %.1f GFLOP/s on %d threads\n", peak1,
-                   peakT, nthreads);
+        if (!c.use_cuda && nthreads == 1) /* "of peak": against the run's threads, here one */
+            printf("sgemm 1024^3 peak measured now: %.1f GFLOP/s on 1 thread (the run's)\n", peakT);
+        else if (!c.use_cuda)
+            printf("sgemm 1024^3 peak measured now: %.1f GFLOP/s on 1 thread, %.1f GFLOP/s on the run's %d threads\n",
+                   peak1, peakT, nthreads);
         printf("peak RSS %.0f MB; GFLOP counts the dense products executed (forward, backward ~2x forward)\n",
                res->peak_rss_mb);
         if (!c.use_cuda) print_op_shares(op_seconds, res, c.dist.mode != DGNN_DIST_NONE);
@@ -834,9 +960,12 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
     if (c.dist.mode != DGNN_DIST_NONE) print_dist(res);
     /* the step-time curve before the JSON, which holds it */
     cJSON *curve_json = NULL;
-    if (n_steps > 0 && cli_bench_step_curve(cmdname, step_sizes, n_steps, &ev, &c, max_batches, out ? &curve_json : NULL))
-        rc = 1;
-    if (out) {
+    const int curve_failed = n_steps > 0 && cli_bench_step_curve(cmdname, step_sizes, n_steps, &ev, &c, max_batches,
+                                                                 out ? &curve_json : NULL);
+    if (curve_failed) rc = 1;
+    if (out && curve_failed) /* a JSON without its curve would be read as a plain training run's */
+        fprintf(stderr, "dgnn %s: --out %s not written: the step-time curve is incomplete\n", cmdname, out);
+    else if (out) {
         const int wrc = write_json(out, model, dataset, preset, config, &c, res, &ev, &ncfg, nres, hook.stop, curve_json,
                                    NULL);
         rc = rc ? rc : wrc;

@@ -60,6 +60,59 @@ int dgnn_event_train_cfg_check(const dgnn_event_train_cfg *c, dgnn_err *err) {
     return dgnn_tgnn_cfg_check(&c->model, err);
 }
 
+/* Which models read each setting that some model leaves unread (checked against the
+ * models: tgn.c and dyrep.c embed by attention over sampled neighbours, with dropout,
+ * --attention picking the layer; apan.c delivers mails to sampled neighbours, attends over
+ * --mail-slots mails with its own layer, with dropout; jodie.c samples nothing and embeds
+ * by a time projection; EdgeBank has no model and no training loop). A setting every
+ * model reads (batch, seed, negatives, split, the evaluation's) is not listed. */
+enum {
+    READ_TGN = 1 << DGNN_TGNN_TGN, READ_JODIE = 1 << DGNN_TGNN_JODIE, READ_DYREP = 1 << DGNN_TGNN_DYREP,
+    READ_APAN = 1 << DGNN_TGNN_APAN,
+    READ_TRAINED = READ_TGN | READ_JODIE | READ_DYREP | READ_APAN, /* not EdgeBank */
+    READ_NEIGHBOURS = READ_TGN | READ_DYREP | READ_APAN,
+};
+static const struct {
+    const char *flag;
+    unsigned models;
+    const char *why; /* what the models that leave it unread do instead (EdgeBank: always "trains nothing") */
+} k_model_settings[] = {
+    {"epochs", READ_TRAINED, ""},
+    {"lr", READ_TRAINED, ""},
+    {"patience", READ_TRAINED, ""},
+    {"max-batches", READ_TRAINED, ""},
+    {"mem-dim", READ_TRAINED, ""},
+    {"time-dim", READ_TRAINED, ""},
+    {"emb-dim", READ_TRAINED, ""},
+    {"neighbors", READ_NEIGHBOURS, "JODIE samples no neighbours"},
+    {"sampler", READ_NEIGHBOURS, "JODIE samples no neighbours"},
+    {"heads", READ_NEIGHBOURS, "JODIE has no attention: its embedding is a time projection of the memory"},
+    {"dropout", READ_NEIGHBOURS, "JODIE has no dropout"},
+    {"attention", READ_TGN | READ_DYREP, "it picks TGN's and DyRep's embedding layer; APAN's memory updater has its "
+                                         "own attention, JODIE none"},
+    {"mail-slots", READ_APAN, "the other models keep one mail per node"},
+};
+
+int dgnn_event_train_flag_check(const dgnn_event_train_cfg *c, const char *flag, dgnn_err *err) {
+    static const char *const names[] = {"tgn", "jodie", "dyrep", "apan"};
+    const unsigned kind = (unsigned)c->model.kind;
+    for (size_t i = 0; i < sizeof k_model_settings / sizeof k_model_settings[0]; i++) {
+        if (strcmp(k_model_settings[i].flag, flag) != 0) continue;
+        const unsigned models = k_model_settings[i].models;
+        if (!c->edgebank && kind < 4 && (models >> kind) & 1) return DGNN_OK;
+        char readers[64] = "";
+        size_t used = 0;
+        for (unsigned k = 0; k < 4; k++)
+            if ((models >> k) & 1)
+                used += (size_t)snprintf(readers + used, sizeof readers - used, "%s%s", used ? ", " : "", names[k]);
+        return dgnn_err_set(err, DGNN_EINVAL, "--%s: --model %s never reads it (%s); it applies to --model %s", flag,
+                            c->edgebank ? "edgebank" : kind < 4 ? names[kind] : "?",
+                            c->edgebank ? "EdgeBank trains nothing: no model, no training" : k_model_settings[i].why,
+                            readers);
+    }
+    return DGNN_OK;
+}
+
 const char *dgnn_event_train_preset_default(dgnn_tgnn_kind kind) {
     return kind == DGNN_TGNN_APAN ? "tgl" : "tgn-paper";
 }

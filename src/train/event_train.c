@@ -234,11 +234,17 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
         res->num_epochs = epoch;
         char f[5][16], tgb[48] = "";
         if (c->protocol.tgb) snprintf(tgb, sizeof tgb, ", val MRR (TGB) %s", dgnn_fmt_metric(f[4], 16, er->val_mrr_tgb));
-        dgnn_log("epoch %lld: train loss %s, val AP %s AUC %s, new-node val AP %s%s, %.1f s (train %.1f s, "
-                 "%.0f events/s)\n",
-                 (long long)epoch, dgnn_fmt_metric(f[0], 16, er->train_loss), dgnn_fmt_metric(f[1], 16, er->val_ap),
-                 dgnn_fmt_metric(f[2], 16, er->val_auc), dgnn_fmt_metric(f[3], 16, er->val_new_ap), tgb, er->seconds,
-                 er->train_seconds, er->train_seconds > 0 ? (double)er->train_events / er->train_seconds : 0.0);
+        if (c->skip_eval) /* no validation: no "val AP n/a" (bench, --no-eval) */
+            dgnn_log("epoch %lld: train loss %s (not validated), %.1f s (%.0f events/s)\n", (long long)epoch,
+                     dgnn_fmt_metric(f[0], 16, er->train_loss), er->train_seconds,
+                     er->train_seconds > 0 ? (double)er->train_events / er->train_seconds : 0.0);
+        else
+            dgnn_log("epoch %lld: train loss %s, val AP %s AUC %s, new-node val AP %s%s, %.1f s (train %.1f s, "
+                     "%.0f events/s)\n",
+                     (long long)epoch, dgnn_fmt_metric(f[0], 16, er->train_loss), dgnn_fmt_metric(f[1], 16, er->val_ap),
+                     dgnn_fmt_metric(f[2], 16, er->val_auc), dgnn_fmt_metric(f[3], 16, er->val_new_ap), tgb,
+                     er->seconds, er->train_seconds,
+                     er->train_seconds > 0 ? (double)er->train_events / er->train_seconds : 0.0);
         if (c->on_epoch && r.rank == 0) c->on_epoch(c->on_epoch_ctx, er);
         /* early stopping on validation AP (the TGN code's EarlyStopMonitor); TGB's protocol:
          * on its validation MRR (TGB's examples) */
