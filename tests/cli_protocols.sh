@@ -85,6 +85,7 @@ cp "$tmp/gen_test_ns.npy" "$tmp/short_test_ns.npy"
 expect_rc 1 "$dgnn" train --model edgebank --data "$tmp/g.csv" --quiet --protocol tgb --tgb-negatives "$tmp/short"
 has "short_val_ns.npy"
 expect_rc 2 "$dgnn" train --model edgebank --data "$tmp/g.csv" --protocol bogus; has "--protocol: 'bogus'"
+for l in "" "tgn," ",dyglib" "tgn,,dyglib"; do expect_rc 2 "$dgnn" train --model edgebank --data "$tmp/g.csv" --protocol "$l"; has "no empty entry"; done
 expect_rc 2 "$dgnn" train --model edgebank --data "$tmp/g.csv" --tgb-k 5; has "go with --protocol tgb"
 expect_rc 2 "$dgnn" train --model edgebank --data "$tmp/g.csv" --checkpoint "$tmp/ck0"; has "trains nothing"
 expect_rc 2 "$dgnn" train --protocol tgb --max-batches 1; has "--tgb-negatives PREFIX"

@@ -13,6 +13,14 @@
 
 int cli_protocol_parse(const char *cmd, const char *list, dgnn_eval_protocol *p) {
     if (!list) return 0;
+    /* every entry named: "", "tgn,", "tgn,,dyglib" are refused (strtok would skip the
+     * empty ones), as is a list longer than any of the three names could make */
+    const size_t n = strlen(list);
+    if (n == 0 || n >= 256 || list[0] == ',' || list[n - 1] == ',' || strstr(list, ",,")) {
+        fprintf(stderr, "dgnn %s: --protocol: '%s' (a comma-separated list of tgn, dyglib, tgb; no empty entry)\n", cmd,
+                list);
+        return 2;
+    }
     char buf[256];
     snprintf(buf, sizeof buf, "%s", list);
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
