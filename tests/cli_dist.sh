@@ -85,6 +85,66 @@ if $run2 --epochs 2 --out "$tmp/u.json" >/dev/null 2>&1 && $run2 --epochs 1 --ch
     [ -n "$(counters "$tmp/u.json")" ] && [ "$(counters "$tmp/u.json")" = "$(counters "$tmp/r.json")" ]; then
   ok "resumed run's dist counters = the uninterrupted run's ($(counters "$tmp/r.json" | grep -c .) figures)"
 else bad "resumed run's dist counters"; diff <(counters "$tmp/u.json") <(counters "$tmp/r.json") | head -10; fi
+# flags and launches that can never work, or that the run would ignore: exit 2 before the
+# data is read (no "events," log line), one message, no output file
+g="$tmp/g.dgnn"
+"$dgnn" gen --events 3000 --nodes 200 --out "$g" > /dev/null 2>&1 || bad "dgnn gen"
+q=(--data "$g" --threads 1 --epochs 1 --max-batches 3 --eval-max-events 300 --quiet)
+refused() { # WANT, then the command: exit 2, WANT said, no data read, no --out written
+  local want=$1; shift
+  rm -f "$tmp/x.json"
+  out=$(timeout 120 "$@" 2>&1); local rc=$?
+  if [ $rc = 2 ] && echo "$out" | grep -qF -- "$want" && ! echo "$out" | grep -q "events, " && [ ! -e "$tmp/x.json" ]; then
+    ok "refused: $(echo "$*" | sed "s|.*/dgnn ||; s|${q[*]} ||; s|$tmp/||g")"
+  else bad "not refused as '$want' (exit $rc): $*"; echo "$out" | tail -4; fi
+}
+# mpirun without --dist: each process trained alone and wrote the same --out
+refused "this process is one of 2 that an MPI launcher started (OMPI_COMM_WORLD_SIZE=2): without --dist" \
+  $mpi -np 2 "$dgnn" train "${q[@]}" --out "$tmp/x.json"
+refused "give --dist strict or --dist depbloom" $mpi -np 2 "$dgnn" train "${q[@]}" --dist none --out "$tmp/x.json"
+refused "without --dist each would train alone" $mpi -np 2 "$dgnn" bench train "${q[@]:0:8}" --quiet --out "$tmp/x.json"
+"$dgnn" train "${q[@]}" --checkpoint "$tmp/ck1" > /dev/null 2>&1 || bad "one-process checkpoint"
+refused "dgnn eval runs in one process" $mpi -np 2 "$dgnn" eval --checkpoint "$tmp/ck1" --out "$tmp/x.json"
+out=$($mpi -np 2 "$dgnn" train "${q[@]}" 2>&1)
+if [ "$(echo "$out" | grep -c "one of 2 that an MPI launcher")" = 1 ]; then ok "the copies' refusal is told once"
+else bad "the copies' refusal: $(echo "$out" | grep -c "one of 2") messages"; fi
+refused "--dist depbloom needs --partition" $mpi -np 2 "$dgnn" train "${q[@]}" --dist depbloom --out "$tmp/x.json"
+refused "give --window-events N or --window-seconds S, not both" $mpi -np 2 "$dgnn" train "${q[@]}" --dist depbloom \
+  --partition --window-events 500 --window-seconds 1000 --out "$tmp/x.json"
+for k in 0 1 2; do
+  if [ $k = 0 ]; then want="--refine must be in 1..1024 (got 0)"; else want="need --dist depbloom"; fi
+  refused "$want" "$dgnn" train "${q[@]}" --refine $k --out "$tmp/x.json"
+  refused "$want" "$dgnn" train "${q[@]}" --dist strict --refine $k --out "$tmp/x.json"
+done
+# a --dump-config file of a --window-seconds run (the rule in force only) runs again
+if $mpi -np 2 "$dgnn" train "${q[@]}" --dist depbloom --partition --window-seconds 200000 --dump-config "$tmp/ws.yml" \
+     --out "$tmp/ws1.json" > /dev/null 2>&1 && ! grep -q "window-events" "$tmp/ws.yml" &&
+   $mpi -np 2 "$dgnn" train --config "$tmp/ws.yml" --out "$tmp/ws2.json" > /dev/null 2>&1 &&
+   [ "$(python3 -c "import json; d=json.load(open('$tmp/ws2.json'))['dist']; print(d['window_seconds'], d['refine'])")" = "200000 1" ]; then
+  ok "--window-seconds: its --dump-config file runs again"
+else bad "--window-seconds: its --dump-config file"; fi
+# the JSON records what ran: sampling ahead only where it happens (TGN, DyRep, the most-recent
+# sampler), refine 1 without --refine
+for run in "tgn True" "dyrep True" "jodie False" "apan False" "tgn-uniform False"; do
+  set -- $run; m=${1%-uniform}; sa=(); [ "$1" != "$m" ] && sa=(--sampler uniform)
+  if $mpi -np 2 "$dgnn" train "${q[@]}" --model $m "${sa[@]}" --dist depbloom --partition --critical-path \
+       --out "$tmp/p.json" > /dev/null 2>&1 &&
+     [ "$(python3 -c "import json; d=json.load(open('$tmp/p.json'))['dist']; print(d['prefetch'], d['refine'], all((r['prefetch_seconds'] > 0) == d['prefetch'] for r in d['per_rank']))")" = "$2 1 True" ]; then
+    ok "--critical-path, $1: dist.prefetch $2 (as its prefetch_seconds)"
+  else bad "--critical-path, $1: dist.prefetch should be $2"; fi
+done
+# one rank sends nothing: no gradient or state bytes
+if timeout 120 mpirun --allow-run-as-root -np 1 "$dgnn" train "${q[@]}" --dist strict --out "$tmp/n1.json" > /dev/null 2>&1 &&
+   [ "$(python3 -c "import json; d=json.load(open('$tmp/n1.json'))['dist']; print(d['grad_bytes_per_epoch'], d['state_bytes_per_epoch'], d['per_rank'][0]['bytes_sent'])")" = "0 0 0" ]; then
+  ok "mpirun -np 1 --dist strict: 0 bytes sent"
+else bad "mpirun -np 1 --dist strict: bytes sent by one rank"; fi
+# a write that fails names its flag
+out=$("$dgnn" train "${q[@]}" --out /dev/full 2>&1)
+if [ $? = 1 ] && echo "$out" | grep -q "dgnn train: --out: cannot write /dev/full"; then ok "--out /dev/full names --out"
+else bad "--out /dev/full: $(echo "$out" | tail -1)"; fi
+out=$($mpi -np 2 "$dgnn" train "${q[@]}" --dist depbloom --partition --window-report /dev/full 2>&1)
+if [ $? != 0 ] && echo "$out" | grep -q "\-\-window-report: cannot write /dev/full"; then ok "--window-report /dev/full names it"
+else bad "--window-report /dev/full: $(echo "$out" | grep dgnn | tail -1)"; fi
 # a bad flag on every rank: a clear message and a non-zero exit, no hang
 if out=$(timeout 60 $mpi -np 2 "$dgnn" train --dist bogus 2>&1); then bad "--dist bogus accepted"
 elif echo "$out" | grep -q "\-\-dist: 'bogus'"; then ok "--dist bogus refused"

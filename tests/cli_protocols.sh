@@ -107,6 +107,11 @@ if head -c 128 "$tmp/emb.npy" | grep -aq "'descr': '<f4'.*'shape': ($N, 16)" &&
 expect_rc 0 "$dgnn" eval "${run[@]}" --checkpoint "$tmp/ck" --on val
 has "memory rebuilt over the training events"
 expect_rc 2 "$dgnn" eval --data "$tmp/g.csv"; has "--checkpoint DIR is required"
+# a snapshot model's checkpoint is told as such, before any data is read
+expect_rc 0 "$dgnn" train --model evolvegcn-o --data "$tmp/g.csv" --snapshots 20 --window 3 --epochs 1 --hidden 8 \
+  --cls-hidden 8 --quiet --checkpoint "$tmp/snapck"
+expect_rc 1 "$dgnn" eval --checkpoint "$tmp/snapck"; has "is a snapshot model's checkpoint"
+grep -q "built-in" "$tmp/out" && bad "eval of a snapshot checkpoint: loaded data first" || ok
 expect_rc 1 "$dgnn" eval --mem-dim 32 --emb-dim 32 --checkpoint "$tmp/ck"; has "written with other settings (parameters "; has "mem_dim 16 -> 32, emb_dim 16 -> 32) than these"
 printf '5,100\nx,3\n' > "$tmp/at.csv"
 expect_rc 2 "$dgnn" eval "${run[@]}" --checkpoint "$tmp/ck" --emb-out "$tmp/e2.npy" --emb-at "$tmp/at.csv"

@@ -33,11 +33,13 @@ for a in "--window -1" "--epochs -2" "--lr -1" "--windows-per-step -2" "--train-
 done
 
 for s in even greedy ilp; do
-  # the ILP: 2 s at most (it keeps its best schedule, at worst greedy's warm start)
-  expect_rc 0 "$dgnn" schedule $S --workers 4 --scheduler $s --svg "$tmp/$s.svg" --time-limit 2
+  # the ILP: 2 s at most (it keeps its best schedule, at worst greedy's warm start); the
+  # time limit is the ILP's only (even and greedy refuse it, below)
+  tl=(); [ $s = ilp ] && tl=(--time-limit 2)
+  expect_rc 0 "$dgnn" schedule $S --workers 4 --scheduler $s --svg "$tmp/$s.svg" "${tl[@]}"
   has "DEFAULT LAW"; has "imbalance"; has "makespan"
   if grep -q "</svg>" "$tmp/$s.svg" 2>/dev/null; then ok; else bad "$s: no SVG"; fi
-  "$dgnn" schedule $S --workers 4 --scheduler $s --json --time-limit 2 > "$tmp/$s.json" 2> /dev/null
+  "$dgnn" schedule $S --workers 4 --scheduler $s --json "${tl[@]}" > "$tmp/$s.json" 2> /dev/null
   cp "$tmp/$s.json" "$tmp/out"
   has '"imbalance":'; has '"makespan":'
   # every training window exactly once: the samples listed in the schedule are distinct
@@ -94,6 +96,25 @@ expect_rc 1 "$dgnn" schedule $S --workers 2 --profile "$tmp/badprof.csv"; has "b
 
 # ILP fallback: a time limit too short for anything but the warm start
 expect_rc 0 "$dgnn" schedule $S --workers 2 --scheduler ilp --time-limit 0.000001; has "time limit"
+# a setting the scheduler never reads is refused before any output (it gave even's rounds
+# whatever --rounds said, and greedy ran as without --time-limit)
+expect_rc 2 "$dgnn" schedule $S --workers 2 --scheduler even --rounds 3
+has "dgnn schedule: --rounds applies to --scheduler greedy and ilp"
+expect_rc 2 "$dgnn" schedule $S --workers 2 --scheduler even --rounds 0; has "--rounds applies to"
+for s in even greedy; do
+  expect_rc 2 "$dgnn" schedule $S --workers 2 --scheduler $s --time-limit 3
+  has "dgnn schedule: --time-limit is the ILP's (--scheduler ilp); the $s scheduler does not read it"
+done
+expect_rc 0 "$dgnn" schedule $S --workers 2 --scheduler greedy --rounds 3; has "3 rounds x 2 ranks"
+# one of several processes that mpirun started: refused (each would print and write the same)
+if command -v mpirun > /dev/null 2>&1; then
+  expect_rc 2 timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 "$dgnn" schedule $S --workers 2 --svg "$tmp/mpi.svg"
+  has "dgnn schedule: this process is one of 2 that an MPI launcher started"
+  if [ -e "$tmp/mpi.svg" ]; then bad "mpirun -np 2 dgnn schedule: --svg written"; else ok; fi
+fi
+# the launcher's environment read as such without mpirun (Hydra's PMI_SIZE)
+expect_rc 2 env PMI_SIZE=3 PMI_RANK=0 "$dgnn" schedule $S --workers 2; has "one of 3 that an MPI launcher started (PMI_SIZE=3)"
+expect_rc 0 env PMI_SIZE=1 "$dgnn" schedule $S --workers 2
 
 # simulator
 expect_rc 0 "$dgnn" simulate --synthetic 300 --pattern bursty --workers 1,4,16 --svg "$tmp/sim.svg" --json "$tmp/sim.json"

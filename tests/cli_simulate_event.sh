@@ -71,6 +71,10 @@ expect_rc 2 "$dgnn" simulate --family event --measured "$tmp/r1.json" --measured
 
 # errors
 expect_rc 2 "$dgnn" simulate --family event --workers 1,2; has "--measured"
+# one of several processes an MPI launcher started: each would write the same outputs
+expect_rc 2 env PMI_SIZE=2 PMI_RANK=0 "$dgnn" simulate --synthetic 30 --workers 1,2 --json "$tmp/copies.json"
+has "one of 2 that an MPI launcher started (PMI_SIZE=2)"
+[ ! -e "$tmp/copies.json" ] && ok || bad "simulate under a launcher: --json written"
 # the snapshot family's flags would be ignored here: refused before anything is read or written
 for a in "--schedulers ilp" "--model gcn" "--window 3" "--pattern bursty" "--rounds 5" "--profile $tmp/missing.csv" \
          "--time-limit 3" "--preset uci" "--seed 2" "--nodes 5" "--snapshot-seconds 100"; do

@@ -404,7 +404,7 @@ typedef struct {
  * profile NULL: the default law (c's window and widths, win[0]'s input width, rate as
  * dgnn_costmodel_default); else fitted with a 20% hold-out on the profile CSV's rows of
  * that model (at least 3), and every window the profile measured takes the profile's
- * sizes (win is updated). Errors (messages naming --profile): DGNN_EIO / DGNN_EFORMAT
+ * sizes (win is updated). Errors (messages naming the file): DGNN_EIO / DGNN_EFORMAT
  * reading it, DGNN_EINVAL for fewer than 3 rows or a failed fit. */
 int dgnn_snap_cost_model(dgnn_costmodel *cm, dgnn_snap_cost_fit *fit, dgnn_window *win, int64_t n, int kind,
                          const dgnn_snap_train_cfg *c, const char *profile, double rate, dgnn_err *err);

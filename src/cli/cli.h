@@ -181,6 +181,12 @@ typedef struct {
  * after dgnn_comm_init. */
 int cli_check_outputs(const char *cmd, const cli_output *outs, int n);
 
+/* A command of one process started by an MPI launcher as one of several (mpirun -np 2
+ * dgnn train without --dist) would run in full in each, every copy writing the same
+ * outputs: 1 after "dgnn CMD: this process is one of N that an MPI launcher started (VAR=N):
+ * WHY" (told by rank 0), else 0. Before MPI_Init, from the launcher's environment. */
+int cli_refuse_copies(const char *cmd, const char *why);
+
 /* Sets the OpenMP thread count when threads > 0. */
 void cli_set_threads(int64_t threads);
 /* bench_steps.c: --step-curve LIST: its batch sizes into sizes (CLI_STEP_SIZES_MAX) and

@@ -87,6 +87,30 @@ int cli_load_flags_unused_why(const char *cmd, const cli_load_flags *f, const ch
 
 int cli_load_flags_unused(const char *cmd, const cli_load_flags *f) { return cli_load_flags_unused_why(cmd, f, NULL); }
 
+/* A command that runs in one process, started by an MPI launcher as one of several
+ * (mpirun -np 2 dgnn train without --dist), would run in full in each: every copy trains
+ * on all the data and writes the same outputs, a race on the same files. The launcher's
+ * environment says so before (or without) MPI_Init: Open MPI's OMPI_COMM_WORLD_SIZE,
+ * Hydra's (MPICH, Intel MPI) and srun --mpi=pmi2's PMI_SIZE, Hydra's MPI_LOCALNRANKS (the
+ * processes on this machine). cli.h. */
+int cli_refuse_copies(const char *cmd, const char *why) {
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MPI_LOCALNRANKS"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        char *end = NULL;
+        const long n = v ? strtol(v, &end, 10) : 0;
+        if (!v || end == v || *end || n <= 1) continue;
+        /* every copy stops; the first (rank 0, when the launcher says which) tells why */
+        const char *rank = getenv("OMPI_COMM_WORLD_RANK");
+        if (!rank) rank = getenv("PMI_RANK");
+        if (!rank || strcmp(rank, "0") == 0)
+            fprintf(stderr, "dgnn %s: this process is one of %ld that an MPI launcher started (%s=%s): %s\n", cmd,
+                    n, vars[i], v, why);
+        return 1;
+    }
+    return 0;
+}
+
 int cli_device_parse(const char *cmd, const char *s, int *use_cuda, int *index) {
     *use_cuda = 0, *index = 0;
     if (!s || strcmp(s, "cpu") == 0) return 0;

@@ -91,8 +91,9 @@ static void write_settings(FILE *s, const dgnn_event_train_cfg *c, const cli_dum
     }
     if (c->dist.mode == DGNN_DIST_DEPBLOOM) {
         put_flag(s, "partition", c->dist.partition);
-        put_int(s, "window-events", c->dist.window_events);
+        /* the window rule in force, one of the two (they exclude each other) */
         if (c->dist.window_seconds > 0) put_num(s, "window-seconds", c->dist.window_seconds);
+        else put_int(s, "window-events", c->dist.window_events);
         put_int(s, "refine", c->dist.refine);
         put_flag(s, "critical-path", c->dist.critical_path);
         put_flag(s, "no-prefetch", c->dist.no_prefetch);

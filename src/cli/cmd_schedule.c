@@ -35,7 +35,9 @@ int cli_snap_cost_model(const char *cmd, dgnn_costmodel *cm, dgnn_window *win, i
     dgnn_err err;
     dgnn_err_clear(&err);
     if (dgnn_snap_cost_model(cm, &fit, win, n, kind, c, profile, rate, &err) != DGNN_OK) {
-        fprintf(stderr, "dgnn %s: %s\n", cmd, err.msg);
+        /* the library names the file; the flag is the command's: train --dist dygnex reads
+         * --cost-profile (its --profile is an output), schedule and simulate --profile */
+        fprintf(stderr, "dgnn %s: %s: %s\n", cmd, strcmp(cmd, "train") == 0 ? "--cost-profile" : "--profile", err.msg);
         return 1;
     }
     if (quiet) return 0;
@@ -169,11 +171,14 @@ static cJSON *sched_json(const dgnn_sched *s, const dgnn_sched_metrics *m, const
     return o;
 }
 
+/* cmd_train.c: 1 after the message when an MPI launcher started this process as one of
+ * several (declared here until cli.h has it) */
+
 static int schedule_main(int argc, char **argv, const cli_train_embed *embed) {
     cli_load_flags lf = {0};
     const char *model = NULL, *data = NULL, *scheduler = "greedy", *profile = NULL, *svg = NULL, *preset = "bitcoin-alpha";
-    int64_t workers = 0, window = CLI_UNSET, rounds = 0, count = CLI_UNSET;
-    double seconds = CLI_UNSET_F, time_limit = 10, rate = 0;
+    int64_t workers = 0, window = CLI_UNSET, rounds = CLI_UNSET, count = CLI_UNSET;
+    double seconds = CLI_UNSET_F, time_limit = CLI_UNSET_F, rate = 0;
     int json = 0;
     arg_opt opts[] = {
         {"data", ARG_STRING, &data, "FILE", "event stream (any format), cut into snapshots as the trainer does"},
@@ -240,6 +245,23 @@ static int schedule_main(int argc, char **argv, const cli_train_embed *embed) {
         fprintf(stderr, "dgnn schedule: --scheduler: unknown scheduler '%s' (even, greedy, ilp)\n", scheduler);
         return 2;
     }
+    /* a setting the scheduler does not read would be ignored: refused */
+    if (CLI_GIVEN_F(time_limit) && sk != DGNN_SCHED_ILP) {
+        fprintf(stderr, "dgnn schedule: --time-limit is the ILP's (--scheduler ilp); the %s scheduler does not read it\n",
+                scheduler);
+        return 2;
+    }
+    if (rounds != CLI_UNSET && sk == DGNN_SCHED_EVEN) {
+        fprintf(stderr, "dgnn schedule: --rounds applies to --scheduler greedy and ilp: the even scheduler's rounds are "
+                        "ceil(windows / P), one window per rank and round\n");
+        return 2;
+    }
+    if (rounds == CLI_UNSET) rounds = 0; /* the automatic count */
+    if (!CLI_GIVEN_F(time_limit)) time_limit = 10;
+    /* one process schedules: under mpirun each copy would print and write the same */
+    if (!embed && cli_refuse_copies("schedule", "dgnn schedule runs in one process, and each would schedule alone and "
+                                                "write the same outputs: run it without mpirun"))
+        return 2;
     dgnn_snap_train_cfg c = dgnn_snap_train_cfg_default((dgnn_snapmodel_kind)kind);
     dgnn_err err;
     dgnn_err_clear(&err);
@@ -265,7 +287,7 @@ static int schedule_main(int argc, char **argv, const cli_train_embed *embed) {
     } else if (cli_snap_windows("schedule", data, &lf, &c, &win, &n, &N)) {
         return 1;
     }
-    /* greedy and ilp fill R rounds, none empty (even ignores --rounds): refused before any
+    /* greedy and ilp fill R rounds, none empty (even takes no --rounds): refused before any
      * output */
     if (sk != DGNN_SCHED_EVEN && rounds > n) {
         fprintf(stderr, "dgnn schedule: --rounds %lld is more than the %lld training windows of %s\n", (long long)rounds,

@@ -591,6 +591,10 @@ int cmd_simulate(int argc, char **argv) {
                      .opts = opts, .min_pos = 0, .max_pos = 0};
     int rc = args_parse(&spec, argc, argv);
     if (rc) return rc > 0 ? 0 : 2;
+    /* one process simulates: under mpirun each copy would print and write the same */
+    if (cli_refuse_copies("simulate", "dgnn simulate runs in one process, and each would simulate alone and write "
+                                      "the same outputs: run it without mpirun"))
+        return 2;
     const int event = strcmp(family, "event") == 0;
     if (!event && strcmp(family, "snapshot") != 0) {
         fprintf(stderr, "dgnn simulate: --family: unknown family '%s' (snapshot, event)\n", family);

@@ -30,6 +30,16 @@ void cli_comm_timeout(double seconds) { /* its range is the option table's (CLI_
     if (CLI_GIVEN_F(seconds)) dgnn_comm_set_timeout(seconds);
 }
 
+/* Whether DepBloom's critical path samples the next micro-batch ahead: TGN and DyRep with
+ * the most-recent sampler (their ops' can_presample, dgnn_tgnn_can_presample), not JODIE
+ * (it samples nothing), APAN (its sample also places the mails) or --sampler uniform
+ * (docs/depbloom.md, "Sampling ahead"), and not with --no-prefetch. */
+static int dist_prefetches(const dgnn_event_train_cfg *c) {
+    const dgnn_tgnn_kind k = c->model.kind;
+    return c->dist.mode == DGNN_DIST_DEPBLOOM && c->dist.critical_path && !c->dist.no_prefetch &&
+           !c->model.uniform_sampler && (k == DGNN_TGNN_TGN || k == DGNN_TGNN_DYREP);
+}
+
 /* One epoch's figures as a JSON object (the results' "epochs" entries, --curve's lines). */
 static cJSON *epoch_json(const dgnn_epoch_result *e) {
     cJSON *x = cJSON_CreateObject();
@@ -80,10 +90,14 @@ static int write_plot(const char *path, const char *model, const char *dataset, 
     return 0;
 }
 
-static int write_json(const char *path, const char *model, const char *dataset, const char *preset,
+/* on: 0 for a training run; dgnn eval's split (DGNN_SPLIT_TEST, _VAL, _TRAIN), recorded as
+ * "on": a val or train evaluation's figures go under "val" or "train" (from the result's
+ * epoch after the checkpoint's, where dgnn_event_eval puts them), without the "test" and
+ * "protocols" figures it did not compute */
+static int write_json(const char *cmd, const char *path, const char *model, const char *dataset, const char *preset,
                       const char *config, const dgnn_event_train_cfg *c, const dgnn_event_train_result *r, const dgnn_events *ev,
                       const dgnn_event_node_cfg *nc, const dgnn_event_node_result *nres, int caller_stopped,
-                      cJSON *step_curve, char **sink) {
+                      cJSON *step_curve, char **sink, int on) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "model", model);
     cJSON_AddStringToObject(o, "task", nres ? "node" : "link");
@@ -137,15 +151,31 @@ static int write_json(const char *path, const char *model, const char *dataset, 
     cJSON_AddNumberToObject(o, "best_epoch", (double)r->best_epoch);
     cJSON_AddBoolToObject(o, "early_stopped", r->early_stopped);
     if (caller_stopped) cJSON_AddTrueToObject(o, "stopped_by_caller"); /* cli_train_embedded's on_epoch */
-    cJSON *t = cJSON_AddObjectToObject(o, "test");
-    cJSON_AddItemToObject(t, "ap", cli_json_number(r->test_ap));
-    cJSON_AddItemToObject(t, "auc", cli_json_number(r->test_auc));
-    cJSON_AddItemToObject(t, "new_node_ap", cli_json_number(r->test_new_ap));
-    cJSON_AddItemToObject(t, "new_node_auc", cli_json_number(r->test_new_auc));
-    /* not TGB's MRR (protocols.tgb): the TGN code's random destinations */
-    cJSON_AddItemToObject(t, "mrr_random", cli_json_number(r->test_mrr));
-    cJSON_AddNumberToObject(t, "mrr_random_negatives", (double)c->eval_negatives);
-    cli_protocols_json(o, c, r);
+    if (on) cJSON_AddStringToObject(o, "on", on == DGNN_SPLIT_VAL ? "val" : on == DGNN_SPLIT_TRAIN ? "train" : "test");
+    if (on == DGNN_SPLIT_VAL || on == DGNN_SPLIT_TRAIN) {
+        const dgnn_epoch_result *e = &r->epochs[r->num_epochs];
+        cJSON *v = cJSON_AddObjectToObject(o, on == DGNN_SPLIT_VAL ? "val" : "train");
+        cJSON_AddItemToObject(v, "ap", cli_json_number(e->val_ap));
+        cJSON_AddItemToObject(v, "auc", cli_json_number(e->val_auc));
+        if (on == DGNN_SPLIT_VAL) {
+            cJSON_AddItemToObject(v, "new_node_ap", cli_json_number(e->val_new_ap));
+            cJSON_AddItemToObject(v, "new_node_auc", cli_json_number(e->val_new_auc));
+            if (c->protocol.tgb) {
+                cJSON_AddItemToObject(v, "mrr_tgb", cli_json_number(e->val_mrr_tgb));
+                cJSON_AddItemToObject(v, "hits@10_tgb", cli_json_number(e->val_hits10_tgb));
+            }
+        }
+    } else {
+        cJSON *t = cJSON_AddObjectToObject(o, "test");
+        cJSON_AddItemToObject(t, "ap", cli_json_number(r->test_ap));
+        cJSON_AddItemToObject(t, "auc", cli_json_number(r->test_auc));
+        cJSON_AddItemToObject(t, "new_node_ap", cli_json_number(r->test_new_ap));
+        cJSON_AddItemToObject(t, "new_node_auc", cli_json_number(r->test_new_auc));
+        /* not TGB's MRR (protocols.tgb): the TGN code's random destinations */
+        cJSON_AddItemToObject(t, "mrr_random", cli_json_number(r->test_mrr));
+        cJSON_AddNumberToObject(t, "mrr_random_negatives", (double)c->eval_negatives);
+        cli_protocols_json(o, c, r);
+    }
     cJSON_AddNumberToObject(o, "train_events_per_second", r->train_events_per_second);
     cJSON_AddNumberToObject(o, "peak_rss_mb", r->peak_rss_mb);
     if (c->dist.mode != DGNN_DIST_NONE) {
@@ -158,7 +188,7 @@ static int write_json(const char *path, const char *model, const char *dataset, 
         cJSON_AddNumberToObject(x, "window_seconds", c->dist.window_seconds);
         cJSON_AddNumberToObject(x, "refine", (double)c->dist.refine);
         cJSON_AddBoolToObject(x, "critical_path", c->dist.critical_path);
-        cJSON_AddBoolToObject(x, "prefetch", c->dist.critical_path && !c->dist.no_prefetch);
+        cJSON_AddBoolToObject(x, "prefetch", dist_prefetches(c)); /* what ran, not the flag */
         cJSON_AddBoolToObject(x, "cold_fetch", d->cold_fetch);
         cJSON_AddNumberToObject(x, "steps", (double)d->steps);
         cJSON_AddNumberToObject(x, "windows", (double)d->windows);
@@ -183,7 +213,11 @@ static int write_json(const char *path, const char *model, const char *dataset, 
     if (nres) cJSON_AddItemToObject(o, "node", cli_node_json(nc, nres)); /* --task node */
     if (step_curve) cJSON_AddItemToObject(o, "step_curve", step_curve); /* bench train --step-curve */
     cli_add_run_info(o);
-    if (!sink) return cli_write_json("train", path, o);
+    if (!sink) { /* "dgnn train: --out: cannot write ..." */
+        char label[64];
+        snprintf(label, sizeof label, "%s: --out", cmd);
+        return cli_write_json(label, path, o);
+    }
     *sink = cJSON_Print(o); /* cli_train_embedded: the same JSON as a string */
     cJSON_Delete(o);
     if (*sink) return 0;
@@ -341,7 +375,7 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
     cli_node_flags nf = CLI_NODE_FLAGS_INIT;
     const char *model = "tgn", *data = NULL, *preset = NULL, *out = NULL, *ckpt = NULL;
     const char *sampler = NULL, *negs = NULL, *attn = NULL, *dist = NULL, *split = NULL, *device = NULL;
-    int64_t window_events = CLI_UNSET, refine = 0;
+    int64_t window_events = CLI_UNSET, refine = CLI_UNSET;
     double window_seconds = 0;
     int partition = 0, critical_path = 0, no_prefetch = 0, cold_allgather = 0;
     const char *window_report = NULL, *curve = NULL, *plot = NULL, *step_curve = NULL;
@@ -401,9 +435,9 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
         CLI_COMM_TIMEOUT_OPT(comm_timeout),
         {"partition", ARG_FLAG, &partition, NULL, "depbloom: temporally bounded spatial partitioning (METIS)"},
         {"window-events", ARG_INT, &window_events, "N", "depbloom: training events per partition window (10000; 2500 was more accurate on wikipedia, docs/depbloom.md)", ARG_MIN(1)},
-        {"window-seconds", ARG_DOUBLE, &window_seconds, "S", "depbloom: partition windows of S time units instead", ARG_ABOVE(0)},
+        {"window-seconds", ARG_DOUBLE, &window_seconds, "S", "depbloom: partition windows of S time units instead (not with --window-events)", ARG_ABOVE(0)},
         {"refine", ARG_INT, &refine, "K", "depbloom: K micro-batches per step, each reading the memory the earlier"
-                                                      " ones wrote (intra-batch memory refinement)", ARG_IN(0, 1024)},
+                                                      " ones wrote (intra-batch memory refinement; 1: none, the default)", ARG_IN(1, 1024)},
         {"critical-path", ARG_FLAG, &critical_path, NULL, "depbloom: hot rows (far ends of cut events) sent after every step, overlapped; the next micro-batch sampled ahead on a worker thread"},
         {"window-report", ARG_STRING, &window_report, "CSV", "depbloom: rank 0 writes each window's events, cut, events per rank and bytes synchronised (and strict's at most) as CSV"},
         {"cold-allgather", ARG_FLAG, &cold_allgather, NULL, "with --critical-path: all-gather every written row at each window's end instead of fetching cold rows when read"},
@@ -653,15 +687,29 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
         fprintf(stderr, "dgnn train: --no-prefetch and --cold-allgather go with --critical-path\n");
         return 2;
     }
-    if ((partition || window_events != CLI_UNSET || window_seconds > 0 || refine > 1 || critical_path || window_report) &&
+    if ((partition || window_events != CLI_UNSET || window_seconds > 0 || refine != CLI_UNSET || critical_path ||
+         window_report) &&
         c.dist.mode != DGNN_DIST_DEPBLOOM) {
         fprintf(stderr, "dgnn train: --partition, --window-*, --refine and --critical-path need --dist depbloom\n");
         return 2;
     }
+    /* one window rule: seconds would win silently */
+    if (window_seconds > 0 && window_events != CLI_UNSET) {
+        fprintf(stderr, "dgnn train: give --window-events N or --window-seconds S, not both\n");
+        return 2;
+    }
+    /* under mpirun every process would train alone on all the data and write the same
+     * outputs (dgnn eval reads one process's checkpoints; in-process callers are one) */
+    if (!embed && c.dist.mode == DGNN_DIST_NONE &&
+        cli_refuse_copies(cmdname, eval ? "dgnn eval runs in one process, and each would evaluate alone and write the "
+                                          "same outputs: run it without mpirun"
+                                        : "without --dist each would train alone on all the data and write the same "
+                                          "outputs: give --dist strict or --dist depbloom, or run one process"))
+        return 2;
     c.dist.partition = partition;
     c.dist.window_events = window_events != CLI_UNSET ? window_events : 10000;
     c.dist.window_seconds = window_seconds;
-    c.dist.refine = refine;
+    c.dist.refine = refine != CLI_UNSET ? refine : 1; /* K micro-batches per step: 1, none */
     c.dist.critical_path = critical_path;
     c.dist.no_prefetch = no_prefetch;
     c.dist.cold_allgather = cold_allgather;
@@ -753,6 +801,21 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
                                    {"--emb-at", emb_at, CLI_IN},
                                    {"--score-at", score_at, CLI_IN}};
         if (cli_check_outputs(cmdname, outs, 12)) {
+            if (c.dist.mode != DGNN_DIST_NONE) dgnn_comm_finalize();
+            return 2;
+        }
+    }
+    /* combinations that can never work, told before the data is read: every rank sees the
+     * same flags and process count, so all stop alike and none waits for another */
+    {
+        char why[160] = "";
+        if (c.dist.mode == DGNN_DIST_DEPBLOOM && !c.dist.partition)
+            snprintf(why, sizeof why, "--dist depbloom needs --partition (the other techniques build on it)");
+        else if (c.dist.mode != DGNN_DIST_NONE && dgnn_comm_size() > DGNN_DIST_MAX_RANKS)
+            snprintf(why, sizeof why, "--dist: at most %d ranks (this job has %d)", DGNN_DIST_MAX_RANKS,
+                     dgnn_comm_size());
+        if (why[0]) {
+            if (dgnn_comm_rank() == 0) fprintf(stderr, "dgnn %s: %s\n", cmdname, why);
             if (c.dist.mode != DGNN_DIST_NONE) dgnn_comm_finalize();
             return 2;
         }
@@ -966,12 +1029,13 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
     if (out && curve_failed) /* a JSON without its curve would be read as a plain training run's */
         fprintf(stderr, "dgnn %s: --out %s not written: the step-time curve is incomplete\n", cmdname, out);
     else if (out) {
-        const int wrc = write_json(out, model, dataset, preset, config, &c, res, &ev, &ncfg, nres, hook.stop, curve_json,
-                                   NULL);
+        const int wrc = write_json(cmdname, out, model, dataset, preset, config, &c, res, &ev, &ncfg, nres, hook.stop, curve_json,
+                                   NULL, eval ? eval_split : 0);
         rc = rc ? rc : wrc;
     }
     if (embed && embed->json && rc == 0) /* the same JSON for the in-process caller */
-        rc = write_json(NULL, model, dataset, preset, config, &c, res, &ev, &ncfg, nres, hook.stop, NULL, embed->json);
+        rc = write_json(cmdname, NULL, model, dataset, preset, config, &c, res, &ev, &ncfg, nres, hook.stop, NULL, embed->json,
+                        eval ? eval_split : 0);
     if (emb_out && embq.out && write_embeddings(emb_out, &embq)) rc = 1;
     if (score_out && sc_out) {
         dgnn_err werr;
@@ -1028,8 +1092,16 @@ static int eval_single_process(const char *dir) {
     dgnn_err err;
     dgnn_err_clear(&err);
     if (dgnn_ckpt_open(&c, path, &err) != DGNN_OK) return 0;
+    /* a snapshot model's checkpoint has no node state (the event trainers' "state.mem") */
+    const int snapshot = dgnn_ckpt_has(c, "meta") && !dgnn_ckpt_has(c, "state.mem");
     const int have = dgnn_ckpt_read_run(c, &run, &err) == DGNN_OK;
     dgnn_ckpt_close(c);
+    if (snapshot) {
+        fprintf(stderr, "dgnn eval: --checkpoint %s is a snapshot model's checkpoint (EvolveGCN, T-GCN, GCRN-GRU, "
+                        "WD-GCN, GCN): dgnn eval reads the event models' (TGN, JODIE, DyRep, APAN); a snapshot model's "
+                        "run tests itself at its end\n", dir);
+        return 1;
+    }
     if (!have) return 0;
     const char *procs = dgnn_ckpt_run_get(&run, "processes"), *dist = dgnn_ckpt_run_get(&run, "dist");
     if ((!procs || strcmp(procs, "1") == 0) && (!dist || strcmp(dist, "none") == 0)) return 0;

@@ -393,6 +393,9 @@ static int event_only_flag(const char *cmd, const arg_opt *opts, int argc, char 
     return 0;
 }
 
+/* cmd_train.c: 1 after the message when an MPI launcher started this process as one of
+ * several (declared here until cli.h has it) */
+
 /* What the options of one run say, once checked: its configuration and the flags the run
  * itself reads. */
 typedef struct {
@@ -415,10 +418,10 @@ typedef struct {
 static int snap_options(int argc, char **argv, int bench, const cli_train_embed *embed, snap_job *j) {
     cli_load_flags lf = {0};
     const char *model = NULL, *data = NULL, *task_s = "link", *preset = NULL, *out = NULL, *ckpt = NULL;
-    const char *weights = NULL, *profile = NULL, *dist = NULL, *scheduler = "greedy", *cost_profile = NULL;
+    const char *weights = NULL, *profile = NULL, *dist = NULL, *scheduler = NULL, *cost_profile = NULL;
     const char *curve = NULL, *plot = NULL, *device = NULL;
-    int64_t sched_ranks = 0, rounds = 0;
-    double time_limit = 10, comm_timeout = CLI_UNSET_F;
+    int64_t sched_ranks = 0, rounds = CLI_UNSET;
+    double time_limit = CLI_UNSET_F, comm_timeout = CLI_UNSET_F;
     int64_t window = CLI_UNSET, per_step = CLI_UNSET, epochs = CLI_UNSET, seed = CLI_UNSET, threads = 0,
             hidden = CLI_UNSET, cls = CLI_UNSET, negs = CLI_UNSET, patience = CLI_UNSET, skipval = CLI_UNSET,
             max_windows = 0, count = CLI_UNSET;
@@ -496,7 +499,7 @@ static int snap_options(int argc, char **argv, int bench, const cli_train_embed 
         {"cost-profile", ARG_STRING, &cost_profile, "CSV", "dygnex: fit the cost model on this profile (dgnn train "
                                                            "--profile), as dgnn schedule --profile; default: the "
                                                            "FLOP law"},
-        {"rounds", ARG_INT, &rounds, "R", "dygnex: rounds (optimizer steps) per epoch (default, or 0: the R in C - 7 .. C with R >= 0.9 C, C = ceil(windows / P), whose greedy schedule has the lowest makespan; ties: the larger R)", ARG_MIN(0)},
+        {"rounds", ARG_INT, &rounds, "R", "dygnex, greedy and ilp (even's: ceil(windows / P)): rounds (optimizer steps) per epoch (default, or 0: the R in C - 7 .. C with R >= 0.9 C, C = ceil(windows / P), whose greedy schedule has the lowest makespan; ties: the larger R)", ARG_MIN(0)},
         {"time-limit", ARG_DOUBLE, &time_limit, "S", "dygnex, ilp: solver time limit in seconds (10)", ARG_IN_OPEN_LO(0, CLI_MAX_SECONDS)},
         CLI_COMM_TIMEOUT_OPT(comm_timeout),
         {"checkpoint", ARG_STRING, &ckpt, "DIR", "write a checkpoint after every epoch into DIR"},
@@ -678,15 +681,58 @@ static int snap_options(int argc, char **argv, int bench, const cli_train_embed 
         return 2;
     }
     const int dyg = dist && strcmp(dist, "dygnex") == 0 && !bench;
-    int sk = dgnn_sched_kind_parse(scheduler);
+    int sk = dgnn_sched_kind_parse(scheduler ? scheduler : "greedy");
     if (sk < 0) {
         fprintf(stderr, "dgnn %s: --scheduler: '%s' (even, greedy, ilp)\n", cmd, scheduler);
         return 2;
     }
-    if (!dyg && (sched_ranks || rounds || cost_profile)) {
-        fprintf(stderr, "dgnn %s: --sched-ranks, --rounds and --cost-profile need --dist dygnex\n", cmd);
+    /* DyGNeX's settings act with --dist dygnex only, each where its scheduler reads it;
+     * anywhere else they would be ignored (and recorded nowhere) */
+    if (bench && dist && strcmp(dist, "dygnex") == 0) {
+        fprintf(stderr, "dgnn %s: --dist dygnex is dgnn train's: dgnn bench train times one process\n", cmd);
         return 2;
     }
+    const struct {
+        const char *flag;
+        int given;
+    } dyg_only[] = {{"--sched-ranks", sched_ranks != 0},     {"--rounds", rounds != CLI_UNSET},
+                    {"--cost-profile", cost_profile != NULL}, {"--scheduler", scheduler != NULL},
+                    {"--time-limit", CLI_GIVEN_F(time_limit)}, {"--comm-timeout", CLI_GIVEN_F(comm_timeout)}};
+    for (size_t i = 0; i < sizeof dyg_only / sizeof dyg_only[0] && !dyg; i++)
+        if (dyg_only[i].given) {
+            if (bench)
+                fprintf(stderr, "dgnn %s: %s is a setting of dgnn train --dist dygnex: dgnn bench train times one "
+                                "process\n", cmd, dyg_only[i].flag);
+            else
+                fprintf(stderr, "dgnn %s: %s needs --dist dygnex (a DyGNeX setting; without it the snapshot model "
+                                "trains in one process)\n", cmd, dyg_only[i].flag);
+            return 2;
+        }
+    if (CLI_GIVEN_F(time_limit) && sk != DGNN_SCHED_ILP) {
+        fprintf(stderr, "dgnn %s: --time-limit is the ILP's (--scheduler ilp); the %s scheduler does not read it\n",
+                cmd, dgnn_sched_kind_name((dgnn_sched_kind)sk));
+        return 2;
+    }
+    if (rounds != CLI_UNSET && sk == DGNN_SCHED_EVEN) {
+        fprintf(stderr, "dgnn %s: --rounds applies to --scheduler greedy and ilp: the even scheduler's rounds are "
+                        "ceil(windows / P), one window per rank and round\n", cmd);
+        return 2;
+    }
+    if (dyg && c.windows_per_step != 1) { /* told before the data is read */
+        fprintf(stderr, "dgnn %s: --windows-per-step does not apply with --dist dygnex: a round (one group per rank) is "
+                        "one optimizer step\n", cmd);
+        return 2;
+    }
+    /* under mpirun every process would train alone on all the data and write the same
+     * outputs (in-process callers are one process) */
+    if (!embed && !dyg &&
+        cli_refuse_copies(cmd, bench ? "dgnn bench train of a snapshot model times one process, and each would run "
+                                       "alone and write the same outputs: run it without mpirun"
+                                     : "without --dist each would train alone on all the data and write the same "
+                                       "outputs: give --dist dygnex, or run one process"))
+        return 2;
+    if (rounds == CLI_UNSET) rounds = 0; /* the automatic count */
+    if (!CLI_GIVEN_F(time_limit)) time_limit = 10;
     *j = (snap_job){.cmd = cmd, .data = data, .preset = preset, .out = out, .profile = profile, .ckpt = ckpt, .curve = curve, .plot = plot,
                     .cost_profile = cost_profile, .lf = lf, .kind = kind, .task = task, .c = c, .syn = syn,
                     .dyg = dyg, .sk = sk, .synthetic = synthetic, .syn_nodes = syn_nodes, .syn_events = syn_events,
@@ -835,6 +881,42 @@ static int snap_run_job(snap_job *j, int argc, char **argv, int bench) {
     if (cli_check_outputs(cmd, outs, 7)) {
         if (dyg) dgnn_comm_finalize();
         return 2;
+    }
+    /* what can never work, told before the data is read: the schedule's rank count against
+     * the processes (every rank sees the same flags and count: all stop alike), and the
+     * --cost-profile file, read and fitted by rank 0, which tells every rank */
+    if (dyg) {
+        const int procs = dgnn_comm_size();
+        const int64_t P = j->sched_ranks > 0 ? j->sched_ranks : procs;
+        int32_t bad = 0;
+        if (procs > 1 && P != procs) {
+            if (rank == 0)
+                fprintf(stderr, "dgnn %s: --sched-ranks %lld under %d processes: a schedule for P ranks runs on P "
+                                "processes (or on one, which plays all P)\n", cmd, (long long)P, procs);
+            bad = 1;
+        } else if (P > DGNN_SNAP_DIST_MAX_RANKS) {
+            if (rank == 0)
+                fprintf(stderr, "dgnn %s: --dist dygnex: at most %d ranks (this job has %d processes)\n", cmd,
+                        DGNN_SNAP_DIST_MAX_RANKS, procs);
+            bad = 1;
+        } else if (j->cost_profile) {
+            if (rank == 0) {
+                dgnn_costmodel pre;
+                dgnn_snap_cost_fit fit;
+                dgnn_err perr;
+                dgnn_err_clear(&perr);
+                /* no windows yet: the profile's rows of this model, and the fit */
+                if (dgnn_snap_cost_model(&pre, &fit, NULL, 0, (int)j->kind, c, j->cost_profile, 0, &perr) != DGNN_OK) {
+                    fprintf(stderr, "dgnn %s: --cost-profile: %s\n", cmd, perr.msg);
+                    bad = 1;
+                }
+            }
+            dgnn_comm_bcast(&bad, sizeof bad, 0);
+        }
+        if (bad) {
+            dgnn_comm_finalize();
+            return 2;
+        }
     }
     /* rank 0 writes the curve (checked above; should emptying it fail now, training goes
      * on without it rather than leave the other ranks waiting) */

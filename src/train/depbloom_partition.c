@@ -52,6 +52,14 @@ void depbloom_note_written(struct depbloom_plan *pl, const int32_t *nodes, int64
     }
 }
 
+/* a failure of the --window-report file, named by its flag (outfile.h names the path) */
+static void report_failed(dgnn_err *err) {
+    if (!err) return;
+    char why[sizeof err->msg];
+    snprintf(why, sizeof why, "%s", err->msg);
+    dgnn_err_set(err, err->code, "--window-report: %s", why);
+}
+
 int depbloom_plan_make(event_run *r, int cold, depbloom_window_fn on_window, dgnn_err *err) {
     const dgnn_dist_cfg *d = &r->cfg->dist;
     const dgnn_events *tr = &r->train;
@@ -88,7 +96,9 @@ int depbloom_plan_make(event_run *r, int cold, depbloom_window_fn on_window, dgn
     dgnn_outfile *rep_out = NULL; /* outfile.h: a temporary file renamed at the end, or written through */
     const int64_t rb = dgnn_state_row_bytes(&r->st);
     if (d->window_report && me == 0) {
-        if (!(rc = dgnn_outfile_open(&rep_out, d->window_report, 0, err))) {
+        if ((rc = dgnn_outfile_open(&rep_out, d->window_report, 0, err))) {
+            report_failed(err);
+        } else {
             rep = dgnn_outfile_stream(rep_out);
             fprintf(rep, "window,begin,end,events,cut_events,cut_fraction,nodes");
             for (int q = 0; q < P; q++) fprintf(rep, ",events_rank%d", q);
@@ -150,7 +160,7 @@ int depbloom_plan_make(event_run *r, int cold, depbloom_window_fn on_window, dgn
         dgnn_owner_update(owner, &wp);
     }
     if (rep_out && rc) dgnn_outfile_abort(rep_out); /* no half report; a previous one stays */
-    else if (rep_out) rc = dgnn_outfile_commit(rep_out, err); /* names the path and the OS error */
+    else if (rep_out && (rc = dgnn_outfile_commit(rep_out, err))) report_failed(err); /* names the path and the OS error */
     pl->merge = r->cfg->model.kind == DGNN_TGNN_APAN;
     if (pl->merge) {
         pl->wmark = dgnn_xmalloc((size_t)(tr->num_nodes ? tr->num_nodes : 1) * sizeof(int64_t));

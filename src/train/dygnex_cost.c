@@ -48,7 +48,7 @@ int dgnn_snap_cost_model(dgnn_costmodel *cm, dgnn_snap_cost_fit *fit, dgnn_windo
     dgnn_err e2;
     dgnn_err_clear(&e2);
     int rc = dgnn_profile_read(&pr, profile, &e2);
-    if (rc) return dgnn_err_set(err, rc, "--profile: %s", e2.msg);
+    if (rc) return dgnn_err_set(err, rc, "%s", e2.msg); /* it names the file */
     /* the rows of this model; the profiler may spell it either way */
     int64_t m = 0;
     for (int64_t i = 0; i < pr.n; i++) {
@@ -58,12 +58,12 @@ int dgnn_snap_cost_model(dgnn_costmodel *cm, dgnn_snap_cost_fit *fit, dgnn_windo
     if (m < 3) {
         dgnn_profile_free(&pr);
         return dgnn_err_set(err, DGNN_EINVAL,
-                            "--profile %s: %lld rows of model %s, need at least 3 to fit the cost model", profile,
+                            "%s: %lld rows of model %s, need at least 3 to fit the cost model", profile,
                             (long long)m, mname);
     }
     if ((rc = dgnn_costmodel_fit_holdout(cm, pr.rows, m, 0.2, 1, &e2)) != DGNN_OK) {
         dgnn_profile_free(&pr);
-        return dgnn_err_set(err, rc, "--profile %s: %s", profile, e2.msg);
+        return dgnn_err_set(err, rc, "%s: %s", profile, e2.msg);
     }
     /* a window the profile measured keeps the profiler's own sizes (its definitions win) */
     int64_t matched = 0;

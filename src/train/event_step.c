@@ -182,7 +182,8 @@ int event_micro_batch(event_run *r, const dgnn_events *ev, int64_t lo, int64_t B
 
 void event_epoch_done(event_run *r, int64_t steps, double loss_share, double t_start, int64_t events, double flops,
                       dgnn_epoch_result *er) {
-    r->grad_bytes += steps * r->p->total * (int64_t)sizeof(float);
+    /* the slab each step all-reduces; one rank reduces nothing (no grad hook, no traffic) */
+    if (r->nranks > 1) r->grad_bytes += steps * r->p->total * (int64_t)sizeof(float);
     dgnn_comm_allreduce_sum_f64(&loss_share, 1);
     er->train_loss = steps > 0 ? loss_share / (double)steps : NAN;
     er->train_seconds = dgnn_now() - t_start;

@@ -10,6 +10,7 @@
 #include "snap_run.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "dgnn/checkpoint.h"
 #include "dgnn/comm.h"
@@ -160,6 +161,44 @@ int snap_ckpt_save(snap_run *r, const snap_ckpt_meta *meta, const dgnn_snap_trai
     return dgnn_ckpt_trainer_save(&t, err);
 }
 
+/* An event model's checkpoint (event_ckpt.c: it holds the node state, "state.mem") given
+ * to a snapshot model: told as such, with the model its settings record names, rather
+ * than as a run record or sections that differ, whose advice (the same --dist, the same
+ * options) could not be followed. 1 after setting err, else 0 (err untouched). */
+static int event_checkpoint(const snap_run *r, dgnn_err *err) {
+    char path[4096];
+    dgnn_ckpt_dir_path(path, sizeof path, r->cfg->checkpoint);
+    dgnn_ckpt *c;
+    if (dgnn_ckpt_open(&c, path, NULL) != DGNN_OK) return 0;
+    const void *data = NULL;
+    size_t n = 0;
+    char model[64] = "";
+    const int other = dgnn_ckpt_has(c, "state.mem");
+    if (other && dgnn_ckpt_has(c, "settings") && dgnn_ckpt_get(c, "settings", &data, &n, NULL) == DGNN_OK)
+        for (const char *t = data, *end = t + n; t < end;) { /* "model=NAME" among its lines */
+            const char *nl = memchr(t, '\n', (size_t)(end - t));
+            const size_t len = (size_t)((nl ? nl : end) - t);
+            if (len > 6 && len - 6 < sizeof model && memcmp(t, "model=", 6) == 0) memcpy(model, t + 6, len - 6);
+            t += len + 1;
+        }
+    dgnn_ckpt_run run;
+    char was[256] = "";
+    if (other && dgnn_ckpt_read_run(c, &run, NULL) == DGNN_OK) { /* ", written by a 2-rank --dist strict run" */
+        char d[240];
+        dgnn_ckpt_run_describe(d, sizeof d, &run);
+        snprintf(was, sizeof was, ", written by %s", d);
+    }
+    dgnn_ckpt_close(c);
+    if (!other) return 0;
+    dgnn_err_set(err, DGNN_EINVAL,
+                 "checkpoint %s is an event model's checkpoint (%s: TGN, JODIE, DyRep, APAN)%s: the snapshot model "
+                 "%s cannot resume it; resume it with dgnn train --model %s as that run was started, or start without "
+                 "--resume",
+                 r->cfg->checkpoint, model[0] ? model : "its model", was, dgnn_snapmodel_name(r->cfg->model.kind),
+                 model[0] ? model : "M");
+    return 1;
+}
+
 static int snap_ckpt_load(snap_run *r, snap_ckpt_meta *meta, dgnn_snap_train_result *res, dgnn_err *err) {
     ckpt_ctx k = {r, meta, res, {0}};
     dgnn_ckpt_run rec;
@@ -167,6 +206,7 @@ static int snap_ckpt_load(snap_run *r, snap_ckpt_meta *meta, dgnn_snap_train_res
     dgnn_ckpt_trainer t = trainer_of(&k, &rec);
     t.fingerprint = snap_settings(r, &k.keep);
     int rc = dgnn_ckpt_trainer_load(&t, err);
+    if (rc && event_checkpoint(r, err)) return DGNN_EINVAL;
     if (rc) return rc;
     r->opt = meta->opt;
     r->hopt = meta->hopt;
