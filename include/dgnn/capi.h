@@ -24,7 +24,8 @@ typedef struct dgnn_capi_events dgnn_capi_events; /* a dgnn_events table (events
 /* Events from arrays of n_* rows each (the counts must agree: a mismatch is refused naming
  * the arrays): src, dst original node ids (any int64; remapped densely in increasing order,
  * events.h), t timestamps (finite; sorted stably by the call), efeat (efeat_rows, edge_dim)
- * row-major or NULL with edge_dim 0, label (0 or 1) or NULL. The arrays are copied.
+ * row-major, finite (NaN and infinities refused naming the row, as the file readers refuse
+ * them), or NULL with edge_dim 0, label (0 or 1) or NULL. The arrays are copied.
  * *out: the caller's, freed with dgnn_capi_events_free. */
 int dgnn_capi_events_from_arrays(dgnn_capi_events **out, const int64_t *src, int64_t n_src, const int64_t *dst,
                                  int64_t n_dst, const double *t, int64_t n_t, const float *efeat,
@@ -50,8 +51,15 @@ const float *dgnn_capi_events_efeat(const dgnn_capi_events *ev);      /* (E, edg
 const int32_t *dgnn_capi_events_label(const dgnn_capi_events *ev);    /* (E) */
 const int64_t *dgnn_capi_events_node_ids(const dgnn_capi_events *ev); /* (N) original ids */
 
-/* After each epoch: that epoch's figures as one JSON line (dgnn train --curve's); nonzero
- * stops training as early stopping does (the JSON then says "stopped_by_caller": true). */
+/* After each epoch: that epoch's figures as one JSON line (dgnn train --curve's). The
+ * return: 0 goes on; a positive value stops training as early stopping does (then the
+ * test; the JSON says "stopped_by_caller": true); a negative value aborts the run (the
+ * caller failed): the trainer ends at its next step (the first of the next epoch, or
+ * the next training sample of a snapshot model) and the call fails with DGNN_EINTR,
+ * "aborted by the on_epoch callback", no --out JSON written and none returned. The
+ * event trainer reads the flag in its training steps only: an abort after the last
+ * epoch still lets the test run and the command write its outputs (the call fails the
+ * same way, *json NULL). */
 typedef int (*dgnn_capi_epoch_fn)(void *ctx, const char *epoch_json);
 
 /* `dgnn train FLAGS` in-process on ev (instead of --data): argv holds exactly the
@@ -80,7 +88,8 @@ int dgnn_capi_schedule(const dgnn_capi_events *ev, const char *dataset, int argc
 
 /* `dgnn eval FLAGS` in-process on ev, as dgnn_capi_train (flags: the command's, with
  * --checkpoint DIR; the checkpoint's saved settings go first, without their --data; the
- * same JSON, messages and codes; one run at a time with dgnn_capi_train's). Besides the
+ * same JSON, messages and codes; one run at a time with dgnn_capi_train's). A snapshot
+ * model's checkpoint is refused (DGNN_EINVAL) saying so. Besides the
  * command's outputs, with the memory the evaluation ended with:
  *  - n_emb > 0: the embeddings of emb_nodes[i] at emb_t[i]: *emb_out receives the (n_emb,
  *    *emb_dim) float32 rows (malloc'd: free with dgnn_capi_free_floats);
@@ -93,6 +102,24 @@ int dgnn_capi_eval(const dgnn_capi_events *ev, const char *dataset, int argc, co
                    int64_t *emb_dim, const int64_t *score_src, const int64_t *score_dst, const double *score_t,
                    int64_t n_score, float *score_out, char **json, char *msg, size_t cap);
 void dgnn_capi_free_floats(float *p);
+
+/* The command's own lines during the calls above that this thread makes next: 0 (the
+ * default) prints them as the command does (messages and the progress bar on stderr, the
+ * results on stdout); 1 prints nothing but warnings ("dgnn ...: warning: ..." lines, on
+ * stderr): the results come back as the JSON, a failure's message in msg. Per thread. */
+void dgnn_capi_set_quiet(int quiet);
+
+/* `dgnn CMD ARGV --help` in-process (cmd: "train", "eval" or "schedule"; argv: flags that
+ * choose the help, as --model M): *text receives what the command prints (malloc'd: free
+ * with dgnn_capi_free_string). ev as the commands', read by none of them for --help. */
+int dgnn_capi_help(const dgnn_capi_events *ev, const char *cmd, int argc, const char *const *argv, char **text,
+                   char *msg, size_t cap);
+
+/* The value of key in the settings a checkpoint folder's trainer saved (its "settings"
+ * record: "model", "mem_dim", "emb_dim", ..., checkpoint.h's dgnn_ckpt_keep) into value
+ * (vcap bytes). 0; DGNN_EINVAL when the checkpoint has no such setting; the checkpoint's
+ * own errors (DGNN_EIO: no checkpoint file in dir) with the message. */
+int dgnn_capi_checkpoint_setting(const char *dir, const char *key, char *value, size_t vcap, char *msg, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -83,6 +83,11 @@ def _declare(lib):
                                      c.POINTER(c.c_double), i64, c.POINTER(c.c_float), c.POINTER(c.c_void_p),
                                      c.c_char_p, c.c_size_t]),
         "dgnn_capi_free_floats": (None, [c.c_void_p]),
+        "dgnn_capi_set_quiet": (None, [c.c_int]),
+        "dgnn_capi_help": (c.c_int, [P, c.c_char_p, c.c_int, c.POINTER(c.c_char_p), c.POINTER(c.c_void_p), c.c_char_p,
+                                     c.c_size_t]),
+        "dgnn_capi_checkpoint_setting": (c.c_int, [c.c_char_p, c.c_char_p, c.c_char_p, c.c_size_t, c.c_char_p,
+                                                   c.c_size_t]),
     }
     for name, (res, args) in sigs.items():
         f = getattr(lib, name)
@@ -114,3 +119,35 @@ MSG_BYTES = 1024
 
 def msg_buffer():
     return ctypes.create_string_buffer(MSG_BYTES)
+
+
+def argv(flags):
+    """The command's flags (str tokens, NUL already refused) as a NULL-terminated char *[]
+    (os.fsencode: a file name that is not UTF-8 goes through as its bytes)."""
+    return (ctypes.c_char_p * (len(flags) + 1))(*[os.fsencode(f) for f in flags], None)
+
+
+def take_string(p):
+    """The malloc'd C string at p (a c_void_p) as str, freed; None for NULL. Bytes that are
+    not UTF-8 (a file name in the JSON) come back as os.fsdecode gives them."""
+    if not p.value:
+        return None
+    text = ctypes.string_at(p.value).decode("utf-8", "surrogateescape")
+    lib().dgnn_capi_free_string(p)
+    return text
+
+
+class quiet:
+    """with quiet(True): the C calls this thread makes inside print nothing but warnings
+    (dgnn_capi_set_quiet): their results come back as values, a failure as DgnnError."""
+
+    def __init__(self, on):
+        self.on = bool(on)
+
+    def __enter__(self):
+        lib().dgnn_capi_set_quiet(1 if self.on else 0)
+        return self
+
+    def __exit__(self, *exc):
+        lib().dgnn_capi_set_quiet(0)
+        return False

@@ -9,6 +9,7 @@ class DgnnError(Exception):
         self.code = code
 
 
+DGNN_EIO = -1  # base.h: open/read/write failed (a missing file or folder)
 DGNN_EINVAL = -4  # base.h: a bad argument or option value (the command's usage error)
 DGNN_EINTR = -9  # base.h: the run was interrupted (Ctrl-C)
 

@@ -4,43 +4,101 @@ import os
 
 import numpy as np
 
-from . import _lib
-from .errors import check
+from . import _convert, _lib
+from .errors import DGNN_EINVAL, DgnnError, check
+
+
+class _Table:
+    """The C handle of one table, freed with the last Events (or view) that refers to it:
+    copies of an Events share it (the table is read-only), none frees it twice."""
+
+    __slots__ = ("h", "lib", "__weakref__")
+
+    def __init__(self, handle):
+        self.lib = _lib.lib()
+        self.h = ctypes.c_void_p(handle)
+
+    def __del__(self):
+        h = getattr(self, "h", None)
+        if h is not None and h.value:
+            self.lib.dgnn_capi_events_free(h)
+            h.value = None
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self  # read-only C memory: a copy would equal it in every way
+
+    def __reduce__(self):
+        raise TypeError("a dgnn.Events table lives in C memory and cannot be pickled: pickle its arrays "
+                        "(ev.to_numpy()) and rebuild it with dgnn.Events.from_arrays, or its file's path for dgnn.load")
 
 
 class Events:
     """A table of events (src, dst, t, edge features, labels), sorted by time, node ids dense
     0..N-1 (the original ids in to_numpy()["node_ids"]). Build with Events.from_arrays or
-    dgnn.load; the C memory is freed with the object."""
+    dgnn.load; the C memory is freed with the last object that uses it. The table is
+    read-only: copy.copy and copy.deepcopy give an Events sharing it (with its own name);
+    pickling is refused (pickle ev.to_numpy()'s arrays instead)."""
 
-    def __init__(self, handle, name):
-        self._h = ctypes.c_void_p(handle)
+    def __init__(self, *args, **kwargs):
+        raise TypeError("dgnn.Events is not built directly: use dgnn.Events.from_arrays(src, dst, t, edge_feat=None, "
+                        "label=None, name=...) for arrays, or dgnn.load(path) for a file")
+
+    @classmethod
+    def _own(cls, handle, name):
+        """The Events over a handle the C calls just made (the package's only way in)."""
+        self = cls.__new__(cls)
+        self._table = _Table(handle)
+        self._h = self._table.h
+        self._lib = self._table.lib
         self.name = name  # the results' "dataset"
-        self._lib = _lib.lib()
+        return self
+
+    def __copy__(self):
+        other = type(self).__new__(type(self))
+        other.__dict__.update(self.__dict__)  # the same _Table: freed once, with the last of them
+        return other
+
+    def __deepcopy__(self, memo):
+        return self.__copy__()  # read-only C memory: sharing it is a copy in every way that shows
+
+    def __reduce__(self):
+        return self._table.__reduce__()
 
     @classmethod
     def from_arrays(cls, src, dst, t, edge_feat=None, label=None, name="arrays"):
         """Events from arrays of one entry (row) per event: src, dst original node ids (int64),
         t timestamps (float64), edge_feat (E, d) float32 or None, label (E) 0/1 or None. The
         arrays are copied (converted to those types first)."""
-        src = np.ascontiguousarray(src, dtype=np.int64)
-        dst = np.ascontiguousarray(dst, dtype=np.int64)
-        t = np.ascontiguousarray(t, dtype=np.float64)
+        name = _convert.text(name, "name")
+        src = _convert.ids(src, "src")
+        dst = _convert.ids(dst, "dst")
+        t = np.ascontiguousarray(_convert.times(t), dtype=np.float64)
         for a, n in ((src, "src"), (dst, "dst"), (t, "t")):
             if a.ndim != 1:
                 raise ValueError("%s: a 1-d array (one entry per event), got shape %s" % (n, a.shape))
         rows, dim, fp = 0, 0, None
         if edge_feat is not None:
-            edge_feat = np.ascontiguousarray(edge_feat, dtype=np.float32)
+            edge_feat = np.asarray(edge_feat)
             if edge_feat.ndim == 1:
                 edge_feat = edge_feat.reshape(-1, 1)
             if edge_feat.ndim != 2:
                 raise ValueError("edge_feat: a (E, d) array, got shape %s" % (edge_feat.shape,))
+            if edge_feat.dtype.kind == "f" and edge_feat.dtype.itemsize > 4:  # inf after the cast: say why
+                with np.errstate(invalid="ignore"):
+                    big = np.isfinite(edge_feat) & (np.abs(edge_feat) > np.finfo(np.float32).max)
+                if big.any():
+                    r, k = (int(x) for x in np.argwhere(big)[0])
+                    raise DgnnError("edge_feat row %d, feature %d: %r does not fit float32 (edge features are float32)"
+                                    % (r, k, float(edge_feat[r, k])), DGNN_EINVAL)
+            edge_feat = np.ascontiguousarray(edge_feat, dtype=np.float32)
             rows, dim = edge_feat.shape
             fp = edge_feat.ctypes.data_as(ctypes.POINTER(ctypes.c_float))
         nl, lp = 0, None
         if label is not None:
-            label = np.ascontiguousarray(label, dtype=np.int32).reshape(-1)
+            label = _convert.labels(np.asarray(label).reshape(-1))
             nl, lp = label.shape[0], label.ctypes.data_as(ctypes.POINTER(ctypes.c_int32))
         L = _lib.lib()
         h, msg = ctypes.c_void_p(), _lib.msg_buffer()
@@ -50,13 +108,7 @@ class Events:
                                             t.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), t.shape[0],
                                             fp, rows, dim, lp, nl, msg, _lib.MSG_BYTES)
         check(rc, msg)
-        return cls(h.value, name)
-
-    def __del__(self):
-        h = getattr(self, "_h", None)
-        if h is not None and h.value:
-            self._lib.dgnn_capi_events_free(h)
-            h.value = None
+        return cls._own(h.value, name)
 
     def __len__(self):
         return int(self._lib.dgnn_capi_events_num_events(self._h))
@@ -84,7 +136,7 @@ class Events:
         if count == 0:
             return np.empty(shape, dtype)
         buf = (p._type_ * count).from_address(ctypes.addressof(p.contents))
-        buf._dgnn_owner = self
+        buf._dgnn_owner = self._table
         a = np.frombuffer(buf, dtype=dtype).reshape(shape)
         a.flags.writeable = False
         return a
@@ -103,8 +155,9 @@ class Events:
             "label": self._view(L.dgnn_capi_events_label, (E,), np.int32),
             "node_ids": self._view(L.dgnn_capi_events_node_ids, (N,), np.int64),
         }
-        if out["node_ids"] is None:
+        if out["node_ids"] is None:  # the identity: a new array, read-only as the others
             out["node_ids"] = np.arange(N, dtype=np.int64)
+            out["node_ids"].flags.writeable = False
         return out
 
     def __repr__(self):
@@ -115,9 +168,10 @@ class Events:
 def load(path, format="auto"):
     """Events read from path (any format the dgnn command reads: format auto, jodie, tgl,
     edgelist, pgt, dgnn, dyglib, tgb)."""
+    name = _convert.text(path, "path")  # str, bytes or os.PathLike; the results' "dataset"
     L = _lib.lib()
     h, msg = ctypes.c_void_p(), _lib.msg_buffer()
-    rc = L.dgnn_capi_events_load(ctypes.byref(h), os.fsencode(path), format.encode() if format else None, msg,
-                                 _lib.MSG_BYTES)
+    fmt = _convert.cbytes(format, "format") if format else None
+    rc = L.dgnn_capi_events_load(ctypes.byref(h), os.fsencode(name), fmt, msg, _lib.MSG_BYTES)
     check(rc, msg)
-    return Events(h.value, os.fspath(path))
+    return Events._own(h.value, name)

@@ -3,27 +3,95 @@ import ctypes
 import json
 import os
 
-from . import _lib
+import numpy as np
+
+from . import _convert, _lib
 from .errors import DGNN_EINTR, DGNN_EINVAL, DgnnError
 from .events import Events, load
 
 
-def options_to_flags(options):
+def _value_text(v, what):
+    """An option's value as the command reads it: a float as repr (round trip), a path
+    (str, bytes, os.PathLike) as its str (bytes through os.fsdecode), else str."""
+    if isinstance(v, (float, np.floating)):
+        return repr(float(v))
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (str, bytes, os.PathLike)):
+        return _convert.text(v, what)
+    return str(v)
+
+
+def _is_bool(v):
+    return isinstance(v, (bool, np.bool_))
+
+
+def options_to_flags(options, cmd="train", kinds=None):
     """Keyword options as the command's flags: epochs=3 -> --epochs 3, quiet=True -> --quiet,
     False or None -> left out, new_node_frac=0.1 -> --new-node-frac 0.1, a list -> one value
-    joined by commas (protocol=["tgn", "dyglib"] -> --protocol tgn,dyglib)."""
+    joined by commas (protocol=["tgn", "dyglib"] -> --protocol tgn,dyglib), a path (str, bytes,
+    os.PathLike) -> its text. A value holding NUL raises DgnnError.
+    kinds ({flag name: its metavar, or "" for a switch}: the command's options, option_kinds;
+    what train, eval and schedule pass): an unknown name goes to the command whatever its value (False and
+    None too), which refuses it with its own message; True for an option that takes a value
+    and anything but True, False or None for a switch raise DgnnError naming the option
+    (True would otherwise become a bare --name that takes the next flag as its value)."""
     flags = []
     for k, v in options.items():
         name = "--" + k.replace("_", "-")
-        if v is None or v is False:
+        known = kinds is None or name[2:] in kinds
+        if not known and (v is None or v is False):
+            flags.append(name)  # refused by the command with its message (unknown option)
             continue
-        if v is True:
+        if known and kinds is not None:
+            if kinds[name[2:]] and _is_bool(v) and v:
+                raise DgnnError("dgnn %s: %s=True: %s needs a value (%s), not True" % (cmd, k, name, kinds[name[2:]]),
+                                DGNN_EINVAL)
+            if not kinds[name[2:]] and not (v is None or _is_bool(v)):
+                raise DgnnError("dgnn %s: %s=%r: %s is a switch: True or False (or None)" % (cmd, k, v, name),
+                                DGNN_EINVAL)
+        if v is None or (_is_bool(v) and not v):
+            continue
+        if _is_bool(v):
             flags.append(name)
         elif isinstance(v, (list, tuple)):
-            flags += [name, ",".join(str(x) for x in v)]
+            flags += [name, ",".join(_value_text(x, "dgnn %s: %s" % (cmd, name)) for x in v)]
         else:
-            flags += [name, repr(v) if isinstance(v, float) else str(v)]
+            flags += [name, _value_text(v, "dgnn %s: %s" % (cmd, name))]
+    for f in flags:
+        if "\x00" in f:
+            raise DgnnError("dgnn %s: %r holds a NUL character (C strings end there)" % (cmd, f), DGNN_EINVAL)
     return flags
+
+
+_KINDS = {}  # (cmd, family) -> {flag name: metavar, or "" for a switch}
+
+
+def option_kinds(data, cmd, family=()):
+    """The options of `dgnn CMD [FAMILY] --help` (family: ("--model", M) for train, which
+    lists the event or the snapshot models' flags): {name: its metavar ("N", "FILE"), or ""
+    for a switch}; read from the command's own --help in-process, once per process; None
+    where that fails (no checks then)."""
+    key = (cmd, tuple(family))
+    if key not in _KINDS:
+        argv = _lib.argv(list(family))
+        text, msg = ctypes.c_void_p(), _lib.msg_buffer()
+        rc = _lib.lib().dgnn_capi_help(data._h, cmd.encode(), len(family), argv, ctypes.byref(text), msg,
+                                       _lib.MSG_BYTES)
+        help_text = _lib.take_string(text)
+        if rc != 0 or not help_text:
+            return None  # another run going on in this process: that run's call will say so
+        kinds = {}
+        for line in help_text.splitlines():
+            # "  --name METAVAR   help" or "  --name   help" (args_print_help: the left part
+            # padded to 26 columns, flag names shorter than that)
+            if not line.startswith("  --"):
+                continue
+            name = line[4:].split()[0]
+            rest = line[4 + len(name):]
+            kinds[name] = rest[1:].split()[0] if rest[:1] == " " and rest[1:2] not in (" ", "") else ""
+        _KINDS[key] = kinds
+    return _KINDS[key]
 
 
 # the snapshot models (`dgnn train` hands them to its snapshot trainer: cli_is_snapshot_model)
@@ -36,8 +104,10 @@ def train(data, /, model="tgn", preset=None, epochs=None, on_epoch=None, return_
     results as the dict of the command's --out JSON. options are the command's other flags
     (options_to_flags). on_epoch(epoch: dict) runs after each epoch with that epoch's
     figures; returning True stops training as early stopping does (the result then says
-    "stopped_by_caller": True). Ctrl-C stops the run and raises KeyboardInterrupt; a failing
-    run raises DgnnError with the command's message.
+    "stopped_by_caller": True); an exception in it aborts the run at the next training step
+    (no test, no outputs; docs/python.md says the one limit) and is raised. Ctrl-C stops the
+    run and raises KeyboardInterrupt; a failing run raises DgnnError with the command's
+    message. Options are checked against the command's table first (options_to_flags).
     The snapshot models (model="evolvegcn-o", "evolvegcn-h", "tgcn", "gcrn-gru", "wdgcn",
     "gcn") train as `dgnn train --model M` does for them, with their flags (snapshots=20,
     window=3, ...); on_epoch and Ctrl-C work for them as for the event models (a stop after
@@ -45,6 +115,9 @@ def train(data, /, model="tgn", preset=None, epochs=None, on_epoch=None, return_
     models.
     return_model=True: returns (result, dgnn.Model), the model trained into options'
     checkpoint folder, or a temporary one kept with the model (Model.save copies it)."""
+    if on_epoch is not None and not callable(on_epoch):
+        raise TypeError("dgnn.train: on_epoch must be a function of each epoch's figures (a dict), got %r"
+                        % (on_epoch,))
     if return_model and model in SNAPSHOT_MODELS:
         raise DgnnError("dgnn.train: return_model is for the event models (a snapshot model's checkpoint is not "
                         "one dgnn eval reads)", DGNN_EINVAL)
@@ -57,28 +130,26 @@ def train(data, /, model="tgn", preset=None, epochs=None, on_epoch=None, return_
         options["checkpoint"] = os.path.join(tmp.name, "checkpoint")
     opts = {"model": model, "preset": preset, "epochs": epochs}
     opts.update(options)
-    flags = options_to_flags(opts)
-    argv = (ctypes.c_char_p * (len(flags) + 1))(*[f.encode() for f in flags], None)
+    family = ("--model", "evolvegcn-o" if model in SNAPSHOT_MODELS else "tgn")
+    flags = options_to_flags(opts, "train", option_kinds(data, "train", family))
+    argv = _lib.argv(flags)
+    dataset = _convert.cbytes(data.name, "the data's name")
     raised = []
 
     def hook(ctx, line):
         if not on_epoch:
             return 0
         try:
-            return 1 if on_epoch(json.loads(line.decode())) else 0
-        except BaseException as e:  # kept, raised after the run, which stops now
+            return 1 if on_epoch(json.loads(line.decode("utf-8", "surrogateescape"))) else 0
+        except BaseException as e:  # kept, raised after the run, which is aborted at once (no test, no outputs)
             raised.append(e)
-            return 1
+            return -1
 
     cb = _lib.EPOCH_FN(hook) if on_epoch else _lib.EPOCH_FN()
     out, msg = ctypes.c_void_p(), _lib.msg_buffer()
     L = _lib.lib()
-    rc = L.dgnn_capi_train(data._h, str(data.name).encode(), len(flags), argv, cb, None, ctypes.byref(out), msg,
-                           _lib.MSG_BYTES)
-    text = None
-    if out.value:
-        text = ctypes.string_at(out.value).decode()
-        L.dgnn_capi_free_string(out)
+    rc = L.dgnn_capi_train(data._h, dataset, len(flags), argv, cb, None, ctypes.byref(out), msg, _lib.MSG_BYTES)
+    text = _lib.take_string(out)
     if raised:
         raise raised[0]
     if rc == DGNN_EINTR:
@@ -102,16 +173,13 @@ def schedule(data, /, model="evolvegcn-o", workers=None, scheduler="greedy", **o
         data = load(data)
     opts = {"model": model, "workers": workers, "scheduler": scheduler}
     opts.update(options)
-    flags = options_to_flags(opts)
-    argv = (ctypes.c_char_p * (len(flags) + 1))(*[f.encode() for f in flags], None)
+    flags = options_to_flags(opts, "schedule", option_kinds(data, "schedule"))
+    argv = _lib.argv(flags)
     out, msg = ctypes.c_void_p(), _lib.msg_buffer()
     L = _lib.lib()
-    rc = L.dgnn_capi_schedule(data._h, str(data.name).encode(), len(flags), argv, ctypes.byref(out), msg,
-                              _lib.MSG_BYTES)
-    text = None
-    if out.value:
-        text = ctypes.string_at(out.value).decode()
-        L.dgnn_capi_free_string(out)
+    rc = L.dgnn_capi_schedule(data._h, _convert.cbytes(data.name, "the data's name"), len(flags), argv,
+                              ctypes.byref(out), msg, _lib.MSG_BYTES)
+    text = _lib.take_string(out)
     if rc == DGNN_EINTR:
         raise KeyboardInterrupt("dgnn.schedule: " + msg.value.decode())
     if rc != 0:

@@ -83,7 +83,8 @@ def main(argv=None):
         plt.close(fig)
         print(f"plot: {png}")
 
-    # 4. The test figures (the best epoch's model on the test split).
+    # 4. The test figures: the last epoch's model on the test split (the best epoch's when the
+    #    run stopped early: early stopping, or on_epoch returning True; docs/tgnn.md).
     t = res["test"]
     print(f"test AP {t['ap']:.4f}  AUC {t['auc']:.4f}  new-node AP {t['new_node_ap']:.4f}")
 

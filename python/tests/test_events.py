@@ -78,3 +78,91 @@ def test_a_broken_file_names_line_and_field(tmp_path):
     p.write_text("user,item,timestamp,state_label\n0,1,1.0,0\n0,x,2.0,0\n")
     with pytest.raises(dgnn.DgnnError, match=r"bad.csv:3"):
         dgnn.load(str(p), format="jodie")
+
+
+def _run_python(code):
+    """code in a fresh interpreter (a crash there fails the test, not the whole run)."""
+    import os
+    import subprocess
+    import sys
+    from conftest import ROOT
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_copies_share_the_table_and_free_it_once(tmp_path):
+    # copy.copy shared the C handle, and each copy freed it: a double free, then a crash
+    p = tmp_path / "tiny.csv"
+    p.write_text("user,item,timestamp,state_label,f1\n0,10,1.0,0,0.5\n1,11,2.0,1,0.25\n0,11,3.0,0,1.0\n")
+    r = _run_python("import copy, gc, dgnn\n"
+                    "ev = dgnn.load(%r)\n"
+                    "for f in (copy.copy, copy.deepcopy):\n"
+                    "    e2 = f(ev); e2.name = 'other'; n2 = len(e2); del e2; gc.collect()\n"
+                    "    assert len(ev) == n2 == 3 and ev.name != 'other'\n"
+                    "d = copy.deepcopy(ev).to_numpy(); del ev; gc.collect()\n"
+                    "print(list(d['t']))\n" % str(p))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[1.0, 2.0, 3.0]"
+
+
+def test_the_constructor_and_pickle_are_refused():
+    import pickle
+    # Events(0, "x") made a NULL handle that len() dereferenced (a crash)
+    r = _run_python("import dgnn\ntry:\n    ev = dgnn.Events(0, 'x'); len(ev)\nexcept TypeError as e:\n    print(e)")
+    assert r.returncode == 0, r.stderr
+    assert "Events.from_arrays" in r.stdout and "dgnn.load" in r.stdout
+    with pytest.raises(TypeError, match="Events.from_arrays"):
+        dgnn.Events([0, 1], [1, 2], [1.0, 2.0])
+    ev = dgnn.Events.from_arrays([0, 1], [1, 2], [1.0, 2.0])
+    with pytest.raises(TypeError, match="cannot be pickled.*to_numpy"):
+        pickle.dumps(ev)
+
+
+def test_ids_and_labels_are_not_truncated():
+    # numpy's casts truncated 0.5 -> 0, wrapped 2**32 -> 0 in int32 and 2**64-1 -> -1 in int64
+    with pytest.raises(dgnn.DgnnError, match=r"src\[0\] is 0.5: node ids are integers") as e:
+        dgnn.Events.from_arrays([0.5, 1.7, 2.2], [3.9, 4, 5], [1, 2, 3])
+    assert e.value.code == -4
+    with pytest.raises(dgnn.DgnnError, match=r"dst\[1\] is 4.5"):
+        dgnn.Events.from_arrays([0, 1], [3, 4.5], [1, 2])
+    with pytest.raises(dgnn.DgnnError, match=r"src\[0\] is 18446744073709551615: node ids are int64"):
+        dgnn.Events.from_arrays(np.array([2 ** 64 - 1, 1], np.uint64), [2, 3], [1, 2])
+    with pytest.raises(dgnn.DgnnError, match=r"src\[0\]"):
+        dgnn.Events.from_arrays([2 ** 70, 1], [2, 3], [1, 2])
+    with pytest.raises(dgnn.DgnnError, match=r"label\[0\] is 0.5: labels are 0 or 1"):
+        dgnn.Events.from_arrays([0, 1], [2, 3], [1, 2], label=[0.5, 1.0])
+    with pytest.raises(dgnn.DgnnError, match=r"label\[0\] is 4294967296: labels are 0 or 1"):
+        dgnn.Events.from_arrays([0, 1], [2, 3], [1, 2], label=[2 ** 32, 1])
+    with pytest.raises(dgnn.DgnnError, match="node ids are integers"):
+        dgnn.Events.from_arrays(["a", "b"], [2, 3], [1, 2])
+    # integral floats are the integers they equal; booleans and 0.0/1.0 are labels
+    d = dgnn.Events.from_arrays([3.0, 1.0], [2, 2 ** 40], [1, 2], label=[True, 0.0]).to_numpy()
+    np.testing.assert_array_equal(d["node_ids"], [1, 2, 3, 2 ** 40])
+    np.testing.assert_array_equal(d["label"], [1, 0])
+
+
+def test_non_finite_edge_features_are_refused():
+    # the file readers refuse NaN; from_arrays took it and training gave AP 0.5 with no error
+    with pytest.raises(dgnn.DgnnError, match="edge_feat row 1, feature 2: NaN is not allowed"):
+        dgnn.Events.from_arrays([0, 1], [2, 3], [1, 2], edge_feat=[[0, 0, 0], [1, 1, np.nan]])
+    with pytest.raises(dgnn.DgnnError, match="edge_feat row 0, feature 0: -inf is not allowed"):
+        dgnn.Events.from_arrays([0, 1], [2, 3], [1, 2], edge_feat=[-np.inf, 1])
+    with pytest.raises(dgnn.DgnnError, match="edge_feat row 1, feature 0: 1e\\+300 does not fit float32"):
+        dgnn.Events.from_arrays([0, 1], [2, 3], [1, 2], edge_feat=[[0.0], [1e300]])
+
+
+def test_identity_node_ids_are_read_only_too():
+    d = dgnn.Events.from_arrays([0, 1], [1, 2], [1.0, 2.0]).to_numpy()
+    np.testing.assert_array_equal(d["node_ids"], [0, 1, 2])
+    assert not d["node_ids"].flags.writeable
+
+
+def test_names_and_paths(tmp_path):
+    with pytest.raises(dgnn.DgnnError, match="NUL"):
+        dgnn.Events.from_arrays([0, 1], [1, 2], [1.0, 2.0], name="x\x00y")
+    p = tmp_path / "tiny.csv"
+    p.write_text("user,item,timestamp,state_label\n0,10,1.0,0\n1,11,2.0,1\n")
+    for path in (bytes(p), p, str(p)):  # the name is the path's text, not "b'...'"
+        assert dgnn.load(path).name == str(p)
+    with pytest.raises(dgnn.DgnnError, match="NUL"):
+        dgnn.load(str(p) + "\x00.x")

@@ -101,3 +101,79 @@ def test_eval_of_a_command_checkpoint_whose_run_read_a_file(stream, tmp_path):
     with pytest.raises(dgnn.DgnnError, match=r"dgnn eval: --format describes a data file to read, but the events "
                                              r"are given in memory"):
         dgnn.load_model(ck, stream).eval(quiet=True, format="jodie")
+
+
+def test_eval_on_val_and_train_gives_that_splits_figures(trained, stream, tmp_path):
+    # the dict (and the command's --out JSON) had an all-None "test" and no val/train figures
+    import json
+    import subprocess
+    from conftest import DGNN_BIN
+    ev, res, model, saved = trained
+    for on in ("val", "train"):
+        for r in (model.eval(on=on, quiet=True), dgnn.eval(ev, saved, on=on, quiet=True)):
+            assert r["on"] == on and "test" not in r and "protocols" not in r
+            assert 0 < r[on]["ap"] < 1 and 0 < r[on]["auc"] < 1
+        out = str(tmp_path / ("%s.json" % on))
+        subprocess.run([DGNN_BIN, "eval", "--checkpoint", saved, "--data", stream, "--on", on, "--out", out, "--quiet"],
+                       check=True, capture_output=True)
+        cmd = json.load(open(out))
+        assert cmd["on"] == on and "test" not in cmd and cmd[on]["ap"] == pytest.approx(r[on]["ap"], abs=1e-9)
+    v = model.eval(on="val", quiet=True)["val"]
+    assert v["new_node_ap"] is not None and v["new_node_auc"] is not None
+    t = model.eval(quiet=True)
+    assert t["on"] == "test" and "val" not in t and t["test"]["ap"] == pytest.approx(res["test"]["ap"], abs=1e-9)
+
+
+def test_ids_and_times_are_checked(trained):
+    ev, res, model, _ = trained
+    ids = ev.to_numpy()["node_ids"]
+    t = float(ev.to_numpy()["t"][-1])
+    with pytest.raises(dgnn.DgnnError, match=r"nodes\[0\] is 1.7: node ids are integers"):
+        model.embed([1.7], t)
+    with pytest.raises(dgnn.DgnnError, match=r"src\[0\] is 1.9: node ids are integers"):
+        model.score([1.9], [50.2], t)
+    with pytest.raises(dgnn.DgnnError, match=r"dst\[0\] is 50.2"):
+        model.score([ids[0]], [50.2], t)
+    with pytest.raises(dgnn.DgnnError, match="t is required"):  # it said "t[0] is not finite (nan)"
+        model.embed([ids[0]], None)
+    assert np.array_equal(model.embed([float(ids[3])], t), model.embed([ids[3]], t))  # 3.0 is 3
+
+
+def test_small_things(trained, stream, tmp_path):
+    ev, res, model, saved = trained
+    assert model.embed([], 1.0).shape == (0, 16)  # (0, 0)
+    with pytest.raises(dgnn.DgnnError) as e:
+        dgnn.load_model(str(tmp_path / "nope"), ev)
+    assert e.value.code == -1  # DGNN_EIO (it was None)
+    m = dgnn.load_model(saved.encode(), stream.encode())  # bytes paths: AttributeError in embed
+    assert m.path == saved
+    nodes = ev.to_numpy()["node_ids"][:3]
+    assert np.array_equal(m.embed(nodes, 1.0), model.embed(nodes, 1.0))
+
+
+def test_quiet_calls_print_nothing(trained, capfd):
+    # each embed or score printed the evaluation's lines (settings, test AP, peak RSS)
+    import ctypes
+    ev, res, model, _ = trained
+    ids = ev.to_numpy()["node_ids"]
+    capfd.readouterr()
+    model.embed(ids[:2], 1.0)
+    model.score(ids[:2], ids[2:4], 1.0)
+    model.eval(quiet=True)
+    ctypes.CDLL(None).fflush(None)  # C's stdout buffer, if anything was written there
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
+    with pytest.raises(dgnn.DgnnError, match="not a node of the data"):  # errors still come back
+        model.embed([123456789], 1.0)
+    model.embed(ids[:1], 1.0, quiet=False)  # asked for: the command's lines
+    ctypes.CDLL(None).fflush(None)
+    assert "dgnn eval: the training run's settings" in capfd.readouterr().err
+
+
+def test_a_snapshot_models_checkpoint_is_told_as_such(stream, tmp_path):
+    # it said "section 'meta' has 208 bytes, expected 136 ... resume with the same options"
+    ck = str(tmp_path / "snap")
+    dgnn.train(stream, model="evolvegcn-o", snapshots=20, window=3, epochs=1, hidden=8, cls_hidden=8, quiet=True,
+               checkpoint=ck)
+    with pytest.raises(dgnn.DgnnError, match=r"is a snapshot model's checkpoint \(.*evolvegcn-o"):
+        dgnn.eval(stream, ck, quiet=True)

@@ -101,3 +101,83 @@ def test_loading_flags_told_the_events_are_in_memory(stream, model, extra):
                                              r"are given in memory \(dgnn.train's data\)") as e:
         dgnn.train(ev, model=model, epochs=1, columns="src,dst,ts", quiet=True, **extra)
     assert "no --data is given" not in str(e.value)
+
+
+QUICK = dict(epochs=1, max_batches=2, eval_max_events=300, seed=1, mem_dim=8, time_dim=4, quiet=True)
+
+
+def test_true_for_an_option_that_takes_a_value(stream, tmp_path, monkeypatch):
+    # curve=True became a bare --curve that took the next flag (--quiet) as its file name
+    monkeypatch.chdir(tmp_path)
+    ev = dgnn.load(stream)
+    for opt, meta in (("curve", "FILE"), ("checkpoint", "DIR"), ("epochs", "N")):
+        want = r"dgnn train: %s=True: --%s needs a value \(%s\)" % (opt, opt, meta)
+        with pytest.raises(dgnn.DgnnError, match=want) as e:
+            dgnn.train(ev, **dict(QUICK, **{opt: True}))
+        assert e.value.code == -4
+    assert os.listdir(tmp_path) == []  # no ./--quiet
+    with pytest.raises(dgnn.DgnnError, match=r"--quiet is a switch"):
+        dgnn.train(ev, **dict(QUICK, quiet=1))
+    with pytest.raises(dgnn.DgnnError, match=r"dgnn schedule: svg=True: --svg needs a value"):
+        dgnn.schedule(ev, workers=2, snapshots=20, window=3, svg=True)
+
+
+def test_unknown_names_are_refused_whatever_the_value(stream):
+    # quite=False and foo=None were dropped as "not given", and the run trained
+    ev = dgnn.load(stream)
+    for bad in (dict(quite=False), dict(foo=None), dict(foo=1)):
+        name = list(bad)[0]
+        with pytest.raises(dgnn.DgnnError, match=r"unknown option '--%s'" % name):
+            dgnn.train(ev, **dict(QUICK, **bad))
+    with pytest.raises(dgnn.DgnnError, match=r"unknown option '--foo'"):
+        dgnn.schedule(ev, workers=2, snapshots=20, window=3, foo=False)
+    # a known option set to False or None is still "not given"
+    assert dgnn.train(ev, **dict(QUICK, curve=None, no_eval=False))["test"]["ap"] is not None
+
+
+def test_an_exception_in_on_epoch_stops_the_run_at_once(stream, tmp_path, capfd):
+    # the test still ran and --out was written as a finished run's (stopped_by_caller true)
+    out = tmp_path / "r.json"
+    seen = []
+
+    def boom(e):
+        seen.append(e["epoch"])
+        raise ValueError("from the callback")
+    with pytest.raises(ValueError, match="from the callback"):
+        dgnn.train(stream, on_epoch=boom, out=str(out), **dict(QUICK, epochs=3))
+    o, err = capfd.readouterr()
+    assert seen == [1] and not out.exists()
+    assert "test AP" not in o and "stopped by the caller" not in err
+    # in the last epoch too (the trainer checks after the hook, not only at its next step),
+    # and for a snapshot model
+    for kw in (dict(QUICK, epochs=1), dict(model="evolvegcn-o", snapshots=20, window=3, epochs=1, hidden=8,
+                                            cls_hidden=8, quiet=True)):
+        seen.clear()
+        with pytest.raises(ValueError, match="from the callback"):
+            dgnn.train(stream, on_epoch=boom, out=str(out), **kw)
+        o, err = capfd.readouterr()
+        assert seen == [1] and not out.exists(), kw
+        assert "test AP" not in o and "test MAP" not in o, kw
+    # not callable: refused before any training
+    with pytest.raises(TypeError, match="on_epoch must be a function"):
+        dgnn.train(stream, on_epoch=5, **QUICK)
+    assert "epoch 1" not in capfd.readouterr().err
+
+
+def test_paths_as_bytes_and_file_names_that_are_not_utf8(stream, tmp_path, monkeypatch):
+    import shutil
+    assert dgnn.train(os.fsencode(stream), **QUICK)["dataset"] == stream  # it said "b'...'"
+    odd = os.path.join(os.fsencode(str(tmp_path)), b"s\xff.csv")
+    shutil.copy(stream, odd)
+    res = dgnn.train(odd, checkpoint=os.path.join(os.fsencode(str(tmp_path)), b"ck\xff"), **QUICK)  # UnicodeEncodeError
+    assert res["dataset"] == os.fsdecode(odd)
+    assert os.path.isdir(os.path.join(os.fsencode(str(tmp_path)), b"ck\xff"))
+    # NUL: C would cut the string there (checkpoint="a\x00b" trained into ./a)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(dgnn.DgnnError, match=r"--checkpoint: 'a\\x00b' holds a NUL character"):
+        dgnn.train(stream, checkpoint="a\x00b", **QUICK)
+    assert not os.path.exists("a")
+    ev = dgnn.load(stream)
+    ev.name = "x\x00y"
+    with pytest.raises(dgnn.DgnnError, match="NUL"):
+        dgnn.train(ev, **QUICK)

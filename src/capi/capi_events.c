@@ -54,6 +54,16 @@ int dgnn_capi_events_from_arrays(dgnn_capi_events **out, const int64_t *src, int
             dgnn_err_set(&err, DGNN_EINVAL, "label[%lld] is %d: labels are 0 or 1", (long long)e, (int)label[e]);
         if (err.code) return fail(&err, msg, cap);
     }
+    /* as the file readers (textscan.c: "NaN is not allowed"): a non-finite feature would
+     * reach the model's inputs and make every score NaN (AP 0.5, no error) */
+    for (int64_t e = 0; efeat && e < n_src; e++)
+        for (int64_t k = 0; k < edge_dim; k++) {
+            const float x = efeat[e * edge_dim + k];
+            if (isfinite(x)) continue;
+            dgnn_err_set(&err, DGNN_EINVAL, "edge_feat row %lld, feature %lld: %s is not allowed (edge features must "
+                         "be finite)", (long long)e, (long long)k, isnan(x) ? "NaN" : x > 0 ? "inf" : "-inf");
+            return fail(&err, msg, cap);
+        }
     dgnn_builder b;
     dgnn_builder_init(&b, efeat ? edge_dim : 0, label != NULL, 0);
     for (int64_t e = 0; e < n_src; e++)

@@ -1,6 +1,6 @@
 /* capi_train.c: `dgnn train` in-process for ctypes callers (capi.h) through
- * cli_train_embedded (src/cli/cmd_train.c), with three things a library call needs that
- * the command does not:
+ * cli_train_embedded (src/cli/cmd_train.c), with what a library call needs that the
+ * command does not:
  *  - the error as a string: the command prints its messages on stderr; for the length of
  *    the call stderr is a stream that passes everything through to the old one and keeps
  *    the last lines, and the message is the last "dgnn ...: " line it saw (glibc lets a
@@ -9,7 +9,13 @@
  *    for one caller; this changes none;
  *  - Ctrl-C: a SIGINT handler sets a flag the trainer reads after every step (the run
  *    then fails with DGNN_EINTR), and the caller's handler (Python's) comes back after;
- *  - one run at a time: the command keeps process-wide state (the above, its saved flags).
+ *  - one run at a time: the command keeps process-wide state (the above, its saved flags);
+ *  - quiet calls (dgnn_capi_set_quiet): the same streams, stdout dropped and stderr kept
+ *    but not passed through (warning lines are); --help's text kept (dgnn_capi_help: the
+ *    Python package reads each command's option table from it);
+ *  - an abort from the caller's on_epoch (a negative return: an exception in Python): the
+ *    interrupt flag set, so that the run fails at its next step instead of stopping as
+ *    early stopping does (which would test and write the outputs of a finished run).
  * The runtime variables the command sets before its libraries load (OPENBLAS_CORETYPE,
  * OMP_WAIT_POLICY, GOMP_SPINCOUNT: main.c's tune_runtime_env) cannot be set from here,
  * after the libraries loaded: the Python package sets them before it loads libdgnn.so. */
@@ -17,25 +23,53 @@
 #include <math.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../cli/cli.h"
 #include "capi_internal.h"
+#include "dgnn/checkpoint.h"
 
 /* ---- stderr kept while passed through ---- */
 #define TAIL_BYTES 8192
+#define LINE_BYTES 2048
 typedef struct {
     FILE *through;
     char tail[TAIL_BYTES]; /* the last bytes written (not NUL-terminated) */
     size_t len;
+    /* quiet (dgnn_capi_set_quiet): only warning lines pass through; the current line so
+     * far (a longer one is cut: what decides is near its start) */
+    int quiet;
+    char line[LINE_BYTES];
+    size_t line_len;
 } stderr_tee;
+
+static const char k_warning[] = ": warning: ";
+
+/* quiet: the line so far through when it is a warning; then a new line */
+static void tee_line_end(stderr_tee *t, int newline) {
+    if (t->line_len > 0 && memmem(t->line, t->line_len, k_warning, sizeof k_warning - 1)) {
+        fwrite(t->line, 1, t->line_len, t->through);
+        if (newline) fputc('\n', t->through);
+        fflush(t->through);
+    }
+    t->line_len = 0;
+}
 
 static ssize_t tee_write(void *cookie, const char *buf, size_t n) {
     stderr_tee *t = cookie;
-    fwrite(buf, 1, n, t->through);
-    fflush(t->through);
+    if (!t->quiet) {
+        fwrite(buf, 1, n, t->through);
+        fflush(t->through);
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            if (buf[i] == '\n') tee_line_end(t, 1);
+            else if (buf[i] == '\r') t->line_len = 0; /* a progress bar's redraw */
+            else if (t->line_len < LINE_BYTES) t->line[t->line_len++] = buf[i];
+        }
+    }
     if (n >= TAIL_BYTES) {
         memcpy(t->tail, buf + n - TAIL_BYTES, TAIL_BYTES);
         t->len = TAIL_BYTES;
@@ -75,20 +109,41 @@ static void on_sigint(int sig) {
 
 static atomic_flag g_busy = ATOMIC_FLAG_INIT;
 
+/* the caller's on_epoch returned a negative value: the run is aborted through the
+ * interrupt flag the trainers read after every step */
+static volatile sig_atomic_t g_aborted;
+
 typedef struct {
     dgnn_capi_epoch_fn fn;
     void *ctx;
 } epoch_hook;
 static int call_epoch(void *ctx, const char *line) {
     const epoch_hook *h = ctx;
-    return h->fn(h->ctx, line);
+    const int r = h->fn(h->ctx, line);
+    if (r < 0) { /* not a stop: a stop would test and write the outputs as a finished run's */
+        g_aborted = 1;
+        g_interrupted = 1;
+        return 0;
+    }
+    return r;
+}
+
+static _Thread_local int t_quiet; /* dgnn_capi_set_quiet */
+void dgnn_capi_set_quiet(int quiet) { t_quiet = quiet != 0; }
+
+/* quiet: stdout's lines go nowhere */
+static ssize_t discard_write(void *cookie, const char *buf, size_t n) {
+    (void)cookie, (void)buf;
+    return (ssize_t)n;
 }
 
 /* `dgnn CMD FLAGS` (train: cli_train_embedded, eval: cli_eval_embedded, schedule:
- * cli_schedule_embedded) with e's requests */
+ * cli_schedule_embedded) with e's requests. help non-NULL: the command's stdout (its
+ * --help) into *help (malloc'd). */
 static int run_embedded(const char *cmd, cli_train_embed *e, int argc, const char *const *argv, char **json, char *msg,
-                        size_t cap) {
+                        size_t cap, char **help) {
     *json = NULL;
+    if (help) *help = NULL;
     capi_set_msg(msg, cap, "");
     if (atomic_flag_test_and_set(&g_busy)) {
         capi_set_msg(msg, cap, "dgnn: another training or evaluation run is going on in this process (one at a time)");
@@ -110,8 +165,9 @@ static int run_embedded(const char *cmd, cli_train_embed *e, int argc, const cha
     full[0] = "dgnn", full[1] = (char *)cmd;
     for (int i = 0; i < argc; i++) full[i + 2] = (char *)argv[i];
     full[argc + 2] = NULL;
-    FILE *old_stderr = stderr;
+    FILE *old_stderr = stderr, *old_stdout = stdout;
     tee->through = old_stderr;
+    tee->quiet = t_quiet;
     cookie_io_functions_t io = {.write = tee_write};
     FILE *s = fopencookie(tee, "w", io);
     if (s) {
@@ -119,7 +175,19 @@ static int run_embedded(const char *cmd, cli_train_embed *e, int argc, const cha
         fflush(old_stderr);
         stderr = s;
     }
+    /* stdout: the --help text kept, or (quiet) dropped; the standard streams are plain
+     * variables in glibc, as for stderr */
+    char *help_buf = NULL;
+    size_t help_len = 0;
+    FILE *so = NULL;
+    if (help) so = open_memstream(&help_buf, &help_len);
+    else if (tee->quiet) so = fopencookie(NULL, "w", (cookie_io_functions_t){.write = discard_write});
+    if (so) {
+        fflush(old_stdout);
+        stdout = so;
+    }
     g_interrupted = 0;
+    g_aborted = 0;
     struct sigaction sa, old_sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;
@@ -137,12 +205,21 @@ static int run_embedded(const char *cmd, cli_train_embed *e, int argc, const cha
     cli_set_events_in_memory(0);
 
     if (handled) sigaction(SIGINT, &old_sa, NULL);
+    if (so) {
+        fflush(so);
+        stdout = old_stdout;
+        fclose(so); /* help_buf complete */
+    }
     if (s) {
         stderr = old_stderr;
+        if (tee->quiet) tee_line_end(tee, 0);
         fclose(s);
     }
     int rc = DGNN_OK;
-    if (g_interrupted) { /* even when the run got through (Ctrl-C during the test): the user asked to stop */
+    if (g_aborted) { /* even when the run got through: the caller failed */
+        capi_set_msg(msg, cap, "aborted by the on_epoch callback");
+        rc = DGNN_EINTR;
+    } else if (g_interrupted) { /* even when the run got through (Ctrl-C during the test): the user asked to stop */
         capi_set_msg(msg, cap, "interrupted");
         rc = DGNN_EINTR;
     } else if (status != 0) {
@@ -153,6 +230,8 @@ static int run_embedded(const char *cmd, cli_train_embed *e, int argc, const cha
         free(*json);
         *json = NULL;
     }
+    if (help && rc == DGNN_OK) *help = help_buf;
+    else free(help_buf);
     free(tee);
     free(full);
     atomic_flag_clear(&g_busy);
@@ -164,13 +243,96 @@ int dgnn_capi_train(const dgnn_capi_events *ev, const char *dataset, int argc, c
     epoch_hook hook = {on_epoch, ctx};
     cli_train_embed e = {.events = &ev->ev, .dataset = dataset, .on_epoch = on_epoch ? call_epoch : NULL,
                          .on_epoch_ctx = &hook};
-    return run_embedded("train", &e, argc, argv, json, msg, cap);
+    return run_embedded("train", &e, argc, argv, json, msg, cap, NULL);
+}
+
+int dgnn_capi_help(const dgnn_capi_events *ev, const char *cmd, int argc, const char *const *argv, char **text,
+                   char *msg, size_t cap) {
+    *text = NULL;
+    if (!cmd || (strcmp(cmd, "train") != 0 && strcmp(cmd, "eval") != 0 && strcmp(cmd, "schedule") != 0)) {
+        capi_set_msg(msg, cap, "dgnn_capi_help: cmd is train, eval or schedule");
+        return DGNN_EINVAL;
+    }
+    const char **av = malloc((size_t)(argc + 2) * sizeof *av);
+    if (!av) {
+        capi_set_msg(msg, cap, "dgnn: out of memory");
+        return DGNN_ENOMEM;
+    }
+    for (int i = 0; i < argc; i++) av[i] = argv[i];
+    av[argc] = "--help", av[argc + 1] = NULL;
+    cli_train_embed e = {.events = &ev->ev};
+    char *json = NULL;
+    const int rc = run_embedded(cmd, &e, argc + 1, av, &json, msg, cap, text);
+    free(json);
+    free(av);
+    return rc;
+}
+
+/* The value of key in section "settings" (checkpoint.h's key=value lines) of dir's
+ * checkpoint into value; 0, DGNN_EINVAL when absent, or the checkpoint's error. */
+static int ckpt_setting(const char *dir, const char *key, char *value, size_t vcap, dgnn_err *err) {
+    char path[4096];
+    dgnn_ckpt_dir_path(path, sizeof path, dir);
+    dgnn_ckpt *c;
+    int rc = dgnn_ckpt_open(&c, path, err);
+    if (rc) return rc;
+    const void *data = NULL;
+    size_t n = 0;
+    rc = dgnn_ckpt_has(c, "settings") ? dgnn_ckpt_get(c, "settings", &data, &n, err) : DGNN_EINVAL;
+    const size_t klen = strlen(key);
+    int found = 0;
+    for (const char *t = data, *end = t ? t + n : NULL; !rc && !found && t && t < end;) {
+        const char *nl = memchr(t, '\n', (size_t)(end - t));
+        if (!nl) nl = end;
+        if ((size_t)(nl - t) > klen && memcmp(t, key, klen) == 0 && t[klen] == '=') {
+            snprintf(value, vcap, "%.*s", (int)(nl - t - (ptrdiff_t)klen - 1), t + klen + 1);
+            found = 1;
+        }
+        t = nl + 1;
+    }
+    if (!rc && !found) rc = DGNN_EINVAL;
+    if (rc == DGNN_EINVAL) dgnn_err_set(err, rc, "checkpoint %s: no saved setting '%s'", path, key);
+    dgnn_ckpt_close(c);
+    return rc;
+}
+
+int dgnn_capi_checkpoint_setting(const char *dir, const char *key, char *value, size_t vcap, char *msg, size_t cap) {
+    if (vcap) value[0] = 0;
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    const int rc = ckpt_setting(dir, key, value, vcap, &err);
+    capi_set_msg(msg, cap, rc ? err.msg : "");
+    return rc;
+}
+
+/* dgnn eval reads the event models' checkpoints: a snapshot model's (its saved "model"
+ * setting) is told as such before its sections are read as an event model's (which says
+ * "section 'meta' has 208 bytes, expected 136 ..."). 0, or DGNN_EINVAL with the message. */
+static int refuse_snapshot_checkpoint(int argc, const char *const *argv, char *msg, size_t cap) {
+    const char *dir = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--checkpoint") == 0 && i + 1 < argc) dir = argv[i + 1];
+        else if (strncmp(argv[i], "--checkpoint=", 13) == 0) dir = argv[i] + 13;
+    }
+    char model[96];
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    if (!dir || ckpt_setting(dir, "model", model, sizeof model, &err) != DGNN_OK) return DGNN_OK; /* eval's own checks */
+    char *av[3] = {"--model", model, NULL};
+    if (!cli_is_snapshot_model(2, av)) return DGNN_OK;
+    char text[1024 + 4096];
+    snprintf(text, sizeof text, "dgnn eval: --checkpoint %s is a snapshot model's checkpoint (dgnn train --model %s): "
+             "dgnn eval reads the event models' checkpoints only (tgn, jodie, dyrep, apan); the snapshot run's test "
+             "figures are in its results (dgnn train's --out JSON, the dict dgnn.train returns), and dgnn train "
+             "--model %s --checkpoint %s --resume continues it", dir, model, model, dir);
+    capi_set_msg(msg, cap, text);
+    return DGNN_EINVAL;
 }
 
 int dgnn_capi_schedule(const dgnn_capi_events *ev, const char *dataset, int argc, const char *const *argv, char **json,
                        char *msg, size_t cap) {
     cli_train_embed e = {.events = &ev->ev, .dataset = dataset};
-    return run_embedded("schedule", &e, argc, argv, json, msg, cap);
+    return run_embedded("schedule", &e, argc, argv, json, msg, cap, NULL);
 }
 
 /* ids (n) to dense ids: original ones through dgnn_events_dense_id, else checked to be in
@@ -220,6 +382,7 @@ int dgnn_capi_eval(const dgnn_capi_events *ev, const char *dataset, int argc, co
     if (emb_dim) *emb_dim = 0;
     capi_set_msg(msg, cap, "");
     if (!finite_times(emb_t, n_emb, msg, cap) || !finite_times(score_t, n_score, msg, cap)) return DGNN_EINVAL;
+    if (refuse_snapshot_checkpoint(argc, argv, msg, cap)) return DGNN_EINVAL;
     int32_t *nodes = NULL, *src = NULL, *dst = NULL;
     int rc = DGNN_OK;
     if (n_emb > 0 && (!emb_out || !emb_dim)) {
@@ -233,7 +396,7 @@ int dgnn_capi_eval(const dgnn_capi_events *ev, const char *dataset, int argc, co
         cli_train_embed e = {.events = &ev->ev, .dataset = dataset};
         if (n_emb > 0) e.emb_nodes = nodes, e.emb_t = emb_t, e.emb_n = n_emb, e.emb_out = emb_out, e.emb_dim = emb_dim;
         if (n_score > 0) e.score_src = src, e.score_dst = dst, e.score_t = score_t, e.score_n = n_score, e.score_out = score_out;
-        rc = run_embedded("eval", &e, argc, argv, json, msg, cap);
+        rc = run_embedded("eval", &e, argc, argv, json, msg, cap, NULL);
         if (rc && emb_out) free(*emb_out), *emb_out = NULL;
     }
     free(nodes), free(src), free(dst);

@@ -246,6 +246,12 @@ int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_
                      er->seconds, er->train_seconds,
                      er->train_seconds > 0 ? (double)er->train_events / er->train_seconds : 0.0);
         if (c->on_epoch && r.rank == 0) c->on_epoch(c->on_epoch_ctx, er);
+        /* a caller's hook that failed (in-process: one process) stops the run here, before the
+         * next epoch or the test, as an interrupt does at a step */
+        if (!dist && c->interrupt && *c->interrupt) {
+            rc = dgnn_err_set(err, DGNN_EINTR, "interrupted");
+            goto done;
+        }
         /* early stopping on validation AP (the TGN code's EarlyStopMonitor); TGB's protocol:
          * on its validation MRR (TGB's examples) */
         if (evaluating) {

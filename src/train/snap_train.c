@@ -90,6 +90,12 @@ int dgnn_snap_train(const dgnn_events *ev, const dgnn_snap_train_cfg *c, dgnn_sn
                      dgnn_fmt_metric(f[1], 16, r.task == DGNN_SNAP_TASK_EDGE ? er->val_f1 : er->val_mse),
                      er->val_seconds);
         if (c->on_epoch && lead) c->on_epoch(c->on_epoch_ctx, er);
+        /* a caller's hook that failed (in-process: one process) stops the run here, before the
+         * next epoch or the test, as an interrupt does at a step */
+        if (!r.dist && c->interrupt && *c->interrupt) {
+            rc = dgnn_err_set(err, DGNN_EINTR, "interrupted");
+            goto done;
+        }
         if (validated) {
             /* trainer.train: stop when the count of validations without a better figure
              * exceeds patience */

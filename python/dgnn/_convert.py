@@ -1,0 +1,110 @@
+"""Checked conversions of the caller's values into what the C calls take: node ids (int64),
+labels (0/1), times, strings and paths (bytes for char *, without NUL).
+
+numpy's own casts (astype, ascontiguousarray with a dtype) truncate 1.7 to 1, wrap 2**32
+to 0 in int32 and 2**64-1 to -1 in int64 without a word; these refuse such values naming
+the array and the entry. Integral floats (3.0) are taken as the integer they equal."""
+import numbers
+import os
+
+import numpy as np
+
+from .errors import DGNN_EINVAL, DgnnError
+
+_I64_MIN, _I64_MAX = -(2 ** 63), 2 ** 63 - 1
+
+
+def _entry(what, a, i):
+    """'src[3]' for a 1-d array, 'src[1, 2]' otherwise (i: the flat index)."""
+    if a.ndim <= 1:
+        return "%s[%d]" % (what, i)
+    return "%s[%s]" % (what, ", ".join(str(int(k)) for k in np.unravel_index(i, a.shape)))
+
+
+def ids(values, what, kind="node ids"):
+    """values as an int64 array of the same shape: integers (any integer dtype, Python ints)
+    in int64's range, or floats that are integers (3.0); anything else raises DgnnError
+    naming the first bad entry."""
+    a = np.asarray(values)
+    k = a.dtype.kind
+    if k == "i":
+        return np.ascontiguousarray(a, dtype=np.int64)
+    if k == "u":
+        if a.size and a.dtype.itemsize >= 8:
+            over = np.flatnonzero(a > np.uint64(_I64_MAX))
+            if over.size:
+                i = int(over[0])
+                raise DgnnError("%s is %d: %s are int64 (at most 2**63-1)" % (_entry(what, a, i), int(a.flat[i]), kind),
+                                DGNN_EINVAL)
+        return np.ascontiguousarray(a, dtype=np.int64)
+    if k == "f":
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(a) | (a != np.floor(a)) | (a < -2.0 ** 63) | (a >= 2.0 ** 63)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            x = float(a.flat[i])
+            why = "not an integer" if not np.isfinite(x) or x != np.floor(x) else "outside int64's range"
+            raise DgnnError("%s is %r: %s are integers (%s)" % (_entry(what, a, i), x, kind, why), DGNN_EINVAL)
+        return np.ascontiguousarray(a, dtype=np.int64)
+    if k == "O":  # Python ints beyond int64, mixed objects
+        out = np.empty(a.shape, dtype=np.int64)
+        for i, x in enumerate(a.flat):
+            if isinstance(x, (bool, np.bool_)) or not isinstance(x, (numbers.Integral, numbers.Real)):
+                raise DgnnError("%s is %r: %s are integers" % (_entry(what, a, i), x, kind), DGNN_EINVAL)
+            if not isinstance(x, numbers.Integral):
+                x = float(x)
+                if not np.isfinite(x) or x != np.floor(x):
+                    raise DgnnError("%s is %r: %s are integers (not an integer)" % (_entry(what, a, i), x, kind),
+                                    DGNN_EINVAL)
+            if not _I64_MIN <= int(x) <= _I64_MAX:
+                raise DgnnError("%s is %d: %s are int64 (outside its range)" % (_entry(what, a, i), int(x), kind),
+                                DGNN_EINVAL)
+            out.flat[i] = int(x)
+        return out
+    raise DgnnError("%s: %s are integers, got an array of %s" % (what, kind, a.dtype), DGNN_EINVAL)
+
+
+def labels(values, what="label"):
+    """values as an int32 array of 0s and 1s (booleans, integers, 0.0 and 1.0); any other
+    value raises DgnnError naming the first."""
+    a = np.asarray(values)
+    if a.dtype.kind == "b":
+        return np.ascontiguousarray(a, dtype=np.int32)
+    if a.dtype.kind == "O":
+        a = ids(a, what, "labels")
+    if a.dtype.kind not in "iuf":
+        raise DgnnError("%s: labels are 0 or 1, got an array of %s" % (what, a.dtype), DGNN_EINVAL)
+    bad = ~((a == 0) | (a == 1))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise DgnnError("%s is %r: labels are 0 or 1" % (_entry(what, a, i), a.flat[i].item()), DGNN_EINVAL)
+    return np.ascontiguousarray(a, dtype=np.int32)
+
+
+def times(values, what="t"):
+    """values as float64 (the C side refuses non-finite ones naming the entry); None raises."""
+    if values is None:
+        raise DgnnError("%s is required: a time per entry, or one for all" % what, DGNN_EINVAL)
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as e:
+        raise DgnnError("%s: times are numbers (%s)" % (what, e), DGNN_EINVAL) from None
+
+
+def text(value, what):
+    """A str, bytes or os.PathLike as the str it names (bytes decoded as os.fsdecode does, so
+    that any file name round-trips); NUL is refused (C would cut the string there)."""
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if isinstance(value, bytes):
+        value = os.fsdecode(value)
+    if not isinstance(value, str):
+        value = str(value)
+    if "\x00" in value:
+        raise DgnnError("%s: %r holds a NUL character (C strings end there)" % (what, value), DGNN_EINVAL)
+    return value
+
+
+def cbytes(value, what):
+    """text(value) as bytes for a char * argument (os.fsencode: any file name, UTF-8 or not)."""
+    return os.fsencode(text(value, what))
