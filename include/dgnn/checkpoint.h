@@ -161,6 +161,8 @@ void dgnn_ckpt_keep(dgnn_ckpt_run *keep, uint64_t *h, const char *key, uint64_t 
     __attribute__((format(printf, 5, 6)));
 int dgnn_ckpt_add_kept(dgnn_ckpt_writer *w, const dgnn_ckpt_run *keep, dgnn_err *err);
 int dgnn_ckpt_kept_diff(const dgnn_ckpt *c, const dgnn_ckpt_run *keep, char *buf, size_t cap);
+/* The checkpoint's settings record into r: 1, or 0 when it has none (or a malformed one). */
+int dgnn_ckpt_read_kept(const dgnn_ckpt *c, dgnn_ckpt_run *r);
 
 /* ---- a trainer's checkpoint: what every trainer saves and checks alike ----
  * A trainer's checkpoint is DIR/checkpoint.dgnnckpt with these sections, in file order:
@@ -215,6 +217,14 @@ int dgnn_ckpt_trainer_save(const dgnn_ckpt_trainer *t, dgnn_err *err);
  * sections, with the checks above; DGNN_EINVAL for a run or settings that differ,
  * DGNN_EFORMAT for a malformed file (the checkpoint.h errors of opening besides). */
 int dgnn_ckpt_trainer_load(const dgnn_ckpt_trainer *t, dgnn_err *err);
+/* Which trainer wrote the checkpoint in dir: DGNN_CKPT_EVENT (the event models' node state,
+ * section "state.mem"), DGNN_CKPT_SNAPSHOT (a trainer's "meta" without it), or -1 (none
+ * readable there). model: the model its settings record names ("" when not recorded);
+ * was: its run as dgnn_ckpt_run_describe says it ("" when not readable). Either may be NULL.
+ * For messages: a checkpoint given to the other family is told as such. */
+enum { DGNN_CKPT_EVENT = 0, DGNN_CKPT_SNAPSHOT = 1 };
+int dgnn_ckpt_family(const char *dir, char *model, size_t model_cap, char *was, size_t was_cap);
+
 /* After a resume: the epochs the checkpoint holds (done; early_stopped after best_epoch)
  * against --epochs. More done than asked is DGNN_EINVAL (the run would report epochs it
  * was not asked for, under a config that says fewer); a run that stopped early trains no

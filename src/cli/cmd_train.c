@@ -1092,11 +1092,9 @@ static int eval_single_process(const char *dir) {
     dgnn_err err;
     dgnn_err_clear(&err);
     if (dgnn_ckpt_open(&c, path, &err) != DGNN_OK) return 0;
-    /* a snapshot model's checkpoint has no node state (the event trainers' "state.mem") */
-    const int snapshot = dgnn_ckpt_has(c, "meta") && !dgnn_ckpt_has(c, "state.mem");
     const int have = dgnn_ckpt_read_run(c, &run, &err) == DGNN_OK;
     dgnn_ckpt_close(c);
-    if (snapshot) {
+    if (dgnn_ckpt_family(dir, NULL, 0, NULL, 0) == DGNN_CKPT_SNAPSHOT) {
         fprintf(stderr, "dgnn eval: --checkpoint %s is a snapshot model's checkpoint (EvolveGCN, T-GCN, GCRN-GRU, "
                         "WD-GCN, GCN): dgnn eval reads the event models' (TGN, JODIE, DyRep, APAN); a snapshot model's "
                         "run tests itself at its end\n", dir);

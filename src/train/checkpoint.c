@@ -579,12 +579,16 @@ int dgnn_ckpt_add_kept(dgnn_ckpt_writer *w, const dgnn_ckpt_run *keep, dgnn_err 
     return add_record(w, "settings", keep, err);
 }
 
+int dgnn_ckpt_read_kept(const dgnn_ckpt *c, dgnn_ckpt_run *r) {
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    return dgnn_ckpt_has(c, "settings") && read_record(c, "settings", r, &err) == DGNN_OK;
+}
+
 int dgnn_ckpt_kept_diff(const dgnn_ckpt *c, const dgnn_ckpt_run *keep, char *buf, size_t cap) {
     if (cap) buf[0] = '\0';
     dgnn_ckpt_run saved;
-    dgnn_err err;
-    dgnn_err_clear(&err);
-    if (!keep || !dgnn_ckpt_has(c, "settings") || read_record(c, "settings", &saved, &err) != DGNN_OK) return 0;
+    if (!keep || !dgnn_ckpt_read_kept(c, &saved)) return 0;
     const dgnn_ckpt_run *side[2] = {&saved, keep};
     for (int s = 0; s < 2; s++)
         for (int i = 0; i < side[s]->n; i++) {

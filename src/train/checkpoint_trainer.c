@@ -82,3 +82,21 @@ int dgnn_ckpt_resume_epochs(const char *dir, int64_t done, int64_t early_stopped
                  dir, (long long)done, (long long)best_epoch);
     return DGNN_OK;
 }
+
+int dgnn_ckpt_family(const char *dir, char *model, size_t model_cap, char *was, size_t was_cap) {
+    if (model && model_cap) model[0] = '\0';
+    if (was && was_cap) was[0] = '\0';
+    char path[4096];
+    dgnn_ckpt_dir_path(path, sizeof path, dir);
+    dgnn_ckpt *c;
+    if (dgnn_ckpt_open(&c, path, NULL) != DGNN_OK) return -1;
+    const int family = dgnn_ckpt_has(c, "state.mem") ? DGNN_CKPT_EVENT
+                       : dgnn_ckpt_has(c, "meta")    ? DGNN_CKPT_SNAPSHOT
+                                                     : -1;
+    dgnn_ckpt_run rec;
+    if (model && model_cap && dgnn_ckpt_read_kept(c, &rec) && dgnn_ckpt_run_get(&rec, "model"))
+        snprintf(model, model_cap, "%s", dgnn_ckpt_run_get(&rec, "model"));
+    if (was && was_cap && dgnn_ckpt_read_run(c, &rec, NULL) == DGNN_OK) dgnn_ckpt_run_describe(was, was_cap, &rec);
+    dgnn_ckpt_close(c);
+    return family;
+}

@@ -166,36 +166,14 @@ int snap_ckpt_save(snap_run *r, const snap_ckpt_meta *meta, const dgnn_snap_trai
  * than as a run record or sections that differ, whose advice (the same --dist, the same
  * options) could not be followed. 1 after setting err, else 0 (err untouched). */
 static int event_checkpoint(const snap_run *r, dgnn_err *err) {
-    char path[4096];
-    dgnn_ckpt_dir_path(path, sizeof path, r->cfg->checkpoint);
-    dgnn_ckpt *c;
-    if (dgnn_ckpt_open(&c, path, NULL) != DGNN_OK) return 0;
-    const void *data = NULL;
-    size_t n = 0;
-    char model[64] = "";
-    const int other = dgnn_ckpt_has(c, "state.mem");
-    if (other && dgnn_ckpt_has(c, "settings") && dgnn_ckpt_get(c, "settings", &data, &n, NULL) == DGNN_OK)
-        for (const char *t = data, *end = t + n; t < end;) { /* "model=NAME" among its lines */
-            const char *nl = memchr(t, '\n', (size_t)(end - t));
-            const size_t len = (size_t)((nl ? nl : end) - t);
-            if (len > 6 && len - 6 < sizeof model && memcmp(t, "model=", 6) == 0) memcpy(model, t + 6, len - 6);
-            t += len + 1;
-        }
-    dgnn_ckpt_run run;
-    char was[256] = "";
-    if (other && dgnn_ckpt_read_run(c, &run, NULL) == DGNN_OK) { /* ", written by a 2-rank --dist strict run" */
-        char d[240];
-        dgnn_ckpt_run_describe(d, sizeof d, &run);
-        snprintf(was, sizeof was, ", written by %s", d);
-    }
-    dgnn_ckpt_close(c);
-    if (!other) return 0;
+    char model[64], was[256];
+    if (dgnn_ckpt_family(r->cfg->checkpoint, model, sizeof model, was, sizeof was) != DGNN_CKPT_EVENT) return 0;
     dgnn_err_set(err, DGNN_EINVAL,
-                 "checkpoint %s is an event model's checkpoint (%s: TGN, JODIE, DyRep, APAN)%s: the snapshot model "
+                 "checkpoint %s is an event model's checkpoint (%s: TGN, JODIE, DyRep, APAN)%s%s: the snapshot model "
                  "%s cannot resume it; resume it with dgnn train --model %s as that run was started, or start without "
                  "--resume",
-                 r->cfg->checkpoint, model[0] ? model : "its model", was, dgnn_snapmodel_name(r->cfg->model.kind),
-                 model[0] ? model : "M");
+                 r->cfg->checkpoint, model[0] ? model : "its model", was[0] ? ", written by " : "", was,
+                 dgnn_snapmodel_name(r->cfg->model.kind), model[0] ? model : "M");
     return 1;
 }
 
