@@ -215,24 +215,23 @@ sys.exit(not (steps > 0 and len(c) == 2 and all(a == sums and ((b > 0 and f > 0)
         rc=$?
         if [ $rc = 0 ] && grep -q "GPU collectives: staged through the host (DGNN_COMM_DEV=host)" "$tmp/out"; then ok
         else bad "DGNN_COMM_DEV=host on rank 0 only: exit $rc"; tail -3 "$tmp/out"; fi
-        HOSTEMU_NCCL_FAIL_INIT=1 HOSTEMU_GPU_PER_RANK=1 LD_LIBRARY_PATH="$nccl_dir" timeout 120 mpirun --allow-run-as-root \
-          --oversubscribe -x HOSTEMU_NCCL_FAIL_INIT -x HOSTEMU_GPU_PER_RANK -x LD_LIBRARY_PATH -np 2 "$dgnn" train $sq \
-          > "$tmp/out" 2>&1
-        rc=$?
-        if [ $rc != 0 ] && [ $rc != 124 ] &&
-           grep -q "rank 1: NCCL: ncclCommInitRank (2 ranks) failed on rank 1" "$tmp/out"; then ok
-        else bad "ncclCommInitRank failing on rank 1 only: exit $rc (124: a hang)"; tail -4 "$tmp/out"; fi
+        # VAR=1 makes the stand-in fail on rank 1: the job ends with a non-zero exit (124: a
+        # hang) and that rank's message
+        nccl_fails() { # VAR MESSAGE WHAT
+          env "$1=1" HOSTEMU_GPU_PER_RANK=1 LD_LIBRARY_PATH="$nccl_dir" timeout 120 mpirun --allow-run-as-root \
+            --oversubscribe -x "$1" -x HOSTEMU_GPU_PER_RANK -x LD_LIBRARY_PATH -np 2 "$dgnn" train $sq > "$tmp/out" 2>&1
+          rc=$?
+          if [ $rc != 0 ] && [ $rc != 124 ] && grep -q "$2" "$tmp/out"; then ok
+          else bad "$3: exit $rc (124: a hang)"; tail -4 "$tmp/out"; fi
+        }
+        nccl_fails HOSTEMU_NCCL_FAIL_INIT "rank 1: NCCL: ncclCommInitRank (2 ranks) failed on rank 1" \
+          "ncclCommInitRank failing on rank 1 only"
         # a collective that NCCL reports failed (ncclCommGetAsyncError: a peer or the network
         # died under it) ends the job with that rank's message at its next wait on the device,
         # where the wait would otherwise last forever (the stand-in reports it on rank 1 from
         # its first all-reduce on)
-        HOSTEMU_NCCL_ASYNC_ERROR=1 HOSTEMU_GPU_PER_RANK=1 LD_LIBRARY_PATH="$nccl_dir" timeout 120 mpirun --allow-run-as-root \
-          --oversubscribe -x HOSTEMU_NCCL_ASYNC_ERROR -x HOSTEMU_GPU_PER_RANK -x LD_LIBRARY_PATH -np 2 "$dgnn" train $sq \
-          > "$tmp/out" 2>&1
-        rc=$?
-        if [ $rc != 0 ] && [ $rc != 124 ] &&
-           grep -q "rank 1: NCCL: a collective failed: remote process exited or there was a network error" "$tmp/out"; then ok
-        else bad "an asynchronous NCCL error on rank 1: exit $rc (124: a hang)"; tail -4 "$tmp/out"; fi
+        nccl_fails HOSTEMU_NCCL_ASYNC_ERROR "rank 1: NCCL: a collective failed: remote process exited or there was a network error" \
+          "an asynchronous NCCL error on rank 1"
       fi
     fi
     # DyGNeX on the GPU: one process playing 2 ranks, then (with MPI) 2 ranks sharing the GPU,
