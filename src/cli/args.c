@@ -204,3 +204,18 @@ long args_keep(const arg_spec *s, int argc, char **argv, const char *const *drop
     }
     return (long)used;
 }
+
+int args_given(const arg_opt *opts, int argc, char **argv, const char *name) {
+    for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (strncmp(argv[i], "--", 2) != 0) continue;
+        const char *n = argv[i] + 2, *eq = strchr(n, '=');
+        const size_t len = eq ? (size_t)(eq - n) : strlen(n);
+        for (const arg_opt *o = opts; o->name; o++) {
+            if (strlen(o->name) != len || strncmp(o->name, n, len) != 0) continue;
+            if (strcmp(o->name, name) == 0) return 1;
+            if (o->kind != ARG_FLAG && !eq) i++; /* its value */
+            break;
+        }
+    }
+    return 0;
+}

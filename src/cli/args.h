@@ -71,6 +71,10 @@ double args_float_json(float x);
  * is too small. What a checkpoint keeps of the command that trained it. */
 long args_keep(const arg_spec *s, int argc, char **argv, const char *const *drop, char *buf, size_t cap);
 void args_print_help(const arg_spec *spec);
+/* 1 when the option `name` (no dashes) of opts is given in argv as args_parse reads it (up
+ * to "--"; an option's value skipped, so "--out --batch" gives --out only), whatever its
+ * value; else 0. For a flag that is refused when typed but not at its default. */
+int args_given(const arg_opt *opts, int argc, char **argv, const char *name);
 /* The range of o as text ("1..1024", ">= 0", "[0, 1)", "(0, 10]", "> 0"), or "" when
  * it has none. Returns buf. */
 char *args_range_text(char *buf, size_t cap, const arg_opt *o);

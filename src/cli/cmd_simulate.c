@@ -474,25 +474,6 @@ static int simulate_event(const ev_opts *o) {
 
 /* ---- flags that one family or one input acts on ------------------------------------ */
 
-/* Whether --NAME was typed, argv read with args_parse's grammar ("--name value",
- * "--name=value", "--" ends the options), so a value that looks like a flag ("--json
- * --pattern") is not taken for one. A typed value equal to the default counts too. */
-static int flag_given(const arg_opt *opts, int argc, char **argv, const char *name) {
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--") == 0) break;
-        if (a[0] != '-' || a[1] != '-') continue;
-        const char *nm = a + 2, *eq = strchr(nm, '=');
-        const size_t len = eq ? (size_t)(eq - nm) : strlen(nm);
-        const arg_opt *o = opts;
-        while (o->name && !(strlen(o->name) == len && strncmp(o->name, nm, len) == 0)) o++;
-        if (!o->name) continue; /* args_parse accepted argv: not reached */
-        if (strcmp(o->name, name) == 0) return 1;
-        if (o->kind != ARG_FLAG && !eq) i++; /* its value */
-    }
-    return 0;
-}
-
 /* Where a flag has an effect. Given anywhere else it would be ignored while the output
  * reads as if it were used (the JSON records no such thing), so it is refused. Flags not
  * listed act in both families (--workers, --data, --net, --alpha, --beta, --allreduce,
@@ -525,7 +506,7 @@ static const char *scope_name(int on) {
 static int refuse_unused_flags(const arg_opt *opts, int argc, char **argv, int here) {
     for (size_t k = 0; k < sizeof scoped_flags / sizeof scoped_flags[0]; k++) {
         const int on = scoped_flags[k].on;
-        if ((on & here) || !flag_given(opts, argc, argv, scoped_flags[k].flag)) continue;
+        if ((on & here) || !args_given(opts, argc, argv, scoped_flags[k].flag)) continue;
         fprintf(stderr, "dgnn simulate: --%s acts on %s only; a %s run would ignore it\n", scoped_flags[k].flag,
                 scope_name(on), scope_name(here));
         return 2;

@@ -337,23 +337,6 @@ static int own_help(const arg_spec *train_spec, const arg_opt *opts, const own_o
 static const char *const k_eval_builtin = "the checkpoint's training run had no --data: dgnn eval evaluates on the "
                                           "built-in synthetic stream it trained on, which would ignore it";
 
-/* Whether the option `name` of opts is among argv's options (those before any "--"; an
- * option's value is never taken for one). */
-static int has_flag(const arg_opt *opts, int argc, char **argv, const char *name) {
-    for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++) {
-        if (strncmp(argv[i], "--", 2) != 0) continue;
-        const char *n = argv[i] + 2, *eq = strchr(n, '=');
-        const size_t len = eq ? (size_t)(eq - n) : strlen(n);
-        for (const arg_opt *o = opts; o->name; o++) {
-            if (strlen(o->name) != len || strncmp(o->name, n, len) != 0) continue;
-            if (strcmp(o->name, name) == 0) return 1;
-            if (o->kind != ARG_FLAG && !eq) i++; /* its value */
-            break;
-        }
-    }
-    return 0;
-}
-
 /* --emb-out: the embeddings as (n, dim) float32 .npy; 0, or 1 with a message */
 static int write_embeddings(const char *path, const dgnn_emb_request *e) {
     dgnn_err err;
@@ -759,8 +742,8 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
         };
         for (size_t i = 0; i < sizeof maybe_unread / sizeof maybe_unread[0]; i++) {
             const char *flag = maybe_unread[i].flag;
-            const int typed = has_flag(opts, typed_argc, typed_argv, flag);
-            if (!typed && !(maybe_unread[i].differs && has_flag(opts, file_argc, argv, flag) &&
+            const int typed = args_given(opts, typed_argc, typed_argv, flag);
+            if (!typed && !(maybe_unread[i].differs && args_given(opts, file_argc, argv, flag) &&
                             cli_config_dgnn_sets(flag)))
                 continue;
             dgnn_err ferr;
