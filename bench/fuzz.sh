@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # fuzz.sh: builds the libFuzzer harnesses (fuzz/fuzz_text.c, fuzz/fuzz_binary.c,
-# fuzz/fuzz_snapshot.c, fuzz/fuzz_checkpoint.c) with
+# fuzz/fuzz_snapshot.c, fuzz/fuzz_checkpoint.c, fuzz/fuzz_formats.c) with
 # clang + AddressSanitizer + UndefinedBehaviorSanitizer, seeds their corpora from small
 # hand-made files and the first lines of the shared datasets, runs each for
 # FUZZ_SECONDS and prints the run summary. See fuzz/README.md.
@@ -25,7 +25,7 @@ SECS=${FUZZ_SECONDS:-60}
 JOBS=${FUZZ_JOBS:-1}
 CC=${CC:-clang}
 DATA=${DGNN_DATA_DIR:-$ROOT/../shared/data}
-TARGETS=${*:-text binary snapshot checkpoint}
+TARGETS=${*:-text binary snapshot checkpoint formats}
 
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 CFLAGS="-g -O1 -std=gnu11 -Wall -Wextra -fopenmp -I$ROOT/include $(pkg-config --cflags libcjson 2>/dev/null || true)"
@@ -71,6 +71,19 @@ seed_binary() {
     mkdir -p "$d"
     $CC $CFLAGS $SAN -DFUZZ_SEED_MAIN "$ROOT/fuzz/fuzz_binary.c" "$OUT/libdgnn_fuzz.a" $LIBS -o "$OUT/seedgen_binary"
     "$OUT/seedgen_binary" "$d"
+}
+
+seed_formats() {
+    # csv + .npy files in one input, cut at "\n@@@@\n" (see fuzz_formats.c): hand-made
+    # DyGLib / TGL / TGB files written by fuzz_formats.c's seed program, and the head of
+    # the shared wikipedia.csv (header u,i,ts,label: TGB's wiki layout)
+    local d="$OUT/seeds_formats"
+    rm -rf "$d"
+    mkdir -p "$d"
+    $CC $CFLAGS $SAN -DFUZZ_SEED_MAIN "$ROOT/fuzz/fuzz_formats.c" "$OUT/libdgnn_fuzz.a" $LIBS -o "$OUT/seedgen_formats"
+    "$OUT/seedgen_formats" "$d"
+    [ -r "$DATA/wikipedia/wikipedia.csv" ] && head -n 40 "$DATA/wikipedia/wikipedia.csv" >"$d/head_wikipedia.csv"
+    return 0
 }
 
 seed_checkpoint() {
