@@ -10,6 +10,7 @@
 
 #include "cli_config.h"
 #include "dgnn/base.h"
+#include "dgnn/snapmodel.h"
 
 /* the expanded argv, kept for the process (the option table's strings point into it) */
 static cli_cfg_toks g_toks;
@@ -79,8 +80,8 @@ static int check_model(cli_cfg_toks *t, const char *val, int line, const char *k
     static const char *const event_models[] = {"tgn", "jodie", "dyrep", "apan", "edgebank", NULL};
     for (int i = 0; event_models[i]; i++)
         if (strcmp(val, event_models[i]) == 0) return 0;
-    char *av[2] = {"--model", (char *)val};
-    if (cli_is_snapshot_model(2, av))
+    dgnn_snapmodel_kind kind; /* the library's names, as cli_is_snapshot_model reads --model */
+    if (dgnn_snapmodel_kind_parse(val, &kind) == 0)
         return cli_cfg_error(t, line, key, "'%s' is a snapshot model: --config files are for the event models (tgn, "
                                            "jodie, dyrep, apan, edgebank); a snapshot model takes its settings as "
                                            "flags: see dgnn %s --model %s --help", val, t->spec->cmd, val);
