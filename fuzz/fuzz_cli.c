@@ -61,7 +61,9 @@ static long g_lines;
 static const uint8_t *g_data;
 static size_t g_size;
 
-/* 1 when msg holds "PATH:LINE" (LINE in 1..g_lines; want_line 0: "PATH:" or "PATH " is enough) */
+/* 1 when msg holds "PATH:LINE" (LINE in 1..g_lines, or g_lines + 1 after a last line without
+ * its newline: libyaml puts the end of such a file on a line of its own; want_line 0: the
+ * path is enough) */
 static int names_file(const char *msg, int want_line) {
     const size_t n = strlen(g_path);
     for (const char *p = strstr(msg, g_path); p; p = strstr(p + 1, g_path)) {
@@ -70,7 +72,8 @@ static int names_file(const char *msg, int want_line) {
         if (*q != ':') continue;
         char *end;
         const long line = strtol(q + 1, &end, 10);
-        if (end != q + 1 && *end == ':' && line >= 1 && line <= g_lines) return 1;
+        const long last = g_lines + (g_size > 0 && g_data[g_size - 1] != '\n');
+        if (end != q + 1 && *end == ':' && line >= 1 && line <= last) return 1;
     }
     return 0;
 }

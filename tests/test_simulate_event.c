@@ -419,6 +419,67 @@ static void test_measured(void) {
     unlink(p1), unlink(p2);
 }
 
+/* what fuzz/fuzz_cli.c found the reader accepting: each refused naming the file and field */
+static void test_measured_refused(void) {
+    dgnn_sim_measured m;
+    dgnn_err e;
+    const char *p = TMPDIR "/dgnn_simev_bad.json";
+    char buf[4096];
+    /* a seed no uint64_t holds (the cast was undefined behaviour) */
+    const char *run = "{\"model\": \"tgn\", \"dataset\": \"x\", \"config\": {\"batch\": 10, \"threads\": 1, \"max_batches\": 0,"
+                      " \"mem_dim\": 4, \"time_dim\": 2, \"mail_slots\": 1, \"new_node_frac\": 0.1, \"val_quantile\": 0.7,"
+                      " \"test_quantile\": 0.85, \"seed\": %s}, \"data\": {\"train_events\": 100, \"edge_dim\": 0},"
+                      " \"num_params\": 50, \"epochs\": [%s]%s}";
+    const char *ep = "{\"train_seconds\": 0.5, \"train_events\": 100}";
+    int n = snprintf(buf, sizeof buf, run, "1e30", ep, "");
+    check_write_file(p, buf, (size_t)n);
+    CHECK(dgnn_sim_measured_read(&m, p, &e) == DGNN_EFORMAT && strstr(e.msg, p) && strstr(e.msg, "'config.seed'"));
+    n = snprintf(buf, sizeof buf, run, "-1", ep, "");
+    check_write_file(p, buf, (size_t)n);
+    CHECK(dgnn_sim_measured_read(&m, p, &e) == DGNN_EFORMAT && strstr(e.msg, "'config.seed'"));
+    n = snprintf(buf, sizeof buf, run, "12345", ep, "");
+    check_write_file(p, buf, (size_t)n);
+    CHECK_MSG(dgnn_sim_measured_read(&m, p, &e) == DGNN_OK && m.seed == 12345, "%s", e.msg);
+    /* text after the object (two runs in one file): was read as the first; a NUL likewise */
+    const size_t one = (size_t)n;
+    memcpy(buf + one, "\n{\"model\": \"jodie\"}\n", 21);
+    check_write_file(p, buf, one + 20);
+    CHECK(dgnn_sim_measured_read(&m, p, &e) == DGNN_EFORMAT && strstr(e.msg, p) && strstr(e.msg, ":2:1:") &&
+          strstr(e.msg, "text after the JSON value"));
+    memcpy(buf + one, "\n\0junk", 6);
+    check_write_file(p, buf, one + 6);
+    CHECK(dgnn_sim_measured_read(&m, p, &e) == DGNN_EFORMAT && strstr(e.msg, ":2:1:") && strstr(e.msg, "NUL"));
+    /* a syntax error: its line and column */
+    check_write_file(p, "{\n  \"model\": tgn}", 17);
+    CHECK(dgnn_sim_measured_read(&m, p, &e) == DGNN_EFORMAT && strstr(e.msg, ":2:") && strstr(e.msg, "not valid JSON"));
+    /* two epochs of 1e308 s: the mean is 1e308 (the sum overflowed to inf) */
+    n = snprintf(buf, sizeof buf, run, "0",
+                 "{\"train_seconds\": 1e308, \"train_events\": 100}, {\"train_seconds\": 1e308, \"train_events\": 100}", "");
+    check_write_file(p, buf, (size_t)n);
+    CHECK(dgnn_sim_measured_read(&m, p, &e) == DGNN_OK && m.train_seconds == 1e308 && m.epoch_events == 100);
+    n = snprintf(buf, sizeof buf, run, "0", "{\"train_seconds\": 1, \"train_events\": 1e300}", "");
+    check_write_file(p, buf, (size_t)n);
+    CHECK(dgnn_sim_measured_read(&m, p, &e) == DGNN_EFORMAT && strstr(e.msg, "'epochs[0].train_events'"));
+    /* a dist run's negative seconds and bytes, and fewer steps than epochs */
+    const char *dist = ", \"dist\": {\"mode\": \"strict\", \"ranks\": 1, \"partition\": false, \"window_events\": 0,"
+                       " \"window_seconds\": %s, \"refine\": 0, \"steps\": %s, \"state_bytes_per_epoch\": %s,"
+                       " \"grad_bytes_per_epoch\": 1, \"per_rank\": [{\"compute_seconds\": %s, \"sample_seconds\": 0,"
+                       " \"comm_seconds\": 0}]}";
+    const char *cases[][5] = {{"0", "10", "1", "-2", "'dist.per_rank[0].compute_seconds': must be >= 0"},
+                              {"0", "10", "-1", "2", "'dist.state_bytes_per_epoch': must be >= 0"},
+                              {"-5", "10", "1", "2", "'dist.window_seconds': must be >= 0"},
+                              {"0", "0", "1", "2", "'dist.steps'"}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char d[1024];
+        snprintf(d, sizeof d, dist, cases[k][0], cases[k][1], cases[k][2], cases[k][3]);
+        n = snprintf(buf, sizeof buf, run, "0", ep, d);
+        check_write_file(p, buf, (size_t)n);
+        CHECK_MSG(dgnn_sim_measured_read(&m, p, &e) == DGNN_EFORMAT && strstr(e.msg, cases[k][4]), "case %zu: %s", k,
+                  e.msg);
+    }
+    unlink(p);
+}
+
 int main(void) {
     test_strict_by_hand();
     test_strict_gather_grows();
@@ -429,5 +490,6 @@ int main(void) {
     test_rows_per_slice();
     test_windows();
     test_measured();
+    test_measured_refused();
     return check_done();
 }

@@ -41,6 +41,13 @@ static int get_i64(int64_t *x, const cJSON *obj, const char *key, const char *na
     return DGNN_OK;
 }
 
+/* a duration or byte count: a number >= 0 */
+static int get_nonneg(double *x, const cJSON *obj, const char *key, const char *name, const char *path, dgnn_err *err) {
+    int rc = get_num(x, obj, key, name, path, err);
+    if (!rc && *x < 0) rc = dgnn_err_set(err, DGNN_EFORMAT, "%s: field '%s': must be >= 0, got %g", path, name, *x);
+    return rc;
+}
+
 static int get_obj(const cJSON **o, const cJSON *obj, const char *key, const char *path, dgnn_err *err) {
     *o = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (!*o) return dgnn_err_set(err, DGNN_EFORMAT, "%s: field '%s': missing", path, key);
@@ -57,7 +64,8 @@ static int get_str(char *out, size_t cap, const cJSON *obj, const char *key, con
     return DGNN_OK;
 }
 
-static char *read_all(const char *path, dgnn_err *err) {
+/* The file's bytes, NUL-terminated; *len: their count (a NUL inside tells text from binary). */
+static char *read_all(const char *path, size_t *len, dgnn_err *err) {
     FILE *f = fopen(path, "rb");
     if (!f) {
         dgnn_err_set(err, DGNN_EIO, "%s: cannot read: %s", path, strerror(errno));
@@ -78,6 +86,7 @@ static char *read_all(const char *path, dgnn_err *err) {
         return NULL;
     }
     buf[n] = '\0';
+    *len = n;
     return buf;
 }
 
@@ -155,6 +164,10 @@ static int parse_run(dgnn_sim_measured *m, const cJSON *o, const char *path, dgn
         (rc = get_i64(&m->edge_dim, data, "edge_dim", "data.edge_dim", path, 0, err)) ||
         (rc = get_i64(&m->num_params, o, "num_params", "num_params", path, 1, err)))
         return rc;
+    /* the seed is a uint64_t (a JSON number holds those, as doubles, up to 2^64) */
+    if (x != floor(x) || x < 0 || x >= 18446744073709551616.0)
+        return dgnn_err_set(err, DGNN_EFORMAT, "%s: field 'config.seed': expected an integer in [0, 2^64), got %g", path,
+                            x);
     m->seed = (uint64_t)x;
     snprintf(m->device, sizeof m->device, "cpu");
     if (cJSON_GetObjectItemCaseSensitive(cfg, "device") &&
@@ -174,16 +187,17 @@ static int parse_run(dgnn_sim_measured *m, const cJSON *o, const char *path, dgn
         snprintf(n2, sizeof n2, "epochs[%lld].train_events", (long long)i);
         if (!cJSON_IsObject(e)) return dgnn_err_set(err, DGNN_EFORMAT, "%s: field 'epochs[%lld]': not an object", path,
                                                     (long long)i);
-        double s, v;
-        if ((rc = get_num(&s, e, "train_seconds", n1, path, err)) || (rc = get_num(&v, e, "train_events", n2, path, err)))
+        double s;
+        int64_t v;
+        if ((rc = get_num(&s, e, "train_seconds", n1, path, err)) || (rc = get_i64(&v, e, "train_events", n2, path, 1, err)))
             return rc;
-        if (s <= 0 || v < 1) return dgnn_err_set(err, DGNN_EFORMAT, "%s: field '%s' / '%s': an epoch needs seconds > 0 "
-                                                 "and events >= 1 (got %g s, %g events)", path, n1, n2, s, v);
-        secs += s, evs += v;
+        if (s <= 0) return dgnn_err_set(err, DGNN_EFORMAT, "%s: field '%s': an epoch needs seconds > 0 (got %g)", path, n1, s);
+        /* the means summed term by term: a sum of large finite seconds would overflow */
+        secs += s / (double)m->epochs, evs += (double)v / (double)m->epochs;
     }
     const double E = (double)m->epochs;
-    m->train_seconds = secs / E;
-    m->epoch_events = (int64_t)llround(evs / E);
+    m->train_seconds = secs;
+    m->epoch_events = (int64_t)llround(evs);
     snprintf(m->mode, sizeof m->mode, "none");
     m->ranks = 1;
     m->sample_seconds = m->compute_seconds = m->comm_seconds = NAN;
@@ -196,12 +210,13 @@ static int parse_run(dgnn_sim_measured *m, const cJSON *o, const char *path, dgn
         (rc = get_i64(&m->ranks, dist, "ranks", "dist.ranks", path, 1, err)) ||
         (rc = get_num(&x, dist, "partition", "dist.partition", path, err)) ||
         (rc = get_i64(&m->window_events, dist, "window_events", "dist.window_events", path, 0, err)) ||
-        (rc = get_num(&m->window_seconds, dist, "window_seconds", "dist.window_seconds", path, err)) ||
+        (rc = get_nonneg(&m->window_seconds, dist, "window_seconds", "dist.window_seconds", path, err)) ||
         (rc = get_i64(&m->refine, dist, "refine", "dist.refine", path, 0, err)) ||
-        (rc = get_i64(&steps, dist, "steps", "dist.steps", path, 0, err)) ||
-        (rc = get_num(&m->state_bytes_per_epoch, dist, "state_bytes_per_epoch", "dist.state_bytes_per_epoch", path,
-                      err)) ||
-        (rc = get_num(&m->grad_bytes_per_epoch, dist, "grad_bytes_per_epoch", "dist.grad_bytes_per_epoch", path, err)))
+        (rc = get_i64(&steps, dist, "steps", "dist.steps", path, m->epochs, err)) ||
+        (rc = get_nonneg(&m->state_bytes_per_epoch, dist, "state_bytes_per_epoch", "dist.state_bytes_per_epoch", path,
+                         err)) ||
+        (rc = get_nonneg(&m->grad_bytes_per_epoch, dist, "grad_bytes_per_epoch", "dist.grad_bytes_per_epoch", path,
+                         err)))
         return rc;
     if (strcmp(m->mode, "strict") != 0 && strcmp(m->mode, "depbloom") != 0)
         return dgnn_err_set(err, DGNN_EFORMAT, "%s: field 'dist.mode': '%s' (strict, depbloom)", path, m->mode);
@@ -222,8 +237,8 @@ static int parse_run(dgnn_sim_measured *m, const cJSON *o, const char *path, dgn
         double c, s, k;
         if (!cJSON_IsObject(y))
             return dgnn_err_set(err, DGNN_EFORMAT, "%s: field 'dist.per_rank[%lld]': not an object", path, (long long)q);
-        if ((rc = get_num(&c, y, "compute_seconds", n1, path, err)) || (rc = get_num(&s, y, "sample_seconds", n2, path, err)) ||
-            (rc = get_num(&k, y, "comm_seconds", n3, path, err)))
+        if ((rc = get_nonneg(&c, y, "compute_seconds", n1, path, err)) ||
+            (rc = get_nonneg(&s, y, "sample_seconds", n2, path, err)) || (rc = get_nonneg(&k, y, "comm_seconds", n3, path, err)))
             return rc;
         if (q == 0) m->sample_seconds = s / E;
         if (c / E > m->compute_seconds) m->compute_seconds = c / E;
@@ -235,14 +250,27 @@ static int parse_run(dgnn_sim_measured *m, const cJSON *o, const char *path, dgn
 int dgnn_sim_measured_read(dgnn_sim_measured *m, const char *path, dgnn_err *err) {
     memset(m, 0, sizeof *m);
     snprintf(m->path, sizeof m->path, "%s", path);
-    char *text = read_all(path, err);
+    size_t len = 0;
+    char *text = read_all(path, &len, err);
     if (!text) return err ? err->code : DGNN_EIO;
-    cJSON *o = cJSON_Parse(text);
-    if (!o) {
-        const char *at = cJSON_GetErrorPtr();
-        long off = at && at >= text && at <= text + strlen(text) ? (long)(at - text) : -1;
+    /* one JSON value and nothing else: cJSON_Parse stops at a NUL byte and after the
+     * value, so that a file with more after it (two runs appended, a --curve file of one
+     * JSON line per epoch) would be read as its first value */
+    const char *end = NULL;
+    cJSON *o = strlen(text) == len ? cJSON_ParseWithOpts(text, &end, 0) : NULL;
+    if (o) end += strspn(end, " \t\r\n");
+    if (!o || *end) {
+        const char *at = strlen(text) < len ? text + strlen(text) : o ? end : cJSON_GetErrorPtr();
+        if (!at || at < text || at > text + len) at = text + len;
+        long line = 1, col = 1;
+        for (const char *c = text; c < at; c++) col = *c == '\n' ? (line++, 1) : col + 1;
+        const char *what = strlen(text) < len ? "a NUL byte: not a JSON text"
+                           : o                ? "text after the JSON value (a run's file holds one JSON object)"
+                                              : "not valid JSON";
+        const long byte = (long)(at - text);
+        cJSON_Delete(o);
         free(text);
-        return dgnn_err_set(err, DGNN_EFORMAT, "%s: not valid JSON (near byte %ld)", path, off);
+        return dgnn_err_set(err, DGNN_EFORMAT, "%s:%ld:%ld: %s (byte %ld)", path, line, col, what, byte);
     }
     int rc = parse_run(m, o, path, err);
     cJSON_Delete(o);
