@@ -72,7 +72,7 @@ static int names_file(const char *msg, int want_line) {
         if (*q != ':') continue;
         char *end;
         const long line = strtol(q + 1, &end, 10);
-        const long last = g_lines + (g_size > 0 && g_data[g_size - 1] != '\n');
+        const long last = g_lines + (g_size > 0 && g_data[g_size - 1] != '\n' && g_data[g_size - 1] != '\r');
         if (end != q + 1 && *end == ':' && line >= 1 && line <= last) return 1;
     }
     return 0;
@@ -290,8 +290,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_setup("cli", "input");
     write_file(g_path, data, size);
     g_data = data, g_size = size;
+    /* YAML's line breaks (1.2, 5.4: CR LF, LF, CR; libyaml also NEL, LS, PS): an upper bound for the others */
     g_lines = 1;
-    for (size_t i = 0; i < size; i++) g_lines += data[i] == '\n';
+    for (size_t i = 0; i < size; i++)
+        g_lines += data[i] == '\n' || (data[i] == '\r' && (i + 1 == size || data[i + 1] != '\n')) ||
+                   (i + 1 < size && data[i] == 0xc2 && data[i + 1] == 0x85) ||
+                   (i + 2 < size && data[i] == 0xe2 && data[i + 1] == 0x80 && (data[i + 2] == 0xa8 || data[i + 2] == 0xa9));
     const int all = strcmp(which, "all") == 0;
     if (all || strcmp(which, "config") == 0) fuzz_config();
     if (all || strcmp(which, "curve") == 0) fuzz_curve();

@@ -139,6 +139,35 @@ static void test_profile_csv(void) {
                       "evolvegcn-o,10,3783,120,900,12120,67,100,-1\n";
     check_write_file(path, neg, strlen(neg));
     CHECK(dgnn_profile_read(&p, path, &e) == DGNN_EFORMAT && strstr(e.msg, "seconds") != NULL);
+    /* what fuzz/fuzz_cli.c found: seconds whose squares overflow (the fit then hit its
+     * assert, an abort on user input) refused naming the line */
+    const char *huge = "model,sample,nodes,edges,edges_window,label_pairs,in_dim,hidden,seconds\n"
+                       "gcn,0,3,2,5,4,2,8,1e200\ngcn,1,4,3,7,6,2,8,2e200\ngcn,2,5,4,9,8,2,8,3e200\n";
+    check_write_file(path, huge, strlen(huge));
+    CHECK_MSG(dgnn_profile_read(&p, path, &e) == DGNN_EFORMAT && strstr(e.msg, ":2: field 'seconds'"), "%s", e.msg);
+    /* a line longer than 4095 bytes was read as two rows (here the second with 8 more
+     * fields): one line, refused as one */
+    char *lng = malloc(16384);
+    int n = snprintf(lng, 16384, "model,sample,nodes,edges,edges_window,label_pairs,in_dim,hidden,seconds\n"
+                                 "gcn,0,3,2,5,4,2,8,1.");
+    while (n < 72 + 4095) lng[n++] = '0'; /* the header (72 bytes), then fgets's 4095 */
+    n += snprintf(lng + n, 16384 - (size_t)n, "gcn,1,3,2,5,4,2,8,2\n");
+    check_write_file(path, lng, (size_t)n);
+    CHECK_MSG(dgnn_profile_read(&p, path, &e) == DGNN_EFORMAT && strstr(e.msg, ":2: more than 9 fields"), "%s", e.msg);
+    /* a long line that is one good row is read */
+    n = snprintf(lng, 16384, "model,sample,nodes,edges,edges_window,label_pairs,in_dim,hidden,seconds\n"
+                             "gcn,0,3,2,5,4,2,8,1.");
+    while (n < 8000) lng[n++] = '0';
+    lng[n++] = '\n';
+    check_write_file(path, lng, (size_t)n);
+    CHECK_MSG(dgnn_profile_read(&p, path, &e) == DGNN_OK && p.n == 1 && p.rows[0].seconds == 1.0, "%s", e.msg);
+    dgnn_profile_free(&p);
+    free(lng);
+    /* a NUL byte ended the line's string: the rest of the line was ignored */
+    const char nul[] = "model,sample,nodes,edges,edges_window,label_pairs,in_dim,hidden,seconds\n"
+                       "gcn,0,3,2,5,4,2,8,1\0,junk\n";
+    check_write_file(path, nul, sizeof nul - 1);
+    CHECK_MSG(dgnn_profile_read(&p, path, &e) == DGNN_EFORMAT && strstr(e.msg, ":2: a NUL byte"), "%s", e.msg);
     unlink(path);
     CHECK(dgnn_profile_read(&p, path, &e) == DGNN_EIO);
 }

@@ -52,8 +52,9 @@ typedef struct {
     char (*model)[32];  /* (n) the model column */
 } dgnn_profile;
 
-/* Reads path (header exactly as above). Errors: DGNN_EIO, DGNN_EFORMAT naming file, line
- * and field. p is overwritten. */
+/* Reads path (header exactly as above; counts >= 0, seconds in [0, 1e9]; a line of any
+ * length; a NUL byte refused). Errors: DGNN_EIO, DGNN_EFORMAT naming file, line and field.
+ * p is overwritten. */
 int dgnn_profile_read(dgnn_profile *p, const char *path, dgnn_err *err);
 void dgnn_profile_free(dgnn_profile *p);
 

@@ -3,6 +3,7 @@
  * squares fit with its held-out error. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,32 +53,48 @@ void dgnn_profile_free(dgnn_profile *p) {
     memset(p, 0, sizeof *p);
 }
 
-static void chomp(char *s) {
-    size_t n = strlen(s);
-    while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r')) s[--n] = '\0';
+/* A window's seconds above this are no measurement (31 years): refused, so that the fit's
+ * squares of them stay finite (1e200 s made every subset's residual NaN and hit the fit's
+ * assert). */
+#define PROFILE_MAX_SECONDS 1e9
+
+/* The next line of f into *line (getline's buffer: a line of any length is one line);
+ * its newline and a CR before it removed. Returns its length, -1 at the end of the file,
+ * -2 when the line holds a NUL byte (the string would end there). */
+static ssize_t next_line(char **line, size_t *cap, FILE *f) {
+    ssize_t n = getline(line, cap, f);
+    if (n < 0) return -1;
+    if ((size_t)n != strlen(*line)) return -2;
+    while (n > 0 && ((*line)[n - 1] == '\n' || (*line)[n - 1] == '\r')) (*line)[--n] = '\0';
+    return n;
 }
 
 int dgnn_profile_read(dgnn_profile *p, const char *path, dgnn_err *err) {
     memset(p, 0, sizeof *p);
     FILE *f = fopen(path, "r");
     if (!f) return dgnn_err_set(err, DGNN_EIO, "%s: cannot open: %s", path, strerror(errno));
-    char line[4096];
+    char *line = NULL;
+    size_t line_cap = 0;
     int rc = DGNN_OK;
-    int64_t cap = 0, lineno = 0;
-    if (!fgets(line, sizeof line, f)) {
-        fclose(f);
-        return dgnn_err_set(err, DGNN_EFORMAT, "%s: empty file (expected the header '%s')", path, k_header);
+    int64_t cap = 0, lineno = 1;
+    ssize_t len = next_line(&line, &line_cap, f);
+    if (len == -1) {
+        rc = ferror(f) ? dgnn_err_set(err, DGNN_EIO, "%s: read error", path)
+                       : dgnn_err_set(err, DGNN_EFORMAT, "%s: empty file (expected the header '%s')", path, k_header);
+        goto done;
     }
-    lineno = 1;
-    chomp(line);
-    if (strcmp(line, k_header) != 0) {
-        fclose(f);
-        return dgnn_err_set(err, DGNN_EFORMAT, "%s:1: header is '%s', expected '%s'", path, line, k_header);
+    if (len == -2 || strcmp(line, k_header) != 0) {
+        rc = dgnn_err_set(err, DGNN_EFORMAT, "%s:1: header is '%.200s%s', expected '%s'", path,
+                          len == -2 ? "(a NUL byte)" : line, len > 200 ? "..." : "", k_header);
+        goto done;
     }
-    while (fgets(line, sizeof line, f)) {
+    while ((len = next_line(&line, &line_cap, f)) != -1) {
         lineno++;
-        chomp(line);
-        if (line[0] == '\0') continue;
+        if (len == -2) {
+            rc = dgnn_err_set(err, DGNN_EFORMAT, "%s:%lld: a NUL byte: not a line of text", path, (long long)lineno);
+            goto done;
+        }
+        if (len == 0) continue;
         if (p->n == cap) {
             cap = cap ? 2 * cap : 256;
             p->rows = dgnn_xrealloc(p->rows, (size_t)cap * sizeof *p->rows);
@@ -111,16 +128,17 @@ int dgnn_profile_read(dgnn_profile *p, const char *path, dgnn_err *err) {
             } else if (fi < 8) {
                 long long v = strtoll(tok, &end, 10);
                 if (errno || end == tok || *end != '\0' || v < 0) {
-                    rc = dgnn_err_set(err, DGNN_EFORMAT, "%s:%lld: field '%s': not a non-negative integer: '%s'",
+                    rc = dgnn_err_set(err, DGNN_EFORMAT, "%s:%lld: field '%s': not a non-negative integer: '%.40s'",
                                       path, (long long)lineno, k_fields[fi], tok);
                     goto done;
                 }
                 *ints[fi - 1] = v;
             } else {
                 double v = strtod(tok, &end);
-                if (errno || end == tok || *end != '\0' || !isfinite(v) || v < 0) {
-                    rc = dgnn_err_set(err, DGNN_EFORMAT, "%s:%lld: field 'seconds': not a non-negative number: '%s'",
-                                      path, (long long)lineno, tok);
+                if (errno || end == tok || *end != '\0' || !isfinite(v) || v < 0 || v > PROFILE_MAX_SECONDS) {
+                    rc = dgnn_err_set(err, DGNN_EFORMAT,
+                                      "%s:%lld: field 'seconds': not a number of seconds in [0, %g]: '%.40s'", path,
+                                      (long long)lineno, PROFILE_MAX_SECONDS, tok);
                     goto done;
                 }
                 w->seconds = v;
@@ -131,6 +149,7 @@ int dgnn_profile_read(dgnn_profile *p, const char *path, dgnn_err *err) {
     }
     if (ferror(f)) rc = dgnn_err_set(err, DGNN_EIO, "%s: read error", path);
 done:
+    free(line);
     fclose(f);
     if (rc) dgnn_profile_free(p);
     return rc;
