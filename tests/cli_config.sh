@@ -67,6 +67,9 @@ bad_file type2 'dgnn:\n  epochs: abc\n' "type2.yml:2: dgnn.epochs: --epochs expe
 bad_file range 'dgnn:\n  epochs: 5000\n' "range.yml:2: dgnn.epochs: --epochs must be in 1..1024"
 bad_file flag 'dgnn:\n  quiet: maybe\n' "flag.yml:2: dgnn.quiet: --quiet is a switch"
 bad_file yaml 'train:\n  - epoch: [1, 2\n' "yaml.yml:" "not valid YAML"
+# a byte that is not text: its line and column (libyaml gives an offset only: it said 1:1)
+bad_file utf8 'dgnn:\n  epochs: 2\n  data: "a\xffb"\n' "utf8.yml:3:11: not valid YAML: invalid leading UTF-8 octet (0xFF)"
+bad_file control 'dgnn:\r\n  epochs: 2\r\n\r\n  data: "a\x01b"\r\n' "control.yml:4:11: not valid YAML: control characters are not allowed (0x01)"
 bad_file layer 'sampling:\n  - layer: 2\nmemory:\n  - memory_update: gru\ngnn:\n  - arch: transformer_attention\n' \
   "layer.yml:2: sampling.layer: 2: dgnn samples one layer"
 bad_file updater 'memory:\n  - memory_update: lstm\ngnn:\n  - arch: identity\n' "updater.yml:2: memory.memory_update: 'lstm': dgnn supports gru (TGN), rnn (JODIE), transformer (APAN)"

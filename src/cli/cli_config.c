@@ -171,11 +171,27 @@ static int read_file(cli_cfg_toks *t) {
         if (parser.error == YAML_READER_ERROR && ferror(f)) /* the file's read failed, not its text */
             fprintf(stderr, "dgnn %s: --config %s: cannot read it: %s\n", t->spec->cmd, t->file,
                     errno ? strerror(errno) : "read error");
-        else
-            fprintf(stderr, "dgnn %s: %s:%zu:%zu: not valid YAML: %s%s%s\n", t->spec->cmd, t->file,
-                    parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-                    parser.problem ? parser.problem : "error", parser.context ? " " : "",
+        else {
+            size_t line = parser.problem_mark.line + 1, col = parser.problem_mark.column + 1;
+            char byte[32] = "";
+            if (parser.error == YAML_READER_ERROR) {
+                /* a byte that is not text (invalid UTF-8, a control character): libyaml
+                 * gives its offset only (the mark stays at 1:1), so its line is counted here */
+                rewind(f);
+                line = col = 1;
+                for (size_t i = 0, prev = 0; i < parser.problem_offset; i++) {
+                    const int c = getc(f);
+                    if (c == EOF) break;
+                    if (c == '\r' || (c == '\n' && prev != '\r')) line++, col = 1; /* CR LF, LF, CR: YAML's breaks */
+                    else if (c != '\n') col++;
+                    prev = (size_t)c;
+                }
+                if (parser.problem_value >= 0) snprintf(byte, sizeof byte, " (0x%02X)", (unsigned)parser.problem_value);
+            }
+            fprintf(stderr, "dgnn %s: %s:%zu:%zu: not valid YAML: %s%s%s%s\n", t->spec->cmd, t->file, line, col,
+                    parser.problem ? parser.problem : "error", byte, parser.context ? " " : "",
                     parser.context ? parser.context : "");
+        }
         yaml_parser_delete(&parser);
         fclose(f);
         return 2;
