@@ -6,7 +6,10 @@
  *
  * One input is up to four files, cut at the separator "\n@@@@\n":
  *     csv [SEP edge.npy [SEP node.npy [SEP negatives.npy]]]
- * A missing or empty part means no such file. The parts are written to a private
+ * A missing or empty part means no such file. A .npy part that does not start with
+ * "\x93NUMPY" is a short description the harness turns into a well-formed .npy
+ * (npy_from_description: dtype, shape, data), so that mutations get past the header and
+ * size checks to the readers' own. The parts are written to a private
  * temporary folder as edges.csv, edges.npy + edges_node.npy (dyglib's names for
  * edges.csv) and edge_features.npy + node_features.npy (TGL's), and negs.npy. Then:
  *  - dgnn_read_dyglib, dgnn_read_tgl and dgnn_read_tgb read edges.csv. A failure must
@@ -287,6 +290,51 @@ static void fixed_table(dgnn_events *ev) {
     if (dgnn_builder_finish(&b, ev, 0, &err)) abort();
 }
 
+/* A .npy part that does not start with the magic is a description of one, written here
+ * with a right header, so that mutations reach the readers' row, id and value checks
+ * (raw .npy parts, which most mutations break at the header or the size check, keep
+ * npy.c's parser covered). Description: kind byte, shape byte, data bytes. kind % 6:
+ * 0 <f4, 1 <f8, 2 <i4, 3 <i8 (data as they are), 4 <i8 and 5 <f4 with each data byte a
+ * signed value (small ids, -1 padding, small features). shape % 10: 9 is 1-d (n,),
+ * c = 0..8 is (n, c); n = whole rows in the data ((n, 0): n = the data bytes). */
+static uint8_t *npy_from_description(const uint8_t *p, size_t n, size_t *out_n) {
+    static const char *descr[6] = {"<f4", "<f8", "<i4", "<i8", "<i8", "<f4"};
+    static const int in_sz[6] = {4, 8, 4, 8, 1, 1}, out_sz[6] = {4, 8, 4, 8, 8, 4};
+    int kind = n > 0 ? p[0] % 6 : 0, shape = n > 1 ? p[1] % 10 : 9;
+    const uint8_t *d = p + (n > 2 ? 2 : n);
+    size_t dn = n > 2 ? n - 2 : 0;
+    int64_t cols = shape == 9 ? 1 : shape;
+    int64_t rows = cols ? (int64_t)(dn / ((size_t)in_sz[kind] * (size_t)cols)) : (int64_t)dn;
+    char dict[128];
+    int dl = shape == 9 ? snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%lld,), }",
+                                   descr[kind], (long long)rows)
+                        : snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%lld, %lld), }",
+                                   descr[kind], (long long)rows, (long long)cols);
+    size_t count = (size_t)(rows * cols), hlen = (size_t)dl + 1;
+    uint8_t *o = malloc(10 + hlen + count * (size_t)out_sz[kind] + 1);
+    if (!o) abort();
+    memcpy(o, "\x93NUMPY\x01\x00", 8);
+    o[8] = (uint8_t)(hlen & 0xff);
+    o[9] = (uint8_t)(hlen >> 8);
+    memcpy(o + 10, dict, (size_t)dl);
+    o[10 + dl] = '\n';
+    uint8_t *v = o + 10 + hlen;
+    if (kind < 4) memcpy(v, d, count * (size_t)out_sz[kind]);
+    else
+        for (size_t i = 0; i < count; i++) {
+            int8_t b = (int8_t)d[i];
+            if (kind == 4) {
+                int64_t x = b;
+                memcpy(v + 8 * i, &x, 8);
+            } else {
+                float x = (float)b * 0.25f;
+                memcpy(v + 4 * i, &x, 4);
+            }
+        }
+    *out_n = 10 + hlen + count * (size_t)out_sz[kind];
+    return o;
+}
+
 /* part i of the input: [*p, *p + *n), or absent */
 static int part(const uint8_t *data, size_t size, int i, const uint8_t **p, size_t *n) {
     const uint8_t *a = data, *end = data + size;
@@ -313,9 +361,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int i = 1; i < 4; i++) {
         have[i] = part(data, size, i, &p, &n) && n > 0;
         if (!have[i]) continue;
+        uint8_t *sealed = NULL;
+        if (n < 6 || memcmp(p, "\x93NUMPY", 6) != 0) { /* a description: the harness writes the .npy */
+            sealed = npy_from_description(p, n, &n);
+            p = sealed;
+        }
         if (i == 1) write_file(g_file[F_DY_E], p, n), write_file(g_file[F_TGL_E], p, n);
         if (i == 2) write_file(g_file[F_DY_N], p, n), write_file(g_file[F_TGL_N], p, n);
         if (i == 3) write_file(g_file[F_NEGS], p, n);
+        free(sealed);
     }
     ref_npy re, rn;
     ref_read(&re, g_file[F_TGL_E], have[1]);
@@ -471,6 +525,31 @@ int main(int argc, char **argv) {
     const int32_t f1[4] = {9, 2, -1, 5};
     npy(&o, 1, "{'descr': '<i4', 'fortran_order': False, 'shape': (4,), }", f1, sizeof f1);
     save(dir, "negs_1d.bin", &o);
+    /* the same files as descriptions (npy_from_description): kind, shape, data bytes */
+    o.n = 0; /* dyglib: edge and node features (4, 2) of small values, negatives (3, 2) of ids */
+    puts_(&o, ",u,i,ts,label,idx\n0,1,3,5.0,0.0,1\n1,2,3,2.0,1.0,2\n2,1,3,9.0,0.0,3\n" SEP);
+    put(&o, "\x05\x02\x00\x00\x01\x02\x03\x04\x05\x06", 10);
+    puts_(&o, SEP);
+    put(&o, "\x05\x02\x00\x00\x0a\x0b\x0c\x0d\x0e\x0f", 10);
+    puts_(&o, SEP);
+    put(&o, "\x04\x02\x01\x02\x02\xff\xff\xff", 8);
+    save(dir, "dyglib_desc.bin", &o);
+    o.n = 0; /* TGL: edge features (4, 1), node features (5,) 1-d, negatives (4, 2) */
+    puts_(&o, ",src,dst,time,ext_roll\n0,1,3,20.0,0\n1,0,4,10.0,0\n2,2,3,20.0,1\n3,1,4,5.5,2\n" SEP);
+    put(&o, "\x05\x01\x01\x02\x03\x04", 6);
+    puts_(&o, SEP);
+    put(&o, "\x05\x09\x00\x01\x02\x03\x04", 7);
+    puts_(&o, SEP);
+    put(&o, "\x04\x02\x00\x01\x02\xff\x00\x01\xff\xff", 10);
+    save(dir, "tgl_desc.bin", &o);
+    o.n = 0; /* TGB weight layout with a negatives description; the fixed table's ids 2, 5, 9 */
+    puts_(&o, "ts,source,target,weight\n30,b,a,4.0\n20,a,c,0\n40,07,7,8\n" SEP SEP SEP);
+    put(&o, "\x04\x03\x00\x01\xff\x02\xff\xff\x00\x01\x03", 11);
+    save(dir, "tgb_desc.bin", &o);
+    o.n = 0;
+    puts_(&o, "x\n" SEP SEP SEP);
+    put(&o, "\x04\x02\x09\x02\x02\xff\x09\x05\xff\xff", 10);
+    save(dir, "negs_desc.bin", &o);
     return 0;
 }
 #endif
