@@ -98,7 +98,11 @@ expect_rc 1 "$dgnn" simulate --family event --measured "$tmp/missing.json"; has 
 run "$tmp/bad.json" '"slow"' ""
 expect_rc 1 "$dgnn" simulate --family event --measured "$tmp/bad.json"; has "bad.json"; has "'epochs[0].train_seconds'"
 printf '{"model": "tgn", ' > "$tmp/cut.json"
-expect_rc 1 "$dgnn" simulate --family event --measured "$tmp/cut.json"; has "cut.json: not valid JSON"
+expect_rc 1 "$dgnn" simulate --family event --measured "$tmp/cut.json"; has "cut.json:1:18: not valid JSON (byte 17)"
+# two runs in one file: refused (the first was read), at the second's line
+cat "$tmp/r1.json" "$tmp/r1.json" > "$tmp/two.json"
+expect_rc 1 "$dgnn" simulate --family event --measured "$tmp/two.json"
+has "two.json:$(($(wc -l < "$tmp/r1.json") + 1)):1: text after the JSON value"
 expect_rc 1 "$dgnn" simulate --family event --measured "$tmp/r1.json" --measured-depbloom "$tmp/s2.json"
 has "'dist.mode': 'strict', not depbloom"
 expect_rc 1 "$dgnn" simulate --family event --measured "$tmp/s2.json"; has "2-rank run"
