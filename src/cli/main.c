@@ -27,7 +27,8 @@ static const subcommand k_cmds[] = {
 
 static void usage(FILE *f) {
     fprintf(f, "dgnn %s: train dynamic graph neural networks\n\n"
-               "usage: dgnn COMMAND [options]   (dgnn COMMAND --help for its options)\n\ncommands:\n",
+               "usage: dgnn COMMAND [options]   (dgnn COMMAND --help, or dgnn help COMMAND, for its options)\n\n"
+               "commands:\n",
             DGNN_VERSION);
     for (const subcommand *c = k_cmds; c->name; c++) fprintf(f, "  %-10s %s\n", c->name, c->help);
     fprintf(f, "\nData formats read by every command: JODIE csv, TGL edges.csv (+ .npy features),\n"
@@ -76,7 +77,13 @@ static int run_command(int argc, char **argv) {
         return 2;
     }
     const char *name = argv[1];
-    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+    static char *help_argv[34];
+    if (strcmp(name, "help") == 0 && argc > 2 && argc < 34) { /* dgnn help COMMAND [...]: COMMAND [...] --help */
+        help_argv[0] = argv[0];
+        for (int i = 2; i < argc; i++) help_argv[i - 1] = argv[i];
+        help_argv[argc - 1] = (char *)"--help", help_argv[argc] = NULL;
+        argv = help_argv, name = argv[1];
+    } else if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
         usage(stdout);
         return 0;
     }
