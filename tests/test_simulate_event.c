@@ -452,11 +452,22 @@ static void test_measured_refused(void) {
     /* a syntax error: its line and column */
     check_write_file(p, "{\n  \"model\": tgn}", 17);
     CHECK(dgnn_sim_measured_read(&m, p, &e) == DGNN_EFORMAT && strstr(e.msg, ":2:") && strstr(e.msg, "not valid JSON"));
-    /* two epochs of 1e308 s: the mean is 1e308 (the sum overflowed to inf) */
+    /* seconds no run measures (two epochs of 1e308 s summed to inf; a step curve of 1e308 s
+     * gave infinite step times): refused above 1e9 s */
     n = snprintf(buf, sizeof buf, run, "0",
                  "{\"train_seconds\": 1e308, \"train_events\": 100}, {\"train_seconds\": 1e308, \"train_events\": 100}", "");
     check_write_file(p, buf, (size_t)n);
-    CHECK(dgnn_sim_measured_read(&m, p, &e) == DGNN_OK && m.train_seconds == 1e308 && m.epoch_events == 100);
+    CHECK(dgnn_sim_measured_read(&m, p, &e) == DGNN_EFORMAT && strstr(e.msg, "'epochs[0].train_seconds': must be seconds"));
+    n = snprintf(buf, sizeof buf, run, "0",
+                 "{\"train_seconds\": 3, \"train_events\": 100}, {\"train_seconds\": 1e9, \"train_events\": 300}", "");
+    check_write_file(p, buf, (size_t)n);
+    CHECK(dgnn_sim_measured_read(&m, p, &e) == DGNN_OK && m.train_seconds == (3 + 1e9) / 2 && m.epoch_events == 200);
+    n = snprintf(buf, sizeof buf, run, "0", ep,
+                 ", \"step_curve\": {\"device\": \"cpu\", \"points\": [{\"batch\": 1, \"step_seconds\": 1e308}, "
+                 "{\"batch\": 2, \"step_seconds\": 1.5e308}]}");
+    check_write_file(p, buf, (size_t)n);
+    CHECK_MSG(dgnn_sim_measured_read(&m, p, &e) == DGNN_EFORMAT && strstr(e.msg, "'step_curve.points[0].step_seconds'"),
+              "%s", e.msg);
     n = snprintf(buf, sizeof buf, run, "0", "{\"train_seconds\": 1, \"train_events\": 1e300}", "");
     check_write_file(p, buf, (size_t)n);
     CHECK(dgnn_sim_measured_read(&m, p, &e) == DGNN_EFORMAT && strstr(e.msg, "'epochs[0].train_events'"));
@@ -465,7 +476,7 @@ static void test_measured_refused(void) {
                        " \"window_seconds\": %s, \"refine\": 0, \"steps\": %s, \"state_bytes_per_epoch\": %s,"
                        " \"grad_bytes_per_epoch\": 1, \"per_rank\": [{\"compute_seconds\": %s, \"sample_seconds\": 0,"
                        " \"comm_seconds\": 0}]}";
-    const char *cases[][5] = {{"0", "10", "1", "-2", "'dist.per_rank[0].compute_seconds': must be >= 0"},
+    const char *cases[][5] = {{"0", "10", "1", "-2", "'dist.per_rank[0].compute_seconds': must be seconds in [0, 1e+09]"},
                               {"0", "10", "-1", "2", "'dist.state_bytes_per_epoch': must be >= 0"},
                               {"-5", "10", "1", "2", "'dist.window_seconds': must be >= 0"},
                               {"0", "0", "1", "2", "'dist.steps'"}};

@@ -41,10 +41,23 @@ static int get_i64(int64_t *x, const cJSON *obj, const char *key, const char *na
     return DGNN_OK;
 }
 
-/* a duration or byte count: a number >= 0 */
+/* a byte count or time span: a number >= 0 */
 static int get_nonneg(double *x, const cJSON *obj, const char *key, const char *name, const char *path, dgnn_err *err) {
     int rc = get_num(x, obj, key, name, path, err);
     if (!rc && *x < 0) rc = dgnn_err_set(err, DGNN_EFORMAT, "%s: field '%s': must be >= 0, got %g", path, name, *x);
+    return rc;
+}
+
+/* A measured duration: seconds in [0, 1e9]. Above that (31 years) is no measurement, and
+ * the simulator's products of such seconds with event counts would overflow (a step
+ * curve of 1e308 s gave infinite step times). */
+#define MAX_SECONDS 1e9
+static int get_seconds(double *x, const cJSON *obj, const char *key, const char *name, const char *path,
+                       dgnn_err *err) {
+    int rc = get_num(x, obj, key, name, path, err);
+    if (!rc && (*x < 0 || *x > MAX_SECONDS))
+        rc = dgnn_err_set(err, DGNN_EFORMAT, "%s: field '%s': must be seconds in [0, %g], got %g", path, name,
+                          MAX_SECONDS, *x);
     return rc;
 }
 
@@ -109,11 +122,9 @@ static int parse_curve(dgnn_sim_curve *c, const cJSON *o, const char *path, dgnn
     }
     const cJSON *op = cJSON_GetObjectItemCaseSensitive(sc, "optimizer_seconds");
     if (op && !cJSON_IsNull(op)) {
-        if ((rc = get_num(&c->optimizer_seconds, sc, "optimizer_seconds", "step_curve.optimizer_seconds", path, err)))
+        if ((rc = get_seconds(&c->optimizer_seconds, sc, "optimizer_seconds", "step_curve.optimizer_seconds", path,
+                              err)))
             return rc;
-        if (c->optimizer_seconds < 0)
-            return dgnn_err_set(err, DGNN_EFORMAT, "%s: field 'step_curve.optimizer_seconds': must be >= 0, got %g", path,
-                                c->optimizer_seconds);
     }
     const cJSON *pts = cJSON_GetObjectItemCaseSensitive(sc, "points");
     if (!pts) return dgnn_err_set(err, DGNN_EFORMAT, "%s: field 'step_curve.points': missing", path);
@@ -129,7 +140,7 @@ static int parse_curve(dgnn_sim_curve *c, const cJSON *o, const char *path, dgnn
         if (!cJSON_IsObject(p))
             return dgnn_err_set(err, DGNN_EFORMAT, "%s: field 'step_curve.points[%d]': not an object", path, k);
         int64_t b;
-        if ((rc = get_i64(&b, p, "batch", n1, path, 1, err)) || (rc = get_num(&c->seconds[k], p, "step_seconds", n2, path, err)))
+        if ((rc = get_i64(&b, p, "batch", n1, path, 1, err)) || (rc = get_seconds(&c->seconds[k], p, "step_seconds", n2, path, err)))
             return rc;
         c->batch[k] = (double)b;
         if (k > 0 && c->batch[k] <= c->batch[k - 1])
@@ -189,10 +200,10 @@ static int parse_run(dgnn_sim_measured *m, const cJSON *o, const char *path, dgn
                                                     (long long)i);
         double s;
         int64_t v;
-        if ((rc = get_num(&s, e, "train_seconds", n1, path, err)) || (rc = get_i64(&v, e, "train_events", n2, path, 1, err)))
+        if ((rc = get_seconds(&s, e, "train_seconds", n1, path, err)) ||
+            (rc = get_i64(&v, e, "train_events", n2, path, 1, err)))
             return rc;
         if (s <= 0) return dgnn_err_set(err, DGNN_EFORMAT, "%s: field '%s': an epoch needs seconds > 0 (got %g)", path, n1, s);
-        /* the means summed term by term: a sum of large finite seconds would overflow */
         secs += s / (double)m->epochs, evs += (double)v / (double)m->epochs;
     }
     const double E = (double)m->epochs;
@@ -237,8 +248,8 @@ static int parse_run(dgnn_sim_measured *m, const cJSON *o, const char *path, dgn
         double c, s, k;
         if (!cJSON_IsObject(y))
             return dgnn_err_set(err, DGNN_EFORMAT, "%s: field 'dist.per_rank[%lld]': not an object", path, (long long)q);
-        if ((rc = get_nonneg(&c, y, "compute_seconds", n1, path, err)) ||
-            (rc = get_nonneg(&s, y, "sample_seconds", n2, path, err)) || (rc = get_nonneg(&k, y, "comm_seconds", n3, path, err)))
+        if ((rc = get_seconds(&c, y, "compute_seconds", n1, path, err)) ||
+            (rc = get_seconds(&s, y, "sample_seconds", n2, path, err)) || (rc = get_seconds(&k, y, "comm_seconds", n3, path, err)))
             return rc;
         if (q == 0) m->sample_seconds = s / E;
         if (c / E > m->compute_seconds) m->compute_seconds = c / E;
