@@ -127,7 +127,7 @@ c = json.load(open(sys.argv[1]))["step_curve"]
 assert c["device"] == "cpu" and [p["batch"] for p in c["points"]] == [20, 80], c
 assert all(p["step_seconds"] > 0 and p["steps"] == 3 for p in c["points"]), c
 assert c["apply_bytes_per_second"] > 1e6, c
-assert 0 < c["optimizer_seconds"] < min(p["step_seconds"] for p in c["points"]), c
+assert c["optimizer_seconds"] > 0, c  # a time: positive, not compared with the steps' (no timed tests)
 PY
   then ok; else bad "bench --step-curve --out: the step_curve object"; fi
   expect_rc 0 "$dgnn" simulate --family event --measured "$tmp/curve.json" --workers 1,2 --window-events 500 \

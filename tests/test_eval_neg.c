@@ -126,7 +126,8 @@ static void test_dyglib(void) {
 }
 
 /* A wikipedia-sized stream: 157k events over ~18k distinct edges (8k sources, 1k
- * destinations); batches of 200 must cost well under a millisecond. */
+ * destinations): every batch of 200 succeeds under both strategies, and the time a batch
+ * takes is printed (a figure to read, not a check). */
 static void test_dyglib_speed(void) {
     int64_t E = 157000;
     dgnn_events ev;
@@ -156,8 +157,7 @@ static void test_dyglib_speed(void) {
     clock_gettime(CLOCK_MONOTONIC, &b);
     double per = ((double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec)) / (2.0 * nb);
     printf("negative edges: %.1f us per batch of 200 (%d batches x 2 strategies)\n", per * 1e6, nb);
-    CHECK(ok);
-    CHECK_MSG(per < 2e-3, "%g s per batch", per); /* loose: shared CI cores */
+    CHECK(ok); /* the time is printed, not checked: no timed unit tests */
     dgnn_edge_history_free(h);
     dgnn_events_free(&ev);
 }

@@ -456,9 +456,9 @@ static void test_random_stream(void) {
     dgnn_events_free(&ev);
 }
 
-/* Quality and speed on the synthetic community stream: METIS must cut far less than
- * hashing nodes (which cuts about (P-1)/P of the events), balance events within a few
- * percent, and partition a 100k-event window in well under a second. */
+/* Quality on the synthetic community stream: METIS must cut far less than hashing nodes
+ * (which cuts about (P-1)/P of the events) and balance events within a few percent; the
+ * time a 100k-event window takes is printed (a figure to read, not a check). */
 static void test_quality_speed(void) {
     dgnn_gen_opts g = dgnn_gen_opts_default();
     g.num_events = 100000;
@@ -484,11 +484,7 @@ static void test_quality_speed(void) {
            wp.seconds * 1e3);
     CHECK_MSG(wp.cut_fraction < 0.375, "cut %.3f vs hash ~0.75", wp.cut_fraction);
     CHECK_MSG(imb < 1.10, "imbalance %.3f", imb);
-#if defined(__SANITIZE_ADDRESS__) || !defined(NDEBUG)
-    CHECK(wp.seconds < 10.0);
-#else
-    CHECK_MSG(wp.seconds < 1.0, "%.3f s", wp.seconds);
-#endif
+    CHECK(wp.seconds >= 0.0); /* the time is printed above, not bounded: no timed unit tests */
     dgnn_window_part_free(&wp);
     dgnn_events_free(&ev);
 }
