@@ -41,29 +41,15 @@ typedef struct {
 } gcrn_params;
 
 typedef struct {
-    int iXW[3], iXb[3], iHW[3], iHb[3]; /* the declared tensors' indices, to point w and dw */
-    gcrn_params w, dw;                  /* values, gradients */
-    int64_t Tcap;
-    float *Hs;              /* (Tcap, N, L) H_1..H_T */
-    float *Z, *R, *Ht, *HR; /* (Tcap, N, L) */
-    float *zero;            /* (N, L) H_0 */
-    float *tmp, *P, *dZp, *dRp, *dHtp, *dHR, *dHa, *dHb; /* (N, L) work */
+    snapm_ngru_idx ix;  /* pair 0: conv_x, pair 1: conv_h */
+    gcrn_params w, dw;  /* values, gradients */
+    snapm_ngru_bufs b;  /* b.aux: the state's GCN P */
 } gcrn_t;
-
-static const char *const gate_name = "zrh";
-
-static void gcrn_free_window(gcrn_t *s) {
-    free(s->Hs), free(s->Z), free(s->R), free(s->Ht), free(s->HR);
-    s->Hs = s->Z = s->R = s->Ht = s->HR = NULL;
-    s->Tcap = 0;
-}
 
 static void gcrn_free(dgnn_snapmodel *m) {
     gcrn_t *s = m->impl;
     if (!s) return;
-    gcrn_free_window(s);
-    void *ptrs[] = {s->zero, s->tmp, s->P, s->dZp, s->dRp, s->dHtp, s->dHR, s->dHa, s->dHb};
-    for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
+    snapm_ngru_free(&s->b);
     free(s);
     m->impl = NULL;
 }
@@ -71,112 +57,86 @@ static void gcrn_free(dgnn_snapmodel *m) {
 static void gcrn_declare(dgnn_snapmodel *m) {
     gcrn_t *s = dgnn_xcalloc(1, sizeof *s);
     m->impl = s;
-    const int64_t V = m->V, L = m->L;
-    char name[DGNN_PARAM_NAME_MAX];
-    for (int g = 0; g < 3; g++) {
-        snprintf(name, sizeof name, "gcrn.conv_x_%c.W", gate_name[g]);
-        s->iXW[g] = dgnn_params_add(&m->p, name, V, L);
-        snprintf(name, sizeof name, "gcrn.conv_x_%c.b", gate_name[g]);
-        s->iXb[g] = dgnn_params_add1(&m->p, name, L);
-        snprintf(name, sizeof name, "gcrn.conv_h_%c.W", gate_name[g]);
-        s->iHW[g] = dgnn_params_add(&m->p, name, L, L);
-        snprintf(name, sizeof name, "gcrn.conv_h_%c.b", gate_name[g]);
-        s->iHb[g] = dgnn_params_add1(&m->p, name, L);
-    }
+    static const char *const part[2] = {"conv_x", "conv_h"};
+    const int64_t shape[2][2] = {{m->V, m->L}, {m->L, m->L}};
+    snapm_ngru_declare(m, &s->ix, "gcrn", part, shape);
 }
 
-static void gcrn_point(gcrn_params *q, const dgnn_params *p, snapm_slab_fn at, const gcrn_t *s) {
+static void gcrn_point(gcrn_params *q, const dgnn_params *p, snapm_slab_fn at, const snapm_ngru_idx *ix) {
     for (int g = 0; g < 3; g++) {
-        q->conv_x_W[g] = at(p, s->iXW[g]), q->conv_x_b[g] = at(p, s->iXb[g]);
-        q->conv_h_W[g] = at(p, s->iHW[g]), q->conv_h_b[g] = at(p, s->iHb[g]);
+        q->conv_x_W[g] = at(p, ix->W[0][g]), q->conv_x_b[g] = at(p, ix->b[0][g]);
+        q->conv_h_W[g] = at(p, ix->W[1][g]), q->conv_h_b[g] = at(p, ix->b[1][g]);
     }
 }
 
 static int gcrn_init_values(dgnn_snapmodel *m, dgnn_rng *rng, dgnn_err *err) {
     gcrn_t *s = m->impl;
-    const int64_t N = m->N, V = m->V, L = m->L;
-    gcrn_point(&s->w, &m->p, dgnn_params_get, s);
-    gcrn_point(&s->dw, &m->p, dgnn_params_grad, s);
+    const int64_t V = m->V, L = m->L;
+    gcrn_point(&s->w, &m->p, dgnn_params_get, &s->ix);
+    gcrn_point(&s->dw, &m->p, dgnn_params_grad, &s->ix);
     for (int g = 0; g < 3; g++) { /* biases: zeros (the slab starts zeroed) */
         snapm_init_glorot(s->w.conv_x_W[g], V * L, V, L, rng);
         snapm_init_glorot(s->w.conv_h_W[g], L * L, L, L, rng);
     }
-    const int64_t NL = MUL(N, L);
-    dgnn_alloc_set as = {0, 0};
-    DGNN_GROW_ZEROED(&as, s->zero, NL);
-    float **bufs[] = {&s->tmp, &s->P, &s->dZp, &s->dRp, &s->dHtp, &s->dHR, &s->dHa, &s->dHb};
-    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) DGNN_GROW(&as, *bufs[i], NL);
-    return snapm_alloc_done(m, &as, 0, err);
-}
-
-static int gcrn_ensure(dgnn_snapmodel *m, int64_t T, dgnn_err *err) {
-    gcrn_t *s = m->impl;
-    if (T <= s->Tcap) return DGNN_OK;
-    gcrn_free_window(s);
-    const int64_t TNL = MUL(MUL(T, m->N), m->L);
-    dgnn_alloc_set as = {0, 0};
-    float **bufs[] = {&s->Hs, &s->Z, &s->R, &s->Ht, &s->HR};
-    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) DGNN_GROW(&as, *bufs[i], TNL);
-    int rc = snapm_alloc_done(m, &as, T, err);
-    if (rc) return rc;
-    s->Tcap = T;
-    return DGNN_OK;
+    return snapm_ngru_alloc(m, &s->b, 0, err);
 }
 
 static int gcrn_forward(dgnn_snapmodel *m, float *H, dgnn_rng *rng, dgnn_err *err) {
     (void)rng; /* no randomness; snapmodel.c has checked the window */
     gcrn_t *s = m->impl;
+    snapm_ngru_bufs *b = &s->b;
     const int64_t N = m->N, V = m->V, L = m->L, T = m->T, NL = N * L;
-    int rc = gcrn_ensure(m, T, err);
+    int rc = snapm_ngru_ensure(m, b, T, err);
     if (rc) return rc;
     const gcrn_params *w = &s->w;
     for (int64_t t = 0; t < T; t++) {
         const dgnn_snap_input *in = &m->win[t];
-        const float *Hp = t > 0 ? s->Hs + (t - 1) * NL : s->zero;
-        float *Z = s->Z + t * NL, *R = s->R + t * NL, *Ht = s->Ht + t * NL, *HR = s->HR + t * NL;
-        float *Hn = s->Hs + t * NL, *P = s->P;
+        const float *Hp = t > 0 ? b->Hs + (t - 1) * NL : b->zero;
+        float *Z = b->Z + t * NL, *R = b->R + t * NL, *Ht = b->Ht + t * NL, *HR = b->HR + t * NL;
+        float *Hn = b->Hs + t * NL, *P = b->aux;
         /* the gates' pre-activations: input part, then += the state part */
-        snapm_in_gcn_forward(m, Z, s->tmp, in, w->conv_x_W[0], w->conv_x_b[0], L);
-        snapm_h_gcn_forward(P, s->tmp, &in->A, Hp, w->conv_h_W[0], w->conv_h_b[0], N, L, L);
+        snapm_in_gcn_forward(m, Z, b->tmp, in, w->conv_x_W[0], w->conv_x_b[0], L);
+        snapm_h_gcn_forward(P, b->tmp, &in->A, Hp, w->conv_h_W[0], w->conv_h_b[0], N, L, L);
         dgnn_ngru_gate(Z, Z, P, NULL, DGNN_NGRU_SIGMOID, N, L);
-        snapm_in_gcn_forward(m, R, s->tmp, in, w->conv_x_W[1], w->conv_x_b[1], L);
-        snapm_h_gcn_forward(P, s->tmp, &in->A, Hp, w->conv_h_W[1], w->conv_h_b[1], N, L, L);
+        snapm_in_gcn_forward(m, R, b->tmp, in, w->conv_x_W[1], w->conv_x_b[1], L);
+        snapm_h_gcn_forward(P, b->tmp, &in->A, Hp, w->conv_h_W[1], w->conv_h_b[1], N, L, L);
         dgnn_ngru_gate(R, R, P, NULL, DGNN_NGRU_SIGMOID, N, L);
         dgnn_ngru_reset(HR, Hp, R, NL);
-        snapm_in_gcn_forward(m, Ht, s->tmp, in, w->conv_x_W[2], w->conv_x_b[2], L);
-        snapm_h_gcn_forward(P, s->tmp, &in->A, HR, w->conv_h_W[2], w->conv_h_b[2], N, L, L);
+        snapm_in_gcn_forward(m, Ht, b->tmp, in, w->conv_x_W[2], w->conv_x_b[2], L);
+        snapm_h_gcn_forward(P, b->tmp, &in->A, HR, w->conv_h_W[2], w->conv_h_b[2], N, L, L);
         dgnn_ngru_gate(Ht, Ht, P, NULL, DGNN_NGRU_TANH, N, L);
         dgnn_ngru_update(Hn, Z, Hp, Ht, NL);
         m->flops += 3.0 * 2.0 * (double)NL * (double)L + (m->cfg.onehot ? 0.0 : 3.0 * 2.0 * (double)NL * (double)V);
     }
-    memcpy(H, s->Hs + (T - 1) * NL, (size_t)NL * sizeof(float));
+    memcpy(H, b->Hs + (T - 1) * NL, (size_t)NL * sizeof(float));
     return DGNN_OK;
 }
 
 static void gcrn_backward(dgnn_snapmodel *m, const float *dH) {
     gcrn_t *s = m->impl;
+    snapm_ngru_bufs *b = &s->b;
     const int64_t N = m->N, V = m->V, L = m->L, T = m->T, NL = N * L;
     const gcrn_params *w = &s->w, *dw = &s->dw;
-    float *dHn = s->dHa, *dHp = s->dHb; /* dL/dH_t, dL/dH_{t-1} */
+    float *dHn = b->dHa, *dHp = b->dHb; /* dL/dH_t, dL/dH_{t-1} */
     memcpy(dHn, dH, (size_t)NL * sizeof(float));
     for (int64_t t = T - 1; t >= 0; t--) {
         const dgnn_snap_input *in = &m->win[t];
         const dgnn_csr *At = snapm_At(in);
-        const float *Hp = t > 0 ? s->Hs + (t - 1) * NL : s->zero;
-        const float *Z = s->Z + t * NL, *R = s->R + t * NL, *Ht = s->Ht + t * NL, *HR = s->HR + t * NL;
-        float *const zeroed[] = {s->dZp, s->dHtp, dHp, s->dHR};
+        const float *Hp = t > 0 ? b->Hs + (t - 1) * NL : b->zero;
+        const float *Z = b->Z + t * NL, *R = b->R + t * NL, *Ht = b->Ht + t * NL, *HR = b->HR + t * NL;
+        float *const zeroed[] = {b->dZp, b->dHtp, dHp, b->dHR};
         for (int k = 0; k < 4; k++) memset(zeroed[k], 0, (size_t)NL * sizeof(float));
-        dgnn_ngru_update_backward(s->dZp, s->dHtp, dHp, dHn, Z, Hp, Ht, NL);
+        dgnn_ngru_update_backward(b->dZp, b->dHtp, dHp, dHn, Z, Hp, Ht, NL);
         /* candidate: A X Wx_h + A (H R) Wh_h */
-        snapm_h_gcn_backward(s->dHR, dw->conv_h_W[2], dw->conv_h_b[2], s->tmp, At, HR, w->conv_h_W[2], s->dHtp, N, L,
+        snapm_h_gcn_backward(b->dHR, dw->conv_h_W[2], dw->conv_h_b[2], b->tmp, At, HR, w->conv_h_W[2], b->dHtp, N, L,
                              L);
-        snapm_in_gcn_backward(m, dw->conv_x_W[2], dw->conv_x_b[2], s->tmp, in, s->dHtp, L);
-        memset(s->dRp, 0, (size_t)NL * sizeof(float));
-        dgnn_ngru_reset_backward(dHp, s->dRp, s->dHR, R, Hp, NL);
-        snapm_h_gcn_backward(dHp, dw->conv_h_W[1], dw->conv_h_b[1], s->tmp, At, Hp, w->conv_h_W[1], s->dRp, N, L, L);
-        snapm_in_gcn_backward(m, dw->conv_x_W[1], dw->conv_x_b[1], s->tmp, in, s->dRp, L);
-        snapm_h_gcn_backward(dHp, dw->conv_h_W[0], dw->conv_h_b[0], s->tmp, At, Hp, w->conv_h_W[0], s->dZp, N, L, L);
-        snapm_in_gcn_backward(m, dw->conv_x_W[0], dw->conv_x_b[0], s->tmp, in, s->dZp, L);
+        snapm_in_gcn_backward(m, dw->conv_x_W[2], dw->conv_x_b[2], b->tmp, in, b->dHtp, L);
+        memset(b->dRp, 0, (size_t)NL * sizeof(float));
+        dgnn_ngru_reset_backward(dHp, b->dRp, b->dHR, R, Hp, NL);
+        snapm_h_gcn_backward(dHp, dw->conv_h_W[1], dw->conv_h_b[1], b->tmp, At, Hp, w->conv_h_W[1], b->dRp, N, L, L);
+        snapm_in_gcn_backward(m, dw->conv_x_W[1], dw->conv_x_b[1], b->tmp, in, b->dRp, L);
+        snapm_h_gcn_backward(dHp, dw->conv_h_W[0], dw->conv_h_b[0], b->tmp, At, Hp, w->conv_h_W[0], b->dZp, N, L, L);
+        snapm_in_gcn_backward(m, dw->conv_x_W[0], dw->conv_x_b[0], b->tmp, in, b->dZp, L);
         m->flops += 3.0 * 4.0 * (double)NL * (double)L + (m->cfg.onehot ? 0.0 : 3.0 * 2.0 * (double)NL * (double)V);
         float *sw = dHn;
         dHn = dHp, dHp = sw;

@@ -9,76 +9,17 @@
 #include "snapmodel_cuda_internal.h"
 
 #if DGNN_HAVE_CUDA
-#include <stdio.h>
-#include <stdlib.h>
-
-/* the kind's part of the device model (g->impl) */
-typedef struct {
-    int64_t oXW[3], oXb[3], oHW[3], oHb[3]; /* slab offsets per gate z, r, h: conv_x W (V, L), b (L);
-                                             * conv_h W (L, L), b (L) */
-    int64_t Tcap;
-    float *Hs;              /* (Tcap, N, L) H_1..H_T */
-    float *Z, *R, *Ht, *HR; /* (Tcap, N, L) */
-    float *zero;            /* (N, L) H_0 */
-    float *tmp, *P, *dZp, *dRp, *dHtp, *dHR, *dHa, *dHb; /* (N, L) work */
-} gcrn_dev;
-
-static void free_window(dgnn_snapmodel_cuda *g) {
-    gcrn_dev *d = g->impl;
-    float **p[] = {&d->Hs, &d->Z, &d->R, &d->Ht, &d->HR};
-    for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) dgnn_cuda_release(g->c, *p[i]), *p[i] = NULL;
-    d->Tcap = 0;
-}
-
-static void gcrn_free(dgnn_snapmodel_cuda *g) {
-    gcrn_dev *d = g->impl;
-    if (!d) return;
-    free_window(g);
-    void *p[] = {d->zero, d->tmp, d->P, d->dZp, d->dRp, d->dHtp, d->dHR, d->dHa, d->dHb};
-    for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) dgnn_cuda_release(g->c, p[i]);
-    free(d);
-    g->impl = NULL;
-}
 
 static int gcrn_init(dgnn_snapmodel_cuda *g, dgnn_err *err) {
-    gcrn_dev *d = dgnn_xcalloc(1, sizeof *d);
-    g->impl = d;
-    static const char gate[] = "zrh";
-    char name[DGNN_PARAM_NAME_MAX];
-    for (int k = 0; k < 3; k++) { /* gcrn.c's gcrn_declare names */
-        snprintf(name, sizeof name, "gcrn.conv_x_%c.W", gate[k]), d->oXW[k] = snapc_offset(g->m, name);
-        snprintf(name, sizeof name, "gcrn.conv_x_%c.b", gate[k]), d->oXb[k] = snapc_offset(g->m, name);
-        snprintf(name, sizeof name, "gcrn.conv_h_%c.W", gate[k]), d->oHW[k] = snapc_offset(g->m, name);
-        snprintf(name, sizeof name, "gcrn.conv_h_%c.b", gate[k]), d->oHb[k] = snapc_offset(g->m, name);
-    }
-    const int64_t NL = g->N * g->L;
-    float **nl[] = {&d->zero, &d->tmp, &d->P, &d->dZp, &d->dRp, &d->dHtp, &d->dHR, &d->dHa, &d->dHb};
-    int rc = DGNN_OK;
-    for (size_t i = 0; i < sizeof nl / sizeof nl[0] && !rc; i++)
-        rc = SNAPC_ALLOC_F(g, *nl[i], NL, "GCRN-GRU's node activations");
-    if (!rc) rc = dgnn_cuda_zero(g->c, d->zero, (size_t)NL * sizeof(float), err);
-    return rc; /* the front frees a partial kind (gcrn_free) */
-}
-
-static int ensure_window(dgnn_snapmodel_cuda *g, int64_t T, dgnn_err *err) {
-    gcrn_dev *d = g->impl;
-    if (T <= d->Tcap) return DGNN_OK;
-    int rc = dgnn_cuda_sync(g->c, err);
-    if (rc) return rc;
-    free_window(g);
-    const int64_t TNL = T * g->N * g->L;
-    float **w[] = {&d->Hs, &d->Z, &d->R, &d->Ht, &d->HR};
-    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
-        if ((rc = SNAPC_ALLOC_F(g, *w[i], TNL, "the window's GCRN-GRU states and gates"))) return rc;
-    d->Tcap = T;
-    return DGNN_OK;
+    static const char *const part[2] = {"conv_x", "conv_h"}; /* gcrn.c's names */
+    return snapc_ngru_init(g, "gcrn", part, 0, "GCRN-GRU", err);
 }
 
 /* the window [t0, t0 + T): gcrn.c's gcrn_forward, H_T (N, L) into g->H */
 static int gcrn_forward(dgnn_snapmodel_cuda *g, int64_t t0, int64_t T, dgnn_rng *rng, dgnn_err *err) {
     (void)rng; /* no randomness, as gcrn.c */
-    gcrn_dev *d = g->impl;
-    int rc = ensure_window(g, T, err);
+    snapc_ngru *d = g->impl;
+    int rc = snapc_ngru_ensure(g, T, err);
     dgnn_cuda *c = g->c;
     const int64_t N = g->N, L = g->L, NL = N * L;
     const float *p = g->param;
@@ -86,17 +27,17 @@ static int gcrn_forward(dgnn_snapmodel_cuda *g, int64_t t0, int64_t T, dgnn_rng 
         const snapc_snap *s = &g->s[t0 + t];
         const float *Hp = t > 0 ? d->Hs + (t - 1) * NL : d->zero;
         float *Z = d->Z + t * NL, *R = d->R + t * NL, *Ht = d->Ht + t * NL, *HR = d->HR + t * NL;
-        float *Hn = d->Hs + t * NL, *P = d->P;
+        float *Hn = d->Hs + t * NL, *P = d->aux;
         /* each gate's pre-activation: the input's GCN, plus (the gate op) the state's */
-        rc = snapc_in_gcn_forward(g, Z, d->tmp, s, p + d->oXW[0], p + d->oXb[0], L, err);
-        if (!rc) rc = snapc_h_gcn_forward(g, P, d->tmp, &s->A, Hp, p + d->oHW[0], p + d->oHb[0], L, L, err);
+        rc = snapc_in_gcn_forward(g, Z, d->tmp, s, p + d->oW[0][0], p + d->ob[0][0], L, err);
+        if (!rc) rc = snapc_h_gcn_forward(g, P, d->tmp, &s->A, Hp, p + d->oW[1][0], p + d->ob[1][0], L, L, err);
         if (!rc) rc = dgnn_cuda_ngru_gate(c, Z, Z, P, NULL, DGNN_CUDA_GATE_SIGMOID, N, L, err);
-        if (!rc) rc = snapc_in_gcn_forward(g, R, d->tmp, s, p + d->oXW[1], p + d->oXb[1], L, err);
-        if (!rc) rc = snapc_h_gcn_forward(g, P, d->tmp, &s->A, Hp, p + d->oHW[1], p + d->oHb[1], L, L, err);
+        if (!rc) rc = snapc_in_gcn_forward(g, R, d->tmp, s, p + d->oW[0][1], p + d->ob[0][1], L, err);
+        if (!rc) rc = snapc_h_gcn_forward(g, P, d->tmp, &s->A, Hp, p + d->oW[1][1], p + d->ob[1][1], L, L, err);
         if (!rc) rc = dgnn_cuda_ngru_gate(c, R, R, P, NULL, DGNN_CUDA_GATE_SIGMOID, N, L, err);
         if (!rc) rc = dgnn_cuda_ngru_reset(c, HR, Hp, R, NL, err);
-        if (!rc) rc = snapc_in_gcn_forward(g, Ht, d->tmp, s, p + d->oXW[2], p + d->oXb[2], L, err);
-        if (!rc) rc = snapc_h_gcn_forward(g, P, d->tmp, &s->A, HR, p + d->oHW[2], p + d->oHb[2], L, L, err);
+        if (!rc) rc = snapc_in_gcn_forward(g, Ht, d->tmp, s, p + d->oW[0][2], p + d->ob[0][2], L, err);
+        if (!rc) rc = snapc_h_gcn_forward(g, P, d->tmp, &s->A, HR, p + d->oW[1][2], p + d->ob[1][2], L, L, err);
         if (!rc) rc = dgnn_cuda_ngru_gate(c, Ht, Ht, P, NULL, DGNN_CUDA_GATE_TANH, N, L, err);
         if (!rc) rc = dgnn_cuda_ngru_update(c, Hn, Z, Hp, Ht, NL, err);
     }
@@ -107,7 +48,7 @@ static int gcrn_forward(dgnn_snapmodel_cuda *g, int64_t t0, int64_t T, dgnn_rng 
 /* gcrn.c's gcrn_backward from g->dH: the walk t = T..1 carrying dL/dH_t; the gradients
  * accumulate into g->grad */
 static int gcrn_backward(dgnn_snapmodel_cuda *g, int64_t t0, int64_t T, dgnn_err *err) {
-    gcrn_dev *d = g->impl;
+    snapc_ngru *d = g->impl;
     dgnn_cuda *c = g->c;
     const int64_t N = g->N, L = g->L, NL = N * L;
     const size_t NLb = (size_t)NL * sizeof(float);
@@ -124,16 +65,16 @@ static int gcrn_backward(dgnn_snapmodel_cuda *g, int64_t t0, int64_t T, dgnn_err
         for (size_t i = 0; i < sizeof zeroed / sizeof zeroed[0] && !rc; i++) rc = dgnn_cuda_zero(c, zeroed[i], NLb, err);
         if (!rc) rc = dgnn_cuda_ngru_update_backward(c, d->dZp, d->dHtp, dHp, dHn, Z, Hp, Ht, NL, err);
         /* candidate: A X Wx_h + A (H R) Wh_h */
-        if (!rc) rc = snapc_h_gcn_backward(g, d->dHR, gr + d->oHW[2], gr + d->oHb[2], d->tmp, At, HR, p + d->oHW[2],
-                                           d->dHtp, L, L, err);
-        if (!rc) rc = snapc_in_gcn_backward(g, gr + d->oXW[2], gr + d->oXb[2], d->tmp, s, d->dHtp, L, err);
+        if (!rc) rc = snapc_h_gcn_backward(g, d->dHR, gr + d->oW[1][2], gr + d->ob[1][2], d->tmp, At, HR,
+                                           p + d->oW[1][2], d->dHtp, L, L, err);
+        if (!rc) rc = snapc_in_gcn_backward(g, gr + d->oW[0][2], gr + d->ob[0][2], d->tmp, s, d->dHtp, L, err);
         if (!rc) rc = dgnn_cuda_ngru_reset_backward(c, dHp, d->dRp, d->dHR, R, Hp, NL, err);
-        if (!rc) rc = snapc_h_gcn_backward(g, dHp, gr + d->oHW[1], gr + d->oHb[1], d->tmp, At, Hp, p + d->oHW[1],
+        if (!rc) rc = snapc_h_gcn_backward(g, dHp, gr + d->oW[1][1], gr + d->ob[1][1], d->tmp, At, Hp, p + d->oW[1][1],
                                            d->dRp, L, L, err);
-        if (!rc) rc = snapc_in_gcn_backward(g, gr + d->oXW[1], gr + d->oXb[1], d->tmp, s, d->dRp, L, err);
-        if (!rc) rc = snapc_h_gcn_backward(g, dHp, gr + d->oHW[0], gr + d->oHb[0], d->tmp, At, Hp, p + d->oHW[0],
+        if (!rc) rc = snapc_in_gcn_backward(g, gr + d->oW[0][1], gr + d->ob[0][1], d->tmp, s, d->dRp, L, err);
+        if (!rc) rc = snapc_h_gcn_backward(g, dHp, gr + d->oW[1][0], gr + d->ob[1][0], d->tmp, At, Hp, p + d->oW[1][0],
                                            d->dZp, L, L, err);
-        if (!rc) rc = snapc_in_gcn_backward(g, gr + d->oXW[0], gr + d->oXb[0], d->tmp, s, d->dZp, L, err);
+        if (!rc) rc = snapc_in_gcn_backward(g, gr + d->oW[0][0], gr + d->ob[0][0], d->tmp, s, d->dZp, L, err);
         float *sw = dHn;
         dHn = dHp, dHp = sw;
     }
@@ -141,5 +82,5 @@ static int gcrn_backward(dgnn_snapmodel_cuda *g, int64_t t0, int64_t T, dgnn_err
 }
 
 const snapc_ops snapc_gcrn_ops = {.rows = 0, .init = gcrn_init, .forward = gcrn_forward, .backward = gcrn_backward,
-                                   .free = gcrn_free};
+                                   .free = snapc_ngru_free};
 #endif

@@ -3,7 +3,8 @@
  * operations each kind's file provides (snapmodel_cuda.c holds the front, the pair
  * classifier, the loss, Adam, the moves between host and device; egcn_cuda.c EvolveGCN-O
  * and -H's window, tgcn_cuda.c T-GCN's, gcrn_cuda.c GCRN-GRU's, wdgcn_cuda.c WD-GCN's,
- * static_gcn_cuda.c the static GCN's; snapmodel_gcn_cuda.c the GCN layers of T-GCN and GCRN-GRU).
+ * static_gcn_cuda.c the static GCN's; snapmodel_gcn_cuda.c the GCN layers of T-GCN and GCRN-GRU,
+ * snapmodel_ngru_cuda.c their shared state).
  * Calls go one way: the front calls the kinds through their table, the kinds call the
  * helpers (snapc_alloc, snapc_offset) and the layers below, in snapmodel_gcn_cuda.c.
  * Only with the CUDA backend (DGNN_HAVE_CUDA). */
@@ -103,6 +104,24 @@ int snapc_h_gcn_forward(dgnn_snapmodel_cuda *g, float *Y, float *tmp, const dgnn
                         const float *W, const float *b, int64_t Di, int64_t Do, dgnn_err *err);
 int snapc_h_gcn_backward(dgnn_snapmodel_cuda *g, float *dX, float *dW, float *db, float *tmp, const dgnn_cuda_csr *At,
                          const float *X, const float *W, const float *dY, int64_t Di, int64_t Do, dgnn_err *err);
+/* ---- snapmodel_ngru.c's state on the device (snapmodel_ngru_cuda.c), for tgcn_cuda.c and
+ * gcrn_cuda.c: g->impl. init finds the tensors "<kind>.<part[k]>_<g>.W/.b" (snapm_ngru_name)
+ * and allocates the (N, L) rows (label, the kind's name, in the messages); ensure grows
+ * the window's buffers to T snapshots; free takes a partial state. ---- */
+typedef struct {
+    int64_t oW[2][3], ob[2][3]; /* slab offsets, [pair][gate] */
+    int64_t Tcap, extra;
+    const char *label;
+    float *Hs, *Z, *R, *Ht, *HR; /* (Tcap, N, L) */
+    float *X;                    /* (Tcap, extra, N, L); NULL when extra = 0 */
+    float *zero;                 /* (N, L) H_0 */
+    float *tmp, *aux, *dZp, *dRp, *dHtp, *dHR, *dHa, *dHb; /* (N, L) */
+} snapc_ngru;
+int snapc_ngru_init(dgnn_snapmodel_cuda *g, const char *kind, const char *const part[2], int64_t extra,
+                    const char *label, dgnn_err *err);
+int snapc_ngru_ensure(dgnn_snapmodel_cuda *g, int64_t T, dgnn_err *err);
+void snapc_ngru_free(dgnn_snapmodel_cuda *g);
+
 /* snapshot s's A_hat transpose for a backward (A_hat itself when symmetric); the sparse
  * ops take the matrix as non-const (its cuSPARSE workspace) */
 static inline dgnn_cuda_csr *snapc_At(const snapc_snap *s) { return (dgnn_cuda_csr *)(s->At.rows ? &s->At : &s->A); }

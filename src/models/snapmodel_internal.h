@@ -10,6 +10,7 @@
  *   snapmodel_edge.c    the pair classifier (called by snapmodel.c and the trainers)
  *   snapmodel_gcn.c     the GCN layers on the node input or on hidden states, column sums,
  *                       Glorot init (called by the kinds)
+ *   snapmodel_ngru.c    the gates' tensors and window buffers of tgcn.c and gcrn.c
  * Each model file declares and initialises its parameters, keeps its own window state
  * behind m->impl, and runs its window forward and backward. */
 #ifndef DGNN_SNAPMODEL_INTERNAL_H
@@ -150,6 +151,38 @@ void snapm_union_init(snapm_union *u, int64_t N, dgnn_alloc_set *as);
 /* DGNN_ENOMEM (the entries, or AuT's copy) */
 int snapm_union_build(snapm_union *u, const dgnn_snap_input *win, int64_t T, int sym, dgnn_err *err);
 void snapm_union_free(snapm_union *u);
+
+/* ---- the kinds with a GRU over node states: T-GCN and GCRN-GRU (snapmodel_ngru.c) ----
+ * Each gate g = z, r, h reads two weight-bias pairs k = 0, 1, named "<kind>.<part[k]>_<g>.W"
+ * (shape[k]) and ".b" (L), declared gate by gate, pair by pair, W before b (T-GCN: conv
+ * (V, L), lin (L, 2L); GCRN-GRU: conv_x (V, L), conv_h (L, L)). The GPU kinds find the
+ * tensors by the same names. */
+typedef struct {
+    int W[2][3], b[2][3]; /* the declared tensors' indices, [pair][gate] */
+} snapm_ngru_idx;
+void snapm_ngru_declare(dgnn_snapmodel *m, snapm_ngru_idx *ix, const char *kind, const char *const part[2],
+                        const int64_t shape[2][2]);
+/* buf = the name of pair `part`'s tensor `what` ("W" or "b") of gate 0, 1, 2 (z, r, h) */
+void snapm_ngru_name(char *buf, size_t cap, const char *kind, const char *part, int gate, const char *what);
+
+/* Their buffers. The window's, grown to the longest window: per snapshot H_t, the gates,
+ * the candidate, H_{t-1} * R, and `extra` (N, L) slices of the kind's own (T-GCN's three
+ * gate GCNs; none for GCRN-GRU). The (N, L) rows: H_0 = 0, the layers' scratch, aux (the
+ * kind's own: GCRN-GRU's state GCN, T-GCN's dG), the gates' gradients and the two
+ * dL/dH_t of the backward walk. */
+typedef struct {
+    int64_t Tcap, extra;
+    float *Hs, *Z, *R, *Ht, *HR; /* (Tcap, N, L) */
+    float *X;                    /* (Tcap, extra, N, L); NULL when extra = 0 */
+    float *zero;                 /* (N, L) */
+    float *tmp, *aux, *dZp, *dRp, *dHtp, *dHR, *dHa, *dHb; /* (N, L) */
+} snapm_ngru_bufs;
+/* the (N, L) rows (b zeroed by the caller); DGNN_ENOMEM: snapm_alloc_done */
+int snapm_ngru_alloc(dgnn_snapmodel *m, snapm_ngru_bufs *b, int64_t extra, dgnn_err *err);
+/* the window's buffers for T snapshots */
+int snapm_ngru_ensure(dgnn_snapmodel *m, snapm_ngru_bufs *b, int64_t T, dgnn_err *err);
+/* safe on partly allocated buffers */
+void snapm_ngru_free(snapm_ngru_bufs *b);
 
 /* Glorot / Xavier uniform of a (fan_in, fan_out) weight: U(+-sqrt(6 / (fan_in + fan_out))),
  * n values drawn in order (torch_geometric's glorot of GCNConv / ChebConv weights). */

@@ -36,30 +36,15 @@ typedef struct {
 } tgcn_params;
 
 typedef struct {
-    int iCW[3], iCb[3], iLW[3], iLb[3]; /* the declared tensors' indices, to point w and dw */
-    tgcn_params w, dw;                  /* values, gradients */
-    int64_t Tcap;
-    float *Hs;                /* (Tcap, N, L) H_1..H_T */
-    float *G;                 /* (Tcap, 3, N, L) the gates' GCN outputs G_z, G_r, G_h */
-    float *Z, *R, *Ht, *HR;   /* (Tcap, N, L) gates, candidate, H_{t-1} * R */
-    float *zero;              /* (N, L) H_0 */
-    float *tmp, *dZp, *dRp, *dHtp, *dG, *dHR, *dHa, *dHb; /* (N, L) work */
+    snapm_ngru_idx ix; /* pair 0: conv, pair 1: lin */
+    tgcn_params w, dw; /* values, gradients */
+    snapm_ngru_bufs b; /* b.X: the gates' GCN outputs G_z, G_r, G_h (Tcap, 3, N, L); b.aux: dG */
 } tgcn_t;
-
-static const char *const gate_name = "zrh";
-
-static void tgcn_free_window(tgcn_t *s) {
-    free(s->Hs), free(s->G), free(s->Z), free(s->R), free(s->Ht), free(s->HR);
-    s->Hs = s->G = s->Z = s->R = s->Ht = s->HR = NULL;
-    s->Tcap = 0;
-}
 
 static void tgcn_free(dgnn_snapmodel *m) {
     tgcn_t *s = m->impl;
     if (!s) return;
-    tgcn_free_window(s);
-    void *ptrs[] = {s->zero, s->tmp, s->dZp, s->dRp, s->dHtp, s->dG, s->dHR, s->dHa, s->dHb};
-    for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
+    snapm_ngru_free(&s->b);
     free(s);
     m->impl = NULL;
 }
@@ -67,58 +52,29 @@ static void tgcn_free(dgnn_snapmodel *m) {
 static void tgcn_declare(dgnn_snapmodel *m) {
     tgcn_t *s = dgnn_xcalloc(1, sizeof *s);
     m->impl = s;
-    const int64_t V = m->V, L = m->L;
-    char name[DGNN_PARAM_NAME_MAX];
-    for (int g = 0; g < 3; g++) {
-        snprintf(name, sizeof name, "tgcn.conv_%c.W", gate_name[g]);
-        s->iCW[g] = dgnn_params_add(&m->p, name, V, L);
-        snprintf(name, sizeof name, "tgcn.conv_%c.b", gate_name[g]);
-        s->iCb[g] = dgnn_params_add1(&m->p, name, L);
-        snprintf(name, sizeof name, "tgcn.lin_%c.W", gate_name[g]);
-        s->iLW[g] = dgnn_params_add(&m->p, name, L, 2 * L);
-        snprintf(name, sizeof name, "tgcn.lin_%c.b", gate_name[g]);
-        s->iLb[g] = dgnn_params_add1(&m->p, name, L);
-    }
+    static const char *const part[2] = {"conv", "lin"};
+    const int64_t shape[2][2] = {{m->V, m->L}, {m->L, 2 * m->L}};
+    snapm_ngru_declare(m, &s->ix, "tgcn", part, shape);
 }
 
-static void tgcn_point(tgcn_params *q, const dgnn_params *p, snapm_slab_fn at, const tgcn_t *s) {
+static void tgcn_point(tgcn_params *q, const dgnn_params *p, snapm_slab_fn at, const snapm_ngru_idx *ix) {
     for (int g = 0; g < 3; g++) {
-        q->conv_W[g] = at(p, s->iCW[g]), q->conv_b[g] = at(p, s->iCb[g]);
-        q->lin_W[g] = at(p, s->iLW[g]), q->lin_b[g] = at(p, s->iLb[g]);
+        q->conv_W[g] = at(p, ix->W[0][g]), q->conv_b[g] = at(p, ix->b[0][g]);
+        q->lin_W[g] = at(p, ix->W[1][g]), q->lin_b[g] = at(p, ix->b[1][g]);
     }
 }
 
 static int tgcn_init_values(dgnn_snapmodel *m, dgnn_rng *rng, dgnn_err *err) {
     tgcn_t *s = m->impl;
-    const int64_t N = m->N, V = m->V, L = m->L;
-    tgcn_point(&s->w, &m->p, dgnn_params_get, s);
-    tgcn_point(&s->dw, &m->p, dgnn_params_grad, s);
+    const int64_t V = m->V, L = m->L;
+    tgcn_point(&s->w, &m->p, dgnn_params_get, &s->ix);
+    tgcn_point(&s->dw, &m->p, dgnn_params_grad, &s->ix);
     for (int g = 0; g < 3; g++) { /* the reference builds conv_g then linear_g, gate by gate */
         snapm_init_glorot(s->w.conv_W[g], V * L, V, L, rng);
         /* conv_g.b: zeros (the slab starts zeroed) */
         dgnn_linear_init(s->w.lin_W[g], s->w.lin_b[g], 2 * L, L, rng);
     }
-    const int64_t NL = MUL(N, L);
-    dgnn_alloc_set as = {0, 0};
-    DGNN_GROW_ZEROED(&as, s->zero, NL);
-    float **bufs[] = {&s->tmp, &s->dZp, &s->dRp, &s->dHtp, &s->dG, &s->dHR, &s->dHa, &s->dHb};
-    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) DGNN_GROW(&as, *bufs[i], NL);
-    return snapm_alloc_done(m, &as, 0, err);
-}
-
-static int tgcn_ensure(dgnn_snapmodel *m, int64_t T, dgnn_err *err) {
-    tgcn_t *s = m->impl;
-    if (T <= s->Tcap) return DGNN_OK;
-    tgcn_free_window(s);
-    const int64_t TNL = MUL(MUL(T, m->N), m->L);
-    dgnn_alloc_set as = {0, 0};
-    DGNN_GROW(&as, s->G, MUL(3, TNL));
-    float **bufs[] = {&s->Hs, &s->Z, &s->R, &s->Ht, &s->HR};
-    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) DGNN_GROW(&as, *bufs[i], TNL);
-    int rc = snapm_alloc_done(m, &as, T, err);
-    if (rc) return rc;
-    s->Tcap = T;
-    return DGNN_OK;
+    return snapm_ngru_alloc(m, &s->b, 3, err);
 }
 
 /* out (N, L) = [A, B] W^T + b = A Wa^T + B Wb^T + b, W (L, 2L) = [Wa | Wb] */
@@ -145,16 +101,17 @@ static void lin2_backward(float *dA, float *dB, float *dW, float *db, const floa
 static int tgcn_forward(dgnn_snapmodel *m, float *H, dgnn_rng *rng, dgnn_err *err) {
     (void)rng; /* no randomness; snapmodel.c has checked the window */
     tgcn_t *s = m->impl;
+    snapm_ngru_bufs *b = &s->b;
     const int64_t N = m->N, V = m->V, L = m->L, T = m->T, NL = N * L;
-    int rc = tgcn_ensure(m, T, err);
+    int rc = snapm_ngru_ensure(m, b, T, err);
     if (rc) return rc;
     const tgcn_params *w = &s->w;
     for (int64_t t = 0; t < T; t++) {
         const dgnn_snap_input *in = &m->win[t];
-        const float *Hp = t > 0 ? s->Hs + (t - 1) * NL : s->zero;
-        float *G = s->G + t * 3 * NL, *Z = s->Z + t * NL, *R = s->R + t * NL, *Ht = s->Ht + t * NL;
-        float *HR = s->HR + t * NL, *Hn = s->Hs + t * NL;
-        for (int g = 0; g < 3; g++) snapm_in_gcn_forward(m, G + g * NL, s->tmp, in, w->conv_W[g], w->conv_b[g], L);
+        const float *Hp = t > 0 ? b->Hs + (t - 1) * NL : b->zero;
+        float *G = b->X + t * 3 * NL, *Z = b->Z + t * NL, *R = b->R + t * NL, *Ht = b->Ht + t * NL;
+        float *HR = b->HR + t * NL, *Hn = b->Hs + t * NL;
+        for (int g = 0; g < 3; g++) snapm_in_gcn_forward(m, G + g * NL, b->tmp, in, w->conv_W[g], w->conv_b[g], L);
         lin2_forward(Z, G, Hp, w->lin_W[0], w->lin_b[0], N, L);
         lin2_forward(R, G + NL, Hp, w->lin_W[1], w->lin_b[1], N, L);
         dgnn_ngru_gate(Z, Z, NULL, NULL, DGNN_NGRU_SIGMOID, N, L);
@@ -165,35 +122,36 @@ static int tgcn_forward(dgnn_snapmodel *m, float *H, dgnn_rng *rng, dgnn_err *er
         dgnn_ngru_update(Hn, Z, Hp, Ht, NL);
         m->flops += 3.0 * 4.0 * (double)NL * (double)L + (m->cfg.onehot ? 0.0 : 3.0 * 2.0 * (double)NL * (double)V);
     }
-    memcpy(H, s->Hs + (T - 1) * NL, (size_t)NL * sizeof(float));
+    memcpy(H, b->Hs + (T - 1) * NL, (size_t)NL * sizeof(float));
     return DGNN_OK;
 }
 
 static void tgcn_backward(dgnn_snapmodel *m, const float *dH) {
     tgcn_t *s = m->impl;
+    snapm_ngru_bufs *b = &s->b;
     const int64_t N = m->N, V = m->V, L = m->L, T = m->T, NL = N * L;
     const tgcn_params *w = &s->w, *dw = &s->dw;
-    float *dHn = s->dHa, *dHp = s->dHb; /* dL/dH_t, dL/dH_{t-1} */
+    float *dHn = b->dHa, *dHp = b->dHb; /* dL/dH_t, dL/dH_{t-1} */
     memcpy(dHn, dH, (size_t)NL * sizeof(float));
     for (int64_t t = T - 1; t >= 0; t--) {
         const dgnn_snap_input *in = &m->win[t];
-        const float *Hp = t > 0 ? s->Hs + (t - 1) * NL : s->zero;
-        const float *G = s->G + t * 3 * NL, *Z = s->Z + t * NL, *R = s->R + t * NL, *Ht = s->Ht + t * NL;
-        const float *HR = s->HR + t * NL;
+        const float *Hp = t > 0 ? b->Hs + (t - 1) * NL : b->zero;
+        const float *G = b->X + t * 3 * NL, *Z = b->Z + t * NL, *R = b->R + t * NL, *Ht = b->Ht + t * NL;
+        const float *HR = b->HR + t * NL;
         /* H' = Z H + (1 - Z) Ht */
-        float *const zeroed[] = {s->dZp, s->dHtp, dHp, s->dHR};
+        float *const zeroed[] = {b->dZp, b->dHtp, dHp, b->dHR};
         for (int k = 0; k < 4; k++) memset(zeroed[k], 0, (size_t)NL * sizeof(float));
-        dgnn_ngru_update_backward(s->dZp, s->dHtp, dHp, dHn, Z, Hp, Ht, NL);
+        dgnn_ngru_update_backward(b->dZp, b->dHtp, dHp, dHn, Z, Hp, Ht, NL);
         /* candidate: [G_h, H R] */
-        lin2_backward(s->dG, s->dHR, dw->lin_W[2], dw->lin_b[2], s->dHtp, G + 2 * NL, HR, w->lin_W[2], N, L);
-        snapm_in_gcn_backward(m, dw->conv_W[2], dw->conv_b[2], s->tmp, in, s->dG, L);
-        memset(s->dRp, 0, (size_t)NL * sizeof(float));
-        dgnn_ngru_reset_backward(dHp, s->dRp, s->dHR, R, Hp, NL);
+        lin2_backward(b->aux, b->dHR, dw->lin_W[2], dw->lin_b[2], b->dHtp, G + 2 * NL, HR, w->lin_W[2], N, L);
+        snapm_in_gcn_backward(m, dw->conv_W[2], dw->conv_b[2], b->tmp, in, b->aux, L);
+        memset(b->dRp, 0, (size_t)NL * sizeof(float));
+        dgnn_ngru_reset_backward(dHp, b->dRp, b->dHR, R, Hp, NL);
         /* reset and update gates: [G_g, H] */
-        lin2_backward(s->dG, dHp, dw->lin_W[1], dw->lin_b[1], s->dRp, G + NL, Hp, w->lin_W[1], N, L);
-        snapm_in_gcn_backward(m, dw->conv_W[1], dw->conv_b[1], s->tmp, in, s->dG, L);
-        lin2_backward(s->dG, dHp, dw->lin_W[0], dw->lin_b[0], s->dZp, G, Hp, w->lin_W[0], N, L);
-        snapm_in_gcn_backward(m, dw->conv_W[0], dw->conv_b[0], s->tmp, in, s->dG, L);
+        lin2_backward(b->aux, dHp, dw->lin_W[1], dw->lin_b[1], b->dRp, G + NL, Hp, w->lin_W[1], N, L);
+        snapm_in_gcn_backward(m, dw->conv_W[1], dw->conv_b[1], b->tmp, in, b->aux, L);
+        lin2_backward(b->aux, dHp, dw->lin_W[0], dw->lin_b[0], b->dZp, G, Hp, w->lin_W[0], N, L);
+        snapm_in_gcn_backward(m, dw->conv_W[0], dw->conv_b[0], b->tmp, in, b->aux, L);
         m->flops += 3.0 * 8.0 * (double)NL * (double)L + (m->cfg.onehot ? 0.0 : 3.0 * 2.0 * (double)NL * (double)V);
         float *sw = dHn;
         dHn = dHp, dHp = sw;
