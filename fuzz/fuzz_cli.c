@@ -10,7 +10,8 @@
  *   profile  `dgnn schedule --profile`, `dgnn simulate --profile`, `dgnn train --cost-profile`:
  *            dgnn_profile_read (src/cluster/costmodel.c), then dgnn_costmodel_fit_holdout
  *            on each model's rows (as dgnn_snap_cost_model does).
- * Every parser runs on every input; DGNN_FUZZ_CLI=config|curve|profile runs one only.
+ * Every parser runs on every input; DGNN_FUZZ_CLI=config|curve|profile runs one only, and
+ * FUZZ_VERBOSE=1 says what each parser made of the input (read, or its message).
  *
  * What counts as a bug (the harness aborts, so libFuzzer records it like a crash): a
  * failure without a message naming the file (and, for the line-based YAML and CSV, a line
@@ -34,6 +35,11 @@
 #include "dgnn/costmodel.h"
 #include "dgnn/simulate.h"
 #include "fuzz_common.h"
+
+static int g_verbose;
+static void say(const char *parser, int rc, const char *msg) {
+    if (g_verbose) fprintf(stderr, "fuzz_cli: %s: %s%s\n", parser, rc ? "refused: " : "read", rc ? msg : "");
+}
 
 static void die(const char *parser, const char *what, const char *msg) {
     fprintf(stderr, "fuzz_cli: %s: %s%s%s\n", parser, what, msg ? ": " : "", msg ? msg : "");
@@ -164,6 +170,7 @@ static void fuzz_config(void) {
     if (rc != 0 && rc != 2) die("cli_config_expand", "a status other than 0 or 2", msg);
     if (rc == 2 && !names_file(msg, 1)) die("cli_config_expand", "a failure whose message names no FILE:LINE", msg);
     if (rc == 0 && prc != 0) die("cli_config_expand", "a token args_parse refuses (a value not checked when read)", msg);
+    say("config", rc, msg);
     if (rc == 0 && (argc < 2 || strcmp(argv[argc - 2], "--config") || argv[argc - 1] != g_path))
         die("cli_config_expand", "the command line's own arguments not kept last", NULL);
     cli_config_release();
@@ -216,6 +223,7 @@ static void fuzz_curve(void) {
     const int rc = dgnn_sim_measured_read(&m, g_path, &err);
     if (rc > 0 || (rc < 0 && (err.code != rc || !names_file(err.msg, 0))))
         die("dgnn_sim_measured_read", "a failure without a status and a message naming the file", err.msg);
+    say("curve", rc, err.msg);
     if (rc) return;
     check_run(&m, g_data, g_size);
     /* a single-rank run is what --measured fits one worker's costs on */
@@ -238,6 +246,7 @@ static void fuzz_profile(const uint8_t *data, size_t size) {
     const int rc = dgnn_profile_read(&p, g_path, &err);
     if (rc > 0 || (rc < 0 && (err.code != rc || !names_file(err.msg, strstr(err.msg, ": empty file") == NULL))))
         die(r, "a failure without a status and a message naming FILE:LINE", err.msg);
+    say("profile", rc, err.msg);
     if (rc) {
         if (p.n != 0 || p.rows || p.model) die(r, "rows left after a failure", NULL);
         return;
@@ -286,7 +295,10 @@ static void fuzz_profile(const uint8_t *data, size_t size) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static const char *which;
-    if (!which) which = getenv("DGNN_FUZZ_CLI") ? getenv("DGNN_FUZZ_CLI") : "all";
+    if (!which) {
+        which = getenv("DGNN_FUZZ_CLI") ? getenv("DGNN_FUZZ_CLI") : "all";
+        g_verbose = getenv("FUZZ_VERBOSE") && strcmp(getenv("FUZZ_VERBOSE"), "0") != 0;
+    }
     fuzz_setup("cli", "input");
     write_file(g_path, data, size);
     g_data = data, g_size = size;
