@@ -15,8 +15,9 @@
  *  - dgnn_read_dyglib, dgnn_read_tgl and dgnn_read_tgb read edges.csv. A failure must
  *    come with a negative status, a message and an empty table. A success must give a
  *    table whose invariants hold (those of fuzz_text.c, plus node features finite and
- *    with node_dim and nfeat agreeing; every array is read, so a short one is an ASan
- *    report), and whose features are the .npy files' (read here with dgnn_read_npy as the
+ *    with node_dim and nfeat agreeing, and no more than max(2E, 2^24) nodes unless node
+ *    ids or features describe them, as dgnn_save_binary requires; every array is read,
+ *    so a short one is an ASan report), and whose features are the .npy files' (read here with dgnn_read_npy as the
  *    reference): a .npy that does not read must make dyglib and TGL fail; TGL's node
  *    features are node_features.npy as it is (N = its rows) and each event's features
  *    are a row of edge_features.npy, each row used once; dyglib's node v has row
@@ -112,6 +113,10 @@ static void check_table(const char *reader, const dgnn_events *ev) {
         for (int64_t i = 0; i < E; i++)
             if (ev->label[i] != 0 && ev->label[i] != 1) die(reader, "label other than 0 or 1");
     if (ev->num_periods != 0 || ev->period_x || ev->period_y) die(reader, "period tables in an event table");
+    /* binfmt.h's rule, which dgnn_save_binary enforces: without node ids or features a
+     * table's nodes are those its events touch, or a few more (dgnn gen) */
+    if (!ev->node_ids && ev->node_dim == 0 && N > 2 * E && N > DGNN_MAX_UNSEEN_NODES)
+        die(reader, "more nodes than max(2 x events, 2^24) with no node ids or features (a claim without data)");
     if (ev->bipartite != dgnn_events_detect_bipartite(ev)) die(reader, "bipartite flag differs from the events");
 }
 
@@ -525,6 +530,12 @@ int main(int argc, char **argv) {
     const int32_t f1[4] = {9, 2, -1, 5};
     npy(&o, 1, "{'descr': '<i4', 'fortran_order': False, 'shape': (4,), }", f1, sizeof f1);
     save(dir, "negs_1d.bin", &o);
+    /* TGL with a node file of shape (2000000000, 0): 2e9 nodes with nothing behind them
+     * (refused since feat_npy.c caps a width-0 node file at DGNN_MAX_UNSEEN_NODES rows) */
+    o.n = 0;
+    puts_(&o, ",src,dst,time,ext_roll\n0,0,1,1.0,0\n1,1,0,2.0,0\n" SEP SEP);
+    npy(&o, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2000000000, 0), }", NULL, 0);
+    save(dir, "tgl_nodes_n0.bin", &o);
     /* the same files as descriptions (npy_from_description): kind, shape, data bytes */
     o.n = 0; /* dyglib: edge and node features (4, 2) of small values, negatives (3, 2) of ids */
     puts_(&o, ",u,i,ts,label,idx\n0,1,3,5.0,0.0,1\n1,2,3,2.0,1.0,2\n2,1,3,9.0,0.0,3\n" SEP);

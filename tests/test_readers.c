@@ -692,6 +692,17 @@ static void test_tgl_bad(void) {
     const char *nodes2 = write_npy_f4("tb_nf2.npy", 1, ef, 2, 3, 0); /* 2 nodes: ids 0, 1 */
     p = W("tb_idbig.csv", ",src,dst,time,ext_roll\n0,0,1,1,0\n1,1,2,2,0\n");
     BAD(dgnn_read_tgl(&ev, p, NULL, nodes2, &e), &e, &ev, DGNN_EFORMAT, p, 3, "dst", "2 rows of the node features");
+    /* fuzz_formats.c: a node file of shape (2000000000, 0), 80 bytes, made a 2-event table
+     * of 2e9 nodes with nothing behind them (which dgnn_save_binary then refuses);
+     * (40, 0) still declares 40 nodes */
+    const char *wide0 = write_npy_raw("tb_nf_n0.npy", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2000000000, 0), }",
+                                      NULL, 0);
+    p = W("tb_n0.csv", ",src,dst,time,ext_roll\n0,0,1,1,0\n1,1,0,2,0\n");
+    BAD(dgnn_read_tgl(&ev, p, NULL, wide0, &e), &e, &ev, DGNN_EFORMAT, wide0, 0, NULL, "2000000000 nodes");
+    const char *n40 = write_npy_raw("tb_nf_40.npy", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (40, 0), }",
+                                    NULL, 0);
+    CHECK_MSG(dgnn_read_tgl(&ev, p, NULL, n40, &e) == 0 && ev.num_nodes == 40 && ev.node_dim == 0, "%s", e.msg);
+    dgnn_events_free(&ev);
     /* a bad feature file is reported as such */
     BAD(dgnn_read_tgl(&ev, p, W("tb_bad.npy", "not numpy"), NULL, &e), &e, &ev, DGNN_EFORMAT, P("tb_bad.npy"), 0,
         NULL, "magic");

@@ -18,6 +18,14 @@ int dgnn_feat_npy_read(dgnn_feat_npy *f, dgnn_err *err) {
         return dgnn_err_set(err, DGNN_EFORMAT, "%s: %lld features per row: at most %lld are supported",
                             f->ecols > DGNN_MAX_DIM ? f->efile : f->nfile,
                             (long long)(f->ecols > DGNN_MAX_DIM ? f->ecols : f->ncols), (long long)DGNN_MAX_DIM);
+    /* (N, 0) is N nodes with no data behind them: 80 bytes could declare 2^31 nodes, for
+     * which every consumer would allocate (TGL's reader takes N from the node file). The
+     * bound is the one a .dgnn without node data keeps (events.h, binfmt.c). */
+    if (f->nfile && f->ncols == 0 && f->nrows > DGNN_MAX_UNSEEN_NODES)
+        return dgnn_err_set(err, DGNN_EFORMAT,
+                            "%s: shape (%lld, 0) declares %lld nodes with no features: at most %lld nodes without "
+                            "node data are taken (give the file its feature columns, or remove it)",
+                            f->nfile, (long long)f->nrows, (long long)f->nrows, (long long)DGNN_MAX_UNSEEN_NODES);
     return DGNN_OK;
 }
 

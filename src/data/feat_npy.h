@@ -18,7 +18,8 @@ typedef struct {
 /* No paths, no arrays, rows -1. */
 void dgnn_feat_npy_init(dgnn_feat_npy *f);
 /* Reads f->efile and f->nfile, each only when it is not NULL, then fails with DGNN_EFORMAT
- * when either is wider than DGNN_MAX_DIM (the edge file named first). What was read stays
+ * when either is wider than DGNN_MAX_DIM (the edge file named first), or when the node
+ * file has no columns and more than DGNN_MAX_UNSEEN_NODES rows. What was read stays
  * in f, also on failure: dgnn_feat_npy_free releases it. */
 int dgnn_feat_npy_read(dgnn_feat_npy *f, dgnn_err *err);
 /* Frees the paths and the arrays (a reader that keeps an array sets its pointer to NULL
