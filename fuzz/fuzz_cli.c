@@ -62,7 +62,7 @@ static const char *release_stderr(void) {
     return g_caught ? g_caught : "";
 }
 
-/* the input, and its lines: its newlines + 1 (a parser may point at the line after the last newline) */
+/* the input, and its lines: its line breaks + 1 (a parser may point at the line after the last break) */
 static long g_lines;
 static const uint8_t *g_data;
 static size_t g_size;
@@ -84,7 +84,8 @@ static int names_file(const char *msg, int want_line) {
     return 0;
 }
 
-/* ---- config: a copy of cmd_train.c's option table (names, kinds, ranges) ---- */
+/* ---- config: a copy of cmd_train.c's option table (names, kinds, ranges; train_main's
+ * table is local to it): a flag added there and not here reads as an unknown key ---- */
 static cli_node_flags g_nf;
 static cli_load_flags g_lf;
 static double g_comm_timeout;
