@@ -16,7 +16,7 @@
  * What counts as a bug (the harness aborts, so libFuzzer records it like a crash): a
  * failure without a message naming the file (and, for the line-based YAML and CSV, a line
  * of the file: "FILE:LINE:"); a success whose values break the parser's own checks
- * (config: a token args_parse refuses; curve: a field outside the range its reader
+ * (config: a token args_parse refuses, a file of more than one YAML document; curve: a field outside the range its reader
  * checks, negative or non-finite seconds and bytes, batches not ascending, text after
  * the JSON value; profile: more rows than lines, a negative or non-finite field, a fit
  * whose coefficients are negative or not finite). Memory errors, leaks and undefined
@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <yaml.h>
 
 #include "../src/cli/args.h"
 #include "../src/cli/cli.h"
@@ -156,6 +157,28 @@ static union {
     const char *s;
 } g_dest[sizeof g_opts / sizeof g_opts[0]];
 
+/* The YAML documents of the input by libyaml's event parser, or -1 on a syntax error
+ * anywhere in it (a config file read as success must be one document, all valid YAML). */
+static int yaml_documents(void) {
+    yaml_parser_t p;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_string(&p, g_data, g_size);
+    int docs = 0;
+    for (;;) {
+        yaml_event_t e;
+        if (!yaml_parser_parse(&p, &e)) {
+            docs = -1;
+            break;
+        }
+        const yaml_event_type_t type = e.type;
+        yaml_event_delete(&e);
+        docs += type == YAML_DOCUMENT_START_EVENT;
+        if (type == YAML_STREAM_END_EVENT) break;
+    }
+    yaml_parser_delete(&p);
+    return docs;
+}
+
 static void fuzz_config(void) {
     for (size_t i = 0; g_opts[i].name; i++)
         if (!g_opts[i].dest) g_opts[i].dest = &g_dest[i];
@@ -172,6 +195,8 @@ static void fuzz_config(void) {
     if (rc == 2 && !names_file(msg, 1)) die("cli_config_expand", "a failure whose message names no FILE:LINE", msg);
     if (rc == 0 && prc != 0) die("cli_config_expand", "a token args_parse refuses (a value not checked when read)", msg);
     say("config", rc, msg);
+    if (rc == 0 && yaml_documents() != 1)
+        die("cli_config_expand", "success on a file that is not one YAML document (a second one, or bad YAML after it)", NULL);
     if (rc == 0 && (argc < 2 || strcmp(argv[argc - 2], "--config") || argv[argc - 1] != g_path))
         die("cli_config_expand", "the command line's own arguments not kept last", NULL);
     cli_config_release();

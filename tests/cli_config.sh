@@ -70,6 +70,12 @@ bad_file yaml 'train:\n  - epoch: [1, 2\n' "yaml.yml:" "not valid YAML"
 # a byte that is not text: its line and column (libyaml gives an offset only: it said 1:1)
 bad_file utf8 'dgnn:\n  epochs: 2\n  data: "a\xffb"\n' "utf8.yml:3:11: not valid YAML: invalid leading UTF-8 octet (0xFF)"
 bad_file control 'dgnn:\r\n  epochs: 2\r\n\r\n  data: "a\x01b"\r\n' "control.yml:4:11: not valid YAML: control characters are not allowed (0x01)"
+# one YAML document: a second one, or text after "...", went unread (its settings dropped)
+bad_file multi 'dgnn:\n  batch: 100\n---\ndgnn:\n  batch: 300\n' "multi.yml:3: a second YAML document"
+bad_file after_end 'dgnn:\n  batch: 100\n...\ngarbage: [\n' "after_end.yml:4:1: not valid YAML"
+printf -- '---\ndgnn:\n  batch: 100\n...\n# the end\n' > "$tmp/one_doc.yml"
+expect_rc 0 "$dgnn" train --config "$tmp/one_doc.yml" "${q[@]}" --dump-config "$tmp/d-one.yml"
+grep -q '^  batch: 100$' "$tmp/d-one.yml" && ok || bad "an explicit document (--- ...) not read"
 bad_file layer 'sampling:\n  - layer: 2\nmemory:\n  - memory_update: gru\ngnn:\n  - arch: transformer_attention\n' \
   "layer.yml:2: sampling.layer: 2: dgnn samples one layer"
 bad_file updater 'memory:\n  - memory_update: lstm\ngnn:\n  - arch: identity\n' "updater.yml:2: memory.memory_update: 'lstm': dgnn supports gru (TGN), rnn (JODIE), transformer (APAN)"

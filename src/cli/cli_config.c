@@ -147,6 +147,34 @@ static int read_tgl(cli_cfg_toks *t, yaml_document_t *d, yaml_node_t *m, const c
     return 0;
 }
 
+/* libyaml's error while loading from f, with the file, line and column. */
+static void yaml_error(const cli_cfg_toks *t, const yaml_parser_t *parser, FILE *f) {
+    if (parser->error == YAML_READER_ERROR && ferror(f)) { /* the file's read failed, not its text */
+        fprintf(stderr, "dgnn %s: --config %s: cannot read it: %s\n", t->spec->cmd, t->file,
+                errno ? strerror(errno) : "read error");
+        return;
+    }
+    size_t line = parser->problem_mark.line + 1, col = parser->problem_mark.column + 1;
+    char byte[32] = "";
+    if (parser->error == YAML_READER_ERROR) {
+        /* a byte that is not text (invalid UTF-8, a control character): libyaml gives its
+         * offset only (the mark stays at 1:1), so its line is counted here */
+        rewind(f);
+        line = col = 1;
+        for (size_t i = 0, prev = 0; i < parser->problem_offset; i++) {
+            const int c = getc(f);
+            if (c == EOF) break;
+            if (c == '\r' || (c == '\n' && prev != '\r')) line++, col = 1; /* CR LF, LF, CR: YAML's breaks */
+            else if (c != '\n') col++;
+            prev = (size_t)c;
+        }
+        if (parser->problem_value >= 0) snprintf(byte, sizeof byte, " (0x%02X)", (unsigned)parser->problem_value);
+    }
+    fprintf(stderr, "dgnn %s: %s:%zu:%zu: not valid YAML: %s%s%s%s\n", t->spec->cmd, t->file, line, col,
+            parser->problem ? parser->problem : "error", byte, parser->context ? " " : "",
+            parser->context ? parser->context : "");
+}
+
 /* The file's tokens into t; 0, or 2 after the message. */
 static int read_file(cli_cfg_toks *t) {
     FILE *f = fopen(t->file, "rb");
@@ -163,41 +191,34 @@ static int read_file(cli_cfg_toks *t) {
         return 2;
     }
     yaml_parser_t parser;
-    yaml_document_t doc;
+    yaml_document_t doc, next;
     yaml_parser_initialize(&parser);
     yaml_parser_set_input_file(&parser, f);
     errno = 0;
     if (!yaml_parser_load(&parser, &doc)) {
-        if (parser.error == YAML_READER_ERROR && ferror(f)) /* the file's read failed, not its text */
-            fprintf(stderr, "dgnn %s: --config %s: cannot read it: %s\n", t->spec->cmd, t->file,
-                    errno ? strerror(errno) : "read error");
-        else {
-            size_t line = parser.problem_mark.line + 1, col = parser.problem_mark.column + 1;
-            char byte[32] = "";
-            if (parser.error == YAML_READER_ERROR) {
-                /* a byte that is not text (invalid UTF-8, a control character): libyaml
-                 * gives its offset only (the mark stays at 1:1), so its line is counted here */
-                rewind(f);
-                line = col = 1;
-                for (size_t i = 0, prev = 0; i < parser.problem_offset; i++) {
-                    const int c = getc(f);
-                    if (c == EOF) break;
-                    if (c == '\r' || (c == '\n' && prev != '\r')) line++, col = 1; /* CR LF, LF, CR: YAML's breaks */
-                    else if (c != '\n') col++;
-                    prev = (size_t)c;
-                }
-                if (parser.problem_value >= 0) snprintf(byte, sizeof byte, " (0x%02X)", (unsigned)parser.problem_value);
-            }
-            fprintf(stderr, "dgnn %s: %s:%zu:%zu: not valid YAML: %s%s%s%s\n", t->spec->cmd, t->file, line, col,
-                    parser.problem ? parser.problem : "error", byte, parser.context ? " " : "",
-                    parser.context ? parser.context : "");
-        }
+        yaml_error(t, &parser, f);
         yaml_parser_delete(&parser);
         fclose(f);
         return 2;
     }
+    /* one document: yaml_parser_load stops after the first, so that a second one (after
+     * "---") or anything after "..." went unread, its settings silently dropped */
+    if (!yaml_parser_load(&parser, &next)) {
+        yaml_error(t, &parser, f);
+        yaml_document_delete(&doc);
+        yaml_parser_delete(&parser);
+        fclose(f);
+        return 2;
+    }
+    const int second = yaml_document_get_root_node(&next) != NULL, second_line = (int)next.start_mark.line + 1;
+    yaml_document_delete(&next);
     yaml_parser_delete(&parser);
     fclose(f);
+    if (second) {
+        yaml_document_delete(&doc);
+        return cli_cfg_error(t, second_line, "", "a second YAML document: a config file holds one (its settings in "
+                                                 "one mapping of sections)");
+    }
     int rc = 0, nbr_count = 0, model_line = 0, tgl = 0;
     const char *model = NULL, *tgl_model = NULL;
     cli_tgl_val vals[64] = {{0}};
