@@ -145,6 +145,20 @@ else bad "--out /dev/full: $(echo "$out" | tail -1)"; fi
 out=$($mpi -np 2 "$dgnn" train "${q[@]}" --dist depbloom --partition --window-report /dev/full 2>&1)
 if [ $? != 0 ] && echo "$out" | grep -q "\-\-window-report: cannot write /dev/full"; then ok "--window-report /dev/full names it"
 else bad "--window-report /dev/full: $(echo "$out" | grep dgnn | tail -1)"; fi
+# ranks that read other data, or were given other options (an MPMD launch; nodes holding
+# other files under one path): every rank stops with a message naming what differs
+"$dgnn" gen --events 3000 --nodes 200 --seed 1 --out "$tmp/a.dgnn" > /dev/null 2>&1
+"$dgnn" gen --events 3000 --nodes 200 --seed 2 --out "$tmp/b.dgnn" > /dev/null 2>&1
+m=(train --epochs 1 --max-batches 3 --eval-max-events 200 --threads 1 --quiet --dist strict)
+out=$(timeout 60 $mpi -np 1 "$dgnn" "${m[@]}" --data "$tmp/a.dgnn" : -np 1 "$dgnn" "${m[@]}" --data "$tmp/b.dgnn" 2>&1)
+if [ $? = 1 ] && echo "$out" | grep -q "the processes disagree: rank 1's data and settings differ from rank 0's (data: events hash [0-9a-f]* on rank 0, events hash [0-9a-f]* on rank 1)"; then
+  ok "two ranks on other data: refused, naming the data"
+else bad "two ranks on other data"; echo "$out" | grep dgnn | tail -3; fi
+out=$(timeout 60 $mpi -np 1 "$dgnn" "${m[@]}" --data "$tmp/a.dgnn" : -np 1 "$dgnn" "${m[@]}" --data "$tmp/a.dgnn" \
+      --epochs 2 2>&1)
+if [ $? = 1 ] && echo "$out" | grep -q "rank 1's distribution options differ from rank 0's (epochs: 1 on rank 0, 2 on rank 1)"; then
+  ok "two ranks given other --epochs: refused, naming them"
+else bad "two ranks given other --epochs"; echo "$out" | grep dgnn | tail -3; fi
 # a bad flag on every rank: a clear message and a non-zero exit, no hang
 if out=$(timeout 60 $mpi -np 2 "$dgnn" train --dist bogus 2>&1); then bad "--dist bogus accepted"
 elif echo "$out" | grep -q "\-\-dist: 'bogus'"; then ok "--dist bogus refused"

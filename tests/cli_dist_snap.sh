@@ -156,6 +156,16 @@ refused "windows-per-step does not apply" $mpi -np 2 "$dgnn" train $S --epochs 1
 refused "dgnn train: --cost-profile: $tmp/badprof.csv:1: header" $mpi -np 2 "$dgnn" train $S --epochs 1 --dist dygnex \
   --cost-profile "$tmp/badprof.csv"
 if echo "$out" | grep -q "MPI_ABORT"; then bad "a bad --cost-profile under mpirun: MPI_ABORT"; else ok "... no MPI_ABORT"; fi
+# processes given other options (an MPMD launch): every one stops, naming what differs
+out=$(timeout 120 $mpi -np 1 "$dgnn" train $S --epochs 1 --dist dygnex : -np 1 "$dgnn" train $S --epochs 2 --dist dygnex 2>&1)
+if [ $? = 1 ] && echo "$out" | grep -q "the processes disagree: rank 1's training options differ from rank 0's (epochs: 1 on rank 0, 2 on rank 1)"; then
+  ok "two processes given other --epochs: refused, naming them"
+else bad "two processes given other --epochs"; echo "$out" | grep dgnn | tail -3; fi
+out=$(timeout 120 $mpi -np 1 "$dgnn" train $S --epochs 1 --dist dygnex : -np 1 "$dgnn" train $S --epochs 1 --dist dygnex \
+      --hidden 16 2>&1)
+if [ $? = 1 ] && echo "$out" | grep -q "rank 1's data and settings differ from rank 0's (.*hidden: 8 on rank 0, 16 on rank 1"; then
+  ok "two processes given other --hidden: refused, naming it"
+else bad "two processes given other --hidden"; echo "$out" | grep dgnn | tail -3; fi
 # mpirun without --dist: each process trained alone and wrote the same --out
 rm -f "$tmp/x.json"
 refused "one of 2 that an MPI launcher started (OMPI_COMM_WORLD_SIZE=2): without --dist each would train alone on all the data and write the same outputs: give --dist dygnex" \

@@ -98,6 +98,16 @@ int dgnn_ckpt_dir_check(const char *dir, dgnn_err *err);
 /* Opens a writer for DIR's checkpoint file, creating DIR when it is missing; stale
  * temporary files of killed runs in DIR are removed (outfile.h). */
 int dgnn_ckpt_dir_writer_open(dgnn_ckpt_writer **out, const char *dir, dgnn_err *err);
+/* One run at a time in a run folder: takes DIR for the caller's run, creating DIR when it
+ * is missing, by an exclusive flock on DIR/.lock, which records the holder's pid (for the
+ * message only). The kernel drops the lock when the holder ends, however it ends (kill -9
+ * included), so the file left in DIR blocks no one. *fd: the lock, held until
+ * dgnn_ckpt_dir_unlock (-1 when not taken). DGNN_EINVAL when another run holds it:
+ * "checkpoint folder DIR is in use by another run (pid N)"; DGNN_EIO when it cannot be
+ * taken. Two calls of one process on one folder exclude each other too. */
+int dgnn_ckpt_dir_lock(const char *dir, int *fd, dgnn_err *err);
+/* Releases dgnn_ckpt_dir_lock's lock. Safe on -1. */
+void dgnn_ckpt_dir_unlock(int fd);
 /* The parameter slabs as sections "params", "adam.m", "adam.v" (and "grad" when
  * with_grad: gradients accumulated over several samples between optimizer steps). */
 int dgnn_ckpt_add_params(dgnn_ckpt_writer *w, const dgnn_params *p, int with_grad, dgnn_err *err);
@@ -148,6 +158,13 @@ typedef struct {
  * with a {NULL, NULL} entry. */
 int dgnn_ckpt_run_check(const dgnn_ckpt_run *saved, const dgnn_ckpt_run *now, const dgnn_ckpt_run_rule *rules,
                         const char *name, const char *advice, char *notes, size_t notes_cap, dgnn_err *err);
+/* A collective of a distributed run (ranks_agree.c): every process's record (its data and
+ * settings, as a trainer's fingerprint keeps them by name, or its run record) compared with
+ * rank 0's. DGNN_EINVAL on every process when one differs, naming the first such rank and
+ * its differences ("rank 1's data and settings differ from rank 0's (data: events hash
+ * 1a.. on rank 0, events hash 2b.. on rank 1)"); `what` names the record in that message.
+ * A one-process run passes. */
+int dgnn_ckpt_ranks_agree(const dgnn_ckpt_run *mine, const char *what, dgnn_err *err);
 
 /* ---- the settings a resume must keep, by name ----
  * A trainer builds its fingerprint with dgnn_ckpt_keep, one call per setting: the value
@@ -231,6 +248,15 @@ int dgnn_ckpt_family(const char *dir, char *model, size_t model_cap, char *was, 
  * further, which is logged (a larger --patience does not restart it). */
 int dgnn_ckpt_resume_epochs(const char *dir, int64_t done, int64_t early_stopped, int64_t best_epoch, int64_t epochs,
                             dgnn_err *err);
+
+/* A run that starts afresh (no --resume) in DIR would replace the checkpoint there: it
+ * is DGNN_EINVAL when DIR's checkpoint file is a non-empty regular file (a device, a FIFO
+ * or an empty file holds nothing to lose), with what to do: "DIR holds a checkpoint of N
+ * epochs of MODEL: add --resume to continue it, or give another --checkpoint folder, or
+ * remove DIR/checkpoint.dgnnckpt" (a file that is no checkpoint dgnn reads is told as
+ * such). Both trainers' "meta" opens with the fingerprint (uint64) and the finished
+ * epochs (int64), which is where N is read. Call it with the folder locked. */
+int dgnn_ckpt_dir_fresh(const char *dir, dgnn_err *err);
 
 #ifdef __cplusplus
 }

@@ -251,6 +251,10 @@ int snap_dygnex_setup(snap_run *r, dgnn_err *err) {
     r->dist = 1;
     r->rank = d->local ? 0 : dgnn_comm_rank();
     r->procs = d->local ? 1 : dgnn_comm_size();
+    if (r->procs > 1) {
+        int rc = snap_ranks_agree(r, err);
+        if (rc) return rc;
+    }
     const int64_t P = d->ranks > 0 ? d->ranks : r->procs;
     if (c->windows_per_step != 1)
         return dgnn_err_set(err, DGNN_EINVAL, "--windows-per-step does not apply with --dist dygnex: a round (one "

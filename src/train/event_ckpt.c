@@ -97,6 +97,20 @@ uint64_t event_settings(const event_run *r, dgnn_ckpt_run *keep) {
 
 uint64_t event_fingerprint(const event_run *r) { return event_settings(r, NULL); }
 
+int event_ranks_agree(const event_run *r, dgnn_err *err) {
+    dgnn_ckpt_run rec;
+    (void)event_settings(r, &rec);
+    int rc = dgnn_ckpt_ranks_agree(&rec, "data and settings", err);
+    if (rc) return rc;
+    /* the loop's shape: the same windows and steps, the same epochs on every rank */
+    event_run_record(r, &rec);
+    const dgnn_event_train_cfg *c = r->cfg;
+    dgnn_ckpt_run_set(&rec, "epochs", "%lld", (long long)c->epochs);
+    dgnn_ckpt_run_set(&rec, "patience", "%lld", (long long)c->patience);
+    dgnn_ckpt_run_set(&rec, "resume", "%d", c->resume);
+    return dgnn_ckpt_ranks_agree(&rec, "distribution options", err);
+}
+
 /* The node state as checkpoint sections "PREFIX.mem", ...: one table for writing and
  * reading. */
 static int state_io(dgnn_ckpt_io *io, const char *prefix, dgnn_state *s, dgnn_err *err) {

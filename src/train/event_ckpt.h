@@ -21,6 +21,10 @@ typedef struct {
 uint64_t event_fingerprint(const event_run *r);
 /* The same fingerprint, and the settings it covers by name into keep (dgnn_ckpt_keep) */
 uint64_t event_settings(const event_run *r, dgnn_ckpt_run *keep);
+/* A distributed run's collective check that every rank trains the same events with the
+ * same settings and distribution options (dgnn_ckpt_ranks_agree): DGNN_EINVAL on every
+ * rank when one differs. */
+int event_ranks_agree(const event_run *r, dgnn_err *err);
 /* totals: every rank's running totals (distributed runs: r->nranks entries), else NULL.
  * load checks the run record, the fingerprint and the progress, and restores r's
  * parameters, Adam state, rng, node states and best epoch. */

@@ -85,7 +85,8 @@ static int event_train_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er,
 static int event_dist_setup(event_run *r, dgnn_err *err) {
     if (r->nranks > DGNN_DIST_MAX_RANKS)
         return dgnn_err_set(err, DGNN_EINVAL, "--dist: at most %d ranks (got %d)", DGNN_DIST_MAX_RANKS, r->nranks);
-    int rc = dgnn_state_track_writes(&r->st, err);
+    int rc = event_ranks_agree(r, err);
+    if (!rc) rc = dgnn_state_track_writes(&r->st, err);
     if (!rc && r->cfg->dist.mode == DGNN_DIST_DEPBLOOM) rc = depbloom_setup(r, err);
     return rc;
 }
@@ -151,6 +152,19 @@ static int edgebank_run(event_run *r, dgnn_event_train_result *res, int evaluati
 
 int dgnn_event_train(const dgnn_events *ev, const dgnn_event_train_cfg *c, dgnn_event_train_result *res,
                      dgnn_err *err) {
+    if (!ev || !c || !res)
+        return dgnn_err_set(err, DGNN_EINVAL, "dgnn_event_train: %s is NULL",
+                            !ev ? "the events (ev)" : !c ? "the configuration (cfg)" : "the result (res)");
+    /* a table whose counts say it holds rows must have their arrays (a zeroed struct with
+     * num_events set crashed in the split) */
+    if (ev->num_events < 0 || ev->num_nodes < 0 || ev->edge_dim < 0)
+        return dgnn_err_set(err, DGNN_EINVAL, "dgnn_event_train: the table's num_events %lld, num_nodes %lld, "
+                            "edge_dim %lld: none may be negative", (long long)ev->num_events,
+                            (long long)ev->num_nodes, (long long)ev->edge_dim);
+    if (ev->num_events > 0 && (!ev->src || !ev->dst || !ev->t || (ev->edge_dim > 0 && !ev->efeat)))
+        return dgnn_err_set(err, DGNN_EINVAL, "dgnn_event_train: the table has %lld events but its %s array is NULL",
+                            (long long)ev->num_events,
+                            !ev->src ? "src" : !ev->dst ? "dst" : !ev->t ? "t" : "efeat (edge_dim > 0)");
     result_init(res);
     if (c->keep_model) *c->keep_model = NULL;
     int prev_threads = omp_get_max_threads();

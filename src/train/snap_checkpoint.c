@@ -83,6 +83,22 @@ uint64_t snap_settings(const snap_run *r, dgnn_ckpt_run *keep) {
 
 uint64_t snap_fingerprint(const snap_run *r) { return snap_settings(r, NULL); }
 
+int snap_ranks_agree(const snap_run *r, dgnn_err *err) {
+    dgnn_ckpt_run rec;
+    (void)snap_settings(r, &rec);
+    int rc = dgnn_ckpt_ranks_agree(&rec, "data and settings", err);
+    if (rc) return rc;
+    /* the loop's shape (the schedule itself is rank 0's, broadcast) */
+    const dgnn_snap_train_cfg *c = r->cfg;
+    dgnn_ckpt_run_init(&rec);
+    dgnn_ckpt_run_set(&rec, "epochs", "%lld", (long long)c->epochs);
+    dgnn_ckpt_run_set(&rec, "patience", "%lld", (long long)c->patience);
+    dgnn_ckpt_run_set(&rec, "skip_val_epochs", "%lld", (long long)c->skip_val_epochs);
+    dgnn_ckpt_run_set(&rec, "resume", "%d", c->resume);
+    dgnn_ckpt_run_set(&rec, "sched_ranks", "%lld", (long long)c->dist.ranks);
+    return dgnn_ckpt_ranks_agree(&rec, "training options", err);
+}
+
 typedef struct {
     snap_run *r;
     snap_ckpt_meta *meta;

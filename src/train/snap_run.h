@@ -147,6 +147,10 @@ typedef struct {
 } snap_ckpt_meta;
 /* a hash of the settings that must not change on --resume */
 uint64_t snap_fingerprint(const snap_run *r);
+/* --dist dygnex across processes: the collective check that every process trains the same
+ * events with the same settings and loop options (dgnn_ckpt_ranks_agree); DGNN_EINVAL on
+ * every process when one differs */
+int snap_ranks_agree(const snap_run *r, dgnn_err *err);
 /* The same fingerprint, and the settings it covers by name into keep (dgnn_ckpt_keep) */
 uint64_t snap_settings(const snap_run *r, dgnn_ckpt_run *keep);
 int snap_ckpt_save(snap_run *r, const snap_ckpt_meta *meta, const dgnn_snap_train_result *res, dgnn_err *err);
