@@ -87,6 +87,14 @@ int dgnn_outfile_check(const char *path, dgnn_err *err);
  * folder exists and is writable; the folder itself is not created here). */
 int dgnn_outfile_check_dir(const char *dir, dgnn_err *err);
 
+/* For a command (not a library caller, whose signals are its own): SIGINT, SIGTERM, SIGHUP
+ * and SIGQUIT, where their action is the default, first remove the temporary files of the
+ * writers still open, then end the process as before (the same exit status). Without it
+ * an interrupted write leaves its temporary file until the next writer of that target
+ * (dgnn_outfile_clean_stale), and a temporary name no later run writes (a benchmark's
+ * file in $TMPDIR) is left for good. */
+void dgnn_outfile_clean_on_signals(void);
+
 /* Removes the temporary files beside path (after symlinks are followed) that a process
  * of this host which no longer exists left behind: only names .NAME.tmp.HOST.PID, only
  * regular files. Returns how many were removed. dgnn_outfile_open calls it. */

@@ -236,13 +236,60 @@ int dgnn_outfile_fd(const dgnn_outfile *o) { return o->fd; }
 const char *dgnn_outfile_path(const dgnn_outfile *o) { return o->path; }
 int dgnn_outfile_direct(const dgnn_outfile *o) { return o->tmp == NULL; }
 
+/* ------------------------------------------ temporaries of a process stopped by a signal
+ * The temporary file of every open writer is listed here; the handler that
+ * dgnn_outfile_clean_on_signals installs removes them (unlink is async-signal-safe), then
+ * lets the signal end the process as it would have. A slot holds a path from open until
+ * just before the path is freed. */
+enum { LIVE_MAX = 64 };
+static char *g_live[LIVE_MAX];
+
+static void live_add(char *tmp) {
+    for (int i = 0; i < LIVE_MAX; i++) {
+        char *none = NULL;
+        if (__atomic_compare_exchange_n(&g_live[i], &none, tmp, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return;
+    }
+    /* more writers open at once than slots: this one is left to dgnn_outfile_clean_stale */
+}
+
+static void live_remove(const char *tmp) {
+    for (int i = 0; i < LIVE_MAX; i++) {
+        char *was = (char *)tmp;
+        if (__atomic_compare_exchange_n(&g_live[i], &was, NULL, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return;
+    }
+}
+
+static void on_stop_signal(int sig) {
+    const int e = errno;
+    for (int i = 0; i < LIVE_MAX; i++) {
+        char *p = __atomic_load_n(&g_live[i], __ATOMIC_SEQ_CST);
+        if (p) unlink(p);
+    }
+    errno = e;
+    raise(sig); /* SA_RESETHAND: the default action, once this handler returns */
+}
+
+void dgnn_outfile_clean_on_signals(void) {
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL) continue; /* ignored or taken */
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_stop_signal;
+        sa.sa_flags = SA_RESETHAND;
+        sigemptyset(&sa.sa_mask);
+        (void)sigaction(sigs[i], &sa, NULL);
+    }
+}
+
 /* ------------------------------------------------------------------ open / commit */
 
 static void outfile_free(dgnn_outfile *o) {
     if (o->stream) fclose(o->stream); /* flushes into fd (or fails quietly); closes nothing */
     if (o->fd >= 0) close(o->fd);
     if (o->target >= 0) close(o->target);
-    if (o->tmp) unlink(o->tmp);
+    if (o->tmp) unlink(o->tmp), live_remove(o->tmp);
     free(o->path);
     free(o->final);
     free(o->tmp);
@@ -353,6 +400,7 @@ int dgnn_outfile_open(dgnn_outfile **out, const char *path, int flags, dgnn_err 
         outfile_free(o);
         return dgnn_err_set(err, DGNN_EIO, "cannot write %s: %s", name, why);
     }
+    live_add(o->tmp);
     if (exists) { /* the replacement keeps the file's mode (and owner, where allowed: root) */
         if (st.st_uid != geteuid() || st.st_gid != getegid()) (void)!fchown(o->fd, st.st_uid, st.st_gid);
         fchmod(o->fd, st.st_mode & 07777); /* after chown, which clears set-id bits */
@@ -434,6 +482,7 @@ int dgnn_outfile_commit(dgnn_outfile *o, dgnn_err *err) {
         return rc;
     }
     if (o->tmp) {
+        live_remove(o->tmp);
         fsync_dir_of(o->final);
         free(o->tmp);
         o->tmp = NULL; /* renamed: nothing to remove */

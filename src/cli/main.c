@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "dgnn/outfile.h"
 
 typedef struct {
     const char *name;
@@ -105,6 +106,7 @@ static int run_command(int argc, char **argv) {
 
 int main(int argc, char **argv) {
     tune_runtime_env(argv);
+    dgnn_outfile_clean_on_signals(); /* an interrupted write leaves no temporary file */
     cli_set_command_line(argc, argv);
     const int rc = run_command(argc, argv);
     /* what went to the standard output (tables, --json, help) must have arrived: a full
