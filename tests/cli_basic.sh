@@ -88,6 +88,16 @@ expect_rc 0 "$dgnn" info "$tmp/bom.txt"; has "2 events / 3 nodes"
 expect_rc 0 "$dgnn" info --columns dst,src,ts "$tmp/bom.txt"; has "2 events / 3 nodes"; has "time span     3 .. 4.5"
 expect_rc 1 "$dgnn" info --bipartite "$tmp/bom.txt"; has "declared bipartite"
 
+# a write stopped by a signal: the temporary file goes with it, the exit status is the signal's
+mkdir -p "$tmp/sig"
+"$dgnn" gen --events 1e9 --out "$tmp/sig/big.dgnn" --progress 0 > /dev/null 2>&1 &
+pid=$!
+for i in $(seq 100); do ls -A "$tmp/sig" | grep -q "^\.big\.dgnn\.tmp\." && break; sleep 0.05; done
+kill -TERM $pid; wait $pid; rc=$?
+if [ $rc = 143 ] && [ -z "$(ls -A "$tmp/sig")" ]; then ok
+else bad "dgnn gen stopped by SIGTERM: exit $rc, left: $(ls -A "$tmp/sig" | tr '\n' ' ')"; fi
+rm -rf "$tmp/sig"
+
 # dgnn bench train: the training time by op family, the shares adding up to the whole
 expect_rc 0 "$dgnn" bench train --model tgn --max-batches 8 --threads 1 --quiet
 has "training time by op family"; has "dense products"; has "attention"; has "memory commit"; has "other"
