@@ -129,6 +129,12 @@ expect_rc 1 "$dgnn" train --model evolvegcn-o --data "$tmp/empty.txt" --epochs 1
 check "[ \$(wc -l < '$tmp/c.jsonl') = 3 ] && [ ! -e '$tmp/none.jsonl' ]" "--curve: emptied or created by a run that ended before its first epoch"
 expect_rc 0 "$dgnn" train "${ev[@]}" --curve "$tmp/c.jsonl"
 check "[ \$(wc -l < '$tmp/c.jsonl') = 1 ]" "--curve: a fresh run's first line did not replace the old curve"
+# a dangling symlink to another output is that output (its writer creates the target)
+ln -sf dl.json "$tmp/dl.jsonl"
+expect_rc 2 "$dgnn" train "${ev[@]}" --out "$tmp/dl.json" --curve "$tmp/dl.jsonl"; has "--out $tmp/dl.json and --curve $tmp/dl.jsonl are the same file"
+ln -sf dl.jsonl "$tmp/dl2.json"
+expect_rc 2 "$dgnn" train "${ev[@]}" --out "$tmp/dl2.json" --curve "$tmp/dl.jsonl"; has "are the same file"
+check "[ ! -e '$tmp/dl.json' ]" "a dangling link's target written by a refused run"
 # an output never overwrites an input or another output (the same path, a link to it)
 expect_rc 2 "$dgnn" train "${ev[@]}" --curve "$tmp/s.dgnn"; has "--curve $tmp/s.dgnn is the file --data reads"
 ln -sf "$tmp/s.dgnn" "$tmp/link.dgnn"

@@ -253,9 +253,9 @@ int cli_write_json(const char *cmd, const char *path, cJSON *o) {
 }
 
 /* What a path names, to compare two: a file that exists by its device and inode, one
- * that does not by its folder's real path and its name (a path whose folder cannot be
- * resolved compares by its text). shareable: a device, FIFO or socket, which any number
- * of outputs may name (/dev/null twice). */
+ * that does not (for a dangling link: its target) by its folder's real path and its name
+ * (a path whose folder cannot be resolved compares by its text). shareable: a device,
+ * FIFO or socket, which any number of outputs may name (/dev/null twice). */
 typedef struct {
     int exists, shareable;
     dev_t dev;
@@ -271,10 +271,27 @@ static void file_id_of(const char *path, file_id *f) {
         f->shareable = S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
         return;
     }
-    char a[PATH_MAX], b[PATH_MAX], dir[PATH_MAX];
-    snprintf(a, sizeof a, "%s", path), snprintf(b, sizeof b, "%s", path);
+    /* a dangling link names the file its writer creates (outfile.c follows it): its
+     * target's, followed to the end of the chain */
+    char p[PATH_MAX], link[PATH_MAX], a[PATH_MAX], b[PATH_MAX], dir[PATH_MAX];
+    snprintf(p, sizeof p, "%s", path);
+    for (int hops = 0; hops < 40 && lstat(p, &st) == 0 && S_ISLNK(st.st_mode); hops++) {
+        const ssize_t n = readlink(p, link, sizeof link - 1);
+        if (n <= 0 || (size_t)n >= sizeof link - 1) break;
+        link[n] = 0;
+        if (link[0] == '/') {
+            snprintf(p, sizeof p, "%s", link);
+        } else { /* relative to the folder holding the link */
+            snprintf(a, sizeof a, "%s", p);
+            char *slash = strrchr(a, '/');
+            if (slash) slash[1] = 0;
+            else a[0] = 0;
+            if ((size_t)snprintf(p, sizeof p, "%s%s", a, link) >= sizeof p) break;
+        }
+    }
+    snprintf(a, sizeof a, "%s", p), snprintf(b, sizeof b, "%s", p);
     if (realpath(dirname(a), dir)) snprintf(f->where, sizeof f->where, "%s/%s", dir, basename(b));
-    else snprintf(f->where, sizeof f->where, "%s", path);
+    else snprintf(f->where, sizeof f->where, "%s", p);
 }
 
 static int file_id_same(const file_id *a, const file_id *b) {
