@@ -5,6 +5,9 @@
  * Errors: functions that can fail return 0 or a negative DGNN_E... code (base.h) and
  * copy the message (what was wrong and where: file, line, field) into the caller's
  * buffer msg of cap bytes (NUL-terminated, cut to fit; msg may be NULL when cap is 0).
+ * Arguments are checked before they are read: a NULL handle, output pointer (out, json,
+ * text) or array that a count says holds entries, a negative argc or count, or a NULL
+ * string among argv's argc fails with DGNN_EINVAL and a message naming it.
  *
  * Threads: the events functions may run on any thread; one dgnn_capi_train at a time
  * per process (a second one fails with DGNN_EINVAL), since the command it runs keeps

@@ -42,8 +42,17 @@ int dgnn_capi_events_from_arrays(dgnn_capi_events **out, const int64_t *src, int
                                  char *msg, size_t cap) {
     dgnn_err err;
     dgnn_err_clear(&err);
+    if (!out) {
+        capi_set_msg(msg, cap, "dgnn_capi_events_from_arrays: out is NULL (it receives the table)");
+        return DGNN_EINVAL;
+    }
     *out = NULL;
     if (check_counts(n_src, n_dst, n_t, efeat, efeat_rows, edge_dim, label, n_label, &err)) return fail(&err, msg, cap);
+    if (n_src > 0 && (!src || !dst || !t)) {
+        dgnn_err_set(&err, DGNN_EINVAL, "%s is NULL with %lld entries", !src ? "src" : !dst ? "dst" : "t",
+                     (long long)n_src);
+        return fail(&err, msg, cap);
+    }
     if (n_src == 0) {
         dgnn_err_set(&err, DGNN_EINVAL, "no events (src, dst and t are empty)");
         return fail(&err, msg, cap);
@@ -90,6 +99,10 @@ int dgnn_capi_events_from_arrays(dgnn_capi_events **out, const int64_t *src, int
 int dgnn_capi_events_load(dgnn_capi_events **out, const char *path, const char *format, char *msg, size_t cap) {
     dgnn_err err;
     dgnn_err_clear(&err);
+    if (!out) {
+        capi_set_msg(msg, cap, "dgnn_capi_events_load: out is NULL (it receives the table)");
+        return DGNN_EINVAL;
+    }
     *out = NULL;
     dgnn_load_opts o = dgnn_load_opts_default();
     if (format && strcmp(format, "auto") != 0) {

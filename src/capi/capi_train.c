@@ -20,6 +20,7 @@
  * OMP_WAIT_POLICY, GOMP_SPINCOUNT: main.c's tune_runtime_env) cannot be set from here,
  * after the libraries loaded: the Python package sets them before it loads libdgnn.so. */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -238,8 +239,31 @@ static int run_embedded(const char *cmd, cli_train_embed *e, int argc, const cha
     return rc;
 }
 
+/* The arguments every call that runs a command shares, checked before any is read: fn's
+ * name in the message; out (json, or dgnn_capi_help's text) receives the result. 0, or
+ * DGNN_EINVAL with the message (a negative argc sized run_embedded's copy of argv below
+ * its writes; a NULL flag reached the command's strcmp). */
+static int check_call(const char *fn, const dgnn_capi_events *ev, int argc, const char *const *argv, char **out,
+                      const char *out_name, char *msg, size_t cap) {
+    char text[256];
+    text[0] = 0;
+    if (out) *out = NULL;
+    if (!out) snprintf(text, sizeof text, "%s: %s is NULL (it receives the result)", fn, out_name);
+    else if (!ev) snprintf(text, sizeof text, "%s: ev is NULL (an events table: dgnn_capi_events_from_arrays or "
+                           "dgnn_capi_events_load)", fn);
+    else if (argc < 0) snprintf(text, sizeof text, "%s: argc is %d (the number of flags in argv: 0 or more)", fn, argc);
+    else if (argc > INT_MAX - 4) snprintf(text, sizeof text, "%s: argc is %d: too many flags", fn, argc);
+    else if (argc > 0 && !argv) snprintf(text, sizeof text, "%s: argv is NULL with argc %d", fn, argc);
+    for (int i = 0; !text[0] && i < argc; i++)
+        if (!argv[i]) snprintf(text, sizeof text, "%s: argv[%d] is NULL (argc %d: argv holds that many strings)", fn, i, argc);
+    if (!text[0]) return DGNN_OK;
+    capi_set_msg(msg, cap, text);
+    return DGNN_EINVAL;
+}
+
 int dgnn_capi_train(const dgnn_capi_events *ev, const char *dataset, int argc, const char *const *argv,
                     dgnn_capi_epoch_fn on_epoch, void *ctx, char **json, char *msg, size_t cap) {
+    if (check_call("dgnn_capi_train", ev, argc, argv, json, "json", msg, cap)) return DGNN_EINVAL;
     epoch_hook hook = {on_epoch, ctx};
     cli_train_embed e = {.events = &ev->ev, .dataset = dataset, .on_epoch = on_epoch ? call_epoch : NULL,
                          .on_epoch_ctx = &hook};
@@ -248,7 +272,7 @@ int dgnn_capi_train(const dgnn_capi_events *ev, const char *dataset, int argc, c
 
 int dgnn_capi_help(const dgnn_capi_events *ev, const char *cmd, int argc, const char *const *argv, char **text,
                    char *msg, size_t cap) {
-    *text = NULL;
+    if (check_call("dgnn_capi_help", ev, argc, argv, text, "text", msg, cap)) return DGNN_EINVAL;
     if (!cmd || (strcmp(cmd, "train") != 0 && strcmp(cmd, "eval") != 0 && strcmp(cmd, "schedule") != 0)) {
         capi_set_msg(msg, cap, "dgnn_capi_help: cmd is train, eval or schedule");
         return DGNN_EINVAL;
@@ -297,7 +321,13 @@ static int ckpt_setting(const char *dir, const char *key, char *value, size_t vc
 }
 
 int dgnn_capi_checkpoint_setting(const char *dir, const char *key, char *value, size_t vcap, char *msg, size_t cap) {
-    if (vcap) value[0] = 0;
+    if (value && vcap) value[0] = 0;
+    if (!dir || !key || (!value && vcap)) {
+        capi_set_msg(msg, cap, !dir ? "dgnn_capi_checkpoint_setting: dir is NULL"
+                               : !key ? "dgnn_capi_checkpoint_setting: key is NULL"
+                                      : "dgnn_capi_checkpoint_setting: value is NULL with vcap > 0");
+        return DGNN_EINVAL;
+    }
     dgnn_err err;
     dgnn_err_clear(&err);
     const int rc = ckpt_setting(dir, key, value, vcap, &err);
@@ -331,6 +361,7 @@ static int refuse_snapshot_checkpoint(int argc, const char *const *argv, char *m
 
 int dgnn_capi_schedule(const dgnn_capi_events *ev, const char *dataset, int argc, const char *const *argv, char **json,
                        char *msg, size_t cap) {
+    if (check_call("dgnn_capi_schedule", ev, argc, argv, json, "json", msg, cap)) return DGNN_EINVAL;
     cli_train_embed e = {.events = &ev->ev, .dataset = dataset};
     return run_embedded("schedule", &e, argc, argv, json, msg, cap, NULL);
 }
@@ -377,10 +408,26 @@ int dgnn_capi_eval(const dgnn_capi_events *ev, const char *dataset, int argc, co
                    int original_ids, const int64_t *emb_nodes, const double *emb_t, int64_t n_emb, float **emb_out,
                    int64_t *emb_dim, const int64_t *score_src, const int64_t *score_dst, const double *score_t,
                    int64_t n_score, float *score_out, char **json, char *msg, size_t cap) {
-    *json = NULL;
     if (emb_out) *emb_out = NULL;
     if (emb_dim) *emb_dim = 0;
     capi_set_msg(msg, cap, "");
+    if (check_call("dgnn_capi_eval", ev, argc, argv, json, "json", msg, cap)) return DGNN_EINVAL;
+    const char *bad = n_emb < 0 ? "n_emb is negative"
+                      : n_score < 0 ? "n_score is negative"
+                      : n_emb > 0 && !emb_nodes ? "emb_nodes is NULL with n_emb > 0"
+                      : n_emb > 0 && !emb_t ? "emb_t is NULL with n_emb > 0"
+                      : n_score > 0 && !score_src ? "score_src is NULL with n_score > 0"
+                      : n_score > 0 && !score_dst ? "score_dst is NULL with n_score > 0"
+                      : n_score > 0 && !score_t ? "score_t is NULL with n_score > 0"
+                      : n_score > 0 && !score_out ? "score_out is NULL with n_score > 0"
+                                                  : NULL;
+    if (bad) {
+        char text[160];
+        snprintf(text, sizeof text, "dgnn_capi_eval: %s (n_emb %lld, n_score %lld)", bad, (long long)n_emb,
+                 (long long)n_score);
+        capi_set_msg(msg, cap, text);
+        return DGNN_EINVAL;
+    }
     if (!finite_times(emb_t, n_emb, msg, cap) || !finite_times(score_t, n_score, msg, cap)) return DGNN_EINVAL;
     if (refuse_snapshot_checkpoint(argc, argv, msg, cap)) return DGNN_EINVAL;
     int32_t *nodes = NULL, *src = NULL, *dst = NULL;
