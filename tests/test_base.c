@@ -47,6 +47,64 @@ static void test_checked_alloc(void) {
     free(x), free(y);
 }
 
+/* rc is DGNN_EINVAL and e's message holds want */
+static void expect_refused(int rc, const dgnn_err *e, const char *want) {
+    CHECK_MSG(rc == DGNN_EINVAL && strstr(e->msg, want), "rc %d, msg '%s' (want '%s')", rc, e->msg, want);
+}
+
+/* what the readers refuse, the builder refuses too, naming the row and field (training on
+ * such rows "succeeded" with every score NaN, AP 0.5); NULL arguments are refused */
+static void test_builder_refusals(void) {
+    dgnn_err e;
+    dgnn_err_clear(&e);
+    dgnn_builder b;
+    float f[2] = {1, 2};
+    dgnn_builder_init(&b, 2, 1, 0);
+    CHECK(dgnn_builder_push(&b, 1, 2, 0.0, f, 1, 0, &e) == DGNN_OK);
+    expect_refused(dgnn_builder_push(&b, 1, 2, NAN, f, 0, 0, &e), &e, "row 1: t is not finite");
+    expect_refused(dgnn_builder_push(&b, 1, 2, INFINITY, f, 0, 0, &e), &e, "row 1: t is not finite");
+    f[1] = NAN;
+    expect_refused(dgnn_builder_push(&b, 1, 2, 1.0, f, 0, 0, &e), &e, "row 1: edge feature 1 is not finite");
+    f[1] = -INFINITY;
+    expect_refused(dgnn_builder_push(&b, 1, 2, 1.0, f, 0, 0, &e), &e, "row 1: edge feature 1 is not finite");
+    f[1] = 2;
+    expect_refused(dgnn_builder_push(&b, 1, 2, 1.0, f, 2, 0, &e), &e, "row 1: label 2 is not 0 or 1");
+    expect_refused(dgnn_builder_push(&b, 1, 2, 1.0, f, -1, 0, &e), &e, "row 1: label -1 is not 0 or 1");
+    CHECK(b.n == 1); /* nothing refused was appended */
+    CHECK(dgnn_builder_push(&b, 2, 3, 1.0, f, 0, 0, &e) == DGNN_OK);
+    /* finish checks the rows again: a caller that wrote the arrays itself */
+    b.t[1] = NAN;
+    dgnn_events ev;
+    dgnn_events_init(&ev);
+    expect_refused(dgnn_builder_finish(&b, &ev, 0, &e), &e, "row 1: t is not finite");
+    CHECK(ev.num_events == 0 && b.n == 0); /* the builder freed either way */
+    dgnn_builder_init(&b, 2, 1, 0);
+    CHECK(dgnn_builder_push(&b, 1, 2, 0.0, f, 0, 0, &e) == DGNN_OK);
+    b.efeat[0] = NAN;
+    expect_refused(dgnn_builder_finish(&b, &ev, 0, &e), &e, "row 0: edge feature 0 is not finite");
+    dgnn_builder_init(&b, 0, 1, 0);
+    CHECK(dgnn_builder_push(&b, 1, 2, 0.0, NULL, 1, 0, &e) == DGNN_OK);
+    b.label[0] = 7;
+    expect_refused(dgnn_builder_finish(&b, &ev, 0, &e), &e, "row 0: label 7 is not 0 or 1");
+    /* without labels the label argument is not read */
+    dgnn_builder_init(&b, 0, 0, 0);
+    CHECK(dgnn_builder_push(&b, 1, 2, 0.0, NULL, 5, 0, &e) == DGNN_OK);
+    CHECK(dgnn_builder_finish(&b, &ev, 0, &e) == DGNN_OK && ev.num_events == 1);
+    dgnn_events_free(&ev);
+    /* a negative edge_dim: init has no status, push and finish refuse it */
+    dgnn_builder_init(&b, -2, 0, 0);
+    expect_refused(dgnn_builder_push(&b, 1, 2, 0.0, NULL, 0, 0, &e), &e, "edge_dim -2");
+    expect_refused(dgnn_builder_finish(&b, &ev, 0, &e), &e, "edge_dim -2");
+    /* NULL builder, NULL table */
+    expect_refused(dgnn_builder_push(NULL, 1, 2, 0.0, NULL, 0, 0, &e), &e, "builder is NULL");
+    expect_refused(dgnn_builder_finish(NULL, &ev, 0, &e), &e, "builder is NULL");
+    dgnn_builder_init(&b, 0, 0, 0);
+    CHECK(dgnn_builder_push(&b, 1, 2, 0.0, NULL, 0, 0, &e) == DGNN_OK);
+    expect_refused(dgnn_builder_finish(&b, NULL, 0, &e), &e, "ev is NULL");
+    CHECK(b.n == 0 && b.src == NULL); /* freed */
+    CHECK(dgnn_events_dense_id(NULL, 3) == -1);
+}
+
 int main(void) {
     dgnn_rng a, b;
     dgnn_rng_seed(&a, 42);
@@ -103,5 +161,6 @@ int main(void) {
     CHECK(ev.node_ids == NULL && ev.num_nodes == 3 && ev.bipartite == 1);
     dgnn_events_free(&ev);
     test_checked_alloc();
+    test_builder_refusals();
     return check_done();
 }

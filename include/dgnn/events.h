@@ -68,7 +68,8 @@ int dgnn_events_alloc(dgnn_events *ev, int64_t num_events, int64_t edge_dim, int
                       dgnn_err *err);
 
 /* The dense id of original node id orig: its position in node_ids (ascending), or orig
- * itself when node_ids is NULL (the identity); -1 when no node has that id. O(log N). */
+ * itself when node_ids is NULL (the identity); -1 when no node has that id, or ev is
+ * NULL (no status: -1 is the answer "not a node"). O(log N). */
 int32_t dgnn_events_dense_id(const dgnn_events *ev, int64_t orig);
 
 /* ---- building a table from raw rows (used by every text reader) ---------- */
@@ -87,11 +88,18 @@ typedef struct {
     int8_t *ext_roll;    /* (n) */
 } dgnn_builder;
 
+/* edge_dim: 0 to DGNN_MAX_DIM (another value is refused by push and finish, which have a
+ * status to return it in). */
 void dgnn_builder_init(dgnn_builder *b, int64_t edge_dim, int has_label, int has_ext_roll);
-/* Appends one row; efeat may be NULL when edge_dim == 0. Returns DGNN_ENOMEM on failure. */
+/* Appends one row; efeat may be NULL (zeros) or holds edge_dim features. As the readers,
+ * refuses (DGNN_EINVAL, naming the row, its index among the pushed ones, and the field) a
+ * t or edge feature that is not finite and, with labels, a label other than 0 or 1; and a
+ * NULL builder. DGNN_ENOMEM when out of memory. */
 int dgnn_builder_push(dgnn_builder *b, int64_t src, int64_t dst, double t, const float *efeat,
                       int32_t label, int8_t ext_roll, dgnn_err *err);
-/* Moves the rows into ev (which must be zeroed) and frees the builder.
+/* Moves the rows into ev (which must be zeroed) and frees the builder (on failure too).
+ * The rows are checked again as push checks them (a caller may fill the arrays itself);
+ * b or ev NULL: DGNN_EINVAL.
  * num_nodes_hint: if > 0 and every original id is in [0, hint), ids are kept as they
  * are and N = hint (for files that declare their node count, e.g. with node features). */
 int dgnn_builder_finish(dgnn_builder *b, dgnn_events *ev, int64_t num_nodes_hint, dgnn_err *err);

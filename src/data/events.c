@@ -5,6 +5,7 @@
 
 #include "dgnn/binfmt.h" /* dgnn_bin_checksum (xxh64.c) */
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -87,8 +88,33 @@ static int grow(void **p, int64_t cap, size_t elem) {
     return 0;
 }
 
+/* what the readers refuse in a row (textscan.c): a non-finite time or edge feature (it
+ * reaches the model's inputs and makes every score NaN: AP 0.5, no error), a label other
+ * than 0/1. 0, or DGNN_EINVAL naming the row (its index among the pushed ones) and field. */
+static int check_row(const dgnn_builder *b, int64_t row, double t, const float *efeat, int32_t label, dgnn_err *err) {
+    if (!isfinite(t)) return dgnn_err_set(err, DGNN_EINVAL, "row %lld: t is not finite (%g)", (long long)row, t);
+    for (int64_t k = 0; efeat && k < b->edge_dim; k++)
+        if (!isfinite(efeat[k]))
+            return dgnn_err_set(err, DGNN_EINVAL, "row %lld: edge feature %lld is not finite (%g)", (long long)row,
+                                (long long)k, (double)efeat[k]);
+    if (b->has_label && label != 0 && label != 1)
+        return dgnn_err_set(err, DGNN_EINVAL, "row %lld: label %d is not 0 or 1", (long long)row, (int)label);
+    return DGNN_OK;
+}
+
+static int check_builder(const dgnn_builder *b, const char *fn, dgnn_err *err) {
+    if (!b) return dgnn_err_set(err, DGNN_EINVAL, "%s: the builder is NULL", fn);
+    if (b->edge_dim < 0 || b->edge_dim > DGNN_MAX_DIM)
+        return dgnn_err_set(err, DGNN_EINVAL, "%s: edge_dim %lld (0 to %lld features per event)", fn,
+                            (long long)b->edge_dim, (long long)DGNN_MAX_DIM);
+    return DGNN_OK;
+}
+
 int dgnn_builder_push(dgnn_builder *b, int64_t src, int64_t dst, double t, const float *efeat,
                       int32_t label, int8_t ext_roll, dgnn_err *err) {
+    int rc = check_builder(b, "dgnn_builder_push", err);
+    if (!rc) rc = check_row(b, b->n, t, efeat, label, err);
+    if (rc) return rc;
     if (b->n == b->cap) {
         int64_t cap = b->cap ? b->cap * 2 : 1024;
         if (grow((void **)&b->src, cap, sizeof(int64_t)) || grow((void **)&b->dst, cap, sizeof(int64_t)) ||
@@ -144,14 +170,24 @@ static int64_t find_id(const int64_t *ids, int64_t n, int64_t key) {
 }
 
 int32_t dgnn_events_dense_id(const dgnn_events *ev, int64_t orig) {
+    if (!ev) return -1;
     if (!ev->node_ids) return orig >= 0 && orig < ev->num_nodes ? (int32_t)orig : -1;
     int64_t d = find_id(ev->node_ids, ev->num_nodes, orig);
     return d < ev->num_nodes && ev->node_ids[d] == orig ? (int32_t)d : -1;
 }
 
 int dgnn_builder_finish(dgnn_builder *b, dgnn_events *ev, int64_t num_nodes_hint, dgnn_err *err) {
+    int rc = check_builder(b, "dgnn_builder_finish", err);
+    if (!rc && !ev) rc = dgnn_err_set(err, DGNN_EINVAL, "dgnn_builder_finish: ev is NULL");
+    /* the rows again: a caller may have filled the builder's arrays itself */
+    for (int64_t i = 0; !rc && i < b->n; i++)
+        rc = check_row(b, i, b->t[i], b->edge_dim > 0 ? b->efeat + i * b->edge_dim : NULL,
+                       b->has_label ? b->label[i] : 0, err);
+    if (rc) {
+        if (b) dgnn_builder_free(b);
+        return rc;
+    }
     int64_t n = b->n;
-    int rc = DGNN_OK;
     int64_t *idx = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
     int64_t *tmp = malloc((size_t)(n > 0 ? 2 * n : 1) * sizeof(int64_t));
     if (!idx || !tmp) {
