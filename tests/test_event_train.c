@@ -18,6 +18,7 @@
 #include "check.h"
 #include "dgnn/gen.h"
 #include "dgnn/event_train.h"
+#include "dgnn/readers.h"
 
 static dgnn_event_train_cfg small_cfg(dgnn_tgnn_kind kind) {
     dgnn_event_train_cfg c = dgnn_event_train_cfg_default();
@@ -38,7 +39,72 @@ static int same_results(const dgnn_event_train_result *a, const dgnn_event_train
            a->test_mrr == b->test_mrr;
 }
 
+/* rc is DGNN_EINVAL and err's message holds want */
+static void expect_refused(int rc, const dgnn_err *err, const char *want) {
+    CHECK_MSG(rc == DGNN_EINVAL && strstr(err->msg, want), "rc %d, msg '%s' (want '%s')", rc, err->msg, want);
+}
+
+/* the checks before any data is read: NULL arguments (they crashed), settings outside
+ * their range told by field and value (the message listed every bound), an enum or a
+ * thread count out of range (accepted: neg 7 went into checkpoints, 2^31 threads was cast
+ * to an int) */
+static void test_arguments(void) {
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    static dgnn_event_train_result res;
+    dgnn_event_train_cfg cfg = small_cfg(DGNN_TGNN_TGN);
+    dgnn_events ev;
+    dgnn_events_init(&ev);
+    expect_refused(dgnn_event_train(NULL, &cfg, &res, &err), &err, "the events (ev) is NULL");
+    expect_refused(dgnn_event_train(&ev, NULL, &res, &err), &err, "the configuration (cfg) is NULL");
+    expect_refused(dgnn_event_train(&ev, &cfg, NULL, &err), &err, "the result (res) is NULL");
+    ev.num_events = 100, ev.num_nodes = 10; /* counts without arrays */
+    expect_refused(dgnn_event_train(&ev, &cfg, &res, &err), &err, "100 events but its src array is NULL");
+    expect_refused(dgnn_event_train_cfg_check(NULL, &err), &err, "configuration is NULL");
+    expect_refused(dgnn_event_train_preset(&cfg, NULL, &err), &err, "--preset");
+    expect_refused(dgnn_event_train_flag_check(&cfg, NULL, &err), &err, "flag is NULL");
+    expect_refused(dgnn_event_builtin_dataset(NULL, &err), &err, "ev is NULL");
+    expect_refused(dgnn_load(NULL, "x.csv", NULL, &err), &err, "ev is NULL");
+
+    dgnn_event_train_cfg bad = cfg;
+    bad.neg = (dgnn_neg_mode)7;
+    expect_refused(dgnn_event_train_cfg_check(&bad, &err), &err, "field 'neg' (negative sampling) is 7");
+    bad = cfg;
+    bad.threads = (int64_t)1 << 31;
+    expect_refused(dgnn_event_train_cfg_check(&bad, &err), &err, "--threads must be in [0, 1024] (got 2147483648)");
+    bad.threads = 1024;
+    CHECK(dgnn_event_train_cfg_check(&bad, &err) == DGNN_OK);
+    bad.threads = -1;
+    expect_refused(dgnn_event_train_cfg_check(&bad, &err), &err, "--threads must be in [0, 1024] (got -1)");
+    /* each bound names its field and the value, not the list of every bound */
+    bad = cfg;
+    bad.batch = 0;
+    expect_refused(dgnn_event_train_cfg_check(&bad, &err), &err, "--batch must be >= 1 (got 0)");
+    CHECK_MSG(!strstr(err.msg, "--epochs"), "%s", err.msg);
+    bad = cfg;
+    bad.epochs = -3;
+    expect_refused(dgnn_event_train_cfg_check(&bad, &err), &err, "--epochs must be in [0, 1024] (got -3)");
+    bad.epochs = 2000;
+    expect_refused(dgnn_event_train_cfg_check(&bad, &err), &err, "--epochs must be in [0, 1024] (got 2000)");
+    bad = cfg;
+    bad.lr = -1;
+    expect_refused(dgnn_event_train_cfg_check(&bad, &err), &err, "--lr must be > 0 and finite (got -1)");
+    bad = cfg;
+    bad.patience = 0;
+    expect_refused(dgnn_event_train_cfg_check(&bad, &err), &err, "--patience must be >= 1 (got 0)");
+    bad = cfg;
+    bad.eval_negatives = -2;
+    expect_refused(dgnn_event_train_cfg_check(&bad, &err), &err, "--eval-negatives must be >= 0 (got -2)");
+    bad = cfg;
+    bad.max_train_batches = -1;
+    expect_refused(dgnn_event_train_cfg_check(&bad, &err), &err, "--max-batches must be >= 0 (got -1)");
+    bad = cfg;
+    bad.max_eval_events = -5;
+    expect_refused(dgnn_event_train_cfg_check(&bad, &err), &err, "--eval-max-events must be >= 0 (got -5)");
+}
+
 int main(void) {
+    test_arguments();
     dgnn_gen_opts go = dgnn_gen_opts_default();
     go.num_events = 20000, go.num_nodes = 300, go.bipartite = 1, go.seed = 3, go.edge_dim = 4;
     go.repeat_prob = 0.8, go.session = 0.8;

@@ -216,6 +216,29 @@ static void errors(void) {
     c = small_cfg(DGNN_SNAPMODEL_EGCN_O);
     c.train_frac = 0.7, c.val_frac = 0.4; /* no test part: refused before the data is looked at */
     CHECK(dgnn_snap_train_cfg_check(&c, &err) == DGNN_EINVAL && strstr(err.msg, "train + val < 1"));
+    /* each bound names its field and the value given (the message listed every bound) */
+    c = small_cfg(DGNN_SNAPMODEL_EGCN_O);
+    c.windows_per_step = 0;
+    CHECK_MSG(dgnn_snap_train_cfg_check(&c, &err) == DGNN_EINVAL &&
+              strstr(err.msg, "--windows-per-step must be >= 1 (got 0)") && !strstr(err.msg, "--window >="),
+              "%s", err.msg);
+    c = small_cfg(DGNN_SNAPMODEL_EGCN_O);
+    c.neg_mult = -4;
+    CHECK_MSG(dgnn_snap_train_cfg_check(&c, &err) == DGNN_EINVAL && strstr(err.msg, "--negatives must be >= 0 (got -4)"),
+              "%s", err.msg);
+    c = small_cfg(DGNN_SNAPMODEL_EGCN_O);
+    c.lr = 0;
+    CHECK_MSG(dgnn_snap_train_cfg_check(&c, &err) == DGNN_EINVAL && strstr(err.msg, "--lr must be > 0 and finite (got 0)"),
+              "%s", err.msg);
+    c = small_cfg(DGNN_SNAPMODEL_EGCN_O);
+    c.class_w[1] = -1;
+    CHECK_MSG(dgnn_snap_train_cfg_check(&c, &err) == DGNN_EINVAL && strstr(err.msg, "--class-weights must be >= 0"),
+              "%s", err.msg);
+    c = small_cfg(DGNN_SNAPMODEL_EGCN_O);
+    c.threads = (int64_t)1 << 31;
+    CHECK_MSG(dgnn_snap_train_cfg_check(&c, &err) == DGNN_EINVAL &&
+              strstr(err.msg, "--threads must be in [0, 1024] (got 2147483648)"), "%s", err.msg);
+    CHECK(dgnn_snap_train_cfg_check(NULL, &err) == DGNN_EINVAL && strstr(err.msg, "configuration is NULL"));
     c = small_cfg(DGNN_SNAPMODEL_EGCN_O);
     CHECK(dgnn_snap_train_preset(&c, "nope", &err) == DGNN_EINVAL);
     CHECK(dgnn_snap_train_preset(&c, "uci", &err) == DGNN_OK && c.snapshot_seconds == 190080 && c.neg_mult == 50);

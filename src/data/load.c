@@ -115,6 +115,7 @@ dgnn_format dgnn_detect_format(const char *path) {
 int dgnn_load(dgnn_events *ev, const char *path, const dgnn_load_opts *opts, dgnn_err *err) {
     dgnn_load_opts def = dgnn_load_opts_default();
     if (!opts) opts = &def;
+    if (!ev) return dgnn_err_set(err, DGNN_EINVAL, "dgnn_load: ev is NULL (the table to fill)");
     dgnn_events_init(ev);
     if (!path) return dgnn_err_set(err, DGNN_EINVAL, "no input path given");
     struct stat st;

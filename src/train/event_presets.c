@@ -2,6 +2,7 @@
  * the named presets (--preset), the checks that need no data, and the built-in synthetic
  * stream it trains on when no dataset is given. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "dgnn/gen.h"
@@ -26,13 +27,33 @@ dgnn_event_train_cfg dgnn_event_train_cfg_default(void) {
     return c;
 }
 
+/* DGNN_EINVAL naming the setting and the value given when v is outside [min, max] */
+static int int_bound(const char *flag, int64_t v, int64_t min, int64_t max, dgnn_err *err) {
+    if (v >= min && v <= max) return DGNN_OK;
+    if (max == INT64_MAX)
+        return dgnn_err_set(err, DGNN_EINVAL, "training: %s must be >= %lld (got %lld)", flag, (long long)min,
+                            (long long)v);
+    return dgnn_err_set(err, DGNN_EINVAL, "training: %s must be in [%lld, %lld] (got %lld)", flag, (long long)min,
+                        (long long)max, (long long)v);
+}
+
 int dgnn_event_train_cfg_check(const dgnn_event_train_cfg *c, dgnn_err *err) {
-    if (c->batch < 1 || c->epochs < 0 || !(c->lr > 0) || !isfinite(c->lr) || c->patience < 1 ||
-        c->eval_negatives < 0 || c->max_train_batches < 0 || c->max_eval_events < 0 || c->threads < 0)
-        return dgnn_err_set(err, DGNN_EINVAL,
-                            "training: need --batch >= 1, --epochs >= 0, --lr > 0, --patience >= 1, "
-                            "--eval-negatives >= 0, --max-batches >= 0, --eval-max-events >= 0, --threads >= 0");
-    if (c->epochs > 1024) return dgnn_err_set(err, DGNN_EINVAL, "--epochs: at most 1024");
+    if (!c) return dgnn_err_set(err, DGNN_EINVAL, "training: the configuration is NULL");
+    int rc;
+    if ((rc = int_bound("--batch", c->batch, 1, INT64_MAX, err)) || (rc = int_bound("--epochs", c->epochs, 0, 1024, err)) ||
+        (rc = int_bound("--patience", c->patience, 1, INT64_MAX, err)) ||
+        (rc = int_bound("--eval-negatives", c->eval_negatives, 0, INT64_MAX, err)) ||
+        (rc = int_bound("--max-batches", c->max_train_batches, 0, INT64_MAX, err)) ||
+        (rc = int_bound("--eval-max-events", c->max_eval_events, 0, INT64_MAX, err)) ||
+        /* 0: OpenMP's default; the value goes to omp_set_num_threads (an int): the CLI's bound */
+        (rc = int_bound("--threads", c->threads, 0, 1024, err)))
+        return rc;
+    if (!(c->lr > 0) || !isfinite(c->lr))
+        return dgnn_err_set(err, DGNN_EINVAL, "training: --lr must be > 0 and finite (got %g)", c->lr);
+    /* an enum from the caller: saved into checkpoints as it is */
+    if (c->neg != DGNN_NEG_DST && c->neg != DGNN_NEG_ALL)
+        return dgnn_err_set(err, DGNN_EINVAL, "training: field 'neg' (negative sampling) is %d: DGNN_NEG_DST (0) or "
+                            "DGNN_NEG_ALL (1)", (int)c->neg);
     if (!(c->split.new_node_frac >= 0 && c->split.new_node_frac <= 1))
         return dgnn_err_set(err, DGNN_EINVAL, "--new-node-frac must be in [0, 1] (got %g)", c->split.new_node_frac);
     if (c->protocol.tgb && (c->protocol.tgb_k < 1 || c->protocol.tgb_k > 100000))
@@ -44,8 +65,7 @@ int dgnn_event_train_cfg_check(const dgnn_event_train_cfg *c, dgnn_err *err) {
             return dgnn_err_set(err, DGNN_EINVAL,
                                 "--device cuda: this dgnn was built without the CUDA backend; rebuild with "
                                 "-DDGNN_CUDA=ON (README, 'GPU') or use --device cpu");
-        int rc = dgnn_tgnn_cuda_supports(&c->model, err);
-        if (rc) return rc;
+        if ((rc = dgnn_tgnn_cuda_supports(&c->model, err))) return rc;
         const int n = dgnn_tgnn_cuda_devices();
         if (c->cuda_device < DGNN_CUDA_LOCAL_RANK || c->cuda_device >= n || n == 0)
             return dgnn_err_set(err, DGNN_EINVAL, "--device cuda:%d: this machine has %d CUDA device%s (or no driver); "
@@ -94,6 +114,8 @@ static const struct {
 };
 
 int dgnn_event_train_flag_check(const dgnn_event_train_cfg *c, const char *flag, dgnn_err *err) {
+    if (!c || !flag)
+        return dgnn_err_set(err, DGNN_EINVAL, "dgnn_event_train_flag_check: %s is NULL", !c ? "the configuration" : "flag");
     static const char *const names[] = {"tgn", "jodie", "dyrep", "apan"};
     const unsigned kind = (unsigned)c->model.kind;
     for (size_t i = 0; i < sizeof k_model_settings / sizeof k_model_settings[0]; i++) {
@@ -118,6 +140,8 @@ const char *dgnn_event_train_preset_default(dgnn_tgnn_kind kind) {
 }
 
 int dgnn_event_train_preset(dgnn_event_train_cfg *c, const char *name, dgnn_err *err) {
+    if (!c || !name)
+        return dgnn_err_set(err, DGNN_EINVAL, "--preset: %s is NULL", !c ? "the configuration" : "the preset's name");
     const dgnn_tgnn_kind kind = c->model.kind;
     if (strcmp(name, "tgn-paper") == 0) return DGNN_OK; /* the defaults */
     if (strcmp(name, "tgl") == 0 && kind == DGNN_TGNN_APAN) {
@@ -146,6 +170,7 @@ int dgnn_event_train_preset(dgnn_event_train_cfg *c, const char *name, dgnn_err 
 }
 
 int dgnn_event_builtin_dataset(dgnn_events *ev, dgnn_err *err) {
+    if (!ev) return dgnn_err_set(err, DGNN_EINVAL, "dgnn_event_builtin_dataset: ev is NULL (the table to fill)");
     dgnn_gen_opts o = dgnn_gen_opts_default();
     o.num_events = 60000;
     o.num_nodes = 2000;

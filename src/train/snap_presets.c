@@ -7,6 +7,7 @@
 #include "dgnn/snapmodel_cuda.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 dgnn_snap_train_cfg dgnn_snap_train_cfg_default(dgnn_snapmodel_kind kind) {
@@ -99,28 +100,47 @@ int dgnn_snap_train_preset(dgnn_snap_train_cfg *c, const char *name, dgnn_err *e
 
 /* ---- checks ---- */
 
+/* DGNN_EINVAL naming the setting and the value given when v is outside [min, max] */
+static int int_bound(const char *flag, int64_t v, int64_t min, int64_t max, dgnn_err *err) {
+    if (v >= min && v <= max) return DGNN_OK;
+    if (max == INT64_MAX)
+        return dgnn_err_set(err, DGNN_EINVAL, "snapshot training: %s must be >= %lld (got %lld)", flag, (long long)min,
+                            (long long)v);
+    return dgnn_err_set(err, DGNN_EINVAL, "snapshot training: %s must be in [%lld, %lld] (got %lld)", flag,
+                        (long long)min, (long long)max, (long long)v);
+}
+
 int dgnn_snap_train_cfg_check(const dgnn_snap_train_cfg *c, dgnn_err *err) {
+    if (!c) return dgnn_err_set(err, DGNN_EINVAL, "snapshot training: the configuration is NULL");
     if (c->task != DGNN_SNAP_TASK_LINK && c->task != DGNN_SNAP_TASK_EDGE && c->task != DGNN_SNAP_TASK_NODE)
         return dgnn_err_set(err, DGNN_EINVAL, "snapshot training: unknown task %d", (int)c->task);
-    if (c->window < 0 || c->windows_per_step < 1 || c->epochs < 0 || !(c->lr > 0) || !isfinite(c->lr) ||
-        c->neg_mult < 0 || c->patience < 0 || c->skip_val_epochs < 0 || c->max_train_windows < 0 || c->threads < 0 ||
-        !(c->class_w[0] >= 0) || !(c->class_w[1] >= 0))
-        return dgnn_err_set(err, DGNN_EINVAL,
-                            "snapshot training: need --window >= 0, --windows-per-step >= 1, --epochs >= 0, --lr > 0, "
-                            "negatives >= 0, patience >= 0, --max-windows >= 0, class weights >= 0");
+    int rc;
+    if ((rc = int_bound("--window", c->window, 0, INT64_MAX, err)) ||
+        (rc = int_bound("--windows-per-step", c->windows_per_step, 1, INT64_MAX, err)) ||
+        (rc = int_bound("--epochs", c->epochs, 0, 1024, err)) ||
+        (rc = int_bound("--negatives", c->neg_mult, 0, INT64_MAX, err)) ||
+        (rc = int_bound("--patience", c->patience, 0, INT64_MAX, err)) ||
+        (rc = int_bound("--skip-val-epochs", c->skip_val_epochs, 0, INT64_MAX, err)) ||
+        (rc = int_bound("--max-windows", c->max_train_windows, 0, INT64_MAX, err)) ||
+        /* 0: OpenMP's default; the value goes to omp_set_num_threads (an int): the CLI's bound */
+        (rc = int_bound("--threads", c->threads, 0, 1024, err)))
+        return rc;
+    if (!(c->lr > 0) || !isfinite(c->lr))
+        return dgnn_err_set(err, DGNN_EINVAL, "snapshot training: --lr must be > 0 and finite (got %g)", c->lr);
+    if (!(c->class_w[0] >= 0) || !(c->class_w[1] >= 0))
+        return dgnn_err_set(err, DGNN_EINVAL, "snapshot training: --class-weights must be >= 0 (got %g,%g)",
+                            (double)c->class_w[0], (double)c->class_w[1]);
     if (!(c->train_frac > 0 && c->train_frac < 1) || !(c->val_frac >= 0 && c->val_frac < 1) ||
         !(c->train_frac + c->val_frac < 1))
         return dgnn_err_set(err, DGNN_EINVAL,
                             "--train-frac (%g) and --val-frac (%g) must leave a test part: 0 < train, 0 <= val, "
                             "train + val < 1", c->train_frac, c->val_frac);
-    if (c->epochs > 1024) return dgnn_err_set(err, DGNN_EINVAL, "--epochs: at most 1024");
     if (c->use_cuda) {
         if (!dgnn_snapmodel_cuda_built())
             return dgnn_err_set(err, DGNN_EINVAL,
                                 "--device cuda: this dgnn was built without the CUDA backend; rebuild with "
                                 "-DDGNN_CUDA=ON (README, 'GPU') or use --device cpu");
-        int rc = dgnn_snapmodel_cuda_supports(&c->model, err);
-        if (rc) return rc;
+        if ((rc = dgnn_snapmodel_cuda_supports(&c->model, err))) return rc;
         const int n = dgnn_snapmodel_cuda_devices();
         if (c->cuda_device < DGNN_SNAP_CUDA_LOCAL_RANK || c->cuda_device >= n || n == 0)
             return dgnn_err_set(err, DGNN_EINVAL, "--device cuda:%d: this machine has %d CUDA device%s (or no driver); "
