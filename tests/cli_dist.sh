@@ -90,6 +90,22 @@ else bad "resumed run's dist counters"; diff <(counters "$tmp/u.json") <(counter
 g="$tmp/g.dgnn"
 "$dgnn" gen --events 3000 --nodes 200 --out "$g" > /dev/null 2>&1 || bad "dgnn gen"
 q=(--data "$g" --threads 1 --epochs 1 --max-batches 3 --eval-max-events 300 --quiet)
+# --curve under --dist strict (rank 0 writes it): on --resume the lines after the
+# checkpoint's last epoch (an interrupted run's, a line cut short) are removed, each epoch
+# is there once; a curve that cannot be written fails the trained run, told once
+rm -rf "$tmp/cck"; rm -f "$tmp/c.jsonl"; out=
+if $mpi -np 2 "$dgnn" train "${q[@]}" --dist strict --checkpoint "$tmp/cck" --curve "$tmp/c.jsonl" >/dev/null 2>&1; then
+  sed 's/^{"epoch":1,/{"epoch":2,/' "$tmp/c.jsonl" >> "$tmp/c.jsonl"; printf '{"epoch":3,"train_lo' >> "$tmp/c.jsonl"
+  out=$($mpi -np 2 "$dgnn" train "${q[@]}" --epochs 3 --dist strict --checkpoint "$tmp/cck" --curve "$tmp/c.jsonl" --resume 2>&1)
+fi
+if [ "$(grep -c '' "$tmp/c.jsonl")" = 3 ] && [ "$(grep '^{"epoch":[0-9]*,"train_loss":.*}$' "$tmp/c.jsonl" | grep -o '^{"epoch":[0-9]*' | tr -dc '0-9')" = 123 ] &&
+   echo "$out" | grep -q "2 lines after epoch 1, the checkpoint's last, removed"; then
+  ok "--dist strict --curve --resume: the checkpoint's epochs, each once"
+else bad "--dist strict --curve --resume: $(grep -o '^{"epoch":[0-9]*' "$tmp/c.jsonl" | tr '\n' ' ')"; echo "$out" | tail -3; fi
+out=$($mpi -np 2 "$dgnn" train "${q[@]}" --dist strict --curve /dev/full 2>&1); rc=$?
+if [ $rc != 0 ] && [ "$(echo "$out" | grep -c -- "--curve /dev/full: 1 epoch line could not be written")" = 1 ] && echo "$out" | grep -q "^test AP"; then
+  ok "--dist strict --curve /dev/full: trained, then exit $rc naming the curve"
+else bad "--dist strict --curve /dev/full (exit $rc)"; echo "$out" | tail -3; fi
 refused() { # WANT, then the command: exit 2, WANT said, no data read, no --out written
   local want=$1; shift
   rm -f "$tmp/x.json"

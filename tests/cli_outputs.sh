@@ -129,6 +129,62 @@ expect_rc 1 "$dgnn" train --model evolvegcn-o --data "$tmp/empty.txt" --epochs 1
 check "[ \$(wc -l < '$tmp/c.jsonl') = 3 ] && [ ! -e '$tmp/none.jsonl' ]" "--curve: emptied or created by a run that ended before its first epoch"
 expect_rc 0 "$dgnn" train "${ev[@]}" --curve "$tmp/c.jsonl"
 check "[ \$(wc -l < '$tmp/c.jsonl') = 1 ]" "--curve: a fresh run's first line did not replace the old curve"
+# a resumed run's curve is the checkpoint's: the lines after the last epoch it holds (an
+# interrupted or failed run writes an epoch's line before its checkpoint; a line cut
+# short) are removed by the first line the resumed run writes, which says so
+curve_epochs() { grep -o '^{"epoch":[0-9]*' "$1" | grep -o '[0-9]*$' | tr '\n' ' '; }
+whole_lines() { [ -s "$1" ] && [ "$(tail -c 1 "$1" | od -An -c | tr -d ' ')" = '\n' ] && ! grep -qv '^{"epoch":[0-9]*,"train_loss":.*}$' "$1"; }
+for fam in ev snap; do
+  if [ $fam = ev ]; then args=("${ev[@]}"); else args=("${snap[@]}"); fi
+  rm -rf "$tmp/rck"; rm -f "$tmp/r.jsonl"
+  expect_rc 0 "$dgnn" train "${args[@]}" --epochs 1 --curve "$tmp/r.jsonl" --checkpoint "$tmp/rck"
+  sed 's/^{"epoch":1,/{"epoch":2,/' "$tmp/r.jsonl" >> "$tmp/r.jsonl"; printf '{"epoch":3,"train_lo' >> "$tmp/r.jsonl"
+  expect_rc 0 "$dgnn" train "${args[@]}" --epochs 3 --curve "$tmp/r.jsonl" --checkpoint "$tmp/rck" --resume
+  has "--curve $tmp/r.jsonl: 2 lines after epoch 1, the checkpoint's last, removed"
+  check "[ \"\$(curve_epochs '$tmp/r.jsonl')\" = '1 2 3 ' ] && whole_lines '$tmp/r.jsonl'" "--curve --resume ($fam): lines the checkpoint lacks kept: $(curve_epochs "$tmp/r.jsonl")"
+done
+# the same after a real failure: the checkpoint of epoch 2 could not be written (a full disk)
+if [ -n "$full" ]; then
+  rm -f "$tmp/r.jsonl"
+  expect_rc 0 "$dgnn" train "${ev[@]}" --epochs 1 --curve "$tmp/r.jsonl" --checkpoint "$full/rck"
+  fill; expect_rc 1 "$dgnn" train "${ev[@]}" --epochs 3 --curve "$tmp/r.jsonl" --checkpoint "$full/rck" --resume
+  has "No space left on device"; unfill
+  expect_rc 0 "$dgnn" train "${ev[@]}" --epochs 3 --curve "$tmp/r.jsonl" --checkpoint "$full/rck" --resume
+  check "[ \"\$(curve_epochs '$tmp/r.jsonl')\" = '1 2 3 ' ]" "--curve --resume after a failed checkpoint: $(curve_epochs "$tmp/r.jsonl")"
+  rm -rf "$full/rck"
+fi
+# a line that cannot be written is written not at all (a short write taken back: a 1 KiB
+# file size limit cuts a line in two), training goes on, and the run ends with exit 1 naming
+# the file; a device that takes nothing (/dev/full), a full disk alike
+rm -f "$tmp/l.jsonl"
+expect_rc 1 bash -c 'set -o pipefail; trap "" XFSZ; (ulimit -f 1; exec "$@") 2>&1 | cat' _ "$dgnn" train "${ev[@]}" --epochs 6 --curve "$tmp/l.jsonl"
+kept=$(grep -c '' "$tmp/l.jsonl" 2>/dev/null)
+has "--curve $tmp/l.jsonl: $((6 - kept)) epoch line"; has "(the first, epoch $((kept + 1)): File too large)"; has "test AP"
+check "whole_lines '$tmp/l.jsonl' && [ \"\$(curve_epochs '$tmp/l.jsonl')\" = \"\$(seq -s ' ' $kept) \" ] && [ $kept -lt 6 ]" "--curve: a line cut short: $(tail -c 40 "$tmp/l.jsonl")"
+if [ -n "$devfull" ]; then
+  expect_rc 1 "$dgnn" train "${ev[@]}" --curve "$devfull"; has "--curve $devfull: 1 epoch line could not be written"
+  has "training goes on"; has "test AP"
+  expect_rc 1 "$dgnn" train "${snap[@]}" --curve "$devfull"; has "--curve $devfull: 1 epoch line could not be written"
+fi
+if [ -n "$full" ]; then
+  fill; expect_rc 1 "$dgnn" train "${ev[@]}" --curve "$full/c.jsonl"; has "--curve $full/c.jsonl: 1 epoch line could not be written"
+  has "No space left on device"; unfill; rm -f "$full/c.jsonl"
+fi
+# a FIFO is written through: one descriptor for the run, so that a reader that holds no
+# write end itself gets every line (opened per line, it read EOF after the first check);
+# /dev/stdout into a file: the lines at its offset, before the test's table
+for fam in ev snap; do
+  if [ $fam = ev ]; then args=("${ev[@]}"); else args=("${snap[@]}"); fi
+  rm -f "$tmp/cf.fifo"; mkfifo "$tmp/cf.fifo"
+  timeout 60 cat "$tmp/cf.fifo" > "$tmp/cf.got" & cat_pid=$!
+  sleep 1 # cat opens it
+  expect_rc 0 timeout 60 "$dgnn" train "${args[@]}" --epochs 3 --curve "$tmp/cf.fifo"
+  exec 3<> "$tmp/cf.fifo"; exec 3>&- # a cat still waiting for a writer ends
+  wait $cat_pid
+  check "[ \"\$(curve_epochs '$tmp/cf.got')\" = '1 2 3 ' ] && whole_lines '$tmp/cf.got'" "--curve FIFO ($fam): not every line came through: $(wc -l < "$tmp/cf.got") lines"
+done
+"$dgnn" train "${ev[@]}" --epochs 2 --curve /dev/stdout > "$tmp/so.txt" 2> "$tmp/out"; check "[ $? = 0 ]" "--curve /dev/stdout: failed"
+check "[ \"\$(head -2 '$tmp/so.txt' | grep -o '^{\"epoch\":[0-9]*,\"train_loss\":' | wc -l)\" = 2 ] && grep -q '^test AP' '$tmp/so.txt'" "--curve /dev/stdout > FILE: lines lost or overwritten"
 # a dangling symlink to another output is that output (its writer creates the target)
 ln -sf dl.json "$tmp/dl.jsonl"
 expect_rc 2 "$dgnn" train "${ev[@]}" --out "$tmp/dl.json" --curve "$tmp/dl.jsonl"; has "--out $tmp/dl.json and --curve $tmp/dl.jsonl are the same file"

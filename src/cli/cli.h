@@ -152,14 +152,21 @@ void cli_add_run_info(struct cJSON *o);
 /* The command line cli_add_run_info records (argv[0] is shown as "dgnn"): main() sets it,
  * cli_train_embedded sets "dgnn train FLAGS" for its run. argv must outlive the run. */
 void cli_set_command_line(int argc, char **argv);
-/* --curve FILE: one JSON line per epoch, appended (and closed) as each epoch ends, so a
- * killed run keeps its curve. cli_curve_start checks that FILE takes writes; unless
- * resuming (then it goes on appending) the first line empties it, so that a run refused or
- * failed before its first epoch ends leaves it as it was; 0, or 1 with a message.
- * cli_curve_append writes o as one line and frees it; a failed write is reported once and
- * training goes on. */
+/* --curve FILE: one JSON line per epoch, written whole or not at all as each epoch ends, so
+ * that a killed run keeps its curve. A regular file is reopened for each line; a FIFO, a
+ * device or the process's own standard output keeps one descriptor for the run (written
+ * through). cli_curve_start checks that FILE takes writes (a FIFO: that it has a reader);
+ * unless resuming (then it goes on appending) the first line empties a regular file, so
+ * that a run refused or failed before its first epoch ends leaves it as it was; on resuming,
+ * the first line first removes the lines after the last epoch the checkpoint holds (those
+ * of an interrupted run, written before its checkpoint, and a line cut short), saying so;
+ * 0, or 1 with a message. cli_curve_append writes o as one line and frees it; a failed
+ * line is reported once (training goes on). cli_curve_end(rc), at the end of the run: rc
+ * when nonzero, else 1 with a message naming FILE when a line was lost (or the curve could
+ * not be started), else 0; it closes the descriptor kept. */
 int cli_curve_start(const char *cmd, const char *path, int resume);
 void cli_curve_append(const char *path, struct cJSON *o);
+int cli_curve_end(int rc);
 
 /* A path a command names: its flag ("--out"), the path given (NULL: flag not given,
  * skipped), and its role: CLI_OUT_FILE a file the command writes, CLI_OUT_FOLDER a folder

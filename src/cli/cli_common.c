@@ -10,6 +10,8 @@
 #include <limits.h>
 #include <math.h>
 #include <omp.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,7 @@
 
 #include "cli.h"
 #include "dgnn_build_info.h"
+#include "dgnn/base.h"
 #include "dgnn/checkpoint.h"
 #include "dgnn/comm.h"
 #include "dgnn/outfile.h"
@@ -175,36 +178,140 @@ void cli_add_run_info(cJSON *o) {
     free(cmd);
 }
 
-/* path opened for writing without blocking on a FIFO that has no reader (ENXIO then),
- * blocking again once open */
-static FILE *curve_open(const char *path, int truncate) {
-    int fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | (truncate ? O_TRUNC : O_APPEND), 0666);
-    if (fd < 0) return NULL;
-    int fl = fcntl(fd, F_GETFL);
-    if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-    FILE *f = fdopen(fd, truncate ? "w" : "a");
-    if (!f) close(fd);
-    return f;
+/* --curve's state for the run (one per process: rank 0 writes it). A regular file is opened
+ * and closed for each line, so that a killed run keeps what it wrote; anything else (a
+ * FIFO, a device, the process's own standard output or error) keeps one descriptor for the
+ * whole run, so that a reader sees one stream (a FIFO opened and closed per line gave its
+ * reader EOF after the first). */
+typedef struct {
+    int on;                /* cli_curve_start called, cli_curve_end not yet */
+    int start_errno;       /* nonzero: cli_curve_start failed (no line is written) */
+    int fresh;             /* no line yet, not resuming: the first one empties the file */
+    int resumed;           /* resuming, no line yet: the first one drops what the checkpoint lacks */
+    int fd;                /* the descriptor kept for the run, or -1 (a regular file) */
+    FILE *shared;          /* the stdio stream fd shares (stdout, stderr), flushed before a line */
+    int64_t lost;          /* lines that could not be written */
+    int64_t lost_epoch;    /* the first of them */
+    int lost_errno;        /* and why */
+    char cmd[32];
+    char path[PATH_MAX];
+} curve_state;
+static curve_state g_curve = {.fd = -1};
+
+/* the process's own standard output or error that path names (/dev/stdout, or the file
+ * behind > FILE): its stream, or NULL */
+static FILE *curve_std_stream(const struct stat *st, int *fdno) {
+    struct stat s;
+    if (fstat(STDOUT_FILENO, &s) == 0 && s.st_dev == st->st_dev && s.st_ino == st->st_ino)
+        return *fdno = STDOUT_FILENO, stdout;
+    if (fstat(STDERR_FILENO, &s) == 0 && s.st_dev == st->st_dev && s.st_ino == st->st_ino)
+        return *fdno = STDERR_FILENO, stderr;
+    return NULL;
 }
 
-/* a fresh curve's file is emptied by its first line, not before: a run refused or failed
- * before its first epoch ends leaves what the file held */
-static int g_curve_fresh;
+/* path opened for writing without blocking on a FIFO that has no reader (ENXIO then),
+ * blocking again once open; -1 with errno */
+static int curve_open(const char *path, int flags) {
+    int fd = open(path, (flags & O_RDWR ? 0 : O_WRONLY) | O_NONBLOCK | flags, 0666);
+    if (fd < 0) return -1;
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}
+
+/* all n bytes to fd, or -1 with errno. A reader that went away is EPIPE here, not the
+ * SIGPIPE that would kill the run (blocked around the write, and a SIGPIPE it raised
+ * taken back unless one was pending before). */
+static int curve_write_all(int fd, const char *p, size_t n) {
+    sigset_t pipe_set, old, pending;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    sigpending(&pending);
+    const int was_pending = sigismember(&pending, SIGPIPE) == 1;
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+    int rc = 0, e = 0;
+    while (n > 0) {
+        const ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            e = w < 0 ? errno : EIO, rc = -1;
+            break;
+        }
+        p += w, n -= (size_t)w;
+    }
+    if (e == EPIPE && !was_pending) {
+        const struct timespec now = {0, 0};
+        sigtimedwait(&pipe_set, NULL, &now);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = e;
+    return rc;
+}
+
+/* On the first line of a resumed run (epoch `next`): the lines after the last one the
+ * checkpoint holds are what an interrupted or failed run wrote before its checkpoint
+ * (the line is written first) or a line cut short; they go, so that the curve is the
+ * checkpoint's. The file keeps its lines up to the first one that is not a whole JSON
+ * object of an epoch before `next`. */
+static void curve_drop_unheld(int fd, int64_t next) {
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) return;
+    const size_t size = (size_t)st.st_size;
+    char *buf = malloc(size);
+    if (!buf) return;
+    size_t got = 0;
+    while (got < size) {
+        const ssize_t r = pread(fd, buf + got, size - got, (off_t)got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    size_t keep = 0;
+    while (got == size && keep < size) {
+        const char *nl = memchr(buf + keep, '\n', size - keep);
+        if (!nl) break;
+        cJSON *o = cJSON_ParseWithLength(buf + keep, (size_t)(nl - (buf + keep)));
+        const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "epoch");
+        const int held = cJSON_IsObject(o) && cJSON_IsNumber(e) && e->valuedouble < (double)next;
+        cJSON_Delete(o);
+        if (!held) break;
+        keep = (size_t)(nl - buf) + 1;
+    }
+    if (got == size && keep < size) {
+        int64_t lines = 0;
+        for (size_t i = keep; i < size; i++) lines += buf[i] == '\n';
+        if (buf[size - 1] != '\n') lines++; /* a line cut short */
+        if (ftruncate(fd, (off_t)keep) == 0)
+            dgnn_log("dgnn %s: --curve %s: %lld line%s after epoch %lld, the checkpoint's last, removed (written by "
+                     "a run that stopped or failed before its checkpoint); this run writes its epochs anew\n",
+                     g_curve.cmd, g_curve.path, (long long)lines, lines == 1 ? "" : "s", (long long)(next - 1));
+    }
+    free(buf);
+}
 
 int cli_curve_start(const char *cmd, const char *path, int resume) {
-    g_curve_fresh = !resume;
-    FILE *f = NULL;
-    if (resume) {
-        f = curve_open(path, 0);
+    if (g_curve.fd >= 0) close(g_curve.fd); /* an earlier in-process run's */
+    g_curve = (curve_state){.on = 1, .fresh = !resume, .resumed = resume, .fd = -1};
+    snprintf(g_curve.cmd, sizeof g_curve.cmd, "%s", cmd);
+    snprintf(g_curve.path, sizeof g_curve.path, "%s", path);
+    struct stat st;
+    int fdno, ok = 1;
+    FILE *std = stat(path, &st) == 0 ? curve_std_stream(&st, &fdno) : NULL;
+    if (std) { /* the process's own output: written at its offset, after what its stream holds */
+        g_curve.fd = dup(fdno), g_curve.shared = std;
+        ok = g_curve.fd >= 0;
+    } else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) { /* a FIFO (with a reader now), a device */
+        g_curve.fd = curve_open(path, O_APPEND);
+        ok = g_curve.fd >= 0;
     } else {
-        /* a file there must take writes (a FIFO a reader), told now; one to come was checked
-         * with the outputs (its folder) */
-        int fd = open(path, O_WRONLY | O_NONBLOCK);
-        if (fd < 0 && errno == ENOENT) return 0;
-        if (fd >= 0) f = fdopen(fd, "a");
-        if (fd >= 0 && !f) close(fd);
+        /* a regular file, reopened for each line, must take writes: told now (one to come
+         * was checked with the outputs: its folder) */
+        const int fd = curve_open(path, resume ? O_APPEND | O_CREAT : 0);
+        ok = fd >= 0 ? close(fd) == 0 : errno == ENOENT && !resume;
     }
-    if (!f || fclose(f) != 0) {
+    if (g_curve.fd >= 0) g_curve.fresh = g_curve.resumed = 0; /* a stream: nothing to empty or drop */
+    if (!ok) {
+        g_curve.start_errno = errno ? errno : EIO;
         fprintf(stderr, "dgnn %s: --curve %s: cannot write: %s\n", cmd, path,
                 errno == ENXIO ? "a FIFO without a reader" : strerror(errno));
         return 1;
@@ -212,20 +319,69 @@ int cli_curve_start(const char *cmd, const char *path, int resume) {
     return 0;
 }
 
+/* writes line (n bytes, its newline included) whole or not at all; 0, or -1 with errno */
+static int curve_write_line(const char *line, size_t n, int64_t epoch) {
+    if (g_curve.fd >= 0) { /* a stream: a pipe takes a line this short whole (PIPE_BUF) */
+        if (g_curve.shared) fflush(g_curve.shared);
+        return curve_write_all(g_curve.fd, line, n);
+    }
+    const int flags = O_CREAT | (g_curve.fresh ? O_TRUNC : O_APPEND);
+    int fd = g_curve.resumed ? curve_open(g_curve.path, flags | O_RDWR) : -1; /* read to drop lines */
+    if (fd < 0) fd = curve_open(g_curve.path, flags);
+    if (fd < 0) return -1;
+    g_curve.fresh = 0;
+    if (g_curve.resumed && epoch > 0) curve_drop_unheld(fd, epoch);
+    g_curve.resumed = 0;
+    struct stat st;
+    const int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    int rc = curve_write_all(fd, line, n), e = errno;
+    if (rc != 0 && regular) (void)!ftruncate(fd, st.st_size); /* a short write taken back */
+    if (close(fd) != 0 && rc == 0) {
+        rc = -1, e = errno;
+        if (regular) (void)!truncate(g_curve.path, st.st_size);
+    }
+    errno = e;
+    return rc;
+}
+
 void cli_curve_append(const char *path, cJSON *o) {
-    static int warned = 0;
+    (void)path; /* cli_curve_start's */
+    const cJSON *ep = cJSON_GetObjectItemCaseSensitive(o, "epoch");
+    const int64_t epoch = cJSON_IsNumber(ep) ? (int64_t)ep->valuedouble : 0;
     char *text = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
-    FILE *f = text ? curve_open(path, g_curve_fresh) : NULL;
-    int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-    if (f && fclose(f) != 0) ok = 0;
-    if (f) g_curve_fresh = 0;
-    if (!ok && !warned) {
-        fprintf(stderr, "dgnn: warning: --curve %s: an epoch's line could not be written (%s); training goes on\n",
-                path, strerror(errno));
-        warned = 1;
+    const size_t n = text ? strlen(text) : 0;
+    char *line = text ? realloc(text, n + 2) : NULL;
+    if (line) line[n] = '\n', line[n + 1] = 0;
+    else free(text), errno = ENOMEM;
+    if (g_curve.start_errno || !line || curve_write_line(line, n + 1, epoch) != 0) {
+        if (g_curve.lost++ == 0) {
+            g_curve.lost_epoch = epoch, g_curve.lost_errno = errno;
+            fprintf(stderr, "dgnn %s: warning: --curve %s: epoch %lld's line could not be written (%s); training goes "
+                    "on, and the run ends with exit 1\n", g_curve.cmd, g_curve.path, (long long)epoch,
+                    strerror(g_curve.lost_errno));
+        }
     }
-    free(text);
+    free(line);
+}
+
+int cli_curve_end(int rc) {
+    if (!g_curve.on) return rc;
+    g_curve.on = 0;
+    if (g_curve.fd >= 0 && close(g_curve.fd) != 0 && g_curve.lost == 0)
+        g_curve.lost = 1, g_curve.lost_epoch = 0, g_curve.lost_errno = errno;
+    g_curve.fd = -1;
+    if (rc != 0) return rc; /* a failed run has said why */
+    if (g_curve.start_errno) {
+        fprintf(stderr, "dgnn %s: --curve %s: not written (%s)\n", g_curve.cmd, g_curve.path,
+                g_curve.start_errno == ENXIO ? "a FIFO without a reader" : strerror(g_curve.start_errno));
+        return 1;
+    }
+    if (!g_curve.lost) return 0;
+    fprintf(stderr, "dgnn %s: --curve %s: %lld epoch line%s could not be written (the first, epoch %lld: %s): the "
+            "curve is incomplete\n", g_curve.cmd, g_curve.path, (long long)g_curve.lost, g_curve.lost == 1 ? "" : "s",
+            (long long)g_curve.lost_epoch, strerror(g_curve.lost_errno));
+    return 1;
 }
 
 cJSON *cli_json_number(double x) { return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull(); }

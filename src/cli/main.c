@@ -108,7 +108,8 @@ int main(int argc, char **argv) {
     tune_runtime_env(argv);
     dgnn_outfile_clean_on_signals(); /* an interrupted write leaves no temporary file */
     cli_set_command_line(argc, argv);
-    const int rc = run_command(argc, argv);
+    /* a --curve that lost lines fails the run (its training went on) */
+    const int rc = cli_curve_end(run_command(argc, argv));
     /* what went to the standard output (tables, --json, help) must have arrived: a full
      * disk or a closed pipe behind it is an error, not exit 0 */
     errno = 0;
