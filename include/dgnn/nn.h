@@ -130,19 +130,30 @@ static inline float dgnn_sigmoidf(float x) {
  * dgnn_expf_fast: e^x = 2^n e^r with n = round(x / ln 2), |r| <= ln 2 / 2, e^r by its
  * Taylor series through r^7; x is clamped to [-87, 88] (results stay normal and finite).
  * Relative error below 3e-7 on that range; tanh and sigmoid are within 3e-7 of libm's
- * double results in absolute terms (tests/test_nn_elementwise.c). */
+ * double results in absolute terms (tests/test_nn_elementwise.c). NaN gives NaN.
+ * 2^n is built from the bits of nm = x / ln 2 + MAGIC, whose low mantissa bits hold the
+ * integer n (nm is in [2^23, 2^24), where a float's unit is 1), in unsigned arithmetic:
+ * no float-to-int conversion, no shift of a negative value, which are undefined for NaN
+ * (which passes the clamps) and made UBSan abort. For finite x the bits are those of
+ * ((int32_t)n + 127) << 23, the formulation before (the test checks every float in
+ * [-100, 100] against it bit for bit). The union is written then read by member (C99,
+ * and GCC's and Clang's C++: a designated initializer is C++20). */
 DGNN_VEC_INLINE float dgnn_expf_fast(float x) {
     x = x < -87.0f ? -87.0f : x;
     x = x > 88.0f ? 88.0f : x;
     const float MAGIC = 12582912.0f; /* 1.5 * 2^23: adding and subtracting it rounds to an integer */
-    const float n = (x * 1.44269504088896341f + MAGIC) - MAGIC;
+    const float nm = x * 1.44269504088896341f + MAGIC;
+    const float n = nm - MAGIC;
     const float r = (x - n * 0.693145751953125f) - n * 1.42860682030941723e-6f; /* ln 2 in two parts */
     const float p = 1.0f + r * (1.0f + r * (0.5f + r * (1.0f / 6 + r * (1.0f / 24 + r * (1.0f / 120 +
                     r * (1.0f / 720 + r * (1.0f / 5040)))))));
     union {
-        int32_t i;
+        uint32_t i;
         float f;
-    } two_n = {.i = ((int32_t)n + 127) << 23};
+    } bits, two_n;
+    bits.f = nm;
+    /* bits(nm) = 0x4B400000 + n: the biased exponent n + 127 is bits(nm) - (0x4B400000 - 127) */
+    two_n.i = (bits.i - (0x4B400000u - 127u)) << 23;
     return p * two_n.f;
 }
 
