@@ -488,7 +488,33 @@ static void test_pairs(void) {
     CHECK(clean);
 }
 
+/* the layout's sizes saturate (base.h's dgnn_size_mul) for dims from the user's settings:
+ * a memory or time dim of 2^40 overflowed int64_t in TGN's E * dq (E = dn + dt); TGL's
+ * width is dout, so there a dim of 2^62 overflows */
+static void test_layout_overflow(void) {
+    for (int kind = 0; kind < 2; kind++)
+        for (int which = 0; which < 2; which++) {
+            const int64_t big = (int64_t)1 << (kind ? 62 : 40);
+            dgnn_tattn_cfg c;
+            memset(&c, 0, sizeof c);
+            c.kind = kind ? DGNN_ATTN_TGL : DGNN_ATTN_TGN;
+            c.heads = 2, c.dn = 16, c.de = 4, c.dt = 8, c.dout = 16;
+            if (which) c.dt = big;
+            else c.dn = big;
+            const int64_t n = dgnn_tattn_params_layout(NULL, NULL, &c);
+            CHECK_MSG(n == INT64_MAX, "kind %d, %s 2^%d: %lld floats", kind, which ? "dt" : "dn", kind ? 62 : 40,
+                      (long long)n);
+        }
+    dgnn_tattn_cfg c;
+    memset(&c, 0, sizeof c);
+    c.kind = DGNN_ATTN_TGN, c.heads = 2, c.dn = 16, c.de = 4, c.dt = 8, c.dout = 16;
+    /* E = 24, dq = 24, dk = 28: Wq, bq, Wk, bk, Wv, bv, Wo, bo, W1 (16 x 40), b1, W2 (16 x 16), b2 */
+    CHECK(dgnn_tattn_params_layout(NULL, NULL, &c) ==
+          24 * 24 + 24 + 24 * 28 + 24 + 24 * 28 + 24 + 24 * 24 + 24 + 16 * 40 + 16 + 16 * 16 + 16);
+}
+
 int main(void) {
+    test_layout_overflow();
     test_pairs();
     test_core(DGNN_SCORE_SCALED_DOT, 0);
     test_core(DGNN_SCORE_SCALED_DOT, 1);

@@ -208,7 +208,31 @@ static void test_init(void) {
     dgnn_params_free(&p);
 }
 
+/* sizes from the user's settings saturate (base.h's dgnn_size_mul): d0 * d1 * d2 of 2^40 x
+ * 2^40 overflowed int64_t (and wrapped to 0 floats); the slab then fails with a message */
+static void test_overflow(void) {
+    dgnn_params p;
+    dgnn_params_init(&p);
+    const int64_t big = (int64_t)1 << 40;
+    const int a = dgnn_params_add3(&p, "huge", big, big, 1);
+    CHECK_MSG(dgnn_params_numel(&p, a) == INT64_MAX, "count %lld", (long long)dgnn_params_numel(&p, a));
+    const int b = dgnn_params_add(&p, "after", 3, 4);
+    CHECK(dgnn_params_numel(&p, b) == 12);
+    CHECK(p.total == INT64_MAX && dgnn_params_count(&p) == INT64_MAX);
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    CHECK(dgnn_params_alloc(&p, &err) == DGNN_ENOMEM && strstr(err.msg, "parameters"));
+    dgnn_params_free(&p);
+    /* one factor overflowing alone, and three that overflow only together */
+    dgnn_params_init(&p);
+    CHECK(dgnn_params_numel(&p, dgnn_params_add3(&p, "three", (int64_t)1 << 22, (int64_t)1 << 22, (int64_t)1 << 22)) ==
+          INT64_MAX);
+    CHECK(dgnn_params_numel(&p, dgnn_params_add1(&p, "one", INT64_MAX)) == INT64_MAX);
+    dgnn_params_free(&p);
+}
+
 int main(void) {
+    test_overflow();
     test_layout();
     test_many();
     test_init();

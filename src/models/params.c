@@ -36,10 +36,14 @@ int dgnn_params_add3(dgnn_params *p, const char *name, int64_t d0, int64_t d1, i
     t->shape[1] = d1;
     t->shape[2] = d2;
     t->ndim = 3;
-    t->count = d0 * d1 * d2;
+    /* saturating (base.h): sizes from user settings (a dim of 2^40) overflowed int64_t
+     * and wrapped to a small slab; a saturated total fails dgnn_params_alloc with a message */
+    t->count = dgnn_size_mul(dgnn_size_mul(d0, d1), d2);
     t->offset = p->total;
-    p->total += (t->count + ALIGN_FLOATS - 1) / ALIGN_FLOATS * ALIGN_FLOATS;
-    p->nparams += t->count;
+    const int64_t padded = t->count > INT64_MAX - ALIGN_FLOATS ? INT64_MAX
+                                                                : (t->count + ALIGN_FLOATS - 1) / ALIGN_FLOATS * ALIGN_FLOATS;
+    p->total = dgnn_size_add(p->total, padded);
+    p->nparams = dgnn_size_add(p->nparams, t->count);
     return p->ntensors++;
 }
 

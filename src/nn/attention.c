@@ -151,9 +151,11 @@ int dgnn_tattn_check(const dgnn_tattn_cfg *c, dgnn_err *err) {
     return DGNN_OK;
 }
 
+/* The sizes saturate (dgnn_size_mul, base.h): a dim from the user's settings (2^40)
+ * overflowed int64_t here; the saturated count fails the slab's allocation with a message. */
 int64_t dgnn_tattn_params_layout(dgnn_tattn_params *p, float *slab, const dgnn_tattn_cfg *c) {
     const int64_t E = dgnn_tattn_E(c), Hd = dgnn_tattn_hidden(c);
-    const int64_t dq = c->dn + c->dt, dk = c->dn + c->de + c->dt;
+    const int64_t dq = dgnn_size_add(c->dn, c->dt), dk = dgnn_size_add(dgnn_size_add(c->dn, c->de), c->dt);
     const int tgn = c->kind == DGNN_ATTN_TGN;
     int64_t n = 0;
     dgnn_tattn_params tmp;
@@ -162,19 +164,19 @@ int64_t dgnn_tattn_params_layout(dgnn_tattn_params *p, float *slab, const dgnn_t
     do {                                                       \
         int64_t cnt_ = (count);                                \
         p->field = (slab && cnt_ > 0) ? slab + n : NULL;       \
-        n += cnt_;                                             \
+        n = dgnn_size_add(n, cnt_);                            \
     } while (0)
-    TAKE(Wq, E * dq);
+    TAKE(Wq, dgnn_size_mul(E, dq));
     TAKE(bq, E);
-    TAKE(Wk, E * dk);
+    TAKE(Wk, dgnn_size_mul(E, dk));
     TAKE(bk, E);
-    TAKE(Wv, E * dk);
+    TAKE(Wv, dgnn_size_mul(E, dk));
     TAKE(bv, E);
-    TAKE(Wo, tgn ? E * E : 0);
+    TAKE(Wo, tgn ? dgnn_size_mul(E, E) : 0);
     TAKE(bo, tgn ? E : 0);
-    TAKE(W1, Hd * (E + c->dn));
+    TAKE(W1, dgnn_size_mul(Hd, dgnn_size_add(E, c->dn)));
     TAKE(b1, Hd);
-    TAKE(W2, tgn ? c->dout * c->dn : 0);
+    TAKE(W2, tgn ? dgnn_size_mul(c->dout, c->dn) : 0);
     TAKE(b2, tgn ? c->dout : 0);
     TAKE(ln_g, tgn ? 0 : c->dout);
     TAKE(ln_b, tgn ? 0 : c->dout);
