@@ -46,10 +46,23 @@
 #include "dgnn/nn.h"
 #include "dgnn/spmm.h" /* dgnn_csr: the sparse ops' host matrices */
 
+/* The functions are defined by the CUDA backend only: they are declared where it is built
+ * in (DGNN_HAVE_CUDA, which dgnn_core and dgnn_cuda of a -DDGNN_CUDA=ON build define for
+ * their sources and their users). Without it, as in libdgnn.so (the CPU build) and a
+ * program built against the installed headers, only the types and constants are declared
+ * (tgnn_cuda.h, snapmodel_cuda.h and comm_dev.h, whose functions every build defines, use
+ * them): a call to one of these fails to compile, not to link. */
+#if defined(DGNN_HAVE_CUDA) && DGNN_HAVE_CUDA
+#define DGNN_CUDA_DECLS 1
+#else
+#define DGNN_CUDA_DECLS 0
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+#if DGNN_CUDA_DECLS
 /* Number of usable CUDA devices (0 when there is no driver or no device). */
 int dgnn_cuda_device_count(void);
 /* Name of device i into buf; returns 0 on success. */
@@ -57,10 +70,12 @@ int dgnn_cuda_device_name(int i, char *buf, int cap);
 /* y = a * x + y on the device for n floats (host arrays in and out); 0 on success,
  * -1 on any CUDA error (message on stderr). */
 int dgnn_cuda_saxpy(float a, const float *x, float *y, int64_t n);
+#endif
 
 /* ---- the device context ---- */
 typedef struct dgnn_cuda dgnn_cuda; /* one device, one stream, one cuBLAS handle */
 
+#if DGNN_CUDA_DECLS
 /* Opens device `device` (0-based): DGNN_EDEVICE with a message when there is no such
  * device (or no driver). cuBLAS runs in full FP32 (no TF32), so products compare with
  * the CPU's. Free with dgnn_cuda_free (NULL is a no-op). */
@@ -89,6 +104,7 @@ void dgnn_cuda_host_free(dgnn_cuda *c, void *hptr);
 int dgnn_cuda_upload(dgnn_cuda *c, void *dst, const void *src, size_t bytes, dgnn_err *err);
 int dgnn_cuda_download(dgnn_cuda *c, void *dst, const void *dsrc, size_t bytes, dgnn_err *err);
 int dgnn_cuda_sync(dgnn_cuda *c, dgnn_err *err);
+#endif
 /* A watch over the host's waits on the device. Unset (NULL, the default) a wait blocks in the
  * runtime. Set, each wait (dgnn_cuda_sync, dgnn_cuda_lane_sync, the steps' waits for a staging
  * copy) polls its stream or event instead and calls fn(ctx, err) before each poll; a non-zero
@@ -96,10 +112,12 @@ int dgnn_cuda_sync(dgnn_cuda *c, dgnn_err *err);
  * collective that a failed peer or network can never finish would otherwise hold the wait
  * forever, and NCCL reports such a failure only when asked (ncclCommGetAsyncError). */
 typedef int (*dgnn_cuda_watch_fn)(void *ctx, dgnn_err *err);
+#if DGNN_CUDA_DECLS
 void dgnn_cuda_set_watch(dgnn_cuda *c, dgnn_cuda_watch_fn fn, void *ctx);
 /* bytes of device memory at dptr = 0; ddst = dsrc for bytes (device to device). */
 int dgnn_cuda_zero(dgnn_cuda *c, void *dptr, size_t bytes, dgnn_err *err);
 int dgnn_cuda_copy(dgnn_cuda *c, void *ddst, const void *dsrc, size_t bytes, dgnn_err *err);
+#endif
 
 /* ---- a lane: a second stream of the context's device ----
  * Work that runs beside the context's stream: comm_dev.c's gradient sums and row exchanges,
@@ -111,6 +129,7 @@ int dgnn_cuda_copy(dgnn_cuda *c, void *ddst, const void *dsrc, size_t bytes, dgn
  * on the lane into or from pinned memory runs truly asynchronously: the host touches
  * that memory only after a lane_sync. Free it (NULL is a no-op) after a lane_sync. */
 typedef struct dgnn_cuda_lane dgnn_cuda_lane;
+#if DGNN_CUDA_DECLS
 int dgnn_cuda_lane_init(dgnn_cuda *c, dgnn_cuda_lane **out, dgnn_err *err);
 void dgnn_cuda_lane_free(dgnn_cuda_lane *l);
 /* the lane's stream (a cudaStream_t), for a library that enqueues on it (NCCL) */
@@ -255,6 +274,7 @@ int dgnn_cuda_scatter_add_rows(dgnn_cuda *c, float *ddst, int64_t ldd, const flo
 int dgnn_cuda_scatter_rows_last(dgnn_cuda *c, float *ddst, int64_t ldd, double *ddst_t, const float *dsrc,
                                 int64_t lds, const double *dsrc_t, const int32_t *didx, int64_t n, int64_t width,
                                 dgnn_err *err);
+#endif
 
 /* ---- sparse GCN ops on the device (spmm.cu), the GPU twins of spmm.h's ----
  * NOT YET VERIFIED ON HARDWARE: tests/cuda/test_cuda_spmm.c compares each op with its CPU
@@ -277,6 +297,7 @@ typedef struct {
     void *work_;        /* cusparseSpMM's workspace (stream-ordered), work_bytes_ bytes */
     size_t work_bytes_;
 } dgnn_cuda_csr;
+#if DGNN_CUDA_DECLS
 /* d = a on the device (a's arrays are host memory). DGNN_EINVAL when a does not fit 32-bit
  * indices (at most 2^31 - 1 rows, columns and entries) or is not a CSR cuSPARSE can read:
  * row pointers from 0 to nnz, non-decreasing; columns in [0, cols), ascending within a row
@@ -316,6 +337,7 @@ int dgnn_cuda_gcn_onehot_backward(dgnn_cuda *c, float *ddE, float *ddb, float *d
  * is non-zero. */
 int dgnn_cuda_transpose(dgnn_cuda *c, float *dout, const float *din, int64_t R, int64_t C, int accumulate,
                         dgnn_err *err);
+#endif
 
 /* ---- the node state store on the device (state.cu), state.h's dgnn_state ----
  * The same arrays and rules; a struct of its own because state.h is in a higher layer.
@@ -331,6 +353,7 @@ typedef struct {
 } dgnn_cuda_state;
 #define DGNN_CUDA_AGG_LAST 0 /* state.h's DGNN_AGG_LAST */
 #define DGNN_CUDA_AGG_MEAN 1 /* state.h's DGNN_AGG_MEAN */
+#if DGNN_CUDA_DECLS
 /* dgnn_state_init (zeroed) / _free / _reset. */
 int dgnn_cuda_state_init(dgnn_cuda *c, dgnn_cuda_state *s, int64_t num_nodes, int64_t mem_dim, int64_t mail_dim,
                          int64_t slots, dgnn_err *err);
@@ -363,6 +386,7 @@ int dgnn_cuda_state_time_since(dgnn_cuda *c, float *ddt, const double *d_t, cons
  * second time: its mail is gone); a node without a pending mail is left alone. */
 int dgnn_cuda_state_commit_mem(dgnn_cuda *c, dgnn_cuda_state *s, const int32_t *dnodes, const int32_t *drow,
                                const float *dh, const double *dh_t, int64_t n, dgnn_err *err);
+#endif
 
 
 /* ---- one training step of the memory models on the device (tgn_step.cu) ----
@@ -458,6 +482,7 @@ typedef struct {
     const uint64_t *seeds;   /* the attention's dropout seeds (dgnn_cuda_tattn_forward), NULL: none */
 } dgnn_cuda_tgn_batch;
 
+#if DGNN_CUDA_DECLS
 /* Allocates t's slabs (zeroed) for cfg, its loss's pinned float and the staging buffers'
  * events (the workspace itself comes with the first batch); DGNN_EINVAL for bad sizes.
  * Free with dgnn_cuda_tgn_free (a zeroed t is a no-op), which waits for the stream first. */
@@ -498,6 +523,7 @@ int dgnn_cuda_tgn_commit(dgnn_cuda *c, dgnn_cuda_tgn *t, dgnn_cuda_state *s, con
 /* dgnn_cuda_adam_step over the whole slab (step: the count after the increment); asynchronous. */
 int dgnn_cuda_tgn_adam(dgnn_cuda *c, dgnn_cuda_tgn *t, double lr, double beta1, double beta2, double eps,
                        double weight_decay, int64_t step, dgnn_err *err);
+#endif
 
 /* ---- one training step of APAN on the device (apan_step.cu) ----
  * NOT YET VERIFIED ON HARDWARE: tests/cuda/test_cuda_apan.c compares it with the CPU model's
@@ -547,6 +573,7 @@ typedef struct {
     const uint64_t *seeds;     /* NULL (no dropout), or the attention's then the MLP's dropout seed */
 } dgnn_cuda_apan_batch;
 
+#if DGNN_CUDA_DECLS
 /* dgnn_cuda_tgn_init / _free / _workspace_bytes / _forward_backward / _wait_loss / _forward
  * / _commit / _adam for APAN: the same contracts, over the state s (slots S, mail width
  * Dm). The commit (apan_commit) needs no time encoding, so it may run after Adam too. */
@@ -614,6 +641,7 @@ int dgnn_cuda_lstm_backward(dgnn_cuda *c, float *ddx, float *ddh, float *ddc, fl
                             const float *dsaved, const float *dx, const float *dh, const float *dc,
                             const float *dW_ih, const float *dW_hh, int64_t B, int64_t Din, int64_t H,
                             dgnn_err *err);
+#endif
 
 /* ---- the node-state GRU of T-GCN and GCRN-GRU (snap_gates.cu) ----
  * NOT YET VERIFIED ON HARDWARE: compiled only; tests/cuda/test_cuda_snaptrain_tgcn.c runs
@@ -631,6 +659,7 @@ int dgnn_cuda_lstm_backward(dgnn_cuda *c, float *ddx, float *ddh, float *ddc, fl
  * sizes are DGNN_EINVAL, 0 does nothing. */
 #define DGNN_CUDA_GATE_SIGMOID DGNN_NGRU_SIGMOID /* nn.h's dgnn_sigmoidf */
 #define DGNN_CUDA_GATE_TANH DGNN_NGRU_TANH       /* tanhf */
+#if DGNN_CUDA_DECLS
 /* Y (N, D) += b (D) on every row: the bias of snapm_h_gcn_forward's layer. */
 int dgnn_cuda_add_rows(dgnn_cuda *c, float *dY, const float *db, int64_t N, int64_t D, dgnn_err *err);
 /* db (D) += the column sums of dY (N, D), each column summed in row order by one thread
@@ -718,6 +747,7 @@ int dgnn_cuda_cls_pairs_backward(dgnn_cuda *c, float *ddH, float *ddW1, float *d
  * every pair (u0 + r, v). */
 int dgnn_cuda_cls_prob_rows(dgnn_cuda *c, float *dprob, const float *dP, const float *dQ, const float *dW2,
                             const float *db2, int64_t u0, int64_t rows, int64_t N, int64_t C, dgnn_err *err);
+#endif
 
 /* ---- the link task's all-pairs metrics on the device (snap_metric.cu) ----
  * NOT YET VERIFIED ON HARDWARE: tests/cuda/test_cuda_metric.c compares it with the CPU's
@@ -732,8 +762,10 @@ int dgnn_cuda_cls_prob_rows(dgnn_cuda *c, float *dprob, const float *dP, const f
  * same bits every run). Temporaries are stream-ordered allocations (cudaMallocAsync).
  * N is at most DGNN_CUDA_LINK_METRICS_MAX_N (N^2 < 2^32: the sort's words), else DGNN_EINVAL. */
 #define DGNN_CUDA_LINK_METRICS_MAX_N 65535
+#if DGNN_CUDA_DECLS
 int dgnn_cuda_link_metrics(dgnn_cuda *c, double *ap, double *mrr, const float *dprob, const int32_t *drowptr,
                            const int32_t *dcol, int64_t N, int64_t nnz, dgnn_err *err);
+#endif
 
 #ifdef __cplusplus
 }
