@@ -41,6 +41,32 @@ for h in "$p"/include/dgnn/*.h; do
   expect_rc 0 cc -std=c11 -Wall -Wextra -Werror -fsyntax-only -I"$p/include" "$tmp/include_$base.c"
 done
 
+# C++: the headers have extern "C" guards, so a C++ program includes them (nn.h's
+# designated initializer was C++20 only); skipped where there is no C++ compiler
+if command -v c++ > /dev/null; then
+  for std in c++11 c++17; do
+    for h in "$p"/include/dgnn/*.h; do
+      printf '#include <dgnn/%s.h>\nint main() { return 0; }\n' "$(basename "$h" .h)" > "$tmp/include_cxx.cpp"
+      expect_rc 0 c++ -std=$std -pedantic-errors -Wall -Wextra -Werror -fsyntax-only -I"$p/include" "$tmp/include_cxx.cpp"
+    done
+  done
+else
+  echo "skip: no c++ (the headers' C++ check)"
+fi
+
+# the library exports its public API only (a version script): internal names such as
+# args_parse or cmd_train would otherwise bind to, or be replaced by, a program's own
+if command -v nm > /dev/null; then
+  nm -D --defined-only "$p/$libdir/libdgnn.so" > "$tmp/syms" 2>&1
+  n_pub=$(awk 'NF >= 3 && $3 ~ /^dgnn_/' "$tmp/syms" | wc -l)
+  others=$(awk 'NF >= 3 && $3 !~ /^dgnn_/ { print $3 }' "$tmp/syms" | head -5 | tr '\n' ' ')
+  [ "$n_pub" -gt 100 ] && [ -z "$others" ] && ok || bad "libdgnn.so exports names other than dgnn_* ($others) or too few dgnn_* ($n_pub)"
+  grep -qw dgnn_capi_train "$tmp/syms" && grep -qw dgnn_event_train "$tmp/syms" && ok || bad "libdgnn.so lacks its public API"
+fi
+# no static library, so no static link promised: dgnn.pc has no Libs.private
+[ ! -e "$p/$libdir/libdgnn.a" ] && ! grep -q '^Libs.private' "$p/$libdir/pkgconfig/dgnn.pc" && ok ||
+  bad "dgnn.pc offers a static link (Libs.private) or a libdgnn.a is installed: docs/c-library.md says neither"
+
 # pkg-config: what a program needs, and nothing of the build tree
 export PKG_CONFIG_PATH=$p/$libdir/pkgconfig
 expect_rc 0 pkg-config --cflags --libs dgnn
@@ -49,6 +75,26 @@ has "-L$p/$libdir"
 has "-ldgnn"
 if grep -qF -- "$root" "$tmp/out" || grep -qF -- "$build" "$tmp/out"; then bad "pkg-config points into the source or build tree"; cat "$tmp/out"; else ok; fi
 flags=$(pkg-config --cflags --libs dgnn)
+
+# every function the installed headers declare links against the installed library: a
+# program that compiles also links (the CUDA backend's dgnn_cuda_*, declared through
+# tgnn_cuda.h and comm_dev.h, are not in the CPU build's library; they are declared only
+# where DGNN_HAVE_CUDA is set). The names: every "TYPE dgnn_NAME(" of dgnn.h preprocessed
+# as a program's, static inline ones included; each one's address is taken.
+{
+  printf '#include <dgnn/dgnn.h>\nvoid *const dgnn_all_functions[] = {\n'
+  printf '#include <dgnn/dgnn.h>\n' | cc -std=c11 -E -P -I"$p/include" -x c - | tr -s ' \t\n' ' ' |
+    grep -oE '[A-Za-z_0-9*]+ +\**dgnn_[A-Za-z0-9_]+ *\(' | grep -vE '^(return|if|while|for|sizeof) ' |
+    sed -E 's/.*(dgnn_[A-Za-z0-9_]+) *\($/\1/' | sort -u | sed 's/.*/  (void *)\&&,/'
+  printf '};\nint main(void) { return dgnn_all_functions[0] == 0; }\n'
+} > "$tmp/all_functions.c"
+n_fn=$(grep -c '(void \*)&' "$tmp/all_functions.c")
+[ "$n_fn" -gt 300 ] && ok || bad "only $n_fn functions found in dgnn.h"
+san_link=
+[ "$(cache DGNN_SANITIZE)" = ON ] && san_link="-fsanitize=address,undefined"
+# shellcheck disable=SC2046,SC2086
+expect_rc 0 cc -std=c11 -w $san_link "$tmp/all_functions.c" $(pkg-config --cflags --libs dgnn) -o "$tmp/all_functions"
+grep -q "undefined reference" "$tmp/out" && grep -o "undefined reference to .[A-Za-z0-9_]*" "$tmp/out" | sort -u | head -5
 
 # the example, built and run as docs/c-library.md says
 san=
