@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h> /* flock */
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -392,6 +393,58 @@ int dgnn_ckpt_dir_writer_open(dgnn_ckpt_writer **out, const char *dir, dgnn_err 
     char path[4096];
     dgnn_ckpt_dir_path(path, sizeof path, dir);
     return dgnn_ckpt_writer_open(out, path, err);
+}
+
+/* flock, not the lock file's presence: a killed run's lock is gone with it, and no stale
+ * file ever needs removing (removing one would let two runs lock two files of one name) */
+int dgnn_ckpt_dir_lock(const char *dir, int *fd, dgnn_err *err) {
+    *fd = -1;
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return dgnn_err_set(err, DGNN_EIO, "%s: cannot create the checkpoint folder: %s", dir, strerror(errno));
+    char path[4096];
+    snprintf(path, sizeof path, "%s/.lock", dir);
+    const int f = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0666);
+    if (f < 0)
+        return dgnn_err_set(err, DGNN_EIO, "checkpoint folder %s: cannot open its lock file %s: %s", dir, path,
+                            strerror(errno));
+    struct stat st;
+    if (fstat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(f);
+        return dgnn_err_set(err, DGNN_EIO, "checkpoint folder %s: its lock file %s is not a regular file: remove it",
+                            dir, path);
+    }
+    if (flock(f, LOCK_EX | LOCK_NB) != 0) {
+        const int e = errno;
+        if (e == EWOULDBLOCK) {
+            char pid[24] = "";
+            const ssize_t n = pread(f, pid, sizeof pid - 1, 0);
+            size_t k = 0;
+            while (n > 0 && k < (size_t)n && pid[k] >= '0' && pid[k] <= '9') k++;
+            pid[k] = '\0'; /* the holder may not have written it yet */
+            close(f);
+            return dgnn_err_set(err, DGNN_EINVAL, "checkpoint folder %s is in use by another run%s%s%s", dir,
+                                k ? " (pid " : "", pid, k ? ")" : "");
+        }
+        close(f);
+        if (e == ENOLCK || e == EOPNOTSUPP) { /* a file system without locks: run unguarded, as before */
+            dgnn_log("checkpoint folder %s: its file system takes no locks (%s): another run given it at once "
+                     "would not be detected\n", dir, strerror(e));
+            return DGNN_OK;
+        }
+        return dgnn_err_set(err, DGNN_EIO, "checkpoint folder %s: cannot lock %s: %s", dir, path, strerror(e));
+    }
+    char pid[24];
+    const int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    if (ftruncate(f, 0) == 0) { /* the pid is for the message only: a failed write is no matter */
+        const ssize_t w = pwrite(f, pid, (size_t)n, 0);
+        (void)w;
+    }
+    *fd = f;
+    return DGNN_OK;
+}
+
+void dgnn_ckpt_dir_unlock(int fd) {
+    if (fd >= 0) close(fd); /* closing the only descriptor drops the flock */
 }
 
 int dgnn_ckpt_add_params(dgnn_ckpt_writer *w, const dgnn_params *p, int with_grad, dgnn_err *err) {

@@ -3,7 +3,9 @@
  * with its fingerprint, the parameter slabs and the results, around the trainer's own
  * sections, which one function of the trainer writes and reads through dgnn_ckpt_io. */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "dgnn/checkpoint.h"
 
@@ -99,4 +101,36 @@ int dgnn_ckpt_family(const char *dir, char *model, size_t model_cap, char *was, 
     if (was && was_cap && dgnn_ckpt_read_run(c, &rec, NULL) == DGNN_OK) dgnn_ckpt_run_describe(was, was_cap, &rec);
     dgnn_ckpt_close(c);
     return family;
+}
+
+int dgnn_ckpt_dir_fresh(const char *dir, dgnn_err *err) {
+    char path[4096];
+    dgnn_ckpt_dir_path(path, sizeof path, dir);
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return DGNN_OK; /* nothing to lose */
+    dgnn_ckpt *c;
+    dgnn_err why;
+    dgnn_err_clear(&why);
+    if (dgnn_ckpt_open(&c, path, &why) != DGNN_OK)
+        return dgnn_err_set(err, DGNN_EINVAL,
+                            "%s already holds a file %s that is no checkpoint this dgnn reads (%s); a run afresh "
+                            "would replace it: give another --checkpoint folder, or remove %s",
+                            dir, path, why.msg, path);
+    int64_t head[2] = {0, -1}; /* meta: the fingerprint, then the finished epochs */
+    const void *meta;
+    size_t bytes;
+    if (dgnn_ckpt_get(c, "meta", &meta, &bytes, NULL) == DGNN_OK && bytes >= sizeof head) memcpy(head, meta, sizeof head);
+    char model[DGNN_CKPT_RUN_VAL] = "";
+    dgnn_ckpt_run kept;
+    if (dgnn_ckpt_read_kept(c, &kept) && dgnn_ckpt_run_get(&kept, "model"))
+        snprintf(model, sizeof model, "%s", dgnn_ckpt_run_get(&kept, "model"));
+    else
+        snprintf(model, sizeof model, "%s", dgnn_ckpt_has(c, "state.mem") ? "an event model" : "a snapshot model");
+    dgnn_ckpt_close(c);
+    char epochs[48] = "";
+    if (head[1] >= 0) snprintf(epochs, sizeof epochs, "%lld epoch%s of ", (long long)head[1], head[1] == 1 ? "" : "s");
+    return dgnn_err_set(err, DGNN_EINVAL,
+                        "%s holds a checkpoint of %s%s: add --resume to continue it, or give another --checkpoint "
+                        "folder, or remove %s",
+                        dir, epochs, model, path);
 }
