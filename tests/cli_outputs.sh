@@ -7,7 +7,9 @@
 # fails with the OS's words and leaves the previous file and no temporary, and stale
 # temporaries of dead processes are removed (a live process's kept). Writers: train --out
 # (both trainers), --profile, --window-report, --checkpoint DIR, convert, gen (.dgnn and
-# .csv), schedule --svg, simulate --svg / --json, bench gen --out, bench train --out.
+# .csv), schedule --svg, simulate --svg / --json, bench gen --out, bench train --out. A
+# checkpoint folder: no output over its checkpoint file, no run afresh over a checkpoint,
+# one run at a time.
 set -u
 dgnn=$1
 . "$(dirname "$0")/lib_cli.sh"
@@ -114,6 +116,51 @@ check "[ \$(wc -l < '$tmp/c.jsonl') = 3 ] && grep -q '^{\"epoch\":3,' '$tmp/c.js
 expect_rc 1 "$dgnn" train "${ev[@]}" --epochs 2 --curve "$tmp/c.jsonl" --checkpoint "$tmp/cck" --resume
 has "holds 3 finished epochs, more than --epochs 2"
 check "[ \$(wc -l < '$tmp/c.jsonl') = 3 ]" "--curve --resume refused: the curve changed"
+# the checkpoint file of --checkpoint DIR is an output of train (and an input of --resume
+# and of dgnn eval): another output there is refused before any work, the checkpoint kept
+cp "$tmp/cck/checkpoint.dgnnckpt" "$tmp/cck.before"; mkdir -p "$tmp/ck3" "$tmp/sck3"
+expect_rc 2 "$dgnn" train "${ev[@]}" --checkpoint "$tmp/ck3" --out "$tmp/ck3/checkpoint.dgnnckpt"
+has "--out $tmp/ck3/checkpoint.dgnnckpt is the checkpoint file of --checkpoint $tmp/ck3: one would overwrite the other"
+lacks "epoch 1"; check "[ ! -e '$tmp/ck3/checkpoint.dgnnckpt' ]" "--out DIR/checkpoint.dgnnckpt: written"
+expect_rc 2 "$dgnn" train "${snap[@]}" --checkpoint "$tmp/sck3" --out "$tmp/sck3/checkpoint.dgnnckpt"
+has "--out $tmp/sck3/checkpoint.dgnnckpt is the checkpoint file of --checkpoint $tmp/sck3"
+check "[ ! -e '$tmp/sck3/checkpoint.dgnnckpt' ]" "snapshot --out DIR/checkpoint.dgnnckpt: written"
+expect_rc 2 "$dgnn" train "${ev[@]}" --epochs 4 --checkpoint "$tmp/cck" --resume --curve "$tmp/cck/checkpoint.dgnnckpt"
+has "--curve $tmp/cck/checkpoint.dgnnckpt is the checkpoint file of --checkpoint $tmp/cck"
+expect_rc 2 "$dgnn" eval --checkpoint "$tmp/cck" --out "$tmp/cck/checkpoint.dgnnckpt"
+has "--out $tmp/cck/checkpoint.dgnnckpt is the file --checkpoint reads: writing it would destroy the input"
+lacks "evaluating the model"
+expect_rc 2 "$dgnn" eval --checkpoint "$tmp/cck" --emb-out "$tmp/cck/checkpoint.dgnnckpt" --emb-time 1e12
+has "--emb-out $tmp/cck/checkpoint.dgnnckpt is the file --checkpoint reads"
+check "cmp -s '$tmp/cck.before' '$tmp/cck/checkpoint.dgnnckpt'" "an output over the checkpoint file: the checkpoint changed"
+# a run afresh (no --resume) never replaces the checkpoint of its folder: refused before
+# any work with what to do (both trainers; a file there that is no checkpoint is kept too)
+expect_rc 2 "$dgnn" train "${ev[@]}" --checkpoint "$tmp/cck"
+has "$tmp/cck holds a checkpoint of 3 epochs of tgn: add --resume to continue it, or give another --checkpoint folder, or remove $tmp/cck/checkpoint.dgnnckpt"
+lacks "epoch 1"; check "cmp -s '$tmp/cck.before' '$tmp/cck/checkpoint.dgnnckpt'" "a run afresh: the checkpoint replaced"
+expect_rc 0 "$dgnn" train "${snap[@]}" --checkpoint "$tmp/sck"; cp "$tmp/sck/checkpoint.dgnnckpt" "$tmp/sck.before"
+expect_rc 2 "$dgnn" train "${snap[@]}" --checkpoint "$tmp/sck"; has "$tmp/sck holds a checkpoint of 1 epoch of evolvegcn-o: add --resume"
+check "cmp -s '$tmp/sck.before' '$tmp/sck/checkpoint.dgnnckpt'" "a snapshot run afresh: the checkpoint replaced"
+expect_rc 0 "$dgnn" train "${snap[@]}" --checkpoint "$tmp/sck" --epochs 2 --resume; has "resumed from"
+mkdir -p "$tmp/junk"; echo '{"not": "a checkpoint"}' > "$tmp/junk/checkpoint.dgnnckpt"
+expect_rc 2 "$dgnn" train "${ev[@]}" --checkpoint "$tmp/junk"; has "$tmp/junk already holds a file $tmp/junk/checkpoint.dgnnckpt that is no checkpoint"
+check "grep -q 'not' '$tmp/junk/checkpoint.dgnnckpt'" "a file that is no checkpoint: replaced"
+# one run at a time in a checkpoint folder (both trainers): a second run, afresh or
+# resuming, is refused before any work, naming the first's pid; the lock is the kernel's
+# (flock), so a killed run's never blocks the next
+check_lock() {
+  local name=$1; shift
+  local d=$tmp/lock_$name
+  "$@" --epochs 1024 --patience 1024 --checkpoint "$d" > "$tmp/lock.out" 2>&1 & local first=$!
+  for i in $(seq 1 600); do [ -s "$d/.lock" ] && break; sleep 0.1; done
+  expect_rc 2 "$@" --checkpoint "$d"; has "checkpoint folder $d is in use by another run (pid $first)"
+  expect_rc 2 "$@" --checkpoint "$d" --resume --epochs 1024; has "checkpoint folder $d is in use by another run (pid $first)"
+  kill -9 $first; wait $first 2>/dev/null
+  rm -f "$d/checkpoint.dgnnckpt" # the killed run's (a run afresh would be refused for it)
+  expect_rc 0 "$@" --checkpoint "$d"; lacks "in use"
+}
+check_lock event "$dgnn" train "${ev[@]}" --threads 1
+check_lock snap "$dgnn" train "${snap[@]}" --threads 1
 expect_rc 0 "$dgnn" train "${snap[@]}" --epochs 2 --curve "$tmp/s.jsonl"
 check "[ \$(wc -l < '$tmp/s.jsonl') = 2 ] && grep -q '\"val_map\":' '$tmp/s.jsonl'" "--curve (snapshot model): not one line per epoch"
 mkfifo "$tmp/curve.fifo"
@@ -260,6 +307,7 @@ check_ckpt() {
   # stale temporaries of killed runs: a dead process's removed, a live one's kept
   local dp; dp=$(dead_pid)
   head -c 100000 /dev/zero > "$d/run/.checkpoint.dgnnckpt.tmp.$host.$dp"; : > "$d/run/.checkpoint.dgnnckpt.tmp.$host.$$"
+  rm "$d/run/checkpoint.dgnnckpt" # a run afresh would be refused for it
   expect_rc 0 "${A[@]}"
   check "[ ! -e '$d/run/.checkpoint.dgnnckpt.tmp.$host.$dp' ] && [ -e '$d/run/.checkpoint.dgnnckpt.tmp.$host.$$' ]" "$name: stale checkpoint temporary kept, or a live one removed"
   # refused before any work: parent missing, a file, its checkpoint file a folder, read-only
@@ -286,7 +334,7 @@ check_ckpt() {
   # a full disk: the previous checkpoint survives byte for byte, no temporary is left
   if [ -n "$full" ]; then
     subst "$full/run" "$@"; expect_rc 0 "${A[@]}"; cp "$full/run/checkpoint.dgnnckpt" "$d/before"
-    fill; expect_rc 1 "${A[@]}"; has "No space left on device"
+    fill; expect_rc 1 "${A[@]}" --epochs 2 --resume; has "No space left on device"
     check "cmp -s '$d/before' '$full/run/checkpoint.dgnnckpt' && [ \$(temps_in '$full/run') = 0 ]" "$name: full disk: previous checkpoint lost or temporary left"
     unfill; rm -rf "$full/run"
   fi

@@ -4,7 +4,8 @@
 #     whose lists the test writes itself; MRR and Hits@k as TGB's tie rule gives them.
 #  2. DyGLib's historical and inductive negatives by hand, EdgeBank again.
 #  3. Generated lists: written when absent, read back by the next run (same figures); a list
-#     of the wrong length is refused naming the file; bad --protocol values.
+#     of the wrong length is refused naming the file; an output over a list, read or
+#     generated, is refused before any work; bad --protocol values.
 #  4. dgnn eval: a checkpoint evaluated gives the test figures of the run that wrote it,
 #     under every protocol, its settings taken from the checkpoint; --emb-out writes (n,
 #     dim) float32; settings that differ from the checkpoint's are refused; eval's own
@@ -80,6 +81,15 @@ if [ -s "$tmp/gen_val_ns.npy" ] && [ -s "$tmp/gen_test_ns.npy" ]; then ok; else 
 expect_rc 0 "$dgnn" train --model edgebank --data "$tmp/g.csv" --quiet --protocol tgb --tgb-negatives "$tmp/gen" --out "$tmp/g2.json"
 has "test negatives: $tmp/gen_test_ns.npy (20 candidates per positive)"
 near "same list, same MRR" "$(val "$tmp/g2.json" protocols.tgb.test_mrr)" "$(val "$tmp/g1.json" protocols.tgb.test_mrr)"
+# the lists are in the output check, before any work: an output over a list --tgb-negatives
+# reads is refused (the list kept), and one over a list the run would generate
+cp "$tmp/gen_test_ns.npy" "$tmp/gen_test.before"
+expect_rc 2 "$dgnn" train --model edgebank --data "$tmp/g.csv" --quiet --protocol tgb --tgb-negatives "$tmp/gen" --out "$tmp/gen_test_ns.npy"
+has "--out $tmp/gen_test_ns.npy is the file --tgb-negatives reads: writing it would destroy the input"
+if cmp -s "$tmp/gen_test.before" "$tmp/gen_test_ns.npy"; then ok; else bad "--out over a TGB list: the list replaced"; fi
+expect_rc 2 "$dgnn" train --model edgebank --data "$tmp/g.csv" --quiet --protocol tgb --tgb-negatives "$tmp/new" --out "$tmp/new_val_ns.npy"
+has "--out $tmp/new_val_ns.npy and --tgb-negatives $tmp/new_val_ns.npy are the same file: one would overwrite the other"
+if [ ! -e "$tmp/new_val_ns.npy" ] && [ ! -e "$tmp/new_test_ns.npy" ]; then ok; else bad "a refused run generated its TGB lists"; fi
 npy "$tmp/short_val_ns.npy" 2 1  3 4
 cp "$tmp/gen_test_ns.npy" "$tmp/short_test_ns.npy"
 expect_rc 1 "$dgnn" train --model edgebank --data "$tmp/g.csv" --quiet --protocol tgb --tgb-negatives "$tmp/short"

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import dgnn
+from dgnn.errors import DGNN_EINVAL
 
 FLAGS = dict(epochs=2, seed=1, batch=200, mem_dim=16, time_dim=8, quiet=True)
 
@@ -84,6 +85,45 @@ def test_train_into_a_given_checkpoint(stream, tmp_path):
     res, model = dgnn.train(stream, return_model=True, checkpoint=ck, **FLAGS)
     assert model.path == ck
     assert model.eval(quiet=True)["test"]["ap"] == pytest.approx(res["test"]["ap"], abs=1e-9)
+
+
+def test_a_run_afresh_never_replaces_a_checkpoint(stream, tmp_path):
+    # as `dgnn train --checkpoint DIR` without --resume: refused with what to do, the
+    # checkpoint kept; resume=True continues it
+    import os
+    ck = str(tmp_path / "ck")
+    dgnn.train(stream, checkpoint=ck, **dict(FLAGS, epochs=1))
+    path = os.path.join(ck, "checkpoint.dgnnckpt")
+    with open(path, "rb") as f:
+        before = f.read()
+    with pytest.raises(dgnn.DgnnError, match=r"holds a checkpoint of 1 epoch of tgn: add --resume to continue it, or "
+                                             r"give another --checkpoint folder, or remove .*checkpoint\.dgnnckpt") as e:
+        dgnn.train(stream, checkpoint=ck, **FLAGS)
+    assert e.value.code == DGNN_EINVAL
+    with open(path, "rb") as f:
+        assert f.read() == before
+    assert dgnn.train(stream, checkpoint=ck, resume=True, **FLAGS)["epochs"][-1]["epoch"] == 2
+
+
+def test_a_checkpoint_folder_is_one_runs_at_a_time(stream, tmp_path):
+    # while dgnn.train runs (here: in its on_epoch), its checkpoint folder is locked: a
+    # dgnn train given it is refused, naming this process
+    import os
+    import subprocess
+    from conftest import DGNN_BIN
+    ck = str(tmp_path / "ck")
+    seen = []
+
+    def second(epoch):
+        seen.append(subprocess.run([DGNN_BIN, "train", "--data", stream, "--format", "jodie", "--checkpoint", ck,
+                                    "--resume", "--quiet"] + dgnn.options_to_flags(FLAGS),
+                                   capture_output=True, text=True))
+
+    dgnn.train(stream, checkpoint=ck, on_epoch=second, **FLAGS)
+    assert seen and all(r.returncode == 2 for r in seen), [r.stderr for r in seen]
+    assert "checkpoint folder %s is in use by another run (pid %d)" % (ck, os.getpid()) in seen[0].stderr
+    # released when the run ends
+    assert dgnn.train(stream, checkpoint=ck, resume=True, **dict(FLAGS, epochs=3))["epochs"][-1]["epoch"] == 3
 
 
 def test_eval_of_a_command_checkpoint_whose_run_read_a_file(stream, tmp_path):

@@ -456,24 +456,46 @@ static int file_id_same(const file_id *a, const file_id *b) {
     return strcmp(a->where, b->where) == 0;
 }
 
-/* 1 when outs[i] (an output file) is an input or an earlier output file, with the message */
+/* The file an output names, to compare: its path, or for a folder (--checkpoint DIR) the
+ * checkpoint file in it, which the run writes (and reads on --resume): --out
+ * DIR/checkpoint.dgnnckpt would replace the checkpoint, or the checkpoint the JSON */
+static void output_file(const cli_output *o, char *buf, size_t cap) {
+    if (o->role == CLI_OUT_FOLDER) dgnn_ckpt_dir_path(buf, cap, o->path);
+    else snprintf(buf, cap, "%s", o->path);
+}
+
+/* 1 when outs[i] (an output file, or a folder's checkpoint file) is an input or the file
+ * of an earlier output, with the message */
 static int clobbers(const char *cmd, const cli_output *outs, int n, int i) {
     file_id me, other;
-    file_id_of(outs[i].path, &me);
+    char mine[PATH_MAX];
+    output_file(&outs[i], mine, sizeof mine);
+    file_id_of(mine, &me);
     for (int j = 0; j < n; j++) {
-        if (j == i || !outs[j].path || outs[j].role == CLI_OUT_FOLDER || (outs[j].role == CLI_OUT_FILE && j > i))
-            continue;
+        const int out_j = outs[j].role == CLI_OUT_FILE || outs[j].role == CLI_OUT_FOLDER;
+        if (j == i || !outs[j].path || (out_j && j > i)) continue; /* of two outputs, the later one tells */
         const char *p = outs[j].path, *end;
         do { /* each path of a list */
             end = outs[j].role == CLI_IN_LIST ? strchr(p, ',') : NULL;
             char one[PATH_MAX];
             const size_t len = end ? (size_t)(end - p) : strlen(p);
-            snprintf(one, sizeof one, "%.*s", (int)(len < sizeof one ? len : sizeof one - 1), p);
+            if (outs[j].role == CLI_OUT_FOLDER) output_file(&outs[j], one, sizeof one);
+            else snprintf(one, sizeof one, "%.*s", (int)(len < sizeof one ? len : sizeof one - 1), p);
             file_id_of(one, &other);
             if (one[0] && file_id_same(&me, &other)) {
-                if (outs[j].role == CLI_OUT_FILE)
+                const cli_output *dir = outs[i].role == CLI_OUT_FOLDER   ? &outs[i]
+                                        : outs[j].role == CLI_OUT_FOLDER ? &outs[j]
+                                                                         : NULL;
+                if (dir && out_j) /* a file and the checkpoint file of a folder */
+                    fprintf(stderr, "dgnn %s: %s %s is the checkpoint file of %s %s: one would overwrite the other\n",
+                            cmd, dir == &outs[i] ? outs[j].flag : outs[i].flag, dir == &outs[i] ? one : outs[i].path,
+                            dir->flag, dir->path);
+                else if (outs[j].role == CLI_OUT_FILE)
                     fprintf(stderr, "dgnn %s: %s %s and %s %s are the same file: one would overwrite the other\n", cmd,
                             outs[j].flag, one, outs[i].flag, outs[i].path);
+                else if (dir)
+                    fprintf(stderr, "dgnn %s: %s %s writes its checkpoint file %s, the file %s reads: writing it would "
+                                    "destroy the input\n", cmd, outs[i].flag, outs[i].path, mine, outs[j].flag);
                 else
                     fprintf(stderr, "dgnn %s: %s %s is the file %s reads: writing it would destroy the input\n", cmd,
                             outs[i].flag, outs[i].path, outs[j].flag);
@@ -497,7 +519,7 @@ int cli_check_outputs(const char *cmd, const cli_output *outs, int n) {
             if (rc != DGNN_OK) {
                 fprintf(stderr, "dgnn %s: %s %s: %s\n", cmd, outs[i].flag, outs[i].path, err.msg);
                 bad = 1;
-            } else if (outs[i].role == CLI_OUT_FILE && clobbers(cmd, outs, n, i)) {
+            } else if (clobbers(cmd, outs, n, i)) { /* an output file, or a folder's checkpoint file */
                 bad = 1;
             }
         }

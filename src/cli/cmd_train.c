@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -352,7 +353,7 @@ static int write_embeddings(const char *path, const dgnn_emb_request *e) {
 /* `dgnn train`, `dgnn bench train` (bench: one epoch of training only by default, then the
  * throughput table against sgemm peak measured in the same run) and `dgnn eval` (the same
  * flags as the training run, a checkpoint evaluated without training). */
-static int train_main(int argc, char **argv, int mode, const cli_train_embed *embed) {
+static int train_run(int argc, char **argv, int mode, const cli_train_embed *embed, int *lock) {
     const int bench = mode == MODE_BENCH, eval = mode == MODE_EVAL;
     cli_load_flags lf = {0};
     cli_node_flags nf = CLI_NODE_FLAGS_INIT;
@@ -412,8 +413,8 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
         {"emb-time", ARG_STRING, &emb_time, "T", "dgnn eval: every node's embedding at time T (instead of --emb-at)"},
         {"score-at", ARG_STRING, &score_at, "CSV", "dgnn eval: 'src,dst,time' pairs (ids as in the data) to score from the memory the evaluation ended with"},
         {"score-out", ARG_STRING, &score_out, "NPY", "dgnn eval: write the pairs' scores (the link predictor's probability, float32 (n)) after the evaluation"},
-        {"checkpoint", ARG_STRING, &ckpt, "DIR", "write a checkpoint after every epoch into DIR"},
-        {"resume", ARG_FLAG, &resume, NULL, "continue from the checkpoint in --checkpoint DIR"},
+        {"checkpoint", ARG_STRING, &ckpt, "DIR", "write a checkpoint after every epoch into DIR (one run at a time: a second one is refused)"},
+        {"resume", ARG_FLAG, &resume, NULL, "continue from the checkpoint in --checkpoint DIR (needed when DIR holds one: a run afresh never replaces it)"},
         {"dist", ARG_STRING, &dist, "MODE", "multi-rank training under mpirun: strict (the baseline) or depbloom"},
         CLI_COMM_TIMEOUT_OPT(comm_timeout),
         {"partition", ARG_FLAG, &partition, NULL, "depbloom: temporally bounded spatial partitioning (METIS)"},
@@ -768,9 +769,22 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
         dgnn_comm_init(&argc, &argv);
         if (dgnn_comm_rank() != 0) c.progress = 0;
     }
+    /* TGB's lists: read where they are, else generated and written there */
+    char tgb_val[4200], tgb_test[4200];
+    if (c.protocol.tgb) {
+        if ((rc = cli_tgb_paths(cmdname, tgbneg, data, tgb_val, tgb_test, sizeof tgb_val))) {
+            if (c.dist.mode != DGNN_DIST_NONE) dgnn_comm_finalize();
+            return rc;
+        }
+        c.protocol.tgb_val = tgb_val, c.protocol.tgb_test = tgb_test;
+    }
     /* ---- outputs: every path this run writes is checked before any work (rank 0
-     * writes them all; every rank gets the verdict) ---- */
+     * writes them all; every rank gets the verdict), and against what it reads: dgnn
+     * eval's checkpoint file, TGB's lists where they exist ---- */
     {
+        char ckfile[4200] = "";
+        if (ckpt) dgnn_ckpt_dir_path(ckfile, sizeof ckfile, ckpt);
+        const int tgb = c.protocol.tgb;
         const cli_output outs[] = {{"--out", out, CLI_OUT_FILE},
                                    {"--checkpoint", eval ? NULL : ckpt, CLI_OUT_FOLDER},
                                    {"--window-report", window_report, CLI_OUT_FILE},
@@ -782,8 +796,33 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
                                    {"--data", embed ? NULL : data, CLI_IN},
                                    {"--config", config, CLI_IN},
                                    {"--emb-at", emb_at, CLI_IN},
-                                   {"--score-at", score_at, CLI_IN}};
-        if (cli_check_outputs(cmdname, outs, 12)) {
+                                   {"--score-at", score_at, CLI_IN},
+                                   {"--checkpoint", eval ? ckfile : NULL, CLI_IN},
+                                   {"--tgb-negatives", tgb ? tgb_val : NULL, tgb && access(tgb_val, F_OK) == 0 ? CLI_IN : CLI_OUT_FILE},
+                                   {"--tgb-negatives", tgb ? tgb_test : NULL, tgb && access(tgb_test, F_OK) == 0 ? CLI_IN : CLI_OUT_FILE}};
+        if (cli_check_outputs(cmdname, outs, (int)(sizeof outs / sizeof outs[0]))) {
+            if (c.dist.mode != DGNN_DIST_NONE) dgnn_comm_finalize();
+            return 2;
+        }
+    }
+    /* one run at a time in a checkpoint folder, and a run afresh never replaces the
+     * checkpoint there: rank 0, which writes it, locks it for the run's lifetime (released
+     * by train_main, or by the kernel when the process dies) and every rank gets the verdict */
+    if (ckpt && !eval) {
+        int32_t bad = 0;
+        if (dgnn_comm_rank() == 0) {
+            dgnn_err lerr;
+            dgnn_err_clear(&lerr);
+            struct stat st;
+            const int absent = stat(ckpt, &st) != 0; /* --resume from no folder fails on its own */
+            if ((!(resume && absent) && dgnn_ckpt_dir_lock(ckpt, lock, &lerr) != DGNN_OK) ||
+                (!resume && dgnn_ckpt_dir_fresh(ckpt, &lerr) != DGNN_OK)) {
+                fprintf(stderr, "dgnn %s: %s\n", cmdname, lerr.msg);
+                bad = 1;
+            }
+        }
+        dgnn_comm_bcast(&bad, sizeof bad, 0);
+        if (bad) {
             if (c.dist.mode != DGNN_DIST_NONE) dgnn_comm_finalize();
             return 2;
         }
@@ -858,21 +897,6 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
                         "state_label column of JODIE's wikipedia.csv and reddit.csv)\n", dataset);
         if (own_ev) dgnn_events_free(&ev);
         return 2;
-    }
-    /* TGB's lists: read where they are, else generated and written there (checked now) */
-    char tgb_val[4200], tgb_test[4200];
-    if (c.protocol.tgb) {
-        if ((rc = cli_tgb_paths(cmdname, tgbneg, data, tgb_val, tgb_test, sizeof tgb_val))) {
-            if (own_ev) dgnn_events_free(&ev);
-            return rc;
-        }
-        c.protocol.tgb_val = tgb_val, c.protocol.tgb_test = tgb_test;
-        const cli_output lists[] = {{"--tgb-negatives", access(tgb_val, F_OK) == 0 ? NULL : tgb_val, CLI_OUT_FILE},
-                                    {"--tgb-negatives", access(tgb_test, F_OK) == 0 ? NULL : tgb_test, CLI_OUT_FILE}};
-        if (cli_check_outputs(cmdname, lists, 2)) {
-            if (own_ev) dgnn_events_free(&ev);
-            return 2;
-        }
     }
     dgnn_emb_request embq = {0};
     int32_t *emb_nodes = NULL;
@@ -1041,6 +1065,15 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
     free(res);
     if (own_ev) dgnn_events_free(&ev);
     if (c.dist.mode != DGNN_DIST_NONE) dgnn_comm_finalize();
+    return rc;
+}
+
+/* train_run, and the lock it may take on the checkpoint folder (held for the whole run,
+ * released on every way out) */
+static int train_main(int argc, char **argv, int mode, const cli_train_embed *embed) {
+    int lock = -1;
+    const int rc = train_run(argc, argv, mode, embed, &lock);
+    dgnn_ckpt_dir_unlock(lock);
     return rc;
 }
 

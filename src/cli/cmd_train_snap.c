@@ -22,9 +22,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "dgnn/checkpoint.h"
 #include "dgnn/comm.h"
 #include "dgnn/costmodel.h"
 #include "dgnn/gen.h"
@@ -502,8 +504,8 @@ static int snap_options(int argc, char **argv, int bench, const cli_train_embed 
         {"rounds", ARG_INT, &rounds, "R", "dygnex, greedy and ilp (even's: ceil(windows / P)): rounds (optimizer steps) per epoch (default, or 0: the R in C - 7 .. C with R >= 0.9 C, C = ceil(windows / P), whose greedy schedule has the lowest makespan; ties: the larger R)", ARG_MIN(0)},
         {"time-limit", ARG_DOUBLE, &time_limit, "S", "dygnex, ilp: solver time limit in seconds (10)", ARG_IN_OPEN_LO(0, CLI_MAX_SECONDS)},
         CLI_COMM_TIMEOUT_OPT(comm_timeout),
-        {"checkpoint", ARG_STRING, &ckpt, "DIR", "write a checkpoint after every epoch into DIR"},
-        {"resume", ARG_FLAG, &resume, NULL, "continue from the checkpoint in --checkpoint DIR"},
+        {"checkpoint", ARG_STRING, &ckpt, "DIR", "write a checkpoint after every epoch into DIR (one run at a time: a second one is refused)"},
+        {"resume", ARG_FLAG, &resume, NULL, "continue from the checkpoint in --checkpoint DIR (needed when DIR holds one: a run afresh never replaces it)"},
         {"out", ARG_STRING, &out, "FILE", "write the results as JSON"},
         {"curve", ARG_STRING, &curve, "FILE", "append one JSON line per epoch as it ends (a killed run keeps its curve)"},
         {"plot", ARG_STRING, &plot, "FILE", "draw the learning curve (loss, validation metric per epoch) as SVG"},
@@ -857,7 +859,7 @@ static void print_bench(const dgnn_snap_train_result *res, const dgnn_snap_profi
 
 /* Runs a checked job: the communicator (--dist dygnex), the output checks, the costs, the
  * events, dgnn_snap_train, then rank 0's report and files. Returns the exit code. */
-static int snap_run_job(snap_job *j, int argc, char **argv, int bench) {
+static int snap_run_job(snap_job *j, int argc, char **argv, int bench, int *lock) {
     const char *cmd = j->cmd;
     dgnn_snap_train_cfg *c = &j->c;
     const int dyg = j->dyg;
@@ -881,6 +883,28 @@ static int snap_run_job(snap_job *j, int argc, char **argv, int bench) {
     if (cli_check_outputs(cmd, outs, 7)) {
         if (dyg) dgnn_comm_finalize();
         return 2;
+    }
+    /* one run at a time in a checkpoint folder, and a run afresh never replaces the
+     * checkpoint there: rank 0, which writes it, locks it for the run's lifetime (released
+     * by snap_main, or by the kernel when the process dies); every rank gets the verdict */
+    if (j->ckpt) {
+        int32_t bad = 0;
+        if (rank == 0) {
+            dgnn_err lerr;
+            dgnn_err_clear(&lerr);
+            struct stat st;
+            const int absent = stat(j->ckpt, &st) != 0; /* --resume from no folder fails on its own */
+            if ((!(c->resume && absent) && dgnn_ckpt_dir_lock(j->ckpt, lock, &lerr) != DGNN_OK) ||
+                (!c->resume && dgnn_ckpt_dir_fresh(j->ckpt, &lerr) != DGNN_OK)) {
+                fprintf(stderr, "dgnn %s: %s\n", cmd, lerr.msg);
+                bad = 1;
+            }
+        }
+        if (dyg) dgnn_comm_bcast(&bad, sizeof bad, 0);
+        if (bad) {
+            if (dyg) dgnn_comm_finalize();
+            return 2;
+        }
     }
     /* what can never work, told before the data is read: the schedule's rank count against
      * the processes (every rank sees the same flags and count: all stop alike), and the
@@ -1041,7 +1065,11 @@ static int snap_run_job(snap_job *j, int argc, char **argv, int bench) {
 static int snap_main(int argc, char **argv, int bench, const cli_train_embed *embed) {
     snap_job j;
     int rc = snap_options(argc, argv, bench, embed, &j);
-    return rc == SNAP_GO_ON ? snap_run_job(&j, argc, argv, bench) : rc;
+    if (rc != SNAP_GO_ON) return rc;
+    int lock = -1; /* the checkpoint folder's, held for the whole run */
+    rc = snap_run_job(&j, argc, argv, bench, &lock);
+    dgnn_ckpt_dir_unlock(lock);
+    return rc;
 }
 
 int cmd_train_snapshot(int argc, char **argv) { return snap_main(argc, argv, 0, NULL); }
