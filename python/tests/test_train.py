@@ -122,6 +122,15 @@ def test_true_for_an_option_that_takes_a_value(stream, tmp_path, monkeypatch):
         dgnn.schedule(ev, workers=2, snapshots=20, window=3, svg=True)
 
 
+def test_a_curve_that_lost_lines_fails_the_run(stream):
+    # the command exits 1 when --curve lost lines; in-process the run returned its results
+    if not os.access("/dev/full", os.W_OK):
+        pytest.skip("no /dev/full")
+    ev = dgnn.load(stream)
+    with pytest.raises(dgnn.DgnnError, match=r"--curve /dev/full: 1 epoch line could not be written"):
+        dgnn.train(ev, **dict(QUICK, curve="/dev/full"))
+
+
 def test_unknown_names_are_refused_whatever_the_value(stream):
     # quite=False and foo=None were dropped as "not given", and the run trained
     ev = dgnn.load(stream)

@@ -199,9 +199,11 @@ static int run_embedded(const char *cmd, cli_train_embed *e, int argc, const cha
     e->interrupt = &g_interrupted;
     cli_set_command_line(argc + 2, full);
     cli_set_events_in_memory(1); /* a loading flag's message: the events are the caller's */
-    const int status = is_eval    ? cli_eval_embedded(argc, full + 2, e)
-                       : is_sched ? cli_schedule_embedded(argc, full + 2, e)
-                                  : cli_train_embedded(argc, full + 2, e);
+    /* a --curve that lost lines fails the run, as the command's main does (and its
+     * descriptor, a FIFO's, is closed here rather than at the next run) */
+    const int status = cli_curve_end(is_eval    ? cli_eval_embedded(argc, full + 2, e)
+                                     : is_sched ? cli_schedule_embedded(argc, full + 2, e)
+                                                : cli_train_embedded(argc, full + 2, e));
     cli_set_command_line(0, NULL);
     cli_set_events_in_memory(0);
 
