@@ -63,6 +63,7 @@ static void test_builder_refusals(void) {
     CHECK(dgnn_builder_push(&b, 1, 2, 0.0, f, 1, 0, &e) == DGNN_OK);
     expect_refused(dgnn_builder_push(&b, 1, 2, NAN, f, 0, 0, &e), &e, "row 1: t is not finite");
     expect_refused(dgnn_builder_push(&b, 1, 2, INFINITY, f, 0, 0, &e), &e, "row 1: t is not finite");
+    expect_refused(dgnn_builder_push(&b, 1, 2, -1e308, f, 0, 0, &e), &e, "row 1: t -1e+308 is out of range");
     f[1] = NAN;
     expect_refused(dgnn_builder_push(&b, 1, 2, 1.0, f, 0, 0, &e), &e, "row 1: edge feature 1 is not finite");
     f[1] = -INFINITY;

@@ -238,7 +238,7 @@ static void test_corruption(void) {
     x[8] = 1;
     CHECK(open_bytes("version1.ckpt", x, n, &err, p, sizeof p) == DGNN_EVERSION);
     CHECK_MSG(strstr(err.msg, p) && strstr(err.msg, "version 1") && strstr(err.msg, "rank count") &&
-                  strstr(err.msg, "without --resume"),
+                  strstr(err.msg, "start afresh in another --checkpoint folder"),
               "%s", err.msg);
     printf("version 1: %s\n", err.msg);
 
@@ -564,7 +564,8 @@ static void test_event_resume_checks(void) {
     char want[600];
     snprintf(want, sizeof want,
              "checkpoint %s was written by a 2-rank --dist strict run; this run is 1 process (processes 2 -> 1, dist "
-             "strict -> none): resume with the same mpirun -np and --dist flags, or start without --resume", ck);
+             "strict -> none): resume with the same mpirun -np and --dist flags, or start afresh in another "
+             "--checkpoint folder", ck);
     CHECK_MSG(strstr(err.msg, want), "%s", err.msg);
     printf("2-rank strict in one process: %s\n", err.msg);
     r1 = strict, r1.epochs = 2, r1.resume = 1;

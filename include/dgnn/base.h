@@ -46,6 +46,9 @@ int dgnn_err_set(dgnn_err *e, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Clears e to DGNN_OK and an empty message. */
 void dgnn_err_clear(dgnn_err *e);
+/* DGNN_OK when min <= v <= max, else DGNN_EINVAL naming the setting and the value given:
+ * "WHO: WHAT must be >= MIN (got V)" (max INT64_MAX), "... must be in [MIN, MAX] (got V)". */
+int dgnn_err_range(dgnn_err *e, const char *who, const char *what, int64_t v, int64_t min, int64_t max);
 
 /* ---- assertions and allocation ---------------------------------------- */
 void dgnn_assert_fail(const char *expr, const char *file, int line) __attribute__((noreturn));

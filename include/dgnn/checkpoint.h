@@ -104,7 +104,10 @@ int dgnn_ckpt_dir_writer_open(dgnn_ckpt_writer **out, const char *dir, dgnn_err 
  * included), so the file left in DIR blocks no one. *fd: the lock, held until
  * dgnn_ckpt_dir_unlock (-1 when not taken). DGNN_EINVAL when another run holds it:
  * "checkpoint folder DIR is in use by another run (pid N)"; DGNN_EIO when it cannot be
- * taken. Two calls of one process on one folder exclude each other too. */
+ * taken; on a file system that takes no locks (ENOLCK, EOPNOTSUPP: some NFS) DGNN_OK with
+ * *fd -1 and a log line: a concurrent run is then not detected. Two calls of one process
+ * on one folder exclude each other too. The commands take it (dgnn train, Python's
+ * dgnn.train); the library's trainers (dgnn_event_train, dgnn_snap_train) do not. */
 int dgnn_ckpt_dir_lock(const char *dir, int *fd, dgnn_err *err);
 /* Releases dgnn_ckpt_dir_lock's lock. Safe on -1. */
 void dgnn_ckpt_dir_unlock(int fd);

@@ -144,7 +144,9 @@ typedef struct {
     /* non-NULL: read after every training step; nonzero ends the run with DGNN_EINTR
      * ("interrupted"): a caller's SIGINT handler sets it (libdgnn.so's capi_train.c) */
     const volatile sig_atomic_t *interrupt;
-    const char *checkpoint; /* folder: a checkpoint after every epoch (NULL: none) */
+    const char *checkpoint; /* folder: a checkpoint after every epoch (NULL: none). The trainer
+                               neither locks it nor refuses one that holds a checkpoint: the
+                               command does (checkpoint.h: dgnn_ckpt_dir_lock, _fresh) */
     /* the command's settings as NUL-separated tokens, saved with every checkpoint (section
      * "run.flags") so that `dgnn eval --checkpoint DIR` can rebuild them (NULL: none) */
     const char *run_flags;

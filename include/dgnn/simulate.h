@@ -234,9 +234,12 @@ typedef struct {
 } dgnn_sim_measured;
 
 /* Reads one run, and its step_curve when it has one ({"device", "points": [{"batch",
- * "step_seconds"}, ...] batches ascending, "apply_bytes_per_second"}). Errors: DGNN_EIO
- * (cannot read), DGNN_EFORMAT (not JSON, or a field missing or of the wrong type:
- * "r.json: field 'epochs[0].train_seconds': ..."). */
+ * "step_seconds"}, ...] batches ascending, "apply_bytes_per_second"}). The file holds one
+ * JSON value (text or a NUL byte after it is refused); measured seconds are in [0, 1e9],
+ * bytes >= 0, config.seed an integer of a uint64_t, dist.steps at least the epochs.
+ * Errors: DGNN_EIO (cannot read), DGNN_EFORMAT (not JSON: "r.json:LINE:COL: ...", or a
+ * field missing, of the wrong type or out of range: "r.json: field
+ * 'epochs[0].train_seconds': ..."). */
 int dgnn_sim_measured_read(dgnn_sim_measured *m, const char *path, dgnn_err *err);
 /* Row bytes of the run's model: 16 + 8 + 8 S + 4 M + 4 S D, D = 2 M + edge_dim + time_dim
  * (apan: 2 M + edge_dim, S = mail_slots; others S = 1). */

@@ -219,7 +219,8 @@ typedef struct {
                                   sample profile of the training samples run; release with
                                   dgnn_snap_profile_free */
     const char *checkpoint;    /* folder: a checkpoint after every epoch (NULL: none; rank 0
-                                  writes it in the distributed mode) */
+                                  writes it in the distributed mode). Not locked, an existing
+                                  checkpoint not refused: the command does that (checkpoint.h) */
     int resume;                /* 1: continue from the checkpoint in `checkpoint` */
     int progress;              /* progress bar on stderr */
     dgnn_snap_dist_cfg dist;   /* zeroed: single-process training as above. With dist, a

@@ -34,6 +34,15 @@ int dgnn_err_set(dgnn_err *e, int code, const char *fmt, ...) {
     return code;
 }
 
+int dgnn_err_range(dgnn_err *e, const char *who, const char *what, int64_t v, int64_t min, int64_t max) {
+    if (v >= min && v <= max) return DGNN_OK;
+    if (max == INT64_MAX)
+        return dgnn_err_set(e, DGNN_EINVAL, "%s: %s must be >= %lld (got %lld)", who, what, (long long)min,
+                            (long long)v);
+    return dgnn_err_set(e, DGNN_EINVAL, "%s: %s must be in [%lld, %lld] (got %lld)", who, what, (long long)min,
+                        (long long)max, (long long)v);
+}
+
 void dgnn_err_clear(dgnn_err *e) {
     if (e) {
         e->code = DGNN_OK;

@@ -427,7 +427,7 @@ static int train_run(int argc, char **argv, int mode, const cli_train_embed *emb
         {"cold-allgather", ARG_FLAG, &cold_allgather, NULL, "with --critical-path: all-gather every written row at each window's end instead of fetching cold rows when read"},
         {"no-prefetch", ARG_FLAG, &no_prefetch, NULL, "with --critical-path: sample in the forward, not ahead (to measure what sampling ahead hides)"},
         {"out", ARG_STRING, &out, "FILE", "write the results as JSON"},
-        {"curve", ARG_STRING, &curve, "FILE", "append one JSON line per epoch as it ends (a killed run keeps its curve)"},
+        {"curve", ARG_STRING, &curve, "FILE", "one JSON line per epoch as it ends (a killed run keeps its curve; emptied first unless --resume, which drops lines the checkpoint lacks; a line lost fails the run)"},
         {"plot", ARG_STRING, &plot, "FILE", "draw the learning curve (loss, validation AP per epoch) as SVG"},
         {"step-curve", ARG_STRING, &step_curve, "LIST", "bench train: seconds per step and per event at each batch size of LIST (e.g. 200,600,1200,2400,4800), each over its first --max-batches steps (30)"},
         {"quiet", ARG_FLAG, &quiet, NULL, "no progress bar"},

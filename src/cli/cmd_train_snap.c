@@ -507,7 +507,7 @@ static int snap_options(int argc, char **argv, int bench, const cli_train_embed 
         {"checkpoint", ARG_STRING, &ckpt, "DIR", "write a checkpoint after every epoch into DIR (one run at a time: a second one is refused)"},
         {"resume", ARG_FLAG, &resume, NULL, "continue from the checkpoint in --checkpoint DIR (needed when DIR holds one: a run afresh never replaces it)"},
         {"out", ARG_STRING, &out, "FILE", "write the results as JSON"},
-        {"curve", ARG_STRING, &curve, "FILE", "append one JSON line per epoch as it ends (a killed run keeps its curve)"},
+        {"curve", ARG_STRING, &curve, "FILE", "one JSON line per epoch as it ends (a killed run keeps its curve; emptied first unless --resume, which drops lines the checkpoint lacks; a line lost fails the run)"},
         {"plot", ARG_STRING, &plot, "FILE", "draw the learning curve (loss, validation metric per epoch) as SVG"},
         {"quiet", ARG_FLAG, &quiet, NULL, "no progress bar"},
         {"bench-seconds", ARG_DOUBLE, &bench_secs, "S", "bench train: time of each bandwidth measurement (1)", ARG_IN_OPEN_LO(0, 60)},

@@ -79,7 +79,8 @@ static int run_command(int argc, char **argv) {
     }
     const char *name = argv[1];
     static char *help_argv[34];
-    if (strcmp(name, "help") == 0 && argc > 2 && argc < 34) { /* dgnn help COMMAND [...]: COMMAND [...] --help */
+    if (strcmp(name, "help") == 0 && argc > 2 && argc < 34 && strcmp(argv[2], "help") != 0 &&
+        argv[2][0] != '-') { /* dgnn help COMMAND [...]: COMMAND [...] --help (dgnn help help, -h: the usage) */
         help_argv[0] = argv[0];
         for (int i = 2; i < argc; i++) help_argv[i - 1] = argv[i];
         help_argv[argc - 1] = (char *)"--help", help_argv[argc] = NULL;

@@ -5,6 +5,7 @@
 
 #include "dgnn/binfmt.h" /* dgnn_bin_checksum (xxh64.c) */
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,11 +89,15 @@ static int grow(void **p, int64_t cap, size_t elem) {
     return 0;
 }
 
-/* what the readers refuse in a row (textscan.c): a non-finite time or edge feature (it
+/* what the readers refuse in a row (textscan.c): a non-finite time or one beyond DBL_MAX / 2,
+ * a non-finite edge feature (it
  * reaches the model's inputs and makes every score NaN: AP 0.5, no error), a label other
  * than 0/1. 0, or DGNN_EINVAL naming the row (its index among the pushed ones) and field. */
 static int check_row(const dgnn_builder *b, int64_t row, double t, const float *efeat, int32_t label, dgnn_err *err) {
     if (!isfinite(t)) return dgnn_err_set(err, DGNN_EINVAL, "row %lld: t is not finite (%g)", (long long)row, t);
+    if (fabs(t) > DBL_MAX / 2) /* the readers' bound: beyond it a time span overflows */
+        return dgnn_err_set(err, DGNN_EINVAL, "row %lld: t %g is out of range (above 8.9e307 in magnitude)",
+                            (long long)row, t);
     for (int64_t k = 0; efeat && k < b->edge_dim; k++)
         if (!isfinite(efeat[k]))
             return dgnn_err_set(err, DGNN_EINVAL, "row %lld: edge feature %lld is not finite (%g)", (long long)row,

@@ -270,7 +270,7 @@ int dgnn_ckpt_open(dgnn_ckpt **out, const char *path, dgnn_err *err) {
         rc = dgnn_err_set(err, DGNN_EVERSION,
                           "checkpoint %s has format version 1, which does not record the rank count and distribution "
                           "mode of the run that wrote it, so a resume cannot be checked; this build reads version %d: "
-                          "start without --resume, or resume with the dgnn that wrote it",
+                          "start afresh in another --checkpoint folder, or resume with the dgnn that wrote it",
                           path, DGNN_CKPT_VERSION);
         goto fail;
     }
@@ -444,7 +444,11 @@ int dgnn_ckpt_dir_lock(const char *dir, int *fd, dgnn_err *err) {
 }
 
 void dgnn_ckpt_dir_unlock(int fd) {
-    if (fd >= 0) close(fd); /* closing the only descriptor drops the flock */
+    if (fd < 0) return;
+    /* the pid goes with the lock, so that the next run's refusal never names a run that
+     * has ended (a killed run's stays until the next holder writes its own) */
+    (void)!ftruncate(fd, 0);
+    close(fd); /* closing the only descriptor drops the flock */
 }
 
 int dgnn_ckpt_add_params(dgnn_ckpt_writer *w, const dgnn_params *p, int with_grad, dgnn_err *err) {
@@ -571,7 +575,7 @@ int dgnn_ckpt_read_run(const dgnn_ckpt *c, dgnn_ckpt_run *r, dgnn_err *err) {
     if (!dgnn_ckpt_has(c, "run"))
         return dgnn_err_set(err, DGNN_EFORMAT,
                             "checkpoint %s has no run record (section 'run'): dgnn train did not write it; start "
-                            "without --resume", c->path);
+                            "afresh in another --checkpoint folder", c->path);
     int rc = read_record(c, "run", r, err);
     if (rc) return rc;
     const char *p = dgnn_ckpt_run_get(r, "processes");

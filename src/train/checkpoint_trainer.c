@@ -59,7 +59,7 @@ int dgnn_ckpt_trainer_load(const dgnn_ckpt_trainer *t, dgnn_err *err) {
     if (!rc && fp != t->fingerprint)
         rc = dgnn_err_set(err, DGNN_EINVAL,
                           "%s was written by a run with other settings (%s); --resume needs the same ones, or start "
-                          "afresh without --resume",
+                          "afresh in another --checkpoint folder",
                           path, dgnn_ckpt_kept_diff(c, t->keep, differ, sizeof differ) ? differ : t->settings);
     if (!rc && t->early) rc = t->early(&io, t->ctx, err);
     if (!rc) rc = dgnn_ckpt_read_params(c, t->params, t->with_grad, err);

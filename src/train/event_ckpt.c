@@ -195,7 +195,7 @@ static dgnn_ckpt_trainer trainer_of(ckpt_ctx *k, const dgnn_ckpt_run *rec) {
         .results = k->res,
         .results_bytes = sizeof *k->res,
         .rules = k_event_run_rules,
-        .advice = "resume with the same mpirun -np and --dist flags, or start without --resume",
+        .advice = "resume with the same mpirun -np and --dist flags, or start afresh in another --checkpoint folder",
         .settings = "model, sizes, batch, lr, seed or data",
         .keep = &k->keep,
         .early = early_sections,
@@ -229,7 +229,7 @@ static int snapshot_checkpoint(const event_run *r, dgnn_err *err) {
     dgnn_err_set(err, DGNN_EINVAL,
                  "checkpoint %s is a snapshot model's checkpoint (%s: EvolveGCN, T-GCN, GCRN, WD-GCN, GCN)%s%s: the "
                  "event model %s (TGN, JODIE, DyRep, APAN) cannot resume or evaluate it; resume it with dgnn train "
-                 "--model %s as that run was started, or start without --resume",
+                 "--model %s as that run was started, or start afresh in another --checkpoint folder",
                  r->cfg->checkpoint, model[0] ? model : "its model", was[0] ? ", written by " : "", was,
                  k >= 0 && k < 4 ? kinds[k] : "?", model[0] ? model : "M");
     return 1;

@@ -157,7 +157,7 @@ static dgnn_ckpt_trainer trainer_of(ckpt_ctx *k, const dgnn_ckpt_run *rec) {
         .results_bytes = sizeof *k->res,
         .rules = k_run_rules,
         .advice = "resume with the same --dist, --scheduler, --sched-ranks and --rounds (any process count plays "
-                  "a schedule), or start without --resume",
+                  "a schedule), or start afresh in another --checkpoint folder",
         .settings = "task, model, sizes, snapshots, window, lr, seed or data",
         .keep = &k->keep,
         .check = check_meta,

@@ -102,12 +102,7 @@ int dgnn_snap_train_preset(dgnn_snap_train_cfg *c, const char *name, dgnn_err *e
 
 /* DGNN_EINVAL naming the setting and the value given when v is outside [min, max] */
 static int int_bound(const char *flag, int64_t v, int64_t min, int64_t max, dgnn_err *err) {
-    if (v >= min && v <= max) return DGNN_OK;
-    if (max == INT64_MAX)
-        return dgnn_err_set(err, DGNN_EINVAL, "snapshot training: %s must be >= %lld (got %lld)", flag, (long long)min,
-                            (long long)v);
-    return dgnn_err_set(err, DGNN_EINVAL, "snapshot training: %s must be in [%lld, %lld] (got %lld)", flag,
-                        (long long)min, (long long)max, (long long)v);
+    return dgnn_err_range(err, "snapshot training", flag, v, min, max);
 }
 
 int dgnn_snap_train_cfg_check(const dgnn_snap_train_cfg *c, dgnn_err *err) {
