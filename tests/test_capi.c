@@ -147,6 +147,11 @@ static void test_events_arguments(void) {
     char v[32];
     rc = dgnn_capi_checkpoint_setting(NULL, "model", v, sizeof v, msg, sizeof msg);
     expect_einval("checkpoint_setting dir NULL", rc, msg, "dir is NULL");
+    /* the accessors on a NULL handle: no table (they read through it and crashed) */
+    CHECK(dgnn_capi_events_num_events(NULL) == -1 && dgnn_capi_events_num_nodes(NULL) == -1);
+    CHECK(dgnn_capi_events_edge_dim(NULL) == -1 && dgnn_capi_events_bipartite(NULL) == -1);
+    CHECK(!dgnn_capi_events_src(NULL) && !dgnn_capi_events_dst(NULL) && !dgnn_capi_events_t(NULL));
+    CHECK(!dgnn_capi_events_efeat(NULL) && !dgnn_capi_events_label(NULL) && !dgnn_capi_events_node_ids(NULL));
 }
 
 /* only dgnn_* leave the library: the user's args_parse is not called in its place, and

@@ -42,7 +42,8 @@ void dgnn_capi_events_free(dgnn_capi_events *ev); /* NULL: nothing */
 /* Sizes and the table's arrays, valid until dgnn_capi_events_free (read-only: a table
  * loaded from .dgnn points into a read-only mapping). NULL where the table has none:
  * efeat without edge features, label without labels, node_ids when the dense ids are the
- * original ones (0..N-1). */
+ * original ones (0..N-1). A NULL handle (a caller's bug) gives -1 for the sizes and the
+ * bipartite flag, NULL for the arrays, instead of a crash. */
 int64_t dgnn_capi_events_num_events(const dgnn_capi_events *ev);
 int64_t dgnn_capi_events_num_nodes(const dgnn_capi_events *ev);
 int64_t dgnn_capi_events_edge_dim(const dgnn_capi_events *ev);

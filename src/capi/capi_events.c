@@ -134,15 +134,16 @@ void dgnn_capi_events_free(dgnn_capi_events *h) {
     free(h);
 }
 
-int64_t dgnn_capi_events_num_events(const dgnn_capi_events *h) { return h->ev.num_events; }
-int64_t dgnn_capi_events_num_nodes(const dgnn_capi_events *h) { return h->ev.num_nodes; }
-int64_t dgnn_capi_events_edge_dim(const dgnn_capi_events *h) { return h->ev.edge_dim; }
-int dgnn_capi_events_bipartite(const dgnn_capi_events *h) { return h->ev.bipartite; }
-const int32_t *dgnn_capi_events_src(const dgnn_capi_events *h) { return h->ev.src; }
-const int32_t *dgnn_capi_events_dst(const dgnn_capi_events *h) { return h->ev.dst; }
-const double *dgnn_capi_events_t(const dgnn_capi_events *h) { return h->ev.t; }
-const float *dgnn_capi_events_efeat(const dgnn_capi_events *h) { return h->ev.efeat; }
-const int32_t *dgnn_capi_events_label(const dgnn_capi_events *h) { return h->ev.label; }
-const int64_t *dgnn_capi_events_node_ids(const dgnn_capi_events *h) { return h->ev.node_ids; }
+/* a NULL handle is an empty table: sizes -1 (no table), arrays NULL */
+int64_t dgnn_capi_events_num_events(const dgnn_capi_events *h) { return h ? h->ev.num_events : -1; }
+int64_t dgnn_capi_events_num_nodes(const dgnn_capi_events *h) { return h ? h->ev.num_nodes : -1; }
+int64_t dgnn_capi_events_edge_dim(const dgnn_capi_events *h) { return h ? h->ev.edge_dim : -1; }
+int dgnn_capi_events_bipartite(const dgnn_capi_events *h) { return h ? h->ev.bipartite : -1; }
+const int32_t *dgnn_capi_events_src(const dgnn_capi_events *h) { return h ? h->ev.src : NULL; }
+const int32_t *dgnn_capi_events_dst(const dgnn_capi_events *h) { return h ? h->ev.dst : NULL; }
+const double *dgnn_capi_events_t(const dgnn_capi_events *h) { return h ? h->ev.t : NULL; }
+const float *dgnn_capi_events_efeat(const dgnn_capi_events *h) { return h ? h->ev.efeat : NULL; }
+const int32_t *dgnn_capi_events_label(const dgnn_capi_events *h) { return h ? h->ev.label : NULL; }
+const int64_t *dgnn_capi_events_node_ids(const dgnn_capi_events *h) { return h ? h->ev.node_ids : NULL; }
 
 void dgnn_capi_free_string(char *s) { free(s); }
