@@ -187,6 +187,12 @@ typedef struct {
  * checks (it writes every output) and every rank gets the verdict: call it on every rank,
  * after dgnn_comm_init. */
 int cli_check_outputs(const char *cmd, const cli_output *outs, int n);
+/* A run's --checkpoint DIR, taken by the process that writes it (rank 0): locked for the
+ * run's lifetime (*lock, released by the caller with dgnn_ckpt_dir_unlock, or by the
+ * kernel when the process dies), and, for a run afresh, refused when it holds a
+ * checkpoint. --resume from a folder that does not exist takes no lock (the resume fails
+ * on its own). 1 after printing why ("dgnn CMD: ..."), else 0. */
+int cli_ckpt_take(const char *cmd, const char *dir, int resume, int *lock);
 
 /* A command of one process started by an MPI launcher as one of several (mpirun -np 2
  * dgnn train without --dist) would run in full in each, every copy writing the same

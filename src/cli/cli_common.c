@@ -507,6 +507,19 @@ static int clobbers(const char *cmd, const cli_output *outs, int n, int i) {
     return 0;
 }
 
+int cli_ckpt_take(const char *cmd, const char *dir, int resume, int *lock) {
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    struct stat st;
+    const int absent = stat(dir, &st) != 0;
+    if ((!(resume && absent) && dgnn_ckpt_dir_lock(dir, lock, &err) != DGNN_OK) ||
+        (!resume && dgnn_ckpt_dir_fresh(dir, &err) != DGNN_OK)) {
+        fprintf(stderr, "dgnn %s: %s\n", cmd, err.msg);
+        return 1;
+    }
+    return 0;
+}
+
 int cli_check_outputs(const char *cmd, const cli_output *outs, int n) {
     int bad = 0;
     if (dgnn_comm_rank() == 0) {

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -809,18 +808,7 @@ static int train_run(int argc, char **argv, int mode, const cli_train_embed *emb
      * checkpoint there: rank 0, which writes it, locks it for the run's lifetime (released
      * by train_main, or by the kernel when the process dies) and every rank gets the verdict */
     if (ckpt && !eval) {
-        int32_t bad = 0;
-        if (dgnn_comm_rank() == 0) {
-            dgnn_err lerr;
-            dgnn_err_clear(&lerr);
-            struct stat st;
-            const int absent = stat(ckpt, &st) != 0; /* --resume from no folder fails on its own */
-            if ((!(resume && absent) && dgnn_ckpt_dir_lock(ckpt, lock, &lerr) != DGNN_OK) ||
-                (!resume && dgnn_ckpt_dir_fresh(ckpt, &lerr) != DGNN_OK)) {
-                fprintf(stderr, "dgnn %s: %s\n", cmdname, lerr.msg);
-                bad = 1;
-            }
-        }
+        int32_t bad = dgnn_comm_rank() == 0 ? cli_ckpt_take(cmdname, ckpt, resume, lock) : 0;
         dgnn_comm_bcast(&bad, sizeof bad, 0);
         if (bad) {
             if (c.dist.mode != DGNN_DIST_NONE) dgnn_comm_finalize();

@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -888,18 +887,7 @@ static int snap_run_job(snap_job *j, int argc, char **argv, int bench, int *lock
      * checkpoint there: rank 0, which writes it, locks it for the run's lifetime (released
      * by snap_main, or by the kernel when the process dies); every rank gets the verdict */
     if (j->ckpt) {
-        int32_t bad = 0;
-        if (rank == 0) {
-            dgnn_err lerr;
-            dgnn_err_clear(&lerr);
-            struct stat st;
-            const int absent = stat(j->ckpt, &st) != 0; /* --resume from no folder fails on its own */
-            if ((!(c->resume && absent) && dgnn_ckpt_dir_lock(j->ckpt, lock, &lerr) != DGNN_OK) ||
-                (!c->resume && dgnn_ckpt_dir_fresh(j->ckpt, &lerr) != DGNN_OK)) {
-                fprintf(stderr, "dgnn %s: %s\n", cmd, lerr.msg);
-                bad = 1;
-            }
-        }
+        int32_t bad = rank == 0 ? cli_ckpt_take(cmd, j->ckpt, c->resume, lock) : 0;
         if (dyg) dgnn_comm_bcast(&bad, sizeof bad, 0);
         if (bad) {
             if (dyg) dgnn_comm_finalize();
