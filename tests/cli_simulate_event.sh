@@ -103,6 +103,12 @@ expect_rc 1 "$dgnn" simulate --family event --measured "$tmp/cut.json"; has "cut
 cat "$tmp/r1.json" "$tmp/r1.json" > "$tmp/two.json"
 expect_rc 1 "$dgnn" simulate --family event --measured "$tmp/two.json"
 has "two.json:$(($(wc -l < "$tmp/r1.json") + 1)):1: text after the JSON value"
+# a key given twice is refused where it stands (cJSON read the first, Python's json the last)
+sed 's|"train_seconds": 2.0,|"train_seconds": 2.0, "train_seconds": 9.0,|' "$tmp/r1.json" > "$tmp/dup.json"
+expect_rc 1 "$dgnn" simulate --family event --measured "$tmp/dup.json"
+has "field 'epochs[0].train_seconds': key \"train_seconds\" appears twice"
+sed 's|"model": "tgn",|"model": "tgn", "model": "jodie",|' "$tmp/r1.json" > "$tmp/dup.json"
+expect_rc 1 "$dgnn" simulate --family event --measured "$tmp/dup.json"; has "field 'model': key \"model\" appears twice"
 expect_rc 1 "$dgnn" simulate --family event --measured "$tmp/r1.json" --measured-depbloom "$tmp/s2.json"
 has "'dist.mode': 'strict', not depbloom"
 expect_rc 1 "$dgnn" simulate --family event --measured "$tmp/s2.json"; has "2-rank run"

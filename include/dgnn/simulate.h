@@ -235,7 +235,8 @@ typedef struct {
 
 /* Reads one run, and its step_curve when it has one ({"device", "points": [{"batch",
  * "step_seconds"}, ...] batches ascending, "apply_bytes_per_second"}). The file holds one
- * JSON value (text or a NUL byte after it is refused); measured seconds are in [0, 1e9],
+ * JSON value (text or a NUL byte after it is refused, and so is an object that gives a key
+ * twice, as the PyG-Temporal reader refuses it); measured seconds are in [0, 1e9],
  * bytes >= 0, config.seed an integer of a uint64_t, dist.steps at least the epochs.
  * Errors: DGNN_EIO (cannot read), DGNN_EFORMAT (not JSON: "r.json:LINE:COL: ...", or a
  * field missing, of the wrong type or out of range: "r.json: field

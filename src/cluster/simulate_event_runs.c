@@ -15,6 +15,7 @@
 #include "dgnn/gen.h"
 #include "dgnn/simulate.h"
 #include "dgnn/split.h"
+#include "../base/json_keys.h"
 
 /* ---- measured runs ----------------------------------------------------------------- */
 
@@ -283,7 +284,14 @@ int dgnn_sim_measured_read(dgnn_sim_measured *m, const char *path, dgnn_err *err
         free(text);
         return dgnn_err_set(err, DGNN_EFORMAT, "%s:%ld:%ld: %s (byte %ld)", path, line, col, what, byte);
     }
-    int rc = parse_run(m, o, path, err);
+    /* a key given twice (two "seconds" in an epoch) is refused, as the PyG-T reader does:
+     * cJSON would read the first, a Python script the last */
+    char where[256], key[64];
+    const int rep = dgnn_json_repeated_key(o, where, sizeof where, key, sizeof key);
+    int rc = rep < 0 ? dgnn_err_set(err, DGNN_ENOMEM, "%s: out of memory", path)
+             : rep  ? dgnn_err_set(err, DGNN_EFORMAT, "%s: field '%s%s%s': key \"%s\" appears twice (JSON readers disagree on which one counts)",
+                                  path, where, where[0] ? "." : "", key, key)
+                    : parse_run(m, o, path, err);
     cJSON_Delete(o);
     free(text);
     return rc;

@@ -23,6 +23,7 @@
  *   england_covid.json: edge_mapping.edge_index."12"[3][1]: expected a non-negative integer */
 #include "dgnn/readers.h"
 #include "dgnn/infile.h"
+#include "../base/json_keys.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -463,54 +464,6 @@ static int layout_chickenpox(const pgt_ctx *c, const cJSON *root, pgt_period **o
     return DGNN_OK;
 }
 
-/* ---- duplicate keys --------------------------------------------------------------- */
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
-
-/* JSON leaves repeated keys to the reader: cJSON's lookup takes the first, Python's json
- * the last, so a file with two "edges" in a period would read differently here and in the
- * PyG-T loaders. Refuse them: a walk over every object (keys sorted per object, so the
- * cost is O(k log k) for an object of k keys; depth is bounded by cJSON's nesting limit). */
-static int check_unique_keys(const pgt_ctx *c, const cJSON *it, char *path, size_t plen, size_t cap) {
-    if (cJSON_IsObject(it)) {
-        int n = cJSON_GetArraySize(it);
-        if (n >= 2) {
-            const char **keys = malloc((size_t)n * sizeof *keys);
-            if (!keys) return dgnn_err_set(c->err, DGNN_ENOMEM, "%s: out of memory", c->path);
-            int k = 0;
-            const cJSON *ch;
-            cJSON_ArrayForEach(ch, it) keys[k++] = ch->string ? ch->string : "";
-            qsort(keys, (size_t)n, sizeof *keys, cmp_str);
-            for (int i = 1; i < n; i++)
-                if (strcmp(keys[i], keys[i - 1]) == 0) {
-                    char key[64];
-                    snprintf(key, sizeof key, "%.40s%s", keys[i], strlen(keys[i]) > 40 ? "..." : "");
-                    free(keys);
-                    return bad(c, plen ? path : "(top level)", "key \"%s\" appears twice (JSON readers disagree on which one counts)", key);
-                }
-            free(keys);
-        }
-    }
-    if (!cJSON_IsObject(it) && !cJSON_IsArray(it)) return DGNN_OK;
-    const cJSON *ch;
-    int64_t i = 0;
-    cJSON_ArrayForEach(ch, it) {
-        if (cJSON_IsObject(ch) || cJSON_IsArray(ch)) {
-            /* paths as the other messages write them: edge_mapping.edge_index."12"[3] */
-            const char *key = ch->string ? ch->string : "";
-            const char *q = is_digits(key) ? "\"" : "";
-            int w = cJSON_IsObject(it) ? snprintf(path + plen, cap - plen, "%s%s%.40s%s", plen ? "." : "", q, key, q)
-                                       : snprintf(path + plen, cap - plen, "[%lld]", (long long)i);
-            size_t nl = plen + (w > 0 && (size_t)w < cap - plen ? (size_t)w : 0);
-            int rc = check_unique_keys(c, ch, path, nl, cap);
-            path[plen] = '\0';
-            if (rc) return rc;
-        }
-        i++;
-    }
-    return DGNN_OK;
-}
-
 /* ---- file and parser ------------------------------------------------------------- */
 
 /* Reads the whole file into a NUL-terminated malloc'd buffer. Regular files only (a FIFO
@@ -604,9 +557,13 @@ int dgnn_read_pgt(dgnn_events *ev, const char *path, dgnn_err *err) {
     pgt_ctx c = {path, err};
     pgt_period *per = NULL;
     int64_t T = 0;
-    char where[256] = "";
-    if ((rc = check_unique_keys(&c, root, where, 0, sizeof where))) {
-        /* rc set: fall through to the cleanup */
+    char where[256] = "", key[64];
+    const int rep = dgnn_json_repeated_key(root, where, sizeof where, key, sizeof key);
+    if (rep < 0) {
+        rc = dgnn_err_set(err, DGNN_ENOMEM, "%s: out of memory", path);
+    } else if (rep) {
+        rc = bad(&c, where[0] ? where : "(top level)", "key \"%s\" appears twice (JSON readers disagree on which one counts)",
+                 key);
     } else if (!cJSON_IsObject(root)) {
         rc = bad(&c, "(top level)", "expected an object, got %s", json_type_name(root));
     } else if (get_key(root, "edge_mapping")) {
