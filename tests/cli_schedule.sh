@@ -130,6 +130,12 @@ lacks() { if grep -qF -- "$1" "$tmp/out"; then bad "output has '$1'"; sed 's/^/ 
 # --rounds above the window count: one prefix, refused before any output
 expect_rc 2 "$dgnn" simulate --synthetic 30 --workers 1,2 --rounds 100
 has "dgnn simulate: --rounds 100 is more than the 19 windows"; lacks "greedy-eff"; lacks "simulate      synthetic"
+# settings no listed scheduler reads: refused before any output, as schedule refuses them
+expect_rc 2 "$dgnn" simulate --synthetic 30 --workers 1,2 --time-limit 5
+has "--time-limit is the ILP's"; lacks "greedy-eff"
+expect_rc 2 "$dgnn" simulate --synthetic 30 --workers 1,2 --schedulers even --rounds 5
+has "--rounds applies to the greedy and ilp schedulers"; lacks "even-eff"
+expect_rc 0 "$dgnn" simulate --synthetic 30 --workers 1,2 --schedulers greedy --rounds 5; has "greedy-eff"
 expect_rc 2 "$dgnn" schedule $S --workers 2 --rounds 100
 has "dgnn schedule: --rounds 100 is more than the 24 training windows"; lacks "schedule: schedule:"
 lacks "training windows (samples"

@@ -616,6 +616,22 @@ int cmd_simulate(int argc, char **argv) {
     int64_t kinds[3];
     const int64_t nk = parse_schedulers(scheds_s, kinds);
     if (nk < 0) return 2;
+    /* settings that no listed scheduler reads would be ignored: refused, as dgnn schedule does */
+    int has_ilp = 0, only_even = 1;
+    for (int64_t k = 0; k < nk; k++) {
+        has_ilp |= kinds[k] == DGNN_SCHED_ILP;
+        only_even &= kinds[k] == DGNN_SCHED_EVEN;
+    }
+    if (args_given(opts, argc, argv, "time-limit") && !has_ilp) {
+        fprintf(stderr, "dgnn simulate: --time-limit is the ILP's (add ilp to --schedulers); '%s' does not read it\n",
+                scheds_s);
+        return 2;
+    }
+    if (args_given(opts, argc, argv, "rounds") && only_even) {
+        fprintf(stderr, "dgnn simulate: --rounds applies to the greedy and ilp schedulers: the even scheduler's rounds "
+                        "are ceil(windows / P), one window per rank and round\n");
+        return 2;
+    }
     dgnn_net net;
     dgnn_err err;
     dgnn_err_clear(&err);
