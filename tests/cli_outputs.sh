@@ -9,7 +9,7 @@
 # (both trainers), --profile, --window-report, --checkpoint DIR, convert, gen (.dgnn and
 # .csv), schedule --svg, simulate --svg / --json, bench gen --out, bench train --out. A
 # checkpoint folder: no output over its checkpoint file, no run afresh over a checkpoint,
-# one run at a time.
+# one run at a time. "-" is standard output with the file alone on it.
 set -u
 dgnn=$1
 . "$(dirname "$0")/lib_cli.sh"
@@ -232,6 +232,21 @@ for fam in ev snap; do
 done
 "$dgnn" train "${ev[@]}" --epochs 2 --curve /dev/stdout > "$tmp/so.txt" 2> "$tmp/out"; check "[ $? = 0 ]" "--curve /dev/stdout: failed"
 check "[ \"\$(head -2 '$tmp/so.txt' | grep -o '^{\"epoch\":[0-9]*,\"train_loss\":' | wc -l)\" = 2 ] && grep -q '^test AP' '$tmp/so.txt'" "--curve /dev/stdout > FILE: lines lost or overwritten"
+# "-" is standard output with the file alone on it (the text goes to stderr), for each
+# trainer, a curve, a .dgnn file and simulate's JSON; two outputs cannot both be "-"
+is_json() { /usr/bin/python3 -c 'import json, sys; [json.loads(l) for l in open(sys.argv[1]) if sys.argv[2] == "lines"] or json.load(open(sys.argv[1]))' "$@" 2>/dev/null; }
+for fam in ev snap; do
+  if [ $fam = ev ]; then args=("${ev[@]}"); else args=("${snap[@]}"); fi
+  "$dgnn" train "${args[@]}" --out - > "$tmp/so.json" 2> "$tmp/out"; check "[ $? = 0 ]" "--out - ($fam): failed"
+  check "is_json '$tmp/so.json' whole" "--out - ($fam): standard output is not the JSON alone"; has "test "
+done
+"$dgnn" train "${ev[@]}" --epochs 2 --curve - > "$tmp/so.jsonl" 2> "$tmp/out"; check "[ $? = 0 ]" "--curve -: failed"
+check "[ \"\$(curve_epochs '$tmp/so.jsonl')\" = '1 2 ' ] && is_json '$tmp/so.jsonl' lines" "--curve -: not the lines alone"
+"$dgnn" gen --events 500 --nodes 50 --out - > "$tmp/so.dgnn" 2> "$tmp/out"; check "[ $? = 0 ]" "gen --out -: failed"
+check "[ \"\$(head -c 8 '$tmp/so.dgnn')\" = DGNNDATA ] && [ ! -e ./- ] && [ ! -e '$tmp/-' ]" "gen --out -: not the .dgnn file"; has "wrote -"
+"$dgnn" simulate --synthetic 30 --workers 1,2 --json - > "$tmp/so.json" 2> "$tmp/out"
+check "is_json '$tmp/so.json' whole" "simulate --json -: not the JSON alone"
+expect_rc 2 "$dgnn" train "${ev[@]}" --out - --curve -; has "--out - and --curve - would both write to standard output"
 # a dangling symlink to another output is that output (its writer creates the target)
 ln -sf dl.json "$tmp/dl.jsonl"
 expect_rc 2 "$dgnn" train "${ev[@]}" --out "$tmp/dl.json" --curve "$tmp/dl.jsonl"; has "--out $tmp/dl.json and --curve $tmp/dl.jsonl are the same file"

@@ -12,6 +12,7 @@
  *    over it on commit; the folder is then fsynced (best effort). Any failure (ENOSPC,
  *    EIO, a short write, a failing close) removes the temporary file and leaves the
  *    previous file intact, with a message naming the path and the OS error;
+ *  - the path "-" is standard output, written through (see dgnn_outfile_stdout_fd);
  *  - temporary files are named .NAME.tmp.HOST.PID (NAME the target's file name, HOST
  *    this machine's name, PID the writer's process id). Opening a writer removes the
  *    ones beside its target that a process of this host which no longer exists left
@@ -86,6 +87,19 @@ int dgnn_outfile_check(const char *path, dgnn_err *err);
  * file can be created in it, or it does not exist yet and can be created (its parent
  * folder exists and is writable; the folder itself is not created here). */
 int dgnn_outfile_check_dir(const char *dir, dgnn_err *err);
+
+/* "-" as an output path: standard output, so that `dgnn train --out - | jq .test` reads the
+ * file alone. */
+int dgnn_outfile_is_stdout(const char *path);
+/* For a command (not a library caller, whose output is its own): from the first "-" on
+ * (checked or opened), the command's own text (progress, results, what it prints to
+ * stdout) goes to standard error, and "-" writes to the standard output the process
+ * started with. Without it "-" writes to standard output as it is. */
+void dgnn_outfile_stdout_claimable(void);
+/* The descriptor "-" writes to (owned here: dup it), moving the command's text to standard
+ * error the first time where dgnn_outfile_stdout_claimable was called; -1 with err
+ * ("standard output is closed") when there is none. */
+int dgnn_outfile_stdout_fd(dgnn_err *err);
 
 /* For a command (not a library caller, whose signals are its own): SIGINT, SIGTERM, SIGHUP
  * and SIGQUIT, where their action is the default, first remove the temporary files of the

@@ -325,6 +325,52 @@ static int spool_open(void) {
     return fd;
 }
 
+/* o writes through to fd (a device, a FIFO, standard output): directly, or where it must
+ * seek and fd cannot, through a spool copied into fd at commit */
+static int write_through(dgnn_outfile **out, dgnn_outfile *o, int fd, int flags, const char *name, dgnn_err *err) {
+    if ((flags & DGNN_OUTFILE_SEEK) && lseek(fd, 0, SEEK_CUR) < 0) {
+        o->target = fd;
+        if ((o->fd = spool_open()) < 0) {
+            int e = errno;
+            outfile_free(o);
+            return dgnn_err_set(err, DGNN_EIO, "cannot write %s: it cannot seek, and no spool file can be made in $TMPDIR: %s",
+                                name, strerror(e));
+        }
+    } else {
+        o->fd = fd;
+    }
+    *out = o;
+    return DGNN_OK;
+}
+
+/* ------------------------------------------------------------------ "-": standard output */
+
+static int g_stdout_claimable; /* set by the command (main.c): its own text may move to stderr */
+static int g_stdout_fd = -1;   /* the standard output the process started with, once claimed */
+
+void dgnn_outfile_stdout_claimable(void) { g_stdout_claimable = 1; }
+
+int dgnn_outfile_is_stdout(const char *path) { return path && strcmp(path, "-") == 0; }
+
+int dgnn_outfile_stdout_fd(dgnn_err *err) {
+    if (g_stdout_fd >= 0) return g_stdout_fd;
+    if (fcntl(STDOUT_FILENO, F_GETFD) < 0) {
+        dgnn_err_set(err, DGNN_EIO, "standard output is closed");
+        return -1;
+    }
+    if (!g_stdout_claimable) return STDOUT_FILENO; /* a library's caller: its output as it is */
+    fflush(stdout);
+    const int fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+        const int e = errno;
+        if (fd >= 0) close(fd);
+        dgnn_err_set(err, DGNN_EIO, "standard output: %s", strerror(e));
+        return -1;
+    }
+    g_stdout_fd = fd;
+    return fd;
+}
+
 int dgnn_outfile_open(dgnn_outfile **out, const char *path, int flags, dgnn_err *err) {
     *out = NULL;
     if (!path || !*path) return dgnn_err_set(err, DGNN_EINVAL, "cannot write: empty output path");
@@ -337,6 +383,18 @@ int dgnn_outfile_open(dgnn_outfile **out, const char *path, int flags, dgnn_err 
     o->fd = o->target = -1;
     struct stat st;
     int exists;
+    if (dgnn_outfile_is_stdout(path)) { /* written through, as a device is */
+        dgnn_err why;
+        dgnn_err_clear(&why);
+        const int so = dgnn_outfile_stdout_fd(&why);
+        const int fd = so >= 0 ? fcntl(so, F_DUPFD_CLOEXEC, 3) : -1;
+        if (fd < 0) {
+            if (so >= 0) dgnn_err_set(&why, DGNN_EIO, "%s", strerror(errno));
+            outfile_free(o);
+            return dgnn_err_set(err, DGNN_EIO, "cannot write - (standard output): %s", why.msg);
+        }
+        return write_through(out, o, fd, flags, "- (standard output)", err);
+    }
     if (path[strlen(path) - 1] == '/') {
         outfile_free(o);
         return dgnn_err_set(err, DGNN_EINVAL, "cannot write %s: names a folder; give a file name", path);
@@ -364,20 +422,7 @@ int dgnn_outfile_open(dgnn_outfile **out, const char *path, int flags, dgnn_err 
             outfile_free(o);
             return dgnn_err_set(err, DGNN_EIO, "cannot write %s: %s", name, strerror(e));
         }
-        if ((flags & DGNN_OUTFILE_SEEK) && lseek(fd, 0, SEEK_CUR) < 0) {
-            o->target = fd;
-            if ((o->fd = spool_open()) < 0) {
-                int e = errno;
-                outfile_free(o);
-                return dgnn_err_set(err, DGNN_EIO,
-                                    "cannot write %s: it cannot seek, and no spool file can be made in $TMPDIR: %s", name,
-                                    strerror(e));
-            }
-        } else {
-            o->fd = fd;
-        }
-        *out = o;
-        return DGNN_OK;
+        return write_through(out, o, fd, flags, name, err);
     }
     /* a regular file or nothing yet: a temporary file beside it, renamed at commit */
     o->existed = exists;
@@ -524,6 +569,7 @@ static int probe_folder(const char *d, const char *base) {
 
 int dgnn_outfile_check(const char *path, dgnn_err *err) {
     if (!path || !*path) return dgnn_err_set(err, DGNN_EINVAL, "empty path");
+    if (dgnn_outfile_is_stdout(path)) return dgnn_outfile_stdout_fd(err) >= 0 ? DGNN_OK : DGNN_EIO;
     if (path[strlen(path) - 1] == '/') return dgnn_err_set(err, DGNN_EINVAL, "names a folder; give a file name");
     char *final;
     struct stat st;

@@ -296,8 +296,15 @@ int cli_curve_start(const char *cmd, const char *path, int resume) {
     snprintf(g_curve.path, sizeof g_curve.path, "%s", path);
     struct stat st;
     int fdno, ok = 1;
-    FILE *std = stat(path, &st) == 0 ? curve_std_stream(&st, &fdno) : NULL;
-    if (std) { /* the process's own output: written at its offset, after what its stream holds */
+    FILE *std = !dgnn_outfile_is_stdout(path) && stat(path, &st) == 0 ? curve_std_stream(&st, &fdno) : NULL;
+    if (dgnn_outfile_is_stdout(path)) { /* "-": the lines alone on standard output */
+        dgnn_err e;
+        dgnn_err_clear(&e);
+        const int so = dgnn_outfile_stdout_fd(&e);
+        g_curve.fd = so >= 0 ? dup(so) : -1;
+        ok = g_curve.fd >= 0;
+        if (so < 0) errno = EBADF;
+    } else if (std) { /* the process's own output: written at its offset, after what its stream holds */
         g_curve.fd = dup(fdno), g_curve.shared = std;
         ok = g_curve.fd >= 0;
     } else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) { /* a FIFO (with a reader now), a device */
@@ -490,6 +497,9 @@ static int clobbers(const char *cmd, const cli_output *outs, int n, int i) {
                     fprintf(stderr, "dgnn %s: %s %s is the checkpoint file of %s %s: one would overwrite the other\n",
                             cmd, dir == &outs[i] ? outs[j].flag : outs[i].flag, dir == &outs[i] ? one : outs[i].path,
                             dir->flag, dir->path);
+                else if (outs[j].role == CLI_OUT_FILE && dgnn_outfile_is_stdout(one))
+                    fprintf(stderr, "dgnn %s: %s - and %s - would both write to standard output: give one a file\n", cmd,
+                            outs[j].flag, outs[i].flag);
                 else if (outs[j].role == CLI_OUT_FILE)
                     fprintf(stderr, "dgnn %s: %s %s and %s %s are the same file: one would overwrite the other\n", cmd,
                             outs[j].flag, one, outs[i].flag, outs[i].path);

@@ -34,7 +34,10 @@ static void usage(FILE *f) {
     for (const subcommand *c = k_cmds; c->name; c++) fprintf(f, "  %-10s %s\n", c->name, c->help);
     fprintf(f, "\nData formats read by every command: JODIE csv, TGL edges.csv (+ .npy features),\n"
                "DyGLib/TGN ml_NAME.csv (+ .npy), TGB edge lists, SNAP/KONECT edge lists, PyTorch\n"
-               "Geometric Temporal json, and dgnn's binary .dgnn.\n");
+               "Geometric Temporal json, and dgnn's binary .dgnn.\n"
+               "\nOutput files are replaced whole (a temporary file renamed into place); an output\n"
+               "given as - is standard output, the file alone on it (the command's text goes to\n"
+               "stderr): dgnn train --out - | jq .test.ap\n");
 }
 
 /* Three runtime settings are read once, when the libraries load, so when they are unset
@@ -108,6 +111,7 @@ static int run_command(int argc, char **argv) {
 int main(int argc, char **argv) {
     tune_runtime_env(argv);
     dgnn_outfile_clean_on_signals(); /* an interrupted write leaves no temporary file */
+    dgnn_outfile_stdout_claimable(); /* --out -: the file alone on stdout, the text on stderr */
     cli_set_command_line(argc, argv);
     /* a --curve that lost lines fails the run (its training went on) */
     const int rc = cli_curve_end(run_command(argc, argv));
