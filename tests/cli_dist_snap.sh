@@ -85,6 +85,7 @@ if echo "$out" | grep -q "checkpoint $tmp/snapck is a snapshot model's checkpoin
 else bad "a snapshot model's checkpoint resumed by TGN"; echo "$out" | tail -2; fi
 out=$("$dgnn" train $S --epochs 2 --checkpoint "$tmp/evck" --resume 2>&1)
 if echo "$out" | grep -q "checkpoint $tmp/evck is an event model's checkpoint (tgn: TGN, JODIE, DyRep, APAN), written by 1 process: the snapshot model evolvegcn-o cannot resume" &&
+   echo "$out" | grep -q "or start afresh in another --checkpoint folder" &&
    ! echo "$out" | grep -q "section 'meta'"; then ok "an event model's checkpoint resumed by EvolveGCN-O: named as such"
 else bad "an event model's checkpoint resumed by EvolveGCN-O"; echo "$out" | tail -2; fi
 

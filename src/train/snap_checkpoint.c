@@ -186,8 +186,8 @@ static int event_checkpoint(const snap_run *r, dgnn_err *err) {
     if (dgnn_ckpt_family(r->cfg->checkpoint, model, sizeof model, was, sizeof was) != DGNN_CKPT_EVENT) return 0;
     dgnn_err_set(err, DGNN_EINVAL,
                  "checkpoint %s is an event model's checkpoint (%s: TGN, JODIE, DyRep, APAN)%s%s: the snapshot model "
-                 "%s cannot resume it; resume it with dgnn train --model %s as that run was started, or start without "
-                 "--resume",
+                 "%s cannot resume it; resume it with dgnn train --model %s as that run was started, or start afresh in "
+                 "another --checkpoint folder",
                  r->cfg->checkpoint, model[0] ? model : "its model", was[0] ? ", written by " : "", was,
                  dgnn_snapmodel_name(r->cfg->model.kind), model[0] ? model : "M");
     return 1;
