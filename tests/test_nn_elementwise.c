@@ -77,6 +77,10 @@ static void test_relu(void) {
     CHECK(dx[0] == 10 && dx[1] == 10 && dx[2] == 11 && dx[3] == 10 && dx[4] == 11);
     dgnn_relu_forward(x, x, 5); /* in place */
     CHECK(x[0] == 0 && x[2] == 2);
+    /* a NaN passes, as through torch's ReLU: a model gone NaN must not look finite */
+    float xn[2] = {NAN, -INFINITY}, yn[2];
+    dgnn_relu_forward(yn, xn, 2);
+    CHECK(isnan(yn[0]) && yn[1] == 0);
 }
 
 static void test_dropout(void) {

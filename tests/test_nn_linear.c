@@ -163,6 +163,15 @@ static void test_edgepred(int with_bd) {
         if (d > worst) worst = d;
     }
     CHECK_MSG(worst < 1e-5, "edge predictor vs MergeLayer form: %g", worst);
+    { /* a NaN embedding gives a NaN logit (its ReLU passes it), never a finite score */
+        float keep = c.hd[0];
+        c.hd[0] = NAN;
+        dgnn_edgepred_forward(c.logits, c.saved, c.hs, c.hd, &c.p, c.Be, c.nneg, c.D, c.Hd);
+        CHECK_MSG(isnan(c.logits[0]) && isfinite(c.logits[1]), "edge predictor on a NaN row: %g, %g",
+                  c.logits[0], c.logits[1]);
+        c.hd[0] = keep;
+        dgnn_edgepred_forward(c.logits, c.saved, c.hs, c.hd, &c.p, c.Be, c.nneg, c.D, c.Hd);
+    }
 
     float *dhs = fa(c.Be * c.D), *dhd = fa(R * c.D), *scratch = fa(DGNN_EDGEPRED_SAVED(c.Be, c.nneg, c.Hd));
     dgnn_edgepred_backward(dhs, dhd, &g, scratch, c.w, c.saved, c.hs, c.hd, &c.p, c.Be, c.nneg,

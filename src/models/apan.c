@@ -272,7 +272,7 @@ static int apan_forward(dgnn_tgnn *m, float *logits, const dgnn_state *st, const
 #pragma omp parallel for schedule(static) if (U * M > PAR_MIN)
     for (int64_t j = 0; j < U * M; j++) {
         float x = a->has_drop_mask ? a->z[j] * a->drop_mask[j] : a->z[j];
-        a->hnew[j] = x > 0 ? x : 0.0f;
+        a->hnew[j] = x < 0 ? 0.0f : x; /* a NaN passes (nn/act.c) */
     }
     /* identity embedding: TGL's IdentityNormLayer is a LayerNorm */
     dgnn_layernorm_forward(a->emb, a->ln2_mean, a->ln2_rstd, a->hnew, m->w.ln2_g,

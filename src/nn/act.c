@@ -11,7 +11,8 @@
 
 void dgnn_relu_forward(float *out, const float *inp, int64_t n) {
 #pragma omp parallel for if (n > PAR_MIN)
-    for (int64_t i = 0; i < n; i++) out[i] = inp[i] > 0 ? inp[i] : 0.0f;
+    /* x < 0 ? 0 : x: a NaN passes, as through torch's ReLU (linear.c's edge predictor) */
+    for (int64_t i = 0; i < n; i++) out[i] = inp[i] < 0 ? 0.0f : inp[i];
 }
 
 void dgnn_relu_backward(float *dinp, const float *dout, const float *out, int64_t n) {

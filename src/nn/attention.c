@@ -549,7 +549,7 @@ void dgnn_tattn_forward_seeded(float *out, dgnn_tattn_saved *s, const dgnn_tattn
 #pragma omp parallel for if (B * Hd > PAR_MIN)
         for (int64_t i = 0; i < B * Hd; i++) {
             float x = s->has_drop_mask ? s->z[i] * s->drop_mask[i] : s->z[i];
-            s->r[i] = x > 0 ? x : 0.0f;
+            s->r[i] = x < 0 ? 0.0f : x; /* a NaN passes (act.c) */
         }
         dgnn_layernorm_forward(out, s->ln_mean, s->ln_rstd, s->r, p->ln_g, p->ln_b, B, c->dout);
     }

@@ -116,7 +116,7 @@ void dgnn_tattn_reference(float *out, dgnn_tattn_dinput *din, dgnn_tattn_params 
     ref_linear(z, cat, p->W1, p->b1, B, dc, Hd);
     for (int64_t i = 0; i < B * Hd; i++) {
         float x = (!tgn && drop_mask) ? z[i] * drop_mask[i] : z[i];
-        r[i] = x > 0 ? x : 0;
+        r[i] = x < 0 ? 0 : x;
     }
     if (tgn) ref_linear(out, r, p->W2, p->b2, B, Hd, c->dout);
     else dgnn_layernorm_forward(out, mean, rstd, r, p->ln_g, p->ln_b, B, c->dout);

@@ -131,8 +131,11 @@ void dgnn_edgepred_forward(float *logits, float *saved, const float *h_src, cons
         const float *s = hs + (r % Be) * Hd; /* row j*Be + i pairs with source i */
         float *a = act + r * Hd;
         for (int64_t c = 0; c < Hd; c++) {
+            /* x < 0 ? 0 : x, not x > 0 ? x : 0: a NaN passes, as through torch's ReLU, so
+             * that a model gone NaN gives a NaN loss (the trainer's check) rather than
+             * scores all alike, an AP of 0.5 printed as a result */
             float x = a[c] + s[c];
-            a[c] = x > 0 ? x : 0;
+            a[c] = x < 0 ? 0 : x;
         }
     }
     dgnn_linear_forward(logits, act, p->Wo, p->bo, R, Hd, 1);

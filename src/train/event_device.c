@@ -82,7 +82,8 @@ static int step_done(event_run *r, int64_t epoch, int64_t b, int64_t B, double *
     if (rc) return rc;
     const double loss = 2.0 * mean; /* the TGN code's: positives' mean BCE + negatives' */
     if (!isfinite(loss))
-        return dgnn_err_set(err, DGNN_EINVAL, "epoch %lld batch %lld: the loss is not finite (%g); try a lower --lr",
+        return dgnn_err_set(err, DGNN_EINVAL, "epoch %lld batch %lld: the loss is not finite (%g); try a lower --lr, "
+                            "or look for feature values or time gaps in the data too large for float32",
                             (long long)epoch, (long long)b, loss);
     *loss_sum += loss;
     if (c->on_step) c->on_step(c->on_step_ctx, epoch, b, loss);

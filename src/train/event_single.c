@@ -40,7 +40,8 @@ int event_single_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_
         dgnn_adam_step_params(&r->opt, r->p);
         flops += dgnn_tgnn_last_flops(r->model);
         if (!isfinite(loss))
-            return dgnn_err_set(err, DGNN_EINVAL, "epoch %lld batch %lld: the loss is not finite (%g); try a lower --lr",
+            return dgnn_err_set(err, DGNN_EINVAL, "epoch %lld batch %lld: the loss is not finite (%g); try a lower --lr, "
+                                "or look for feature values or time gaps in the data too large for float32",
                                 (long long)epoch, (long long)b, loss);
         loss_sum += loss;
         if (c->on_step) c->on_step(c->on_step_ctx, epoch, b, loss);

@@ -109,7 +109,8 @@ int event_step_done(event_run *r, int64_t epoch, int64_t step, double loss, int6
                      dgnn_progress *pg, int64_t shown, dgnn_err *err) {
     const dgnn_event_train_cfg *c = r->cfg;
     if (!isfinite(loss))
-        return dgnn_err_set(err, DGNN_EINVAL, "rank %d, epoch %lld step %lld: the loss is not finite (%g); try a lower --lr",
+        return dgnn_err_set(err, DGNN_EINVAL, "rank %d, epoch %lld step %lld: the loss is not finite (%g); try a lower --lr, "
+                            "or look for feature values or time gaps in the data too large for float32",
                             r->rank, (long long)epoch, (long long)step, loss);
     const double share = loss * (double)B / (double)(G > 0 ? G : 1);
     *loss_share += share;

@@ -5,7 +5,7 @@
 #include "cuda_internal.h"
 
 __global__ static void relu_fwd(float *out, const float *inp, int64_t n) {
-    DGNN_CUDA_FOR(i, n) out[i] = inp[i] > 0 ? inp[i] : 0.0f;
+    DGNN_CUDA_FOR(i, n) out[i] = inp[i] < 0 ? 0.0f : inp[i]; // a NaN passes, as the CPU's (act.c)
 }
 
 __global__ static void relu_bwd(float *dinp, const float *dout, const float *out, int64_t n) {

@@ -183,7 +183,7 @@ __global__ static void cat_kernel(float *cat, const float *o, const float *h_roo
 __global__ static void drop_relu(float *r, const float *z, const float *mask, int64_t n) {
     DGNN_CUDA_FOR(t, n) {
         const float x = mask ? z[t] * mask[t] : z[t];
-        r[t] = x > 0 ? x : 0.0f;
+        r[t] = x < 0 ? 0.0f : x; // a NaN passes, as the CPU's
     }
 }
 

@@ -52,7 +52,7 @@ __global__ static void edgepred_join(float *act, const float *hs, int64_t R, int
     DGNN_CUDA_FOR(t, R * Hd) {
         const int64_t r = t / Hd, j = t % Hd;
         const float x = act[t] + hs[(r % Be) * Hd + j];
-        act[t] = x > 0 ? x : 0;
+        act[t] = x < 0 ? 0 : x; // a NaN passes, as the CPU's (linear.c)
     }
 }
 
