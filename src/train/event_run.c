@@ -123,6 +123,13 @@ int event_run_init(event_run *r, const dgnn_events *ev, const dgnn_event_train_c
                                 (long long)cand);
     }
     if (c->edgebank) return DGNN_OK; /* no model, no node state (event_eval.c) */
+    /* JODIE's time projection divides by t + 1 (TGL's (t - t_mem) / (t + 1), nn/jodie.c):
+     * zero at t = -1 (a NaN memory), sign and scale wrong below 0 */
+    if (c->model.kind == DGNN_TGNN_JODIE && ev->t[0] < 0)
+        return dgnn_err_set(err, DGNN_EINVAL,
+                            "jodie needs timestamps >= 0 (its time projection, TGL's (t - t_mem) / (t + 1), divides by "
+                            "t + 1): this stream starts at %.17g; shift its times to start at 0",
+                            ev->t[0]);
     if ((rc = dgnn_tgnn_init(&r->model, &c->model, ev->num_nodes, ev->edge_dim, err))) return rc;
     r->p = dgnn_tgnn_params(r->model);
     const int64_t D = dgnn_tgnn_mail_dim(r->model), M = c->model.mem_dim, N = ev->num_nodes;

@@ -155,6 +155,13 @@ int snap_run_setup(snap_run *r, const dgnn_events *ev, const dgnn_snap_train_cfg
             if ((rc = dgnn_snap_edge_labels(r->elab + r->eoff[k], &r->snaps.snaps[k], ev, 0, err))) return rc;
         int64_t cnt[2] = {0, 0};
         for (int64_t i = r->eoff[r->tb]; i < r->eoff[r->te]; i++) cnt[r->elab[i]]++;
+        /* the F1 of a class training never shows is no measure (0 printed as a result) */
+        if (!c->skip_eval && (cnt[0] == 0 || cnt[1] == 0))
+            return dgnn_err_set(err, DGNN_EINVAL,
+                                "the training samples' %lld edge labels are all of class %d (%s ratings): the task "
+                                "needs both classes to learn and to measure the F1 of the minority one",
+                                (long long)(cnt[0] + cnt[1]), cnt[0] == 0 ? 1 : 0,
+                                cnt[0] == 0 ? "positive" : "non-positive");
         r->f1_class = cnt[0] <= cnt[1] ? 0 : 1;
         r->majority = 1 - r->f1_class;
     }
