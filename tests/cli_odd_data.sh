@@ -3,7 +3,8 @@
 # never figures of a model gone NaN printed as results (they printed "test AP 0.5000
 # AUC 0.5000" and exit 0: the ReLUs turned a NaN into 0, so the loss stayed finite).
 #  1. JODIE on a stream that starts at t = -1: its time projection (t - t_mem) / (t + 1)
-#     divided by zero; negative times are refused for JODIE, accepted by TGN;
+#     divided by zero; negative times are refused for JODIE (a stream, dgnn eval's query
+#     times), accepted by TGN;
 #  2. time gaps beyond float32's range (times ~1e40) and edge features of 1e30: NaN
 #     memories or embeddings now reach the loss, whose check stops the run (exit 1);
 #  3. edge classification whose training labels are all of one class: refused (it printed
@@ -31,6 +32,15 @@ for f in m1 neg; do
   has "jodie needs timestamps >= 0"
 done
 expect_rc 0 "$dgnn" train --model tgn --data "$tmp/neg.csv" $small --neighbors 3; has "test AP"
+# dgnn eval's embedding and score times below 0: the same division, refused for JODIE
+stream 0 1 0.5 > "$tmp/pos.csv"
+expect_rc 0 "$dgnn" train --model jodie --data "$tmp/pos.csv" $small --checkpoint "$tmp/jck"
+expect_rc 1 "$dgnn" eval --checkpoint "$tmp/jck" --data "$tmp/pos.csv" --emb-time -1 --emb-out "$tmp/e.npy" --quiet
+has "embedding request 1 asks for time -1: jodie needs times >= 0"
+printf '1,41,10\n1,41,-1\n' > "$tmp/q.csv"
+expect_rc 1 "$dgnn" eval --checkpoint "$tmp/jck" --data "$tmp/pos.csv" --score-at "$tmp/q.csv" --score-out "$tmp/s.csv" --quiet
+has "score request 2 asks for time -1"
+expect_rc 0 "$dgnn" eval --checkpoint "$tmp/jck" --data "$tmp/pos.csv" --emb-time 700 --emb-out "$tmp/e.npy" --quiet
 
 # ---- 2. NaN inside the model reaches the loss's check -----------------------------------
 stream 1 1e37 0.5 > "$tmp/tbig.csv"  # time gaps of 1e37..6e39: beyond float32 (3.4e38)

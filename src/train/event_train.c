@@ -363,10 +363,26 @@ static int score_pairs(event_run *r, const dgnn_events *ev, const dgnn_score_req
     return rc;
 }
 
+/* JODIE's time projection divides by t + 1 (event_run_init refuses a stream below 0): a
+ * query time below 0 is refused too (t = -1 gave NaN embeddings) */
+static int jodie_query_times(const dgnn_event_train_cfg *c, const double *t, int64_t n, const char *what,
+                             dgnn_err *err) {
+    if (c->edgebank || c->model.kind != DGNN_TGNN_JODIE || !t) return DGNN_OK;
+    for (int64_t i = 0; i < n; i++)
+        if (!(t[i] >= 0))
+            return dgnn_err_set(err, DGNN_EINVAL,
+                                "%s %lld asks for time %.17g: jodie needs times >= 0 (its time projection divides by "
+                                "t + 1)", what, (long long)(i + 1), t[i]);
+    return DGNN_OK;
+}
+
 int dgnn_event_eval(const dgnn_events *ev, const dgnn_event_train_cfg *c, int split, dgnn_emb_request *emb,
                     const dgnn_score_request *score, dgnn_event_train_result *res, dgnn_err *err) {
     result_init(res);
     if (emb) emb->out = NULL, emb->dim = 0;
+    int qrc = jodie_query_times(c, emb ? emb->t : NULL, emb ? emb->n : 0, "embedding request", err);
+    if (!qrc) qrc = jodie_query_times(c, score ? score->t : NULL, score ? score->n : 0, "score request", err);
+    if (qrc) return qrc;
     if (!c->checkpoint) return dgnn_err_set(err, DGNN_EINVAL, "dgnn eval needs --checkpoint DIR");
     if (c->dist.mode != DGNN_DIST_NONE) return dgnn_err_set(err, DGNN_EINVAL, "dgnn eval runs in one process: no --dist");
     if (split != DGNN_SPLIT_TRAIN && split != DGNN_SPLIT_VAL && split != DGNN_SPLIT_TEST)
