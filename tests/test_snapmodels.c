@@ -522,6 +522,44 @@ static void check_reference(dgnn_snapmodel_kind kind, int onehot) {
     dgnn_snapmodel_free(m);
 }
 
+/* A node whose output went NaN (a model diverged) gives NaN logits and probabilities for
+ * its pairs, so that the trainer's loss check stops the run: the classifier's ReLU turned
+ * a NaN into 0, and the pairs were scored as if the model were fine (AP 0.5). Every pair
+ * without that node stays finite. */
+static void check_nan_passes(void) {
+    ctx_t c;
+    setup(&c, DGNN_SNAPMODEL_GCN, 14, 3, 4, 0, 0, 5, 0.3);
+    dgnn_rng r;
+    dgnn_rng_seed(&r, 12);
+    gradcheck_fill(c.H, c.N * c.L, &r, -1.0, 1.0);
+    const int32_t bad = 3;
+    for (int64_t j = 0; j < c.L; j++) c.H[bad * c.L + j] = NAN;
+    c.src[0] = bad, c.dst[1] = bad;
+    for (int64_t i = 2; i < c.M; i++) c.src[i] = c.src[i] == bad ? 0 : c.src[i], c.dst[i] = c.dst[i] == bad ? 0 : c.dst[i];
+    CHECK(dgnn_snapmodel_edge_forward(c.m, c.logits, c.H, c.src, c.dst, c.M, NULL) == DGNN_OK);
+    float *ref = malloc((size_t)(2 * c.M) * sizeof(float));
+    dgnn_snapmodel_edge_forward_ref(c.m, ref, c.H, c.src, c.dst, c.M);
+    int nan_ok = 1, finite_ok = 1;
+    for (int64_t i = 0; i < c.M; i++)
+        for (int k = 0; k < 2; k++) {
+            const int want_nan = i < 2;
+            nan_ok &= !want_nan || (isnan(c.logits[2 * i + k]) && isnan(ref[2 * i + k]));
+            finite_ok &= want_nan || (isfinite(c.logits[2 * i + k]) && isfinite(ref[2 * i + k]));
+        }
+    CHECK_MSG(nan_ok, "a NaN node's pairs: logits not NaN (fast %g, reference %g)", c.logits[0], ref[0]);
+    CHECK(finite_ok);
+    float *prob = malloc((size_t)(c.N * c.N) * sizeof(float));
+    dgnn_err err;
+    CHECK(dgnn_snapmodel_edge_prob_rows(c.m, prob, c.H, 0, c.N, &err) == DGNN_OK);
+    int rows_ok = 1;
+    for (int64_t u = 0; u < c.N; u++)
+        for (int64_t v = 0; v < c.N; v++)
+            rows_ok &= (u == bad || v == bad) ? isnan(prob[u * c.N + v]) : isfinite(prob[u * c.N + v]);
+    CHECK_MSG(rows_ok, "all-pairs scores: NaN exactly on the NaN node's row and column");
+    free(prob), free(ref);
+    teardown(&c);
+}
+
 static void check_names(void) {
     const char *canon[] = {"evolvegcn-o", "evolvegcn-h", "tgcn", "gcrn-gru", "wdgcn", "gcn"};
     for (int k = 0; k < 6; k++) {
@@ -554,6 +592,7 @@ int main(int argc, char **argv) {
         return check_done();
     }
     check_names();
+    check_nan_passes();
     for (int k = 0; k < NKIND; k++) {
         check_reference(new_kinds[k], 1);
         check_reference(new_kinds[k], 0);

@@ -63,7 +63,7 @@ static void pair_fwd_block(float *restrict logits, float *restrict hbuf, const f
         const float *restrict p = Ps + (int64_t)ps[i] * C, *restrict q = Qd + (int64_t)pd[i] * C;
         for (int64_t c = 0; c < C; c++) {
             float x = p[c] + q[c];
-            hbuf[c] = x > 0.0f ? x : 0.0f;
+            hbuf[c] = x < 0.0f ? 0.0f : x; /* a NaN passes (torch's ReLU): the loss's check sees it */
         }
         for (int64_t k = 0; k < K; k++) {
             const float *restrict w = W2 + k * C;
@@ -261,7 +261,9 @@ typedef int32_t v16i __attribute__((vector_size(64)));
 /* macros, not functions: a function returning a 64-byte vector has an ABI that depends on
  * the target, which GCC warns about in the generic clone */
 #define LOAD16(p) ({ v16f v_; memcpy(&v_, (p), sizeof v_); v_; })
-#define RELU16(x) ({ v16f x_ = (x); (v16f)((v16i)x_ & (v16i)(x_ > (v16f){0})); })
+/* relu as x < 0 ? 0 : x (a NaN passes, as in the classifier's forward): x with the lanes
+ * below 0 cleared */
+#define RELU16(x) ({ v16f x_ = (x); (v16f)((v16i)x_ & ~(v16i)(x_ < (v16f){0})); })
 
 DGNN_CLONES
 static void score_tile2(float *restrict acc, const float *restrict P0, const float *restrict P1,
@@ -344,7 +346,7 @@ void dgnn_snapmodel_edge_forward_ref(const dgnn_snapmodel *m, float *logits, con
         for (int64_t c = 0; c < C; c++) {
             double s = b1[c];
             for (int64_t j = 0; j < 2 * L; j++) s += (double)W1[c * 2 * L + j] * (double)x[j];
-            hid[c] = s > 0 ? s : 0;
+            hid[c] = s < 0 ? 0 : s;
         }
         for (int64_t k = 0; k < K; k++) {
             double s = b2[k];

@@ -725,7 +725,7 @@ extern "C" int dgnn_cuda_cls_pairs_forward(dgnn_cuda *c, float *dlogits, float *
         float *h = dhid + i * C;
         for (int64_t j = 0; j < C; j++) {
             const float x = p[j] + q[j];
-            h[j] = x > 0.0f ? x : 0.0f; // relu (NaN -> 0, as the CPU classifier's)
+            h[j] = x < 0.0f ? 0.0f : x; // relu (a NaN passes, as the CPU classifier's)
         }
         for (int64_t o = 0; o < K; o++) { // logits = hid W2^T + b2
             const float *w = dW2 + o * C;
@@ -858,7 +858,7 @@ extern "C" int dgnn_cuda_cls_prob_rows(dgnn_cuda *c, float *dprob, const float *
             float acc = bd;
             for (int64_t j = 0; j < C; j++) {
                 const float x = p[j] + q[j];
-                acc += (x > 0.0f ? x : 0.0f) * wd[(size_t)j];
+                acc += (x < 0.0f ? 0.0f : x) * wd[(size_t)j];
             }
             dprob[r * N + v] = 1.0f / (1.0f + expf(-acc));
         }

@@ -33,13 +33,13 @@ __global__ static void cls_add_bias(float *Y, const float *b, int64_t R, int64_t
     DGNN_CUDA_FOR(t, R * D) Y[t] += b[t % D];
 }
 
-// hid (M, C) = relu(P[src_i] + Q[dst_i]): the CPU's x = p + q, then x > 0 ? x : 0
+// hid (M, C) = relu(P[src_i] + Q[dst_i]): the CPU's x = p + q, then x < 0 ? 0 : x (a NaN passes)
 __global__ static void cls_pair_hidden(float *hid, const float *P, const float *Q, const int32_t *src,
                                        const int32_t *dst, int64_t M, int64_t C) {
     DGNN_CUDA_FOR(t, M * C) {
         const int64_t i = t / C, j = t % C;
         const float x = P[(int64_t)src[i] * C + j] + Q[(int64_t)dst[i] * C + j];
-        hid[t] = x > 0.0f ? x : 0.0f;
+        hid[t] = x < 0.0f ? 0.0f : x;
     }
 }
 
@@ -152,8 +152,8 @@ __global__ static void prob_tile(float *prob, const float *P, const float *Q, co
                     for (int b = 0; b < 4; b++) {
                         const float q = Qs[tx + 16 * b][j];
                         const float x0 = p0 + q, x1 = p1 + q;
-                        acc[0][b] += (x0 > 0.0f ? x0 : 0.0f) * w;
-                        acc[1][b] += (x1 > 0.0f ? x1 : 0.0f) * w;
+                        acc[0][b] += (x0 < 0.0f ? 0.0f : x0) * w;
+                        acc[1][b] += (x1 < 0.0f ? 0.0f : x1) * w;
                     }
                 }
                 __syncthreads(); // the chunk is restaged next
