@@ -77,6 +77,8 @@ if [ "$(val "$tmp/eb.json" protocols.dyglib.historical.inductive.ap)" = None ]; 
 "$dgnn" gen --events 3000 --nodes 120 --seed 5 --bipartite --out "$tmp/g.csv" > /dev/null 2>&1 || bad "gen"
 expect_rc 0 "$dgnn" train --model edgebank --data "$tmp/g.csv" --quiet --protocol tgb --tgb-negatives "$tmp/gen" --tgb-k 20 --out "$tmp/g1.json"
 has "generated TGB-style"
+# EdgeBank trains nothing: no epoch and no training speed in its lines
+has "(EdgeBank: no epochs)"; if grep -q "events/s\|after epoch" "$tmp/out"; then bad "EdgeBank: epoch or speed lines"; else ok; fi
 if [ -s "$tmp/gen_val_ns.npy" ] && [ -s "$tmp/gen_test_ns.npy" ]; then ok; else bad "generated lists not written"; fi
 expect_rc 0 "$dgnn" train --model edgebank --data "$tmp/g.csv" --quiet --protocol tgb --tgb-negatives "$tmp/gen" --out "$tmp/g2.json"
 has "test negatives: $tmp/gen_test_ns.npy (20 candidates per positive)"

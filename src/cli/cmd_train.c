@@ -982,16 +982,18 @@ static int train_run(int argc, char **argv, int mode, const cli_train_embed *emb
     } else if (!c.skip_eval) { /* n/a: over no events (no new-node test events; no MRR with --eval-negatives 0) */
         char mrr[48] = "MRR";
         if (c.eval_negatives > 0) snprintf(mrr, sizeof mrr, "MRR vs %lld random", (long long)c.eval_negatives);
-        printf("test AP %s  AUC %s  new-node AP %s  new-node AUC %s  %s %s  (%s epoch %lld; best val %s: epoch %lld)\n",
-               dgnn_fmt_metric(f[0], 16, res->test_ap), dgnn_fmt_metric(f[1], 16, res->test_auc),
-               dgnn_fmt_metric(f[2], 16, res->test_new_ap), dgnn_fmt_metric(f[3], 16, res->test_new_auc), mrr,
-               dgnn_fmt_metric(f[4], 16, res->test_mrr),
-               res->early_stopped ? "early-stopped, back to" : "after",
-               (long long)(res->early_stopped ? res->best_epoch : res->num_epochs), c.protocol.tgb ? "MRR (TGB)" : "AP",
-               (long long)res->best_epoch);
+        char when[96] = "(EdgeBank: no epochs)"; /* it memorises edges, and trains nothing */
+        if (!c.edgebank)
+            snprintf(when, sizeof when, "(%s epoch %lld; best val %s: epoch %lld)",
+                     res->early_stopped ? "early-stopped, back to" : "after",
+                     (long long)(res->early_stopped ? res->best_epoch : res->num_epochs),
+                     c.protocol.tgb ? "MRR (TGB)" : "AP", (long long)res->best_epoch);
+        printf("test AP %s  AUC %s  new-node AP %s  new-node AUC %s  %s %s  %s\n", dgnn_fmt_metric(f[0], 16, res->test_ap),
+               dgnn_fmt_metric(f[1], 16, res->test_auc), dgnn_fmt_metric(f[2], 16, res->test_new_ap),
+               dgnn_fmt_metric(f[3], 16, res->test_new_auc), mrr, dgnn_fmt_metric(f[4], 16, res->test_mrr), when);
         cli_protocols_print(&c, res);
     }
-    if (eval) printf("peak RSS %.0f MB\n", res->peak_rss_mb);
+    if (eval || c.edgebank) printf("peak RSS %.0f MB\n", res->peak_rss_mb); /* EdgeBank trains nothing */
     else printf("training: %.0f events/s, peak RSS %.0f MB\n", res->train_events_per_second, res->peak_rss_mb);
     if (bench) {
         printf("\n%-6s %10s %12s %14s %12s %10s %10s\n", "epoch", "train s", "events", "events/s", "GFLOP", "GFLOP/s",
