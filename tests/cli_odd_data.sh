@@ -61,5 +61,12 @@ has "edge labels are all of class 1 (positive ratings)"
 # training alone (no F1 to measure) still runs
 expect_rc 0 "$dgnn" train --model evolvegcn-o --task edge --data "$tmp/rpos.txt" --snapshots 20 --window 2 --epochs 1 --quiet --threads 2 --no-eval
 
+# ---- 4. a snapshot run that never validates says so ------------------------------------
+# (every epoch within --skip-val-epochs: it said "best validation epoch 0 of 1")
+expect_rc 0 "$dgnn" train --model evolvegcn-o --data "$tmp/rpos.txt" --snapshots 20 --window 2 --epochs 1 --skip-val-epochs 1 --quiet --threads 2
+has "(the last of 1 epochs: none was validated, --skip-val-epochs 1)"
+expect_rc 0 "$dgnn" train --model evolvegcn-o --data "$tmp/rpos.txt" --snapshots 20 --window 2 --epochs 1 --skip-val-epochs 0 --quiet --threads 2
+has "(best validation epoch 1 of 1)"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

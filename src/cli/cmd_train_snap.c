@@ -819,7 +819,11 @@ static void print_results(const dgnn_snap_train_cfg *c, const dgnn_snap_train_re
                    (long long)res->label_counts[res->f1_class], (long long)res->label_counts[1 - res->f1_class]);
         else
             printf("test MSE %s", dgnn_fmt_metric(f[0], 16, res->test_mse));
-        printf("  (best validation epoch %lld of %lld)\n", (long long)res->best_epoch, (long long)res->num_epochs);
+        if (res->best_epoch > 0 || res->num_epochs > c->skip_val_epochs)
+            printf("  (best validation epoch %lld of %lld)\n", (long long)res->best_epoch, (long long)res->num_epochs);
+        else /* every epoch within --skip-val-epochs: nothing chose an epoch */
+            printf("  (the last of %lld epochs: none was validated, --skip-val-epochs %lld)\n",
+                   (long long)res->num_epochs, (long long)c->skip_val_epochs);
     }
     if (c->baseline_last) {
         printf("baseline \"repeat the last snapshot\", same test samples: ");
