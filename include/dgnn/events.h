@@ -63,7 +63,8 @@ void dgnn_events_init(dgnn_events *ev);
 void dgnn_events_free(dgnn_events *ev);
 
 /* Allocates src/dst/t (and efeat when edge_dim > 0, label when with_label) for E
- * events, uninitialised. Returns DGNN_ENOMEM (with a message) on failure. */
+ * events, uninitialised. Returns DGNN_ENOMEM (with a message) on failure, and without
+ * asking when the columns together exceed this machine's memory (dgnn_mem_check). */
 int dgnn_events_alloc(dgnn_events *ev, int64_t num_events, int64_t edge_dim, int with_label,
                       dgnn_err *err);
 

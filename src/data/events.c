@@ -33,6 +33,12 @@ void dgnn_events_free(dgnn_events *ev) {
 }
 
 int dgnn_events_alloc(dgnn_events *ev, int64_t E, int64_t edge_dim, int with_label, dgnn_err *err) {
+    /* the columns' sum, asked for before any of them: malloc grants each lazily, so a
+     * table larger than the machine would be killed while it is filled, not refused */
+    const int64_t row = dgnn_size_add(with_label ? 20 : 16, dgnn_size_mul(edge_dim > 0 ? edge_dim : 0, 4));
+    if (dgnn_mem_check(dgnn_size_mul(E > 0 ? E : 1, row), err, "a table of %lld events (%lld edge features each)",
+                       (long long)E, (long long)(edge_dim > 0 ? edge_dim : 0)))
+        return DGNN_ENOMEM;
     size_t e = (size_t)(E > 0 ? E : 0);
     ev->num_events = E;
     ev->edge_dim = edge_dim;

@@ -320,6 +320,19 @@ static void build_rate(gen_state *g, dgnn_rng *r) {
     free(mult);
 }
 
+/* Bytes gen_init allocates for o (checked options), saturating: per node its community,
+ * the alias tables' build scratch (w, pscratch, work); per source its alias cell, ring
+ * and ring length; per destination its two alias cells, community slot and weight; the
+ * community tables and feature means. */
+static int64_t gen_state_bytes(const dgnn_gen_opts *o) {
+    const int64_t N = o->num_nodes, S = num_sources(o), Dn = o->bipartite ? N - S : N, C = o->communities;
+    int64_t b = dgnn_size_mul(N, 4 + 8 + 8 + 4);
+    b = dgnn_size_add(b, dgnn_size_mul(S, dgnn_size_add((int64_t)sizeof(alias_cell) + 1, 4 * (int64_t)o->ring)));
+    b = dgnn_size_add(b, dgnn_size_mul(Dn, 2 * (int64_t)sizeof(alias_cell) + 4 + 8));
+    b = dgnn_size_add(b, dgnn_size_mul(C, 16 + dgnn_size_mul(8, o->edge_dim)));
+    return dgnn_size_add(b, 8 * (RATE_BINS + 1) + 8);
+}
+
 static int gen_init(gen_state *g, const dgnn_gen_opts *o, dgnn_err *err) {
     memset(g, 0, sizeof *g);
     int rc = dgnn_gen_check(o, err);
@@ -338,8 +351,14 @@ static int gen_init(gen_state *g, const dgnn_gen_opts *o, dgnn_err *err) {
     dgnn_rng_seed2(&r, o->seed, 0);
     int64_t N = g->N, S = g->S, Dn = g->Dn, C = g->C;
 
-    /* sizes come from the options (user input): plain malloc, DGNN_ENOMEM on failure */
+    /* sizes come from the options (user input): plain malloc, DGNN_ENOMEM on failure,
+     * their sum checked first (each malloc would be granted lazily, and the pages would
+     * run out while the tables below are filled: --nodes 300M, 28 GB, was killed) */
     size_t nf = (size_t)C * (size_t)o->edge_dim;
+    if ((rc = dgnn_mem_check(gen_state_bytes(o), err,
+                             "gen: the generator's state for %lld nodes (%d ring slots each); lower --nodes or --ring",
+                             (long long)N, g->R)))
+        return rc;
     g->comm = malloc((size_t)N * sizeof(int32_t));
     g->scell = malloc((size_t)S * sizeof(alias_cell));
     g->dcell = malloc((size_t)Dn * sizeof(alias_cell));
@@ -514,9 +533,16 @@ static void gen_chunk(gen_state *g, int64_t n, int32_t *src, int32_t *dst, doubl
 
 int dgnn_gen_events(dgnn_events *ev, const dgnn_gen_opts *o, dgnn_err *err) {
     dgnn_events_init(ev);
-    gen_state g;
-    int rc = gen_init(&g, o, err);
+    /* the table and the generator's state live together: their sum must fit */
+    int rc = dgnn_gen_check(o, err);
     if (rc) return rc;
+    const int64_t table = dgnn_size_mul(o->num_events, dgnn_size_add(20, dgnn_size_mul(4, o->edge_dim)));
+    if ((rc = dgnn_mem_check(dgnn_size_add(table, gen_state_bytes(o)), err,
+                             "gen: a table of %lld events (%lld edge features each) and the state for %lld nodes",
+                             (long long)o->num_events, (long long)o->edge_dim, (long long)o->num_nodes)))
+        return rc;
+    gen_state g;
+    if ((rc = gen_init(&g, o, err))) return rc;
     if ((rc = dgnn_events_alloc(ev, g.E, o->edge_dim, 1, err))) {
         gen_free(&g);
         return rc;
