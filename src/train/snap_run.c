@@ -50,9 +50,16 @@ static int check_part(const snap_run *r, const char *part, int64_t b, int64_t e,
                         strcmp(part, "training") == 0 ? "learn from" : "score");
 }
 
-/* The (N, N) scores and labels of link evaluation. */
+/* The (N, N) scores and labels of link evaluation. While they are alive the AP of a
+ * snapshot (dgnn_snap_link_metrics) sorts N^2 8-byte words with as much scratch: 24
+ * bytes a pair in all, asked for here, since the metric's buffers cannot fail softly. */
 int snap_run_alloc_scores(snap_run *r, dgnn_err *err) {
     const int64_t NN = dgnn_size_mul(r->N, r->N);
+    int rc = dgnn_mem_check(dgnn_size_mul(NN, 24), err,
+                            "scoring all %lld x %lld node pairs of a snapshot (scores, labels and the AP's sort: 24 "
+                            "bytes a pair; link prediction's validation and test); --no-eval trains without them",
+                            (long long)r->N, (long long)r->N);
+    if (rc) return rc;
     dgnn_alloc_set as = {0, 0};
     DGNN_GROW(&as, r->prob, NN);
     DGNN_GROW(&as, r->label, NN);
