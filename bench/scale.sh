@@ -15,6 +15,10 @@
 #    and killed by the OOM killer while filled; each runs here under ulimit -v of 3/4 of
 #    the machine, so that a build without the checks fails its malloc (and this script
 #    says FAIL) instead of taking the machine.
+# 3. (about 10 GB resident, 15 s; skipped without mpirun, with --skip-big, or on a machine
+#    of less than 16 GB) the comm module's variable-size exchanges past MPI's int counts:
+#    2 ranks of test_comm --big 1.2e9, an all-gather-v and an all-to-all-v whose layouts
+#    are 2.4e9 bytes, every byte checked (before, an assertion ended the job).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dgnn=${DGNN:-$root/build/dgnn}
@@ -72,6 +76,15 @@ run "train gcn on $n nodes: all $n x $n pairs scored (1.5x the machine with the 
   "out of memory: .* node pairs" \
   bash -c "ulimit -v $cap; exec \"\$@\"" - "$dgnn" train --model gcn --data "$tmp/pairs.dgnn" --snapshots 20 \
   --window 2 --max-windows 1 --epochs 1 --hidden 8 --cls-hidden 8 --skip-val-epochs 0 --quiet
+
+test_comm=$(dirname "$dgnn")/test_comm
+if [ "$big" = 1 ] && command -v mpirun > /dev/null && [ -x "$test_comm" ] && [ "$mem_kb" -ge 16000000 ]; then
+  asroot=; [ "$(id -u)" = 0 ] && asroot=--allow-run-as-root
+  run "2 ranks exchange 1.2e9 bytes each (layouts of 2.4e9 bytes, past MPI's int counts)" 0 " passed, 0 failed" \
+    mpirun $asroot --oversubscribe -np 2 "$test_comm" --big 1.2e9
+else
+  echo "== skip: the exchanges past MPI's int counts (need mpirun, $test_comm, 16 GB and no --skip-big)"
+fi
 
 echo "scale.sh: $fails failed"
 [ "$fails" = 0 ]

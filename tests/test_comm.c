@@ -12,29 +12,10 @@
 #include "dgnn/base.h"
 #include "dgnn/comm.h"
 
-int main(int argc, char **argv) {
-    dgnn_comm_init(&argc, &argv);
-    int r = dgnn_comm_rank(), P = dgnn_comm_size();
-    CHECK(r >= 0 && r < P);
-    float f[1000];
-    double d[3];
-    for (int i = 0; i < 1000; i++) f[i] = (float)(i + r);
-    for (int i = 0; i < 3; i++) d[i] = 0.5 * (r + 1) * (i + 1);
-    dgnn_comm_allreduce_sum_f32(f, 1000);
-    dgnn_comm_allreduce_sum_f64(d, 3);
-    int ok = 1;
-    for (int i = 0; i < 1000; i++) ok &= f[i] == (float)(P * i + P * (P - 1) / 2);
-    CHECK(ok);
-    for (int i = 0; i < 3; i++) CHECK_NEAR(d[i], 0.5 * (i + 1) * P * (P + 1) / 2.0, 1e-12);
-    int64_t v[2] = {r == P - 1 ? 77 : -1, r};
-    dgnn_comm_bcast(v, sizeof v, P - 1);
-    CHECK(v[0] == 77 && v[1] == P - 1);
-    /* all-gather of counts and of variable byte blocks: rank q sends q + 1 bytes of
-     * value q */
-    int64_t all[64];
-    CHECK(P <= 64);
-    dgnn_comm_allgather_i64(all, 10 * r);
-    for (int q = 0; q < P; q++) CHECK(all[q] == 10 * q);
+/* all-gather-v of variable byte blocks (rank q sends q + 1 bytes of value q), all-to-all-v
+ * (rank r sends to q a block of (r + q) % 3 bytes of value 16 r + q) and its non-blocking
+ * variant: exact bytes on every rank */
+static void check_exchanges(int r, int P) {
     unsigned char mine[64], got[64 * 65 / 2];
     memset(mine, r, sizeof mine);
     int64_t cnt[64];
@@ -72,6 +53,85 @@ int main(int argc, char **argv) {
         off += rc64[q];
     }
     free(rb);
+}
+
+/* --big BYTES (bench/scale.sh, under mpirun): an all-gather-v of BYTES from every rank
+ * and an all-to-all-v of BYTES to every rank, whose layouts pass MPI's int counts when
+ * BYTES * P does: every byte checked (value: a hash of sender, receiver and offset) */
+static unsigned char big_byte(int from, int to, int64_t i) { return (unsigned char)((i * 131 + from * 7 + to * 3) >> 3); }
+
+static int check_big(int r, int P, int64_t bytes) {
+    unsigned char *send = malloc((size_t)bytes * (size_t)P), *recv = malloc((size_t)bytes * (size_t)P);
+    CHECK(send && recv);
+    if (!send || !recv) return 1;
+    for (int64_t i = 0; i < bytes; i++) send[i] = big_byte(r, -1, i);
+    int64_t cnt[64];
+    const double t0 = dgnn_now();
+    CHECK(dgnn_comm_allgatherv_bytes(recv, cnt, send, bytes) == bytes * P);
+    const double t1 = dgnn_now();
+    int ok = 1;
+    for (int q = 0; q < P; q++)
+        for (int64_t i = 0; i < bytes; i++) ok &= recv[q * bytes + i] == big_byte(q, -1, i);
+    CHECK_MSG(ok, "rank %d: the all-gather-v of %lld bytes a rank is wrong", r, (long long)bytes);
+    int64_t sc[64], rc[64];
+    for (int q = 0; q < P; q++) {
+        sc[q] = bytes;
+        for (int64_t i = 0; i < bytes; i++) send[q * bytes + i] = big_byte(r, q, i);
+    }
+    void *rb = recv;
+    int64_t cap = bytes * P;
+    const double t2 = dgnn_now();
+    CHECK(dgnn_comm_alltoallv_bytes(&rb, &cap, rc, send, sc) == bytes * P);
+    const double t3 = dgnn_now();
+    ok = 1;
+    for (int q = 0; q < P; q++)
+        for (int64_t i = 0; i < bytes; i++) ok &= ((unsigned char *)rb)[q * bytes + i] == big_byte(q, r, i);
+    CHECK_MSG(ok, "rank %d: the all-to-all-v of %lld bytes a rank is wrong", r, (long long)bytes);
+    if (r == 0)
+        printf("%d ranks, %lld bytes a rank (layouts of %lld bytes): all-gather-v %.2f s, all-to-all-v %.2f s\n", P,
+               (long long)bytes, (long long)(bytes * P), t1 - t0, t3 - t2);
+    free(send), free(rb);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    dgnn_comm_init(&argc, &argv);
+    int r = dgnn_comm_rank(), P = dgnn_comm_size();
+    CHECK(r >= 0 && r < P);
+    if (argc == 3 && strcmp(argv[1], "--big") == 0) {
+        CHECK(P <= 64);
+        check_big(r, P, (int64_t)atof(argv[2]));
+        int fails = check_fail_;
+        int rc = (r == 0 || fails) ? check_done() : (fails != 0);
+        dgnn_comm_finalize();
+        return rc;
+    }
+    float f[1000];
+    double d[3];
+    for (int i = 0; i < 1000; i++) f[i] = (float)(i + r);
+    for (int i = 0; i < 3; i++) d[i] = 0.5 * (r + 1) * (i + 1);
+    dgnn_comm_allreduce_sum_f32(f, 1000);
+    dgnn_comm_allreduce_sum_f64(d, 3);
+    int ok = 1;
+    for (int i = 0; i < 1000; i++) ok &= f[i] == (float)(P * i + P * (P - 1) / 2);
+    CHECK(ok);
+    for (int i = 0; i < 3; i++) CHECK_NEAR(d[i], 0.5 * (i + 1) * P * (P + 1) / 2.0, 1e-12);
+    int64_t v[2] = {r == P - 1 ? 77 : -1, r};
+    dgnn_comm_bcast(v, sizeof v, P - 1);
+    CHECK(v[0] == 77 && v[1] == P - 1);
+    /* all-gather of counts and of variable byte blocks: rank q sends q + 1 bytes of
+     * value q */
+    int64_t all[64];
+    CHECK(P <= 64);
+    dgnn_comm_allgather_i64(all, 10 * r);
+    for (int q = 0; q < P; q++) CHECK(all[q] == 10 * q);
+    check_exchanges(r, P);
+    /* the same exchanges past the int limit (lowered to a few bytes): the point-to-point
+     * path that layouts over 2 GiB take, the same bytes */
+    dgnn_comm_set_int_limit(2);
+    check_exchanges(r, P);
+    dgnn_comm_set_int_limit(0); /* back to MPI's int */
+    check_exchanges(r, P);
     /* the non-blocking all-reduce in small buckets, with work in between */
     float g[1001];
     for (int i = 0; i < 1001; i++) g[i] = (float)(r + 1) * (float)i;

@@ -67,7 +67,9 @@ void dgnn_comm_allreduce_sum_i64(int64_t *buf, int64_t n);
 void dgnn_comm_allgather_i64(int64_t *recv, int64_t mine);
 /* Every rank contributes send_bytes bytes; recv receives all contributions one after
  * the other in rank order; counts (P, out) gets each rank's byte count. recv must hold
- * the sum: call dgnn_comm_allgather_i64 first to size it. Returns the total. */
+ * the sum: call dgnn_comm_allgather_i64 first to size it. Returns the total. Blocks and
+ * totals of any size: past MPI's int counts (2 GiB) the exchanges below and this one go
+ * as point-to-point messages instead of one collective. */
 int64_t dgnn_comm_allgatherv_bytes(void *recv, int64_t *counts, const void *send, int64_t send_bytes);
 /* All-to-all of variable byte blocks: send_counts[q] bytes for rank q, laid out in rank
  * order in send; recv_counts (P, out) and recv (laid out in rank order) are filled.
@@ -77,12 +79,16 @@ int64_t dgnn_comm_alltoallv_bytes(void **recv, int64_t *recv_cap, int64_t *recv_
                                   const int64_t *send_counts);
 
 /* The same exchange, non-blocking: the counts are exchanged at once (blocking, 8 bytes
- * per rank), the payload in the background; dgnn_comm_alltoallv_wait completes it (recv
+ * and a flag per rank), the payload in the background; dgnn_comm_alltoallv_wait completes it (recv
  * must stay valid and send unchanged until then). One in flight at a time, independent
  * of the all-reduce below. */
 int64_t dgnn_comm_ialltoallv_bytes(void **recv, int64_t *recv_cap, int64_t *recv_counts, const void *send,
                                    const int64_t *send_counts);
 void dgnn_comm_alltoallv_wait(void);
+/* For the tests: the layout size in bytes past which the variable-size exchanges take the
+ * point-to-point path (default and at most INT_MAX, MPI's int counts); every rank sets
+ * the same. */
+void dgnn_comm_set_int_limit(int64_t bytes);
 
 /* Non-blocking, bucketed sum all-reduce of a float slab (the gradients): buckets of
  * `bucket` floats (0: 4 MiB worth) are started at once and complete in the background

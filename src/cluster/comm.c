@@ -1,7 +1,8 @@
 /* comm.c: the only file that calls MPI. Large buffers are sent in chunks of at most
  * 2^30 elements because MPI counts are ints; the variable-size exchanges (whose
- * displacements are ints too) check that a call stays below 2 GiB and assert otherwise
- * (callers exchange state rows per window: megabytes, not gigabytes).
+ * displacements are ints too) go as MPI's collectives while their layouts fit an int, and
+ * past that (a window's state rows of gigabytes: APAN's mailboxes, a wide window) as
+ * point-to-point messages of derived types, whose offsets are pointers (exchange_p2p).
  * Every call adds its blocked time and the bytes it contributes to the counters that
  * the distributed trainers report (dgnn_comm_stats).
  *
@@ -17,6 +18,7 @@
  * MPI_COMM_WORLD, so that they never match a collective's messages. */
 #include "dgnn/comm.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,16 +352,109 @@ void dgnn_comm_allgather_i64(int64_t *recv, int64_t mine) {
     recv[0] = mine;
 }
 
+/* The bytes a layout of blocks may span for MPI's int counts and displacements (lowered
+ * by the tests, so that the point-to-point path runs on small blocks). */
+static int64_t g_int_limit = INT_MAX;
+void dgnn_comm_set_int_limit(int64_t bytes) { g_int_limit = bytes > 0 && bytes < INT_MAX ? bytes : INT_MAX; }
+
 #if DGNN_HAVE_MPI
-/* int counts and displacements of byte blocks, checked to fit MPI's ints. */
-static void int_layout(int *cnt, int *dsp, const int64_t *counts) {
+/* int counts and displacements of byte blocks laid end to end: 1 when they fit, else 0
+ * (cnt, dsp then partly written). */
+static int int_layout(int *cnt, int *dsp, const int64_t *counts) {
     int64_t off = 0;
     for (int q = 0; q < g_size; q++) {
-        DGNN_ASSERT(counts[q] >= 0 && off + counts[q] < ((int64_t)1 << 31));
+        if (counts[q] < 0 || off + counts[q] > g_int_limit) return 0;
         cnt[q] = (int)counts[q];
         dsp[q] = (int)off;
         off += counts[q];
     }
+    return 1;
+}
+
+/* A datatype of `bytes` bytes (1 MiB blocks and the rest), so that one message of any
+ * size has a count of 1. Committed; the caller frees it once the message is posted. */
+static MPI_Datatype bytes_type(int64_t bytes) {
+    const int64_t blk = (int64_t)1 << 20, nblk = bytes / blk;
+    MPI_Datatype mib, t;
+    MPI_Type_contiguous((int)blk, MPI_BYTE, &mib);
+    int lens[2] = {(int)nblk, (int)(bytes - nblk * blk)};
+    MPI_Aint disp[2] = {0, (MPI_Aint)(nblk * blk)};
+    MPI_Datatype types[2] = {mib, MPI_BYTE};
+    MPI_Type_create_struct(2, lens, disp, types, &t);
+    MPI_Type_commit(&t);
+    MPI_Type_free(&mib);
+    return t;
+}
+
+#define EXCHANGE_TAG 0x6467 /* on MPI_COMM_WORLD: no other point-to-point message uses it */
+
+/* The exchange of byte blocks as point-to-point messages, for layouts past MPI's ints:
+ * scnt[q] bytes at send + sdsp[q] go to rank q, rank q's rcnt[q] bytes land at recv +
+ * rdsp[q]; the own block is copied here. Posts into req (2 (P - 1) at most) and returns
+ * how many; the caller waits for them. */
+static int exchange_p2p(MPI_Request *req, const char *send, const int64_t *scnt, const int64_t *sdsp, char *recv,
+                        const int64_t *rcnt, const int64_t *rdsp) {
+    int n = 0;
+    for (int q = 0; q < g_size; q++) {
+        if (q == g_rank) {
+            if (rcnt[q] > 0) memmove(recv + rdsp[q], send + sdsp[q], (size_t)rcnt[q]);
+            continue;
+        }
+        MPI_Datatype t;
+        if (rcnt[q] > 0) {
+            t = bytes_type(rcnt[q]);
+            MPI_Irecv(recv + rdsp[q], 1, t, q, EXCHANGE_TAG, MPI_COMM_WORLD, &req[n++]);
+            MPI_Type_free(&t); /* freed once the message completes */
+        }
+        if (scnt[q] > 0) {
+            t = bytes_type(scnt[q]);
+            MPI_Isend(send + sdsp[q], 1, t, q, EXCHANGE_TAG, MPI_COMM_WORLD, &req[n++]);
+            MPI_Type_free(&t);
+        }
+    }
+    return n;
+}
+
+/* offs (P) = where each of counts' blocks starts, laid end to end */
+static void starts_of(int64_t *offs, const int64_t *counts) {
+    for (int64_t q = 0, off = 0; q < g_size; off += counts[q], q++) offs[q] = off;
+}
+
+/* The counts' exchange of the all-to-all, and whether its payload goes point-to-point:
+ * each rank sends every other {its count for it, its flag}, the flag set where its sends
+ * pass g_int_limit / P. No flag set anywhere: every rank sends at most limit / P bytes and
+ * so receives at most limit, and the collective's int layouts fit on every rank; a flag
+ * set: every rank, having received every flag, takes the point-to-point path. Blocking. */
+static int alltoall_counts(int64_t *recv_counts, const int64_t *send_counts) {
+    int64_t *x = dgnn_xmalloc(4 * (size_t)g_size * sizeof *x), *in = x + 2 * g_size, total = 0;
+    for (int q = 0; q < g_size; q++) total += send_counts[q];
+    const int64_t flag = total > g_int_limit / g_size;
+    for (int q = 0; q < g_size; q++) x[2 * q] = send_counts[q], x[2 * q + 1] = flag;
+    MPI_Request r;
+    MPI_Ialltoall(x, 2, MPI_INT64_T, in, 2, MPI_INT64_T, MPI_COMM_WORLD, &r);
+    wait_for(1, &r, "an all-to-all");
+    int big = 0;
+    for (int q = 0; q < g_size; q++) recv_counts[q] = in[2 * q], big |= in[2 * q + 1] != 0;
+    free(x);
+    return big;
+}
+
+/* Posts the all-to-all's payload (counts exchanged) into req: one collective, or the
+ * point-to-point messages where big; returns how many requests. v (4 P ints): the
+ * collective's counts and displacements, which must stay until it completes. */
+static int alltoallv_post(MPI_Request *req, int *v, int big, void *recv, const int64_t *recv_counts, const void *send,
+                          const int64_t *send_counts) {
+    if (big) {
+        int64_t *offs = dgnn_xmalloc(2 * (size_t)g_size * sizeof *offs);
+        starts_of(offs, send_counts), starts_of(offs + g_size, recv_counts);
+        const int n = exchange_p2p(req, send, send_counts, offs, recv, recv_counts, offs + g_size);
+        free(offs);
+        return n;
+    }
+    const int fits = int_layout(v, v + g_size, send_counts) && int_layout(v + 2 * g_size, v + 3 * g_size, recv_counts);
+    DGNN_ASSERT(fits); /* alltoall_counts' bound */
+    MPI_Ialltoallv(send, v, v + g_size, MPI_BYTE, recv, v + 2 * g_size, v + 3 * g_size, MPI_BYTE, MPI_COMM_WORLD, req);
+    return 1;
 }
 #endif
 
@@ -370,11 +465,20 @@ int64_t dgnn_comm_allgatherv_bytes(void *recv, int64_t *counts, const void *send
         MPI_Request r;
         MPI_Iallgather(&send_bytes, 1, MPI_INT64_T, counts, 1, MPI_INT64_T, MPI_COMM_WORLD, &r);
         wait_for(1, &r, "an all-gather");
+        int64_t total = 0;
+        for (int q = 0; q < g_size; q++) total += counts[q];
         int *cnt = dgnn_xmalloc(2 * (size_t)g_size * sizeof(int)), *dsp = cnt + g_size;
-        int_layout(cnt, dsp, counts);
-        int64_t total = (int64_t)dsp[g_size - 1] + cnt[g_size - 1];
-        MPI_Iallgatherv(send, (int)send_bytes, MPI_BYTE, recv, cnt, dsp, MPI_BYTE, MPI_COMM_WORLD, &r);
-        wait_for(1, &r, "an all-gather");
+        if (int_layout(cnt, dsp, counts)) { /* every rank knows the counts: the same path on all */
+            MPI_Iallgatherv(send, (int)send_bytes, MPI_BYTE, recv, cnt, dsp, MPI_BYTE, MPI_COMM_WORLD, &r);
+            wait_for(1, &r, "an all-gather");
+        } else { /* past MPI's ints: rank q's block to every rank */
+            int64_t *x = dgnn_xmalloc(3 * (size_t)g_size * sizeof *x), *scnt = x, *sdsp = x + g_size;
+            for (int q = 0; q < g_size; q++) scnt[q] = send_bytes, sdsp[q] = 0;
+            starts_of(x + 2 * g_size, counts);
+            MPI_Request *req = dgnn_xmalloc(2 * (size_t)g_size * sizeof *req);
+            wait_for(exchange_p2p(req, send, scnt, sdsp, recv, counts, x + 2 * g_size), req, "an all-gather");
+            free(req), free(x);
+        }
         free(cnt);
         g_stats.bytes_sent += send_bytes * (g_size - 1);
         g_stats.wait_seconds += dgnn_now() - t0;
@@ -392,21 +496,16 @@ int64_t dgnn_comm_alltoallv_bytes(void **recv, int64_t *recv_cap, int64_t *recv_
 #if DGNN_HAVE_MPI
     if (g_size > 1) {
         double t0 = dgnn_now();
-        MPI_Request r;
-        MPI_Ialltoall(send_counts, 1, MPI_INT64_T, recv_counts, 1, MPI_INT64_T, MPI_COMM_WORLD, &r);
-        wait_for(1, &r, "an all-to-all");
+        const int big = alltoall_counts(recv_counts, send_counts);
         for (int q = 0; q < g_size; q++) total += recv_counts[q];
         if (total > *recv_cap) {
             *recv = dgnn_xrealloc(*recv, (size_t)total);
             *recv_cap = total;
         }
+        MPI_Request *req = dgnn_xmalloc(2 * (size_t)g_size * sizeof *req);
         int *v = dgnn_xmalloc(4 * (size_t)g_size * sizeof(int));
-        int_layout(v, v + g_size, send_counts);
-        int_layout(v + 2 * g_size, v + 3 * g_size, recv_counts);
-        MPI_Ialltoallv(send, v, v + g_size, MPI_BYTE, *recv, v + 2 * g_size, v + 3 * g_size, MPI_BYTE, MPI_COMM_WORLD,
-                       &r);
-        wait_for(1, &r, "an all-to-all");
-        free(v);
+        wait_for(alltoallv_post(req, v, big, *recv, recv_counts, send, send_counts), req, "an all-to-all");
+        free(req), free(v);
         for (int q = 0; q < g_size; q++)
             if (q != g_rank) g_stats.bytes_sent += send_counts[q];
         g_stats.wait_seconds += dgnn_now() - t0;
@@ -423,31 +522,26 @@ int64_t dgnn_comm_alltoallv_bytes(void **recv, int64_t *recv_cap, int64_t *recv_
 }
 
 #if DGNN_HAVE_MPI
-static MPI_Request g_a2a_req = MPI_REQUEST_NULL;
-static int *g_a2a_layout;
+static MPI_Request *g_a2a_req; /* the payload's requests in flight (g_a2a_n), 2 P allocated */
+static int g_a2a_n, *g_a2a_layout; /* the collective's int layout, kept until it completes */
 #endif
 
 int64_t dgnn_comm_ialltoallv_bytes(void **recv, int64_t *recv_cap, int64_t *recv_counts, const void *send,
                                    const int64_t *send_counts) {
 #if DGNN_HAVE_MPI
     if (g_size > 1) {
-        DGNN_ASSERT(g_a2a_req == MPI_REQUEST_NULL); /* one in flight */
+        DGNN_ASSERT(g_a2a_n == 0); /* one in flight */
         double t0 = dgnn_now();
-        MPI_Request r;
-        MPI_Ialltoall(send_counts, 1, MPI_INT64_T, recv_counts, 1, MPI_INT64_T, MPI_COMM_WORLD, &r);
-        wait_for(1, &r, "an all-to-all");
+        const int big = alltoall_counts(recv_counts, send_counts);
         int64_t total = 0;
         for (int q = 0; q < g_size; q++) total += recv_counts[q];
         if (total > *recv_cap) {
             *recv = dgnn_xrealloc(*recv, (size_t)total);
             *recv_cap = total;
         }
+        if (!g_a2a_req) g_a2a_req = dgnn_xmalloc(2 * (size_t)g_size * sizeof *g_a2a_req);
         if (!g_a2a_layout) g_a2a_layout = dgnn_xmalloc(4 * (size_t)g_size * sizeof(int));
-        int *v = g_a2a_layout;
-        int_layout(v, v + g_size, send_counts);
-        int_layout(v + 2 * g_size, v + 3 * g_size, recv_counts);
-        MPI_Ialltoallv(send, v, v + g_size, MPI_BYTE, *recv, v + 2 * g_size, v + 3 * g_size, MPI_BYTE, MPI_COMM_WORLD,
-                       &g_a2a_req);
+        g_a2a_n = alltoallv_post(g_a2a_req, g_a2a_layout, big, *recv, recv_counts, send, send_counts);
         for (int q = 0; q < g_size; q++)
             if (q != g_rank) g_stats.bytes_sent += send_counts[q];
         g_stats.wait_seconds += dgnn_now() - t0;
@@ -459,9 +553,10 @@ int64_t dgnn_comm_ialltoallv_bytes(void **recv, int64_t *recv_cap, int64_t *recv
 
 void dgnn_comm_alltoallv_wait(void) {
 #if DGNN_HAVE_MPI
-    if (g_a2a_req != MPI_REQUEST_NULL) {
+    if (g_a2a_n > 0) {
         double t0 = dgnn_now();
-        wait_for(1, &g_a2a_req, "an all-to-all");
+        wait_for(g_a2a_n, g_a2a_req, "an all-to-all");
+        g_a2a_n = 0;
         g_stats.wait_seconds += dgnn_now() - t0;
     }
 #endif
