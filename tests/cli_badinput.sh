@@ -36,6 +36,13 @@ for cmd in "info" "convert --format jodie" "train --max-batches 1 --quiet --data
   has "pipe.csv: is a FIFO (named pipe), not a regular file"
 done
 [ ! -e "$tmp/out.dgnn" ] && ok || bad "convert of a FIFO left an output"
+# "-" (no file of that name): standard input, told as such (it said "-: cannot open")
+for cmd in "info" "train --max-batches 1 --quiet --data"; do
+  # shellcheck disable=SC2086
+  set -- $cmd
+  [ -e ./- ] && continue # a file named - is read as one
+  bounded 1 "$dgnn" "$@" - < /dev/null; has "-: standard input is not read"
+done
 for f in jodie tgl edgelist pgt dgnn; do
   bounded 1 "$dgnn" info --format $f "$tmp/pipe.csv"; has "FIFO"
   bounded 1 "$dgnn" info --format $f /dev/zero; has "/dev/zero: is a character device"

@@ -29,7 +29,12 @@ int dgnn_in_open(const char *path, int *fd, int64_t *size, dgnn_err *err) {
     *size = 0;
     if (!path) return dgnn_err_set(err, DGNN_EINVAL, "no input path given");
     struct stat st;
-    if (stat(path, &st) != 0) return dgnn_err_set(err, DGNN_EIO, "%s: cannot open: %s", path, strerror(errno));
+    if (stat(path, &st) != 0) {
+        if (errno == ENOENT && strcmp(path, "-") == 0) /* no file of that name: standard input meant */
+            return dgnn_err_set(err, DGNN_EIO, "-: standard input is not read: dgnn reads its inputs from regular "
+                                               "files only (save the stream to a file first)");
+        return dgnn_err_set(err, DGNN_EIO, "%s: cannot open: %s", path, strerror(errno));
+    }
     const char *why = not_regular(st.st_mode);
     if (why) return dgnn_err_set(err, DGNN_EIO, "%s: %s", path, why);
     /* O_NONBLOCK: if the path was swapped for a FIFO since the stat, open still returns */

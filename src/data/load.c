@@ -119,8 +119,14 @@ int dgnn_load(dgnn_events *ev, const char *path, const dgnn_load_opts *opts, dgn
     dgnn_events_init(ev);
     if (!path) return dgnn_err_set(err, DGNN_EINVAL, "no input path given");
     struct stat st;
-    if (stat(path, &st) != 0)
-        return dgnn_err_set(err, DGNN_EIO, "%s: cannot open: %s", path, strerror(errno));
+    if (stat(path, &st) != 0) {
+        int fd;
+        int64_t size;
+        int rc = dgnn_in_open(path, &fd, &size, err); /* its message: "-" as standard input, ... */
+        if (rc) return rc;
+        close(fd); /* the file appeared since the stat */
+        if (stat(path, &st) != 0) return dgnn_err_set(err, DGNN_EIO, "%s: cannot open: %s", path, strerror(errno));
+    }
     if (!S_ISDIR(st.st_mode)) { /* a FIFO, a device, ...: refused with what it is, before detection */
         int fd;
         int64_t size;
