@@ -247,6 +247,8 @@ check "[ \"\$(head -c 8 '$tmp/so.dgnn')\" = DGNNDATA ] && [ ! -e ./- ] && [ ! -e
 "$dgnn" simulate --synthetic 30 --workers 1,2 --json - > "$tmp/so.json" 2> "$tmp/out"
 check "is_json '$tmp/so.json' whole" "simulate --json -: not the JSON alone"
 expect_rc 2 "$dgnn" train "${ev[@]}" --out - --curve -; has "--out - and --curve - would both write to standard output"
+expect_rc 2 "$dgnn" train "${ev[@]}" --checkpoint -; has "--checkpoint -: a folder is needed"
+check "[ ! -e ./- ]" "--checkpoint -: a folder named - made"
 # a dangling symlink to another output is that output (its writer creates the target)
 ln -sf dl.json "$tmp/dl.jsonl"
 expect_rc 2 "$dgnn" train "${ev[@]}" --out "$tmp/dl.json" --curve "$tmp/dl.jsonl"; has "--out $tmp/dl.json and --curve $tmp/dl.jsonl are the same file"

@@ -537,8 +537,10 @@ int cli_check_outputs(const char *cmd, const cli_output *outs, int n) {
             if (!outs[i].path || outs[i].role == CLI_IN || outs[i].role == CLI_IN_LIST) continue;
             dgnn_err err;
             dgnn_err_clear(&err);
-            int rc = outs[i].role == CLI_OUT_FOLDER ? dgnn_ckpt_dir_check(outs[i].path, &err)
-                                                    : dgnn_outfile_check(outs[i].path, &err);
+            int rc = outs[i].role != CLI_OUT_FOLDER ? dgnn_outfile_check(outs[i].path, &err)
+                     : dgnn_outfile_is_stdout(outs[i].path)
+                         ? dgnn_err_set(&err, DGNN_EINVAL, "a folder is needed: - (standard output) holds no checkpoint")
+                         : dgnn_ckpt_dir_check(outs[i].path, &err);
             if (rc != DGNN_OK) {
                 fprintf(stderr, "dgnn %s: %s %s: %s\n", cmd, outs[i].flag, outs[i].path, err.msg);
                 bad = 1;
