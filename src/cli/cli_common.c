@@ -296,8 +296,9 @@ int cli_curve_start(const char *cmd, const char *path, int resume) {
     snprintf(g_curve.path, sizeof g_curve.path, "%s", path);
     struct stat st;
     int fdno, ok = 1;
-    FILE *std = !dgnn_outfile_is_stdout(path) && stat(path, &st) == 0 ? curve_std_stream(&st, &fdno) : NULL;
-    if (dgnn_outfile_is_stdout(path)) { /* "-": the lines alone on standard output */
+    const int dash = dgnn_outfile_is_stdout(path);
+    FILE *std = !dash && stat(path, &st) == 0 ? curve_std_stream(&st, &fdno) : NULL;
+    if (dash) { /* "-": the lines alone on standard output */
         dgnn_err e;
         dgnn_err_clear(&e);
         const int so = dgnn_outfile_stdout_fd(&e);

@@ -119,13 +119,13 @@ int dgnn_load(dgnn_events *ev, const char *path, const dgnn_load_opts *opts, dgn
     dgnn_events_init(ev);
     if (!path) return dgnn_err_set(err, DGNN_EINVAL, "no input path given");
     struct stat st;
-    if (stat(path, &st) != 0) {
+    if (stat(path, &st) != 0) { /* dgnn_in_open's message: "-" as standard input, the OS's words */
         int fd;
         int64_t size;
-        int rc = dgnn_in_open(path, &fd, &size, err); /* its message: "-" as standard input, ... */
+        const int rc = dgnn_in_open(path, &fd, &size, err);
         if (rc) return rc;
-        close(fd); /* the file appeared since the stat */
-        if (stat(path, &st) != 0) return dgnn_err_set(err, DGNN_EIO, "%s: cannot open: %s", path, strerror(errno));
+        close(fd); /* it appeared since the stat: told as the stat saw it */
+        return dgnn_err_set(err, DGNN_EIO, "%s: cannot open: it changed while being read", path);
     }
     if (!S_ISDIR(st.st_mode)) { /* a FIFO, a device, ...: refused with what it is, before detection */
         int fd;
