@@ -3,6 +3,10 @@
 #include "check.h"
 #include "dgnn/dgnn.h" /* the one-include header: every public header compiles together */
 #include "dgnn/events.h"
+#include "../src/base/memlimit.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void test_checked_alloc(void) {
     /* sizes saturate instead of wrapping */
@@ -45,6 +49,82 @@ static void test_checked_alloc(void) {
     CHECK_MSG(strstr(e.msg, "4.0 PiB for the sum of them") != NULL, "%s", e.msg);
     CHECK(dgnn_mem_check(4096, &e, "a page") == DGNN_OK);
     free(x), free(y);
+}
+
+/* ---- a control group's memory limit (memlimit.c) on made-up /proc/self/cgroup files and
+ * cgroup trees: the smallest over the group and its ancestors, swap as each version counts
+ * it, "max" and v1's "unlimited" as none */
+static char g_tmp[] = "/tmp/dgnn_memlimit_XXXXXX";
+
+static void put(const char *rel, const char *text) {
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", g_tmp, rel);
+    for (char *q = p + strlen(g_tmp) + 1; (q = strchr(q, '/')); q++) { /* mkdir -p of the folders */
+        *q = '\0';
+        mkdir(p, 0700);
+        *q = '/';
+    }
+    FILE *f = fopen(p, "w");
+    CHECK_MSG(f != NULL, "cannot write %s", p);
+    if (f) fputs(text, f), fclose(f);
+}
+
+static int64_t limit_of(const char *cgroup_text, int64_t swap) {
+    put("proc_cgroup", cgroup_text);
+    char proc[512], root[512];
+    snprintf(proc, sizeof proc, "%s/proc_cgroup", g_tmp);
+    snprintf(root, sizeof root, "%s/sys", g_tmp);
+    return dgnn_mem_cgroup_limit(proc, root, swap);
+}
+
+static void test_cgroup_limit(void) {
+    if (!mkdtemp(g_tmp)) {
+        CHECK(!"mkdtemp");
+        return;
+    }
+    const int64_t G = (int64_t)1 << 30;
+    /* no file, no group, no limit files */
+    CHECK(dgnn_mem_cgroup_limit("/nonexistent/cgroup", "/nonexistent", 0) == INT64_MAX);
+    CHECK(limit_of("0::/job\n", 0) == INT64_MAX);
+    /* v2: the group's memory.max plus its swap, bounded by the machine's swap */
+    put("sys/job/memory.max", "8589934592\n");
+    CHECK(limit_of("0::/job\n", 0) == 8 * G);
+    CHECK(limit_of("0::/job\n", 3 * G) == 11 * G); /* memory.swap.max absent: the machine's swap */
+    put("sys/job/memory.swap.max", "1073741824\n");
+    CHECK(limit_of("0::/job\n", 3 * G) == 9 * G);
+    put("sys/job/memory.swap.max", "max\n");
+    CHECK(limit_of("0::/job\n", 2 * G) == 10 * G);
+    /* a parent's lower limit binds its children; "max" is none */
+    put("sys/job/step/memory.max", "max\n");
+    CHECK(limit_of("0::/job/step\n", 0) == 8 * G);
+    put("sys/job/step/memory.max", "4294967296\n");
+    CHECK(limit_of("0::/job/step\n", 0) == 4 * G);
+    /* a container: its own group's files at the mount's top, the path naming the host's */
+    put("sys/memory.max", "2147483648\n");
+    CHECK(limit_of("0::/docker/abc123\n", 0) == 2 * G);
+    CHECK(limit_of("0::/\n", 0) == 2 * G);
+    /* v1: the memory controller's line (among others, in a list), memsw counting swap */
+    CHECK(limit_of("5:cpu,cpuacct:/x\n4:memory:/slice\n", 0) == INT64_MAX);
+    put("sys/memory/slice/memory.limit_in_bytes", "6442450944\n");
+    CHECK(limit_of("5:cpu,cpuacct:/x\n4:memory:/slice\n", G) == 7 * G);
+    put("sys/memory/slice/memory.memsw.limit_in_bytes", "6979321856\n"); /* 6.5 GiB */
+    CHECK(limit_of("4:memory:/slice\n", G) == 6 * G + G / 2);
+    CHECK(limit_of("4:blkio,memory:/slice\n", 4 * G) == 6 * G + G / 2);
+    /* v1's "unlimited" (PAGE_COUNTER_MAX pages) is none; a line for another controller is ignored */
+    put("sys/memory/free/memory.limit_in_bytes", "9223372036854771712\n");
+    CHECK(limit_of("4:memory:/free\n", 0) == INT64_MAX);
+    CHECK(limit_of("4:memoryx:/slice\n", 0) == INT64_MAX);
+    /* odd contents: no limit rather than a wrong one */
+    put("sys/memory/odd/memory.limit_in_bytes", "-1\n");
+    CHECK(limit_of("4:memory:/odd\n", 0) == INT64_MAX);
+    put("sys/memory/odd/memory.limit_in_bytes", "99999999999999999999999\n");
+    CHECK(limit_of("4:memory:/odd\n", 0) == INT64_MAX);
+    CHECK(limit_of("garbage without colons\n\n", 0) == INT64_MAX);
+    /* this process's: within the machine's RAM + swap, what the refusals compare with */
+    CHECK(dgnn_mem_total_bytes() > 0 && dgnn_mem_total_bytes() == dgnn_mem_total_bytes());
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
+    CHECK(system(cmd) == 0);
 }
 
 /* rc is DGNN_EINVAL and e's message holds want */
@@ -162,6 +242,7 @@ int main(void) {
     CHECK(ev.node_ids == NULL && ev.num_nodes == 3 && ev.bipartite == 1);
     dgnn_events_free(&ev);
     test_checked_alloc();
+    test_cgroup_limit();
     test_builder_refusals();
     return check_done();
 }

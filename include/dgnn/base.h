@@ -67,14 +67,17 @@ void *dgnn_xrealloc(void *p, size_t n);
  * Sizes are int64_t element counts multiplied with dgnn_size_mul, which saturates at
  * INT64_MAX (a negative factor counts as INT64_MAX too): a chain of products that
  * overflows stays "too large" and fails the allocation it sizes, with a message,
- * instead of wrapping to a small buffer. A request larger than this machine's memory
- * (RAM + swap) fails without being tried: with overcommit, malloc would grant it and the
- * kernel kill the process when the pages are touched. Failures return DGNN_ENOMEM with
+ * instead of wrapping to a small buffer. A request larger than the memory this process
+ * may use (dgnn_mem_total_bytes) fails without being tried: with overcommit, malloc would
+ * grant it and the kernel (or the cgroup's OOM killer) kill the process when the pages are
+ * touched. Failures return DGNN_ENOMEM with
  * "out of memory: 762.9 GiB for WHAT", the caller's words naming the buffer and the flags
  * that size it. */
 int64_t dgnn_size_mul(int64_t a, int64_t b);
 int64_t dgnn_size_add(int64_t a, int64_t b);
-/* RAM + swap of this machine, in bytes (INT64_MAX when unknown). */
+/* The memory this process may use, in bytes: RAM + swap of this machine, or less where
+ * its control group (a container's or a job's memory limit) sets less (INT64_MAX when
+ * unknown). Read once. */
 int64_t dgnn_mem_total_bytes(void);
 /* "762.9 GiB", "12.0 MiB", "512 B" into buf; returns buf. */
 char *dgnn_fmt_bytes(char *buf, size_t cap, double bytes);

@@ -5,7 +5,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sysinfo.h>
 
 const char *dgnn_status_str(int code) {
     switch (code) {
@@ -89,13 +88,6 @@ int64_t dgnn_size_add(int64_t a, int64_t b) {
     if (a < 0 || b < 0) return INT64_MAX;
     int64_t r;
     return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
-}
-
-int64_t dgnn_mem_total_bytes(void) {
-    struct sysinfo si;
-    if (sysinfo(&si) != 0) return INT64_MAX;
-    const int64_t unit = si.mem_unit ? (int64_t)si.mem_unit : 1;
-    return dgnn_size_mul(dgnn_size_add((int64_t)si.totalram, (int64_t)si.totalswap), unit);
 }
 
 char *dgnn_fmt_bytes(char *buf, size_t cap, double b) {
