@@ -44,6 +44,12 @@ static void test_quantile(void) {
     volatile double g = 0.85;
     CHECK(dgnn_quantile_sorted(c, 2, 0.85) == 7.0 - 7.0 * (1.0 - g));
     CHECK(dgnn_quantile_sorted(c, 2, 0.85) != 7.0 * g);
+    /* gamma exactly 0.5 also interpolates from the upper end (numpy: t >= 0.5):
+     * 0.7 - 0.6 * 0.5 = 0.39999999999999997, where 0.1 + 0.6 * 0.5 gives 0.4 */
+    double m[2] = {0.1, 0.7};
+    volatile double lo = 0.1, hi = 0.7;
+    CHECK(dgnn_quantile_sorted(m, 2, 0.5) == hi - (hi - lo) * 0.5);
+    CHECK(dgnn_quantile_sorted(m, 2, 0.5) != lo + (hi - lo) * 0.5);
     /* ties */
     double t[10] = {1, 1, 1, 1, 2, 2, 2, 2, 2, 3};
     CHECK(dgnn_quantile_sorted(t, 10, 0.70) == 2.0 && dgnn_quantile_sorted(t, 10, 0.85) == 2.0);
@@ -155,6 +161,23 @@ static void test_time_split(void) {
     ev.num_events = 10;
     dgnn_events_free(&ev);
 
+    /* thresholds that are event times: t = 0..20 puts val_time at 14 and test_time at
+     * 17 exactly; train is t <= 14, val 14 < t <= 17 (the event at 17 is validation),
+     * test t > 17 */
+    dgnn_events_init(&ev);
+    CHECK(dgnn_events_alloc(&ev, 21, 0, 0, &err) == DGNN_OK);
+    ev.num_nodes = 2;
+    for (int e = 0; e < 21; e++) { ev.src[e] = 0; ev.dst[e] = 1; ev.t[e] = e; }
+    o = dgnn_split_opts_default();
+    o.new_node_frac = 0;
+    CHECK(dgnn_split_make(&s, &ev, &o, &err) == DGNN_OK);
+    CHECK_MSG(s.val_time == 14 && s.test_time == 17, "val_time %.17g test_time %.17g", s.val_time, s.test_time);
+    CHECK(s.mask[14] == DGNN_SPLIT_TRAIN && s.mask[15] == DGNN_SPLIT_VAL && s.mask[17] == DGNN_SPLIT_VAL &&
+          s.mask[18] == DGNN_SPLIT_TEST);
+    CHECK(s.n_train == 15 && s.n_val == 3 && s.n_test == 3 && s.train_end == 15 && s.val_end == 18);
+    dgnn_split_free(&s);
+    dgnn_events_free(&ev);
+
     /* tie-heavy times: val_time == test_time == 2, so nothing in val */
     dgnn_events_init(&ev);
     CHECK(dgnn_events_alloc(&ev, 10, 0, 0, &err) == DGNN_OK);
@@ -248,6 +271,41 @@ static void test_split_check(void) {
     dgnn_events_free(&ev);
 }
 
+/* dgnn_events_subset over a split's mask: the events with any of the bits, in order,
+ * each with its own edge features and label; the node count is kept. */
+static void test_subset(void) {
+    dgnn_err err;
+    dgnn_events ev;
+    dgnn_events_init(&ev);
+    CHECK(dgnn_events_alloc(&ev, 10, 2, 1, &err) == DGNN_OK);
+    ev.num_nodes = 10;
+    int32_t s[10] = {0, 2, 0, 4, 1, 0, 2, 6, 3, 0}, d[10] = {1, 3, 3, 5, 2, 1, 3, 1, 7, 2};
+    for (int e = 0; e < 10; e++) {
+        ev.src[e] = s[e], ev.dst[e] = d[e], ev.t[e] = e + 1;
+        ev.efeat[2 * e] = (float)(10 * e), ev.efeat[2 * e + 1] = (float)(10 * e + 1);
+        ev.label[e] = e % 3 == 1;
+    }
+    dgnn_split sp;
+    dgnn_split_opts o = dgnn_split_opts_default();
+    o.new_node_frac = 0;
+    CHECK(dgnn_split_make(&sp, &ev, &o, &err) == DGNN_OK && sp.n_val == 1 && sp.n_test == 2);
+    dgnn_events sub;
+    CHECK(dgnn_events_subset(&sub, &ev, sp.mask, DGNN_SPLIT_VAL | DGNN_SPLIT_TEST, &err) == DGNN_OK);
+    int ok = sub.num_events == 3 && sub.num_nodes == 10 && sub.edge_dim == 2 && sub.label != NULL;
+    for (int k = 0; ok && k < 3; k++) {
+        int e = 7 + k;
+        ok &= sub.src[k] == s[e] && sub.dst[k] == d[e] && sub.t[k] == e + 1 && sub.label[k] == (e % 3 == 1) &&
+              sub.efeat[2 * k] == (float)(10 * e) && sub.efeat[2 * k + 1] == (float)(10 * e + 1);
+    }
+    CHECK(ok);
+    dgnn_events_free(&sub);
+    CHECK(dgnn_events_subset(&sub, &ev, sp.mask, DGNN_SPLIT_NEW_TEST, &err) == DGNN_OK);
+    CHECK(sub.num_events == 1 && sub.src[0] == 3 && sub.dst[0] == 7 && sub.label[0] == 0 && sub.efeat[0] == 80.0f);
+    dgnn_events_free(&sub);
+    dgnn_split_free(&sp);
+    dgnn_events_free(&ev);
+}
+
 /* TGN on Wikipedia prints 23,621 validation and 23,621 test interactions (they only
  * depend on the quantiles) and holds out int(0.1 * 9227) = 922 nodes. */
 static void test_wikipedia(void) {
@@ -282,6 +340,7 @@ int main(void) {
     test_time_split();
     test_ext_roll_split();
     test_split_check();
+    test_subset();
     test_wikipedia();
     return check_done();
 }
