@@ -143,6 +143,14 @@ int main(void) {
         CHECK(g.num_events == 2 && memcmp(g.rowptr, rpp, sizeof rpp) == 0);
         CHECK(g.nbr[0] == 1 && g.nbr[1] == 2 && g.nbr[2] == 0 && g.nbr[3] == 0);
         dgnn_tcsr_free(&g);
+        /* max_event = E: every event, the same as -1 (only max_event > E is refused) */
+        int rc_all = dgnn_tcsr_build(&g, &ev, 4, 0, &err);
+        CHECK_MSG(rc_all == DGNN_OK, "%s", err.msg);
+        if (rc_all == DGNN_OK) {
+            CHECK(g.num_events == 4 && g.num_entries == 7 && memcmp(g.rowptr, rp, sizeof rp) == 0);
+            CHECK(memcmp(g.nbr, nb, sizeof nb) == 0 && memcmp(g.eid, id, sizeof id) == 0);
+        }
+        dgnn_tcsr_free(&g);
         /* empty prefix */
         CHECK(dgnn_tcsr_build(&g, &ev, 0, 0, &err) == DGNN_OK);
         CHECK(g.num_entries == 0 && g.rowptr[4] == 0);
