@@ -121,6 +121,47 @@ static void test_dyglib(void) {
     const double at[2] = {1, 1};
     CHECK(dgnn_neg_edges(h, DGNN_NEGS_HISTORICAL, as, ad, at, 2, 7, ts, td, &e) == DGNN_EINVAL);
     CHECK_MSG(strstr(e.msg, "no random edge"), "%s", e.msg);
+    /* a batch pair outside sources x destinations ((1,0): 1 is no source) takes no random
+     * edge away: candidates {(0,1)}, then the fill of 1 from {0} x {1,2} minus (0,1) = (0,2) */
+    const int32_t os[2] = {0, 1}, od[2] = {1, 0};
+    const double ot[2] = {2, 2};
+    CHECK_MSG(dgnn_neg_edges(h, DGNN_NEGS_HISTORICAL, os, od, ot, 2, 7, ts, td, &e) == 0, "%s", e.msg);
+    CHECK(ts[0] == 0 && td[0] == 2 && ts[1] == 0 && td[1] == 1);
+    dgnn_edge_history_free(h);
+    dgnn_events_free(&ev);
+
+    /* exactly as many random edges as needed: (0,2)@1 (1,3)@1 (0,3)@2 (1,2)@2, batch = the
+     * first two events: no candidate (both seen edges are at the batch's time), the fill of
+     * 2 from {0,1} x {2,3} minus the batch's pairs = {(0,3), (1,2)}, without replacement:
+     * both of them */
+    const int32_t s3[4] = {0, 1, 0, 1}, d3[4] = {2, 3, 3, 2};
+    const double t3[4] = {1, 1, 2, 2};
+    mk(&ev, s3, d3, t3, 4, 4);
+    CHECK(dgnn_edge_history_build(&h, &ev, 1.0, &e) == 0);
+    ok = 1;
+    for (uint64_t seed = 0; seed < 32; seed++) {
+        CHECK(dgnn_neg_edges(h, DGNN_NEGS_HISTORICAL, s3, d3, t3, 2, seed, ts, td, &e) == 0);
+        int a = ts[0] == 0 && td[0] == 3 && ts[1] == 1 && td[1] == 2, b = ts[0] == 1 && td[0] == 2 && ts[1] == 0 && td[1] == 3;
+        if (!a && !b) ok = 0;
+    }
+    CHECK(ok);
+    dgnn_edge_history_free(h);
+    dgnn_events_free(&ev);
+
+    /* an edge seen before t0 counts though it recurs after the batch: (0,2)@1 (1,3)@2 (0,3)@3
+     * (1,3)@9; batch (0,3)@3: candidates {(0,2), (1,3)}, both drawn over seeds */
+    const int32_t s4[4] = {0, 1, 0, 1}, d4[4] = {2, 3, 3, 3};
+    const double t4[4] = {1, 2, 3, 9};
+    mk(&ev, s4, d4, t4, 4, 4);
+    CHECK(dgnn_edge_history_build(&h, &ev, 1.0, &e) == 0);
+    int got02 = 0, got13 = 0;
+    ok = 1;
+    for (uint64_t seed = 0; seed < 32; seed++) {
+        CHECK(dgnn_neg_edges(h, DGNN_NEGS_HISTORICAL, s4 + 2, d4 + 2, t4 + 2, 1, seed, ts, td, &e) == 0);
+        got02 += ts[0] == 0 && td[0] == 2;
+        got13 += ts[0] == 1 && td[0] == 3;
+    }
+    CHECK_MSG(got02 > 0 && got13 > 0 && got02 + got13 == 32, "(0,2) %d times, (1,3) %d times", got02, got13);
     dgnn_edge_history_free(h);
     dgnn_events_free(&ev);
 }
@@ -204,9 +245,10 @@ static void test_tgb(void) {
     dgnn_events_free(&ev);
 }
 
-/* Random streams: every row's rules, and the same lists for 1 and 4 threads. */
-static void test_tgb_random(void) {
-    int64_t E = 3000, N = 120, first = 2000, k = 20;
+/* Random streams: every row's rules, and the same lists for 1 and 4 threads; an odd k
+ * takes int(k * 0.5) historical candidates (k = 7: 3). */
+static void test_tgb_random(int64_t k) {
+    int64_t E = 3000, N = 120, first = 2000;
     dgnn_events ev;
     dgnn_events_init(&ev);
     dgnn_err e;
@@ -311,7 +353,8 @@ int main(void) {
     test_dyglib();
     test_dyglib_speed();
     test_tgb();
-    test_tgb_random();
+    test_tgb_random(20);
+    test_tgb_random(7);
     test_tgb_io();
     return check_done();
 }
