@@ -119,6 +119,12 @@ static void test_by_seconds(void) {
     CHECK_NEAR(g->hat_val[0], 1.0 / 3.0, 1e-7);
     CHECK_NEAR(g->hat_val[1], 2.0 / sqrt(6.0), 1e-7);
     CHECK_NEAR(g->hat_val[g->hat_rowptr[2]], 1.0, 1e-7);
+    /* dgnn_snapshot_entry: the position of (u, v) in A's CSR, -1 where A has no entry
+     * (also between or beyond a row's columns, and in empty rows) */
+    CHECK(dgnn_snapshot_entry(g, 0, 1) == 0 && dgnn_snapshot_entry(g, 1, 2) == 1 && dgnn_snapshot_entry(g, 2, 2) == 2);
+    CHECK(dgnn_snapshot_entry(g, 0, 0) == -1 && dgnn_snapshot_entry(g, 1, 0) == -1 && dgnn_snapshot_entry(g, 2, 1) == -1);
+    CHECK(dgnn_snapshot_entry(g, 0, 4) == -1 && dgnn_snapshot_entry(g, 1, 3) == -1 && dgnn_snapshot_entry(g, 3, 0) == -1);
+    CHECK(dgnn_snapshot_entry(g, 4, 4) == -1);
     /* the empty window: only self loops, all 1 */
     g = &s.snaps[1];
     CHECK(g->num_edges == 0 && g->hat_nnz == 5);
@@ -296,6 +302,12 @@ static void test_periods(void) {
     rc = dgnn_snapshots_build(&s, &ev, &o, &err);
     CHECK_MSG(rc == DGNN_EINVAL && strstr(err.msg, "not a period index"), "%d %s", rc, err.msg);
     CHECK(s.count == 0 && s.snaps == NULL);
+    /* t = 5 on a table of 5 periods (0..4) is not one either */
+    ev.t[3] = 5;
+    rc = dgnn_snapshots_build(&s, &ev, &o, &err);
+    CHECK_MSG(rc == DGNN_EINVAL && strstr(err.msg, "not a period index 0..4"), "%d %s", rc, err.msg);
+    CHECK(s.count == 0 && s.snaps == NULL);
+    dgnn_snapshots_free(&s);
     dgnn_events_free(&ev);
 }
 
