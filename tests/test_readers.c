@@ -1088,6 +1088,31 @@ static void test_tgb(void) {
     }
 }
 
+/* The builder's num_nodes_hint (events.h): ids are kept only when every one is in
+ * [0, hint); an id equal to the hint does not fit, so the ids are remapped densely. */
+static void test_builder_hint(void) {
+    dgnn_err e;
+    dgnn_builder b;
+    dgnn_events ev;
+    dgnn_builder_init(&b, 0, 0, 0);
+    CHECK(dgnn_builder_push(&b, 0, 2, 1.0, NULL, 0, 0, &e) == DGNN_OK);
+    CHECK(dgnn_builder_push(&b, 2, 1, 2.0, NULL, 0, 0, &e) == DGNN_OK);
+    dgnn_events_init(&ev);
+    CHECK(dgnn_builder_finish(&b, &ev, 3, &e) == DGNN_OK);
+    CHECK(ev.num_nodes == 3 && ev.node_ids == NULL && ev.src[1] == 2 && ev.dst[0] == 2); /* kept */
+    dgnn_events_free(&ev);
+    dgnn_builder_init(&b, 0, 0, 0);
+    CHECK(dgnn_builder_push(&b, 0, 3, 1.0, NULL, 0, 0, &e) == DGNN_OK);
+    CHECK(dgnn_builder_push(&b, 3, 1, 2.0, NULL, 0, 0, &e) == DGNN_OK);
+    dgnn_events_init(&ev);
+    CHECK(dgnn_builder_finish(&b, &ev, 3, &e) == DGNN_OK);
+    /* ids 0, 1, 3 -> 0, 1, 2 with the mapping kept */
+    CHECK_MSG(ev.num_nodes == 3 && ev.dst[0] == 2 && ev.src[1] == 2 && ev.dst[1] == 1, "N %lld, dst[0] %d",
+              (long long)ev.num_nodes, ev.num_events ? ev.dst[0] : -1);
+    CHECK(ev.node_ids && ev.node_ids[2] == 3 && dgnn_events_dense_id(&ev, 3) == 2);
+    dgnn_events_free(&ev);
+}
+
 int main(void) {
     snprintf(g_dir, sizeof g_dir, "/tmp/dgnn_readers_XXXXXX");
     if (!mkdtemp(g_dir)) {
@@ -1107,6 +1132,7 @@ int main(void) {
     test_file_kinds();
     test_load_flags();
     test_shared();
+    test_builder_hint();
     cleanup();
     return check_done();
 }
