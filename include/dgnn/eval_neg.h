@@ -29,7 +29,7 @@
  * the destinations of every event of the split with source s and time t (d among them)
  * and H the distinct destinations s reached in the history. Then: up to int(K * 0.5)
  * candidates drawn without replacement from H minus X, then the rest (K minus those)
- * without replacement from the node ids [min dst, max dst] of ev (TGB: arange(min, max)
+ * without replacement from the node ids [min dst, max dst] of ev (TGB: arange(min, max + 1)
  * of the whole dataset's destinations, every id in the range) minus H and minus X (all of
  * H, not just the ones drawn); when fewer remain than wanted, all of them, ascending. So
  * candidates are distinct and none is d or another destination of s at t. Rows shorter

@@ -107,8 +107,10 @@ int dgnn_builder_finish(dgnn_builder *b, dgnn_events *ev, int64_t num_nodes_hint
 void dgnn_builder_free(dgnn_builder *b);
 
 /* out (zeroed by the call) = the events e with (mask[e] & bits) != 0, in order, with
- * their edge features and labels; node ids, node features and the node count are
- * kept (a subset shares the id space of its table). out owns its arrays. */
+ * their edge features and labels, the table's node count and bipartite flag (a subset
+ * shares the id space of its table). The table's original node ids, node features and
+ * ext_roll column are not copied (NULL in out): read them from the table. out owns its
+ * arrays. */
 int dgnn_events_subset(dgnn_events *out, const dgnn_events *ev, const uint8_t *mask, uint8_t bits,
                        dgnn_err *err);
 
