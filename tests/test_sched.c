@@ -1,7 +1,9 @@
 /* test_sched.c: DyGNeX's schedulers (sched.h) against hand-computed schedules and a
  * brute-force optimum: even's layout, the imbalance formula by hand, the ILP reaching the
  * brute-force optimum, greedy within its bound, validity on large instances, the ILP's
- * decomposition and its fallback paths. */
+ * decomposition and its fallback paths; the lower bound on its edges (one window per
+ * slot), validate's refusals, greedy's local optimality (no improving move or swap), the
+ * automatic rounds' range where ceil - 7 binds, and the decomposition's optimality flag. */
 #include "check.h"
 #include "dgnn/sched.h"
 
@@ -46,6 +48,46 @@ static double run(dgnn_sched_kind kind, const double *c, int64_t n, int64_t P, i
     if (keep) *keep = s;
     else dgnn_sched_free(&s);
     return m.makespan;
+}
+
+/* The largest relative makespan drop one move (a window to another slot, its round keeping
+ * a window) or one swap (two windows' slots) would give s: greedy ends with a local search
+ * over exactly these (docs/dygnex.md), so on small instances (far inside its work bound)
+ * none improves. */
+static double best_local_gain(const dgnn_sched *s) {
+    const int64_t n = s->num_windows, P = s->num_ranks, R = s->num_rounds, G = R * P;
+    int64_t *slot = malloc((size_t)n * sizeof *slot), *cnt = calloc((size_t)R, sizeof *cnt);
+    double *load = calloc((size_t)G, sizeof *load);
+    for (int64_t g = 0; g < G; g++)
+        for (int64_t i = s->group_ptr[g]; i < s->group_ptr[g + 1]; i++) slot[s->pos[i]] = g;
+    for (int64_t i = 0; i < n; i++) load[slot[i]] += s->cost[i], cnt[slot[i] / P]++;
+    double ms = 0;
+    for (int64_t r = 0; r < R; r++) {
+        double mx = 0;
+        for (int64_t p = 0; p < P; p++) mx = fmax(mx, load[r * P + p]);
+        ms += mx;
+    }
+    double best = 0;
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = -1; j < n; j++) {
+            if (j == i) continue;
+            for (int64_t b = 0; b < (j < 0 ? G : 1); b++) {
+                const int64_t a = slot[i], to = j < 0 ? b : slot[j];
+                if (to == a || (j < 0 && to / P != a / P && cnt[a / P] == 1)) continue;
+                const double d = j < 0 ? s->cost[i] : s->cost[i] - s->cost[j];
+                load[a] -= d, load[to] += d;
+                double m2 = 0;
+                for (int64_t r = 0; r < R; r++) {
+                    double mx = 0;
+                    for (int64_t p = 0; p < P; p++) mx = fmax(mx, load[r * P + p]);
+                    m2 += mx;
+                }
+                load[a] += d, load[to] -= d;
+                if (ms > 0 && (ms - m2) / ms > best) best = (ms - m2) / ms;
+            }
+        }
+    free(slot), free(cnt), free(load);
+    return best;
 }
 
 static void test_even_layout(void) {
@@ -124,7 +166,11 @@ static void test_random_small(void) {
         double opt = brute_force(c, n, P, R);
         dgnn_sched_info info;
         double ilp = run(DGNN_SCHED_ILP, c, n, P, R, &info, NULL);
-        double gr = run(DGNN_SCHED_GREEDY, c, n, P, R, NULL, NULL);
+        dgnn_sched gs;
+        double gr = run(DGNN_SCHED_GREEDY, c, n, P, R, NULL, &gs);
+        const double gain = best_local_gain(&gs);
+        CHECK_MSG(gain < 1e-9, "case %d: a move or swap lowers greedy's makespan by %.3g%%", t, 100 * gain);
+        dgnn_sched_free(&gs);
         double lb = dgnn_sched_lower_bound(c, n, P, R);
         CHECK_MSG(fabs(ilp - opt) < 1e-9 * opt, "case %d: ilp %g, optimum %g (n %d, P %d, R %d)", t, ilp, opt, n, P, R);
         CHECK(info.optimal == 1 && info.gap < 1e-9 && strcmp(info.method, "ilp-exact") == 0);
@@ -231,6 +277,7 @@ static void test_few_rounds(void) {
     double lb = dgnn_sched_lower_bound(c, N, 4, 21);
     CHECK_MSG(gr <= 1.15 * lb, "greedy %g against the bound %g", gr, lb);
     CHECK_MSG(m.imbalance < 0.10, "greedy imbalance %.3f with stacked groups", m.imbalance);
+    CHECK_MSG(best_local_gain(&s) < 1e-9, "a move or swap lowers greedy's makespan");
     dgnn_sched_free(&s);
 }
 
@@ -291,6 +338,130 @@ static void test_auto_rounds(void) {
     printf("automatic rounds: below ceil in %d of 20 random cases\n", below);
 }
 
+/* The lower bound on its edges (sched.h, docs/dygnex.md): against the brute-force optimum
+ * for one round and two, with as many windows as slots (one per slot is possible there, so
+ * the two-smallest bound must not apply: it holds only when n > R P) and with more. */
+static void test_bound_edges(void) {
+    dgnn_rng rng;
+    dgnn_rng_seed(&rng, 23);
+    int cases = 0;
+    for (int P = 2; P <= 4; P++)
+        for (int R = 1; R <= 2; R++)
+            for (int n = R; n <= 6 && n <= R * P + 2; n++) {
+                if (R * P > 8) continue;
+                double c[16];
+                for (int i = 0; i < n; i++) c[i] = 1 + floor(20 * dgnn_rng_uniform(&rng));
+                const double opt = brute_force(c, n, P, R), lb = dgnn_sched_lower_bound(c, n, P, R);
+                CHECK_MSG(lb <= opt + 1e-9, "n %d, P %d, R %d: bound %g above the optimum %g", n, P, R, lb, opt);
+                cases++;
+            }
+    /* by hand: [3, 2, 2] on 3 ranks in one round: one window a rank, optimum 3 (not 2 + 2) */
+    double h[3] = {3, 2, 2};
+    CHECK_NEAR(dgnn_sched_lower_bound(h, 3, 3, 1), 3, 1e-12);
+    CHECK_NEAR(dgnn_sched_lower_bound(h, 3, 2, 1), 4, 1e-12); /* 3 windows on 2 slots: 2 + 2 share one */
+    printf("lower bound edges: %d cases against brute force\n", cases);
+}
+
+/* validate (sched.h): every window exactly once */
+static void test_validate(void) {
+    double c[5] = {5, 4, 3, 2, 1};
+    dgnn_sched s;
+    run(DGNN_SCHED_GREEDY, c, 5, 2, 0, NULL, &s);
+    dgnn_err e;
+    CHECK(dgnn_sched_validate(&s, &e) == DGNN_OK);
+    const int64_t keep = s.pos[1];
+    s.pos[1] = s.pos[0];
+    CHECK_MSG(dgnn_sched_validate(&s, &e) == DGNN_EINVAL && strstr(e.msg, "twice"), "a window placed twice: %s",
+              e.msg);
+    s.pos[1] = 5;
+    CHECK(dgnn_sched_validate(&s, &e) == DGNN_EINVAL && strstr(e.msg, "out of range"));
+    s.pos[1] = keep;
+    s.group_ptr[s.num_rounds * s.num_ranks] = 4;
+    CHECK(dgnn_sched_validate(&s, &e) == DGNN_EINVAL);
+    s.group_ptr[s.num_rounds * s.num_ranks] = 5;
+    dgnn_sched_free(&s);
+}
+
+/* Automatic rounds where ceil(n / P) - 7 binds (ceil >= 80: 90% of it would allow fewer):
+ * heavy-tailed costs of 160-440 windows on 2-4 ranks. The choice lies in [max(0.9 C,
+ * C - 7), C] (sched.h) and has the lowest greedy makespan there; in some of these cases a
+ * round below the range would be cheaper still. */
+static void test_auto_rounds_large(void) {
+    for (uint64_t seed = 1; seed <= 10; seed++) {
+        dgnn_rng rng;
+        dgnn_rng_seed(&rng, seed);
+        const int64_t P = 2 + (int64_t)dgnn_rng_below(&rng, 3);
+        const int64_t n = P * (80 + (int64_t)dgnn_rng_below(&rng, 30)) - (int64_t)dgnn_rng_below(&rng, P);
+        double *c = malloc((size_t)n * sizeof *c);
+        for (int64_t i = 0; i < n; i++) c[i] = 0.02 + pow(dgnn_rng_uniform(&rng), 3) * 0.3;
+        const int64_t C = (n + P - 1) / P, lo = C - 7 > (9 * C + 9) / 10 ? C - 7 : (9 * C + 9) / 10;
+        dgnn_sched s;
+        dgnn_sched_info info;
+        const double ms = run(DGNN_SCHED_GREEDY, c, n, P, 0, &info, &s);
+        CHECK_MSG(s.num_rounds >= lo && s.num_rounds <= C && info.rounds_below_ceil == C - s.num_rounds,
+                  "seed %llu: %lld rounds, the range is %lld..%lld", (unsigned long long)seed, (long long)s.num_rounds,
+                  (long long)lo, (long long)C);
+        double lowest = INFINITY;
+        for (int64_t R = lo; R <= C; R++) lowest = fmin(lowest, run(DGNN_SCHED_GREEDY, c, n, P, R, NULL, NULL));
+        CHECK_MSG(ms <= lowest * (1 + 1e-9), "seed %llu: automatic %g, best in range %g", (unsigned long long)seed, ms,
+                  lowest);
+        dgnn_sched_free(&s);
+        free(c);
+    }
+}
+
+/* The ILP's round decomposition (exact model too large, rounds of 14 windows on 4 ranks):
+ * its round bound is a lower bound of greedy's round partition (<= the makespan), and a
+ * round left to greedy (its model over ilp_exact_max: 1 here) is not proven optimal, so
+ * the schedule is not reported optimal for the partition. */
+static void test_decomposition(void) {
+    int left = 0;
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        enum { P = 4, R = 3, N = 42 };
+        dgnn_rng rng;
+        dgnn_rng_seed(&rng, seed);
+        double c[N];
+        for (int i = 0; i < N; i++) c[i] = 1 + floor(100 * pow(dgnn_rng_uniform(&rng), 3));
+        for (int k = 0; k < 2; k++) {
+            dgnn_sched_opts o = dgnn_sched_opts_default();
+            o.kind = DGNN_SCHED_ILP, o.ranks = P, o.rounds = R, o.time_limit = 5, o.ilp_exact_max = k ? 1 : 100;
+            dgnn_sched s;
+            dgnn_sched_info info;
+            dgnn_err e;
+            CHECK(dgnn_schedule(&s, c, NULL, N, &o, &info, &e) == DGNN_OK);
+            dgnn_sched_metrics m;
+            dgnn_sched_eval(&s, &m);
+            dgnn_sched_free(&s);
+            CHECK_MSG(strcmp(info.method, "ilp-rounds") == 0, "seed %llu: %s", (unsigned long long)seed, info.method);
+            CHECK_MSG(info.round_bound <= m.makespan * (1 + 1e-9), "seed %llu: round bound %g above the makespan %g",
+                      (unsigned long long)seed, info.round_bound, m.makespan);
+            if (strstr(info.msg, "left to greedy")) {
+                left++;
+                CHECK_MSG(info.optimal == 0, "seed %llu: '%s', yet reported optimal", (unsigned long long)seed, info.msg);
+            }
+        }
+    }
+    CHECK_MSG(left > 0, "no round left to greedy: the check above tests nothing");
+    /* a round whose greedy maximum meets its own bound (here the mean: 16 equal windows on 4
+     * ranks) needs no solver (docs/dygnex.md): optimal for the partition, even when no round
+     * model fits ilp_exact_max */
+    double u[48];
+    for (int i = 0; i < 48; i++) u[i] = 1;
+    dgnn_sched_opts o = dgnn_sched_opts_default();
+    o.kind = DGNN_SCHED_ILP, o.ranks = 4, o.rounds = 3, o.time_limit = 5, o.ilp_exact_max = 1;
+    dgnn_sched s;
+    dgnn_sched_info info;
+    dgnn_err e;
+    CHECK(dgnn_schedule(&s, u, NULL, 48, &o, &info, &e) == DGNN_OK);
+    dgnn_sched_metrics m;
+    dgnn_sched_eval(&s, &m);
+    dgnn_sched_free(&s);
+    CHECK_MSG(strcmp(info.method, "ilp-rounds") == 0 && info.optimal == 1 && info.msg[0] == '\0' &&
+                  fabs(m.makespan - 12) < 1e-9 && fabs(info.round_bound - 12) < 1e-9,
+              "%s, optimal %d, makespan %g, round bound %g: '%s'", info.method, info.optimal, m.makespan,
+              info.round_bound, info.msg);
+}
+
 int main(void) {
     test_auto_rounds();
     test_few_rounds();
@@ -300,5 +471,9 @@ int main(void) {
     test_random_small();
     test_large_and_fallback();
     test_samples_and_errors();
+    test_bound_edges();
+    test_validate();
+    test_auto_rounds_large();
+    test_decomposition();
     return check_done();
 }
