@@ -62,6 +62,22 @@ static void check_invariants(const dgnn_events *ev, const dgnn_window_part *wp) 
         bad_cnt += wp->part_event_offset[p + 1] - wp->part_event_offset[p] != cnt[p];
     }
     CHECK(sum == E && bad_cnt == 0);
+    /* the cut events' rule from its definition (partition.h): the non-cut events counted
+     * first, then each cut event in time order to the part of its two endpoints with fewer
+     * events so far, ties to the part of src */
+    int64_t *run = calloc((size_t)P, sizeof *run), bad_tie = 0;
+    for (int64_t i = 0; i < E; i++)
+        if (!wp->event_cut[i] && wp->event_part[i] >= 0 && wp->event_part[i] < P) run[wp->event_part[i]]++;
+    for (int64_t i = 0; i < E; i++) {
+        if (!wp->event_cut[i]) continue;
+        int pa = dgnn_window_part_of(wp, ev->src[wp->begin + i]), pb = dgnn_window_part_of(wp, ev->dst[wp->begin + i]);
+        if (pa < 0 || pb < 0) { bad_tie++; continue; }
+        int want = run[pb] < run[pa] ? pb : pa;
+        if (wp->event_part[i] != want) bad_tie++;
+        run[want]++;
+    }
+    CHECK_MSG(bad_tie == 0, "%lld cut events not in the part of fewer events (ties: src's)", (long long)bad_tie);
+    free(run);
     /* grouped lists: each part's events in time order and of that part */
     int64_t bad_list = 0;
     for (int p = 0; p < P; p++)
@@ -110,6 +126,20 @@ static void test_windows(void) {
     CHECK(dgnn_windows_make(b, &ev, 3, 10, 0, 5.0, &err) == 3);
     CHECK(b[0] == 3 && b[1] == 5 && b[2] == 9 && b[3] == 10);
     CHECK(dgnn_windows_make(b, &ev, 4, 4, 3, 0, &err) == 0 && b[0] == 4);
+    /* an event at t0 + k S exactly begins window k (windows are [t0 + k S, t0 + (k+1) S)),
+     * and an event after an empty window lies in the window of floor((t - t0) / S):
+     * t = 0 1 | 5 7 8 | 12 | 16 with S = 5 */
+    {
+        dgnn_events e2;
+        int32_t s2[7] = {0}, d2[7] = {1, 1, 1, 1, 1, 1, 1};
+        double t2[7] = {0, 1, 5, 7, 8, 12, 16};
+        make_events(&e2, 2, 7, s2, d2, t2);
+        int64_t b2[8];
+        CHECK(dgnn_windows_make(b2, &e2, 0, 7, 0, 5.0, &err) == 4);
+        CHECK_MSG(b2[0] == 0 && b2[1] == 2 && b2[2] == 5 && b2[3] == 6 && b2[4] == 7, "bounds %lld %lld %lld %lld %lld",
+                  (long long)b2[0], (long long)b2[1], (long long)b2[2], (long long)b2[3], (long long)b2[4]);
+        dgnn_events_free(&e2);
+    }
     CHECK(dgnn_windows_make(b, &ev, 0, 10, 0, 0, &err) == DGNN_EINVAL);
     CHECK(strstr(err.msg, "window_events") != NULL);
     CHECK(dgnn_windows_make(b, &ev, 0, 10, 3, 5.0, &err) == 4 && b[1] == 3); /* seconds win */
@@ -343,6 +373,59 @@ static void test_plan_hand(void) {
     CHECK(dgnn_exchange_plan_make(&plan, &ev, &wp, owner, 100, &err) == DGNN_EINVAL);
     owner[4] = 2;
     CHECK(dgnn_exchange_plan_make(&plan, &ev, &wp, owner, 100, &err) == DGNN_EINVAL);
+    dgnn_exchange_plan_free(&plan);
+    dgnn_events_free(&ev);
+}
+
+/* Steering prefers, for a whole component, the part owning MOST of its nodes (partition.h):
+ * two triangles {0,1,2} and {3,4,5}, each edge once (weight 6 a triangle, one per part
+ * fits under ufactor 1.03), owners 0 -> 1, 1 -> 0, 2 -> 0 (part 0 owns two) and 3 -> 1,
+ * 4 -> 1, 5 -> 0 (part 1 owns two): {0,1,2} on part 0, {3,4,5} on part 1, and only the
+ * two minority rows (0 and 5) cross the boundary. */
+static void test_sticky_majority(void) {
+    int32_t s[] = {0, 1, 2, 3, 4, 5}, d[] = {1, 2, 0, 4, 5, 3};
+    dgnn_events ev;
+    make_events(&ev, 6, 6, s, d, NULL);
+    dgnn_err err;
+    dgnn_window_part wp;
+    memset(&wp, 0, sizeof wp);
+    dgnn_part_opts o = dgnn_part_opts_default();
+    o.parts = 2;
+    o.min_metis_nodes = 0;
+    int32_t owner[6] = {1, 0, 0, 1, 1, 0};
+    CHECK(dgnn_window_partition(&wp, &ev, 0, 6, owner, &o, &err) == DGNN_OK);
+    CHECK(wp.num_cut == 0);
+    for (int v = 0; v < 6; v++)
+        CHECK_MSG(dgnn_window_part_of(&wp, v) == (v < 3 ? 0 : 1), "node %d in part %d", v, dgnn_window_part_of(&wp, v));
+    check_invariants(&ev, &wp);
+    dgnn_exchange_plan plan;
+    memset(&plan, 0, sizeof plan);
+    CHECK(dgnn_exchange_plan_make(&plan, &ev, &wp, owner, 10, &err) == DGNN_OK);
+    CHECK_MSG(plan.total_rows == 2 && plan.count[1 * 2 + 0] == 1 && plan.count[0 * 2 + 1] == 1, "%lld rows",
+              (long long)plan.total_rows);
+    dgnn_exchange_plan_free(&plan);
+    dgnn_window_part_free(&wp);
+    dgnn_events_free(&ev);
+}
+
+/* The busiest sender and the busiest receiver differ: P = 3, one event 0-1 trained by part
+ * 2, node 0 owned by part 0 and node 1 by part 1: each of 0 and 1 sends one row, part 2
+ * receives two. */
+static void test_plan_send_recv(void) {
+    int32_t s[] = {0}, d[] = {1}, ep[] = {2};
+    dgnn_events ev;
+    make_events(&ev, 3, 1, s, d, NULL);
+    dgnn_window_part wp;
+    memset(&wp, 0, sizeof wp);
+    wp.begin = 0, wp.end = 1, wp.parts = 3, wp.event_part = ep;
+    int32_t owner[3] = {0, 1, 2};
+    dgnn_exchange_plan plan;
+    memset(&plan, 0, sizeof plan);
+    dgnn_err err;
+    CHECK(dgnn_exchange_plan_make(&plan, &ev, &wp, owner, 100, &err) == DGNN_OK);
+    CHECK(plan.total_rows == 2 && plan.count[0 * 3 + 2] == 1 && plan.count[1 * 3 + 2] == 1);
+    CHECK_MSG(plan.max_send_bytes == 100 && plan.max_recv_bytes == 200, "send %lld, recv %lld",
+              (long long)plan.max_send_bytes, (long long)plan.max_recv_bytes);
     dgnn_exchange_plan_free(&plan);
     dgnn_events_free(&ev);
 }
@@ -672,6 +755,8 @@ int main(int argc, char **argv) {
     test_sticky();
     test_trivial();
     test_plan_hand();
+    test_sticky_majority();
+    test_plan_send_recv();
     test_random_stream();
     test_quality_speed();
     test_wikipedia();
