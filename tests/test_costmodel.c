@@ -5,6 +5,7 @@
 #include "check.h"
 #include "dgnn/costmodel.h"
 #include "dgnn/snapmodel.h"
+#include "dgnn/snap_train.h"
 
 static void make_rows(dgnn_window *w, int64_t n, const double *coef, double noise, int const_nodes, uint64_t seed) {
     dgnn_rng rng;
@@ -85,6 +86,11 @@ static void test_default_law(void) {
     CHECK_NEAR(m.coef[3], 12.0 * 400 / 1e10, 1e-20);
     dgnn_costmodel h = dgnn_costmodel_default(1, 10, 50, 100, 67, 2e10);
     CHECK(h.coef[0] == 6 / 2e10 && h.coef[1] == 6 / 2e10);
+    /* EvolveGCN's dense per-node work runs on the last snapshot only (not x T): layer 2's
+     * product 6 L, plus the classifier's 12 C */
+    CHECK_NEAR(m.coef[2], (6.0 * 100 + 12.0 * 400) / 1e10, 1e-18);
+    CHECK_NEAR(h.coef[2], (6.0 * 50 + 12.0 * 100) / 2e10, 1e-18);
+    CHECK_NEAR(h.coef[4], 36.0 * 11 * (67.0 * 67 * 50 + 50.0 * 50 * 50) / 2e10, 1e-15);
     /* the node-state kinds: propagations over every snapshot, per-snapshot dense products
      * in the nodes term (T = 11, L = 100, C = 400), no weight evolution */
     const struct { dgnn_snapmodel_kind k; double a0, a2; } law[] = {
@@ -205,6 +211,87 @@ static void test_windows_of_snapshots(void) {
     dgnn_events_free(&ev);
 }
 
+/* The held-out error is measured on the rows set aside, with the model fitted on the rest
+ * (costmodel.h). Three rows whose only feature is the constant (all sizes 0): the fit on
+ * two rows is their mean, so holding out row j gives |mean(others) - y_j| / y_j, one of
+ * 2, 0.25, 0.625 for y = 1, 2, 4 (the fitted rows' own errors would be 0.375 or 0.9375). */
+static void test_holdout_rows(void) {
+    dgnn_window w[3];
+    memset(w, 0, sizeof w);
+    const double y[3] = {1, 2, 4};
+    for (int i = 0; i < 3; i++) w[i].sample = i, w[i].seconds = y[i];
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        dgnn_costmodel m;
+        dgnn_err e;
+        CHECK(dgnn_costmodel_fit_holdout(&m, w, 3, 0.2, seed, &e) == DGNN_OK);
+        CHECK(m.holdout_rows == 1);
+        int match = 0;
+        for (int j = 0; j < 3; j++) {
+            const double others = (y[0] + y[1] + y[2] - y[j]) / 2;
+            match += fabs(m.holdout_mape - fabs(others - y[j]) / y[j]) < 1e-9;
+        }
+        CHECK_MSG(match == 1, "seed %llu: held-out MAPE %g is no held-out row's error", (unsigned long long)seed,
+                  m.holdout_mape);
+        CHECK_NEAR(m.coef[4], 7.0 / 3, 1e-9); /* the model kept: fitted on all rows */
+    }
+}
+
+/* The one-hot width is 1 + the largest degree over the snapshots but the last (the last is
+ * only ever a label): 4 snapshots with single edges, then a star of 3 in the last */
+static void test_in_dim_not_last(void) {
+    dgnn_builder b;
+    dgnn_err e;
+    dgnn_builder_init(&b, 0, 0, 0);
+    for (int k = 0; k < 3; k++) dgnn_builder_push(&b, 0, 1 + k, 10.0 * k + 1, NULL, 0, 0, &e);
+    for (int j = 1; j <= 3; j++) dgnn_builder_push(&b, 0, j, 31, NULL, 0, 0, &e);
+    dgnn_events ev;
+    dgnn_events_init(&ev);
+    CHECK(dgnn_builder_finish(&b, &ev, 0, &e) == DGNN_OK);
+    dgnn_snapshot_opts o = dgnn_snapshot_opts_default();
+    o.seconds = 10, o.symmetric = 1;
+    dgnn_snapshots s;
+    CHECK_MSG(dgnn_snapshots_build(&s, &ev, &o, &e) == DGNN_OK, "%s", e.msg);
+    CHECK(s.count == 4);
+    dgnn_window w[2];
+    CHECK(dgnn_windows_of_snapshots(w, &s, 1, 3, 1, 1, 8, &e) == DGNN_OK);
+    CHECK_MSG(w[0].in_dim == 2 && w[1].in_dim == 2, "in_dim %lld (degree 3 is only in the last snapshot)",
+              (long long)w[0].in_dim);
+    CHECK(w[1].label_pairs == 2 * 3 * 2); /* the star's 3 edges, symmetric, x (1 + 1) */
+    dgnn_snapshots_free(&s);
+    dgnn_events_free(&ev);
+}
+
+/* dgnn_snap_cost_model with a profile (snap_train.h): fitted on the profile's rows of the
+ * model (another model's rows left out), and every window the profile measured takes the
+ * profile's sizes; a window it did not measure keeps its own */
+static void test_snap_cost_model_profile(void) {
+    char path[] = "/tmp/dgnn_test_profile2_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    const char *csv = "model,sample,nodes,edges,edges_window,label_pairs,in_dim,hidden,seconds\n"
+                      "evolvegcn-o,10,999,120,900,12120,67,100,0.0125\n"
+                      "evolvegcn-o,11,999,130,950,13130,67,100,0.0131\n"
+                      "evolvegcn-o,13,999,150,990,15150,67,100,0.0144\n"
+                      "evolvegcn-o,14,999,160,999,16160,67,100,0.0152\n"
+                      "tgcn,12,5,5,5,5,5,5,9.0\n";
+    check_write_file(path, csv, strlen(csv));
+    dgnn_window win[3];
+    memset(win, 0, sizeof win);
+    for (int i = 0; i < 3; i++) win[i].sample = 10 + i, win[i].nodes = 50, win[i].edges = 7, win[i].hidden = 100;
+    dgnn_snap_train_cfg c = dgnn_snap_train_cfg_default(DGNN_SNAPMODEL_EGCN_O);
+    dgnn_costmodel cm;
+    dgnn_snap_cost_fit fit;
+    dgnn_err e;
+    CHECK_MSG(dgnn_snap_cost_model(&cm, &fit, win, 3, DGNN_SNAPMODEL_EGCN_O, &c, path, 0, &e) == DGNN_OK, "%s", e.msg);
+    CHECK(cm.fitted == 1 && fit.rows == 4 && fit.matched == 2);
+    CHECK_MSG(win[0].nodes == 999 && win[0].edges == 120 && win[1].edges == 130 && win[1].label_pairs == 13130,
+              "measured windows keep the profile's sizes: nodes %lld, edges %lld", (long long)win[0].nodes,
+              (long long)win[0].edges);
+    CHECK(win[2].nodes == 50 && win[2].edges == 7); /* sample 12: only the tgcn row, not this model's */
+    unlink(path);
+}
+
 int main(void) {
     test_fit_exact();
     test_fit_noisy_holdout();
@@ -212,5 +299,8 @@ int main(void) {
     test_default_law();
     test_profile_csv();
     test_windows_of_snapshots();
+    test_holdout_rows();
+    test_in_dim_not_last();
+    test_snap_cost_model_profile();
     return check_done();
 }
