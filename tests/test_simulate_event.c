@@ -6,6 +6,7 @@
  * curve (issue 18): its interpolation by hand, a straight curve giving the fitted line's
  * figures, a bent (GPU-like) one making refinement's bigger steps cheaper, its reader. */
 #include "check.h"
+#include "dgnn/partition.h"
 #include "dgnn/simulate.h"
 
 #define TMPDIR "/tmp"
@@ -145,6 +146,9 @@ static void test_depbloom_by_hand(void) {
     CHECK_NEAR(pt.db_compute, 7 * 0.5 + 0.01 * (60 + 25.0 / 3), 1e-12);
     CHECK_NEAR(pt.db_sync, sync, 1e-12);
     CHECK(pt.db_events == 113); /* 100 + 40 / 3 */
+    /* the all-reduces are the steps taken, 7, not the windows' 9 */
+    CHECK_NEAR(pt.db_allreduce, 7 * A, 1e-12);
+    CHECK_NEAR(pt.db_tp, pt.db_compute + 7 * A + sync, 1e-12);
     /* critical path: sampling (4 ms of the 10) runs beside the other 6 ms */
     in.max_steps = 0, in.critical_path = 1, in.sample_seconds = 0.004;
     CHECK(dgnn_sim_event(&pt, &in, 2, w, 2, &net, &e) == DGNN_OK);
@@ -309,6 +313,38 @@ static void test_windows(void) {
         CHECK(w[k].max_recv_rows > 0 && w[k].max_recv_rows < w[k].rows);
         CHECK(w[k].cut > 0 && w[k].cut < 500); /* communities: most events stay inside a part */
     }
+    /* against the rules (simulate.h), recomputed here with partition.h as the trainer runs
+     * it: fresh ownership, steering, METIS seed = seed + 1; a node's authoritative row is
+     * the part of the last event touching it; the busiest receiver gets every row but the
+     * fewest any one rank holds */
+    {
+        int64_t b[4];
+        CHECK(dgnn_windows_make(b, &ev, 0, n, 1000, 0, &e) == 3);
+        int32_t owner[200];
+        dgnn_owner_init(owner, 200, 4, 1);
+        dgnn_part_opts po = dgnn_part_opts_default();
+        po.parts = 4, po.seed = 0 + 1;
+        dgnn_window_part wp;
+        memset(&wp, 0, sizeof wp);
+        for (int64_t k = 0; k < 3; k++) {
+            CHECK(dgnn_window_partition(&wp, &ev, b[k], b[k + 1], owner, &po, &e) == DGNN_OK);
+            int64_t last[200], own[4] = {0}, mx = 0;
+            for (int64_t i = b[k]; i < b[k + 1]; i++) last[ev.src[i]] = i, last[ev.dst[i]] = i;
+            for (int64_t j = 0; j < wp.num_nodes; j++) own[wp.event_part[last[wp.nodes[j]] - b[k]]]++;
+            int64_t fewest = own[0];
+            for (int q = 0; q < 4; q++) {
+                fewest = own[q] < fewest ? own[q] : fewest;
+                mx = wp.part_events[q] > mx ? wp.part_events[q] : mx;
+            }
+            CHECK_MSG(w[k].max_recv_rows == wp.num_nodes - fewest && w[k].rows == wp.num_nodes && w[k].max_part == mx &&
+                          w[k].cut == wp.num_cut,
+                      "window %lld: max_recv_rows %lld, want %lld (rows %lld, ranks hold %lld %lld %lld %lld)",
+                      (long long)k, (long long)w[k].max_recv_rows, (long long)(wp.num_nodes - fewest),
+                      (long long)wp.num_nodes, (long long)own[0], (long long)own[1], (long long)own[2], (long long)own[3]);
+            dgnn_owner_update(owner, &wp);
+        }
+        dgnn_window_part_free(&wp);
+    }
     /* deterministic */
     dgnn_sim_window_part *w2 = NULL;
     CHECK(dgnn_sim_event_windows(&w2, &ev, 4, 1000, 0, 0, &e) == 3 && memcmp(w, w2, 3 * sizeof *w) == 0);
@@ -362,6 +398,25 @@ static void test_measured(void) {
         in.batch = m[k].batch;
         CHECK(dgnn_sim_event(&pt, &in, 1, NULL, 0, &net, &e) == DGNN_OK);
         CHECK_NEAR(pt.strict_tp, m[k].train_seconds, 1e-9);
+    }
+    /* APAN's row: S = mail_slots mails of 2 M + edge_dim (no time encoding in its mail) */
+    {
+        dgnn_sim_measured a = m[0];
+        snprintf(a.model, sizeof a.model, "apan");
+        CHECK_NEAR(dgnn_sim_measured_row_bytes(&a), 16 + 8 + 8 * 10 + 4 * 172 + 4 * 10 * 344, 0);
+    }
+    /* per-step seconds that fall with the batch (a slope < 0): the costs stay >= 0, so the
+     * simulator takes them (the line through the origin) */
+    {
+        dgnn_sim_measured f[2] = {m[0], m[1]};
+        f[1].train_seconds = 2.0; /* 0.4 s a step at 200 events, 0.2 s at 400 */
+        CHECK(dgnn_sim_event_fit(&in, f, 2, &e) == DGNN_OK);
+        CHECK_MSG(in.step_seconds >= 0 && in.event_seconds >= 0, "fitted costs %g s/step, %g s/event", in.step_seconds,
+                  in.event_seconds);
+        in.events = 4000;
+        CHECK(dgnn_sim_event(&pt, &in, 1, NULL, 0, &net, &e) == DGNN_OK);
+        CHECK(dgnn_sim_event_fit(&in, m, 2, &e) == DGNN_OK); /* back to the two runs above */
+        in.events = 4000;
     }
     /* a dist run: per-rank figures, and refused as a single-rank calibration when P > 1 */
     write_run(p2, 200, "3.0",
