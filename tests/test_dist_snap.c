@@ -25,6 +25,10 @@
  *     6 windows per step, sharing across the chunks' borders too: equal within float
  *     rounding); RReLU's slope is fixed (lower = upper), so that which window draws a
  *     shared snapshot's slopes does not matter;
+ *  0. the pieces: dgnn_snap_round_imbalance by hand, dgnn_snap_dist_schedule honouring the
+ *     scheduler's --rounds; 0b. a round none of whose windows trains (its label snapshot
+ *     empty) takes no optimizer step: the same parameters as that window moved into the
+ *     next round (one process);
  *  4. errors: windows_per_step > 1, a rank count that is not the process count, a given
  *     schedule holding a non-training sample: every process returns DGNN_EINVAL, no hang. */
 #include <math.h>
@@ -40,13 +44,17 @@ enum { SN = 40, ST = 26, NWIN = 12 };
 
 /* Hubs 0..3 link to others in every snapshot; snapshot t has 2 + t/3 links per hub, so
  * the later windows are the big ones (as bitcoin-alpha's). */
-static void make_stream(dgnn_events *ev) {
+static void make_stream_gap(dgnn_events *ev, int gap);
+static void make_stream(dgnn_events *ev) { make_stream_gap(ev, -1); }
+/* the same, with no event in snapshot gap (>= 0): the window predicting it has no labels */
+static void make_stream_gap(dgnn_events *ev, int gap) {
     dgnn_builder b;
     dgnn_err err;
     dgnn_builder_init(&b, 0, 0, 0);
     dgnn_rng r;
     dgnn_rng_seed(&r, 17);
     for (int t = 0; t < ST; t++) {
+        if (t == gap) continue;
         double ts = t + 0.5;
         for (int h = 0; h < 4; h++)
             for (int k = 0; k < 2 + t / 3; k++)
@@ -166,6 +174,73 @@ int main(int argc, char **argv) {
     make_stream(&ev);
     dgnn_snap_train_result *res = calloc(1, sizeof *res), *ref = calloc(1, sizeof *ref);
     const int64_t first = 3; /* the first training sample: W */
+
+    /* 0. the pieces: the round imbalance of a time matrix by hand (snap_train.h), and the
+     * schedule the run asks for (its scheduler and --rounds) */
+    {
+        const double t[4] = {4, 2, 1, 3}; /* rounds (4, 2) and (1, 3): makespan 7, mean sum 3 + 2 */
+        double mk = 0, mean = 0;
+        CHECK_NEAR(dgnn_snap_round_imbalance(t, 2, 2, &mk, &mean), 7.0 / 5 - 1, 1e-12);
+        CHECK_NEAR(mk, 7, 1e-12);
+        CHECK_NEAR(mean, 5, 1e-12);
+        const double z[2] = {0, 0};
+        CHECK(dgnn_snap_round_imbalance(z, 1, 2, NULL, NULL) == 0);
+        dgnn_snap_dist_cfg d;
+        memset(&d, 0, sizeof d);
+        d.mode = DGNN_SNAP_DIST_DYGNEX, d.scheduler = DGNN_SCHED_GREEDY, d.local = 1, d.rounds = 2;
+        double cost[NWIN];
+        int64_t sample[NWIN];
+        for (int64_t k = 0; k < NWIN; k++) cost[k] = 1.0 + (double)k, sample[k] = first + k;
+        dgnn_sched s;
+        dgnn_sched_info info;
+        CHECK_MSG(dgnn_snap_dist_schedule(&s, &info, &d, cost, sample, NWIN, 3, &err) == DGNN_OK, "%s", err.msg);
+        CHECK_MSG(s.num_rounds == 2 && s.num_ranks == 3 && s.num_windows == NWIN, "%lld rounds asked 2",
+                  (long long)s.num_rounds);
+        CHECK(dgnn_sched_validate(&s, &err) == DGNN_OK && s.sample[0] == first);
+        dgnn_sched_free(&s);
+        d.rounds = 0; /* ceil(12 / 3) = 4 (90% of 4 leaves no fewer) */
+        CHECK(dgnn_snap_dist_schedule(&s, &info, &d, cost, sample, NWIN, 3, &err) == DGNN_OK && s.num_rounds == 4);
+        dgnn_sched_free(&s);
+    }
+
+    /* 0b. a round none of whose windows trains takes no optimizer step (snap_train.h): with
+     * snapshot 8 empty, window 4 (sample 7, predicting it) has no labels; the schedule with
+     * it alone in a round must give the parameters of the same schedule with it moved into
+     * the next round (one process playing P ranks: the same sums, bit for bit) */
+    if (procs == 1) {
+        dgnn_events eg;
+        make_stream_gap(&eg, 8);
+        int64_t gw[2][16][NWIN + 1];
+        int64_t len[2][16] = {{0}};
+        for (int64_t w = 0; w < NWIN; w++) {
+            /* A: {0..3} {4} {5..8} {9..11}; B: {0..3} {4..8} {9..11}, 4 on 5's rank, first */
+            const int64_t ra = w < 4 ? 0 : w == 4 ? 1 : w < 9 ? 2 : 3, rb = w < 4 ? 0 : w < 9 ? 1 : 2;
+            const int64_t p = (w == 4 ? 5 : w) % P;
+            gw[0][ra * P + p][len[0][ra * P + p]++] = w;
+            gw[1][rb * P + p][len[1][rb * P + p]++] = w;
+        }
+        float *pp[2] = {NULL, NULL};
+        int64_t np[2] = {0, 0}, trained[2] = {0, 0};
+        for (int k = 0; k < 2; k++) {
+            const int64_t R = k ? 3 : 4;
+            const int64_t *groups[64];
+            for (int64_t g = 0; g < R * P; g++) gw[k][g][len[k][g]] = -1, groups[g] = gw[k][g];
+            dgnn_sched sk;
+            make_sched(&sk, P, R, groups, first);
+            dgnn_snap_train_cfg c = small_cfg();
+            use_schedule(&c, &sk, P, &pp[k], &np[k]);
+            CHECK_MSG(dgnn_snap_train(&eg, &c, res, &err) == DGNN_OK, "%s", err.msg);
+            trained[k] = res->epochs[0].train_windows;
+            dgnn_sched_free(&sk);
+        }
+        CHECK_MSG(trained[0] == NWIN - 1 && trained[1] == NWIN - 1, "windows trained %lld, %lld (sample 7 has no labels)",
+                  (long long)trained[0], (long long)trained[1]);
+        CHECK(np[0] == np[1] && np[0] > 0);
+        const double d = np[0] == np[1] && np[0] > 0 ? rel_diff(pp[0], pp[1], np[0]) : INFINITY;
+        CHECK_MSG(d == 0, "a round with no training window changed the parameters: %.3g apart (relative)", d);
+        free(pp[0]), free(pp[1]);
+        dgnn_events_free(&eg);
+    }
 
     /* 1. one window per rank per round = windows_per_step P */
     {
