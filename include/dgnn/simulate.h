@@ -246,8 +246,8 @@ int dgnn_sim_measured_read(dgnn_sim_measured *m, const char *path, dgnn_err *err
  * (apan: 2 M + edge_dim, S = mail_slots; others S = 1). */
 double dgnn_sim_measured_row_bytes(const dgnn_sim_measured *m);
 /* One worker's costs from single-rank runs (ranks == 1, any mode): with runs of two or
- * more batch sizes, a least-squares line per step, seconds = a + b x events (a < 0 is
- * clamped to 0 and b refitted through the origin); with one batch size a = 0, b =
+ * more batch sizes, a least-squares line per step, seconds = a + b x events (when a < 0
+ * or b < 0, a = 0 and b is refitted through the origin); with one batch size a = 0, b =
  * seconds / events. Sets step_seconds, event_seconds, sample_seconds, row_bytes,
  * grad_bytes, batch (the first run's), and the curve of the one run that has a step
  * curve, and returns 0; DGNN_EINVAL (naming the file) when a run has several ranks or no

@@ -184,8 +184,8 @@ typedef struct {
     const double *cost;         /* (cost_n) predicted seconds of the training windows
                                    train_begin .. train_begin + cost_n - 1 (the CLI: the cost
                                    model fitted on a profile, as `dgnn schedule --profile`);
-                                   NULL: the default law (dgnn_costmodel_default; kinds other
-                                   than -H take -O's law) on the run's own windows */
+                                   NULL: the model's own default law (dgnn_costmodel_default
+                                   with the run's kind) on the run's own windows */
     int64_t cost_n;
     const dgnn_sched *schedule; /* non-NULL: train this schedule as is (tests); its sample
                                    indices must be training samples, each once */
