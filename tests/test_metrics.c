@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* ---- brute-force references ---- */
 
@@ -387,6 +388,63 @@ static void test_rank_acc(void) {
     dgnn_rank_acc_add(&e, &pn, neg, NULL, 1, 3);
     dgnn_rank_acc_result(&e, &mrr, &h1, NULL, NULL);
     CHECK(isnan(mrr) && isnan(h1));
+    /* Hits@h counts rank <= h, the boundary included: ranks exactly 1, 3 and 10 are hits,
+     * 1.5, 3.5 and 10.5 (one tie above the boundary) are not */
+    {
+        enum { K = 12 };
+        const float above[] = {0, 2, 9, 0, 2, 9}; /* negatives above the positive */
+        const float tied[] = {0, 0, 0, 1, 1, 1};  /* negatives equal to it */
+        float pk[6], nkk[6 * K];
+        for (int i = 0; i < 6; i++) {
+            pk[i] = 0.5f;
+            for (int j = 0; j < K; j++) nkk[i * K + j] = j < above[i] ? 0.9f : j < above[i] + tied[i] ? 0.5f : 0.1f;
+        }
+        for (int i = 0; i < 6; i++) {
+            dgnn_rank_acc g = {0};
+            dgnn_rank_acc_add(&g, pk + i, nkk + i * K, NULL, 1, K);
+            dgnn_rank_acc_result(&g, &mrr, &h1, &h3, &h10);
+            const double rank = 1.0 + above[i] + 0.5 * tied[i];
+            CHECK_NEAR(mrr, 1.0 / rank, 1e-12);
+            CHECK_MSG(h1 == (rank <= 1.0) && h3 == (rank <= 3.0) && h10 == (rank <= 10.0),
+                      "rank %g: hits@1 %g @3 %g @10 %g", rank, h1, h3, h10);
+        }
+    }
+}
+
+/* The snapshot trainer's link metrics over all N^2 pairs of a hand-made snapshot: AP as
+ * average_precision_score over every ordered pair (self pairs included), MRR as get_MRR
+ * over the rows holding an edge, against the definitions above (ap_brute, egcn_brute on
+ * the dense pair list). The snapshot's last pair (N-1, N-1) is an edge ranked first, so
+ * every pair of the N^2 counts. */
+static void test_snap_link(void) {
+    enum { N = 6 };
+    /* rows: 0 -> {1, 4}; 1 -> {}; 2 -> {0, 2, 5}; 3 -> {}; 4 -> {3}; 5 -> {5} */
+    int64_t rowptr[N + 1] = {0, 2, 2, 5, 5, 6, 7};
+    int32_t col[7] = {1, 4, 0, 2, 5, 3, 5};
+    dgnn_snapshot g;
+    memset(&g, 0, sizeof g);
+    g.num_nodes = N, g.num_edges = 7, g.rowptr = rowptr, g.col = col;
+    dgnn_rng r;
+    dgnn_rng_seed(&r, 4);
+    float prob[N * N];
+    int32_t lab[N * N], src[N * N], dst[N * N], scratch[N * N];
+    for (int i = 0; i < N * N; i++) {
+        prob[i] = (float)dgnn_rng_below(&r, 5) / 8.0f; /* ties within and across rows */
+        src[i] = i / N, dst[i] = i % N, lab[i] = 0;
+    }
+    for (int u = 0; u < N; u++)
+        for (int64_t e = rowptr[u]; e < rowptr[u + 1]; e++) lab[u * N + col[e]] = 1;
+    prob[N * N - 1] = 0.95f;
+    double ap = 0, mrr = 0;
+    dgnn_snap_link_metrics(&ap, &mrr, prob, &g, scratch);
+    CHECK_NEAR(ap, ap_brute(prob, lab, N * N), 1e-12);
+    CHECK_NEAR(mrr, egcn_brute(prob, lab, src, dst, N * N), 1e-12);
+    /* no edge: both undefined */
+    int64_t rp0[N + 1] = {0};
+    dgnn_snapshot e = g;
+    e.num_edges = 0, e.rowptr = rp0;
+    dgnn_snap_link_metrics(&ap, &mrr, prob, &e, scratch);
+    CHECK(isnan(ap) && isnan(mrr));
 }
 
 int main(void) {
@@ -396,6 +454,7 @@ int main(void) {
     test_ap_auc_large();
     test_mrr();
     test_rank_acc();
+    test_snap_link();
     test_evolvegcn();
     test_prf_mse();
     return check_done();
