@@ -2,7 +2,9 @@
  * stream: it learns (test AP above chance), one seed gives one result, a run
  * interrupted after epoch 2 and resumed from its checkpoint ends bit-identical to an
  * uninterrupted one (one thread), an early stop tests the best epoch as it was, and a
- * corrupt or mismatched checkpoint is a clear error.
+ * corrupt or mismatched checkpoint is a clear error; no evaluation score sees its own or a
+ * later event (EdgeBank on pairs never seen before), the test MRR is a mean over positives,
+ * and early stopping follows EarlyStopMonitor's rule (an equal AP is no improvement).
  *
  * The learning floors come from 24 seeds (trainer and model seed) under the SkylakeX and
  * Haswell OpenBLAS kernels and 8 under Sandybridge (OPENBLAS_CORETYPE; 56 runs per
@@ -103,8 +105,85 @@ static void test_arguments(void) {
     expect_refused(dgnn_event_train_cfg_check(&bad, &err), &err, "--eval-max-events must be >= 0 (got -5)");
 }
 
+/* No evaluation score may see its own event or a later one (TGB's rule: an event enters the
+ * state after it is scored), and each new-node pass starts from the state its full pass
+ * started from (event_train.h). EdgeBank (score 1 = the pair was added before) makes this
+ * exact: on a stream whose validation and test events are all distinct pairs never seen in
+ * training, every positive scores 0, so no batch's AP or AUC can exceed 0.5 (all positives
+ * tied at the bottom), for the full and the new-node passes alike. A pass that saw the
+ * batch before scoring it, or a new-node pass started from the state after its full pass
+ * (which holds the new-node events' own pairs), scores positives 1. */
+static void test_no_future(void) {
+    enum { U = 100, I = 60, E = 10000, NTRAIN = 7000 };
+    dgnn_events ev;
+    dgnn_err err;
+    dgnn_events_init(&ev);
+    CHECK(dgnn_events_alloc(&ev, E, 0, 0, &err) == DGNN_OK);
+    ev.num_nodes = U + I;
+    dgnn_rng r;
+    dgnn_rng_seed(&r, 17);
+    /* training: pairs with u + i even, repeated; validation and test (times past the 0.70
+     * quantile): each of the 3000 pairs with u + i odd once, in random order */
+    int32_t odd[U * I / 2][2];
+    int64_t no = 0;
+    for (int u = 0; u < U; u++)
+        for (int i = 0; i < I; i++)
+            if ((u + i) % 2) odd[no][0] = u, odd[no][1] = U + i, no++;
+    for (int64_t k = no - 1; k > 0; k--) {
+        const int64_t j = (int64_t)dgnn_rng_below(&r, (uint64_t)k + 1);
+        int32_t a = odd[k][0], b = odd[k][1];
+        odd[k][0] = odd[j][0], odd[k][1] = odd[j][1], odd[j][0] = a, odd[j][1] = b;
+    }
+    for (int64_t e = 0; e < E; e++) {
+        if (e < NTRAIN) {
+            const int u = (int)dgnn_rng_below(&r, U);
+            int i = (int)dgnn_rng_below(&r, I);
+            if ((u + i) % 2) i = (i + 1) % I;
+            ev.src[e] = u, ev.dst[e] = U + i;
+        } else {
+            ev.src[e] = odd[e - NTRAIN][0], ev.dst[e] = odd[e - NTRAIN][1];
+        }
+        ev.t[e] = (double)e;
+    }
+    ev.bipartite = 1;
+    dgnn_event_train_cfg c = small_cfg(DGNN_TGNN_TGN);
+    c.edgebank = 1;
+    static dgnn_event_train_result res;
+    CHECK(dgnn_event_train(&ev, &c, &res, &err) == DGNN_OK);
+    const dgnn_epoch_result *e1 = &res.epochs[0];
+    printf("EdgeBank, unseen evaluation pairs: val AP %.4f AUC %.4f, new-node val AP %.4f; test AP %.4f AUC %.4f, "
+           "new-node test AP %.4f (%lld / %lld new-node events)\n",
+           e1->val_ap, e1->val_auc, e1->val_new_ap, res.test_ap, res.test_auc, res.test_new_ap,
+           (long long)res.n_new_val, (long long)res.n_new_test);
+    CHECK(res.n_val == 1500 && res.n_test == 1500 && res.n_new_val >= 200 && res.n_new_test >= 200);
+    const double got[6] = {e1->val_ap, e1->val_auc, e1->val_new_ap, res.test_ap, res.test_auc, res.test_new_ap};
+    for (int k = 0; k < 6; k++) CHECK_MSG(got[k] <= 0.5 + 1e-12, "figure %d: %.6f > 0.5", k, got[k]);
+    CHECK(res.test_new_auc <= 0.5 + 1e-12);
+    /* the test MRR is the mean over the test positives of 1 / rank (metrics.h), not a mean
+     * of batch means: with the test cut to one batch of 100 events and then to 101 (a second
+     * batch of one), the 101st positive's reciprocal rank, 101 MRR_101 - 100 MRR_100, must be
+     * one a positive can have: EdgeBank scores it 0, so rank = 1 + n1 + (K - n1) / 2 with n1
+     * of its K negatives seen before */
+    {
+        static dgnn_event_train_result one, two;
+        dgnn_event_train_cfg mc = c;
+        mc.max_eval_events = mc.batch;
+        CHECK(dgnn_event_train(&ev, &mc, &one, &err) == DGNN_OK);
+        mc.max_eval_events = mc.batch + 1;
+        CHECK(dgnn_event_train(&ev, &mc, &two, &err) == DGNN_OK);
+        const double rr = (double)(mc.batch + 1) * two.test_mrr - (double)mc.batch * one.test_mrr;
+        int valid = 0;
+        for (int64_t n1 = 0; n1 <= mc.eval_negatives; n1++)
+            valid |= fabs(rr - 1.0 / (1.0 + (double)n1 + 0.5 * (double)(mc.eval_negatives - n1))) < 1e-9;
+        CHECK_MSG(valid, "test MRR %.9f over %lld events, %.9f over %lld: the last positive's 1/rank would be %.9f",
+                  one.test_mrr, (long long)mc.batch, two.test_mrr, (long long)mc.batch + 1, rr);
+    }
+    dgnn_events_free(&ev);
+}
+
 int main(void) {
     test_arguments();
+    test_no_future();
     dgnn_gen_opts go = dgnn_gen_opts_default();
     go.num_events = 20000, go.num_nodes = 300, go.bipartite = 1, go.seed = 3, go.edge_dim = 4;
     go.repeat_prob = 0.8, go.session = 0.8;
@@ -238,6 +317,33 @@ int main(void) {
                       "early-stopped test AP %.6f vs %.6f at the best epoch", j.test_ap, b.test_ap);
         }
         CHECK_MSG(stopped, "no seed stopped early: the check above did not run");
+    }
+
+    /* early stopping as the TGN code's EarlyStopMonitor: only a validation AP above the best
+     * is an improvement (an equal one is not), and the run stops after `patience` epochs
+     * without one; the best epoch is the one the rule kept. Replayed here from the epochs'
+     * validation APs. A learning rate too small to move any parameter (1e-30) gives the
+     * same validation AP every epoch under most OpenBLAS kernels (epoch 1 stays the best,
+     * patience 2 stops the run after epoch 3); under Haswell's the APs still wander in the
+     * 5th digit, and the replay checks the rule on them */
+    {
+        dgnn_event_train_cfg ec = small_cfg(DGNN_TGNN_JODIE);
+        ec.lr = 1e-30, ec.epochs = 6, ec.patience = 2;
+        CHECK(dgnn_event_train(&ev, &ec, &j, &err) == DGNN_OK);
+        printf("lr 1e-30: val AP %.9f %.9f, early stop %d after %lld epochs, best %lld\n", j.epochs[0].val_ap,
+               j.epochs[1].val_ap, j.early_stopped, (long long)j.num_epochs, (long long)j.best_epoch);
+        int64_t best = 0, bad = 0, stop = 0, clear = 1;
+        for (int64_t e = 1; e <= ec.epochs && !stop; e++) {
+            const double ap = j.epochs[e - 1].val_ap, best_ap = best ? j.epochs[best - 1].val_ap : -INFINITY;
+            if (ap > best_ap && ap - best_ap <= 1e-9) clear = 0; /* within the trainer's tolerance */
+            if (ap > best_ap) best = e, bad = 0;
+            else if (++bad >= ec.patience) stop = e;
+        }
+        const int64_t epochs = stop ? stop : ec.epochs;
+        if (clear)
+            CHECK_MSG(j.best_epoch == best && j.num_epochs == epochs && j.early_stopped == (stop > 0),
+                      "early stop %d after %lld epochs, best %lld; the rule gives %d, %lld, %lld", j.early_stopped,
+                      (long long)j.num_epochs, (long long)j.best_epoch, stop > 0, (long long)epochs, (long long)best);
     }
 
     /* bad settings */
