@@ -176,6 +176,53 @@ static void test_cache(void) {
     dgnn_events_free(&ev);
 }
 
+/* The best epoch's decoder is tested (event_node.h): a run whose best validation AUC came
+ * before its last epoch tests what the run cut at that best epoch (whose best is that epoch
+ * too) tests, bit for bit; an early stop comes `patience` epochs after the best (the TGN
+ * code's EarlyStopMonitor). Large decoder learning rates make the validation AUC wander (the
+ * largest stall the decoder after its first epoch), so that several of the settings tried
+ * have their best epoch before their last (checked). */
+static void test_best_decoder(void) {
+    dgnn_events ev;
+    gen_stream(&ev, 5, 0);
+    dgnn_event_train_cfg c = dgnn_event_train_cfg_default();
+    c.model.mem_dim = c.model.emb_dim = 16, c.model.time_dim = 8, c.model.neighbors = 5;
+    c.epochs = 1, c.batch = 100, c.lr = 1e-3, c.eval_negatives = 0, c.progress = 0, c.threads = 1;
+    dgnn_tgnn *m = NULL;
+    c.keep_model = &m;
+    dgnn_event_train_result *res = calloc(1, sizeof *res);
+    dgnn_err err;
+    CHECK(dgnn_event_train(&ev, &c, res, &err) == DGNN_OK && m != NULL);
+    free(res);
+    dgnn_event_node_result *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
+    int ran = 0, stops = 0;
+    const double lrs[4] = {0.3, 0.1, 0.03, 0.5};
+    for (int k = 0; k < 8 && m; k++) {
+        dgnn_event_node_cfg nc = dgnn_event_node_cfg_default();
+        nc.lr = lrs[k % 4], nc.seed = (uint64_t)k, nc.epochs = 8, nc.patience = k < 4 ? 100 : 2, nc.threads = 1;
+        CHECK(dgnn_event_node_train(&ev, m, &nc, a, &err) == DGNN_OK);
+        printf("decoder lr %g patience %lld: best epoch %lld of %lld (early stop %d), test AUC %.4f\n", nc.lr,
+               (long long)nc.patience, (long long)a->best_epoch, (long long)a->num_epochs, a->early_stopped,
+               a->test_auc);
+        if (a->early_stopped) {
+            stops++;
+            CHECK_MSG(a->num_epochs == a->best_epoch + nc.patience, "early stop after %lld epochs, best %lld, patience %lld",
+                      (long long)a->num_epochs, (long long)a->best_epoch, (long long)nc.patience);
+        }
+        if (a->best_epoch < 1 || a->best_epoch >= a->num_epochs) continue;
+        ran++;
+        nc.epochs = a->best_epoch;
+        CHECK(dgnn_event_node_train(&ev, m, &nc, b, &err) == DGNN_OK && b->best_epoch == a->best_epoch);
+        CHECK_MSG(a->test_auc == b->test_auc, "best epoch %lld of %lld: test AUC %.6f, the run cut at the best %.6f",
+                  (long long)a->best_epoch, (long long)a->num_epochs, a->test_auc, b->test_auc);
+    }
+    CHECK_MSG(ran > 0, "no run had its best epoch before the last: the check above did not run");
+    CHECK_MSG(stops > 0, "no run stopped early: the patience check did not run");
+    free(a), free(b);
+    dgnn_tgnn_free(m);
+    dgnn_events_free(&ev);
+}
+
 static void test_bad_data(void) {
     dgnn_events ev;
     gen_stream(&ev, 4, 0);
@@ -187,6 +234,20 @@ static void test_bad_data(void) {
     dgnn_event_node_cfg nc = dgnn_event_node_cfg_default();
     nc.epochs = 2;
     dgnn_event_node_result *nr = calloc(1, sizeof *nr);
+    /* the validation AUC is over ALL the validation predictions: with the first half of the
+     * validation period (events 4200..4649 of the 900 in t (0.70, 0.85] quantiles) of one
+     * class it is still defined, from the second half's two classes */
+    {
+        int32_t *keep = malloc((size_t)ev.num_events * sizeof *keep);
+        memcpy(keep, ev.label, (size_t)ev.num_events * sizeof *keep);
+        for (int64_t e = 4200; e < 4650; e++) ev.label[e] = 0;
+        CHECK(dgnn_event_node_train(&ev, m, &nc, nr, &err) == DGNN_OK);
+        CHECK(nr->n_val == 900);
+        CHECK_MSG(isfinite(nr->epochs[0].val_auc) && nr->best_epoch >= 1, "val AUC %g, best epoch %lld",
+                  nr->epochs[0].val_auc, (long long)nr->best_epoch);
+        memcpy(ev.label, keep, (size_t)ev.num_events * sizeof *keep);
+        free(keep);
+    }
     /* one class in validation and test: AUC undefined (NaN), the last decoder tested */
     for (int64_t e = 0; e < ev.num_events; e++)
         if (e >= ev.num_events * 6 / 10) ev.label[e] = 0;
@@ -217,6 +278,7 @@ int main(void) {
     test_gradcheck(0.3f);
     test_bad_data();
     test_cache();
+    test_best_decoder();
     test_learnable();
     return check_done();
 }
