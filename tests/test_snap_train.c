@@ -8,10 +8,14 @@
  *    uninterrupted run ends;
  *  - early stopping follows the reference's rule (patience counted after the first
  *    validated epochs);
+ *  - the best epoch's parameters are tested; the optimizer step count runs across epochs;
+ *    negatives are drawn afresh every epoch; the node head's backward (finite differences);
  *  - configuration errors are reported, not crashed on;
  *  - on the shared bitcoin-alpha stream: the reference's 137 snapshots, split and one-hot
  *    width, and two finite training steps of each model. */
 #include "check.h"
+#include "gradcheck.h"
+#include "dgnn/node_head.h"
 #include "dgnn/readers.h"
 #include "dgnn/snap_train.h"
 
@@ -114,6 +118,117 @@ static void learns(dgnn_snapmodel_kind kind) {
     CHECK(same_results(r0, r2));
     c.threads = 0;
     free(r0), free(r1), free(r2);
+    dgnn_events_free(&ev);
+}
+
+/* The test runs on the best epoch's parameters, not the last epoch's (snap_train.h): a run
+ * whose best validation came before its last epoch tests what a run cut at that best epoch
+ * (whose best is that epoch too) tests, bit for bit. A learning rate of 0.05 makes the
+ * validation MAP wander after a few epochs, so that a seed of the first six has its best
+ * epoch before the last (checked). */
+static void tests_best_epoch(void) {
+    dgnn_events ev;
+    make_stream(&ev, 3);
+    dgnn_err err;
+    dgnn_snap_train_result *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
+    int ran = 0;
+    for (uint64_t s = 0; s < 6 && !ran; s++) {
+        dgnn_snap_train_cfg c = small_cfg(DGNN_SNAPMODEL_EGCN_O);
+        c.lr = 0.05, c.epochs = 10, c.seed = s, c.model.seed = s;
+        CHECK(dgnn_snap_train(&ev, &c, a, &err) == DGNN_OK);
+        printf("seed %llu, lr 0.05: best epoch %lld of %lld\n", (unsigned long long)s, (long long)a->best_epoch,
+               (long long)a->num_epochs);
+        if (a->best_epoch < 1 || a->best_epoch >= a->num_epochs) continue;
+        ran = 1;
+        c.epochs = a->best_epoch;
+        CHECK(dgnn_snap_train(&ev, &c, b, &err) == DGNN_OK && b->best_epoch == a->best_epoch);
+        CHECK_MSG(a->test_map == b->test_map && a->test_mrr == b->test_mrr,
+                  "best epoch %lld of %lld: test MAP %.6f MRR %.6f; the run cut at the best epoch: %.6f %.6f",
+                  (long long)a->best_epoch, (long long)a->num_epochs, a->test_map, a->test_mrr, b->test_map,
+                  b->test_mrr);
+    }
+    CHECK_MSG(ran, "no seed had its best epoch before the last: the check above did not run");
+    free(a), free(b);
+    dgnn_events_free(&ev);
+}
+
+/* The node task's head (node_head.h): its backward against central finite differences, for
+ * every tensor and the input. Random inputs leave about half the hidden units at ReLU's 0,
+ * through which no gradient may flow. */
+typedef struct {
+    dgnn_node_head *h;
+    const float *H, *w;
+} head_ctx;
+
+static double head_loss(void *vp) {
+    head_ctx *c = vp;
+    dgnn_node_head_forward(c->h, c->H);
+    return gradcheck_dot(c->h->yhat, c->w, c->h->N);
+}
+
+static void head_gradcheck(void) {
+    enum { N = 7, L = 5, C = 6 };
+    dgnn_node_head h;
+    dgnn_err err;
+    CHECK(dgnn_node_head_init(&h, N, L, C, 9, &err) == DGNN_OK);
+    dgnn_rng r;
+    dgnn_rng_seed(&r, 21);
+    float H[N * L], dH[N * L], w[N];
+    gradcheck_fill(H, N * L, &r, -1, 1);
+    gradcheck_fill(w, N, &r, -1, 1);
+    head_ctx c = {&h, H, w};
+    head_loss(&c);
+    int dead = 0;
+    for (int i = 0; i < N * C; i++) dead += h.hz[i] == 0.0f;
+    CHECK_MSG(dead > 0 && dead < N * C, "%d of %d hidden units at 0", dead, N * C);
+    dgnn_params_zero_grad(&h.p);
+    memset(dH, 0, sizeof dH);
+    memcpy(h.dyhat, w, sizeof w);
+    dgnn_node_head_backward(&h, dH, H);
+    CHECK(gradcheck("head W1", head_loss, &c, h.w.W1, h.g.W1, C * L) == 0);
+    CHECK(gradcheck("head b1", head_loss, &c, h.w.b1, h.g.b1, C) == 0);
+    CHECK(gradcheck("head W2", head_loss, &c, h.w.W2, h.g.W2, C) == 0);
+    CHECK(gradcheck("head b2", head_loss, &c, h.w.b2, h.g.b2, 1) == 0);
+    CHECK(gradcheck("head dH", head_loss, &c, H, dH, N * L) == 0);
+    dgnn_node_head_free(&h);
+}
+
+/* The optimizer step comes every windows_per_step training samples, the count running across
+ * epochs (snap_train.h: steps_accum_gradients), and the negatives are drawn afresh every
+ * epoch. With 13 training samples an epoch and windows_per_step 26, the first step is taken
+ * at epoch 2's last sample: the parameters after epoch 1 are the initial ones, after epoch 2
+ * they are not. With a learning rate too small to move a parameter (1e-12), the training
+ * loss of T-GCN (no random slopes) changes between epochs through its negatives alone. */
+static void steps_and_negatives(void) {
+    dgnn_events ev;
+    make_stream(&ev, 7);
+    dgnn_err err;
+    dgnn_snap_train_result *r = calloc(1, sizeof *r);
+    float *p[3] = {NULL, NULL, NULL};
+    int64_t n[3] = {0, 0, 0};
+    for (int e = 0; e < 3; e++) {
+        dgnn_snap_train_cfg c = small_cfg(DGNN_SNAPMODEL_EGCN_O);
+        c.windows_per_step = 26, c.epochs = e, c.skip_eval = 1;
+        c.params_out = &p[e], c.params_out_n = &n[e];
+        CHECK(dgnn_snap_train(&ev, &c, r, &err) == DGNN_OK);
+        if (e > 0) CHECK(r->epochs[e - 1].train_windows == 13);
+    }
+    CHECK(n[0] > 0 && n[0] == n[1] && n[0] == n[2]);
+    if (p[0] && p[1] && p[2] && n[0] == n[1] && n[0] == n[2]) {
+        CHECK_MSG(memcmp(p[0], p[1], (size_t)n[0] * sizeof(float)) == 0, "a step was taken within epoch 1");
+        CHECK_MSG(memcmp(p[0], p[2], (size_t)n[0] * sizeof(float)) != 0, "no step after 26 samples over two epochs");
+    }
+    for (int e = 0; e < 3; e++) free(p[e]);
+    dgnn_snap_train_cfg c = small_cfg(DGNN_SNAPMODEL_TGCN);
+    c.lr = 1e-12, c.epochs = 3, c.skip_eval = 1;
+    CHECK(dgnn_snap_train(&ev, &c, r, &err) == DGNN_OK);
+    printf("t-gcn, lr 1e-12: train loss %.9f %.9f %.9f\n", r->epochs[0].train_loss, r->epochs[1].train_loss,
+           r->epochs[2].train_loss);
+    for (int e = 1; e < 3; e++)
+        CHECK_MSG(fabs(r->epochs[e].train_loss - r->epochs[0].train_loss) > 1e-6 * r->epochs[0].train_loss,
+                  "epoch %d's loss %.9f, epoch 1's %.9f: the same negatives?", e + 1, r->epochs[e].train_loss,
+                  r->epochs[0].train_loss);
+    free(r);
     dgnn_events_free(&ev);
 }
 
@@ -306,6 +421,9 @@ static void baseline_last(void) {
 int main(void) {
     learns(DGNN_SNAPMODEL_EGCN_O);
     learns(DGNN_SNAPMODEL_EGCN_H);
+    head_gradcheck();
+    tests_best_epoch();
+    steps_and_negatives();
     resumes();
     early_stop();
     baseline_last();
