@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "check_ranks.h"
 #include "dgnn/comm.h"
 #include "dgnn/gen.h"
 #include "dgnn/event_train.h"
@@ -102,7 +102,7 @@ int main(int argc, char **argv) {
         dgnn_event_train_cfg c = small_cfg(kinds[k], B, &dist_log);
         c.dist.mode = DGNN_DIST_STRICT;
         int rc = dgnn_event_train(&ev, &c, res, &err);
-        CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
+        CHECK_RANKS_OK(rc, err);
         CHECK(dist_log.n == STEPS);
         if (me == 0) {
             CHECK(res->dist.ranks == P && res->dist.steps == STEPS);
@@ -113,7 +113,7 @@ int main(int argc, char **argv) {
             for (int q = 1; q < P; q++) CHECK(res->dist.state_checksum[q] == res->dist.state_checksum[0]);
             dgnn_event_train_cfg rcfg = small_cfg(kinds[k], B * P, &ref_log);
             rc = dgnn_event_train(&ev, &rcfg, res, &err);
-            CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
+            CHECK_RANKS_OK(rc, err);
             CHECK(ref_log.n == STEPS);
             double worst = 0;
             for (int s = 0; s < STEPS; s++) {
@@ -147,7 +147,7 @@ int main(int argc, char **argv) {
         c.max_train_batches = 0;
         c.epochs = 2;
         int rc = dgnn_event_train(&ev, &c, res, &err);
-        CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
+        CHECK_RANKS_OK(rc, err);
         if (me == 0) {
             int64_t events = 0;
             for (int q = 0; q < P; q++) events += res->dist.train_events[q];
@@ -185,7 +185,7 @@ int main(int argc, char **argv) {
             dgnn_event_train_cfg c = critical_cfg(k ? DGNN_TGNN_DYREP : DGNN_TGNN_TGN, B, &logs[np]);
             c.dist.no_prefetch = np;
             int rc = dgnn_event_train(&ev, &c, res, &err);
-            CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
+            CHECK_RANKS_OK(rc, err);
             sum[np] = res->dist.state_checksum[0];
             ahead[np] = res->dist.prefetch_seconds[0];
         }
@@ -211,7 +211,7 @@ int main(int argc, char **argv) {
             c.epochs = 2;
             c.max_train_batches = 0;
             int rc = dgnn_event_train(&ev, &c, res, &err);
-            CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
+            CHECK_RANKS_OK(rc, err);
             memcpy(sum[ag], res->dist.state_checksum, sizeof sum[ag]);
             bytes[ag] = res->dist.state_bytes_per_epoch;
             fetched[ag] = res->dist.cold_fetch;
@@ -237,7 +237,8 @@ int main(int argc, char **argv) {
         dgnn_event_train_cfg c = small_cfg(DGNN_TGNN_TGN, B, &plain);
         c.lr = 1e-30;
         c.max_train_batches = K * NS;
-        CHECK(dgnn_event_train(&ev, &c, res, &err) == DGNN_OK);
+        int rc = dgnn_event_train(&ev, &c, res, &err);
+        CHECK_RANKS_OK(rc, err);
         c.on_step_ctx = &refined;
         c.dist.mode = DGNN_DIST_DEPBLOOM;
         c.dist.partition = 1;
@@ -276,15 +277,15 @@ int main(int argc, char **argv) {
         c.on_step = NULL;
         dgnn_event_train_result *whole = calloc(1, sizeof *whole);
         int rc = dgnn_event_train(&ev, &c, whole, &err);
-        CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
+        CHECK_RANKS_OK(rc, err);
         c.checkpoint = dir;
         c.epochs = 1;
         rc = dgnn_event_train(&ev, &c, res, &err);
-        CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
+        CHECK_RANKS_OK(rc, err);
         c.epochs = 2;
         c.resume = 1;
         rc = dgnn_event_train(&ev, &c, res, &err);
-        CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
+        CHECK_RANKS_OK(rc, err);
         if (me == 0) {
             const dgnn_dist_result *a = &whole->dist, *b = &res->dist;
             CHECK_MSG(b->steps == a->steps && a->steps > 0, "mode %d: %lld steps resumed, %lld uninterrupted", mode,

@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "check_ranks.h"
 #include "dgnn/comm.h"
 #include "dgnn/snap_train.h"
 
@@ -138,7 +138,8 @@ static void check_moved(const dgnn_events *ev, dgnn_snap_train_cfg c, const floa
     dgnn_err err;
     dgnn_snap_train_result *r0 = calloc(1, sizeof *r0);
     c.epochs = 0, c.params_out = &p0, c.params_out_n = &n0;
-    CHECK(dgnn_snap_train(ev, &c, r0, &err) == DGNN_OK);
+    int rc = dgnn_snap_train(ev, &c, r0, &err);
+    CHECK_RANKS_OK(rc, err);
     CHECK_MSG(n0 == n && max_abs_diff(p0, p, n) > 1e-3, "%s: the parameters did not move", what);
     free(r0), free(p0);
 }
@@ -255,7 +256,7 @@ int main(int argc, char **argv) {
         dgnn_snap_train_cfg c = small_cfg();
         use_schedule(&c, &s, P, &pd, &nd);
         int rc = dgnn_snap_train(&ev, &c, res, &err);
-        CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
+        CHECK_RANKS_OK(rc, err);
         if (me == 0 && rc == DGNN_OK) {
             CHECK(res->epochs[0].train_windows == NWIN && res->epochs[1].train_windows == NWIN);
             dgnn_snap_train_cfg c1 = small_cfg();
@@ -307,7 +308,7 @@ int main(int argc, char **argv) {
         dgnn_snap_train_cfg c = small_cfg();
         use_schedule(&c, &s2, P, &pd, &nd);
         int rc = dgnn_snap_train(&ev, &c, res, &err);
-        CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
+        CHECK_RANKS_OK(rc, err);
         if (rc == DGNN_OK) {
             double spread = spread_over_ranks(pd, nd);
             CHECK_MSG(spread <= tol, "the ranks' parameters differ by %.3g", spread);
@@ -351,7 +352,7 @@ int main(int argc, char **argv) {
         c.model.rrelu_lower = c.model.rrelu_upper = 0.2f;
         use_schedule(&c, &s3, P, &pd, &nd);
         int rc = dgnn_snap_train(&ev, &c, res, &err);
-        CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
+        CHECK_RANKS_OK(rc, err);
         if (me == 0 && rc == DGNN_OK) {
             dgnn_snap_train_cfg c1 = c;
             memset(&c1.dist, 0, sizeof c1.dist);
@@ -387,7 +388,7 @@ int main(int argc, char **argv) {
         int64_t nd = 0, nr = 0;
         c.params_out = &pd, c.params_out_n = &nd;
         int rc = dgnn_snap_train(&ev, &c, res, &err);
-        CHECK_MSG(rc == DGNN_OK, "%s", err.msg);
+        CHECK_RANKS_OK(rc, err);
         if (me == 0 && rc == DGNN_OK) {
             const dgnn_snap_dist_result *d = &res->dist;
             CHECK(d->active && d->ranks == P && d->rounds == 3 && d->windows == NWIN);
