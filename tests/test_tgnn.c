@@ -1,8 +1,10 @@
 /* test_tgnn.c: the memory-based models end to end on a small random stream:
  * finite-difference gradients of the whole loss for every parameter tensor (TGN with
  * edge features, JODIE, DyRep, APAN), the forward leaving the state untouched, and what
- * commit writes (memory of positives, mails in the TGN code's order and layout; DyRep's
- * mails against an independent recomputation of the attention embedding). APAN's
+ * commit writes (memory of positives, mails in the TGN code's order and layout, their
+ * time part time_enc(t - t_mem_self); DyRep's mails against an independent
+ * recomputation of the attention embedding). TGN's and JODIE's embeddings against the
+ * documented formulas, recomputed independently (test_reference_emb). APAN's
  * updater, embedding, logits and mail delivery are checked on a hand-made stream
  * against a plain-loop reference (apan_hand). dgnn_tgnn_embed against the forward's
  * embeddings and logits, every kind (test_embed). */
@@ -42,14 +44,40 @@ static double maxdiff(const float *a, const float *b, int64_t n) {
     return w;
 }
 
-/* DyRep's message part recomputed independently of the model's batch layout: TGN's
- * attention embedding of node u at time t over its k most recent neighbours, each node
- * (u and the neighbours) with its memory updated by the RNN from its pending mail in
- * st0, through the plain reference attention (no BLAS, no fast path). out (M). */
-static void dyrep_ref_emb(float *out, dgnn_tgnn *m, const dgnn_state *st0, const dgnn_tcsr *g,
-                          const dgnn_events *ev, int32_t u, double t) {
+/* The memory of node v as a forward reads it (tgnn.h, step 3), one node alone: with a
+ * pending mail in st0, mem' = GRU(mail, mem) (TGN) or RNN(mail, mem) (JODIE, DyRep) and
+ * the memory's time becomes the mail's; without one, the stored memory and time.
+ * out (M), *tm. */
+static void ref_memory(float *out, double *tm, dgnn_tgnn *m, const dgnn_state *st0, int32_t v) {
     const dgnn_tgnn_cfg *c = dgnn_tgnn_config(m);
-    const int64_t M = c->mem_dim, T = c->time_dim, de = ev->edge_dim, D = dgnn_tgnn_mail_dim(m);
+    const int64_t M = c->mem_dim, D = dgnn_tgnn_mail_dim(m);
+    double mt = st0->mem_t[v];
+    const float *mail = dgnn_state_last_mail(st0, v, &mt);
+    if (tm) *tm = mt;
+    if (!mail) {
+        memcpy(out, st0->mem + (int64_t)v * M, (size_t)M * sizeof(float));
+        return;
+    }
+    const float *Wih = param(m, "memory_updater.W_ih"), *Whh = param(m, "memory_updater.W_hh");
+    const float *bih = param(m, "memory_updater.b_ih"), *bhh = param(m, "memory_updater.b_hh");
+    if (c->kind == DGNN_TGNN_TGN) {
+        float saved[6 * 64];
+        CHECK(M <= 64);
+        dgnn_gru_forward(out, saved, mail, st0->mem + (int64_t)v * M, Wih, Whh, bih, bhh, 1, D, M);
+    } else {
+        dgnn_rnn_forward(out, mail, st0->mem + (int64_t)v * M, Wih, Whh, bih, bhh, 1, D, M);
+    }
+}
+
+/* TGN's attention embedding of node u at time t, recomputed independently of the model's
+ * batch layout (DyRep's message part; TGN's embedding): over u's k most recent neighbours
+ * strictly before t, keys [mem'_nbr, edge features, time_enc(t - t_edge)], query
+ * [mem'_u, time_enc(0)], each node's memory as ref_memory reads it from st0, through the
+ * plain reference attention (no BLAS, no fast path), dropout off. out (emb_dim). */
+static void attn_ref_emb(float *out, dgnn_tgnn *m, const dgnn_state *st0, const dgnn_tcsr *g,
+                         const dgnn_events *ev, int32_t u, double t) {
+    const dgnn_tgnn_cfg *c = dgnn_tgnn_config(m);
+    const int64_t M = c->mem_dim, T = c->time_dim, de = ev->edge_dim;
     const int k = (int)c->neighbors;
     int32_t nbr[16], cnt;
     int64_t eid[16];
@@ -57,15 +85,7 @@ static void dyrep_ref_emb(float *out, dgnn_tgnn *m, const dgnn_state *st0, const
     dgnn_err err;
     CHECK(k <= 16 && dgnn_sample_recent(nbr, eid, ts, &cnt, g, &u, &t, 1, k, &err) == DGNN_OK);
     float *h = calloc((size_t)((1 + cnt) * M), sizeof(float)); /* row 0: u, rows 1..: neighbours */
-    for (int j = 0; j <= cnt; j++) {
-        int32_t v = j == 0 ? u : nbr[j - 1];
-        if (st0->mail_n[v])
-            dgnn_rnn_forward(h + j * M, dgnn_state_last_mail(st0, v, NULL), st0->mem + (int64_t)v * M,
-                             param(m, "memory_updater.W_ih"), param(m, "memory_updater.W_hh"),
-                             param(m, "memory_updater.b_ih"), param(m, "memory_updater.b_hh"), 1, D, M);
-        else
-            memcpy(h + j * M, st0->mem + (int64_t)v * M, (size_t)M * sizeof(float));
-    }
+    for (int j = 0; j <= cnt; j++) ref_memory(h + j * M, NULL, m, st0, j == 0 ? u : nbr[j - 1]);
     float *te = calloc((size_t)((cnt + 1) * T), sizeof(float)), *ef = calloc((size_t)(cnt * de + 1), sizeof(float));
     float *dt = calloc((size_t)(cnt + 1), sizeof(float));
     int32_t rows[16];
@@ -248,8 +268,8 @@ static void run(dgnn_tgnn_kind kind, int64_t de) {
     dgnn_state_copy(&st, &before);
     loss_fn(&c);
     dgnn_tgnn_commit(m, &st, &ev);
-    const int64_t M = cfg.mem_dim, D = dgnn_tgnn_mail_dim(m);
-    int ok_mail = 1, ok_time = 1;
+    const int64_t M = cfg.mem_dim;
+    int ok_mail = 1, ok_time = 1, ok_tpart = 1, tdiff = 0;
     for (int64_t v = 0; v < ev.num_nodes; v++) {
         int64_t last = -1, last_role = -1; /* the last event touching v, in the TGN order */
         for (int role = 0; role < 2; role++)
@@ -269,7 +289,7 @@ static void run(dgnn_tgnn_kind kind, int64_t de) {
         if (kind == DGNN_TGNN_DYREP) {
             /* the other endpoint's attention embedding at the event time */
             float ref[64];
-            dyrep_ref_emb(ref, m, &before, &g, &ev, other, ev.t[last]);
+            attn_ref_emb(ref, m, &before, &g, &ev, other, ev.t[last]);
             double d = maxdiff(mail + M, ref, M);
             if (!(d < 1e-5)) fprintf(stderr, "dyrep mail of node %lld: embedding part off by %g\n", (long long)v, d);
             ok_mail &= d < 1e-5;
@@ -277,11 +297,21 @@ static void run(dgnn_tgnn_kind kind, int64_t de) {
             ok_mail &= memcmp(mail + M, st.mem + (int64_t)other * M, (size_t)M * sizeof(float)) == 0;
         }
         if (de) ok_mail &= memcmp(mail + 2 * M, ev.efeat + last * de, (size_t)de * sizeof(float)) == 0;
-        /* time part: cos(w (t - t_mem) + b) with w = 10^-linspace at init scale: just finite and in [-1, 1] */
-        for (int64_t j = 2 * M + de; j < D; j++) ok_mail &= fabsf(mail[j]) <= 1.0f;
+        /* time part: time_enc(t - t_mem_self), t_mem_self the node's memory time when the
+         * mail was written (after step 1: the consumed mail's time for a positive that
+         * had one), which the commit leaves in st.mem_t */
+        float dt = (float)(ev.t[last] - st.mem_t[v]), te[16];
+        dgnn_timeenc_forward(te, &dt, param(m, "time_enc.w"), param(m, "time_enc.b"), 1, cfg.time_dim);
+        double dtime = maxdiff(mail + 2 * M + de, te, cfg.time_dim);
+        if (!(dtime < 1e-6)) fprintf(stderr, "%s mail of node %lld: time part off by %g\n", kind_name(kind), (long long)v, dtime);
+        ok_tpart &= dtime < 1e-6;
+        /* (the self and other memories differ in time for most mails: the check can tell them apart) */
+        tdiff += st.mem_t[v] != st.mem_t[other];
     }
     CHECK(ok_mail);
     CHECK(ok_time);
+    CHECK(ok_tpart);
+    CHECK_MSG(tdiff > 3, "only %d mails whose endpoints' memory times differ", tdiff);
     /* a positive with a pending mail now holds a changed memory and the mail's time */
     int changed = 0;
     for (int64_t i = 160; i < 180; i++) {
@@ -415,6 +445,10 @@ static void apan_hand(void) {
     CHECK(dgnn_tgnn_init(&m, &cfg, 6, 1, &err) == DGNN_OK);
     const int64_t M = 4;
     CHECK(dgnn_tgnn_mail_dim(m) == 2 * M + 1 && dgnn_tgnn_mail_slots(m) == 3);
+    /* phases away from 0 (init: b = 0, where cos(w dt + b) is even in dt and the sign of
+     * t - t_mail would not show) */
+    float *tb = (float *)param(m, "time_enc.b");
+    tb[0] = 0.6f, tb[1] = -0.9f;
     dgnn_state st, s0, sA;
     CHECK(dgnn_state_init(&st, 6, M, 2 * M + 1, 3, &err) == DGNN_OK);
     CHECK(dgnn_state_init(&s0, 6, M, 2 * M + 1, 3, &err) == DGNN_OK);
@@ -648,6 +682,96 @@ static void test_embed(dgnn_tgnn_kind kind, int64_t de) {
     dgnn_events_free(&ev);
 }
 
+/* TGN's and JODIE's embeddings (dgnn_tgnn_embed, the forward's own path) against an
+ * independent recomputation from the documented formulas (tgnn.h, steps 3-4;
+ * docs/tgnn.md): TGN's temporal attention over the k most recent neighbours with
+ * time_enc(t_root - t_edge) (attn_ref_emb); JODIE's mem' * (1 + w dt + b) with
+ * dt = (t - t_mem') / (t + 1), t_mem' the memory's time after the in-forward update (the
+ * pending mail's time: the TGN code's last_update from get_updated_memory). The
+ * gradient checks cannot see a forward that is wrong in both directions (a flipped
+ * time difference, the stored memory time in place of the updated one). The time
+ * encoding's phases are moved away from 0 first: with b = 0, cos(w dt + b) is even in
+ * dt and a flipped sign would not show. Pairs: the next batch's endpoints at their
+ * event times (pending mails whose time differs from the stored memory time) and the
+ * same nodes 7.25 later (dt != 0 for every pair). */
+static void test_reference_emb(dgnn_tgnn_kind kind, int64_t de) {
+    const char *kn = kind_name(kind);
+    dgnn_events ev;
+    gen_events(&ev, 31, 30, 240, 120);
+    if (de) add_edge_features(&ev, de);
+    dgnn_tcsr g;
+    dgnn_err err;
+    CHECK(dgnn_tcsr_build(&g, &ev, -1, 0, &err) == DGNN_OK);
+    dgnn_tgnn_cfg cfg = dgnn_tgnn_cfg_default(kind);
+    cfg.mem_dim = 6, cfg.time_dim = 4, cfg.emb_dim = 6, cfg.neighbors = 3, cfg.heads = 2, cfg.dropout = 0.2f;
+    cfg.seed = 7;
+    dgnn_tgnn *m;
+    CHECK(dgnn_tgnn_init(&m, &cfg, ev.num_nodes, ev.edge_dim, &err) == DGNN_OK);
+    dgnn_state st, before;
+    CHECK(dgnn_state_init(&st, ev.num_nodes, cfg.mem_dim, dgnn_tgnn_mail_dim(m), 1, &err) == DGNN_OK);
+    CHECK(dgnn_state_init(&before, ev.num_nodes, cfg.mem_dim, dgnn_tgnn_mail_dim(m), 1, &err) == DGNN_OK);
+    enum { B = 20, NNEG = 1, NP = 40 };
+    int32_t neg[NNEG * B];
+    float logits[(1 + NNEG) * B], labels[(1 + NNEG) * B], dlogits[(1 + NNEG) * B];
+    for (int i = 0; i < (1 + NNEG) * B; i++) labels[i] = i < B ? 1.0f : 0.0f;
+    dgnn_rng rng;
+    dgnn_rng_seed(&rng, 8);
+    dgnn_adam opt = dgnn_adam_default(1e-2);
+    for (int64_t e0 = 0; e0 + B <= 160; e0 += B) {
+        for (int i = 0; i < NNEG * B; i++) neg[i] = (int32_t)dgnn_rng_below(&rng, (uint64_t)ev.num_nodes);
+        dgnn_params_zero_grad(dgnn_tgnn_params(m));
+        CHECK(dgnn_tgnn_forward(m, logits, &st, &g, ev.efeat, &ev, e0, B, neg, NNEG, &rng, &err) == DGNN_OK);
+        memset(dlogits, 0, sizeof dlogits);
+        dgnn_bce_logits_backward(dlogits, logits, labels, (1 + NNEG) * B, 2.0f);
+        dgnn_tgnn_backward(m, dlogits);
+        dgnn_tgnn_commit(m, &st, &ev);
+        dgnn_adam_step_params(&opt, dgnn_tgnn_params(m));
+    }
+    dgnn_rng r2;
+    dgnn_rng_seed(&r2, 78);
+    float *tw = (float *)param(m, "time_enc.w"), *tb = (float *)param(m, "time_enc.b");
+    for (int64_t j = 0; j < cfg.time_dim; j++) tw[j] = (float)(0.05 + 0.3 * dgnn_rng_uniform(&r2));
+    for (int64_t j = 0; j < cfg.time_dim; j++) tb[j] = (float)(2.0 * dgnn_rng_uniform(&r2) - 1.0);
+    int32_t nodes[NP];
+    double t[NP];
+    int stale = 0; /* pairs whose pending mail is later than the stored memory time */
+    for (int i = 0; i < NP; i++) {
+        const int64_t e = 160 + (i % (NP / 2)) / 2;
+        nodes[i] = i % 2 ? ev.dst[e] : ev.src[e];
+        t[i] = ev.t[e] + (i < NP / 2 ? 0.0 : 7.25);
+        double mt;
+        stale += dgnn_state_last_mail(&st, nodes[i], &mt) && mt != st.mem_t[nodes[i]];
+    }
+    CHECK_MSG(stale >= 4, "%s: only %d pairs with a pending mail later than the memory", kn, stale);
+    dgnn_state_copy(&before, &st);
+    const int64_t E = cfg.emb_dim, M = cfg.mem_dim;
+    float out[NP * 6], ref[6];
+    CHECK(dgnn_tgnn_embed(m, out, &st, &g, ev.efeat, nodes, t, NP, &err) == DGNN_OK);
+    double worst = 0, scale = 0;
+    for (int i = 0; i < NP; i++) {
+        if (kind == DGNN_TGNN_TGN) {
+            attn_ref_emb(ref, m, &before, &g, &ev, nodes[i], t[i]);
+        } else { /* JODIE */
+            float h[6];
+            double tm;
+            ref_memory(h, &tm, m, &before, nodes[i]);
+            const float *jw = param(m, "time_projection.w"), *jb = param(m, "time_projection.b");
+            const double dt = (t[i] - tm) / (t[i] + 1.0);
+            for (int64_t c = 0; c < M; c++) ref[c] = (float)((double)h[c] * (1.0 + (double)jw[c] * dt + (double)jb[c]));
+        }
+        worst = fmax(worst, maxdiff(out + i * E, ref, E));
+        for (int64_t c = 0; c < E; c++) scale = fmax(scale, fabs(ref[c]));
+    }
+    CHECK_MSG(scale > 1e-2, "%s: reference embeddings all ~0 (max %g)", kn, scale);
+    CHECK_MSG(worst <= 1e-5 * (1 + scale), "%s: embeddings vs the reference formulas: max diff %g (max |emb| %g)", kn,
+              worst, scale);
+    CHECK(state_equal(&before, &st));
+    dgnn_state_free(&st), dgnn_state_free(&before);
+    dgnn_tgnn_free(m);
+    dgnn_tcsr_free(&g);
+    dgnn_events_free(&ev);
+}
+
 int main(void) {
     run(DGNN_TGNN_TGN, 3);
     run(DGNN_TGNN_TGN, 0);
@@ -663,6 +787,9 @@ int main(void) {
     test_embed(DGNN_TGNN_JODIE, 0);
     test_embed(DGNN_TGNN_DYREP, 2);
     test_embed(DGNN_TGNN_APAN, 2);
+    test_reference_emb(DGNN_TGNN_TGN, 3);
+    test_reference_emb(DGNN_TGNN_TGN, 0);
+    test_reference_emb(DGNN_TGNN_JODIE, 0);
     dgnn_err err;
     dgnn_tgnn_cfg bad = dgnn_tgnn_cfg_default(DGNN_TGNN_TGN);
     bad.heads = 7;
