@@ -4,6 +4,8 @@
  *    pair classifier, weighted cross-entropy, RReLU in training mode with its slopes held
  *    fixed) against the backward, for every parameter tensor, with one-hot and with dense
  *    node input;
+ *  - the forward against the reference's definitions written out in plain loops on a
+ *    hand window (check_reference);
  *  - the one-hot fast paths against the dense paths fed the one-hot matrices;
  *  - the split classifier against the plain concatenated one: logits of sampled pairs and
  *    the all-pairs probabilities;
@@ -364,7 +366,169 @@ static void check_split(void) {
     CHECK(a == 10 && b == 62 && c == 71 && d == 88);
 }
 
+/* ---- the forward against the reference's definitions, in plain loops ---------------
+ * snapmodel.h's EvolveGCN, written out from egcn_o.py / egcn_h.py in double on a hand
+ * window (6 nodes, dense input of width 4, L = 3, 3 snapshots): mat_GRU_cell (update,
+ * reset, h_cap; new_Q = (1 - update) Q + update h_cap), TopK (scores X p / |p| over the
+ * snapshot's nodes only, the k = L best, pad_with_last_val, X[idx] * tanh(score),
+ * transposed), and GRCU layers H = RReLU(A_hat H_prev Q) with RReLU's evaluation slope.
+ * The gradient checks cannot see a forward that is wrong the same way in both
+ * directions (the -O cell fed the initial weights, TopK ignoring the mask). Snapshot 3
+ * has 2 nodes with an edge, fewer than k: the padding and the mask both matter there. */
+enum { RN = 6, RV = 4, RL = 3, RT = 3 };
+
+static double rsig(double x) { return 1.0 / (1.0 + exp(-x)); }
+
+/* Q' (R, C) = mat_GRU_cell(x, q) with block [W (3R, R); U (3R, R); B (3R, C)] */
+static void ref_mgru(double *qn, const double *x, const double *q, const float *G, int R, int C) {
+    const float *W = G, *U = G + 3 * R * R, *Bb = G + 6 * R * R;
+    double Z[RV * RL], Rs[RV * RL], RQ[RV * RL];
+    for (int i = 0; i < R; i++)
+        for (int c = 0; c < C; c++) {
+            double z = Bb[i * C + c], r = Bb[(R + i) * C + c];
+            for (int j = 0; j < R; j++) {
+                z += (double)W[i * R + j] * x[j * C + c] + (double)U[i * R + j] * q[j * C + c];
+                r += (double)W[(R + i) * R + j] * x[j * C + c] + (double)U[(R + i) * R + j] * q[j * C + c];
+            }
+            Z[i * C + c] = rsig(z), Rs[i * C + c] = rsig(r), RQ[i * C + c] = Rs[i * C + c] * q[i * C + c];
+        }
+    for (int i = 0; i < R; i++)
+        for (int c = 0; c < C; c++) {
+            double h = Bb[(2 * R + i) * C + c];
+            for (int j = 0; j < R; j++)
+                h += (double)W[(2 * R + i) * R + j] * x[j * C + c] + (double)U[(2 * R + i) * R + j] * RQ[j * C + c];
+            h = tanh(h);
+            qn[i * C + c] = (1 - Z[i * C + c]) * q[i * C + c] + Z[i * C + c] * h;
+        }
+}
+
+/* out (F, k) = TopK(X (RN, F), p (F), mask): X[idx_j] * tanh(s_idx_j) in column j */
+static void ref_topk(double *out, const double *X, const float *p, const uint8_t *mask, int F, int k) {
+    double np = 0, s[RN];
+    for (int f = 0; f < F; f++) np += (double)p[f] * p[f];
+    np = sqrt(np);
+    for (int i = 0; i < RN; i++) {
+        s[i] = 0;
+        for (int f = 0; f < F; f++) s[i] += X[i * F + f] * p[f];
+        s[i] /= np;
+    }
+    int idx[RN], n = 0, used[RN] = {0};
+    for (int j = 0; j < k; j++) { /* the best valid row not taken yet */
+        int b = -1;
+        for (int i = 0; i < RN; i++)
+            if (mask[i] && !used[i] && (b < 0 || s[i] > s[b])) b = i;
+        if (b < 0) break;
+        used[b] = 1, idx[n++] = b;
+    }
+    CHECK(n > 0);
+    for (int j = n; j < k; j++) idx[j] = idx[n - 1]; /* pad_with_last_val */
+    for (int j = 0; j < k; j++)
+        for (int f = 0; f < F; f++) out[f * k + j] = X[idx[j] * F + f] * tanh(s[idx[j]]);
+}
+
+/* Y (RN, C) = RReLU_eval(A (RN, RN) X (RN, R) Q (R, C)) */
+static void ref_grcu_gcn(double *Y, const double *A, const double *X, const double *Q, int R, int C, double slope) {
+    double XQ[RN * RL];
+    for (int i = 0; i < RN; i++)
+        for (int c = 0; c < C; c++) {
+            XQ[i * C + c] = 0;
+            for (int j = 0; j < R; j++) XQ[i * C + c] += X[i * R + j] * Q[j * C + c];
+        }
+    for (int i = 0; i < RN; i++)
+        for (int c = 0; c < C; c++) {
+            double y = 0;
+            for (int j = 0; j < RN; j++) y += A[i * RN + j] * XQ[j * C + c];
+            Y[i * C + c] = y > 0 ? y : slope * y;
+        }
+}
+
+static void check_reference(dgnn_snapmodel_kind kind) {
+    static const int edges[RT][4][2] = {
+        {{0, 1}, {1, 2}, {3, 4}, {-1, -1}},
+        {{0, 2}, {2, 5}, {-1, -1}, {-1, -1}},
+        {{1, 4}, {-1, -1}, {-1, -1}, {-1, -1}}, /* 2 nodes: fewer than k = 3 */
+    };
+    double Ah[RT][RN * RN], X[RT][RN * RV];
+    int64_t rowptr[RT][RN + 1];
+    int32_t col[RT][RN * RN];
+    float val[RT][RN * RN], feat[RT][RN * RV];
+    uint8_t mask[RT][RN];
+    dgnn_snap_input in[RT];
+    dgnn_rng r;
+    dgnn_rng_seed(&r, 41);
+    for (int t = 0; t < RT; t++) {
+        double A[RN * RN] = {0}, d[RN] = {0};
+        memset(mask[t], 0, RN);
+        for (int e = 0; e < 4 && edges[t][e][0] >= 0; e++) {
+            int u = edges[t][e][0], v = edges[t][e][1];
+            A[u * RN + v] = A[v * RN + u] = 1, mask[t][u] = mask[t][v] = 1;
+        }
+        for (int i = 0; i < RN; i++) A[i * RN + i] += 1;
+        for (int i = 0; i < RN * RN; i++) d[i / RN] += A[i];
+        int64_t q = 0;
+        for (int i = 0; i < RN; i++) {
+            rowptr[t][i] = q;
+            for (int j = 0; j < RN; j++) {
+                Ah[t][i * RN + j] = A[i * RN + j] / sqrt(d[i] * d[j]);
+                if (Ah[t][i * RN + j] != 0) col[t][q] = j, val[t][q++] = (float)Ah[t][i * RN + j];
+            }
+        }
+        rowptr[t][RN] = q;
+        for (int i = 0; i < RN * RV; i++) feat[t][i] = (float)(dgnn_rng_uniform(&r) * 2 - 1), X[t][i] = feat[t][i];
+        memset(&in[t], 0, sizeof in[t]);
+        in[t].A = dgnn_csr_view(rowptr[t], col[t], val[t], RN, RN);
+        in[t].feat = feat[t];
+        in[t].mask = mask[t];
+    }
+    dgnn_snapmodel_cfg cfg = dgnn_snapmodel_cfg_default(kind);
+    cfg.num_nodes = RN, cfg.in_dim = RV, cfg.onehot = 0, cfg.hidden = RL, cfg.cls_hidden = 4, cfg.seed = 12;
+    dgnn_snapmodel *m;
+    dgnn_err err;
+    CHECK(dgnn_snapmodel_init(&m, &cfg, &err) == DGNN_OK);
+    dgnn_params *p = dgnn_snapmodel_params(m);
+    /* every value moved off its init (B starts at zero): no term hides behind a zero */
+    for (int64_t j = 0; j < p->total; j++) p->value[j] += (float)(0.6 * (dgnn_rng_uniform(&r) - 0.5));
+    const int hmode = kind == DGNN_SNAPMODEL_EGCN_H;
+    const double slope = 0.5 * ((double)cfg.rrelu_lower + (double)cfg.rrelu_upper);
+    const float *G[2], *tp[2] = {NULL, NULL};
+    double Q[2][RV * RL], H1[RN * RL], ref[RN * RL], xin[RV * RL], qn[RV * RL];
+    const int Rw[2] = {RV, RL};
+    for (int l = 0; l < 2; l++) {
+        char nm[64];
+        snprintf(nm, sizeof nm, "grcu%d.Q0", l + 1);
+        const float *q0 = dgnn_params_get(p, dgnn_params_find(p, nm));
+        for (int i = 0; i < Rw[l] * RL; i++) Q[l][i] = q0[i];
+        snprintf(nm, sizeof nm, "grcu%d.mgru[W;U;B]", l + 1);
+        G[l] = dgnn_params_get(p, dgnn_params_find(p, nm));
+        if (hmode) {
+            snprintf(nm, sizeof nm, "grcu%d.topk_p", l + 1);
+            tp[l] = dgnn_params_get(p, dgnn_params_find(p, nm));
+        }
+    }
+    for (int t = 0; t < RT; t++) {
+        if (hmode) ref_topk(xin, X[t], tp[0], mask[t], RV, RL);
+        else memcpy(xin, Q[0], sizeof(double) * RV * RL);
+        ref_mgru(qn, xin, Q[0], G[0], RV, RL);
+        memcpy(Q[0], qn, sizeof(double) * RV * RL);
+        ref_grcu_gcn(H1, Ah[t], X[t], Q[0], RV, RL, slope);
+        if (hmode) ref_topk(xin, H1, tp[1], mask[t], RL, RL);
+        else memcpy(xin, Q[1], sizeof(double) * RL * RL);
+        ref_mgru(qn, xin, Q[1], G[1], RL, RL);
+        memcpy(Q[1], qn, sizeof(double) * RL * RL);
+        if (t == RT - 1) ref_grcu_gcn(ref, Ah[t], H1, Q[1], RL, RL, slope);
+    }
+    float H[RN * RL];
+    CHECK(dgnn_snapmodel_forward(m, H, in, RT, NULL, &err) == DGNN_OK);
+    double worst = 0, big = 0;
+    for (int i = 0; i < RN * RL; i++) worst = fmax(worst, fabs(H[i] - ref[i])), big = fmax(big, fabs(ref[i]));
+    CHECK_MSG(worst < 1e-5 * (1 + big) && big > 1e-2, "%s vs the reference's definitions: max diff %g (max |H| %g)",
+              dgnn_snapmodel_name(kind), worst, big);
+    dgnn_snapmodel_free(m);
+}
+
 int main(void) {
+    check_reference(DGNN_SNAPMODEL_EGCN_O);
+    check_reference(DGNN_SNAPMODEL_EGCN_H);
     gradcheck_model(DGNN_SNAPMODEL_EGCN_O, 1);
     gradcheck_model(DGNN_SNAPMODEL_EGCN_H, 1);
     gradcheck_model(DGNN_SNAPMODEL_EGCN_O, 0);
