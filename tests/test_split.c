@@ -5,6 +5,7 @@
  * splits that leave a part empty, and the Wikipedia counts TGN prints (23,621
  * validation and test events), when the shared data is present. */
 #include "check.h"
+#include "dgnn/binfmt.h"
 #include "dgnn/readers.h"
 #include "dgnn/split.h"
 
@@ -272,7 +273,8 @@ static void test_split_check(void) {
 }
 
 /* dgnn_events_subset over a split's mask: the events with any of the bits, in order,
- * each with its own edge features and label; the node count is kept. */
+ * each with its own edge features (the table's rows, not a copy) and label; the node
+ * count is kept. */
 static void test_subset(void) {
     dgnn_err err;
     dgnn_events ev;
@@ -295,14 +297,82 @@ static void test_subset(void) {
     for (int k = 0; ok && k < 3; k++) {
         int e = 7 + k;
         ok &= sub.src[k] == s[e] && sub.dst[k] == d[e] && sub.t[k] == e + 1 && sub.label[k] == (e % 3 == 1) &&
-              sub.efeat[2 * k] == (float)(10 * e) && sub.efeat[2 * k + 1] == (float)(10 * e + 1);
+              dgnn_events_efeat(&sub, k)[0] == (float)(10 * e) && dgnn_events_efeat(&sub, k)[1] == (float)(10 * e + 1);
     }
     CHECK(ok);
+    CHECK(sub.efeat == ev.efeat && sub.efeat_row != NULL); /* shared: no second copy of the features */
     dgnn_events_free(&sub);
     CHECK(dgnn_events_subset(&sub, &ev, sp.mask, DGNN_SPLIT_NEW_TEST, &err) == DGNN_OK);
-    CHECK(sub.num_events == 1 && sub.src[0] == 3 && sub.dst[0] == 7 && sub.label[0] == 0 && sub.efeat[0] == 80.0f);
+    CHECK(sub.num_events == 1 && sub.src[0] == 3 && sub.dst[0] == 7 && sub.label[0] == 0 &&
+          dgnn_events_efeat(&sub, 0)[0] == 80.0f);
     dgnn_events_free(&sub);
     dgnn_split_free(&sp);
+    dgnn_events_free(&ev);
+}
+
+/* A subset of a subset points at the first table's rows; a range of a subset's events
+ * comes as one block, a pointer into the table where its rows follow each other and
+ * gathered where they do not; a slice keeps the rows of its events; a subset hashes and
+ * saves as a table holding a copy of its features would. */
+static void test_subset_views(void) {
+    dgnn_err err;
+    dgnn_events ev, s1, s2, copy;
+    dgnn_events_init(&ev), dgnn_events_init(&copy);
+    CHECK(dgnn_events_alloc(&ev, 10, 3, 1, &err) == DGNN_OK);
+    ev.num_nodes = 4;
+    for (int e = 0; e < 10; e++) {
+        ev.src[e] = e % 4, ev.dst[e] = (e + 1) % 4, ev.t[e] = e, ev.label[e] = e % 2;
+        for (int j = 0; j < 3; j++) ev.efeat[3 * e + j] = (float)(100 * e + j);
+    }
+    const uint8_t m1[10] = {0, 1, 1, 1, 0, 1, 1, 1, 0, 1}; /* s1 = events 1 2 3 5 6 7 9 */
+    const uint8_t m2[7] = {0, 1, 1, 0, 1, 1, 0};          /* s2 = s1's 1 2 4 5 = events 2 3 6 7 */
+    CHECK(dgnn_events_subset(&s1, &ev, m1, 1, &err) == DGNN_OK);
+    CHECK(dgnn_events_subset(&s2, &s1, m2, 1, &err) == DGNN_OK);
+    const int64_t rows[4] = {2, 3, 6, 7};
+    int ok = s2.num_events == 4 && s2.efeat == ev.efeat && s2.edge_dim == 3;
+    for (int k = 0; ok && k < 4; k++)
+        ok = s2.efeat_row[k] == rows[k] && s2.src[k] == ev.src[rows[k]] && s2.t[k] == (double)rows[k] &&
+             dgnn_events_efeat(&s2, k) == ev.efeat + 3 * rows[k];
+    CHECK(ok);
+    float *buf = NULL;
+    int64_t cap = 0;
+    const float *blk = NULL;
+    CHECK(dgnn_events_efeat_block(&blk, &s2, 0, 2, &buf, &cap, &err) == DGNN_OK && blk == ev.efeat + 6 && !buf);
+    CHECK(dgnn_events_efeat_block(&blk, &ev, 4, 3, &buf, &cap, &err) == DGNN_OK && blk == ev.efeat + 12 && !buf);
+    CHECK(dgnn_events_efeat_block(&blk, &s2, 1, 3, &buf, &cap, &err) == DGNN_OK && blk == buf && cap >= 9);
+    ok = blk == buf;
+    for (int i = 0; ok && i < 3; i++)
+        for (int j = 0; j < 3; j++) ok &= blk[3 * i + j] == (float)(100 * rows[1 + i] + j);
+    CHECK(ok);
+    free(buf);
+    const dgnn_events v = dgnn_events_slice(&s2, 2, 2);
+    CHECK(v.num_events == 2 && v.src == s2.src + 2 && v.label == s2.label + 2 && v.efeat == ev.efeat &&
+          dgnn_events_efeat(&v, 1) == ev.efeat + 21 && v.map == NULL);
+    const dgnn_events w = dgnn_events_slice(&ev, 3, 2);
+    CHECK(w.efeat == ev.efeat + 9 && !w.efeat_row && dgnn_events_efeat(&w, 1)[2] == 402.0f);
+    /* the same events with their features copied */
+    CHECK(dgnn_events_alloc(&copy, 4, 3, 1, &err) == DGNN_OK);
+    copy.num_nodes = 4, copy.bipartite = s2.bipartite;
+    for (int k = 0; k < 4; k++) {
+        copy.src[k] = s2.src[k], copy.dst[k] = s2.dst[k], copy.t[k] = s2.t[k], copy.label[k] = s2.label[k];
+        memcpy(copy.efeat + 3 * k, dgnn_events_efeat(&s2, k), 3 * sizeof(float));
+    }
+    CHECK(dgnn_events_hash(&s2) == dgnn_events_hash(&copy));
+    ev.efeat[3 * 6 + 1] += 1; /* a feature of one of s2's events */
+    CHECK(dgnn_events_hash(&s2) != dgnn_events_hash(&copy));
+    ev.efeat[3 * 6 + 1] -= 1;
+    char path[] = "/tmp/dgnn_test_subset_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd >= 0) close(fd);
+    dgnn_events back;
+    CHECK(dgnn_save_binary(&s2, path, &err) == DGNN_OK && dgnn_load_binary(&back, path, 1, &err) == DGNN_OK);
+    CHECK(back.num_events == 4 && back.edge_dim == 3 && !back.efeat_row &&
+          memcmp(back.efeat, copy.efeat, 12 * sizeof(float)) == 0 && dgnn_events_hash(&back) == dgnn_events_hash(&copy));
+    dgnn_events_free(&back);
+    unlink(path);
+    dgnn_events_free(&copy), dgnn_events_free(&s2), dgnn_events_free(&s1);
+    CHECK(ev.efeat[3 * 7 + 2] == 702.0f); /* the subsets' frees left the table's features */
     dgnn_events_free(&ev);
 }
 
@@ -341,6 +411,7 @@ int main(void) {
     test_ext_roll_split();
     test_split_check();
     test_subset();
+    test_subset_views();
     test_wikipedia();
     return check_done();
 }

@@ -11,7 +11,8 @@
  *
  * Ownership: a table owns its arrays (malloc'd), unless it was loaded from a .dgnn
  * file, in which case the arrays point into a read-only mapping (map != NULL) and must
- * not be written. dgnn_events_free releases either kind. */
+ * not be written. dgnn_events_free releases either kind. A subset shares its table's
+ * edge features (efeat_row): the table must outlive it. */
 #ifndef DGNN_EVENTS_H
 #define DGNN_EVENTS_H
 
@@ -37,7 +38,11 @@ typedef struct {
     int32_t *dst;        /* (E) */
     double *t;           /* (E) timestamps, non-decreasing */
     int64_t edge_dim;    /* d_e; 0 if no edge features */
-    float *efeat;        /* (E, d_e) or NULL */
+    float *efeat;        /* (E, d_e) or NULL; a subset's: its table's (see efeat_row) */
+    /* A subset's (dgnn_events_subset) edge features are its table's, not a copy: efeat is
+     * that table's array and event e's features are its row efeat_row[e]. NULL: row e.
+     * Read them with dgnn_events_efeat (one event) or dgnn_events_efeat_block (a range). */
+    int64_t *efeat_row;  /* (E) or NULL */
     int32_t *label;      /* (E) event labels, 0 or 1 (JODIE state label) or NULL */
     int8_t *ext_roll;    /* (E) TGL split column (0 train, 1 val, 2 test) or NULL */
     int64_t *node_ids;   /* (N) original id of each dense id, or NULL for the identity */
@@ -107,18 +112,37 @@ int dgnn_builder_finish(dgnn_builder *b, dgnn_events *ev, int64_t num_nodes_hint
 void dgnn_builder_free(dgnn_builder *b);
 
 /* out (zeroed by the call) = the events e with (mask[e] & bits) != 0, in order, with
- * their edge features and labels, the table's node count and bipartite flag (a subset
- * shares the id space of its table). The table's original node ids, node features and
- * ext_roll column are not copied (NULL in out): read them from the table. out owns its
- * arrays. */
+ * their labels, the table's node count and bipartite flag (a subset shares the id space
+ * of its table). Their edge features are not copied: out->efeat is the table's array and
+ * out->efeat_row the row of each event in it (a subset of a subset points at the first
+ * table's), so that a stream's splits cost no second copy of its features. The table's
+ * original node ids, node features and ext_roll column are not copied either (NULL in
+ * out): read them from the table. out owns src, dst, t, label and efeat_row; ev must
+ * outlive it. */
 int dgnn_events_subset(dgnn_events *out, const dgnn_events *ev, const uint8_t *mask, uint8_t bits,
                        dgnn_err *err);
+/* The d_e edge features of event e of ev (a table or a subset); ev->efeat must not be
+ * NULL. */
+static inline const float *dgnn_events_efeat(const dgnn_events *ev, int64_t e) {
+    return ev->efeat + (ev->efeat_row ? ev->efeat_row[e] : e) * ev->edge_dim;
+}
+/* The features of events [e0, e0 + n) of ev as one (n, d_e) block: a pointer into ev's
+ * array when they lie there in order, else gathered into *buf (grown as needed; *cap is
+ * its size in floats, both 0 / NULL at first; the caller frees *buf). *out is NULL when
+ * ev has no edge features. DGNN_ENOMEM when the gather's buffer cannot be had. */
+int dgnn_events_efeat_block(const float **out, const dgnn_events *ev, int64_t e0, int64_t n, float **buf,
+                            int64_t *cap, dgnn_err *err);
+/* A view of events [e0, e0 + n) of ev (src, dst, t, edge features, label, ext_roll from
+ * e0), with ev's node count, dimensions and flags; it owns nothing and is never freed,
+ * and ev must outlive it. */
+dgnn_events dgnn_events_slice(const dgnn_events *ev, int64_t e0, int64_t n);
 
 /* Recomputes ev->bipartite from src/dst. */
 int dgnn_events_detect_bipartite(const dgnn_events *ev);
 
 /* A 64-bit hash of the table's content: sizes, src, dst, t, edge features, labels, split
- * column, node ids and features, period tables (XXH64 of each array, combined). Two
+ * column, node ids and features, period tables (XXH64 of each array, combined; a subset
+ * hashes as a table holding a copy of its edge features would). Two
  * tables with the same counts but other events hash differently; what checkpoints use to
  * tell that --resume is given the data it was written with. */
 uint64_t dgnn_events_hash(const dgnn_events *ev);

@@ -108,9 +108,9 @@ int64_t dgnn_tgnn_mail_dim(const dgnn_tgnn *m);
 /* Mailbox slots per node, for the state store: cfg.mail_slots for APAN, else 1. */
 int64_t dgnn_tgnn_mail_slots(const dgnn_tgnn *m);
 
-/* One batch: events [e0, e0 + B) of ev, negatives neg (nneg * B) with neg[j*B + i]
- * the j-th negative of event i. Writes logits ((1 + nneg) * B): block 0 the positives,
- * block j the j-th negatives. g: the temporal CSR to sample from (training events for
+/* One batch: events [e0, e0 + B) of ev (a table or a subset, dgnn_events_efeat),
+ * negatives neg (nneg * B) with neg[j*B + i] the j-th negative of event i. Writes logits
+ * ((1 + nneg) * B): block 0 the positives, block j the j-th negatives. g: the temporal CSR to sample from (training events for
  * training, all events for evaluation), g_efeat: the edge features its event ids index
  * (NULL without edge features). rng: NULL = inference (no dropout). Reads, and does
  * not change, the state. */

@@ -455,8 +455,18 @@ int dgnn_save_binary(const dgnn_events *ev, const char *path, dgnn_err *err) {
     static const char none[8];
     const void *nz = none;
 #define OR_NONE(p) ((p) ? (const void *)(p) : nz)
-    if ((rc = dgnn_bin_writer_events(w, ev->num_events, ev->src, ev->dst, ev->t, ev->efeat, ev->label, ev->ext_roll,
-                                     err)) ||
+    /* in blocks, each block's edge features in one array (a subset's gathered from its table's) */
+    float *buf = NULL;
+    int64_t cap = 0;
+    for (int64_t e0 = 0; !rc && e0 < ev->num_events; e0 += 65536) {
+        const int64_t n = ev->num_events - e0 < 65536 ? ev->num_events - e0 : 65536;
+        const float *ef = NULL;
+        const dgnn_events v = dgnn_events_slice(ev, e0, n);
+        if (!(rc = dgnn_events_efeat_block(&ef, &v, 0, n, &buf, &cap, err)))
+            rc = dgnn_bin_writer_events(w, n, v.src, v.dst, v.t, ef, v.label, v.ext_roll, err);
+    }
+    free(buf);
+    if (rc ||
         (rc = dgnn_bin_writer_nodes(w, OR_NONE(ev->node_ids), OR_NONE(ev->nfeat), err)) ||
         (rc = dgnn_bin_writer_periods(w, OR_NONE(ev->period_x), OR_NONE(ev->period_y), err))) {
 #undef OR_NONE

@@ -4,6 +4,7 @@
 #include "dgnn/events.h"
 
 #include "dgnn/binfmt.h" /* dgnn_bin_checksum (xxh64.c) */
+#include "xxh64.h"
 
 #include <float.h>
 #include <math.h>
@@ -21,7 +22,8 @@ void dgnn_events_free(dgnn_events *ev) {
         free(ev->src);
         free(ev->dst);
         free(ev->t);
-        free(ev->efeat);
+        if (!ev->efeat_row) free(ev->efeat); /* a subset's are its table's */
+        free(ev->efeat_row);
         free(ev->label);
         free(ev->ext_roll);
         free(ev->node_ids);
@@ -288,22 +290,70 @@ int dgnn_events_subset(dgnn_events *out, const dgnn_events *ev, const uint8_t *m
     dgnn_events_init(out);
     int64_t n = 0;
     for (int64_t e = 0; e < ev->num_events; e++) n += (mask[e] & bits) != 0;
-    int rc = dgnn_events_alloc(out, n, ev->edge_dim, ev->label != NULL, err);
+    int rc = dgnn_events_alloc(out, n, 0, ev->label != NULL, err);
     if (rc) return rc;
     out->num_nodes = ev->num_nodes;
     const int64_t de = ev->edge_dim;
+    if (de > 0) {
+        dgnn_alloc_set as = {0, 0};
+        DGNN_GROW(&as, out->efeat_row, n);
+        if ((rc = dgnn_alloc_done(&as, err, "the feature rows of a subset of %lld events", (long long)n))) {
+            dgnn_events_free(out);
+            return rc;
+        }
+        out->edge_dim = de;
+        out->efeat = ev->efeat;
+    }
     int64_t k = 0;
     for (int64_t e = 0; e < ev->num_events; e++) {
         if (!(mask[e] & bits)) continue;
         out->src[k] = ev->src[e];
         out->dst[k] = ev->dst[e];
         out->t[k] = ev->t[e];
-        if (de > 0) memcpy(out->efeat + k * de, ev->efeat + e * de, (size_t)de * sizeof(float));
+        if (de > 0) out->efeat_row[k] = ev->efeat_row ? ev->efeat_row[e] : e;
         if (ev->label) out->label[k] = ev->label[e];
         k++;
     }
     out->bipartite = ev->bipartite;
     return DGNN_OK;
+}
+
+int dgnn_events_efeat_block(const float **out, const dgnn_events *ev, int64_t e0, int64_t n, float **buf,
+                            int64_t *cap, dgnn_err *err) {
+    const int64_t de = ev->edge_dim;
+    *out = NULL;
+    if (de <= 0 || !ev->efeat) return DGNN_OK;
+    const int64_t *row = ev->efeat_row;
+    /* in order when each row follows the one before (a table's own, or a subset's run) */
+    int in_order = 1;
+    for (int64_t i = 1; row && in_order && i < n; i++) in_order = row[e0 + i] == row[e0] + i;
+    if (in_order) {
+        *out = dgnn_events_efeat(ev, e0);
+        return DGNN_OK;
+    }
+    const int64_t need = dgnn_size_mul(n, de);
+    if (need > *cap) {
+        dgnn_alloc_set as = {0, 0};
+        dgnn_alloc_grow(&as, (void **)buf, need, sizeof(float));
+        int rc = dgnn_alloc_done(&as, err, "the edge features of %lld events", (long long)n);
+        if (rc) return rc;
+        *cap = need;
+    }
+    for (int64_t i = 0; i < n; i++) memcpy(*buf + i * de, dgnn_events_efeat(ev, e0 + i), (size_t)de * sizeof(float));
+    *out = *buf;
+    return DGNN_OK;
+}
+
+dgnn_events dgnn_events_slice(const dgnn_events *ev, int64_t e0, int64_t n) {
+    dgnn_events v = *ev;
+    v.num_events = n;
+    v.src = ev->src + e0, v.dst = ev->dst + e0, v.t = ev->t + e0;
+    if (ev->efeat_row) v.efeat_row = ev->efeat_row + e0; /* efeat stays the table's */
+    else if (ev->efeat) v.efeat = ev->efeat + e0 * ev->edge_dim;
+    if (ev->label) v.label = ev->label + e0;
+    if (ev->ext_roll) v.ext_roll = ev->ext_roll + e0;
+    v.map = NULL, v.map_len = 0;
+    return v;
 }
 
 uint64_t dgnn_events_hash(const dgnn_events *ev) {
@@ -322,7 +372,15 @@ uint64_t dgnn_events_hash(const dgnn_events *ev) {
              {ev->period_x, (size_t)(P * N * ev->period_x_dim) * sizeof(float)},
              {ev->period_y, (size_t)(P * N * ev->period_y_dim) * sizeof(float)}};
     uint64_t h = dgnn_hash64((uint64_t)E ^ dgnn_hash64((uint64_t)N ^ dgnn_hash64((uint64_t)P)));
-    for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
-        h = dgnn_hash64(h ^ (a[i].p ? dgnn_bin_checksum(a[i].p, a[i].bytes) : (uint64_t)i));
+    for (size_t i = 0; i < sizeof a / sizeof a[0]; i++) {
+        uint64_t c = a[i].p ? dgnn_bin_checksum(a[i].p, a[i].bytes) : (uint64_t)i;
+        if (a[i].p == ev->efeat && ev->efeat && ev->efeat_row) { /* a subset's: its rows, as a copy would hold them */
+            xxh64_state s;
+            xxh64_init(&s);
+            for (int64_t e = 0; e < E; e++) xxh64_update(&s, dgnn_events_efeat(ev, e), (size_t)ev->edge_dim * sizeof(float));
+            c = xxh64_digest(&s);
+        }
+        h = dgnn_hash64(h ^ c);
+    }
     return h;
 }

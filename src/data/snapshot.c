@@ -140,7 +140,7 @@ static int build_one(dgnn_snapshot *g, const dgnn_events *ev, const dgnn_snapsho
     for (int64_t v = 0; v < N; v++) cnt[v + 1] += cnt[v];
     for (int64_t i = g->ev_begin; i < g->ev_end; i++) {
         int32_t u = ev->src[i], v = ev->dst[i];
-        float w = o->weight_from_feature ? ev->efeat[i * ev->edge_dim + o->weight_col] : 1.0f;
+        float w = o->weight_from_feature ? dgnn_events_efeat(ev, i)[o->weight_col] : 1.0f;
         int64_t p = cnt[v]++;
         r1[p] = u, c1[p] = v, w1[p] = w;
         /* A + A^T: the reversed entry too. A self-loop event therefore adds 2w to the

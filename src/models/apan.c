@@ -356,7 +356,7 @@ static void apan_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev) {
         float *row = a->mails + i * Dm;
         memcpy(row, a->hnew + (int64_t)m->row_root[i] * M, (size_t)M * sizeof(float));
         memcpy(row + M, a->hnew + (int64_t)m->row_root[partner] * M, (size_t)M * sizeof(float));
-        if (de > 0) memcpy(row + 2 * M, ev->efeat + e * de, (size_t)de * sizeof(float));
+        if (de > 0) memcpy(row + 2 * M, dgnn_events_efeat(ev, e), (size_t)de * sizeof(float));
     }
     for (int64_t j = 2 * B; j < n; j++)
         memcpy(a->mails + j * Dm, a->mails + (int64_t)a->msrc[j] * Dm, (size_t)Dm * sizeof(float));

@@ -33,6 +33,8 @@ struct dgnn_tgnn_cuda {
     int64_t sslab_cap;
     dgnn_tattn_saved ds;
     dgnn_cuda_tgn_batch b; /* the planned or last batch (host arrays: the model's workspace) */
+    float *ef_stage;       /* (ef_stage_cap) host: a batch's edge features gathered, for a subset's */
+    int64_t ef_stage_cap;
     /* the strict ranks' row moves (rows_to_host, rows_from_host), grown on demand */
     int32_t *rows_idx; /* (rows_cap) device */
     float *rows_dev;   /* (rows_cap, max(M, S D)) device */
@@ -74,6 +76,7 @@ void dgnn_tgnn_cuda_free(dgnn_tgnn_cuda *d) {
         dgnn_cuda_free(d->c);
     }
     free(d->rows_host);
+    free(d->ef_stage);
     free(d);
 }
 
@@ -167,11 +170,14 @@ static int take_plan(dgnn_tgnn_cuda *d, const dgnn_events *ev, int64_t e0, const
         d->sslab_cap = cap;
     }
     if (attn) dgnn_tattn_saved_layout(&d->ds, d->sslab, &m->acfg, m->Rs, m->P, m->U, m->P);
+    const float *ef;
+    int rc = dgnn_events_efeat_block(&ef, ev, e0, m->B, &d->ef_stage, &d->ef_stage_cap, err);
+    if (rc) return rc;
     const dgnn_cuda_tgn_batch b = {.B = m->B, .nneg = m->nneg, .P = m->P, .U = m->U, .Ur = m->Ur, .Um = m->Um,
                                    .roots = m->roots, .root_t = m->root_t, .row_root = m->row_root, .off = m->off,
                                    .nbr_row = m->nbr_row, .pair_dt = m->pair_dt,
                                    .pair_e = m->de > 0 ? m->pair_e : NULL, .unodes = m->unodes, .mrow = m->mrow,
-                                   .efeat = m->de > 0 ? ev->efeat + e0 * m->de : NULL, .seeds = seeds};
+                                   .efeat = m->de > 0 ? ef : NULL, .seeds = seeds};
     d->b = b;
     return DGNN_OK;
 }
@@ -190,10 +196,12 @@ static int plan(dgnn_tgnn_cuda *d, const dgnn_state *st, const dgnn_tcsr *g, con
         const int64_t n = tgnn_apan_mail_targets(m, ev);
         d->flops = tgnn_apan_flops(m, rng != NULL);
         const tgnn_apan *a = &m->apan;
+        const float *ef;
+        if ((rc = dgnn_events_efeat_block(&ef, ev, e0, m->B, &d->ef_stage, &d->ef_stage_cap, err))) return rc;
         const dgnn_cuda_apan_batch ab = {.B = m->B, .nneg = m->nneg, .U = m->U, .nmail = n, .roots = m->roots,
                                          .root_t = m->root_t, .row_root = m->row_root, .unodes = m->unodes,
                                          .h_t = m->h_t, .mnodes = a->mnodes, .mts = a->mts, .msrc = a->msrc,
-                                         .efeat = m->de > 0 ? ev->efeat + e0 * m->de : NULL, .seeds = seeds};
+                                         .efeat = m->de > 0 ? ef : NULL, .seeds = seeds};
         d->ab = ab;
         return DGNN_OK;
     }

@@ -255,7 +255,7 @@ void tgnn_mem_commit(dgnn_tgnn *m, dgnn_state *st, const dgnn_events *ev, const 
         memcpy(row, st->mem + (int64_t)self * M, (size_t)M * sizeof(float));
         const float *o = other_emb ? other_emb + (i < B ? i + B : i - B) * M : st->mem + (int64_t)other * M;
         memcpy(row + M, o, (size_t)M * sizeof(float));
-        if (de > 0) memcpy(row + 2 * M, ev->efeat + e * de, (size_t)de * sizeof(float));
+        if (de > 0) memcpy(row + 2 * M, dgnn_events_efeat(ev, e), (size_t)de * sizeof(float));
         m->c_dt[i] = (float)(ev->t[e] - st->mem_t[self]);
         nodes[i] = self;
         ts[i] = ev->t[e];

@@ -114,7 +114,7 @@ int event_device_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_
         rc = event_ensure_batch(r, B, 1, err);
         if (!rc) rc = event_draw_negatives(r, B, 1, 0, event_stream_seed(c->seed, epoch, b), err);
         if (!rc)
-            rc = dgnn_tgnn_cuda_plan(r->dev, &r->st, &r->g_train, r->train.efeat, tr, e0, B, r->neg_t, &r->rng, err);
+            rc = dgnn_tgnn_cuda_plan(r->dev, &r->st, &r->g_train, r->ev->efeat, tr, e0, B, r->neg_t, &r->rng, err);
         pt.plan += dgnn_now() - tp;
         pt.sample += dgnn_tgnn_last_sample_seconds(r->model);
         if (!rc && b > 0) rc = step_done(r, epoch, b - 1, prev_B, &loss_sum, &events, &pg, &pt, err);
@@ -174,7 +174,7 @@ static int loss_settle(event_run *r, event_grad_sync *g, dgnn_err *err) {
 int event_device_micro_batch(event_run *r, const dgnn_events *ev, int64_t lo, int64_t B, int64_t G,
                              const int32_t *neg, event_grad_sync *gs, int last, double w, double *loss_acc,
                              double *flops, dgnn_err *err) {
-    int rc = dgnn_tgnn_cuda_plan(r->dev, &r->st, &r->g_train, r->train.efeat, ev, lo, B, neg, &r->rng, err);
+    int rc = dgnn_tgnn_cuda_plan(r->dev, &r->st, &r->g_train, r->ev->efeat, ev, lo, B, neg, &r->rng, err);
     if (!rc) rc = loss_settle(r, gs, err);
     if (rc) return rc;
     r->t_sample += dgnn_tgnn_last_sample_seconds(r->model);

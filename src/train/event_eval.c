@@ -55,11 +55,9 @@ static int sc_pairs(event_run *r, const dgnn_events *part, int64_t e0, int64_t B
     }
     /* a view of the batch with the negative edges' endpoints: the times (and edge
      * features, which only a commit reads) are the positives' */
-    dgnn_events v = *part;
-    v.num_events = B;
-    v.src = src, v.dst = dst, v.t = part->t + e0;
-    v.efeat = part->efeat ? part->efeat + e0 * part->edge_dim : NULL;
-    v.label = NULL, v.ext_roll = NULL, v.map = NULL;
+    dgnn_events v = dgnn_events_slice(part, e0, B);
+    v.src = src, v.dst = dst;
+    v.label = NULL, v.ext_roll = NULL;
     if (r->dev) return dgnn_tgnn_cuda_forward(r->dev, out, &r->st, &r->g_full, r->ev->efeat, &v, 0, B, NULL, 0, err);
     return dgnn_tgnn_forward(r->model, out, &r->st, &r->g_full, r->ev->efeat, &v, 0, B, NULL, 0, NULL, err);
 }

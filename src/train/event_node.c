@@ -67,7 +67,7 @@ static int node_pass(node_run *r, int which, double *loss, dgnn_err *err) {
     const dgnn_events *ev = &r->part[which];
     const int train = which == 0;
     const dgnn_tcsr *g = train ? &r->g_train : &r->g_full;
-    const float *efeat = train ? ev->efeat : r->full_efeat;
+    const float *efeat = r->full_efeat;
     const int64_t n = ev->num_events, bs = r->c->batch, nb = (n + bs - 1) / bs;
     static const char *what[3] = {"node: train", "node: validation", "node: test"};
     dgnn_progress pg;
@@ -134,6 +134,9 @@ static int node_setup(node_run *r, const dgnn_events *ev, dgnn_err *err) {
     }
     dgnn_split_free(&s);
     for (int k = 0; k < 3 && !rc; k++) rc = dgnn_events_subset(&r->part[k], ev, mask, (uint8_t)(1 << k), err);
+    /* the training period's index over the table's event ids: every neighbour's features
+     * are the table's rows (the periods share them) */
+    if (!rc) rc = dgnn_tcsr_build_masked(&r->g_train, ev, -1, mask, 1, 0, err);
     free(mask);
     if (rc) return rc;
     static const char *names[3] = {"training", "validation", "test"};
@@ -141,9 +144,7 @@ static int node_setup(node_run *r, const dgnn_events *ev, dgnn_err *err) {
         if (r->part[k].num_events == 0)
             return dgnn_err_set(err, DGNN_EINVAL, "node classification: the %s period has no events (split %g / %g)",
                                 names[k], c->split.val_q, c->split.test_q);
-    if ((rc = dgnn_tcsr_build(&r->g_train, &r->part[0], -1, 0, err)) ||
-        (rc = dgnn_tcsr_build(&r->g_full, ev, -1, 0, err)))
-        return rc;
+    if ((rc = dgnn_tcsr_build(&r->g_full, ev, -1, 0, err))) return rc;
     r->full_efeat = ev->efeat;
     const dgnn_tgnn_cfg *mc = dgnn_tgnn_config(r->model);
     if ((rc = dgnn_state_init(&r->st, ev->num_nodes, mc->mem_dim, dgnn_tgnn_mail_dim(r->model),
@@ -187,7 +188,7 @@ static int node_cache(node_run *r, dgnn_err *err) {
     for (int k = 0; k < 3 && !rc; k++) {
         const dgnn_events *ev = &r->part[k];
         const dgnn_tcsr *g = k == 0 ? &r->g_train : &r->g_full;
-        const float *efeat = k == 0 ? ev->efeat : r->full_efeat;
+        const float *efeat = r->full_efeat;
         for (int64_t e0 = 0; e0 < ev->num_events && !rc; e0 += bs) {
             const int64_t B = e0 + bs <= ev->num_events ? bs : ev->num_events - e0;
             rc = dgnn_tgnn_forward(r->model, r->scratch, &r->st, g, efeat, ev, e0, B, NULL, 0, NULL, err);

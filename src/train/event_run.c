@@ -105,7 +105,9 @@ int event_run_init(event_run *r, const dgnn_events *ev, const dgnn_event_train_c
         (rc = dgnn_events_subset(&r->new_val, ev, mk, DGNN_SPLIT_NEW_VAL, err)) ||
         (rc = dgnn_events_subset(&r->new_test, ev, mk, DGNN_SPLIT_NEW_TEST, err)))
         return rc;
-    if ((rc = dgnn_tcsr_build(&r->g_train, &r->train, -1, 0, err)) ||
+    /* the training events' index over the table's event ids: its neighbours' features are
+     * the table's rows, as the full index's are (the subsets share them) */
+    if ((rc = dgnn_tcsr_build_masked(&r->g_train, ev, -1, mk, DGNN_SPLIT_TRAIN, 0, err)) ||
         (rc = dgnn_tcsr_build(&r->g_full, ev, -1, 0, err)))
         return rc;
     if ((rc = dgnn_neg_dst_set(&r->train_dst, &r->n_train_dst, &r->train, -1, err)) ||

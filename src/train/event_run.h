@@ -28,8 +28,8 @@ typedef struct event_run {
     const dgnn_events *ev;
     const dgnn_event_train_cfg *cfg;
     dgnn_split split;
-    dgnn_events train, val, test, new_val, new_test; /* subsets of ev */
-    dgnn_tcsr g_train, g_full;
+    dgnn_events train, val, test, new_val, new_test; /* subsets of ev (its edge features, shared) */
+    dgnn_tcsr g_train, g_full; /* over ev's event ids both: neighbours' features are ev->efeat's rows */
     int32_t *train_dst, *full_dst; /* negative pools (DGNN_NEG_DST) */
     int64_t n_train_dst, n_full_dst;
     dgnn_tgnn *model;

@@ -27,7 +27,7 @@ int event_single_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_
         if (!rc) rc = event_draw_negatives(r, B, 1, 0, event_stream_seed(c->seed, epoch, b), err);
         if (rc) return rc;
         dgnn_params_zero_grad(r->p);
-        rc = dgnn_tgnn_forward(r->model, r->logits, &r->st, &r->g_train, r->train.efeat, tr, e0, B, r->neg_t, 1,
+        rc = dgnn_tgnn_forward(r->model, r->logits, &r->st, &r->g_train, r->ev->efeat, tr, e0, B, r->neg_t, 1,
                                &r->rng, err);
         if (rc) return rc;
         for (int64_t i = 0; i < 2 * B; i++) r->labels[i] = i < B ? 1.0f : 0.0f;

@@ -166,7 +166,7 @@ int event_adam_step(event_run *r, dgnn_err *err) {
 int event_micro_batch(event_run *r, const dgnn_events *ev, int64_t lo, int64_t B, int64_t G, const int32_t *neg,
                       event_grad_sync *gs, int last, double w, double *loss_acc, double *flops, dgnn_err *err) {
     if (r->dev) return event_device_micro_batch(r, ev, lo, B, G, neg, gs, last, w, loss_acc, flops, err);
-    int rc = dgnn_tgnn_forward(r->model, r->logits, &r->st, &r->g_train, r->train.efeat, ev, lo, B, neg, 1, &r->rng,
+    int rc = dgnn_tgnn_forward(r->model, r->logits, &r->st, &r->g_train, r->ev->efeat, ev, lo, B, neg, 1, &r->rng,
                                err);
     if (rc) return rc;
     r->t_sample += dgnn_tgnn_last_sample_seconds(r->model);

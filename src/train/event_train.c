@@ -354,7 +354,7 @@ static int score_pairs(event_run *r, const dgnn_events *ev, const dgnn_score_req
         dgnn_events v = *ev;
         v.num_events = B;
         v.src = (int32_t *)q->src + e0, v.dst = (int32_t *)q->dst + e0, v.t = (double *)q->t + e0;
-        v.efeat = ef;
+        v.efeat = ef, v.efeat_row = NULL;
         v.label = NULL, v.ext_roll = NULL, v.map = NULL;
         rc = dgnn_tgnn_forward(r->model, logits, &r->st, &r->g_full, ev->efeat, &v, 0, B, NULL, 0, NULL, err);
         for (int64_t i = 0; !rc && i < B; i++) q->out[e0 + i] = (float)(1.0 / (1.0 + exp(-(double)logits[i])));

@@ -43,7 +43,7 @@ int dgnn_snap_edge_labels(int32_t *label, const dgnn_snapshot *g, const dgnn_eve
     int64_t *vote = dgnn_xcalloc((size_t)(g->num_edges ? g->num_edges : 1), sizeof *vote);
     for (int64_t e = g->ev_begin; e < g->ev_end; e++) {
         int32_t u = ev->src[e], v = ev->dst[e];
-        int s = ev->efeat[e * ev->edge_dim + col] > 0 ? 1 : -1;
+        int s = dgnn_events_efeat(ev, e)[col] > 0 ? 1 : -1;
         int64_t a = dgnn_snapshot_entry(g, u, v), b = dgnn_snapshot_entry(g, v, u);
         if (a < 0 || b < 0) {
             free(vote);
