@@ -234,6 +234,36 @@ int main(void) {
     CHECK(ev.bipartite == 0);
     dgnn_events_free(&ev);
 
+    /* the features put in time order in place (the builder's array becomes the table's):
+     * 3000 rows of 5 in a shuffled order (long cycles, ties among them), each row's
+     * features naming the row it was pushed as */
+    {
+        enum { NR = 3000, DE = 5 };
+        static double tt[NR];
+        dgnn_rng pr;
+        dgnn_rng_seed(&pr, 11);
+        dgnn_builder_init(&bld, DE, 0, 0);
+        for (int i = 0; i < NR; i++) {
+            tt[i] = (double)dgnn_rng_below(&pr, NR / 2); /* ties: file order kept */
+            float row[DE];
+            for (int j = 0; j < DE; j++) row[j] = (float)(i * 10 + j);
+            CHECK(dgnn_builder_push(&bld, i % 17, 100 + i % 5, tt[i], row, 0, 0, &e) == DGNN_OK);
+        }
+        CHECK(dgnn_builder_finish(&bld, &ev, 0, &e) == DGNN_OK && ev.num_events == NR && ev.edge_dim == DE);
+        int ok = 1, moved = 0;
+        for (int k = 0; ok && k < NR; k++) {
+            const int i = (int)(ev.efeat[k * DE] / 10); /* the row pushed */
+            ok = tt[i] == ev.t[k] && (k == 0 || ev.t[k - 1] < ev.t[k] || ev.efeat[(k - 1) * DE] < ev.efeat[k * DE]);
+            for (int j = 0; ok && j < DE; j++) ok = ev.efeat[k * DE + j] == (float)(i * 10 + j);
+            moved += i != k;
+        }
+        CHECK_MSG(ok && moved > NR / 2, "rows in order with their own features: %d, %d moved", ok, moved);
+        dgnn_events_free(&ev);
+        dgnn_builder_init(&bld, 3, 0, 0); /* no rows: a table with edge features and none */
+        CHECK(dgnn_builder_finish(&bld, &ev, 0, &e) == DGNN_OK && ev.num_events == 0 && ev.edge_dim == 3);
+        dgnn_events_free(&ev);
+    }
+
     /* identity ids are kept and no mapping stored; a bipartite stream is detected */
     dgnn_builder_init(&bld, 0, 0, 0);
     dgnn_builder_push(&bld, 0, 2, 1, NULL, 0, 0, &e);

@@ -243,7 +243,9 @@ int dgnn_builder_finish(dgnn_builder *b, dgnn_events *ev, int64_t num_nodes_hint
                           (long long)num_nodes_hint);
         goto done;
     }
-    if ((rc = dgnn_events_alloc(ev, n, b->edge_dim, b->has_label, err)) != DGNN_OK) goto done;
+    /* the edge features, the largest column, are not copied: the builder's array becomes the
+     * table's, its rows put in time order in place (below) */
+    if ((rc = dgnn_events_alloc(ev, n, 0, b->has_label, err)) != DGNN_OK) goto done;
     if (b->has_ext_roll) {
         ev->ext_roll = malloc((size_t)(n ? n : 1));
         if (!ev->ext_roll) {
@@ -258,10 +260,43 @@ int dgnn_builder_finish(dgnn_builder *b, dgnn_events *ev, int64_t num_nodes_hint
         ev->src[k] = (int32_t)(keep_ids ? b->src[i] : find_id(uniq, nu, b->src[i]));
         ev->dst[k] = (int32_t)(keep_ids ? b->dst[i] : find_id(uniq, nu, b->dst[i]));
         ev->t[k] = b->t[i];
-        if (b->edge_dim > 0)
-            memcpy(ev->efeat + k * b->edge_dim, b->efeat + i * b->edge_dim, (size_t)b->edge_dim * sizeof(float));
         if (b->has_label) ev->label[k] = b->label[i];
         if (b->has_ext_roll) ev->ext_roll[k] = b->ext_roll[i];
+    }
+    if (b->edge_dim > 0) {
+        const int64_t de = b->edge_dim;
+        float *row = malloc((size_t)de * sizeof(float));
+        if (!row) {
+            dgnn_events_free(ev);
+            rc = dgnn_err_set(err, DGNN_ENOMEM, "out of memory");
+            goto done;
+        }
+        /* row k := old row idx[k], one cycle of the permutation at a time (idx[k] = k: done) */
+        for (int64_t s = 0; s < n; s++) {
+            if (idx[s] == s) continue;
+            memcpy(row, b->efeat + s * de, (size_t)de * sizeof(float));
+            for (int64_t k = s;;) {
+                const int64_t j = idx[k];
+                idx[k] = k;
+                if (j == s) {
+                    memcpy(b->efeat + k * de, row, (size_t)de * sizeof(float));
+                    break;
+                }
+                memcpy(b->efeat + k * de, b->efeat + j * de, (size_t)de * sizeof(float));
+                k = j;
+            }
+        }
+        free(row);
+        float *fit = n > 0 ? realloc(b->efeat, (size_t)n * (size_t)de * sizeof(float)) : NULL; /* the capacity's rest */
+        ev->efeat = fit ? fit : b->efeat;
+        if (!ev->efeat) ev->efeat = malloc(sizeof(float)); /* n = 0: a table with edge features has the array */
+        b->efeat = NULL;
+        ev->edge_dim = de;
+        if (!ev->efeat) {
+            dgnn_events_free(ev);
+            rc = dgnn_err_set(err, DGNN_ENOMEM, "out of memory");
+            goto done;
+        }
     }
     /* keep the id mapping unless it is the identity */
     int identity = keep_ids;
