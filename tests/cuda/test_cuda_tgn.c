@@ -329,7 +329,42 @@ static void run(dgnn_tgnn_kind kind, const char *name) {
     dgnn_events_free(&ev);
 }
 
+#if DGNN_CUDA_HOSTEMU
+#include <signal.h>
+#include <sys/wait.h>
+/* The emulation's guard, which every check above relies on: host code that reads device
+ * memory outside a device op faults, for a small allocation (pages) and for a large one
+ * (2 MiB huge pages, hostemu.cpp), at its first and its last byte. Each read runs in a
+ * child, whose end by SIGSEGV is the pass. */
+static void check_guard(void) {
+    const size_t sizes[2] = {100, (size_t)3 << 20};
+    for (int k = 0; k < 2; k++)
+        for (int last = 0; last < 2; last++) {
+            fflush(stdout);
+            const pid_t pid = fork();
+            if (pid == 0) {
+                dgnn_err err;
+                dgnn_cuda *c;
+                unsigned char *d;
+                if (dgnn_cuda_init(&c, 0, &err) || dgnn_cuda_alloc(c, (void **)&d, sizes[k], "the guard's probe", &err))
+                    _exit(3);
+                volatile unsigned char x = d[last ? sizes[k] - 1 : 0];
+                (void)x;
+                _exit(0); /* read: not guarded */
+            }
+            int status = 0;
+            CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+            CHECK_MSG(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV,
+                      "a host read of byte %zu of a %zu-byte device allocation: status %d (want SIGSEGV)",
+                      last ? sizes[k] - 1 : 0, sizes[k], status);
+        }
+}
+#endif
+
 int main(void) {
+#if DGNN_CUDA_HOSTEMU
+    check_guard();
+#endif
     run(DGNN_TGNN_TGN, "tgn");
     run(DGNN_TGNN_JODIE, "jodie");
     run(DGNN_TGNN_DYREP, "dyrep");
