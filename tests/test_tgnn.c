@@ -136,6 +136,31 @@ static double loss_fn(void *vp) {
     return 2.0 * dgnn_bce_logits_forward(NULL, c->logits, c->labels, c->B * (1 + c->nneg));
 }
 
+/* The CPU trainer's steps (with dropout) over events [0, 160) in batches of B, nneg
+ * negatives each drawn from rng, the BCE's gradient scaled by scale, Adam at lr: so that
+ * memories and mails are non-trivial for the checks after it. */
+static void warm_up(dgnn_tgnn *m, dgnn_state *st, const dgnn_tcsr *g, const dgnn_events *ev, int64_t B, int64_t nneg,
+                    double lr, float scale, dgnn_rng *rng) {
+    const int64_t L = (1 + nneg) * B;
+    int32_t *neg = malloc((size_t)(nneg * B) * sizeof(int32_t));
+    float *logits = malloc((size_t)L * sizeof(float)), *labels = malloc((size_t)L * sizeof(float));
+    float *dlogits = malloc((size_t)L * sizeof(float));
+    for (int64_t i = 0; i < L; i++) labels[i] = i < B ? 1.0f : 0.0f;
+    dgnn_adam opt = dgnn_adam_default(lr);
+    dgnn_err err;
+    for (int64_t e0 = 0; e0 + B <= 160; e0 += B) {
+        for (int64_t i = 0; i < nneg * B; i++) neg[i] = (int32_t)dgnn_rng_below(rng, (uint64_t)ev->num_nodes);
+        dgnn_params_zero_grad(dgnn_tgnn_params(m));
+        CHECK(dgnn_tgnn_forward(m, logits, st, g, ev->efeat, ev, e0, B, neg, nneg, rng, &err) == DGNN_OK);
+        memset(dlogits, 0, (size_t)L * sizeof(float));
+        dgnn_bce_logits_backward(dlogits, logits, labels, L, scale);
+        dgnn_tgnn_backward(m, dlogits);
+        dgnn_tgnn_commit(m, st, ev);
+        dgnn_adam_step_params(&opt, dgnn_tgnn_params(m));
+    }
+    free(neg), free(logits), free(labels), free(dlogits);
+}
+
 static void run(dgnn_tgnn_kind kind, int64_t de) {
     dgnn_events ev;
     gen_events(&ev, 11, 30, 240, 120);
@@ -169,20 +194,9 @@ static void run(dgnn_tgnn_kind kind, int64_t de) {
     dgnn_rng rng;
     dgnn_rng_seed(&rng, 9);
     dgnn_params *p = dgnn_tgnn_params(m);
-    /* train a few batches (with dropout) so that memories and mails are non-trivial */
     /* APAN: a gentler warm-up (Adam moves every parameter by ~lr per step whatever its
      * scale, and the LayerNorm after a ReLU turns large weights into kinks with gain) */
-    dgnn_adam opt = dgnn_adam_default(kind == DGNN_TGNN_APAN ? 1e-3 : 1e-2);
-    for (int64_t e0 = 0; e0 + B <= 160; e0 += B) {
-        for (int i = 0; i < 40; i++) neg[i] = (int32_t)dgnn_rng_below(&rng, (uint64_t)ev.num_nodes);
-        dgnn_params_zero_grad(p);
-        CHECK(dgnn_tgnn_forward(m, logits, &st, &g, ev.efeat, &ev, e0, B, neg, nneg, &rng, &err) == DGNN_OK);
-        memset(dlogits, 0, sizeof dlogits);
-        dgnn_bce_logits_backward(dlogits, logits, labels, B * (1 + nneg), 2.0f);
-        dgnn_tgnn_backward(m, dlogits);
-        dgnn_tgnn_commit(m, &st, &ev);
-        dgnn_adam_step_params(&opt, p);
-    }
+    warm_up(m, &st, &g, &ev, B, nneg, kind == DGNN_TGNN_APAN ? 1e-3 : 1e-2, 2.0f, &rng);
     int nonzero = 0;
     for (int64_t i = 0; i < ev.num_nodes * cfg.mem_dim; i++) nonzero += st.mem[i] != 0;
     CHECK_MSG(nonzero > 20, "memories after 8 batches: %d non-zero entries", nonzero);
@@ -585,21 +599,10 @@ static void test_embed(dgnn_tgnn_kind kind, int64_t de) {
     CHECK(dgnn_state_init(&before, ev.num_nodes, cfg.mem_dim, dgnn_tgnn_mail_dim(m), S, &err) == DGNN_OK);
     enum { B = 20, NNEG = 2, R = B * (2 + NNEG) };
     int32_t neg[NNEG * B];
-    float logits[(1 + NNEG) * B], labels[(1 + NNEG) * B], dlogits[(1 + NNEG) * B];
-    for (int i = 0; i < (1 + NNEG) * B; i++) labels[i] = i < B ? 1.0f : 0.0f;
+    float logits[(1 + NNEG) * B];
     dgnn_rng rng;
     dgnn_rng_seed(&rng, 4);
-    dgnn_adam opt = dgnn_adam_default(1e-2);
-    for (int64_t e0 = 0; e0 + B <= 160; e0 += B) {
-        for (int i = 0; i < NNEG * B; i++) neg[i] = (int32_t)dgnn_rng_below(&rng, (uint64_t)ev.num_nodes);
-        dgnn_params_zero_grad(dgnn_tgnn_params(m));
-        CHECK(dgnn_tgnn_forward(m, logits, &st, &g, ev.efeat, &ev, e0, B, neg, NNEG, &rng, &err) == DGNN_OK);
-        memset(dlogits, 0, sizeof dlogits);
-        dgnn_bce_logits_backward(dlogits, logits, labels, (1 + NNEG) * B, 1.0f);
-        dgnn_tgnn_backward(m, dlogits);
-        dgnn_tgnn_commit(m, &st, &ev);
-        dgnn_adam_step_params(&opt, dgnn_tgnn_params(m));
-    }
+    warm_up(m, &st, &g, &ev, B, NNEG, 1e-2, 1.0f, &rng);
     /* the inference batch at event 160 */
     const int64_t e0 = 160;
     for (int i = 0; i < NNEG * B; i++) neg[i] = (int32_t)dgnn_rng_below(&rng, (uint64_t)ev.num_nodes);
@@ -711,22 +714,9 @@ static void test_reference_emb(dgnn_tgnn_kind kind, int64_t de) {
     CHECK(dgnn_state_init(&st, ev.num_nodes, cfg.mem_dim, dgnn_tgnn_mail_dim(m), 1, &err) == DGNN_OK);
     CHECK(dgnn_state_init(&before, ev.num_nodes, cfg.mem_dim, dgnn_tgnn_mail_dim(m), 1, &err) == DGNN_OK);
     enum { B = 20, NNEG = 1, NP = 40 };
-    int32_t neg[NNEG * B];
-    float logits[(1 + NNEG) * B], labels[(1 + NNEG) * B], dlogits[(1 + NNEG) * B];
-    for (int i = 0; i < (1 + NNEG) * B; i++) labels[i] = i < B ? 1.0f : 0.0f;
     dgnn_rng rng;
     dgnn_rng_seed(&rng, 8);
-    dgnn_adam opt = dgnn_adam_default(1e-2);
-    for (int64_t e0 = 0; e0 + B <= 160; e0 += B) {
-        for (int i = 0; i < NNEG * B; i++) neg[i] = (int32_t)dgnn_rng_below(&rng, (uint64_t)ev.num_nodes);
-        dgnn_params_zero_grad(dgnn_tgnn_params(m));
-        CHECK(dgnn_tgnn_forward(m, logits, &st, &g, ev.efeat, &ev, e0, B, neg, NNEG, &rng, &err) == DGNN_OK);
-        memset(dlogits, 0, sizeof dlogits);
-        dgnn_bce_logits_backward(dlogits, logits, labels, (1 + NNEG) * B, 2.0f);
-        dgnn_tgnn_backward(m, dlogits);
-        dgnn_tgnn_commit(m, &st, &ev);
-        dgnn_adam_step_params(&opt, dgnn_tgnn_params(m));
-    }
+    warm_up(m, &st, &g, &ev, B, NNEG, 1e-2, 2.0f, &rng);
     dgnn_rng r2;
     dgnn_rng_seed(&r2, 78);
     float *tw = (float *)param(m, "time_enc.w"), *tb = (float *)param(m, "time_enc.b");
