@@ -49,7 +49,7 @@ typedef struct {
     dgnn_tgnn *model;
     dgnn_events part[3]; /* training, validation, test periods */
     dgnn_tcsr g_train, g_full;
-    const float *full_efeat;
+    const float *full_efeat; /* the table's: both indexes' event ids and the periods' rows index it */
     dgnn_state st;
     dgnn_node_mlp dec;
     dgnn_adam opt;
@@ -67,7 +67,6 @@ static int node_pass(node_run *r, int which, double *loss, dgnn_err *err) {
     const dgnn_events *ev = &r->part[which];
     const int train = which == 0;
     const dgnn_tcsr *g = train ? &r->g_train : &r->g_full;
-    const float *efeat = r->full_efeat;
     const int64_t n = ev->num_events, bs = r->c->batch, nb = (n + bs - 1) / bs;
     static const char *what[3] = {"node: train", "node: validation", "node: test"};
     dgnn_progress pg;
@@ -81,7 +80,8 @@ static int node_pass(node_run *r, int which, double *loss, dgnn_err *err) {
             h = r->H[which] + e0 * r->E;
         } else {
             /* the frozen model: inference, no negatives; its roots' block 0 are the sources */
-            if ((rc = dgnn_tgnn_forward(r->model, r->scratch, &r->st, g, efeat, ev, e0, B, NULL, 0, NULL, err))) break;
+            rc = dgnn_tgnn_forward(r->model, r->scratch, &r->st, g, r->full_efeat, ev, e0, B, NULL, 0, NULL, err);
+            if (rc) break;
             h = dgnn_tgnn_last_embeddings(r->model); /* (B, E) first */
         }
         float *out = train ? r->logits : r->pred + e0;
@@ -188,10 +188,9 @@ static int node_cache(node_run *r, dgnn_err *err) {
     for (int k = 0; k < 3 && !rc; k++) {
         const dgnn_events *ev = &r->part[k];
         const dgnn_tcsr *g = k == 0 ? &r->g_train : &r->g_full;
-        const float *efeat = r->full_efeat;
         for (int64_t e0 = 0; e0 < ev->num_events && !rc; e0 += bs) {
             const int64_t B = e0 + bs <= ev->num_events ? bs : ev->num_events - e0;
-            rc = dgnn_tgnn_forward(r->model, r->scratch, &r->st, g, efeat, ev, e0, B, NULL, 0, NULL, err);
+            rc = dgnn_tgnn_forward(r->model, r->scratch, &r->st, g, r->full_efeat, ev, e0, B, NULL, 0, NULL, err);
             if (rc) break;
             memcpy(H[k] + e0 * E, dgnn_tgnn_last_embeddings(r->model), (size_t)(B * E) * sizeof(float));
             dgnn_tgnn_commit(r->model, &r->st, ev);
