@@ -100,6 +100,10 @@ expect_rc 2 "$dgnn" train --model edgebank --data "$tmp/g.csv" --protocol bogus;
 for l in "" "tgn," ",dyglib" "tgn,,dyglib"; do expect_rc 2 "$dgnn" train --model edgebank --data "$tmp/g.csv" --protocol "$l"; has "no empty entry"; done
 expect_rc 2 "$dgnn" train --model edgebank --data "$tmp/g.csv" --tgb-k 5; has "go with --protocol tgb"
 expect_rc 2 "$dgnn" train --model edgebank --data "$tmp/g.csv" --checkpoint "$tmp/ck0"; has "trains nothing"
+expect_rc 2 "$dgnn" train --model edgebank --data "$tmp/g.csv" --no-eval; has "with --no-eval it would do nothing"
+# a refusal shared by train, bench train and eval names the command given
+expect_rc 2 "$dgnn" bench train --resume; has "dgnn bench train: --resume needs --checkpoint DIR"
+expect_rc 2 "$dgnn" bench train --model bogus; has "dgnn bench train: --model: unknown model 'bogus'"
 expect_rc 2 "$dgnn" train --protocol tgb --max-batches 1; has "--tgb-negatives PREFIX"
 
 # ---- 4. dgnn eval ----
@@ -129,6 +133,23 @@ printf '5,100\nx,3\n' > "$tmp/at.csv"
 expect_rc 2 "$dgnn" eval "${run[@]}" --checkpoint "$tmp/ck" --emb-out "$tmp/e2.npy" --emb-at "$tmp/at.csv"
 has "at.csv:2: field node"
 expect_rc 2 "$dgnn" train --emb-out "$tmp/x.npy"; has "dgnn eval's"
+# a training flag eval does not read: refused unless it repeats the training run's value
+expect_rc 0 "$dgnn" eval "${run[@]}" --checkpoint "$tmp/ck" --quiet # the train command reused: --epochs 2
+expect_rc 2 "$dgnn" eval --checkpoint "$tmp/ck" --epochs 5; has "--epochs 5 is dgnn train's, which dgnn eval does not read"; has "(its --epochs 2)"
+expect_rc 2 "$dgnn" eval --checkpoint "$tmp/ck" --patience 3; has "--patience 3 is dgnn train's"
+expect_rc 2 "$dgnn" eval --checkpoint "$tmp/ck" --comm-timeout 9; has "--comm-timeout 9 is dgnn train's"
+printf 'dgnn:\n  epochs: 1\n' > "$tmp/c.yml"
+expect_rc 2 "$dgnn" eval --checkpoint "$tmp/ck" --config "$tmp/c.yml"; has "--config is dgnn train's"
+# the split is the training run's whatever --protocol eval runs: tgb dropped from a run
+# trained with it (and its saved --tgb-negatives with it), tgb added to one trained without
+expect_rc 0 "$dgnn" eval --checkpoint "$tmp/ck" --protocol tgn --out "$tmp/e1.json" --quiet
+near "eval without tgb: test AP" "$(val "$tmp/e1.json" test.ap)" "$(val "$tmp/t.json" test.ap)"
+expect_rc 2 "$dgnn" eval --checkpoint "$tmp/ck" --protocol tgn --tgb-k 5; has "go with --protocol tgb"
+run1=(--model tgn --data "$tmp/g.csv" --epochs 1 --batch 100 --mem-dim 16 --time-dim 8 --emb-dim 16 --threads 1 --quiet)
+expect_rc 0 "$dgnn" train "${run1[@]}" --checkpoint "$tmp/ck1" --out "$tmp/t1.json"
+expect_rc 0 "$dgnn" eval --checkpoint "$tmp/ck1" --protocol tgn,tgb --tgb-negatives "$tmp/gen" --out "$tmp/e2.json"
+near "eval with tgb added: test AP" "$(val "$tmp/e2.json" test.ap)" "$(val "$tmp/t1.json" test.ap)"
+near "eval with tgb added: new-node AP" "$(val "$tmp/e2.json" test.new_node_ap)" "$(val "$tmp/t1.json" test.new_node_ap)"
 # eval's help: eval's options, --checkpoint as the input; none of train's own
 lacks() { if grep -qF -- "$1" "$tmp/out"; then bad "output has '$1'"; else ok; fi; }
 expect_rc 0 "$dgnn" eval --help

@@ -3,7 +3,7 @@
 The library is looked for, in order:
   1. the environment variable DGNN_LIBRARY (a path to libdgnn.so);
   2. a copy shipped inside the package folder (dgnn/libdgnn.so), if one was put there;
-  3. ../build/libdgnn.so relative to the package, when run from the repository (python/dgnn);
+  3. build/libdgnn.so at the repository root, when run from a checkout (python/dgnn/../../build);
   4. an installed one: ctypes.util.find_library("dgnn").
 
 Before loading, the runtime variables the dgnn command sets for itself (src/cli/main.c,

@@ -205,17 +205,23 @@ long args_keep(const arg_spec *s, int argc, char **argv, const char *const *drop
     return (long)used;
 }
 
-int args_given(const arg_opt *opts, int argc, char **argv, const char *name) {
+const char *args_value(const arg_opt *opts, int argc, char **argv, const char *name) {
+    const char *last = NULL;
     for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++) {
         if (strncmp(argv[i], "--", 2) != 0) continue;
         const char *n = argv[i] + 2, *eq = strchr(n, '=');
         const size_t len = eq ? (size_t)(eq - n) : strlen(n);
         for (const arg_opt *o = opts; o->name; o++) {
             if (strlen(o->name) != len || strncmp(o->name, n, len) != 0) continue;
-            if (strcmp(o->name, name) == 0) return 1;
-            if (o->kind != ARG_FLAG && !eq) i++; /* its value */
+            const int takes = o->kind != ARG_FLAG && !eq; /* its value is the next token */
+            if (strcmp(o->name, name) == 0) last = eq ? eq + 1 : takes && i + 1 < argc ? argv[i + 1] : "";
+            i += takes;
             break;
         }
     }
-    return 0;
+    return last;
+}
+
+int args_given(const arg_opt *opts, int argc, char **argv, const char *name) {
+    return args_value(opts, argc, argv, name) != NULL;
 }

@@ -75,6 +75,9 @@ void args_print_help(const arg_spec *spec);
  * to "--"; an option's value skipped, so "--out --batch" gives --out only), whatever its
  * value; else 0. For a flag that is refused when typed but not at its default. */
 int args_given(const arg_opt *opts, int argc, char **argv, const char *name);
+/* The value of the option `name` where argv gives it last, as args_given reads argv: the
+ * token after it, or what follows "=" ("" for a flag); NULL when it is not given. */
+const char *args_value(const arg_opt *opts, int argc, char **argv, const char *name);
 /* The range of o as text ("1..1024", ">= 0", "[0, 1)", "(0, 10]", "> 0"), or "" when
  * it has none. Returns buf. */
 char *args_range_text(char *buf, size_t cap, const arg_opt *o);

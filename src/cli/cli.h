@@ -134,7 +134,7 @@ void cli_set_events_in_memory(int on);
  * the default (ext_roll when ev has TGL's column, with one log line saying so; else
  * time). "ext_roll" on data without the column is refused naming the flag and data:
  * returns 2 (usage error) after printing; 0 with *mode set otherwise. */
-int cli_split_mode(dgnn_split_mode *mode, const char *flag, const dgnn_events *ev, const char *data);
+int cli_split_mode(const char *cmd, dgnn_split_mode *mode, const char *flag, const dgnn_events *ev, const char *data);
 
 /* Writes o (then deleted) to path as JSON through the output rules of dgnn/outfile.h
  * (atomic temporary file + rename; symlinks followed; devices and FIFOs written

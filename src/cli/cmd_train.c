@@ -221,7 +221,7 @@ static int write_json(const char *cmd, const char *path, const char *model, cons
     *sink = cJSON_Print(o); /* cli_train_embedded: the same JSON as a string */
     cJSON_Delete(o);
     if (*sink) return 0;
-    fprintf(stderr, "dgnn train: the results' JSON: out of memory\n");
+    fprintf(stderr, "dgnn %s: the results' JSON: out of memory\n", cmd);
     return 1;
 }
 
@@ -279,6 +279,36 @@ static const own_opt k_eval_opts[] = {
     {"dump-config", "write the run's effective settings as YAML (dgnn: layout)"}, {"quiet", NULL},
     {NULL, NULL},
 };
+
+/* The training settings dgnn eval takes typed again (its settings are the training run's,
+ * from the checkpoint): each is compared with the checkpoint's fingerprint (event_ckpt.c),
+ * so that one that changes the model, the seed or the split is refused there; and
+ * --device, which eval says it leaves unused (it runs on the CPU). */
+static const char *const k_eval_settings[] = {
+    "model", "preset", "batch", "lr", "seed", "mem-dim", "time-dim", "emb-dim", "neighbors", "heads", "attention",
+    "sampler", "negatives", "dropout", "max-batches", "mail-slots", "split", "new-node-frac", "device", NULL,
+};
+
+/* Whether dgnn eval reads train's option `name`: one of its own or a setting it checks.
+ * What it does not read (--epochs, --patience, --device, ...) is refused when typed. */
+static int eval_reads(const char *name) {
+    for (const own_opt *w = k_eval_opts; w->name; w++)
+        if (strcmp(w->name, name) == 0) return 1;
+    for (const char *const *q = k_eval_settings; *q; q++)
+        if (strcmp(*q, name) == 0) return 1;
+    return 0;
+}
+
+/* Whether the training run's settings (argv's first saved tokens, args_keep's "--name"
+ * "value" pairs) ran TGB's protocol, which holds no nodes out unless --new-node-frac is
+ * given: dgnn eval's split is that run's, whatever --protocol it is given. */
+static int saved_ran_tgb(int saved, char **argv) {
+    const char *list = NULL;
+    for (int i = 0; i + 1 < saved; i++)
+        if (strcmp(argv[i], "--protocol") == 0) list = argv[i + 1];
+    dgnn_eval_protocol p = {0};
+    return list && cli_protocol_parse("eval", list, &p) == 0 && p.tgb;
+}
 
 /* `dgnn bench train --help`: the training settings, no evaluation, no node task */
 static const own_opt k_bench_opts[] = {
@@ -351,8 +381,9 @@ static int write_embeddings(const char *path, const dgnn_emb_request *e) {
 
 /* `dgnn train`, `dgnn bench train` (bench: one epoch of training only by default, then the
  * throughput table against sgemm peak measured in the same run) and `dgnn eval` (the same
- * flags as the training run, a checkpoint evaluated without training). */
-static int train_run(int argc, char **argv, int mode, const cli_train_embed *embed, int *lock) {
+ * flags as the training run, a checkpoint evaluated without training: argv's first saved
+ * tokens are the training run's settings from the checkpoint, the rest the flags typed). */
+static int train_run(int argc, char **argv, int saved, int mode, const cli_train_embed *embed, int *lock) {
     const int bench = mode == MODE_BENCH, eval = mode == MODE_EVAL;
     cli_load_flags lf = {0};
     cli_node_flags nf = CLI_NODE_FLAGS_INIT;
@@ -375,11 +406,11 @@ static int train_run(int argc, char **argv, int mode, const cli_train_embed *emb
     arg_opt opts[] = {
         {"config", ARG_STRING, &config, "FILE", "settings from a YAML file: TGL's layout (sampling, memory, gnn, train, as TGL's config/TGN.yml) and/or dgnn: (these flags without --); flags typed here win; see configs/"},
         {"dump-config", ARG_STRING, &dump_config, "FILE", "write the run's effective settings as YAML (dgnn: layout; --config FILE runs it again)"},
-        {"model", ARG_STRING, &model, "M", "tgn (default), jodie, dyrep, apan, edgebank (the baseline: no training); evolvegcn-o|-h (own flags)"},
+        {"model", ARG_STRING, &model, "M", "tgn (default), jodie, dyrep, apan, edgebank (the baseline: no training); evolvegcn-o|-h, tgcn, gcrn-gru, wdgcn, gcn (own flags: --model evolvegcn-o --help)"},
         CLI_NODE_OPTS(nf),
         {"data", ARG_STRING, &data, "FILE", "dataset (any format); default: the built-in synthetic stream"},
         CLI_LOAD_OPTS(lf),
-        {"preset", ARG_STRING, &preset, "P", "tgn-paper (default: the TGN code's defaults) or tgl (TGL's TGN.yml)"},
+        {"preset", ARG_STRING, &preset, "P", "tgn-paper (the TGN code's defaults; default for tgn, jodie, dyrep) or tgl (TGL's TGN.yml, APAN.yml for apan; default for apan)"},
         {"epochs", ARG_INT, &epochs, "N", "training epochs (tgn-paper: 10)", ARG_IN(1, CLI_MAX_EPOCHS)},
         {"batch", ARG_INT, &batch, "B", "events per batch (tgn-paper: 200, tgl: 600)", ARG_IN(1, CLI_MAX_BATCH)},
         {"lr", ARG_DOUBLE, &lr, "X", "Adam learning rate (1e-4)", ARG_IN_OPEN_LO(0, CLI_MAX_LR)},
@@ -394,7 +425,7 @@ static int train_run(int argc, char **argv, int mode, const cli_train_embed *emb
         {"neighbors", ARG_INT, &nbrs, "K", "sampled neighbours per node (10; tgn, dyrep, apan)", ARG_IN(1, 1000)},
         {"heads", ARG_INT, &heads, "H", "attention heads (2; must divide the attention width; tgn, dyrep, apan)", ARG_IN(1, 64)},
         {"mail-slots", ARG_INT, &slots, "N", "APAN: mails kept per node (10; the other models keep one)", ARG_IN(1, 1024)},
-        {"dropout", ARG_DOUBLE, &dropout, "P", "attention dropout (tgn-paper 0.1, tgl 0.2; tgn, dyrep, apan)", ARG_IN_OPEN_HI(0, 1)},
+        {"dropout", ARG_DOUBLE, &dropout, "P", "attention dropout (tgn-paper 0.1, tgl 0.2, apan's tgl 0.1; tgn, dyrep, apan)", ARG_IN_OPEN_HI(0, 1)},
         {"sampler", ARG_STRING, &sampler, "S", "recent (default) or uniform neighbour sampling (tgn, dyrep, apan)"},
         {"negatives", ARG_STRING, &negs, "N", "dst (destination set, tgn-paper) or all (all nodes, tgl)"},
         {"attention", ARG_STRING, &attn, "A", "tgn (MultiheadAttention + MergeLayer) or tgl (TGL's layer): the embedding layer of tgn and dyrep"},
@@ -414,7 +445,7 @@ static int train_run(int argc, char **argv, int mode, const cli_train_embed *emb
         {"score-out", ARG_STRING, &score_out, "NPY", "dgnn eval: write the pairs' scores (the link predictor's probability, float32 (n)) after the evaluation"},
         {"checkpoint", ARG_STRING, &ckpt, "DIR", "write a checkpoint after every epoch into DIR (one run at a time: a second one is refused)"},
         {"resume", ARG_FLAG, &resume, NULL, "continue from the checkpoint in --checkpoint DIR (needed when DIR holds one: a run afresh never replaces it)"},
-        {"dist", ARG_STRING, &dist, "MODE", "multi-rank training under mpirun: strict (the baseline) or depbloom"},
+        {"dist", ARG_STRING, &dist, "MODE", "multi-rank training under mpirun: strict (the baseline) or depbloom; none (the default): one process"},
         CLI_COMM_TIMEOUT_OPT(comm_timeout),
         {"partition", ARG_FLAG, &partition, NULL, "depbloom: temporally bounded spatial partitioning (METIS)"},
         {"window-events", ARG_INT, &window_events, "N", "depbloom: training events per partition window (10000; 2500 was more accurate on wikipedia, docs/depbloom.md)", ARG_MIN(1)},
@@ -475,6 +506,11 @@ static int train_run(int argc, char **argv, int mode, const cli_train_embed *emb
                        "bench train --dist strict|depbloom ... Snapshot models have their own flags: `dgnn\n"
                        "bench train --model evolvegcn-o --help`.";
     if ((eval || bench) && own_help(&spec, opts, eval ? k_eval_opts : k_bench_opts, argc, argv)) return 0;
+    if (eval && args_given(opts, argc - saved, argv + saved, "config")) {
+        fprintf(stderr, "dgnn eval: --config is dgnn train's: dgnn eval takes the training run's settings from the "
+                        "checkpoint\n");
+        return 2;
+    }
     /* the command line as typed (--config's settings go before it) */
     const int typed_argc = argc;
     char **typed_argv = argv;
@@ -544,7 +580,7 @@ static int train_run(int argc, char **argv, int mode, const cli_train_embed *emb
         }
     }
     if (embed && (data || mode == MODE_BENCH || dist)) {
-        fprintf(stderr, "dgnn train: %s\n", data ? "--data: the events are given as arrays (dgnn.train's data)"
+        fprintf(stderr, "dgnn %s: %s\n", cmdname, data ? "--data: the events are given as arrays (dgnn.train's data)"
                                                : dist ? "--dist: multi-rank training runs under mpirun, with the dgnn command"
                                                       : "only dgnn train runs in-process");
         return 2;
@@ -559,8 +595,8 @@ static int train_run(int argc, char **argv, int mode, const cli_train_embed *emb
     else if (strcmp(model, "dyrep") == 0) c.model.kind = DGNN_TGNN_DYREP;
     else if (strcmp(model, "apan") == 0) c.model.kind = DGNN_TGNN_APAN;
     else {
-        fprintf(stderr, "dgnn train: --model: unknown model '%s' (tgn, jodie, dyrep, apan, edgebank; snapshot models: "
-                        "evolvegcn-o, evolvegcn-h, tgcn, gcrn-gru, wdgcn, gcn)\n", model);
+        fprintf(stderr, "dgnn %s: --model: unknown model '%s' (tgn, jodie, dyrep, apan, edgebank; snapshot models: "
+                        "evolvegcn-o, evolvegcn-h, tgcn, gcrn-gru, wdgcn, gcn)\n", cmdname, model);
         return 2;
     }
     dgnn_tgnn_kind kind = c.model.kind;
@@ -569,7 +605,7 @@ static int train_run(int argc, char **argv, int mode, const cli_train_embed *emb
         dgnn_err perr;
         dgnn_err_clear(&perr);
         if (dgnn_event_train_preset(&c, preset, &perr) != DGNN_OK) {
-            fprintf(stderr, "dgnn train: %s\n", perr.msg);
+            fprintf(stderr, "dgnn %s: %s\n", cmdname, perr.msg);
             return 2;
         }
     }
@@ -590,26 +626,26 @@ static int train_run(int argc, char **argv, int mode, const cli_train_embed *emb
     if (CLI_GIVEN_F(dropout)) c.model.dropout = (float)dropout;
     if (CLI_GIVEN_F(new_frac)) c.split.new_node_frac = new_frac;
     if (split && strcmp(split, "time") && strcmp(split, "ext_roll")) {
-        fprintf(stderr, "dgnn train: --split: '%s' (time, ext_roll)\n", split);
+        fprintf(stderr, "dgnn %s: --split: '%s' (time, ext_roll)\n", cmdname, split);
         return 2;
     }
     if (sampler) {
         if (strcmp(sampler, "recent") && strcmp(sampler, "uniform")) {
-            fprintf(stderr, "dgnn train: --sampler: '%s' (recent, uniform)\n", sampler);
+            fprintf(stderr, "dgnn %s: --sampler: '%s' (recent, uniform)\n", cmdname, sampler);
             return 2;
         }
         c.model.uniform_sampler = strcmp(sampler, "uniform") == 0;
     }
     if (negs) {
         if (strcmp(negs, "dst") && strcmp(negs, "all")) {
-            fprintf(stderr, "dgnn train: --negatives: '%s' (dst, all)\n", negs);
+            fprintf(stderr, "dgnn %s: --negatives: '%s' (dst, all)\n", cmdname, negs);
             return 2;
         }
         c.neg = strcmp(negs, "all") == 0 ? DGNN_NEG_ALL : DGNN_NEG_DST;
     }
     if (attn) {
         if (strcmp(attn, "tgn") && strcmp(attn, "tgl")) {
-            fprintf(stderr, "dgnn train: --attention: '%s' (tgn, tgl)\n", attn);
+            fprintf(stderr, "dgnn %s: --attention: '%s' (tgn, tgl)\n", cmdname, attn);
             return 2;
         }
         c.model.attn = strcmp(attn, "tgl") == 0 ? DGNN_ATTN_TGL : DGNN_ATTN_TGN;
@@ -617,12 +653,18 @@ static int train_run(int argc, char **argv, int mode, const cli_train_embed *emb
     c.edgebank = strcmp(model, "edgebank") == 0;
     if ((rc = cli_protocol_parse(cmdname, protocol, &c.protocol))) return rc;
     if (tgbk != CLI_UNSET) c.protocol.tgb_k = tgbk;
-    if ((tgbneg || tgbk != CLI_UNSET) && !c.protocol.tgb) {
+    /* dgnn eval: the training run's TGB lists are its own affair when --protocol drops tgb */
+    const int tgb_typed = args_given(opts, argc - saved, argv + saved, "tgb-negatives") ||
+                          args_given(opts, argc - saved, argv + saved, "tgb-k");
+    if (tgb_typed && !c.protocol.tgb) {
         fprintf(stderr, "dgnn %s: --tgb-negatives and --tgb-k go with --protocol tgb\n", cmdname);
         return 2;
     }
-    /* TGB trains on every event of the training period: no nodes held out */
-    if (c.protocol.tgb && !CLI_GIVEN_F(new_frac)) c.split.new_node_frac = 0;
+    if (!c.protocol.tgb) tgbneg = NULL; /* a saved one, not evaluated (nor written by --dump-config) */
+    /* TGB trains on every event of the training period: no nodes held out (dgnn eval: if
+     * the training run ran TGB's protocol, whichever protocols are evaluated now) */
+    if ((eval && saved > 0 ? saved_ran_tgb(saved, argv) : c.protocol.tgb) && !CLI_GIVEN_F(new_frac))
+        c.split.new_node_frac = 0;
     c.seed = (uint64_t)seed;
     c.model.seed = (uint64_t)seed + 1;
     c.threads = threads;
@@ -653,32 +695,32 @@ static int train_run(int argc, char **argv, int mode, const cli_train_embed *emb
     }
     c.progress = !quiet;
     if (resume && !ckpt) {
-        fprintf(stderr, "dgnn train: --resume needs --checkpoint DIR\n");
+        fprintf(stderr, "dgnn %s: --resume needs --checkpoint DIR\n", cmdname);
         return 2;
     }
     if (dist) {
         if (strcmp(dist, "strict") == 0) c.dist.mode = DGNN_DIST_STRICT;
         else if (strcmp(dist, "depbloom") == 0) c.dist.mode = DGNN_DIST_DEPBLOOM;
         else if (strcmp(dist, "none") != 0) {
-            fprintf(stderr, "dgnn train: --dist: '%s' (strict, depbloom, none)\n", dist);
+            fprintf(stderr, "dgnn %s: --dist: '%s' (strict, depbloom, none)\n", cmdname, dist);
             return 2;
         }
     }
     const int node_task = cli_node_task(spec.cmd, &nf, bench || eval, c.dist.mode != DGNN_DIST_NONE);
     if (node_task < 0) return 2;
     if ((no_prefetch || cold_allgather) && !critical_path) {
-        fprintf(stderr, "dgnn train: --no-prefetch and --cold-allgather go with --critical-path\n");
+        fprintf(stderr, "dgnn %s: --no-prefetch and --cold-allgather go with --critical-path\n", cmdname);
         return 2;
     }
     if ((partition || window_events != CLI_UNSET || window_seconds > 0 || refine != CLI_UNSET || critical_path ||
          window_report) &&
         c.dist.mode != DGNN_DIST_DEPBLOOM) {
-        fprintf(stderr, "dgnn train: --partition, --window-*, --refine and --critical-path need --dist depbloom\n");
+        fprintf(stderr, "dgnn %s: --partition, --window-*, --refine and --critical-path need --dist depbloom\n", cmdname);
         return 2;
     }
     /* one window rule: seconds would win silently */
     if (window_seconds > 0 && window_events != CLI_UNSET) {
-        fprintf(stderr, "dgnn train: give --window-events N or --window-seconds S, not both\n");
+        fprintf(stderr, "dgnn %s: give --window-events N or --window-seconds S, not both\n", cmdname);
         return 2;
     }
     /* under mpirun every process would train alone on all the data and write the same
@@ -702,14 +744,30 @@ static int train_run(int argc, char **argv, int mode, const cli_train_embed *emb
                         "train --model edgebank evaluates it)\n");
         return 2;
     }
+    if (c.edgebank && no_eval) {
+        fprintf(stderr, "dgnn %s: --model edgebank trains nothing: with --no-eval it would do nothing\n", cmdname);
+        return 2;
+    }
     /* A setting the run never reads would be ignored (and recorded in --out as if used):
      * refused when typed, or when --config's dgnn: section sets it to another value than the
      * preset's (a --dump-config file writes every setting, those the run leaves unread at
      * the preset's). TGL's sections are never refused: TGL's own files set keys a model
      * leaves unread (JODIE.yml's dropout). Which model reads what: the library's table
      * (dgnn_event_train_flag_check); what a mode reads: here. dgnn eval's settings are the
-     * training run's, checked when it trained. */
-    if (!eval) {
+     * training run's, checked when it trained; typed, what eval does not read is refused. */
+    if (eval) { /* one that repeats the training run's value changes nothing: the train command reused */
+        for (const arg_opt *o = opts; o->name; o++) {
+            const char *typed = eval_reads(o->name) ? NULL : args_value(opts, argc - saved, argv + saved, o->name);
+            const char *was = typed ? args_value(opts, saved, argv, o->name) : NULL;
+            if (!typed || (was && strcmp(was, typed) == 0)) continue;
+            char had[256] = "";
+            if (was) snprintf(had, sizeof had, " (its --%s%s%s)", o->name, *was ? " " : "", was);
+            fprintf(stderr, "dgnn eval: --%s%s%s is dgnn train's, which dgnn eval does not read: it evaluates the "
+                            "checkpoint without training, with the training run's settings%s; its own flags: dgnn "
+                            "eval --help\n", o->name, *typed ? " " : "", typed, had);
+            return 2;
+        }
+    } else {
         dgnn_event_train_cfg p = dgnn_event_train_cfg_default(); /* the preset's values */
         p.model.kind = kind;
         dgnn_event_train_preset(&p, preset, NULL);
@@ -869,7 +927,7 @@ static int train_run(int argc, char **argv, int mode, const cli_train_embed *emb
         else
             dgnn_log("no --data: training on the built-in synthetic stream (60,000 events, 2,000 nodes)\n");
     }
-    if ((rc = cli_split_mode(&c.split.mode, split, &ev, dataset)) != 0) {
+    if ((rc = cli_split_mode(cmdname, &c.split.mode, split, &ev, dataset)) != 0) {
         if (own_ev) dgnn_events_free(&ev);
         return rc;
     }
@@ -952,7 +1010,7 @@ static int train_run(int argc, char **argv, int mode, const cli_train_embed *emb
     if (rc != DGNN_OK) {
         if (c.dist.mode != DGNN_DIST_NONE && dgnn_comm_size() > 1) {
             /* the other ranks may be waiting for this one: end the whole job */
-            fprintf(stderr, "dgnn train: rank %d: %s\n", dgnn_comm_rank(), err.msg);
+            fprintf(stderr, "dgnn %s: rank %d: %s\n", cmdname, dgnn_comm_rank(), err.msg);
             dgnn_comm_abort(1);
         }
         fprintf(stderr, "dgnn %s: %s\n", cmdname, err.msg);
@@ -1060,9 +1118,9 @@ static int train_run(int argc, char **argv, int mode, const cli_train_embed *emb
 
 /* train_run, and the lock it may take on the checkpoint folder (held for the whole run,
  * released on every way out) */
-static int train_main(int argc, char **argv, int mode, const cli_train_embed *embed) {
+static int train_main(int argc, char **argv, int saved, int mode, const cli_train_embed *embed) {
     int lock = -1;
-    const int rc = train_run(argc, argv, mode, embed, &lock);
+    const int rc = train_run(argc, argv, saved, mode, embed, &lock);
     dgnn_ckpt_dir_unlock(lock);
     return rc;
 }
@@ -1070,19 +1128,19 @@ static int train_main(int argc, char **argv, int mode, const cli_train_embed *em
 /* The snapshot models have their own trainer and flags (cmd_train_snap.c). */
 int cmd_train(int argc, char **argv) {
     if (cli_is_snapshot_model(argc, argv)) return cmd_train_snapshot(argc, argv);
-    const int rc = train_main(argc, argv, MODE_TRAIN, NULL);
+    const int rc = train_main(argc, argv, 0, MODE_TRAIN, NULL);
     cli_config_release();
     return rc;
 }
 int cmd_train_bench(int argc, char **argv) {
-    const int rc = train_main(argc, argv, MODE_BENCH, NULL);
+    const int rc = train_main(argc, argv, 0, MODE_BENCH, NULL);
     cli_config_release();
     return rc;
 }
 int cli_train_embedded(int argc, char **argv, const cli_train_embed *e) {
     if (e->json) *e->json = NULL;
     if (cli_is_snapshot_model(argc, argv)) return cli_train_snapshot_embedded(argc, argv, e);
-    const int rc = train_main(argc, argv, MODE_TRAIN, e);
+    const int rc = train_main(argc, argv, 0, MODE_TRAIN, e);
     cli_config_release(); /* --config's tokens, as cmd_train */
     return rc;
 }
@@ -1156,7 +1214,7 @@ static int eval_main(int argc, char **argv, const cli_train_embed *embed) {
             return 1;
         }
     }
-    if (!flags) return train_main(argc, argv, MODE_EVAL, embed); /* no saved settings: the flags given */
+    if (!flags) return train_main(argc, argv, 0, MODE_EVAL, embed); /* no saved settings: the flags given */
     int n = 0;
     for (int64_t i = 0; i < bytes; i++) n += flags[i] == 0;
     char **all = dgnn_xmalloc((size_t)(n + argc + 1) * sizeof *all);
@@ -1172,11 +1230,12 @@ static int eval_main(int argc, char **argv, const cli_train_embed *embed) {
         all[k++] = flags + i;
         used += (size_t)snprintf(line + used, used < sizeof line ? sizeof line - used : 0, " %s", flags + i);
     }
+    const int saved = k;
     for (int i = 0; i < argc; i++) all[k++] = argv[i];
     all[k] = NULL;
     dgnn_log("dgnn eval: the training run's settings from %s:%s%s (flags given here override them)\n", dir, line,
              used >= sizeof line ? " ..." : "");
-    const int rc = train_main(k, all, MODE_EVAL, embed);
+    const int rc = train_main(k, all, saved, MODE_EVAL, embed);
     free(all);
     free(flags);
     return rc;

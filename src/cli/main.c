@@ -22,7 +22,7 @@ static const subcommand k_cmds[] = {
     {"train", cmd_train, "train a model: tgn, jodie, dyrep, apan, edgebank, evolvegcn-o, evolvegcn-h, ..."},
     {"eval", cmd_eval, "evaluate a checkpoint (event models) under any protocol; embeddings out"},
     {"schedule", cmd_schedule, "DyGNeX: schedule snapshot windows on P workers (even, greedy, ilp)"},
-    {"simulate", cmd_simulate, "cluster simulator: efficiency of DyGNeX schedules on 1..4096 workers"},
+    {"simulate", cmd_simulate, "cluster simulator: DyGNeX schedules (--family snapshot), DepBloom against strict (--family event)"},
     {NULL, NULL, NULL},
 };
 

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-int cli_split_mode(dgnn_split_mode *mode, const char *flag, const dgnn_events *ev, const char *data) {
+int cli_split_mode(const char *cmd, dgnn_split_mode *mode, const char *flag, const dgnn_events *ev, const char *data) {
     if (flag && strcmp(flag, "time") == 0) {
         *mode = DGNN_SPLIT_BY_TIME;
         return 0;
@@ -18,16 +18,16 @@ int cli_split_mode(dgnn_split_mode *mode, const char *flag, const dgnn_events *e
     if (flag && strcmp(flag, "ext_roll") == 0) {
         if (!ev->ext_roll) {
             fprintf(stderr,
-                    "dgnn train: --split ext_roll: %s has no ext_roll column (TGL's edges.csv split: 0 train, 1 val, "
+                    "dgnn %s: --split ext_roll: %s has no ext_roll column (TGL's edges.csv split: 0 train, 1 val, "
                     "2 test); use --split time\n",
-                    data);
+                    cmd, data);
             return 2;
         }
         *mode = DGNN_SPLIT_BY_EXT_ROLL;
         return 0;
     }
     if (flag) {
-        fprintf(stderr, "dgnn train: --split: '%s' (time, ext_roll)\n", flag);
+        fprintf(stderr, "dgnn %s: --split: '%s' (time, ext_roll)\n", cmd, flag);
         return 2;
     }
     *mode = ev->ext_roll ? DGNN_SPLIT_BY_EXT_ROLL : DGNN_SPLIT_BY_TIME;
