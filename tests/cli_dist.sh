@@ -175,6 +175,32 @@ out=$(timeout 60 $mpi -np 1 "$dgnn" "${m[@]}" --data "$tmp/a.dgnn" : -np 1 "$dgn
 if [ $? = 1 ] && echo "$out" | grep -q "rank 1's distribution options differ from rank 0's (epochs: 1 on rank 0, 2 on rank 1)"; then
   ok "two ranks given other --epochs: refused, naming them"
 else bad "two ranks given other --epochs"; echo "$out" | grep dgnn | tail -3; fi
+# an option that decides which collectives a rank calls, or whether it stops before
+# training, given to one rank only: every rank stops at once (not a crash, nor a wait for
+# --comm-timeout), naming it
+mmpd() { # WANT, then rank 0's extra options, ":", rank 1's
+  local want=$1; shift; local a=() b=()
+  while [ $# -gt 0 ] && [ "$1" != : ]; do a+=("$1"); shift; done; shift
+  b=("$@")
+  local t0=$(date +%s)
+  out=$(timeout 100 $mpi -np 1 "$dgnn" "${m[@]}" --data "$tmp/a.dgnn" "${a[@]}" : -np 1 "$dgnn" "${m[@]}" \
+        --data "$tmp/a.dgnn" "${b[@]}" 2>&1); local rc=$? dt=$(( $(date +%s) - t0 ))
+  if [ $rc = 2 ] && [ $dt -le 30 ] && [ "$(echo "$out" | grep -c -- "$want")" = 1 ]; then ok "one rank given ${a[*]}${b[*]}: refused in $dt s"
+  else bad "one rank given ${a[*]}${b[*]} (exit $rc, $dt s)"; echo "$out" | grep -v "^ *$" | tail -4; fi
+}
+mmpd "the processes disagree: rank 1's command-line options differ from rank 0's (checkpoint: given on rank 0, none on rank 1)" \
+  --checkpoint "$tmp/ckm" :
+mmpd "(checkpoint: none on rank 0, given on rank 1)" : --checkpoint "$tmp/ckm"
+mmpd "(dist: strict on rank 0, depbloom on rank 1; partition: 0 on rank 0, 1 on rank 1)" : --dist depbloom --partition
+mmpd "(protocol_tgb: 0 on rank 0, 1 on rank 1; tgb_negatives: none on rank 0, given on rank 1)" : --protocol tgb \
+  --tgb-negatives "$tmp/tgbm"
+[ -e "$tmp/ckm" ] && bad "the refused runs made their --checkpoint folder" || ok "... no checkpoint folder made"
+# a rank that cannot read its file (a damaged copy on its node): every rank stops, rank 0 names it
+head -c 2000 "$tmp/a.dgnn" > "$tmp/cut.dgnn"
+out=$(timeout 100 $mpi -np 1 "$dgnn" "${m[@]}" --data "$tmp/a.dgnn" : -np 1 "$dgnn" "${m[@]}" --data "$tmp/cut.dgnn" 2>&1)
+if [ $? != 0 ] && echo "$out" | grep -q "cut.dgnn" && echo "$out" | grep -q "rank 1 could not read its --data (its message above): every rank stops" &&
+   ! echo "$out" | grep -q "MPI_ABORT"; then ok "one rank's damaged file: every rank stops, rank 1 named"
+else bad "one rank's damaged file"; echo "$out" | grep -v "^ *$" | tail -4; fi
 # a bad flag on every rank: a clear message and a non-zero exit, no hang
 if out=$(timeout 60 $mpi -np 2 "$dgnn" train --dist bogus 2>&1); then bad "--dist bogus accepted"
 elif echo "$out" | grep -q "\-\-dist: 'bogus'"; then ok "--dist bogus refused"

@@ -167,6 +167,35 @@ out=$(timeout 120 $mpi -np 1 "$dgnn" train $S --epochs 1 --dist dygnex : -np 1 "
 if [ $? = 1 ] && echo "$out" | grep -q "rank 1's data and settings differ from rank 0's (.*hidden: 8 on rank 0, 16 on rank 1"; then
   ok "two processes given other --hidden: refused, naming it"
 else bad "two processes given other --hidden"; echo "$out" | grep dgnn | tail -3; fi
+# an option that decides a collective (the checkpoint's verdict, the cost model's, the
+# profile's reduction) or the negatives, given to one process only: every one stops at
+# once, naming it (before: an abort, a crash, or a run mixing two samplers)
+one_rank() { # WANT, then process 1's extra options
+  local want=$1; shift; local t0=$(date +%s)
+  out=$(timeout 100 $mpi -np 1 "$dgnn" train $S --epochs 1 --dist dygnex : -np 1 "$dgnn" train $S --epochs 1 --dist dygnex \
+        "$@" 2>&1); local rc=$? dt=$(( $(date +%s) - t0 ))
+  if [ $rc != 0 ] && [ $dt -le 30 ] && echo "$out" | grep -qF -- "$want" && ! echo "$out" | grep -q "Aborted\|Segmentation"; then
+    ok "process 1 alone given $*: refused in $dt s"
+  else bad "process 1 alone given $* (exit $rc, $dt s)"; echo "$out" | grep -v "^ *$" | tail -3; fi
+}
+one_rank "(checkpoint: none on rank 0, given on rank 1)" --checkpoint "$tmp/ck1r"
+one_rank "(cost_profile: none on rank 0, given on rank 1)" --cost-profile "$tmp/p.csv"
+one_rank "(profile: none on rank 0, given on rank 1)" --profile "$tmp/p1.csv"
+one_rank "(scheduler: greedy on rank 0, ilp on rank 1; time_limit: " --scheduler ilp --time-limit 5
+one_rank "(neg_all_nodes: unset on rank 0, 1 on rank 1)" --neg-all-nodes
+# --sched-ranks 2 on one of 2 processes is the default: it runs
+if timeout 100 $mpi -np 1 "$dgnn" train $S --epochs 1 --dist dygnex --no-eval : -np 1 "$dgnn" train $S --epochs 1 --dist dygnex \
+     --no-eval --sched-ranks 2 > /dev/null 2>&1; then ok "--sched-ranks 2 on one of 2 processes: runs"
+else bad "--sched-ranks 2 on one of 2 processes"; fi
+# another cut into as many snapshots (bitcoin-alpha: 1,200,000 s windows or 1,201,000 s)
+B=${2:-}/bitcoin-alpha/soc-sign-bitcoinalpha.csv
+if [ -f "$B" ]; then
+  c=(train --model evolvegcn-o --data "$B" --epochs 1 --max-windows 4 --skip-val-epochs 0 --threads 1 --quiet --no-eval --dist dygnex)
+  out=$(timeout 100 $mpi -np 1 "$dgnn" "${c[@]}" : -np 1 "$dgnn" "${c[@]}" --snapshot-seconds 1201000 2>&1)
+  if [ $? != 0 ] && echo "$out" | grep -q "snapshot_cut: events per snapshot hash [0-9a-f]* on rank 0, events per snapshot hash [0-9a-f]* on rank 1" &&
+     ! echo "$out" | grep -q "snapshots: "; then ok "another cut into as many snapshots: refused, naming the cut"
+  else bad "another cut into as many snapshots"; echo "$out" | grep dgnn | tail -2; fi
+else echo "skip: another cut into as many snapshots ($B absent)"; fi
 # mpirun without --dist: each process trained alone and wrote the same --out
 rm -f "$tmp/x.json"
 refused "one of 2 that an MPI launcher started (OMPI_COMM_WORLD_SIZE=2): without --dist each would train alone on all the data and write the same outputs: give --dist dygnex" \

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "args.h"
+#include "dgnn/checkpoint.h"
 #include "dgnn/event_train.h"
 #include "dgnn/readers.h"
 #include "dgnn/split.h"
@@ -187,6 +188,18 @@ typedef struct {
  * checks (it writes every output) and every rank gets the verdict: call it on every rank,
  * after dgnn_comm_init. */
 int cli_check_outputs(const char *cmd, const cli_output *outs, int n);
+/* Under mpirun, right after dgnn_comm_init and before any other collective: the options
+ * that decide which collectives a rank calls, or whether it stops before training (given
+ * or not: --checkpoint, --resume, --profile, the device, ...), compared across the ranks.
+ * The launcher can give each rank its own options (mpirun -np 1 dgnn A : -np 1 dgnn B); a
+ * rank that differed would otherwise wait in another call than the others, or stop alone
+ * while they wait. 0 when all agree; else 2 on every rank, after rank 0 told the first
+ * difference and the communicator was finalized. */
+int cli_ranks_agree(const char *cmd, const dgnn_ckpt_run *opts);
+/* Under mpirun, after every rank read its data (rc: its reader's exit code, 0 when it
+ * read): the first failed rank's code on every rank, rank 0 naming it, or 0 when all
+ * read. A collective: every rank calls it, whatever its rc. */
+int cli_ranks_loaded(const char *cmd, int rc);
 /* A run's --checkpoint DIR, taken by the process that writes it (rank 0): locked for the
  * run's lifetime (*lock, released by the caller with dgnn_ckpt_dir_unlock, or by the
  * kernel when the process dies), and, for a run afresh, refused when it holds a

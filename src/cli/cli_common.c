@@ -90,6 +90,33 @@ int cli_load_flags_unused_why(const char *cmd, const cli_load_flags *f, const ch
 
 int cli_load_flags_unused(const char *cmd, const cli_load_flags *f) { return cli_load_flags_unused_why(cmd, f, NULL); }
 
+int cli_ranks_agree(const char *cmd, const dgnn_ckpt_run *opts) {
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    if (dgnn_ckpt_ranks_agree(opts, "command-line options", &err) == DGNN_OK) return 0;
+    if (dgnn_comm_rank() == 0) fprintf(stderr, "dgnn %s: %s\n", cmd, err.msg);
+    dgnn_comm_finalize();
+    return 2;
+}
+
+int cli_ranks_loaded(const char *cmd, int rc) {
+    const int P = dgnn_comm_size();
+    if (P <= 1) return rc;
+    int32_t mine = rc, *all = dgnn_xmalloc((size_t)P * sizeof *all);
+    int64_t *counts = dgnn_xmalloc((size_t)P * sizeof *counts);
+    dgnn_comm_allgatherv_bytes(all, counts, &mine, sizeof mine);
+    int first = -1, n = 0;
+    for (int q = 0; q < P; q++)
+        if (all[q]) n++, first = first < 0 ? q : first;
+    const int code = first >= 0 ? all[first] : 0;
+    if (first >= 0 && dgnn_comm_rank() == 0)
+        fprintf(stderr, "dgnn %s: rank %d%s could not read its --data (its message above): every rank stops\n", cmd,
+                first, n > 1 ? " and others" : "");
+    free(all);
+    free(counts);
+    return code;
+}
+
 /* A command that runs in one process, started by an MPI launcher as one of several
  * (mpirun -np 2 dgnn train without --dist), would run in full in each: every copy trains
  * on all the data and writes the same outputs, a race on the same files. The launcher's

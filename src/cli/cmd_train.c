@@ -825,6 +825,27 @@ static int train_run(int argc, char **argv, int saved, int mode, const cli_train
     if (c.dist.mode != DGNN_DIST_NONE) {
         dgnn_comm_init(&argc, &argv);
         if (dgnn_comm_rank() != 0) c.progress = 0;
+        /* what decides the collectives below and the refusals before training, compared
+         * first: a rank launched with its own options (mpirun's A : B) stops with the rest */
+        dgnn_ckpt_run g;
+        dgnn_ckpt_run_init(&g);
+        dgnn_ckpt_run_set(&g, "command", "%s", cmdname);
+        dgnn_ckpt_run_set(&g, "dist", "%s", dist);
+        dgnn_ckpt_run_set(&g, "partition", "%d", partition);
+        dgnn_ckpt_run_set(&g, "checkpoint", "%s", ckpt ? "given" : "none");
+        dgnn_ckpt_run_set(&g, "resume", "%d", resume);
+        dgnn_ckpt_run_set(&g, "protocol_tgb", "%d", c.protocol.tgb);
+        dgnn_ckpt_run_set(&g, "tgb_negatives", "%s", tgbneg ? "given" : "none");
+        dgnn_ckpt_run_set(&g, "data", "%s", data ? "given" : "the built-in stream");
+        dgnn_ckpt_run_set(&g, "device", "%s", c.use_cuda ? "cuda" : "cpu");
+        dgnn_ckpt_run_set(&g, "window_report", "%s", window_report ? "given" : "none");
+        dgnn_ckpt_run_set(&g, "step_curve", "%s", step_curve ? step_curve : "none");
+        /* rank 0 writes every output: one given to another rank alone would be dropped */
+        char outs[64];
+        snprintf(outs, sizeof outs, "%s%s%s%s", out ? " --out" : "", curve ? " --curve" : "", plot ? " --plot" : "",
+                 dump_config ? " --dump-config" : "");
+        dgnn_ckpt_run_set(&g, "outputs", "%s", outs[0] ? outs + 1 : "none");
+        if ((rc = cli_ranks_agree(cmdname, &g))) return rc;
     }
     /* TGB's lists: read where they are, else generated and written there */
     char tgb_val[4200], tgb_test[4200];
@@ -873,8 +894,8 @@ static int train_run(int argc, char **argv, int saved, int mode, const cli_train
             return 2;
         }
     }
-    /* combinations that can never work, told before the data is read: every rank sees the
-     * same flags and process count, so all stop alike and none waits for another */
+    /* combinations that can never work, told before the data is read: every rank has the
+     * same flags (cli_ranks_agree) and process count, so all stop alike and none waits */
     {
         char why[160] = "";
         if (c.dist.mode == DGNN_DIST_DEPBLOOM && !c.dist.partition)
@@ -913,7 +934,14 @@ static int train_run(int argc, char **argv, int saved, int mode, const cli_train
         ev = *embed->events;
         dataset = embed->dataset ? embed->dataset : "arrays";
     } else if (data) {
-        if ((rc = cli_load(cmdname, data, &lf, &ev)) != 0) return rc;
+        rc = cli_load(cmdname, data, &lf, &ev);
+        /* under mpirun a rank that could not read its file stops every rank (each sees only
+         * its own file: one may be missing or damaged where the others' is fine) */
+        if (c.dist.mode != DGNN_DIST_NONE && (rc = cli_ranks_loaded(cmdname, rc)) != 0) {
+            dgnn_comm_finalize();
+            return rc;
+        }
+        if (rc) return rc;
     } else {
         dgnn_err gerr;
         dgnn_err_clear(&gerr);

@@ -875,6 +875,26 @@ static int snap_run_job(snap_job *j, int argc, char **argv, int bench, int *lock
         c->dist.ranks = j->sched_ranks;
         c->dist.rounds = j->rounds;
         c->dist.time_limit = j->time_limit;
+        /* what decides the collectives below and the refusals before training, compared
+         * first: a rank launched with its own options (mpirun's A : B) stops with the rest */
+        dgnn_ckpt_run g;
+        dgnn_ckpt_run_init(&g);
+        dgnn_ckpt_run_set(&g, "command", "%s", cmd);
+        dgnn_ckpt_run_set(&g, "checkpoint", "%s", j->ckpt ? "given" : "none");
+        dgnn_ckpt_run_set(&g, "resume", "%d", c->resume);
+        dgnn_ckpt_run_set(&g, "cost_profile", "%s", j->cost_profile ? "given" : "none");
+        dgnn_ckpt_run_set(&g, "profile", "%s", j->profile ? "given" : "none");
+        dgnn_ckpt_run_set(&g, "sched_ranks", "%lld", (long long)(j->sched_ranks > 0 ? j->sched_ranks : dgnn_comm_size()));
+        dgnn_ckpt_run_set(&g, "scheduler", "%s", dgnn_sched_kind_name((dgnn_sched_kind)j->sk));
+        dgnn_ckpt_run_set(&g, "rounds", "%lld", (long long)j->rounds);
+        dgnn_ckpt_run_set(&g, "time_limit", "%.17g", j->time_limit);
+        dgnn_ckpt_run_set(&g, "device", "%s", c->use_cuda ? "cuda" : "cpu");
+        /* rank 0 writes every output: one given to another rank alone would be dropped */
+        char outs[64];
+        snprintf(outs, sizeof outs, "%s%s%s", j->out ? " --out" : "", j->curve ? " --curve" : "", j->plot ? " --plot" : "");
+        dgnn_ckpt_run_set(&g, "outputs", "%s", outs[0] ? outs + 1 : "none");
+        const int agree = cli_ranks_agree(cmd, &g);
+        if (agree) return agree;
     }
     const int rank = dyg ? dgnn_comm_rank() : 0, many = dyg && dgnn_comm_size() > 1;
     /* every path this run writes is checked before any work (rank 0 writes them all;
@@ -899,7 +919,8 @@ static int snap_run_job(snap_job *j, int argc, char **argv, int bench, int *lock
         }
     }
     /* what can never work, told before the data is read: the schedule's rank count against
-     * the processes (every rank sees the same flags and count: all stop alike), and the
+     * the processes (every rank has the same flags, cli_ranks_agree, and count: all stop
+     * alike), and the
      * --cost-profile file, read and fitted by rank 0, which tells every rank */
     if (dyg) {
         const int procs = dgnn_comm_size();

@@ -108,6 +108,9 @@ int event_ranks_agree(const event_run *r, dgnn_err *err) {
     dgnn_ckpt_run_set(&rec, "epochs", "%lld", (long long)c->epochs);
     dgnn_ckpt_run_set(&rec, "patience", "%lld", (long long)c->patience);
     dgnn_ckpt_run_set(&rec, "resume", "%d", c->resume);
+    /* what decides a collective: the totals gathered for each checkpoint, the device's set-up */
+    dgnn_ckpt_run_set(&rec, "checkpoint", "%s", c->checkpoint ? "given" : "none");
+    dgnn_ckpt_run_set(&rec, "device", "%s", c->use_cuda ? "cuda" : "cpu");
     return dgnn_ckpt_ranks_agree(&rec, "distribution options", err);
 }
 

@@ -75,6 +75,16 @@ uint64_t snap_settings(const snap_run *r, dgnn_ckpt_run *keep) {
     dgnn_ckpt_keep(keep, &h, "events", (uint64_t)r->ev->num_events, "%lld", (long long)r->ev->num_events);
     dgnn_ckpt_keep(keep, &h, "max_windows", (uint64_t)c->max_train_windows, "%lld", (long long)c->max_train_windows);
     dgnn_ckpt_keep(keep, &h, "task", (uint64_t)c->task, "%s", dgnn_snap_task_name(c->task));
+    /* the link task's negatives over all nodes: kept only when set, so that the other runs'
+     * fingerprints stay those of the checkpoints written before it was */
+    if (c->neg_all_nodes) dgnn_ckpt_keep(keep, &h, "neg_all_nodes", 1, "%d", 1);
+    /* where the snapshots are cut (their count alone leaves another --snapshot-seconds
+     * with the same count unseen): each one's events */
+    uint64_t cut = dgnn_hash64((uint64_t)r->snaps.count);
+    for (int64_t k = 0; k < r->snaps.count; k++)
+        cut = dgnn_hash64(cut ^ dgnn_hash64((uint64_t)r->snaps.snaps[k].ev_begin * 0x9E3779B97F4A7C15ull ^
+                                            (uint64_t)r->snaps.snaps[k].ev_end));
+    dgnn_ckpt_keep(keep, &h, "snapshot_cut", cut, "events per snapshot hash %016llx", (unsigned long long)cut);
     /* the events themselves, not only their counts */
     const uint64_t eh = dgnn_events_hash(r->ev);
     dgnn_ckpt_keep(keep, &h, "data", eh, "events hash %016llx", (unsigned long long)eh);
@@ -95,7 +105,14 @@ int snap_ranks_agree(const snap_run *r, dgnn_err *err) {
     dgnn_ckpt_run_set(&rec, "patience", "%lld", (long long)c->patience);
     dgnn_ckpt_run_set(&rec, "skip_val_epochs", "%lld", (long long)c->skip_val_epochs);
     dgnn_ckpt_run_set(&rec, "resume", "%d", c->resume);
-    dgnn_ckpt_run_set(&rec, "sched_ranks", "%lld", (long long)c->dist.ranks);
+    /* P as the schedule uses it (0: the process count) */
+    dgnn_ckpt_run_set(&rec, "sched_ranks", "%lld", (long long)(c->dist.ranks > 0 ? c->dist.ranks : r->procs));
+    /* what decides a collective (the profile's reduction, the device's set-up) or how long
+     * a rank waits for rank 0's schedule */
+    dgnn_ckpt_run_set(&rec, "profile", "%d", c->profile != NULL);
+    dgnn_ckpt_run_set(&rec, "device", "%s", c->use_cuda ? "cuda" : "cpu");
+    dgnn_ckpt_run_set(&rec, "scheduler", "%s", dgnn_sched_kind_name(c->dist.scheduler));
+    dgnn_ckpt_run_set(&rec, "time_limit", "%.17g", c->dist.time_limit);
     return dgnn_ckpt_ranks_agree(&rec, "training options", err);
 }
 
