@@ -11,6 +11,10 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "dgnn/base.h"
@@ -178,6 +182,54 @@ static void test_exports(const dgnn_capi_events *ev) {
     dlclose(lib);
 }
 
+/* a table read from a file: an output of a command run on it that names that file (or a
+ * link to it) is refused before any work, as the command refuses one over --data; it
+ * overwrote the data in-process (the file was never told to the output check) */
+static void test_outputs_over_the_source(void) {
+    char dir[] = "/tmp/test_capi_XXXXXX";
+    if (!mkdtemp(dir)) return;
+    char path[128], link[160], msg[512], *json = NULL;
+    snprintf(path, sizeof path, "%s/ev.csv", dir);
+    snprintf(link, sizeof link, "%s/alias.csv", dir);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    for (int i = 0; i < 200; i++) fprintf(f, "%d %d %d\n", i % 13, 100 + i % 7, i); /* an edge list */
+    fclose(f);
+    CHECK(symlink(path, link) == 0);
+    struct stat before;
+    CHECK(stat(path, &before) == 0);
+    dgnn_capi_events *ev = NULL;
+    int rc = dgnn_capi_events_load(&ev, path, NULL, msg, sizeof msg);
+    CHECK_MSG(rc == 0 && ev, "load %s: %d %s", path, rc, msg);
+    const char *outs[][2] = {{"--out", path}, {"--curve", link}, {"--dump-config", path}};
+    for (size_t k = 0; ev && k < sizeof outs / sizeof outs[0]; k++) {
+        const char *argv[NSMALL + 2];
+        for (int i = 0; i < NSMALL; i++) argv[i] = SMALL[i];
+        argv[NSMALL] = outs[k][0], argv[NSMALL + 1] = outs[k][1];
+        rc = dgnn_capi_train(ev, "ev", NSMALL + 2, argv, NULL, NULL, &json, msg, sizeof msg);
+        CHECK_MSG(rc != 0 && strstr(msg, "would destroy"), "%s over the loaded file: rc %d '%s'", outs[k][0], rc, msg);
+        dgnn_capi_free_string(json), json = NULL;
+    }
+    struct stat after;
+    CHECK(stat(path, &after) == 0 && after.st_size == before.st_size && after.st_mtime == before.st_mtime);
+    dgnn_capi_events_free(ev);
+    unlink(link), unlink(path), rmdir(dir);
+}
+
+/* an output that cannot be written after the run got through fails the call and keeps
+ * the results (they were freed: a full disk cost the whole training) */
+static void test_results_kept_when_an_output_fails(const dgnn_capi_events *ev) {
+    char msg[512], *json = NULL;
+    const char *argv[NSMALL + 2];
+    for (int i = 0; i < NSMALL; i++) argv[i] = SMALL[i];
+    argv[NSMALL] = "--out", argv[NSMALL + 1] = "/dev/full";
+    const int rc = dgnn_capi_train(ev, "x", NSMALL + 2, argv, NULL, NULL, &json, msg, sizeof msg);
+    CHECK_MSG(rc == DGNN_EIO && strstr(msg, "/dev/full"), "--out /dev/full: rc %d '%s'", rc, msg);
+    CHECK_MSG(json && strstr(json, "\"test\""), "--out /dev/full: the results were not returned");
+    dgnn_capi_free_string(json);
+}
+
 int main(void) {
     dgnn_capi_set_quiet(1);
     dgnn_capi_events *ev = small_events();
@@ -186,8 +238,10 @@ int main(void) {
         test_train_arguments(ev);
         test_help_arguments(ev);
         test_eval_arguments(ev);
+        test_results_kept_when_an_output_fails(ev);
     }
     test_events_arguments();
+    test_outputs_over_the_source();
     dgnn_capi_events_free(ev);
     return check_done();
 }

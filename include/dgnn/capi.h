@@ -72,10 +72,13 @@ typedef int (*dgnn_capi_epoch_fn)(void *ctx, const char *epoch_json);
  * While it runs, SIGINT (Ctrl-C) sets a flag the trainer reads after every step: the run
  * then fails with DGNN_EINTR, "interrupted" (also when the signal came during the last
  * evaluation and the run got through); the previous handler is restored before the call
- * returns. On success *json receives the command's --out JSON (malloc'd: free it
- * with dgnn_capi_free_string), NULL for --help. On failure the message is the command's
- * error line ("dgnn train: --epochs must be ..."), the code DGNN_EINVAL for a usage error
- * (the command's exit status 2), DGNN_EINTR when interrupted, DGNN_EIO for any other.
+ * returns (a SIGINT the process ignores stays ignored). On success *json receives the
+ * command's --out JSON (malloc'd: free it with dgnn_capi_free_string), NULL for --help.
+ * On failure the message is the command's error line ("dgnn train: --epochs must be
+ * ..."), the code DGNN_EINVAL for a usage error (the command's exit status 2), DGNN_EINTR
+ * when interrupted, DGNN_EIO for any other; *json is NULL, but for DGNN_EIO after the run
+ * got through (an output file such as --out or --emb-out that could not be written): it
+ * then holds the results, to be freed as on success.
  * A snapshot model's --model runs the snapshot trainer (cli_train_snapshot_embedded): its
  * flags and --out JSON; on_epoch and SIGINT as for the event models (the stop after the
  * epoch, the interruption after the current sample). */

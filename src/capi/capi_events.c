@@ -1,5 +1,6 @@
 /* capi_events.c: event tables for ctypes callers (capi.h): from arrays through the
  * builder of events.h, from files through dgnn_load, and their sizes and arrays. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,6 +125,13 @@ int dgnn_capi_events_load(dgnn_capi_events **out, const char *path, const char *
         free(h);
         return fail(&err, msg, cap);
     }
+    char full[PATH_MAX];
+    h->source = strdup(realpath(path, full) ? full : path);
+    if (!h->source) {
+        dgnn_capi_events_free(h);
+        dgnn_err_set(&err, DGNN_ENOMEM, "out of memory for an events handle");
+        return fail(&err, msg, cap);
+    }
     *out = h;
     return DGNN_OK;
 }
@@ -131,6 +139,7 @@ int dgnn_capi_events_load(dgnn_capi_events **out, const char *path, const char *
 void dgnn_capi_events_free(dgnn_capi_events *h) {
     if (!h) return;
     dgnn_events_free(&h->ev);
+    free(h->source);
     free(h);
 }
 

@@ -8,6 +8,8 @@
 
 struct dgnn_capi_events {
     dgnn_events ev;
+    char *source; /* the path it was loaded from, made absolute (NULL: built from arrays): an
+                   * output of a command run on it must not overwrite it */
 };
 
 /* text into msg (cap bytes, NUL-terminated, cut to fit); nothing when cap is 0 */

@@ -193,7 +193,9 @@ static int run_embedded(const char *cmd, cli_train_embed *e, int argc, const cha
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
-    const int handled = sigaction(SIGINT, &sa, &old_sa) == 0;
+    /* a SIGINT the process ignores (nohup, SIG_IGN) stays ignored */
+    const int handled = sigaction(SIGINT, NULL, &old_sa) == 0 && old_sa.sa_handler != SIG_IGN &&
+                        sigaction(SIGINT, &sa, &old_sa) == 0;
 
     e->json = json;
     e->interrupt = &g_interrupted;
@@ -229,7 +231,9 @@ static int run_embedded(const char *cmd, cli_train_embed *e, int argc, const cha
         last_error_line(tee, msg, cap, failed);
         rc = status == 2 ? DGNN_EINVAL : DGNN_EIO;
     }
-    if (rc != DGNN_OK) {
+    /* a run that got through and then could not write an output keeps its results for
+     * the caller (capi.h); a usage error, an interruption or an abort returns none */
+    if (rc != DGNN_OK && rc != DGNN_EIO) {
         free(*json);
         *json = NULL;
     }
@@ -267,8 +271,8 @@ int dgnn_capi_train(const dgnn_capi_events *ev, const char *dataset, int argc, c
                     dgnn_capi_epoch_fn on_epoch, void *ctx, char **json, char *msg, size_t cap) {
     if (check_call("dgnn_capi_train", ev, argc, argv, json, "json", msg, cap)) return DGNN_EINVAL;
     epoch_hook hook = {on_epoch, ctx};
-    cli_train_embed e = {.events = &ev->ev, .dataset = dataset, .on_epoch = on_epoch ? call_epoch : NULL,
-                         .on_epoch_ctx = &hook};
+    cli_train_embed e = {.events = &ev->ev, .dataset = dataset, .source = ev->source,
+                         .on_epoch = on_epoch ? call_epoch : NULL, .on_epoch_ctx = &hook};
     return run_embedded("train", &e, argc, argv, json, msg, cap, NULL);
 }
 
@@ -364,7 +368,7 @@ static int refuse_snapshot_checkpoint(int argc, const char *const *argv, char *m
 int dgnn_capi_schedule(const dgnn_capi_events *ev, const char *dataset, int argc, const char *const *argv, char **json,
                        char *msg, size_t cap) {
     if (check_call("dgnn_capi_schedule", ev, argc, argv, json, "json", msg, cap)) return DGNN_EINVAL;
-    cli_train_embed e = {.events = &ev->ev, .dataset = dataset};
+    cli_train_embed e = {.events = &ev->ev, .dataset = dataset, .source = ev->source};
     return run_embedded("schedule", &e, argc, argv, json, msg, cap, NULL);
 }
 
@@ -442,7 +446,7 @@ int dgnn_capi_eval(const dgnn_capi_events *ev, const char *dataset, int argc, co
     if (!rc && n_score > 0) rc = dense_ids(&ev->ev, score_src, n_score, original_ids, "src", &src, msg, cap);
     if (!rc && n_score > 0) rc = dense_ids(&ev->ev, score_dst, n_score, original_ids, "dst", &dst, msg, cap);
     if (!rc) {
-        cli_train_embed e = {.events = &ev->ev, .dataset = dataset};
+        cli_train_embed e = {.events = &ev->ev, .dataset = dataset, .source = ev->source};
         if (n_emb > 0) e.emb_nodes = nodes, e.emb_t = emb_t, e.emb_n = n_emb, e.emb_out = emb_out, e.emb_dim = emb_dim;
         if (n_score > 0) e.score_src = src, e.score_dst = dst, e.score_t = score_t, e.score_n = n_score, e.score_out = score_out;
         rc = run_embedded("eval", &e, argc, argv, json, msg, cap, NULL);

@@ -38,6 +38,8 @@ int cmd_eval(int argc, char **argv);
 typedef struct {
     const dgnn_events *events; /* trained on (not freed); --data and the loading flags are refused */
     const char *dataset;       /* the JSON's "dataset" (NULL: "arrays") */
+    const char *source;        /* the file the events were read from (NULL: arrays): an output
+                                * that would overwrite it is refused, as one over --data is */
     char **json;               /* non-NULL: *json receives the --out JSON (malloc'd; NULL if none) */
     /* non-NULL: after each epoch, that epoch's --curve line; nonzero stops training as early
      * stopping does, recorded in the JSON as "stopped_by_caller": true */

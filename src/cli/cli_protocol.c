@@ -17,8 +17,8 @@ int cli_protocol_parse(const char *cmd, const char *list, dgnn_eval_protocol *p)
      * empty ones), as is a list longer than any of the three names could make */
     const size_t n = strlen(list);
     if (n == 0 || n >= 256 || list[0] == ',' || list[n - 1] == ',' || strstr(list, ",,")) {
-        fprintf(stderr, "dgnn %s: --protocol: '%s' (a comma-separated list of tgn, dyglib, tgb; no empty entry)\n", cmd,
-                list);
+        fprintf(stderr, "dgnn %s: --protocol: '%.64s%s' (a comma-separated list of tgn, dyglib, tgb; %s)\n", cmd, list,
+                n > 64 ? "..." : "", n >= 256 ? "a list of 255 characters at most" : "no empty entry");
         return 2;
     }
     char buf[256];
@@ -57,8 +57,9 @@ int cli_tgb_paths(const char *cmd, const char *prefix, const char *data, char *v
             }
         }
     } else {
-        fprintf(stderr, "dgnn %s: --protocol tgb on the built-in stream needs --tgb-negatives PREFIX (where the "
-                        "generated lists PREFIX_val_ns.npy and PREFIX_test_ns.npy go)\n", cmd);
+        fprintf(stderr, "dgnn %s: --protocol tgb on events not read from a file (the built-in stream, or arrays) needs "
+                        "--tgb-negatives PREFIX (where the generated lists PREFIX_val_ns.npy and PREFIX_test_ns.npy "
+                        "go)\n", cmd);
         return 2;
     }
     if ((size_t)snprintf(val, cap, "%s_val_ns.npy", base) >= cap || (size_t)snprintf(test, cap, "%s_test_ns.npy", base) >= cap) {

@@ -223,7 +223,7 @@ static int schedule_main(int argc, char **argv, const cli_train_embed *embed) {
         json = 1;
     }
     /* before loading and scheduling (an ILP may take long); never an input */
-    const cli_output outs[] = {{"--svg", svg, CLI_OUT_FILE}, {"--data", embed ? NULL : data, CLI_IN},
+    const cli_output outs[] = {{"--svg", svg, CLI_OUT_FILE}, {"--data", embed ? embed->source : data, CLI_IN},
                                {"--profile", profile, CLI_IN}};
     if (cli_check_outputs("schedule", outs, 3)) return 2;
     int kind = cli_snap_model_kind("schedule", model);

@@ -850,7 +850,7 @@ static int train_run(int argc, char **argv, int saved, int mode, const cli_train
     /* TGB's lists: read where they are, else generated and written there */
     char tgb_val[4200], tgb_test[4200];
     if (c.protocol.tgb) {
-        if ((rc = cli_tgb_paths(cmdname, tgbneg, data, tgb_val, tgb_test, sizeof tgb_val))) {
+        if ((rc = cli_tgb_paths(cmdname, tgbneg, embed ? embed->source : data, tgb_val, tgb_test, sizeof tgb_val))) {
             if (c.dist.mode != DGNN_DIST_NONE) dgnn_comm_finalize();
             return rc;
         }
@@ -871,7 +871,7 @@ static int train_run(int argc, char **argv, int saved, int mode, const cli_train
                                    {"--emb-out", emb_out, CLI_OUT_FILE},
                                    {"--dump-config", dump_config, CLI_OUT_FILE},
                                    {"--score-out", score_out, CLI_OUT_FILE},
-                                   {"--data", embed ? NULL : data, CLI_IN},
+                                   {"--data", embed ? embed->source : data, CLI_IN},
                                    {"--config", config, CLI_IN},
                                    {"--emb-at", emb_at, CLI_IN},
                                    {"--score-at", score_at, CLI_IN},
@@ -1109,6 +1109,11 @@ static int train_run(int argc, char **argv, int saved, int mode, const cli_train
     const int curve_failed = n_steps > 0 && cli_bench_step_curve(cmdname, step_sizes, n_steps, &ev, &c, max_batches,
                                                                  out ? &curve_json : NULL);
     if (curve_failed) rc = 1;
+    /* the same JSON for the in-process caller, before the files: one that cannot be
+     * written then fails the call without losing the results (capi.h) */
+    if (embed && embed->json && rc == 0)
+        rc = write_json(cmdname, NULL, model, dataset, preset, config, &c, res, &ev, &ncfg, nres, hook.stop, NULL, embed->json,
+                        eval ? eval_split : 0);
     if (out && curve_failed) /* a JSON without its curve would be read as a plain training run's */
         fprintf(stderr, "dgnn %s: --out %s not written: the step-time curve is incomplete\n", cmdname, out);
     else if (out) {
@@ -1116,9 +1121,6 @@ static int train_run(int argc, char **argv, int saved, int mode, const cli_train
                                    NULL, eval ? eval_split : 0);
         rc = rc ? rc : wrc;
     }
-    if (embed && embed->json && rc == 0) /* the same JSON for the in-process caller */
-        rc = write_json(cmdname, NULL, model, dataset, preset, config, &c, res, &ev, &ncfg, nres, hook.stop, NULL, embed->json,
-                        eval ? eval_split : 0);
     if (emb_out && embq.out && write_embeddings(emb_out, &embq)) rc = 1;
     if (score_out && sc_out) {
         dgnn_err werr;

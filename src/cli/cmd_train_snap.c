@@ -901,7 +901,7 @@ static int snap_run_job(snap_job *j, int argc, char **argv, int bench, int *lock
      * every rank gets the verdict) */
     const cli_output outs[] = {{"--out", j->out, CLI_OUT_FILE},         {"--profile", j->profile, CLI_OUT_FILE},
                                {"--checkpoint", j->ckpt, CLI_OUT_FOLDER}, {"--curve", j->curve, CLI_OUT_FILE},
-                               {"--plot", j->plot, CLI_OUT_FILE},       {"--data", j->embed || j->syn ? NULL : j->data, CLI_IN},
+                               {"--plot", j->plot, CLI_OUT_FILE},       {"--data", j->embed ? j->embed->source : j->syn ? NULL : j->data, CLI_IN},
                                {"--cost-profile", j->cost_profile, CLI_IN}};
     if (cli_check_outputs(cmd, outs, 7)) {
         if (dyg) dgnn_comm_finalize();
@@ -1043,12 +1043,14 @@ static int snap_run_job(snap_job *j, int argc, char **argv, int bench, int *lock
             dgnn_log("profile: %lld samples written to %s\n", (long long)prof.count, j->profile);
         }
     }
+    /* the same JSON for the in-process caller, before the files: one that cannot be
+     * written then fails the call without losing the results (capi.h) */
+    if (j->embed && j->embed->json && !rc)
+        rc = write_json(NULL, dgnn_snapmodel_name(j->kind), j->data, j->preset, c, res, &ev, cm.fitted, embed_k.stop,
+                        j->embed->json);
     if (j->out && !rc)
         rc = write_json(j->out, dgnn_snapmodel_name(j->kind), j->data, j->preset, c, res, &ev, cm.fitted,
                         j->embed && embed_k.stop, NULL);
-    if (j->embed && j->embed->json && !rc) /* the same JSON for the in-process caller */
-        rc = write_json(NULL, dgnn_snapmodel_name(j->kind), j->data, j->preset, c, res, &ev, cm.fitted, embed_k.stop,
-                        j->embed->json);
     if (j->plot && !rc) {
         /* the validation metric the task selects on: MAP (link), minority-class F1 (edge), MSE (node) */
         static double loss[1024], val[1024];
