@@ -57,9 +57,15 @@ static void usage(FILE *f) {
  *    threads (10.8 s against 8.9 s, the same as spinning forever), while under load (two
  *    busy processes on the two cores) the short spin trained 11% fewer events in 30 s
  *    than PASSIVE alone, not 3x as spinning forever did (docs/results.md). */
+/* set to a value: an empty one is unset to the libraries too (OpenBLAS then detects) */
+static int env_given(const char *name) {
+    const char *v = getenv(name);
+    return v && *v;
+}
+
 static void tune_runtime_env(char **argv) {
     int changed = 0;
-    if (!getenv("OPENBLAS_CORETYPE")) {
+    if (!env_given("OPENBLAS_CORETYPE")) {
         const char *core = NULL;
         __builtin_cpu_init();
         if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
@@ -69,8 +75,8 @@ static void tune_runtime_env(char **argv) {
             core = "Haswell";
         if (core) setenv("OPENBLAS_CORETYPE", core, 1), changed = 1;
     }
-    if (!getenv("OMP_WAIT_POLICY")) setenv("OMP_WAIT_POLICY", "PASSIVE", 1), changed = 1;
-    if (!getenv("GOMP_SPINCOUNT")) setenv("GOMP_SPINCOUNT", "30000", 1), changed = 1;
+    if (!env_given("OMP_WAIT_POLICY")) setenv("OMP_WAIT_POLICY", "PASSIVE", 1), changed = 1;
+    if (!env_given("GOMP_SPINCOUNT")) setenv("GOMP_SPINCOUNT", "30000", 1), changed = 1;
     if (changed) execv("/proc/self/exe", argv);
     /* exec failed: go on with the libraries' own choices */
 }
