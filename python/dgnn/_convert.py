@@ -1,11 +1,13 @@
 """Checked conversions of the caller's values into what the C calls take: node ids (int64),
-labels (0/1), times, strings and paths (bytes for char *, without NUL).
+labels (0/1), times (float64), strings and paths (bytes for char *, without NUL).
 
 numpy's own casts (astype, ascontiguousarray with a dtype) truncate 1.7 to 1, wrap 2**32
 to 0 in int32 and 2**64-1 to -1 in int64 without a word; these refuse such values naming
 the array and the entry. Integral floats (3.0) are taken as the integer they equal."""
+import datetime
 import numbers
 import os
+import warnings
 
 import numpy as np
 
@@ -81,25 +83,84 @@ def labels(values, what="label"):
     return np.ascontiguousarray(a, dtype=np.int32)
 
 
+_DATES = (np.datetime64, np.timedelta64, datetime.date, datetime.timedelta)  # pandas' Timestamp, Timedelta too
+_EXACT = 2 ** 53  # float64 holds every integer up to this magnitude, not all beyond
+
+
+def _big_times(what, a, i, x):
+    """The warning for an integer time float64 cannot hold exactly (nanosecond timestamps)."""
+    warnings.warn("%s is %d: times are float64, which holds integers exactly up to 2**53 in magnitude only "
+                  "(%d becomes %r; times that close merge): give them in a coarser unit (nanoseconds: // 10**9 "
+                  "for seconds)" % (_entry(what, a, i), x, x, float(x)), RuntimeWarning, stacklevel=4)
+
+
 def times(values, what="t"):
-    """values as float64 (the C side refuses non-finite ones naming the entry); None raises."""
+    """values as a float64 array of the same shape: real numbers (any integer or float dtype,
+    Python numbers). None, booleans, strings, complex numbers and datetime64/timedelta64
+    (NaT too, which numpy's cast makes -9.2e18, an event before all others) raise DgnnError
+    saying what to give; integers beyond 2**53 in magnitude warn (RuntimeWarning: float64
+    merges 2**53 + 1 with 2**53). Non-finite floats are refused by the C side, naming the
+    entry."""
     if values is None:
         raise DgnnError("%s is required: a time per entry, or one for all" % what, DGNN_EINVAL)
     try:
-        return np.asarray(values, dtype=np.float64)
+        a = np.asarray(values)
     except (TypeError, ValueError) as e:
         raise DgnnError("%s: times are numbers (%s)" % (what, e), DGNN_EINVAL) from None
+    k = a.dtype.kind
+    if k in "Mm":
+        nat = np.isnat(a)
+        if nat.any():
+            i = int(np.flatnonzero(nat)[0])
+            raise DgnnError("%s is NaT (not a time): times are numbers, and numpy would make NaT -9.2e18, an event "
+                            "before all others" % _entry(what, a, i), DGNN_EINVAL)
+        unit = "datetime64[s]" if k == "M" else "timedelta64[s]"
+        raise DgnnError("%s: times are numbers, got %s: convert them first, e.g. %s.astype('%s').astype('int64') "
+                        "(%s)" % (what, a.dtype, what, unit, "seconds since 1970" if k == "M" else "seconds"),
+                        DGNN_EINVAL)
+    if k in "iu":
+        if a.size:
+            over = np.flatnonzero(a > np.uint64(_EXACT)) if k == "u" else np.flatnonzero((a > _EXACT) | (a < -_EXACT))
+            if over.size:
+                i = int(over[0])
+                _big_times(what, a, i, int(a.flat[i]))
+        return np.asarray(a, dtype=np.float64)
+    if k == "f":
+        return np.asarray(a, dtype=np.float64)
+    if k == "O":  # Python numbers, mixed objects
+        out = np.empty(a.shape, dtype=np.float64)
+        warned = False
+        for i, x in enumerate(a.flat):
+            if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
+                if isinstance(x, _DATES) or type(x).__name__ == "NaTType":  # pandas' NaT is neither
+                    raise DgnnError("%s is %r: times are numbers: convert datetimes first, e.g. %s.astype("
+                                    "'datetime64[s]').astype('int64') (seconds since 1970)"
+                                    % (_entry(what, a, i), x, what), DGNN_EINVAL)
+                raise DgnnError("%s is %r: times are real numbers" % (_entry(what, a, i), x), DGNN_EINVAL)
+            if isinstance(x, numbers.Integral) and not -_EXACT <= int(x) <= _EXACT and not warned:
+                _big_times(what, a, i, int(x))
+                warned = True
+            try:
+                out.flat[i] = float(x)
+            except OverflowError:
+                raise DgnnError("%s is %r: beyond float64's range (the times' type)" % (_entry(what, a, i), x),
+                                DGNN_EINVAL) from None
+        return out
+    names = {"b": "booleans", "U": "strings", "S": "bytes", "c": "complex numbers"}
+    got = "%s (%s)" % (names[k], a.dtype) if k in names else "an array of %s" % a.dtype
+    raise DgnnError("%s: times are real numbers, got %s" % (what, got), DGNN_EINVAL)
 
 
 def text(value, what):
     """A str, bytes or os.PathLike as the str it names (bytes decoded as os.fsdecode does, so
-    that any file name round-trips); NUL is refused (C would cut the string there)."""
+    that any file name round-trips); NUL is refused (C would cut the string there), and
+    anything else raises TypeError naming the argument (str(None) was the path "None")."""
     if isinstance(value, os.PathLike):
         value = os.fspath(value)
     if isinstance(value, bytes):
         value = os.fsdecode(value)
     if not isinstance(value, str):
-        value = str(value)
+        raise TypeError("%s: a str, bytes or os.PathLike, got %s" % (what, type(value).__name__))
     if "\x00" in value:
         raise DgnnError("%s: %r holds a NUL character (C strings end there)" % (what, value), DGNN_EINVAL)
     return value

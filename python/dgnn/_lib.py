@@ -9,11 +9,18 @@ The library is looked for, in order:
 Before loading, the runtime variables the dgnn command sets for itself (src/cli/main.c,
 tune_runtime_env) are set here when unset: OpenBLAS and libgomp read them once, when they
 load, so after that it is too late. Import dgnn before numpy (whose OpenBLAS may be the
-same library) for the command's sgemm kernels and figures.
+same library) for the command's sgemm kernels and figures; importing it after warns
+(RuntimeWarning) when that OpenBLAS is already loaded with other kernels.
+
+A process forked (os.fork, multiprocessing's 'fork' start method) after this one ran
+OpenMP work in dgnn cannot use libgomp's thread pool (its threads are not in the child):
+more than one thread there hangs. fork_guard runs such a child's calls on one thread.
 """
 import ctypes
 import ctypes.util
 import os
+import sys
+import warnings
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -29,18 +36,63 @@ def _cpu_flags():
     return set()
 
 
+def _coretype():
+    """The OPENBLAS_CORETYPE the command sets for this CPU (main.c), or None (it sets none)."""
+    fl = _cpu_flags()
+    if {"avx512f", "avx512bw", "avx512dq", "avx512vl"} <= fl:
+        return "SkylakeX"
+    if {"avx2", "fma"} <= fl:
+        return "Haswell"
+    return None
+
+
+def _loaded_openblas():
+    """(path, the kernels' core name or None) of an OpenBLAS this process has loaded already
+    (/proc/self/maps), None when it has none; where maps cannot be read, numpy imported
+    counts as one loaded, (None, None) (its OpenBLAS may be the one libdgnn.so uses)."""
+    paths = []
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:  # "address perms offset dev inode [path]"
+                parts = line.split(None, 5)
+                if len(parts) == 6:
+                    paths.append(parts[5].strip())
+    except OSError:
+        return (None, None) if "numpy" in sys.modules else None
+    for p in paths:
+        if os.path.basename(p).startswith("libopenblas"):
+            try:
+                fn = ctypes.CDLL(p, mode=getattr(os, "RTLD_NOLOAD", 0)).openblas_get_corename
+                fn.restype = ctypes.c_char_p
+                return p, fn().decode("ascii", "replace")
+            except (OSError, AttributeError):
+                return p, None
+    return None
+
+
 def _tune_runtime_env():
     """The command's choices (main.c): OpenBLAS's kernels from the CPU's features (virtual
     machines that report a generic CPU otherwise get SSE3 kernels), idle OpenMP threads that
-    sleep after a short spin (a shared machine's cores)."""
-    if "OPENBLAS_CORETYPE" not in os.environ:
-        fl = _cpu_flags()
-        if {"avx512f", "avx512bw", "avx512dq", "avx512vl"} <= fl:
-            os.environ["OPENBLAS_CORETYPE"] = "SkylakeX"
-        elif {"avx2", "fma"} <= fl:
-            os.environ["OPENBLAS_CORETYPE"] = "Haswell"
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    os.environ.setdefault("GOMP_SPINCOUNT", "30000")
+    sleep after a short spin (a shared machine's cores). An OpenBLAS loaded before (numpy
+    imported first) has read its variables already: a RuntimeWarning says so when its
+    kernels are not the command's, since the figures then differ (from the third
+    significant digit on, docs/python.md)."""
+    if not os.environ.get("OPENBLAS_CORETYPE"):  # empty is unset, to OpenBLAS and the command alike
+        core = _coretype()
+        if core:
+            os.environ["OPENBLAS_CORETYPE"] = core
+            loaded = _loaded_openblas()
+            if loaded and (loaded[1] or "").lower() != core.lower():
+                what = ("OpenBLAS was loaded before dgnn (%s, by numpy or another module) with %s kernels, not the "
+                        "dgnn command's" % (loaded[0], loaded[1] or "its own") if loaded[0] else
+                        "numpy was imported before dgnn: its OpenBLAS may have chosen other kernels than the dgnn "
+                        "command's")
+                warnings.warn("dgnn: %s (OPENBLAS_CORETYPE=%s): the figures can differ from the command's from the "
+                              "third significant digit on; import dgnn before numpy, or set OPENBLAS_CORETYPE=%s "
+                              "before starting Python" % (what, core, core), RuntimeWarning, stacklevel=4)
+    for name, value in (("OMP_WAIT_POLICY", "PASSIVE"), ("GOMP_SPINCOUNT", "30000")):
+        if not os.environ.get(name):
+            os.environ[name] = value
 
 
 def find_library():
@@ -114,7 +166,10 @@ def lib():
     return _lib
 
 
-MSG_BYTES = 1024
+# the C calls' messages: a dgnn_err's (768 bytes) or one line of the command's stderr, kept
+# from the last 8192 bytes of it (capi_train.c's TAIL_BYTES); a long path's reason (at the
+# end: "File name too long") was cut off at 1024
+MSG_BYTES = 16384
 
 
 def msg_buffer():
@@ -151,3 +206,71 @@ class quiet:
     def __exit__(self, *exc):
         lib().dgnn_capi_set_quiet(0)
         return False
+
+
+# ---- a forked child (os.fork, multiprocessing's 'fork') of a process that ran OpenMP work ----
+_ran_native = False  # this process, or the one it was forked from, made a call with OpenMP work
+_forked_after_native = False  # forked after such a call: libgomp's pool is the parent's, without its threads
+_fork_warned = False
+
+
+def ran_native():
+    """Called before each call that runs the library's OpenMP work (train, eval, schedule,
+    load): a process forked after it is told by fork_guard."""
+    global _ran_native
+    _ran_native = True
+
+
+def _after_fork_in_child():
+    global _forked_after_native, _fork_warned
+    if _ran_native:
+        _forked_after_native = True
+        _fork_warned = False  # each forked process says it once
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+_FORK_WHY = ("libgomp's threads do not survive a fork (os.fork, or multiprocessing's 'fork' start method, Linux's "
+             "default before Python 3.14), so more than one would hang; for dgnn work in other processes use "
+             "multiprocessing's 'spawn' or 'forkserver' context: multiprocessing.get_context('spawn')")
+
+
+def _omp_one_thread():
+    """libgomp's omp_set_num_threads(1) in the calling thread, when libdgnn.so loaded it:
+    the calls without a --threads flag (dgnn schedule) and OpenBLAS run on one thread too."""
+    try:
+        ctypes.CDLL("libgomp.so.1", mode=getattr(os, "RTLD_NOLOAD", 0)).omp_set_num_threads(1)
+    except (OSError, AttributeError):
+        pass
+
+
+def fork_guard(options, fn, threads_flag=True, stacklevel=3):
+    """options for fn's call ("dgnn.train"; threads_flag: its command takes --threads) in
+    this process: themselves, unless it was forked after dgnn ran OpenMP work in its
+    parent. Then no threads option runs with threads=1 (a RuntimeWarning, once per
+    process, says why), threads > 1 raises DgnnError saying why, and OpenMP's default for
+    the calling thread is set to one thread."""
+    global _fork_warned
+    if not _forked_after_native:
+        return options
+    from .errors import DGNN_EINVAL, DgnnError
+    _omp_one_thread()
+    if not threads_flag:
+        return options
+    v = options.get("threads")
+    if v is None:
+        if not _fork_warned:
+            _fork_warned = True
+            warnings.warn("%s: this process was forked after dgnn ran OpenMP work in its parent: it runs with "
+                          "threads=1 (given, threads=1 silences this): %s" % (fn, _FORK_WHY), RuntimeWarning,
+                          stacklevel=stacklevel)
+        return dict(options, threads=1)
+    try:
+        n = None if isinstance(v, bool) else int(v)
+    except (TypeError, ValueError):
+        n = None  # the command's own check says what is wrong with it
+    if n is not None and n > 1:
+        raise DgnnError("%s: threads=%r in a process forked after dgnn ran OpenMP work in its parent: only "
+                        "threads=1 works there: %s" % (fn, v, _FORK_WHY), DGNN_EINVAL)
+    return options

@@ -2,11 +2,15 @@
 
 
 class DgnnError(Exception):
-    """A libdgnn.so call failed; str(e) is its message, e.code its status (base.h: DGNN_E...)."""
+    """A libdgnn.so call failed; str(e) is its message, e.code its status (base.h: DGNN_E...).
+    e.result: the run's results (the dict the call returns) when the run got through and only
+    writing an output (out=, emb_out=, ...) failed, so that a full disk does not cost the
+    training; else None."""
 
-    def __init__(self, message, code=None):
+    def __init__(self, message, code=None, result=None):
         super().__init__(message)
         self.code = code
+        self.result = result
 
 
 DGNN_EIO = -1  # base.h: open/read/write failed (a missing file or folder)

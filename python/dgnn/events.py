@@ -35,6 +35,55 @@ class _Table:
                         "(ev.to_numpy()) and rebuild it with dgnn.Events.from_arrays, or its file's path for dgnn.load")
 
 
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
+def _edge_features(values, n):
+    """values as a C-contiguous (E, d) float32 array (a 1-d array: one feature), None for an
+    (n, 0) array (no features); anything that is not real numbers (strings, complex numbers,
+    datetimes) or does not fit float32 (1e300, the integer 10**40: inf after the cast)
+    raises DgnnError naming edge_feat and, where one is, the entry. NaN and inf are refused
+    by the C side, naming the row and feature."""
+    try:
+        a = np.asarray(values)
+    except (TypeError, ValueError) as e:  # ragged rows
+        raise DgnnError("edge_feat: a (E, d) array of numbers (%s)" % e, DGNN_EINVAL) from None
+    if a.ndim == 1:
+        a = a.reshape(-1, 1)
+    if a.ndim != 2:
+        raise ValueError("edge_feat: a (E, d) array, got shape %s" % (a.shape,))
+    if a.shape[1] == 0:  # no features, as None
+        if a.shape[0] != n:
+            raise DgnnError("edge_feat has %d rows, src %d: one of each per event" % (a.shape[0], n), DGNN_EINVAL)
+        return None
+    k = a.dtype.kind
+    if k not in "biufO":
+        names = {"c": "complex numbers", "U": "strings", "S": "bytes", "M": "datetimes", "m": "timedeltas"}
+        raise DgnnError("edge_feat: features are real numbers, got %s (%s)" % (names.get(k, "an array"), a.dtype),
+                        DGNN_EINVAL)
+    if k == "O":  # Python numbers (10**40), mixed objects: each one, named when it is not a real number
+        out = np.empty(a.shape, dtype=np.float64)
+        for (r, c), x in np.ndenumerate(a):
+            try:
+                if isinstance(x, (str, bytes, complex, np.complexfloating)):
+                    raise TypeError("not a real number")
+                out[r, c] = float(x)
+            except (TypeError, ValueError, OverflowError) as e:
+                raise DgnnError("edge_feat row %d, feature %d: %r is not a feature value (%s)" % (r, c, x, e),
+                                DGNN_EINVAL) from None
+        a = out
+    elif k in "iu":
+        a = a.astype(np.float64)  # exact enough to tell what fits float32
+    if a.dtype.itemsize > 4:  # inf after the cast: say why
+        with np.errstate(invalid="ignore"):
+            big = np.isfinite(a) & (np.abs(a) > _F32_MAX)
+        if big.any():
+            r, c = (int(x) for x in np.argwhere(big)[0])
+            raise DgnnError("edge_feat row %d, feature %d: %r does not fit float32 (edge features are float32)"
+                            % (r, c, a[r, c].item()), DGNN_EINVAL)
+    return np.ascontiguousarray(a, dtype=np.float32)
+
+
 class Events:
     """A table of events (src, dst, t, edge features, labels), sorted by time, node ids dense
     0..N-1 (the original ids in to_numpy()["node_ids"]). Build with Events.from_arrays or
@@ -70,9 +119,10 @@ class Events:
     @classmethod
     def from_arrays(cls, src, dst, t, edge_feat=None, label=None, name="arrays"):
         """Events from arrays of one entry (row) per event: src, dst original node ids (int64),
-        t timestamps (float64), edge_feat (E, d) float32 or None, label (E) 0/1 or None. The
-        arrays are copied (converted to those types first)."""
-        name = _convert.text(name, "name")
+        t timestamps (float64), edge_feat (E, d) float32 or None (an (E, 0) array too: no
+        features), label (E) 0/1 or None. The arrays are copied (converted to those types
+        first)."""
+        name = _convert.text(name, "Events.from_arrays: name")
         src = _convert.ids(src, "src")
         dst = _convert.ids(dst, "dst")
         t = np.ascontiguousarray(_convert.times(t), dtype=np.float64)
@@ -81,19 +131,8 @@ class Events:
                 raise ValueError("%s: a 1-d array (one entry per event), got shape %s" % (n, a.shape))
         rows, dim, fp = 0, 0, None
         if edge_feat is not None:
-            edge_feat = np.asarray(edge_feat)
-            if edge_feat.ndim == 1:
-                edge_feat = edge_feat.reshape(-1, 1)
-            if edge_feat.ndim != 2:
-                raise ValueError("edge_feat: a (E, d) array, got shape %s" % (edge_feat.shape,))
-            if edge_feat.dtype.kind == "f" and edge_feat.dtype.itemsize > 4:  # inf after the cast: say why
-                with np.errstate(invalid="ignore"):
-                    big = np.isfinite(edge_feat) & (np.abs(edge_feat) > np.finfo(np.float32).max)
-                if big.any():
-                    r, k = (int(x) for x in np.argwhere(big)[0])
-                    raise DgnnError("edge_feat row %d, feature %d: %r does not fit float32 (edge features are float32)"
-                                    % (r, k, float(edge_feat[r, k])), DGNN_EINVAL)
-            edge_feat = np.ascontiguousarray(edge_feat, dtype=np.float32)
+            edge_feat = _edge_features(edge_feat, src.shape[0])
+        if edge_feat is not None:
             rows, dim = edge_feat.shape
             fp = edge_feat.ctypes.data_as(ctypes.POINTER(ctypes.c_float))
         nl, lp = 0, None
@@ -167,11 +206,26 @@ class Events:
 
 def load(path, format="auto"):
     """Events read from path (any format the dgnn command reads: format auto, jodie, tgl,
-    edgelist, pgt, dgnn, dyglib, tgb)."""
-    name = _convert.text(path, "path")  # str, bytes or os.PathLike; the results' "dataset"
+    edgelist, pgt, dgnn, dyglib, tgb). A .dgnn file is mapped, not copied: it must not be
+    truncated or rewritten in place while the Events lives (docs/python.md)."""
+    name = _convert.text(path, "dgnn.load: path")  # str, bytes or os.PathLike; the results' "dataset"
     L = _lib.lib()
+    _lib.ran_native()
     h, msg = ctypes.c_void_p(), _lib.msg_buffer()
     fmt = _convert.cbytes(format, "format") if format else None
     rc = L.dgnn_capi_events_load(ctypes.byref(h), os.fsencode(name), fmt, msg, _lib.MSG_BYTES)
     check(rc, msg)
     return Events._own(h.value, name)
+
+
+def as_events(data, fn):
+    """data as an Events: itself, or dgnn.load(data) for a path (str, bytes, os.PathLike);
+    anything else raises TypeError naming fn's data argument (None was the file "None")."""
+    if isinstance(data, Events):
+        return data
+    if not isinstance(data, (str, bytes, os.PathLike)):
+        hint = " (arrays: dgnn.Events.from_arrays(src, dst, t, ...) makes an Events of them)" if (
+            isinstance(data, (list, tuple)) or hasattr(data, "__array__")) else ""
+        raise TypeError("%s: data: an Events or a path (str, bytes or os.PathLike), got %s%s"
+                        % (fn, type(data).__name__, hint))
+    return load(data)

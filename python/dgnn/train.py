@@ -2,12 +2,15 @@
 import ctypes
 import json
 import os
+import shutil
+import tempfile
+import weakref
 
 import numpy as np
 
 from . import _convert, _lib
 from .errors import DGNN_EINTR, DGNN_EINVAL, DgnnError
-from .events import Events, load
+from .events import as_events
 
 
 def _value_text(v, what):
@@ -28,14 +31,15 @@ def _is_bool(v):
 
 def options_to_flags(options, cmd="train", kinds=None):
     """Keyword options as the command's flags: epochs=3 -> --epochs 3, quiet=True -> --quiet,
-    False or None -> left out, new_node_frac=0.1 -> --new-node-frac 0.1, a list -> one value
-    joined by commas (protocol=["tgn", "dyglib"] -> --protocol tgn,dyglib), a path (str, bytes,
-    os.PathLike) -> its text. A value holding NUL raises DgnnError.
+    None (and False for a switch) -> left out, new_node_frac=0.1 -> --new-node-frac 0.1, a
+    list -> one value joined by commas (protocol=["tgn", "dyglib"] -> --protocol tgn,dyglib),
+    a path (str, bytes, os.PathLike) -> its text. A value holding NUL raises DgnnError.
     kinds ({flag name: its metavar, or "" for a switch}: the command's options, option_kinds;
     what train, eval and schedule pass): an unknown name goes to the command whatever its value (False and
-    None too), which refuses it with its own message; True for an option that takes a value
-    and anything but True, False or None for a switch raise DgnnError naming the option
-    (True would otherwise become a bare --name that takes the next flag as its value)."""
+    None too), which refuses it with its own message; True or False for an option that takes
+    a value and anything but True, False or None for a switch raise DgnnError naming the
+    option (True would otherwise become a bare --name that takes the next flag as its value,
+    and epochs=False would train the preset's epochs: only None means "not given")."""
     flags = []
     for k, v in options.items():
         name = "--" + k.replace("_", "-")
@@ -44,9 +48,9 @@ def options_to_flags(options, cmd="train", kinds=None):
             flags.append(name)  # refused by the command with its message (unknown option)
             continue
         if known and kinds is not None:
-            if kinds[name[2:]] and _is_bool(v) and v:
-                raise DgnnError("dgnn %s: %s=True: %s needs a value (%s), not True" % (cmd, k, name, kinds[name[2:]]),
-                                DGNN_EINVAL)
+            if kinds[name[2:]] and _is_bool(v):
+                raise DgnnError("dgnn %s: %s=%r: %s needs a value (%s), not %r%s" % (
+                    cmd, k, bool(v), name, kinds[name[2:]], bool(v), "" if v else " (None leaves it out)"), DGNN_EINVAL)
             if not kinds[name[2:]] and not (v is None or _is_bool(v)):
                 raise DgnnError("dgnn %s: %s=%r: %s is a switch: True or False (or None)" % (cmd, k, v, name),
                                 DGNN_EINVAL)
@@ -71,7 +75,7 @@ def option_kinds(data, cmd, family=()):
     """The options of `dgnn CMD [FAMILY] --help` (family: ("--model", M) for train, which
     lists the event or the snapshot models' flags): {name: its metavar ("N", "FILE"), or ""
     for a switch}; read from the command's own --help in-process, once per process; None
-    where that fails (no checks then)."""
+    where that fails (no checks then). A Ctrl-C during that read raises KeyboardInterrupt."""
     key = (cmd, tuple(family))
     if key not in _KINDS:
         argv = _lib.argv(list(family))
@@ -79,6 +83,8 @@ def option_kinds(data, cmd, family=()):
         rc = _lib.lib().dgnn_capi_help(data._h, cmd.encode(), len(family), argv, ctypes.byref(text), msg,
                                        _lib.MSG_BYTES)
         help_text = _lib.take_string(text)
+        if rc == DGNN_EINTR:  # a Ctrl-C during the help call: the user's, not to be swallowed
+            raise KeyboardInterrupt("dgnn %s: interrupted" % cmd)
         if rc != 0 or not help_text:
             return None  # another run going on in this process: that run's call will say so
         kinds = {}
@@ -92,6 +98,42 @@ def option_kinds(data, cmd, family=()):
             kinds[name] = rest[1:].split()[0] if rest[:1] == " " and rest[1:2] not in (" ", "") else ""
         _KINDS[key] = kinds
     return _KINDS[key]
+
+
+def _remove_in(path, pid):
+    """rmtree(path) in the process pid only: a forked child's exit runs its copy of the
+    finalizer too, and must leave its parent's model alone."""
+    if os.getpid() == pid:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+class _TempFolder:
+    """train(return_model=True)'s temporary checkpoint folder (/tmp/dgnn-model-*): removed
+    with the last Model that holds it (copies share it), at exit, or by cleanup(), in the
+    process that made it only (tempfile.TemporaryDirectory's finalizer removed it in a
+    forked child that exited, under the parent's model)."""
+
+    def __init__(self):
+        self.name = tempfile.mkdtemp(prefix="dgnn-model-")
+        self._finalizer = weakref.finalize(self, _remove_in, self.name, os.getpid())
+
+    def cleanup(self):
+        self._finalizer()
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self  # one folder: a copy that removed it would take it from the others
+
+    def __repr__(self):
+        return "<dgnn temporary model folder %s>" % self.name
+
+
+def _abspath(path):
+    """path (str, bytes through os.fsdecode) made absolute: a model's folder stays the same
+    after os.chdir. Through bytes, so that a name that is not UTF-8 keeps its bytes."""
+    return os.fsdecode(os.path.abspath(os.fsencode(path)))
 
 
 # the snapshot models (`dgnn train` hands them to its snapshot trainer: cli_is_snapshot_model)
@@ -114,26 +156,42 @@ def train(data, /, model="tgn", preset=None, epochs=None, on_epoch=None, return_
     the epoch; an interruption after the current sample); return_model is for the event
     models.
     return_model=True: returns (result, dgnn.Model), the model trained into options'
-    checkpoint folder, or a temporary one kept with the model (Model.save copies it)."""
+    checkpoint folder (its path made absolute), or a temporary one kept with the model
+    (Model.save copies it; removed at once when the run fails, and by the process that made
+    it only); resume=True needs checkpoint=DIR then. In a process forked after dgnn ran
+    OpenMP work, the run has one thread (_lib.fork_guard)."""
     if on_epoch is not None and not callable(on_epoch):
         raise TypeError("dgnn.train: on_epoch must be a function of each epoch's figures (a dict), got %r"
                         % (on_epoch,))
     if return_model and model in SNAPSHOT_MODELS:
         raise DgnnError("dgnn.train: return_model is for the event models (a snapshot model's checkpoint is not "
                         "one dgnn eval reads)", DGNN_EINVAL)
-    if not isinstance(data, Events):
-        data = load(data)
+    if return_model and options.get("checkpoint") is None and _is_bool(options.get("resume")) and options["resume"]:
+        raise DgnnError("dgnn.train: resume=True needs checkpoint=DIR, the folder of the run to continue "
+                        "(return_model=True without checkpoint= trains afresh into a temporary folder)", DGNN_EINVAL)
+    data = as_events(data, "dgnn.train")
     tmp = None
-    if return_model and not options.get("checkpoint"):
-        import tempfile
-        tmp = tempfile.TemporaryDirectory(prefix="dgnn-model-")
+    if return_model and options.get("checkpoint") is None:
+        tmp = _TempFolder()
         options["checkpoint"] = os.path.join(tmp.name, "checkpoint")
+    try:  # a failure removes the temporary folder at once (not when the traceback goes)
+        return _train(data, model, preset, epochs, on_epoch, return_model, options, tmp)
+    except BaseException:
+        if tmp is not None:
+            tmp.cleanup()
+        raise
+
+
+def _train(data, model, preset, epochs, on_epoch, return_model, options, tmp):
     opts = {"model": model, "preset": preset, "epochs": epochs}
     opts.update(options)
+    opts = _lib.fork_guard(opts, "dgnn.train", stacklevel=4)
     family = ("--model", "evolvegcn-o" if model in SNAPSHOT_MODELS else "tgn")
     flags = options_to_flags(opts, "train", option_kinds(data, "train", family))
     argv = _lib.argv(flags)
     dataset = _convert.cbytes(data.name, "the data's name")
+    # the model's folder as the run resolves it now (an on_epoch that calls os.chdir does not move it)
+    ck = _abspath(_value_text(options["checkpoint"], "dgnn train: --checkpoint")) if return_model else None
     raised = []
 
     def hook(ctx, line):
@@ -148,18 +206,19 @@ def train(data, /, model="tgn", preset=None, epochs=None, on_epoch=None, return_
     cb = _lib.EPOCH_FN(hook) if on_epoch else _lib.EPOCH_FN()
     out, msg = ctypes.c_void_p(), _lib.msg_buffer()
     L = _lib.lib()
+    _lib.ran_native()
     rc = L.dgnn_capi_train(data._h, dataset, len(flags), argv, cb, None, ctypes.byref(out), msg, _lib.MSG_BYTES)
     text = _lib.take_string(out)
     if raised:
         raise raised[0]
     if rc == DGNN_EINTR:
-        raise KeyboardInterrupt("dgnn.train: " + msg.value.decode())
-    if rc != 0:
-        raise DgnnError(msg.value.decode("utf-8", "replace"), rc)
+        raise KeyboardInterrupt("dgnn.train: " + msg.value.decode("utf-8", "replace"))
+    if rc != 0:  # a run that got through keeps its results (an output that could not be written)
+        raise DgnnError(msg.value.decode("utf-8", "replace"), rc, json.loads(text) if text is not None else None)
     res = json.loads(text) if text is not None else None
     if return_model:
         from .model import Model
-        return res, Model(options["checkpoint"], data, _tmp=tmp)
+        return res, Model(ck, data, _tmp=tmp)
     return res
 
 
@@ -169,19 +228,20 @@ def schedule(data, /, model="evolvegcn-o", workers=None, scheduler="greedy", **o
     (imbalance, makespan, rounds, the schedule). data: an Events or a path (dgnn.load);
     options are the command's other flags (snapshots=20, window=3, profile="p.csv", ...;
     options_to_flags). A failing run raises DgnnError with the command's message."""
-    if not isinstance(data, Events):
-        data = load(data)
+    data = as_events(data, "dgnn.schedule")
     opts = {"model": model, "workers": workers, "scheduler": scheduler}
     opts.update(options)
+    opts = _lib.fork_guard(opts, "dgnn.schedule", threads_flag=False)  # no --threads: one thread through OpenMP
     flags = options_to_flags(opts, "schedule", option_kinds(data, "schedule"))
     argv = _lib.argv(flags)
     out, msg = ctypes.c_void_p(), _lib.msg_buffer()
     L = _lib.lib()
+    _lib.ran_native()
     rc = L.dgnn_capi_schedule(data._h, _convert.cbytes(data.name, "the data's name"), len(flags), argv,
                               ctypes.byref(out), msg, _lib.MSG_BYTES)
     text = _lib.take_string(out)
     if rc == DGNN_EINTR:
-        raise KeyboardInterrupt("dgnn.schedule: " + msg.value.decode())
+        raise KeyboardInterrupt("dgnn.schedule: " + msg.value.decode("utf-8", "replace"))
     if rc != 0:
-        raise DgnnError(msg.value.decode("utf-8", "replace"), rc)
+        raise DgnnError(msg.value.decode("utf-8", "replace"), rc, json.loads(text) if text is not None else None)
     return json.loads(text) if text is not None else None

@@ -166,3 +166,81 @@ def test_names_and_paths(tmp_path):
         assert dgnn.load(path).name == str(p)
     with pytest.raises(dgnn.DgnnError, match="NUL"):
         dgnn.load(str(p) + "\x00.x")
+
+
+def test_times_that_are_not_numbers_are_refused():
+    # NaT became -9.2e18 (an event before all others), datetimes counts of their unit, booleans
+    # 0/1, strings numbers, complex numbers their real part: all without a word
+    src, dst = [1, 2, 3], [4, 5, 6]
+    day = np.array(["2020-01-01", "2020-01-02", "2020-01-03"], "datetime64[D]")
+    with pytest.raises(dgnn.DgnnError, match=r"t: times are numbers, got datetime64\[D\]: convert them first, e.g. "
+                                             r"t.astype\('datetime64\[s\]'\).astype\('int64'\)") as e:
+        dgnn.Events.from_arrays(src, dst, day)
+    assert e.value.code == -4
+    with pytest.raises(dgnn.DgnnError, match=r"t\[1\] is NaT \(not a time\)"):
+        dgnn.Events.from_arrays(src, dst, np.array(["2020-01-01", "NaT", "2020-01-03"], "datetime64[s]"))
+    with pytest.raises(dgnn.DgnnError, match=r"got timedelta64\[m\]: convert them first, e.g. "
+                                             r"t.astype\('timedelta64\[s\]'\)"):
+        dgnn.Events.from_arrays(src, dst, np.array([1, 2, 3], "timedelta64[m]"))
+    import datetime
+    with pytest.raises(dgnn.DgnnError, match=r"t\[0\] is datetime.date\(2020, 1, 1\): times are numbers: convert "
+                                             r"datetimes first"):
+        dgnn.Events.from_arrays(src[:2], dst[:2], [datetime.date(2020, 1, 1), 3.0])
+    for t, got in (([True, False, True], "booleans"), (np.array(["3", "1", "2"]), "strings"),
+                   ([1 + 5j, 2, 3], "complex numbers")):
+        with pytest.raises(dgnn.DgnnError, match=r"t: times are real numbers, got %s" % got):
+            dgnn.Events.from_arrays(src, dst, t)
+    with pytest.raises(dgnn.DgnnError, match=r"t\[1\] is 'x': times are real numbers"):
+        dgnn.Events.from_arrays(src[:2], dst[:2], np.array([1.0, "x"], dtype=object))
+    # the conversion embed and score use too
+    with pytest.raises(dgnn.DgnnError, match=r"t: times are numbers, got datetime64\[D\]"):
+        dgnn._convert.times(day)
+    # integers, floats and Python numbers beyond int64 are times
+    from fractions import Fraction
+    with pytest.warns(RuntimeWarning, match=r"t\[1\] is 1180591620717411303424: times are float64"):
+        d = dgnn.Events.from_arrays(src, dst, np.array([Fraction(1, 2), 2 ** 70, 3], dtype=object)).to_numpy()
+    np.testing.assert_array_equal(d["t"], [0.5, 3.0, 2.0 ** 70])
+
+
+def test_integer_times_beyond_2_53_warn():
+    # 2**53 + 1 merged with 2**53 (nanosecond timestamps) silently
+    with pytest.warns(RuntimeWarning, match=r"t\[1\] is 9007199254740993: times are float64, which holds integers "
+                                            r"exactly up to 2\*\*53"):
+        dgnn.Events.from_arrays([1, 2, 3], [4, 5, 6], np.array([2 ** 53, 2 ** 53 + 1, 2 ** 53 + 3]))
+    with pytest.warns(RuntimeWarning, match=r"t\[0\] is -9007199254740994"):
+        dgnn.Events.from_arrays([1], [4], [-(2 ** 53) - 2])
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        dgnn.Events.from_arrays([1, 2], [4, 5], np.array([2 ** 53, -(2 ** 53)], np.int64))  # exact: no warning
+        dgnn.Events.from_arrays([1, 2], [4, 5], np.array([1e300, 2.0]))  # floats: as given
+
+
+def test_edge_features_checked_whatever_their_type():
+    # strings: "could not convert string to float" not naming edge_feat; 10**40 (a Python int)
+    # became inf with numpy's overflow warnings; complex lost its imaginary part; (E, 0) was refused
+    with pytest.raises(dgnn.DgnnError, match=r"edge_feat: features are real numbers, got strings"):
+        dgnn.Events.from_arrays([1, 2], [3, 4], [1, 2], edge_feat=[["a"], ["b"]])
+    with pytest.raises(dgnn.DgnnError, match=r"edge_feat row 1, feature 0: 1e\+40 does not fit float32"):
+        dgnn.Events.from_arrays([1, 2], [3, 4], [1, 2], edge_feat=[[1], [10 ** 40]])
+    with pytest.raises(dgnn.DgnnError, match=r"edge_feat row 0, feature 1: 10{400} is not a feature value"):
+        dgnn.Events.from_arrays([1, 2], [3, 4], [1, 2], edge_feat=np.array([[1, 10 ** 400], [2, 3]], dtype=object))
+    with pytest.raises(dgnn.DgnnError, match=r"edge_feat row 0, feature 0: 1e\+39 does not fit float32"):
+        dgnn.Events.from_arrays([1, 2], [3, 4], [1, 2], edge_feat=np.array([[1e39], [1]], dtype=object))
+    with pytest.raises(dgnn.DgnnError, match=r"edge_feat: features are real numbers, got complex numbers"):
+        dgnn.Events.from_arrays([1, 2], [3, 4], [1, 2], edge_feat=[[1 + 9j], [2 + 9j]])
+    with pytest.raises(dgnn.DgnnError, match=r"edge_feat row 1, feature 0: \(2\+9j\) is not a feature value"):
+        dgnn.Events.from_arrays([1, 2], [3, 4], [1, 2], edge_feat=np.array([[1], [2 + 9j]], dtype=object))
+    ev = dgnn.Events.from_arrays([1, 2], [3, 4], [1, 2], edge_feat=np.zeros((2, 0)))
+    assert ev.edge_dim == 0 and ev.to_numpy()["edge_feat"] is None
+    big = np.array([[2 ** 63 - 1], [1]], np.int64)  # integers that fit float32's range are features
+    feat = dgnn.Events.from_arrays([1, 2], [3, 4], [1, 2], edge_feat=big).to_numpy()["edge_feat"]
+    np.testing.assert_array_equal(feat, big.astype(np.float32))
+
+
+def test_paths_and_names_are_text():
+    # str(None) was the path "None" ("None: cannot open"), str(5) the name "5"
+    with pytest.raises(TypeError, match=r"dgnn.load: path: a str, bytes or os.PathLike, got NoneType"):
+        dgnn.load(None)
+    with pytest.raises(TypeError, match=r"Events.from_arrays: name: a str, bytes or os.PathLike, got int"):
+        dgnn.Events.from_arrays([0, 1], [1, 2], [1.0, 2.0], name=5)

@@ -6,6 +6,7 @@ import dgnn
 from dgnn.errors import DGNN_EINVAL
 
 FLAGS = dict(epochs=2, seed=1, batch=200, mem_dim=16, time_dim=8, quiet=True)
+QUICK = dict(epochs=1, max_batches=2, eval_max_events=300, seed=1, mem_dim=8, time_dim=4, quiet=True)
 
 
 @pytest.fixture(scope="module")
@@ -217,3 +218,78 @@ def test_a_snapshot_models_checkpoint_is_told_as_such(stream, tmp_path):
                checkpoint=ck)
     with pytest.raises(dgnn.DgnnError, match=r"is a snapshot model's checkpoint \(.*evolvegcn-o"):
         dgnn.eval(stream, ck, quiet=True)
+
+
+def test_embeddings_and_scores_that_are_not_finite_are_refused(trained):
+    # at t >= 1e30 the time encoding saturates: every embedding and score came back NaN, no error
+    ev, res, model, _ = trained
+    ids = ev.to_numpy()["node_ids"]
+    with pytest.raises(dgnn.DgnnError, match=r"the embedding of nodes\[2\] \(node %d\) at t\[2\] = 1e\+30 is not "
+                                             r"finite \(nan\): that time is far outside the data's time range"
+                                             % ids[2]) as e:
+        model.embed(ids[:3], [1.0, 2.0, 1e30])
+    assert e.value.code == DGNN_EINVAL
+    with pytest.raises(dgnn.DgnnError, match=r"the score of pair 0 \(src %d, dst %d\) at t = 1e\+30 is not finite.*far "
+                                             r"outside the data's time range" % (ids[0], ids[1])):
+        model.score(ids[:2], ids[1:3], 1e30)
+    assert np.isfinite(model.embed(ids[:3], [1.0, 2.0, 3.0])).all()  # the times of the data's range are fine
+
+
+def test_copies_of_a_model_share_its_folder(stream):
+    # copy.deepcopy copied the TemporaryDirectory: the original's collection removed the copy's folder
+    import copy
+    import gc
+    import os
+    for how in (copy.deepcopy, copy.copy):
+        res, model = dgnn.train(stream, return_model=True, **QUICK)
+        ids = model.data.to_numpy()["node_ids"][:2]
+        before = model.embed(ids, 1.0)
+        other = how(model)
+        folder = os.path.dirname(model.path)
+        del model
+        gc.collect()
+        assert os.path.isdir(other.path), how
+        assert np.array_equal(other.embed(ids, 1.0), before)
+        del other
+        gc.collect()
+        assert not os.path.exists(folder)  # removed with the last of them
+
+
+def test_relative_checkpoint_paths_are_made_absolute(stream, tmp_path, monkeypatch):
+    # "relck" stopped working after os.chdir: every model call said "cannot open"
+    import os
+    monkeypatch.chdir(tmp_path)
+    ev = dgnn.load(stream)
+    res, model = dgnn.train(ev, return_model=True, checkpoint="relck", **QUICK)
+    loaded, as_bytes = dgnn.load_model("relck", ev), dgnn.load_model(b"relck", ev)
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    for m in (model, loaded, as_bytes):
+        assert os.path.isabs(m.path) and os.path.realpath(m.path) == os.path.realpath(tmp_path / "relck")
+    ids = ev.to_numpy()["node_ids"][:2]
+    assert np.array_equal(model.embed(ids, 1.0), as_bytes.embed(ids, 1.0))
+
+
+def test_arguments_named_in_the_messages(trained, stream):
+    ev, res, model, saved = trained
+    ids = ev.to_numpy()["node_ids"]
+    # numpy's "operands could not be broadcast together with remapped shapes"
+    with pytest.raises(dgnn.DgnnError, match=r"t has 2 entries, nodes 3: one time per node, or one for all"):
+        model.embed(ids[:3], [1.0, 2.0])
+    with pytest.raises(dgnn.DgnnError, match=r"t has 2 entries, pairs 3: one time per pair, or one for all"):
+        model.score(ids[:3], ids[3:6], [1.0, 2.0])
+    assert model.embed(ids[:3], [5.0]).shape == (3, 16)  # one for all
+    # checkpoint= beside the positional one overrode it silently
+    with pytest.raises(dgnn.DgnnError, match=r"dgnn eval: checkpoint='elsewhere': the checkpoint is given already"):
+        dgnn.eval(ev, saved, checkpoint="elsewhere", quiet=True)
+    with pytest.raises(dgnn.DgnnError, match=r"checkpoint='elsewhere': the checkpoint is given already"):
+        model.embed(ids[:1], 1.0, checkpoint="elsewhere")
+    # str(None) was the path "None": "None: cannot open"
+    with pytest.raises(TypeError, match=r"dgnn eval: checkpoint: a str, bytes or os.PathLike, got NoneType"):
+        dgnn.eval(ev, None, quiet=True)
+    with pytest.raises(TypeError, match=r"dgnn.load_model: path: a str, bytes or os.PathLike, got NoneType"):
+        dgnn.load_model(None, ev)
+    with pytest.raises(TypeError, match=r"dgnn.load_model: data: an Events or a path .*got ndarray"):
+        dgnn.load_model(saved, np.zeros(3))
+    with pytest.raises(TypeError, match=r"dgnn.eval: data: an Events or a path .*got NoneType"):
+        dgnn.eval(None, saved)

@@ -41,6 +41,23 @@ def test_out_flag_writes_the_same_json(stream, tmp_path):
     assert json.load(open(out))["test"] == res["test"]
 
 
+def test_an_output_that_cannot_be_written_keeps_the_results(stream, tmp_path):
+    """The run got through and only out= failed (a full disk): DgnnError, with the results in
+    e.result (they were thrown away with the error); an output over the data file read is
+    refused before any work, as the command refuses one over --data."""
+    with pytest.raises(dgnn.DgnnError, match="/dev/full") as e:
+        dgnn.train(stream, out="/dev/full", **FLAGS)
+    assert e.value.result is not None and "ap" in e.value.result["test"]
+    copy = tmp_path / "copy.csv"
+    copy.write_bytes(open(stream, "rb").read())
+    before = copy.read_bytes()
+    for out in ({"out": str(copy)}, {"curve": str(copy)}):
+        with pytest.raises(dgnn.DgnnError, match="would destroy") as e:
+            dgnn.train(str(copy), **out, **FLAGS)
+        assert e.value.result is None
+    assert copy.read_bytes() == before
+
+
 def test_on_epoch_stops_after_epoch_1(stream):
     seen = []
     res = dgnn.train(stream, epochs=3, seed=1, batch=200, mem_dim=16, time_dim=8, quiet=True,
@@ -190,3 +207,89 @@ def test_paths_as_bytes_and_file_names_that_are_not_utf8(stream, tmp_path, monke
     ev.name = "x\x00y"
     with pytest.raises(dgnn.DgnnError, match="NUL"):
         dgnn.train(ev, **QUICK)
+
+
+def test_false_for_an_option_that_takes_a_value(stream):
+    # epochs=False trained the preset's 10 epochs, max_batches=False the whole epoch
+    ev = dgnn.load(stream)
+    for opt, meta in (("epochs", "N"), ("max_batches", "N"), ("curve", "FILE")):
+        want = r"dgnn train: %s=False: --%s needs a value \(%s\), not False \(None leaves it out\)" % (
+            opt, opt.replace("_", "-"), meta)
+        with pytest.raises(dgnn.DgnnError, match=want) as e:
+            dgnn.train(ev, **dict(QUICK, **{opt: False}))
+        assert e.value.code == -4
+    with pytest.raises(dgnn.DgnnError, match=r"dgnn schedule: workers=False: --workers needs a value"):
+        dgnn.schedule(ev, workers=False, snapshots=20, window=3)
+
+
+def test_ctrl_c_during_the_option_table_read_is_raised(stream, monkeypatch):
+    # an interrupted --help read returned None: no option checks, and the run went ahead
+    import sys
+    from dgnn.errors import DGNN_EINTR
+    train_module = sys.modules["dgnn.train"]
+
+    class Interrupted:
+        def __init__(self, real):
+            self.real = real
+
+        def __getattr__(self, name):
+            return getattr(self.real, name)
+
+        def dgnn_capi_help(self, *args):
+            return DGNN_EINTR
+
+    ev = dgnn.load(stream)
+    monkeypatch.setattr(train_module, "_KINDS", {})  # not read yet in this process
+    monkeypatch.setattr(dgnn._lib, "_lib", Interrupted(dgnn._lib.lib()))
+    with pytest.raises(KeyboardInterrupt, match="dgnn train: interrupted"):
+        dgnn.train(ev, **QUICK)
+    with pytest.raises(KeyboardInterrupt, match="dgnn schedule: interrupted"):
+        dgnn.schedule(ev, workers=2, snapshots=20, window=3)
+    assert train_module._KINDS == {}
+
+
+def test_a_failing_run_removes_its_temporary_model_at_once(stream, tmp_path, monkeypatch):
+    # the folder stayed until the traceback (which holds train's frame) was dropped
+    import tempfile
+    folders = tmp_path / "tmp"
+    folders.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folders))
+    ev = dgnn.load(stream)
+
+    def boom(e):
+        raise ValueError("from the callback")
+    for kw, exc in ((dict(epochs=0), dgnn.DgnnError), (dict(curve=True), dgnn.DgnnError),
+                    (dict(on_epoch=boom), ValueError)):
+        with pytest.raises(exc) as e:
+            dgnn.train(ev, return_model=True, **dict(QUICK, **kw))
+        assert os.listdir(folders) == [], (kw, e.value)
+    res, model = dgnn.train(ev, return_model=True, **QUICK)
+    assert [os.path.join(str(folders), f) for f in os.listdir(folders)] == [os.path.dirname(model.path)]
+
+
+def test_resume_without_a_checkpoint_says_so(stream):
+    # it said ".../tmp/dgnn-model-x/checkpoint/checkpoint.dgnnckpt: cannot open"
+    with pytest.raises(dgnn.DgnnError, match=r"dgnn.train: resume=True needs checkpoint=DIR") as e:
+        dgnn.train(stream, return_model=True, resume=True, **QUICK)
+    assert e.value.code == -4
+
+
+def test_data_that_is_not_events_or_a_path(stream):
+    # "None: cannot open", "[0. 0. 0.]: cannot open"
+    import numpy as np
+    with pytest.raises(TypeError, match=r"dgnn.train: data: an Events or a path \(str, bytes or os.PathLike\), "
+                                        r"got NoneType"):
+        dgnn.train(None, **QUICK)
+    with pytest.raises(TypeError, match=r"got ndarray \(arrays: dgnn.Events.from_arrays"):
+        dgnn.train(np.zeros(3), **QUICK)
+    with pytest.raises(TypeError, match=r"dgnn.schedule: data: an Events or a path"):
+        dgnn.schedule(3, workers=2)
+
+
+def test_long_messages_keep_their_end(stream, tmp_path):
+    # the message was cut to 1023 characters: the reason at its end ("File name too long") was lost
+    long = str(tmp_path / ("q" * 3000) / "c.csv")
+    with pytest.raises(dgnn.DgnnError) as e:
+        dgnn.train(stream, curve=long, **QUICK)
+    msg = str(e.value)
+    assert len(msg) > 3000 and msg.startswith("dgnn train: --curve ") and msg.endswith("File name too long"), msg[-200:]
