@@ -92,6 +92,10 @@ dgnn_format dgnn_detect_format(const char *path) {
     size_t n = first_line(f, buf, sizeof buf);
     fclose(f);
     if (n >= 8 && memcmp(buf, DGNN_BIN_MAGIC, 8) == 0) return DGNN_FMT_BINARY;
+    /* named as dgnn convert names its output: the binary reader says what is wrong with it
+     * (empty, cut short, text), not a text reader */
+    const size_t len = strlen(path);
+    if (len > 5 && strcmp(path + len - 5, ".dgnn") == 0) return DGNN_FMT_BINARY;
     const char *p = buf;
     while (isspace((unsigned char)*p)) p++;
     if (*p == '{' || *p == '[') return DGNN_FMT_PGT;
