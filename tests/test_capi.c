@@ -11,7 +11,10 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -230,6 +233,62 @@ static void test_results_kept_when_an_output_fails(const dgnn_capi_events *ev) {
     dgnn_capi_free_string(json);
 }
 
+/* another thread's C stderr while calls run (quiet ones: their own lines dropped): every
+ * line of it reaches fd 2, and none is taken for a call's; before, the calls' streams
+ * were the process's for their length, dropping its lines and closed under its writes
+ * (a crash in the writer) */
+static atomic_int g_writing;
+static void *stderr_writer(void *arg) {
+    int *written = arg;
+    while (atomic_load(&g_writing)) {
+        fprintf(stderr, "writer line %d\n", (*written)++);
+        struct timespec ts = {0, 200000};
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+static void test_other_threads_stderr(const dgnn_capi_events *ev) {
+    char path[] = "/tmp/test_capi_err_XXXXXX";
+    const int fd = mkstemp(path);
+    if (fd < 0) return;
+    fflush(stderr);
+    const int saved = dup(2);
+    dup2(fd, 2);
+    int written = 0;
+    pthread_t th;
+    atomic_store(&g_writing, 1);
+    CHECK(pthread_create(&th, NULL, stderr_writer, &written) == 0);
+    int good = 0;
+    for (int k = 0; k < 6; k++) {
+        char msg[512], *json = NULL;
+        dgnn_capi_set_quiet(k % 2 == 0);
+        const char *argv[NSMALL + 1];
+        for (int i = 0; i < NSMALL; i++) argv[i] = SMALL[i];
+        argv[NSMALL] = k == 5 ? "--bogus" : "--quiet";
+        const int rc = dgnn_capi_train(ev, "x", NSMALL + 1, argv, NULL, NULL, &json, msg, sizeof msg);
+        good += k < 5 ? rc == 0 : (rc == DGNN_EINVAL && strstr(msg, "dgnn train: ") && !strstr(msg, "writer line"));
+        dgnn_capi_free_string(json);
+    }
+    dgnn_capi_set_quiet(1);
+    atomic_store(&g_writing, 0);
+    pthread_join(th, NULL);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    FILE *f = fdopen(fd, "r");
+    int seen = 0;
+    char line[256];
+    if (f) {
+        rewind(f);
+        while (fgets(line, sizeof line, f)) seen += strncmp(line, "writer line ", 12) == 0;
+        fclose(f);
+    }
+    unlink(path);
+    CHECK_MSG(good == 6, "the calls beside a writing thread: %d of 6 as they should be", good);
+    CHECK_MSG(written > 0 && seen == written, "another thread's stderr: %d of %d lines reached fd 2", seen, written);
+}
+
 int main(void) {
     dgnn_capi_set_quiet(1);
     dgnn_capi_events *ev = small_events();
@@ -239,6 +298,7 @@ int main(void) {
         test_help_arguments(ev);
         test_eval_arguments(ev);
         test_results_kept_when_an_output_fails(ev);
+        test_other_threads_stderr(ev);
     }
     test_events_arguments();
     test_outputs_over_the_source();

@@ -13,6 +13,12 @@
  *  - quiet calls (dgnn_capi_set_quiet): the same streams, stdout dropped and stderr kept
  *    but not passed through (warning lines are); --help's text kept (dgnn_capi_help: the
  *    Python package reads each command's option table from it);
+ *  - other threads: the streams are the process's, so another thread's C stdio goes
+ *    through them while a call runs. Only the calling thread's writes are the call's; any
+ *    other thread's pass through to the stream the call replaced, whatever quiet says and
+ *    out of the message's tail. The two streams are made once and never closed: a thread
+ *    that read the variable before the call put the old stream back may still write to
+ *    one (closing it per call lost such lines and crashed in the writer);
  *  - an abort from the caller's on_epoch (a negative return: an exception in Python): the
  *    interrupt flag set, so that the run fails at its next step instead of stopping as
  *    early stopping does (which would test and write the outputs of a finished run).
@@ -22,6 +28,7 @@
 #define _GNU_SOURCE
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -59,8 +66,18 @@ static void tee_line_end(stderr_tee *t, int newline) {
     t->line_len = 0;
 }
 
+/* the call in progress and the thread that made it: its writes are the call's */
+static atomic_int g_owned;
+static pthread_t g_owner;
+static int owner_writes(void) { return atomic_load(&g_owned) && pthread_equal(pthread_self(), g_owner); }
+
 static ssize_t tee_write(void *cookie, const char *buf, size_t n) {
     stderr_tee *t = cookie;
+    if (!owner_writes()) { /* another thread's (or a late) line: its own, untouched */
+        fwrite(buf, 1, n, t->through);
+        fflush(t->through);
+        return (ssize_t)n;
+    }
     if (!t->quiet) {
         fwrite(buf, 1, n, t->through);
         fflush(t->through);
@@ -132,11 +149,42 @@ static int call_epoch(void *ctx, const char *line) {
 static _Thread_local int t_quiet; /* dgnn_capi_set_quiet */
 void dgnn_capi_set_quiet(int quiet) { t_quiet = quiet != 0; }
 
-/* quiet: stdout's lines go nowhere */
-static ssize_t discard_write(void *cookie, const char *buf, size_t n) {
-    (void)cookie, (void)buf;
+/* stdout while a call runs: the calling thread's text kept (help) or dropped (quiet);
+ * another thread's passes through to the stdout the call replaced */
+typedef struct {
+    FILE *through;
+    int keep;    /* 1: into text (--help's), 0: dropped */
+    char *text;  /* malloc'd, len bytes (NUL-terminated when not NULL) */
+    size_t len, cap;
+    int oom;     /* the text could not grow: the call fails */
+} stdout_sink;
+
+static ssize_t sink_write(void *cookie, const char *buf, size_t n) {
+    stdout_sink *o = cookie;
+    if (!owner_writes()) {
+        fwrite(buf, 1, n, o->through);
+        fflush(o->through);
+    } else if (o->keep && !o->oom) {
+        if (o->len + n + 1 > o->cap) {
+            const size_t cap = (o->len + n + 1) * 2;
+            char *t = realloc(o->text, cap);
+            if (!t) {
+                o->oom = 1;
+                return (ssize_t)n;
+            }
+            o->text = t, o->cap = cap;
+        }
+        memcpy(o->text + o->len, buf, n);
+        o->len += n;
+        o->text[o->len] = 0;
+    }
     return (ssize_t)n;
 }
+
+/* the streams, made once (run_embedded: one call at a time) and never closed */
+static stderr_tee g_tee;
+static stdout_sink g_sink;
+static FILE *g_err_stream, *g_out_stream;
 
 /* `dgnn CMD FLAGS` (train: cli_train_embedded, eval: cli_eval_embedded, schedule:
  * cli_schedule_embedded) with e's requests. help non-NULL: the command's stdout (its
@@ -156,33 +204,38 @@ static int run_embedded(const char *cmd, cli_train_embed *e, int argc, const cha
     snprintf(failed, sizeof failed, "dgnn %s: failed (see the messages above)", cmd);
     /* "dgnn train FLAGS", for the JSON's run.command; argv as the command's (not written) */
     char **full = malloc((size_t)(argc + 3) * sizeof *full);
-    stderr_tee *tee = calloc(1, sizeof *tee);
-    if (!full || !tee) {
-        free(full), free(tee);
+    if (!g_err_stream) {
+        g_err_stream = fopencookie(&g_tee, "w", (cookie_io_functions_t){.write = tee_write});
+        if (g_err_stream) setvbuf(g_err_stream, NULL, _IONBF, 0);
+    }
+    if (!g_out_stream) {
+        g_out_stream = fopencookie(&g_sink, "w", (cookie_io_functions_t){.write = sink_write});
+        if (g_out_stream) setvbuf(g_out_stream, NULL, _IONBF, 0);
+    }
+    if (!full || !g_err_stream || !g_out_stream) {
+        free(full);
         atomic_flag_clear(&g_busy);
         capi_set_msg(msg, cap, oom);
         return DGNN_ENOMEM;
     }
+    stderr_tee *tee = &g_tee;
     full[0] = "dgnn", full[1] = (char *)cmd;
     for (int i = 0; i < argc; i++) full[i + 2] = (char *)argv[i];
     full[argc + 2] = NULL;
     FILE *old_stderr = stderr, *old_stdout = stdout;
-    tee->through = old_stderr;
+    /* the tee and the sink are reset before the call owns them: a late writer of an
+     * earlier call is no owner (it passes through), so nothing else reads them */
+    tee->through = old_stderr, tee->len = 0, tee->line_len = 0;
     tee->quiet = t_quiet;
-    cookie_io_functions_t io = {.write = tee_write};
-    FILE *s = fopencookie(tee, "w", io);
-    if (s) {
-        setvbuf(s, NULL, _IONBF, 0);
-        fflush(old_stderr);
-        stderr = s;
-    }
+    g_sink.through = old_stdout, g_sink.keep = help != NULL, g_sink.len = 0, g_sink.oom = 0;
+    if (g_sink.text) g_sink.text[0] = 0;
+    g_owner = pthread_self();
+    atomic_store(&g_owned, 1);
+    fflush(old_stderr);
+    stderr = g_err_stream;
     /* stdout: the --help text kept, or (quiet) dropped; the standard streams are plain
      * variables in glibc, as for stderr */
-    char *help_buf = NULL;
-    size_t help_len = 0;
-    FILE *so = NULL;
-    if (help) so = open_memstream(&help_buf, &help_len);
-    else if (tee->quiet) so = fopencookie(NULL, "w", (cookie_io_functions_t){.write = discard_write});
+    FILE *so = help || tee->quiet ? g_out_stream : NULL;
     if (so) {
         fflush(old_stdout);
         stdout = so;
@@ -210,16 +263,12 @@ static int run_embedded(const char *cmd, cli_train_embed *e, int argc, const cha
     cli_set_events_in_memory(0);
 
     if (handled) sigaction(SIGINT, &old_sa, NULL);
-    if (so) {
-        fflush(so);
-        stdout = old_stdout;
-        fclose(so); /* help_buf complete */
-    }
-    if (s) {
-        stderr = old_stderr;
-        if (tee->quiet) tee_line_end(tee, 0);
-        fclose(s);
-    }
+    if (so) stdout = old_stdout;
+    stderr = old_stderr;
+    if (tee->quiet) tee_line_end(tee, 0);
+    atomic_store(&g_owned, 0); /* from here any write to the streams passes through */
+    char *help_buf = NULL;
+    if (help && !g_sink.oom) help_buf = strdup(g_sink.text ? g_sink.text : "");
     int rc = DGNN_OK;
     if (g_aborted) { /* even when the run got through: the caller failed */
         capi_set_msg(msg, cap, "aborted by the on_epoch callback");
@@ -237,9 +286,12 @@ static int run_embedded(const char *cmd, cli_train_embed *e, int argc, const cha
         free(*json);
         *json = NULL;
     }
+    if (help && rc == DGNN_OK && !help_buf) {
+        capi_set_msg(msg, cap, oom);
+        rc = DGNN_ENOMEM;
+    }
     if (help && rc == DGNN_OK) *help = help_buf;
     else free(help_buf);
-    free(tee);
     free(full);
     atomic_flag_clear(&g_busy);
     return rc;
