@@ -183,6 +183,15 @@ static void test_no_future(void) {
     dgnn_events_free(&ev);
 }
 
+/* A bipartite generated stream with repeated pairs and sessions (something to learn):
+ * E events over N nodes, de edge features. */
+static int session_stream(dgnn_events *ev, int64_t E, int64_t N, uint64_t seed, int64_t de, dgnn_err *err) {
+    dgnn_gen_opts go = dgnn_gen_opts_default();
+    go.num_events = E, go.num_nodes = N, go.bipartite = 1, go.seed = seed, go.edge_dim = de;
+    go.repeat_prob = 0.8, go.session = 0.8;
+    return dgnn_gen_events(ev, &go, err);
+}
+
 /* Training reads the features of its own events only (the split's parts share the
  * table's features, event_run.c): with 10% of the nodes held out, the training events are
  * not a prefix of the table, and a neighbour index over the training part's own event ids
@@ -190,12 +199,9 @@ static void test_no_future(void) {
  * every event outside training leaves the training losses as they were, bit for bit (one
  * thread, the same computation); changing one training event's changes them. */
 static void test_own_features(void) {
-    dgnn_gen_opts go = dgnn_gen_opts_default();
-    go.num_events = 3000, go.num_nodes = 120, go.bipartite = 1, go.seed = 9, go.edge_dim = 3;
-    go.repeat_prob = 0.8, go.session = 0.8;
     dgnn_events ev;
     dgnn_err err;
-    CHECK(dgnn_gen_events(&ev, &go, &err) == DGNN_OK);
+    CHECK(session_stream(&ev, 3000, 120, 9, 3, &err) == DGNN_OK);
     dgnn_event_train_cfg c = small_cfg(DGNN_TGNN_TGN);
     c.epochs = 2, c.skip_eval = 1;
     dgnn_split sp;
@@ -228,12 +234,9 @@ int main(void) {
     test_arguments();
     test_no_future();
     test_own_features();
-    dgnn_gen_opts go = dgnn_gen_opts_default();
-    go.num_events = 20000, go.num_nodes = 300, go.bipartite = 1, go.seed = 3, go.edge_dim = 4;
-    go.repeat_prob = 0.8, go.session = 0.8;
     dgnn_events ev;
     dgnn_err err;
-    CHECK(dgnn_gen_events(&ev, &go, &err) == DGNN_OK);
+    CHECK(session_stream(&ev, 20000, 300, 3, 4, &err) == DGNN_OK);
     static dgnn_event_train_result a, b, c2, j;
 
     /* learns, and deterministically */
