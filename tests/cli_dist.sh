@@ -201,6 +201,18 @@ out=$(timeout 100 $mpi -np 1 "$dgnn" "${m[@]}" --data "$tmp/a.dgnn" : -np 1 "$dg
 if [ $? != 0 ] && echo "$out" | grep -q "cut.dgnn" && echo "$out" | grep -q "rank 1 could not read its --data (its message above): every rank stops" &&
    ! echo "$out" | grep -q "MPI_ABORT"; then ok "one rank's damaged file: every rank stops, rank 1 named"
 else bad "one rank's damaged file"; echo "$out" | grep -v "^ *$" | tail -4; fi
+# ... and one whose copy lacks the split's column (TGL's ext_roll): the same
+mkdir -p "$tmp/roll" "$tmp/noroll"
+awk 'BEGIN { print ",src,dst,time,ext_roll";
+             for (i = 0; i < 400; i++) printf "%d,%d,%d,%d,%d\n", i, i % 20, 20 + (i * 7) % 20, i * 10, (i < 240 ? 0 : i < 320 ? 1 : 2) }' \
+  > "$tmp/roll/edges.csv"
+cut -d, -f1-4 "$tmp/roll/edges.csv" > "$tmp/noroll/edges.csv"
+out=$(timeout 100 $mpi -np 1 "$dgnn" "${m[@]}" --data "$tmp/roll" --split ext_roll : -np 1 "$dgnn" "${m[@]}" \
+      --data "$tmp/noroll" --split ext_roll 2>&1)
+if [ $? != 0 ] && echo "$out" | grep -q "noroll has no ext_roll column" &&
+   echo "$out" | grep -q "rank 1 could not read its --data (its message above): every rank stops" &&
+   ! echo "$out" | grep -q "MPI_ABORT"; then ok "one rank's file without ext_roll: every rank stops, rank 1 named"
+else bad "one rank's file without ext_roll"; echo "$out" | grep -v "^ *$" | tail -4; fi
 # a bad flag on every rank: a clear message and a non-zero exit, no hang
 if out=$(timeout 60 $mpi -np 2 "$dgnn" train --dist bogus 2>&1); then bad "--dist bogus accepted"
 elif echo "$out" | grep -q "\-\-dist: 'bogus'"; then ok "--dist bogus refused"

@@ -28,7 +28,7 @@ int cmd_bench_train_snapshot(int argc, char **argv);
  * and bench use to hand a command over to the snapshot trainer. */
 int cli_is_snapshot_model(int argc, char **argv);
 
-/* `dgnn eval` (cmd_train.c): a checkpoint evaluated under any protocol, embeddings out. */
+/* `dgnn eval` (cmd_eval.c, run by cmd_train.c): a checkpoint evaluated under any protocol, embeddings out. */
 int cmd_eval(int argc, char **argv);
 
 /* `dgnn train` run in-process by a library caller (libdgnn.so's capi_train.c, for the

@@ -29,7 +29,7 @@ typedef struct {
  * (an unknown task, node flags without --task node, node with bench or --dist). */
 int cli_node_task(const char *cmd, const cli_node_flags *f, int bench, int dist);
 /* The node stage on ev with the link stage's model m and settings c; prints its result.
- * Returns 0, or 1 after printing the error. *nc and *res hold what write_json reports. */
+ * Returns 0, or 1 after printing the error. *nc and *res hold what cli_event_json reports. */
 int cli_train_node(const char *dataset, const dgnn_events *ev, dgnn_tgnn *m, const dgnn_event_train_cfg *c,
                    const cli_node_flags *f, dgnn_event_node_cfg *nc, dgnn_event_node_result *res);
 /* The "node" object of the results' JSON (a cJSON *). */
