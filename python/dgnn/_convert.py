@@ -23,12 +23,45 @@ def _entry(what, a, i):
     return "%s[%s]" % (what, ", ".join(str(int(k)) for k in np.unravel_index(i, a.shape)))
 
 
+def first_bool(values, a):
+    """(index, value) of the first boolean in values when it is a list or tuple (nested, or
+    holding numpy arrays) that np.asarray made a (its array) of numbers, else None: numpy
+    makes [0, True, 2] the integers [0, 1, 2] and [0.5, True] the floats [0.5, 1.0] without a
+    word, while a bare True, or a list of booleans only, is an array of bool (refused as
+    such). index: a tuple, one entry per level."""
+    if not isinstance(values, (list, tuple)) or a.dtype.kind not in "iuf":
+        return None
+
+    def walk(v, at):
+        if not any(issubclass(ty, (bool, np.bool_, np.ndarray, list, tuple)) for ty in set(map(type, v))):
+            return None  # the common case, at C speed: no entry to look at
+        for i, x in enumerate(v):
+            if isinstance(x, (bool, np.bool_)):
+                return at + (i,), x
+            if isinstance(x, np.ndarray) and x.dtype.kind == "b" and x.size:  # all of it booleans
+                return at + (i,) + (0,) * x.ndim, x.flat[0]
+            if isinstance(x, (list, tuple)):
+                found = walk(x, at + (i,))
+                if found:
+                    return found
+        return None
+    return walk(values, ())
+
+
+def _at(what, index):
+    """'src[3]', 'src[1, 2]' for an index tuple (as _entry)."""
+    return "%s[%s]" % (what, ", ".join(str(int(k)) for k in index))
+
+
 def ids(values, what, kind="node ids"):
     """values as an int64 array of the same shape: integers (any integer dtype, Python ints)
-    in int64's range, or floats that are integers (3.0); anything else raises DgnnError
-    naming the first bad entry."""
+    in int64's range, or floats that are integers (3.0); anything else (booleans, in a list
+    too) raises DgnnError naming the first bad entry."""
     a = np.asarray(values)
     k = a.dtype.kind
+    b = first_bool(values, a)
+    if b:
+        raise DgnnError("%s is %r: %s are integers, not booleans" % (_at(what, b[0]), b[1], kind), DGNN_EINVAL)
     if k == "i":
         return np.ascontiguousarray(a, dtype=np.int64)
     if k == "u":
@@ -96,11 +129,11 @@ def _big_times(what, a, i, x):
 
 def times(values, what="t"):
     """values as a float64 array of the same shape: real numbers (any integer or float dtype,
-    Python numbers). None, booleans, strings, complex numbers and datetime64/timedelta64
-    (NaT too, which numpy's cast makes -9.2e18, an event before all others) raise DgnnError
-    saying what to give; integers beyond 2**53 in magnitude warn (RuntimeWarning: float64
-    merges 2**53 + 1 with 2**53). Non-finite floats are refused by the C side, naming the
-    entry."""
+    Python numbers). None, booleans (in a list too), strings, complex numbers and
+    datetime64/timedelta64 (NaT too, which numpy's cast makes -9.2e18, an event before all
+    others) raise DgnnError saying what to give; integers beyond 2**53 in magnitude warn
+    (RuntimeWarning: float64 merges 2**53 + 1 with 2**53). Non-finite floats are refused by
+    the C side, naming the entry."""
     if values is None:
         raise DgnnError("%s is required: a time per entry, or one for all" % what, DGNN_EINVAL)
     try:
@@ -108,6 +141,9 @@ def times(values, what="t"):
     except (TypeError, ValueError) as e:
         raise DgnnError("%s: times are numbers (%s)" % (what, e), DGNN_EINVAL) from None
     k = a.dtype.kind
+    b = first_bool(values, a)
+    if b:
+        raise DgnnError("%s is %r: times are real numbers, not booleans" % (_at(what, b[0]), b[1]), DGNN_EINVAL)
     if k in "Mm":
         nat = np.isnat(a)
         if nat.any():

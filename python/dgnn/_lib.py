@@ -192,6 +192,24 @@ def take_string(p):
     return text
 
 
+def interrupted(what, message):
+    """Raises what a call interrupted by SIGINT (Ctrl-C; rc DGNN_EINTR) raises, once the C
+    handler that stopped it has given SIGINT back: KeyboardInterrupt("WHAT: MESSAGE") under
+    Python's default handler (signal.default_int_handler), SIG_DFL or a handler set outside
+    Python. A handler of the caller's own (signal.signal(SIGINT, f)), which the C handler
+    stood in for, is called as Python calls it, f(SIGINT, frame: the package's function
+    that made the call), in the calling thread: what it raises is raised; when it returns,
+    DgnnError (code DGNN_EINTR, no result: an interrupted run hands back none)."""
+    import signal
+    from .errors import DGNN_EINTR, DgnnError
+    handler = signal.getsignal(signal.SIGINT)
+    if not callable(handler) or handler is signal.default_int_handler:
+        raise KeyboardInterrupt("%s: %s" % (what, message))
+    handler(signal.SIGINT, sys._getframe(1))
+    raise DgnnError("%s: %s (SIGINT): the SIGINT handler %r returned; the run was stopped and has no results"
+                    % (what, message, handler), DGNN_EINTR)
+
+
 class quiet:
     """with quiet(True): the C calls this thread makes inside print nothing but warnings
     (dgnn_capi_set_quiet): their results come back as values, a failure as DgnnError."""

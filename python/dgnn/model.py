@@ -79,7 +79,7 @@ def _eval_call(data, checkpoint, options, nodes=None, t_emb=None, pairs=None):
         emb = np.ctypeslib.as_array(ctypes.cast(emb_p, ctypes.POINTER(ctypes.c_float)), shape=(n_emb, D)).copy()
         L.dgnn_capi_free_floats(emb_p)
     if rc == DGNN_EINTR:
-        raise KeyboardInterrupt("dgnn.eval: " + msg.value.decode("utf-8", "replace"))
+        _lib.interrupted("dgnn.eval", msg.value.decode("utf-8", "replace"))
     if rc != 0:  # a run that got through keeps its results (an output that could not be written)
         raise DgnnError(msg.value.decode("utf-8", "replace"), rc, json.loads(text) if text is not None else None)
     return (json.loads(text) if text is not None else None), emb, s_out

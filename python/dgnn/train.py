@@ -1,8 +1,11 @@
 """dgnn.train: `dgnn train` run in-process on an Events table (libdgnn.so's dgnn_capi_train)."""
 import ctypes
+import hashlib
 import json
 import os
+import re
 import shutil
+import stat
 import tempfile
 import weakref
 
@@ -39,7 +42,8 @@ def options_to_flags(options, cmd="train", kinds=None):
     None too), which refuses it with its own message; True or False for an option that takes
     a value and anything but True, False or None for a switch raise DgnnError naming the
     option (True would otherwise become a bare --name that takes the next flag as its value,
-    and epochs=False would train the preset's epochs: only None means "not given")."""
+    and epochs=False would train the preset's epochs: only None means "not given"), as do
+    True or False inside a list (they would be 1 and 0)."""
     flags = []
     for k, v in options.items():
         name = "--" + k.replace("_", "-")
@@ -59,6 +63,9 @@ def options_to_flags(options, cmd="train", kinds=None):
         if _is_bool(v):
             flags.append(name)
         elif isinstance(v, (list, tuple)):
+            if any(_is_bool(x) for x in v):  # True would be the value 1
+                raise DgnnError("dgnn %s: %s=%r: %s takes values, not %r" % (
+                    cmd, k, list(v), name, [x for x in v if _is_bool(x)][0]), DGNN_EINVAL)
             flags += [name, ",".join(_value_text(x, "dgnn %s: %s" % (cmd, name)) for x in v)]
         else:
             flags += [name, _value_text(v, "dgnn %s: %s" % (cmd, name))]
@@ -75,7 +82,8 @@ def option_kinds(data, cmd, family=()):
     """The options of `dgnn CMD [FAMILY] --help` (family: ("--model", M) for train, which
     lists the event or the snapshot models' flags): {name: its metavar ("N", "FILE"), or ""
     for a switch}; read from the command's own --help in-process, once per process; None
-    where that fails (no checks then). A Ctrl-C during that read raises KeyboardInterrupt."""
+    where that fails (no checks then). A Ctrl-C during that read raises KeyboardInterrupt
+    (or calls the caller's own SIGINT handler: _lib.interrupted)."""
     key = (cmd, tuple(family))
     if key not in _KINDS:
         argv = _lib.argv(list(family))
@@ -84,7 +92,7 @@ def option_kinds(data, cmd, family=()):
                                        _lib.MSG_BYTES)
         help_text = _lib.take_string(text)
         if rc == DGNN_EINTR:  # a Ctrl-C during the help call: the user's, not to be swallowed
-            raise KeyboardInterrupt("dgnn %s: interrupted" % cmd)
+            _lib.interrupted("dgnn %s" % cmd, "interrupted")
         if rc != 0 or not help_text:
             return None  # another run going on in this process: that run's call will say so
         kinds = {}
@@ -107,15 +115,96 @@ def _remove_in(path, pid):
         shutil.rmtree(path, ignore_errors=True)
 
 
+def _proc_start(pid):
+    """Process pid's start time (/proc/PID/stat's 22nd field: clock ticks after boot) as
+    its digits, None when it cannot be read. With the pid it names one process: a pid is
+    reused, a (pid, start) pair is not, within one boot."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            text = f.read()
+    except OSError:
+        return None
+    fields = text[text.rfind(b")") + 2:].split()  # after "PID (COMM) ": the name may hold spaces and ')'
+    return fields[19].decode("ascii") if len(fields) > 19 and fields[19].isdigit() else None
+
+
+def _host_key():
+    """8 hex digits naming this boot of this machine and this pid namespace (a hash of
+    /proc/sys/kernel/random/boot_id and /proc/self/ns/pid), None where they cannot be read:
+    a pid means a process of one namespace in one boot only, so a temporary folder shared
+    with a container, another machine or an earlier boot is not this process's to judge."""
+    try:
+        with open("/proc/sys/kernel/random/boot_id") as f:
+            boot = f.read().strip()
+        ns = os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return None
+    return hashlib.sha1(("%s %s" % (boot, ns)).encode()).hexdigest()[:8]
+
+
+# _TempFolder's names: dgnn-model-PID-START-KEY-XXXXXXXX (mkdtemp's 8 characters)
+_FOLDER = re.compile(r"dgnn-model-([1-9][0-9]{0,9})-([0-9]{1,20})-([0-9a-f]{8})-[a-z0-9_]{8}")
+
+
+def _owner_gone(pid, start):
+    """True when the process that made a folder named for (pid, start) is gone for certain:
+    another process has that pid now (one that started at another time: the pid was
+    reused), or none has. False when it runs (a zombie too), or when that cannot be told
+    (/proc/PID hidden by hidepid= for another user's process: kill says EPERM)."""
+    now = _proc_start(pid)
+    if now is not None:
+        return now != start
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (OSError, OverflowError):
+        return False
+    return False
+
+
+def _remove_stale(folder, key):
+    """Removes the temporary models in folder (the temporary directory) that processes
+    killed while they held them left there (SIGKILL, a crash: no clean-up ran): the ones
+    named exactly as _TempFolder names them, with this boot's and pid namespace's key,
+    folders (not links) of this user, whose process is gone for certain (_owner_gone);
+    never a live process's, nor one whose owner cannot be told. Housekeeping: errors are
+    ignored."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    uid = os.geteuid()  # the owner of the folders this process makes
+    for e in entries:
+        m = _FOLDER.fullmatch(e.name)
+        if not m or m.group(3) != key:
+            continue
+        try:
+            st = e.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == uid and _owner_gone(int(m.group(1)), m.group(2)):
+            shutil.rmtree(e.path, ignore_errors=True)
+
+
 class _TempFolder:
-    """train(return_model=True)'s temporary checkpoint folder (/tmp/dgnn-model-*): removed
-    with the last Model that holds it (copies share it), at exit, or by cleanup(), in the
-    process that made it only (tempfile.TemporaryDirectory's finalizer removed it in a
-    forked child that exited, under the parent's model)."""
+    """train(return_model=True)'s temporary checkpoint folder,
+    /tmp/dgnn-model-PID-START-KEY-XXXXXXXX (the process's pid and start time, _host_key):
+    removed with the last Model that holds it (copies share it), at exit, or by cleanup(),
+    in the process that made it only (tempfile.TemporaryDirectory's finalizer removed it in
+    a forked child that exited, under the parent's model). A killed process cleans up
+    nothing: making one removes the folders such processes left (_remove_stale). Where
+    /proc cannot be read the folder is dgnn-model-XXXXXXXX, which none removes but its
+    maker."""
 
     def __init__(self):
-        self.name = tempfile.mkdtemp(prefix="dgnn-model-")
-        self._finalizer = weakref.finalize(self, _remove_in, self.name, os.getpid())
+        pid = os.getpid()
+        start, key = _proc_start(pid), _host_key()
+        named = start is not None and key is not None
+        self.name = tempfile.mkdtemp(prefix="dgnn-model-%d-%s-%s-" % (pid, start, key) if named else "dgnn-model-")
+        self._finalizer = weakref.finalize(self, _remove_in, self.name, pid)
+        if named:
+            _remove_stale(os.path.dirname(self.name), key)
 
     def cleanup(self):
         self._finalizer()
@@ -148,8 +237,10 @@ def train(data, /, model="tgn", preset=None, epochs=None, on_epoch=None, return_
     figures; returning True stops training as early stopping does (the result then says
     "stopped_by_caller": True); an exception in it aborts the run at the next training step
     (no test, no outputs; docs/python.md says the one limit) and is raised. Ctrl-C stops the
-    run and raises KeyboardInterrupt; a failing run raises DgnnError with the command's
-    message. Options are checked against the command's table first (options_to_flags).
+    run and raises KeyboardInterrupt, or calls the caller's own SIGINT handler and raises
+    DgnnError (DGNN_EINTR) if it returns (_lib.interrupted); a failing run raises DgnnError
+    with the command's message. Options are checked against the command's table first
+    (options_to_flags).
     The snapshot models (model="evolvegcn-o", "evolvegcn-h", "tgcn", "gcrn-gru", "wdgcn",
     "gcn") train as `dgnn train --model M` does for them, with their flags (snapshots=20,
     window=3, ...); on_epoch and Ctrl-C work for them as for the event models (a stop after
@@ -212,7 +303,7 @@ def _train(data, model, preset, epochs, on_epoch, return_model, options, tmp):
     if raised:
         raise raised[0]
     if rc == DGNN_EINTR:
-        raise KeyboardInterrupt("dgnn.train: " + msg.value.decode("utf-8", "replace"))
+        _lib.interrupted("dgnn.train", msg.value.decode("utf-8", "replace"))
     if rc != 0:  # a run that got through keeps its results (an output that could not be written)
         raise DgnnError(msg.value.decode("utf-8", "replace"), rc, json.loads(text) if text is not None else None)
     res = json.loads(text) if text is not None else None
@@ -241,7 +332,7 @@ def schedule(data, /, model="evolvegcn-o", workers=None, scheduler="greedy", **o
                               ctypes.byref(out), msg, _lib.MSG_BYTES)
     text = _lib.take_string(out)
     if rc == DGNN_EINTR:
-        raise KeyboardInterrupt("dgnn.schedule: " + msg.value.decode("utf-8", "replace"))
+        _lib.interrupted("dgnn.schedule", msg.value.decode("utf-8", "replace"))
     if rc != 0:
         raise DgnnError(msg.value.decode("utf-8", "replace"), rc, json.loads(text) if text is not None else None)
     return json.loads(text) if text is not None else None

@@ -141,6 +141,32 @@ def test_ids_and_labels_are_not_truncated():
     np.testing.assert_array_equal(d["label"], [1, 0])
 
 
+def test_booleans_inside_lists_are_refused():
+    # numpy made [0, True, 2] the ids [0, 1, 2] and [0.5, True] the times [0.5, 1.0], silently
+    # (a bare True, or an array of booleans, was refused already)
+    with pytest.raises(dgnn.DgnnError, match=r"src\[1\] is True: node ids are integers, not booleans") as e:
+        dgnn.Events.from_arrays([0, True, 2], [3, 4, 5], [1, 2, 3])
+    assert e.value.code == -4
+    with pytest.raises(dgnn.DgnnError, match=r"dst\[0\] is False: node ids are integers, not booleans"):
+        dgnn.Events.from_arrays((0, 1), (False, 4.0), (1, 2))
+    with pytest.raises(dgnn.DgnnError, match=r"t\[1\] is True: times are real numbers, not booleans"):
+        dgnn.Events.from_arrays([0, 1], [2, 3], [0.5, True])
+    with pytest.raises(dgnn.DgnnError, match=r"t\[0\] is True: times are real numbers, not booleans"):
+        dgnn.Events.from_arrays([0, 1], [2, 3], [np.True_, 2])
+    with pytest.raises(dgnn.DgnnError, match=r"nodes\[1, 0\] is True: node ids are integers, not booleans"):
+        dgnn._convert.ids([[1], [True]], "nodes")  # model.embed's and model.score's conversion
+    # edge features: a boolean is a 0/1 feature, in an array or a list
+    f = dgnn.Events.from_arrays([0, 1], [2, 3], [1, 2], edge_feat=np.array([[True], [False]])).to_numpy()
+    np.testing.assert_array_equal(f["edge_feat"], [[1.0], [0.0]])
+    # an option's list: protocol=["tgn", True] became --protocol tgn,1
+    with pytest.raises(dgnn.DgnnError, match=r"dgnn train: protocol=\['tgn', True\]: --protocol takes values, "
+                                             r"not True"):
+        dgnn.options_to_flags({"protocol": ["tgn", True]})
+    # labels are 0/1: booleans are labels, in lists too
+    label = dgnn.Events.from_arrays([0, 1], [2, 3], [1, 2], label=[True, 0]).to_numpy()["label"]
+    np.testing.assert_array_equal(label, [1, 0])
+
+
 def test_non_finite_edge_features_are_refused():
     # the file readers refuse NaN; from_arrays took it and training gave AP 0.5 with no error
     with pytest.raises(dgnn.DgnnError, match="edge_feat row 1, feature 2: NaN is not allowed"):

@@ -8,7 +8,7 @@ import threading
 import pytest
 
 import dgnn
-from conftest import DGNN_BIN
+from conftest import DGNN_BIN, ROOT
 
 FLAGS = dict(epochs=2, seed=1, batch=200, mem_dim=16, time_dim=8, quiet=True)
 
@@ -101,6 +101,43 @@ def test_ctrl_c_raises_keyboard_interrupt_and_restores_the_handler(python_sigint
         os.kill(os.getpid(), signal.SIGINT)
         for _ in range(1000000):
             pass
+
+
+def test_ctrl_c_calls_the_callers_own_sigint_handler(python_sigint):
+    # signal.signal(SIGINT, mine) was passed over: KeyboardInterrupt was raised instead
+    import types
+    from dgnn.errors import DGNN_EINTR
+    ev = dgnn.Events.from_arrays(*_long_stream())
+    calls = []
+
+    class Stop(Exception):
+        pass
+
+    def mine(signum, frame):
+        calls.append((signum, frame))
+
+    def stop(signum, frame):
+        raise Stop("from the handler")
+
+    def interrupted_train(handler, raises):
+        signal.signal(signal.SIGINT, handler)
+        timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+        timer.start()
+        try:
+            with pytest.raises(raises) as e:
+                dgnn.train(ev, epochs=50, batch=20, quiet=True)
+        except KeyboardInterrupt:
+            pytest.fail("KeyboardInterrupt instead of the caller's SIGINT handler")
+        finally:
+            timer.cancel()
+        assert signal.getsignal(signal.SIGINT) is handler
+        return e.value
+    # the handler runs once, as Python runs it; when it returns, the run is lost all the same
+    e = interrupted_train(mine, dgnn.DgnnError)
+    assert len(calls) == 1 and calls[0][0] == signal.SIGINT and isinstance(calls[0][1], types.FrameType)
+    assert e.code == DGNN_EINTR and e.result is None
+    assert str(e).startswith("dgnn.train: interrupted (SIGINT): the SIGINT handler") and "mine" in str(e), str(e)
+    assert str(interrupted_train(stop, Stop)) == "from the handler"  # what it raises is raised
 
 
 def _long_stream():
@@ -265,6 +302,57 @@ def test_a_failing_run_removes_its_temporary_model_at_once(stream, tmp_path, mon
         assert os.listdir(folders) == [], (kw, e.value)
     res, model = dgnn.train(ev, return_model=True, **QUICK)
     assert [os.path.join(str(folders), f) for f in os.listdir(folders)] == [os.path.dirname(model.path)]
+
+
+def test_temporary_models_of_dead_processes_are_removed(stream, tmp_path, monkeypatch):
+    # a process killed (SIGKILL) while it held a model left its /tmp/dgnn-model-* folder for good
+    import sys
+    import tempfile
+    train_module = sys.modules["dgnn.train"]
+    folders = tmp_path / "tmp"
+    folders.mkdir()
+    env = dict(os.environ, TMPDIR=str(folders), PYTHONPATH=os.path.join(ROOT, "python"))
+    code = ("import os, signal, sys, dgnn\n"
+            "res, model = dgnn.train(sys.argv[1], return_model=True, **%r)\n"
+            "print('FOLDER ' + os.path.dirname(model.path), flush=True)\n"
+            "os.kill(os.getpid(), signal.SIGKILL)\n" % QUICK)
+    child = subprocess.Popen([sys.executable, "-c", code, stream], env=env, stdout=subprocess.PIPE, text=True)
+    out = child.communicate(timeout=120)[0]
+    killed = [x[7:] for x in out.splitlines() if x.startswith("FOLDER ")][0]
+    assert child.returncode == -signal.SIGKILL and os.path.isdir(killed)
+    assert os.path.dirname(killed) == str(folders) and os.path.basename(killed).startswith(
+        "dgnn-model-%d-" % child.pid)
+    # what must stay: live processes' folders (this one's, its parent's), names that are not
+    # exactly the package's, another pid namespace's or machine's (their pids are not ours to
+    # judge), a link and a file named as a folder would be
+    pid, start, key = os.getpid(), train_module._proc_start(os.getpid()), train_module._host_key()
+    parent = train_module._proc_start(os.getppid())
+    assert start and key and parent
+    live = folders / ("dgnn-model-%d-%s-%s-abcd_123" % (pid, start, key))
+    reused = folders / ("dgnn-model-%d-%d-%s-abcd_123" % (pid, int(start) - 1, key))  # this pid, an earlier process
+    kept = [live, folders / ("dgnn-model-%d-%s-%s-abcd_123" % (os.getppid(), parent, key)),
+            folders / ("dgnn-model-%d-%d-%s-abc" % (child.pid, 1, key)), folders / "dgnn-model-x",
+            folders / ("dgnn-model-%d-%d-%s-abcd_123" % (child.pid, 1, "0" * 8)),
+            folders / ("dgnn-model-%d-%d-%s-abcd_123x" % (child.pid, 1, key))]
+    for d in kept + [reused]:
+        d.mkdir()
+    target = tmp_path / "target"
+    target.mkdir()
+    (target / "f").write_text("x")
+    link = folders / ("dgnn-model-%d-%d-%s-link_123" % (child.pid, 1, key))
+    link.symlink_to(target)
+    plain = folders / ("dgnn-model-%d-%d-%s-file_123" % (child.pid, 1, key))
+    plain.write_text("x")
+    # another user's folders are not this process's to remove (os.geteuid as if we were another)
+    with monkeypatch.context() as m:
+        m.setattr(os, "geteuid", lambda: os.stat(killed).st_uid + 1)
+        train_module._remove_stale(str(folders), key)
+    assert os.path.isdir(killed) and reused.is_dir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folders))
+    res, model = dgnn.train(stream, return_model=True, **QUICK)
+    assert not os.path.exists(killed) and not reused.exists()
+    assert all(d.is_dir() for d in kept) and link.is_symlink() and (target / "f").exists() and plain.is_file()
+    assert os.path.basename(os.path.dirname(model.path)).startswith("dgnn-model-%d-%s-%s-" % (pid, start, key))
 
 
 def test_resume_without_a_checkpoint_says_so(stream):
