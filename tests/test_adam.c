@@ -209,8 +209,35 @@ static void test_slab(void) {
     dgnn_params_free(&p);
 }
 
+/* The count of elements a step left unsound: a NaN or inf gradient makes its parameter
+ * NaN, a gradient past ~5.8e20 overflows v ((1 - beta2) g g; the parameter then stops
+ * moving); over many blocks and threads the count is exact. */
+static void test_bad_steps(void) {
+    dgnn_adam a = dgnn_adam_default(0.01);
+    float p[4] = {1, 1, 1, 1}, m[4] = {0}, v[4] = {0};
+    const float sound[4] = {0.5f, -2.0f, 0.0f, 1e18f};
+    CHECK(dgnn_adam_step(&a, p, sound, m, v, 4) == 0);
+    const float bad[4] = {NAN, 1.0f, INFINITY, -1e22f};
+    CHECK(dgnn_adam_step(&a, p, bad, m, v, 4) == 3);
+    CHECK(isnan(p[0]) && isfinite(p[1]) && isinf(v[3]));
+    /* a later step with a sound gradient still counts what stays broken */
+    CHECK(dgnn_adam_step(&a, p, sound, m, v, 4) == 3);
+    const int64_t n = 100003;
+    float *q = calloc((size_t)n, sizeof *q), *g = calloc((size_t)n, sizeof *g), *mq = calloc((size_t)n, sizeof *mq),
+          *vq = calloc((size_t)n, sizeof *vq);
+    for (int64_t i = 0; i < n; i += 997) g[i] = NAN;
+    dgnn_adam b = dgnn_adam_default(0.01);
+    CHECK(dgnn_adam_step(&b, q, g, mq, vq, n) == (n + 996) / 997);
+    free(q), free(g), free(mq), free(vq);
+    dgnn_err err;
+    dgnn_err_clear(&err);
+    CHECK(dgnn_adam_failure(&err, "epoch 2 batch 31", 3, 4) == DGNN_EINVAL);
+    CHECK(strstr(err.msg, "epoch 2 batch 31: Adam left 3 of 4 parameters not finite") != NULL);
+}
+
 int main(void) {
     test_hand();
+    test_bad_steps();
     test_reference();
     test_threads();
     test_clip();

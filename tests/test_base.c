@@ -19,6 +19,12 @@ static void test_checked_alloc(void) {
     CHECK(strcmp(dgnn_fmt_bytes(b, sizeof b, 1.5 * 1024 * 1024 * 1024), "1.5 GiB") == 0);
     CHECK(strcmp(dgnn_fmt_metric(b, sizeof b, NAN), "n/a") == 0);
     CHECK(strcmp(dgnn_fmt_metric(b, sizeof b, 0.25), "0.2500") == 0);
+    /* a diverged loss in the 16 bytes the trainers give it: "119721966339940" was 1.197e28 */
+    char m16[16];
+    CHECK(strcmp(dgnn_fmt_metric(m16, sizeof m16, 999999.0), "999999.0000") == 0);
+    CHECK(strcmp(dgnn_fmt_metric(m16, sizeof m16, 1.1972e28), "1.197e+28") == 0);
+    CHECK(strcmp(dgnn_fmt_metric(m16, sizeof m16, -3.4e38), "-3.4e+38") == 0);
+    CHECK(strcmp(dgnn_fmt_metric(m16, sizeof m16, INFINITY), "n/a") == 0);
     CHECK(dgnn_mem_total_bytes() > 0);
     /* a set that can be had */
     dgnn_err e;

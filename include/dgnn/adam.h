@@ -37,10 +37,16 @@ typedef struct {
 dgnn_adam dgnn_adam_default(double lr);
 
 /* One step over n elements: increments opt->t, then updates param, m and v in place.
- * param, m, v: (n); grad: (n), read only. */
-void dgnn_adam_step(dgnn_adam *opt, float *param, const float *grad, float *m, float *v, int64_t n);
+ * param, m, v: (n); grad: (n), read only. Returns how many elements came out of the step
+ * with a parameter that is not finite or a second moment v that overflowed float32 (a
+ * gradient that is NaN, inf or above ~5.8e20): 0 for a sound step. The trainers stop on
+ * any (dgnn_adam_failure); the step is taken either way. */
+int64_t dgnn_adam_step(dgnn_adam *opt, float *param, const float *grad, float *m, float *v, int64_t n);
 /* The same over a parameter slab (value, grad, m, v of p; padding included). */
-void dgnn_adam_step_params(dgnn_adam *opt, dgnn_params *p);
+int64_t dgnn_adam_step_params(dgnn_adam *opt, dgnn_params *p);
+/* The trainers' error for a step that left bad elements (dgnn_adam_step's count, of n):
+ * where names the step ("epoch 2 batch 31"). Returns DGNN_EINVAL. */
+int dgnn_adam_failure(dgnn_err *err, const char *where, int64_t bad, int64_t n);
 
 /* Global L2 norm of grad (n), accumulated in double in fixed blocks, so it does not
  * depend on the thread count. */

@@ -140,8 +140,9 @@ void dgnn_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Formats n with thousands separators ("157,474") into buf; returns buf. */
 char *dgnn_fmt_count(char *buf, size_t cap, int64_t n);
-/* A metric as printed: "%.4f", or "n/a" when it is absent (NaN: not evaluated, or over
- * no events: no new-node events, no MRR with 0 negatives), as the JSON's null. */
+/* A metric as printed: "%.4f" ("%.4g" from 1e6 on: a diverged loss, 1.197e+28), or "n/a"
+ * when it is absent (NaN: not evaluated, or over no events: no new-node events, no MRR with
+ * 0 negatives), as the JSON's null. cap: 16 bytes hold every one. */
 char *dgnn_fmt_metric(char *buf, size_t cap, double x);
 
 /* ---- progress bar ------------------------------------------------------ */

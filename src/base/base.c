@@ -118,7 +118,9 @@ char *dgnn_fmt_count(char *buf, size_t cap, int64_t n) {
 }
 
 char *dgnn_fmt_metric(char *buf, size_t cap, double x) {
-    if (isfinite(x)) snprintf(buf, cap, "%.4f", x);
+    /* a loss that diverged (1.2e28) would not fit the callers' 16 bytes as %.4f */
+    if (isfinite(x) && fabs(x) < 1e6) snprintf(buf, cap, "%.4f", x);
+    else if (isfinite(x)) snprintf(buf, cap, "%.4g", x);
     else snprintf(buf, cap, "n/a");
     return buf;
 }

@@ -2,6 +2,7 @@
 #include "dgnn/adam.h"
 #include "dgnn/vec.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -17,8 +18,9 @@ dgnn_adam dgnn_adam_default(double lr) {
 /* Elements [i0, i1) of one step: the same float arithmetic element by element (so the
  * result does not depend on the blocks), one copy per vector width (vec.h). */
 DGNN_VEC_CLONES
-static void adam_range(float *param, const float *grad, float *m, float *v, int64_t i0, int64_t i1, float w1,
-                       float beta2, float w2, float step_size, float bc2_sqrt, float eps, float wd) {
+static int64_t adam_range(float *param, const float *grad, float *m, float *v, int64_t i0, int64_t i1, float w1,
+                          float beta2, float w2, float step_size, float bc2_sqrt, float eps, float wd) {
+    int64_t bad = 0;
     for (int64_t i = i0; i < i1; i++) {
         float g = grad[i];
         if (wd != 0.0f) g = g + wd * param[i];
@@ -26,13 +28,18 @@ static void adam_range(float *param, const float *grad, float *m, float *v, int6
         float mi = m[i] + w1 * (g - m[i]);
         float vi = v[i] * beta2 + w2 * g * g;
         float denom = sqrtf(vi) / bc2_sqrt + eps;
-        param[i] = param[i] + (-step_size) * mi / denom;
+        float pi = param[i] + (-step_size) * mi / denom;
+        param[i] = pi;
         m[i] = mi;
         v[i] = vi;
+        /* NaN fails both comparisons; v past FLT_MAX ((1 - beta2) g g: a gradient above
+         * ~5.8e20) is inf, and would freeze its parameter (m / sqrt(v) = 0) without a word */
+        bad += !(fabsf(pi) <= FLT_MAX) | !(vi <= FLT_MAX);
     }
+    return bad;
 }
 
-void dgnn_adam_step(dgnn_adam *opt, float *param, const float *grad, float *m, float *v, int64_t n) {
+int64_t dgnn_adam_step(dgnn_adam *opt, float *param, const float *grad, float *m, float *v, int64_t n) {
     opt->t++;
     /* as torch: 1 - beta ** step and the step size in double (Python floats), then the
      * scalars enter the float kernel rounded to float */
@@ -44,17 +51,28 @@ void dgnn_adam_step(dgnn_adam *opt, float *param, const float *grad, float *m, f
     const float step_size = (float)((double)opt->lr / bc1);
     const float bc2_sqrt = (float)sqrt(bc2);
     const float eps = (float)opt->eps, wd = (float)opt->weight_decay;
-#pragma omp parallel for schedule(static)
+    int64_t bad = 0;
+#pragma omp parallel for schedule(static) reduction(+ : bad)
     for (int64_t i0 = 0; i0 < n; i0 += ADAM_BLOCK)
-        adam_range(param, grad, m, v, i0, i0 + ADAM_BLOCK < n ? i0 + ADAM_BLOCK : n, w1, beta2, w2, step_size,
-                   bc2_sqrt, eps, wd);
+        bad += adam_range(param, grad, m, v, i0, i0 + ADAM_BLOCK < n ? i0 + ADAM_BLOCK : n, w1, beta2, w2,
+                          step_size, bc2_sqrt, eps, wd);
+    return bad;
 }
 
-void dgnn_adam_step_params(dgnn_adam *opt, dgnn_params *p) {
+int64_t dgnn_adam_step_params(dgnn_adam *opt, dgnn_params *p) {
     const double prof_t = dgnn_prof_begin(DGNN_PROF_ADAM);
     DGNN_ASSERT(p->value != NULL);
-    dgnn_adam_step(opt, p->value, p->grad, p->m, p->v, p->total);
+    const int64_t bad = dgnn_adam_step(opt, p->value, p->grad, p->m, p->v, p->total);
     dgnn_prof_end(prof_t);
+    return bad;
+}
+
+int dgnn_adam_failure(dgnn_err *err, const char *where, int64_t bad, int64_t n) {
+    return dgnn_err_set(err, DGNN_EINVAL,
+                        "%s: Adam left %lld of %lld parameters not finite, or with a squared gradient "
+                        "beyond float32 (the gradients overflowed): try a lower --lr, or look for feature values "
+                        "in the data too large for float32 arithmetic",
+                        where, (long long)bad, (long long)n);
 }
 
 /* Fixed blocks of 8192 elements, each summed in double by one thread, then the block

@@ -51,7 +51,7 @@ static int depbloom_steps(event_run *r, int64_t epoch, int64_t total_steps, depb
             double t1 = dgnn_now();
             if ((rc = event_grad_wait(r, err))) return rc;
             double t2 = dgnn_now();
-            if ((rc = event_adam_step(r, err))) return rc;
+            if ((rc = event_adam_step(r, epoch, step, err))) return rc;
             if (c->dist.critical_path) {
                 double t3 = dgnn_now();
                 if ((rc = depbloom_hot_finish(r, err))) return rc;

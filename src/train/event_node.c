@@ -93,7 +93,13 @@ static int node_pass(node_run *r, int which, double *loss, dgnn_err *err) {
             dgnn_bce_logits_backward(r->dlogits, out, r->labels, B, 1.0f);
             dgnn_params_zero_grad(&r->dec.p);
             dgnn_node_mlp_backward(&r->dec, NULL, r->dlogits, h);
-            dgnn_adam_step_params(&r->opt, &r->dec.p);
+            const int64_t bad = dgnn_adam_step_params(&r->opt, &r->dec.p);
+            if (bad) {
+                char where[64];
+                snprintf(where, sizeof where, "node: the decoder's batch %lld", (long long)b);
+                rc = dgnn_adam_failure(err, where, bad, r->dec.p.total);
+                break;
+            }
         }
         if (!r->H[which]) dgnn_tgnn_commit(r->model, &r->st, ev);
         if (r->c->progress) dgnn_progress_update(&pg, e0 + B, NULL);

@@ -147,8 +147,9 @@ typedef struct {
  * then, on the host or on the device). */
 int event_grad_start(event_run *r, event_grad_sync *g, dgnn_err *err);
 int event_grad_wait(event_run *r, dgnn_err *err);
-/* Adam over the summed gradients (r->opt's step count advanced), on the host or the GPU. */
-int event_adam_step(event_run *r, dgnn_err *err);
+/* Adam over the summed gradients (r->opt's step count advanced), on the host or the GPU;
+ * on the host a step that left parameters not finite is an error (dgnn_adam_failure). */
+int event_adam_step(event_run *r, int64_t epoch, int64_t step, dgnn_err *err);
 /* Forward and backward of events [lo, lo + B) of ev against negatives neg (B), the
  * gradients accumulated with weight B / G (G: the step's events over all ranks) into the
  * step's gradients (gs; the CPU's are zeroed by the caller at the step's start, a GPU's

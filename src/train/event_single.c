@@ -37,12 +37,17 @@ int event_single_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_
         dgnn_bce_logits_backward(r->dlogits, r->logits, r->labels, 2 * B, 2.0f);
         dgnn_tgnn_backward(r->model, r->dlogits);
         dgnn_tgnn_commit(r->model, &r->st, tr);
-        dgnn_adam_step_params(&r->opt, r->p);
+        const int64_t bad = dgnn_adam_step_params(&r->opt, r->p);
         flops += dgnn_tgnn_last_flops(r->model);
         if (!isfinite(loss))
             return dgnn_err_set(err, DGNN_EINVAL, "epoch %lld batch %lld: the loss is not finite (%g); try a lower --lr, "
                                 "or look for feature values or time gaps in the data too large for float32",
                                 (long long)epoch, (long long)b, loss);
+        if (bad) {
+            char where[64];
+            snprintf(where, sizeof where, "epoch %lld batch %lld", (long long)epoch, (long long)b);
+            return dgnn_adam_failure(err, where, bad, r->p->total);
+        }
         loss_sum += loss;
         if (c->on_step) c->on_step(c->on_step_ctx, epoch, b, loss);
         if (c->interrupt && *c->interrupt) return dgnn_err_set(err, DGNN_EINTR, "interrupted");

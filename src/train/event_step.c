@@ -153,10 +153,13 @@ int event_grad_wait(event_run *r, dgnn_err *err) {
     return DGNN_OK;
 }
 
-int event_adam_step(event_run *r, dgnn_err *err) {
+int event_adam_step(event_run *r, int64_t epoch, int64_t step, dgnn_err *err) {
     if (!r->dev) {
-        dgnn_adam_step_params(&r->opt, r->p);
-        return DGNN_OK;
+        const int64_t bad = dgnn_adam_step_params(&r->opt, r->p);
+        if (!bad) return DGNN_OK;
+        char where[80];
+        snprintf(where, sizeof where, "rank %d, epoch %lld step %lld", r->rank, (long long)epoch, (long long)step);
+        return dgnn_adam_failure(err, where, bad, r->p->total);
     }
     r->opt.t++; /* dgnn_adam_step's count, kept on the host */
     return dgnn_tgnn_cuda_adam(r->dev, r->opt.lr, r->opt.beta1, r->opt.beta2, r->opt.eps, r->opt.weight_decay,

@@ -75,7 +75,7 @@ int event_strict_epoch(event_run *r, int64_t epoch, dgnn_epoch_result *er, dgnn_
         if ((rc = event_allgather_rows(r, nodes, nw, 0, err))) return rc;
         if ((rc = event_grad_wait(r, err))) return rc;
         double t2 = dgnn_now();
-        if ((rc = event_adam_step(r, err))) return rc;
+        if ((rc = event_adam_step(r, epoch, b, err))) return rc;
         r->t_compute += (t1 - t0) + (dgnn_now() - t2);
         r->t_comm += t2 - t1;
         all_events += Gb;

@@ -105,7 +105,8 @@ int snap_train_sample(snap_run *r, int64_t epoch, int64_t idx, double *loss, int
 int snap_begin_group(snap_run *r, dgnn_err *err);
 /* ends the model's group of windows (both, as above); *secs = its time on the profile's clock */
 int snap_end_group(snap_run *r, double *secs, dgnn_err *err);
-/* one Adam step on the summed gradients, then zeroed gradients (DGNN_EDEVICE from the GPU) */
+/* one Adam step on the summed gradients, then zeroed gradients (DGNN_EDEVICE from the GPU;
+ * DGNN_EINVAL on the host when the step left parameters not finite: dgnn_adam_failure) */
 int snap_optimizer_step(snap_run *r, dgnn_err *err);
 /* 1 when sample idx has something to learn from (known from the data alone) */
 int snap_sample_trains(const snap_run *r, int64_t idx);

@@ -161,13 +161,17 @@ int snap_optimizer_step(snap_run *r, dgnn_err *err) {
         }
         return rc;
     }
-    dgnn_adam_step_params(&r->opt, r->p);
+    const int64_t bad = dgnn_adam_step_params(&r->opt, r->p);
     dgnn_params_zero_grad(r->p);
+    int64_t head_bad = 0;
     if (r->task == DGNN_SNAP_TASK_NODE) {
-        dgnn_adam_step_params(&r->hopt, &r->head.p);
+        head_bad = dgnn_adam_step_params(&r->hopt, &r->head.p);
         dgnn_params_zero_grad(&r->head.p);
     }
-    return DGNN_OK;
+    if (!bad && !head_bad) return DGNN_OK;
+    char where[64];
+    snprintf(where, sizeof where, "optimizer step %lld%s", (long long)r->opt.t, bad ? "" : " (the node head)");
+    return dgnn_adam_failure(err, where, bad ? bad : head_bad, bad ? r->p->total : r->head.p.total);
 }
 
 /* 1 when sample idx has something to learn from (train_sample's pairs > 0): known from
