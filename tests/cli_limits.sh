@@ -93,6 +93,11 @@ hostile "--heads 3 must divide the attention width 272" "$dgnn" train --data "$m
 hostile "--class-weights: '1e300,1' is not two numbers W0,W1 in [0, 1e6]" \
   "$dgnn" train --model evolvegcn-o --data "$missing" --class-weights 1e300,1
 hostile "not both 0" "$dgnn" train --model evolvegcn-o --data "$missing" --class-weights 0,0
+# a learning rate whose float32 step is 0 (recorded as 1e-50, nothing trained)
+hostile "--lr must be finite and at least 1.17549e-38 (float32's smallest normal number" "$dgnn" train --lr 1e-50
+hostile "--lr must be finite and at least 1.17549e-38" "$dgnn" train --model gcn --data "$missing" --lr 1e-50
+# both 0 as float32, where the loss weighs (it trained nothing, recorded as [0, 0])
+hostile "not both 0" "$dgnn" train --model evolvegcn-o --data "$missing" --class-weights 1e-50,1e-50
 hostile "--emb-dim must equal --mem-dim" "$dgnn" train --data "$missing" --model jodie --emb-dim 50
 hostile "train + val < 1" "$dgnn" train --model evolvegcn-h --data "$missing" --train-frac 0.8 --val-frac 0.3
 # a snapshot flag typed for a task that does not read it (they were accepted and ignored)

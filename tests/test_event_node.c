@@ -265,9 +265,11 @@ static void test_bad_data(void) {
     nc.lr = DGNN_EVENT_NODE_MAX_LR;
     CHECK(dgnn_event_node_cfg_check(&nc, &err) == DGNN_OK);
     nc.lr = 1.5 * DGNN_EVENT_NODE_MAX_LR;
-    CHECK(dgnn_event_node_cfg_check(&nc, &err) == DGNN_EINVAL && strstr(err.msg, "--node-lr must be in (0, 1]"));
+    CHECK(dgnn_event_node_cfg_check(&nc, &err) == DGNN_EINVAL && strstr(err.msg, "--node-lr must be in [1.17549e-38, 1]"));
     nc.lr = 0;
     CHECK(dgnn_event_node_cfg_check(&nc, &err) == DGNN_EINVAL && strstr(err.msg, "--node-lr"));
+    nc.lr = 1e-40;
+    CHECK(dgnn_event_node_cfg_check(&nc, &err) == DGNN_EINVAL && strstr(err.msg, "(got 1e-40)"));
     free(nr);
     dgnn_tgnn_free(m);
     dgnn_events_free(&ev);

@@ -92,7 +92,9 @@ static void test_arguments(void) {
     expect_refused(dgnn_event_train_cfg_check(&bad, &err), &err, "--epochs must be in [0, 1024] (got 2000)");
     bad = cfg;
     bad.lr = -1;
-    expect_refused(dgnn_event_train_cfg_check(&bad, &err), &err, "--lr must be > 0 and finite (got -1)");
+    expect_refused(dgnn_event_train_cfg_check(&bad, &err), &err, "--lr must be finite and at least 1.17549e-38");
+    bad.lr = 1e-50; /* a float step of 0: it trained nothing and was recorded as 1e-50 */
+    expect_refused(dgnn_event_train_cfg_check(&bad, &err), &err, "(got 1e-50)");
     bad = cfg;
     bad.patience = 0;
     expect_refused(dgnn_event_train_cfg_check(&bad, &err), &err, "--patience must be >= 1 (got 0)");

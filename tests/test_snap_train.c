@@ -343,8 +343,12 @@ static void errors(void) {
               "%s", err.msg);
     c = small_cfg(DGNN_SNAPMODEL_EGCN_O);
     c.lr = 0;
-    CHECK_MSG(dgnn_snap_train_cfg_check(&c, &err) == DGNN_EINVAL && strstr(err.msg, "--lr must be > 0 and finite (got 0)"),
+    CHECK_MSG(dgnn_snap_train_cfg_check(&c, &err) == DGNN_EINVAL && strstr(err.msg, "--lr must be finite and at least 1.17549e-38"),
               "%s", err.msg);
+    c = small_cfg(DGNN_SNAPMODEL_EGCN_O);
+    c.class_w[0] = c.class_w[1] = 0; /* a loss of 0: nothing trains */
+    CHECK_MSG(dgnn_snap_train_cfg_check(&c, &err) == DGNN_EINVAL && strstr(err.msg, "not both 0 (got 0,0)"), "%s",
+              err.msg);
     c = small_cfg(DGNN_SNAPMODEL_EGCN_O);
     c.class_w[1] = -1;
     CHECK_MSG(dgnn_snap_train_cfg_check(&c, &err) == DGNN_EINVAL && strstr(err.msg, "--class-weights must be >= 0"),

@@ -17,6 +17,7 @@
  * argc, char **argv), declared where they are called (cmd_bench.c) until cli.h has them. */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -265,7 +266,8 @@ static int parse_weights(const char *s, float *w) {
     if (errno || end == s2 || *end != '\0' || !(a >= 0 && a <= 1e6) || !(b >= 0 && b <= 1e6) || !(a + b > 0))
         return -1;
     w[0] = (float)a, w[1] = (float)b;
-    return 0;
+    /* the loss weighs in float: 1e-50,1e-50 is 0,0 there (a loss of 0, nothing trained) */
+    return w[0] + w[1] >= FLT_MIN ? 0 : -1;
 }
 
 /* The bandwidth figures of `dgnn bench train` (dgnn_snap_spmm_bandwidth). */

@@ -4,6 +4,8 @@
 #ifndef DGNN_CLI_TRAIN_NODE_H
 #define DGNN_CLI_TRAIN_NODE_H
 
+#include <float.h>
+
 #include "dgnn/event_node.h"
 #include "dgnn/event_train.h"
 
@@ -22,7 +24,7 @@ typedef struct {
     {"node-epochs", ARG_INT, &(f).epochs, "N", "--task node: decoder epochs (10)", ARG_IN(1, 1024)},           \
     {"node-patience", ARG_INT, &(f).patience, "N", "--task node: epochs without better val AUC (5)", ARG_IN(1, 1024)}, \
     {"node-lr", ARG_DOUBLE, &(f).lr, "X", "--task node: the decoder's Adam learning rate (3e-4)",              \
-     ARG_IN_OPEN_LO(0, DGNN_EVENT_NODE_MAX_LR)},                                                               \
+     ARG_IN(FLT_MIN, DGNN_EVENT_NODE_MAX_LR)},                                                                 \
     {"node-batch", ARG_INT, &(f).batch, "B", "--task node: events per batch (100)", ARG_IN(1, 1000000)}
 
 /* 1 for --task node, 0 for link; -1 after printing why the flags do not go together

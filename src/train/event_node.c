@@ -4,6 +4,7 @@
  * with early stopping on validation AUC, and the test. */
 #include "dgnn/event_node.h"
 
+#include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -30,8 +31,9 @@ int dgnn_event_node_cfg_check(const dgnn_event_node_cfg *c, dgnn_err *err) {
         return dgnn_err_set(err, DGNN_EINVAL, "--node-epochs must be in [1, 1024] (got %lld)", (long long)c->epochs);
     if (c->patience < 1)
         return dgnn_err_set(err, DGNN_EINVAL, "--node-patience must be >= 1 (got %lld)", (long long)c->patience);
-    if (!(c->lr > 0 && c->lr <= DGNN_EVENT_NODE_MAX_LR))
-        return dgnn_err_set(err, DGNN_EINVAL, "--node-lr must be in (0, %g] (got %g)", DGNN_EVENT_NODE_MAX_LR, c->lr);
+    if (!(c->lr >= FLT_MIN && c->lr <= DGNN_EVENT_NODE_MAX_LR)) /* FLT_MIN: as --lr's (event_presets.c) */
+        return dgnn_err_set(err, DGNN_EINVAL, "--node-lr must be in [%g, %g] (got %g)", (double)FLT_MIN,
+                            DGNN_EVENT_NODE_MAX_LR, c->lr);
     if (c->batch < 1) return dgnn_err_set(err, DGNN_EINVAL, "--node-batch must be >= 1 (got %lld)", (long long)c->batch);
     if (c->max_train_batches < 0)
         return dgnn_err_set(err, DGNN_EINVAL, "--max-batches must be >= 0 (got %lld)", (long long)c->max_train_batches);

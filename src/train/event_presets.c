@@ -1,6 +1,7 @@
 /* event_presets.c: the event trainer's settings (event_train.h): the TGN code's defaults,
  * the named presets (--preset), the checks that need no data, and the built-in synthetic
  * stream it trains on when no dataset is given. */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -43,8 +44,11 @@ int dgnn_event_train_cfg_check(const dgnn_event_train_cfg *c, dgnn_err *err) {
         /* 0: OpenMP's default; the value goes to omp_set_num_threads (an int): the CLI's bound */
         (rc = int_bound("--threads", c->threads, 0, 1024, err)))
         return rc;
-    if (!(c->lr > 0) || !isfinite(c->lr))
-        return dgnn_err_set(err, DGNN_EINVAL, "training: --lr must be > 0 and finite (got %g)", c->lr);
+    /* Adam's step size enters its float kernel: below float32's smallest normal number it
+     * is 0 or subnormal, and nothing trains */
+    if (!(c->lr >= FLT_MIN) || !isfinite(c->lr))
+        return dgnn_err_set(err, DGNN_EINVAL, "training: --lr must be finite and at least %g (float32's smallest "
+                            "normal number: a step below it is 0) (got %g)", (double)FLT_MIN, c->lr);
     /* an enum from the caller: saved into checkpoints as it is */
     if (c->neg != DGNN_NEG_DST && c->neg != DGNN_NEG_ALL)
         return dgnn_err_set(err, DGNN_EINVAL, "training: field 'neg' (negative sampling) is %d: DGNN_NEG_DST (0) or "

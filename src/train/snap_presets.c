@@ -6,6 +6,7 @@
 #include "dgnn/snap_train.h"
 #include "dgnn/snapmodel_cuda.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -120,10 +121,13 @@ int dgnn_snap_train_cfg_check(const dgnn_snap_train_cfg *c, dgnn_err *err) {
         /* 0: OpenMP's default; the value goes to omp_set_num_threads (an int): the CLI's bound */
         (rc = int_bound("--threads", c->threads, 0, 1024, err)))
         return rc;
-    if (!(c->lr > 0) || !isfinite(c->lr))
-        return dgnn_err_set(err, DGNN_EINVAL, "snapshot training: --lr must be > 0 and finite (got %g)", c->lr);
-    if (!(c->class_w[0] >= 0) || !(c->class_w[1] >= 0))
-        return dgnn_err_set(err, DGNN_EINVAL, "snapshot training: --class-weights must be >= 0 (got %g,%g)",
+    /* Adam's step size enters its float kernel: below float32's smallest normal number it
+     * is 0 or subnormal, and nothing trains */
+    if (!(c->lr >= FLT_MIN) || !isfinite(c->lr))
+        return dgnn_err_set(err, DGNN_EINVAL, "snapshot training: --lr must be finite and at least %g (float32's "
+                            "smallest normal number: a step below it is 0) (got %g)", (double)FLT_MIN, c->lr);
+    if (!(c->class_w[0] >= 0) || !(c->class_w[1] >= 0) || !(c->class_w[0] + c->class_w[1] >= FLT_MIN))
+        return dgnn_err_set(err, DGNN_EINVAL, "snapshot training: --class-weights must be >= 0 and not both 0 (got %g,%g)",
                             (double)c->class_w[0], (double)c->class_w[1]);
     if (!(c->train_frac > 0 && c->train_frac < 1) || !(c->val_frac >= 0 && c->val_frac < 1) ||
         !(c->train_frac + c->val_frac < 1))
