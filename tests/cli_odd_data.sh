@@ -79,6 +79,12 @@ awk 'BEGIN { srand(5); printf "{\"time_periods\": 8";
 expect_rc 1 "$dgnn" train --model evolvegcn-o --task node --data "$tmp/xbig.json" --window 3 --hidden 8 --max-windows 1 --epochs 1 --quiet --threads 2
 stopped "evolvegcn-o, node features 1e30"
 
+# a stream at one timestamp: snapshots by time hold every event in one, and the message
+# says so (it said "use longer or fewer snapshots", which cannot help)
+awk 'BEGIN { srand(6); for (i = 0; i < 600; i++) printf "%d %d 1 1000\n", int(rand() * 30), int(rand() * 30) }' > "$tmp/t1.txt"
+expect_rc 1 "$dgnn" train --model evolvegcn-o --data "$tmp/t1.txt" --snapshots 20 --window 3 --epochs 1 --quiet --threads 2
+has "all 600 events share the timestamp 1000, so snapshots by time hold them in one"
+
 # ---- 3. edge classification with one class in training -----------------------------------
 awk 'BEGIN { srand(4); for (i = 0; i < 600; i++) printf "%d %d %d %d\n", int(rand() * 30), int(rand() * 30), 1 + int(rand() * 5), int(i / 30) }' \
   > "$tmp/rpos.txt"

@@ -341,7 +341,8 @@ int dgnn_snapshots_build(dgnn_snapshots *s, const dgnn_events *ev, const dgnn_sn
         else if (status[k] != DGNN_OK)
             rc = dgnn_err_set(err, DGNN_EINVAL,
                               "snapshot %lld: node %d has weighted degree %g in A + I: GCN normalization needs "
-                              "positive degrees (negative edge weights?)",
+                              "positive, finite degrees (negative edge weights, or weights whose sum passes "
+                              "float32's 3.4e38?)",
                               (long long)k, bad_node[k], bad_deg[k]);
     }
     free(status);

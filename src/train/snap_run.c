@@ -43,11 +43,18 @@ static int check_part(const snap_run *r, const char *part, int64_t b, int64_t e,
     for (int64_t idx = b; idx < e; idx++)
         if (snap_sample_trains(r, idx)) return DGNN_OK;
     const int one = e - b == 1, edge = r->task == DGNN_SNAP_TASK_EDGE;
-    return dgnn_err_set(err, DGNN_EINVAL,
-                        "%s %lld %s sample%s (%lld..%lld) %s no edges: nothing to %s; use longer or fewer snapshots",
+    /* a stream at one timestamp: snapshots by time put every event in one of them, and no
+     * length of snapshot helps */
+    const dgnn_events *ev = r->ev;
+    const int one_time = ev && ev->num_events > 1 && ev->t[0] == ev->t[ev->num_events - 1];
+    char why[160] = "use longer or fewer snapshots";
+    if (one_time)
+        snprintf(why, sizeof why, "all %lld events share the timestamp %.10g, so snapshots by time hold them in one",
+                 (long long)ev->num_events, ev->t[0]);
+    return dgnn_err_set(err, DGNN_EINVAL, "%s %lld %s sample%s (%lld..%lld) %s no edges: nothing to %s; %s",
                         one ? "the" : "all", (long long)(e - b), part, one ? "" : "s", (long long)b, (long long)e - 1,
                         edge ? (one ? "has" : "have") : (one ? "predicts a snapshot with" : "predict snapshots with"),
-                        strcmp(part, "training") == 0 ? "learn from" : "score");
+                        strcmp(part, "training") == 0 ? "learn from" : "score", why);
 }
 
 /* The (N, N) scores and labels of link evaluation. While they are alive the AP of a

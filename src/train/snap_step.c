@@ -93,7 +93,8 @@ int snap_train_sample(snap_run *r, int64_t epoch, int64_t idx, double *loss, int
                                                         c->class_w, loss, err);
         if (rc) return rc;
         if (!isfinite(*loss))
-            return dgnn_err_set(err, DGNN_EINVAL, "epoch %lld, sample %lld: the loss is not finite (%g); try a lower --lr",
+            return dgnn_err_set(err, DGNN_EINVAL, "epoch %lld, sample %lld: the loss is not finite (%g); try a lower --lr, "
+                                "or look for node features, targets or edge weights too large for float32",
                                 (long long)epoch, (long long)idx, *loss);
         *secs = snap_sample_clock(r) - t0;
         *pairs = M;
@@ -121,7 +122,8 @@ int snap_train_sample(snap_run *r, int64_t epoch, int64_t idx, double *loss, int
         }
     }
     if (!isfinite(*loss))
-        return dgnn_err_set(err, DGNN_EINVAL, "epoch %lld, sample %lld: the loss is not finite (%g); try a lower --lr",
+        return dgnn_err_set(err, DGNN_EINVAL, "epoch %lld, sample %lld: the loss is not finite (%g); try a lower --lr, "
+                            "or look for node features, targets or edge weights too large for float32",
                             (long long)epoch, (long long)idx, *loss);
     dgnn_snapmodel_backward(r->model, r->dH);
     *secs = snap_sample_clock(r) - t0;
