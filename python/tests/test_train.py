@@ -5,6 +5,7 @@ import signal
 import subprocess
 import threading
 
+import numpy as np
 import pytest
 
 import dgnn
@@ -183,6 +184,18 @@ def test_a_curve_that_lost_lines_fails_the_run(stream):
     ev = dgnn.load(stream)
     with pytest.raises(dgnn.DgnnError, match=r"--curve /dev/full: 1 epoch line could not be written"):
         dgnn.train(ev, **dict(QUICK, curve="/dev/full"))
+
+
+def test_a_dump_config_that_cannot_be_written_keeps_the_events(stream):
+    # a failed --dump-config freed the caller's events: the next call read a freed table
+    if not os.access("/dev/full", os.W_OK):
+        pytest.skip("no /dev/full")
+    ev = dgnn.load(stream)
+    before = ev.to_numpy()["src"].copy()
+    with pytest.raises(dgnn.DgnnError, match=r"--dump-config: cannot write /dev/full"):
+        dgnn.train(ev, **dict(QUICK, dump_config="/dev/full"))
+    np.testing.assert_array_equal(ev.to_numpy()["src"], before)
+    assert dgnn.train(ev, **QUICK)["data"]["events"] == len(before)
 
 
 def test_unknown_names_are_refused_whatever_the_value(stream):
