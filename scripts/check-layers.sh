@@ -100,11 +100,17 @@ if [ -n "$build" ]; then
     objdir="$build/CMakeFiles/dgnn_core.dir/src"
     [ -d "$objdir" ] || { echo "check-layers: no objects under $objdir (build the library first)"; exit 2; }
     syms=$(mktemp); trap 'rm -f "$syms"' EXIT
-    (cd "$objdir" && for o in */*.o; do
-        [ -e "$root/src/${o%.o}" ] || continue # a stale object of a moved or deleted file
-        nm -g --defined-only "$o" | awk -v f="${o%.o}" 'NF == 3 && $2 ~ /[TDBRCV]/ { print "D", f, $3 }'
-        nm -u "$o" | awk -v f="${o%.o}" '{ print "U", f, $NF }'
-    done) > "$syms"
+    # the library's layers, then the command's (src/cli, in the dgnn target) and the C API's
+    # (src/capi, in libdgnn.so), which the library's objects do not hold
+    for dir in "$objdir" "$build/CMakeFiles/dgnn.dir/src" "$build/CMakeFiles/dgnn_shared.dir/src"; do
+        [ -d "$dir" ] || continue
+        (cd "$dir" && for o in */*.o; do
+            [ -e "$o" ] && [ -e "$root/src/${o%.o}" ] || continue # none, or a stale object of a moved file
+            case $dir in "$objdir") ;; *) case $o in cli/* | capi/*) ;; *) continue ;; esac ;; esac
+            nm -g --defined-only "$o" | awk -v f="${o%.o}" 'NF == 3 && $2 ~ /[TDBRCV]/ { print "D", f, $3 }'
+            nm -u "$o" | awk -v f="${o%.o}" '{ print "U", f, $NF }'
+        done)
+    done > "$syms"
     ranks=""
     for l in $layers; do ranks="$ranks $l=$(rank_of_layer "$l")"; done
     out=$(awk -v ranks="$ranks" '

@@ -141,6 +141,10 @@ int cli_refuse_copies(const char *cmd, const char *why) {
     return 0;
 }
 
+void cli_comm_timeout(double seconds) { /* its range is the option table's (CLI_COMM_TIMEOUT_OPT) */
+    if (CLI_GIVEN_F(seconds)) dgnn_comm_set_timeout(seconds);
+}
+
 int cli_device_parse(const char *cmd, const char *s, int *use_cuda, int *index) {
     *use_cuda = 0, *index = 0;
     if (!s || strcmp(s, "cpu") == 0) return 0;

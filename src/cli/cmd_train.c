@@ -22,10 +22,6 @@
 #include "train_node.h"
 #include "train_report.h"
 
-void cli_comm_timeout(double seconds) { /* its range is the option table's (CLI_COMM_TIMEOUT_OPT) */
-    if (CLI_GIVEN_F(seconds)) dgnn_comm_set_timeout(seconds);
-}
-
 static void curve_line(void *ctx, const dgnn_epoch_result *e) {
     cli_curve_append((const char *)ctx, cli_epoch_json(e));
 }
