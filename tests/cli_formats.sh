@@ -30,6 +30,25 @@ json_has '"train_events":[[:space:]]*280,' "$tmp/time.json"
 expect_rc 0 "$dgnn" train --data "$tmp/tgl" --split ext_roll $small --new-node-frac 0.2 --out "$tmp/held.json"
 if grep -qE '"train_events":[[:space:]]*240,' "$tmp/held.json"; then bad "ext_roll ignored --new-node-frac"; else ok; fi
 expect_rc 2 "$dgnn" train --data "$tmp/tgl" --split quantile $small; has "--split: 'quantile' (time, ext_roll)"
+# the same edges.csv without its index column and under another name is TGL's too: it was
+# read as JODIE by its column count (ext_roll as the label, the graph bipartite, 40 nodes)
+cut -d, -f2- "$tmp/tgl/edges.csv" > "$tmp/noidx.csv"
+expect_rc 0 "$dgnn" info "$tmp/noidx.csv"; has "format        tgl"; has "ext_roll      240 train, 80 val, 80 test"
+cp "$tmp/tgl/edges.csv" "$tmp/idx_renamed.csv"
+expect_rc 0 "$dgnn" info "$tmp/idx_renamed.csv"; has "format        tgl"
+# blank lines before a JODIE header: it was taken for an edge list and refused
+{ printf '\n\n'; head -3 "$tmp/tgl/edges.csv" | awk -F, 'NR == 1 { print "user_id,item_id,timestamp,state_label,f"; next } { print $2 "," $3 "," $4 ",0,0.5" }'; } \
+  > "$tmp/blank.csv"
+expect_rc 0 "$dgnn" info "$tmp/blank.csv"; has "format        jodie"
+# float32's largest value as numpy writes it (3.4028235e+38 rounds to FLT_MAX) is a feature
+printf 'user_id,item_id,timestamp,state_label,f\n0,5,1,0,3.4028235e+38\n1,6,2,0,-3.4028235e+38\n' > "$tmp/fmax.csv"
+expect_rc 0 "$dgnn" info "$tmp/fmax.csv"
+printf 'user_id,item_id,timestamp,state_label,f\n0,5,1,0,3.4028236e+38\n' > "$tmp/fover.csv"
+expect_rc 1 "$dgnn" info "$tmp/fover.csv"; has "overflows float32"
+# dgnn convert writes .dgnn only: a text format's name is refused before IN is read
+expect_rc 2 "$dgnn" convert "$tmp/noidx.csv" "$tmp/out.csv"
+has "OUT $tmp/out.csv: dgnn convert writes the binary .dgnn format only, not .csv"
+[ -e "$tmp/out.csv" ] && bad "convert wrote out.csv" || ok
 awk 'BEGIN { for (i = 0; i < 300; i++) printf "%d %d %d\n", i % 17, 17 + i % 13, i }' > "$tmp/plain.txt"
 expect_rc 2 "$dgnn" train --data "$tmp/plain.txt" --split ext_roll $small
 has "--split ext_roll: $tmp/plain.txt has no ext_roll column"

@@ -141,6 +141,14 @@ def test_ids_and_labels_are_not_truncated():
     np.testing.assert_array_equal(d["label"], [1, 0])
 
 
+def test_negative_ids_are_refused_as_the_readers_refuse_them():
+    # from_arrays kept node -1 and trained on it; every file reader says "negative node id"
+    with pytest.raises(dgnn.DgnnError, match=r"src\[1\] is -1: node ids are >= 0"):
+        dgnn.Events.from_arrays([0, -1], [2, 3], [1, 2])
+    with pytest.raises(dgnn.DgnnError, match=r"dst\[0\] is -7: node ids are >= 0"):
+        dgnn.Events.from_arrays([0, 1], [-7, 3], [1, 2])
+
+
 def test_booleans_inside_lists_are_refused():
     # numpy made [0, True, 2] the ids [0, 1, 2] and [0.5, True] the times [0.5, 1.0], silently
     # (a bare True, or an array of booleans, was refused already)

@@ -59,7 +59,10 @@ int dgnn_capi_events_from_arrays(dgnn_capi_events **out, const int64_t *src, int
         return fail(&err, msg, cap);
     }
     for (int64_t e = 0; e < n_src; e++) {
-        if (!isfinite(t[e])) dgnn_err_set(&err, DGNN_EINVAL, "t[%lld] is not finite (%g)", (long long)e, t[e]);
+        if (src[e] < 0 || dst[e] < 0) /* as the file readers: "negative node id" */
+            dgnn_err_set(&err, DGNN_EINVAL, "%s[%lld] is %lld: node ids are >= 0", src[e] < 0 ? "src" : "dst",
+                         (long long)e, (long long)(src[e] < 0 ? src[e] : dst[e]));
+        else if (!isfinite(t[e])) dgnn_err_set(&err, DGNN_EINVAL, "t[%lld] is not finite (%g)", (long long)e, t[e]);
         else if (label && label[e] != 0 && label[e] != 1)
             dgnn_err_set(&err, DGNN_EINVAL, "label[%lld] is %d: labels are 0 or 1", (long long)e, (int)label[e]);
         if (err.code) return fail(&err, msg, cap);

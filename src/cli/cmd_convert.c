@@ -2,6 +2,7 @@
  * which every command then loads with mmap instead of parsing text. */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,6 +23,16 @@ int cmd_convert(int argc, char **argv) {
     /* before reading IN, which may take long; never IN itself */
     const cli_output outs[] = {{"OUT", spec.pos[1], CLI_OUT_FILE}, {"IN", spec.pos[0], CLI_IN}};
     if (cli_check_outputs("convert", outs, 2)) return 2;
+    /* a text format's name would hold the binary format (and be read back by its first bytes
+     * as such): a user who asked for a csv is told so rather than given a .dgnn */
+    static const char *const text_ext[] = {".csv", ".tsv", ".txt", ".json", ".npy", ".edges", NULL};
+    const char *dot = strrchr(spec.pos[1], '.');
+    for (const char *const *x = text_ext; dot && !strchr(dot, '/') && *x; x++)
+        if (strcasecmp(dot, *x) == 0) {
+            fprintf(stderr, "dgnn convert: OUT %s: dgnn convert writes the binary .dgnn format only, not %s: name "
+                            "it .dgnn (the readers take the text formats as they are)\n", spec.pos[1], *x);
+            return 2;
+        }
     double t = dgnn_now();
     dgnn_events ev;
     if ((rc = cli_load("convert", spec.pos[0], &lf, &ev)) != 0) return rc;

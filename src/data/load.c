@@ -44,6 +44,9 @@ static size_t first_line(FILE *f, char *buf, size_t cap) {
     buf[n] = '\0';
     if (n >= 3 && (unsigned char)buf[0] == 0xEF && (unsigned char)buf[1] == 0xBB && (unsigned char)buf[2] == 0xBF)
         memmove(buf, buf + 3, n - 2), n -= 3;
+    /* blank lines before it (the readers skip them too) */
+    size_t lead = strspn(buf, "\r\n");
+    if (lead) memmove(buf, buf + lead, n - lead + 1), n -= lead;
     char *nl = strpbrk(buf, "\r\n");
     if (nl) *nl = '\0';
     return n;
@@ -73,6 +76,28 @@ static int header_is(const char *p, const char *const *names, int exact) {
         p += n;
     }
     return !exact || *p == '\0';
+}
+
+/* 1 if the comma-separated header line p has only TGL's column names (the index's empty
+ * name, src, dst, time, int_roll, ext_roll), src, dst and time among them, and one that
+ * only TGL has: TGL's edges.csv under another name, or without its index column
+ * (src,dst,time,ext_roll), which the JODIE reader took by its column count (ext_roll as
+ * the label). A plain src,dst,time header stays an edge list's. */
+static int tgl_header(const char *p) {
+    static const char *const names[] = {"", "src", "dst", "time", "int_roll", "ext_roll"};
+    int seen[6] = {0};
+    for (;;) {
+        while (*p == ' ' || *p == '\t') p++;
+        size_t n = strcspn(p, ","), m = n;
+        while (m > 0 && (p[m - 1] == ' ' || p[m - 1] == '\t')) m--;
+        int k = 0;
+        while (k < 6 && !(strlen(names[k]) == m && strncasecmp(names[k], p, m) == 0)) k++;
+        if (k == 6) return 0;
+        seen[k] = 1;
+        if (!p[n]) break;
+        p += n + 1;
+    }
+    return seen[1] && seen[2] && seen[3] && (seen[0] || seen[4] || seen[5]);
 }
 
 dgnn_format dgnn_detect_format(const char *path) {
@@ -105,7 +130,7 @@ dgnn_format dgnn_detect_format(const char *path) {
     static const char *const tgb[] = {"ts|time|day|timestamp", "src|source", "dst|target|destination", NULL};
     if (header_is(p, dyglib, 1) || header_is(p, dyglib + 1, 1)) return DGNN_FMT_DYGLIB;
     if ((strncmp(base, "tgbl-", 5) == 0 && strstr(base, "_edgelist")) || header_is(p, tgb, 0)) return DGNN_FMT_TGB;
-    if (strcmp(base, "edges.csv") == 0 || (p[0] == ',' && strstr(p, "src") && strstr(p, "dst")))
+    if (strcmp(base, "edges.csv") == 0 || (p[0] == ',' && strstr(p, "src") && strstr(p, "dst")) || tgl_header(p))
         return DGNN_FMT_TGL;
     /* a header line: first field starts with a letter and there are >= 4 comma fields */
     if (isalpha((unsigned char)p[0]) && p[0] != '%') {

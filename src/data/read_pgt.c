@@ -80,9 +80,10 @@ static int get_id(const pgt_ctx *c, const cJSON *it, const char *field, int32_t 
 /* A finite number as float (JSON has no NaN literal; an overflowing 1e999 parses as inf). */
 static int get_num(const pgt_ctx *c, const cJSON *it, const char *field, float *out) {
     if (!cJSON_IsNumber(it)) return bad(c, field, "expected a number, got %s", json_type_name(it));
-    if (!isfinite(it->valuedouble) || fabs(it->valuedouble) > 3.4e38)
+    const float x = (float)it->valuedouble; /* as textscan.c: refused when it rounds to inf */
+    if (!isfinite(it->valuedouble) || !isfinite(x))
         return bad(c, field, "number %g is not finite in float32", it->valuedouble);
-    *out = (float)it->valuedouble;
+    *out = x;
     return DGNN_OK;
 }
 

@@ -362,8 +362,11 @@ int dgnn_ts_get_float(dgnn_ts_scan *s, int64_t col, const char *role, float *out
     double v = 0;
     int rc = dgnn_ts_get_double(s, col, role, &v, err);
     if (rc) return rc;
-    if (fabs(v) > FLT_MAX) return dgnn_ts_field_fail(s, err, col, role, "number out of range (overflows float32)");
-    *out = (float)v;
+    /* refused when it rounds to inf: 3.4028235e+38, numpy's text for float32's maximum, is
+     * above FLT_MAX as a double but rounds to it */
+    const float x = (float)v;
+    if (isinf(x)) return dgnn_ts_field_fail(s, err, col, role, "number out of range (overflows float32)");
+    *out = x;
     return DGNN_OK;
 }
 
