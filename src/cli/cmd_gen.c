@@ -15,7 +15,8 @@ static void gen_help(const char *cmd, const dgnn_gen_opts *defaults) {
         printf("usage: dgnn gen --out FILE [options]\n\n"
                "Generates a seeded synthetic event stream and streams it to FILE: a .dgnn binary file,\n"
                "or a JODIE csv when FILE ends in .csv (bipartite streams only). Memory stays bounded\n"
-               "by the node count, whatever the event count. Prints the throughput.\n\noptions:\n"
+               "by the node count, whatever the event count. Prints the throughput. A .dgnn file keeps\n"
+               "all --nodes nodes; a csv only those with events (its reader numbers them afresh).\n\noptions:\n"
                "  --out FILE                 output path (required)\n");
     else
         printf("usage: dgnn bench gen [options]\n\n"
