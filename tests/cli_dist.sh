@@ -198,7 +198,7 @@ mmpd "(protocol_tgb: 0 on rank 0, 1 on rank 1; tgb_negatives: none on rank 0, gi
 # a rank that cannot read its file (a damaged copy on its node): every rank stops, rank 0 names it
 head -c 2000 "$tmp/a.dgnn" > "$tmp/cut.dgnn"
 out=$(timeout 100 $mpi -np 1 "$dgnn" "${m[@]}" --data "$tmp/a.dgnn" : -np 1 "$dgnn" "${m[@]}" --data "$tmp/cut.dgnn" 2>&1)
-if [ $? != 0 ] && echo "$out" | grep -q "cut.dgnn" && echo "$out" | grep -q "rank 1 could not read its --data (its message above): every rank stops" &&
+if [ $? != 0 ] && echo "$out" | grep -q "cut.dgnn" && echo "$out" | grep -q "rank 1 could not use its --data (its message above): every rank stops" &&
    ! echo "$out" | grep -q "MPI_ABORT"; then ok "one rank's damaged file: every rank stops, rank 1 named"
 else bad "one rank's damaged file"; echo "$out" | grep -v "^ *$" | tail -4; fi
 # ... and one whose copy lacks the split's column (TGL's ext_roll): the same
@@ -210,7 +210,7 @@ cut -d, -f1-4 "$tmp/roll/edges.csv" > "$tmp/noroll/edges.csv"
 out=$(timeout 100 $mpi -np 1 "$dgnn" "${m[@]}" --data "$tmp/roll" --split ext_roll : -np 1 "$dgnn" "${m[@]}" \
       --data "$tmp/noroll" --split ext_roll 2>&1)
 if [ $? != 0 ] && echo "$out" | grep -q "noroll has no ext_roll column" &&
-   echo "$out" | grep -q "rank 1 could not read its --data (its message above): every rank stops" &&
+   echo "$out" | grep -q "rank 1 could not use its --data (its message above): every rank stops" &&
    ! echo "$out" | grep -q "MPI_ABORT"; then ok "one rank's file without ext_roll: every rank stops, rank 1 named"
 else bad "one rank's file without ext_roll"; echo "$out" | grep -v "^ *$" | tail -4; fi
 # a bad flag on every rank: a clear message and a non-zero exit, no hang

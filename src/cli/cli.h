@@ -198,9 +198,10 @@ int cli_check_outputs(const char *cmd, const cli_output *outs, int n);
  * while they wait. 0 when all agree; else 2 on every rank, after rank 0 told the first
  * difference and the communicator was finalized. */
 int cli_ranks_agree(const char *cmd, const dgnn_ckpt_run *opts);
-/* Under mpirun, after every rank read its data (rc: its reader's exit code, 0 when it
- * read): the first failed rank's code on every rank, rank 0 naming it, or 0 when all
- * read. A collective: every rank calls it, whatever its rc. */
+/* Under mpirun, after every rank read its data (rc: its reader's exit code, or the
+ * check's that refused the data, 0 when it can be used): the first failed rank's code on
+ * every rank, rank 0 naming it, or 0 when all can. A collective: every rank calls it,
+ * whatever its rc. */
 int cli_ranks_loaded(const char *cmd, int rc);
 /* A run's --checkpoint DIR, taken by the process that writes it (rank 0): locked for the
  * run's lifetime (*lock, released by the caller with dgnn_ckpt_dir_unlock, or by the

@@ -110,7 +110,7 @@ int cli_ranks_loaded(const char *cmd, int rc) {
         if (all[q]) n++, first = first < 0 ? q : first;
     const int code = first >= 0 ? all[first] : 0;
     if (first >= 0 && dgnn_comm_rank() == 0)
-        fprintf(stderr, "dgnn %s: rank %d%s could not read its --data (its message above): every rank stops\n", cmd,
+        fprintf(stderr, "dgnn %s: rank %d%s could not use its --data (its message above): every rank stops\n", cmd,
                 first, n > 1 ? " and others" : "");
     free(all);
     free(counts);

@@ -811,8 +811,12 @@ static int load_events(train_job *j, dgnn_events *ev, const char **dataset) {
             dgnn_events_free(ev);
         /* under mpirun each rank sees only its own file: one may be missing, damaged or
          * without the split's column where the others' is fine */
+        const int mine = rc;
         if (dist) rc = cli_ranks_loaded(j->cmdname, rc);
-        if (rc) return rc;
+        if (rc) {
+            if (mine == 0) dgnn_events_free(ev); /* another rank's file failed */
+            return rc;
+        }
     } else {
         dgnn_err gerr;
         dgnn_err_clear(&gerr);
