@@ -823,9 +823,11 @@ static int report(const snap_job *j, const dgnn_snap_train_result *res, const dg
     /* the same JSON for the in-process caller, before the files: one that cannot be
      * written then fails the call without losing the results (capi.h) */
     if (j->embed && j->embed->json && !rc)
-        rc = cli_snap_json(NULL, model, j->data, j->preset, c, res, ev, fitted, j->embed_k.stop, j->embed->json);
+        rc = cli_snap_json(j->cmd, NULL, model, j->data, j->preset, c, res, ev, fitted, j->embed_k.stop,
+                           j->embed->json);
     if (j->out && !rc)
-        rc = cli_snap_json(j->out, model, j->data, j->preset, c, res, ev, fitted, j->embed && j->embed_k.stop, NULL);
+        rc = cli_snap_json(j->cmd, j->out, model, j->data, j->preset, c, res, ev, fitted,
+                           j->embed && j->embed_k.stop, NULL);
     if (j->plot && !rc) rc = cli_snap_plot(j->cmd, j->plot, model, j->data, c, res);
     return rc;
 }

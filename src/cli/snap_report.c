@@ -190,7 +190,7 @@ static void add_test_json(cJSON *o, const dgnn_snap_train_cfg *c, const dgnn_sna
  * train_events_per_second, peak_rss_mb), the task's metrics in `test` (map, mrr), and the
  * snapshot throughputs beside them. train_events_per_second counts the events of every
  * training sample's input snapshots (a snapshot read by 11 samples counts 11 times). */
-int cli_snap_json(const char *path, const char *model, const char *dataset, const char *preset,
+int cli_snap_json(const char *cmd, const char *path, const char *model, const char *dataset, const char *preset,
                   const dgnn_snap_train_cfg *c, const dgnn_snap_train_result *r, const dgnn_events *ev, int fitted,
                   int caller_stopped, char **sink) {
     cJSON *o = cJSON_CreateObject();
@@ -213,11 +213,11 @@ int cli_snap_json(const char *path, const char *model, const char *dataset, cons
     if (r->dist.active) add_dist_json(o, &r->dist, fitted);
     if (caller_stopped) cJSON_AddTrueToObject(o, "stopped_by_caller"); /* the in-process caller's on_epoch */
     cli_add_run_info(o);
-    if (!sink) return cli_write_json("train", path, o);
+    if (!sink) return cli_write_json(cmd, path, o);
     *sink = cJSON_Print(o); /* cli_train_snapshot_embedded: the same JSON as a string */
     cJSON_Delete(o);
     if (*sink) return 0;
-    fprintf(stderr, "dgnn train: out of memory writing the results\n");
+    fprintf(stderr, "dgnn %s: out of memory writing the results\n", cmd);
     return 1;
 }
 

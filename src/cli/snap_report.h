@@ -13,9 +13,9 @@ struct cJSON;
  * the task's validation metrics. */
 struct cJSON *cli_snap_epoch_json(const dgnn_snap_epoch_result *e, dgnn_snap_task task);
 /* The results as JSON: written to path, or with sink as a string into *sink (malloc'd;
- * the in-process caller's). fitted: the DyGNeX cost model was fitted on --cost-profile;
+ * the in-process caller's); cmd names the command in the messages ("train", "bench train"). fitted: the DyGNeX cost model was fitted on --cost-profile;
  * caller_stopped: the in-process caller's on_epoch stopped the run. 0, or 1 with a message. */
-int cli_snap_json(const char *path, const char *model, const char *dataset, const char *preset,
+int cli_snap_json(const char *cmd, const char *path, const char *model, const char *dataset, const char *preset,
                   const dgnn_snap_train_cfg *c, const dgnn_snap_train_result *r, const dgnn_events *ev, int fitted,
                   int caller_stopped, char **sink);
 /* --plot: the learning curve (loss, the task's validation metric per epoch) as SVG; cmd
